@@ -1,0 +1,38 @@
+# Convenience front end: `make run` sets up, builds and runs the main job; `make check`
+# builds and runs the tests. Everything real lives in CMake.
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all setup configure build run check bench figures install clean
+
+all: build
+
+setup:
+	@sh scripts/setup.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+configure: setup $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The main job: the bouncing penny on the circular table (Clark & Bloch Fig. 1).
+run: build
+	@mkdir -p out
+	./$(BUILD)/nholo run penny --impacts 20 --out out/penny.csv --events out/penny_impacts.csv --plot out/penny.png
+	@echo "results: out/penny.csv (trajectory), out/penny_impacts.csv (impact log), out/penny.png (plot)"
+
+check: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	./$(BUILD)/bench/bench_penny
+
+figures: build
+	./$(BUILD)/nholo figure all --out-dir out/figures
+
+clean:
+	rm -rf $(BUILD)

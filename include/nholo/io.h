@@ -1,0 +1,77 @@
+/* nholo/io.h - recording a run, writing it (CSV, JSON), and drawing it (PLplot).
+ *
+ * Every writer produces its file atomically: it writes "<path>.tmp.<pid>" and renames it
+ * over <path> only when everything was written, so a failure never leaves a partial file. */
+#ifndef NHOLO_IO_H
+#define NHOLO_IO_H
+
+#include <stdio.h>
+
+#include "nholo/sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A growable record of samples (t, q, v) of one run. */
+typedef struct nh_traj {
+  int nq;
+  long n, cap;
+  double *t;      /* (n) */
+  double *q;      /* (n x nq) */
+  double *v;      /* (n x nq) */
+  int *kind;      /* (n) nh_sample_kind of each sample */
+} nh_traj;
+
+NH_API nh_traj *nh_traj_create(int nq);
+NH_API void nh_traj_destroy(nh_traj *traj);
+NH_API void nh_traj_clear(nh_traj *traj);
+NH_API int nh_traj_append(nh_traj *traj, nh_sample_kind kind, double t, const double *q,
+                          const double *v);
+/* An nh_observer_fn that appends every sample to the nh_traj given as user. */
+NH_API int nh_traj_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q,
+                            const double *v, void *user);
+
+/* CSV of a trajectory: header "t,<coords>,<coords>_dot". */
+NH_API int nh_write_traj_csv(const char *path, const nh_model *model, const nh_traj *traj,
+                             char *msg, size_t msg_size);
+/* CSV of the impact log: t, surface, energy before/after, alpha, lambda_*, q, v before/after. */
+NH_API int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t msg_size);
+
+/* Check that a file can be created at path (creates and removes a temporary beside it). */
+NH_API int nh_check_writable(const char *path, char *msg, size_t msg_size);
+
+/* Atomic file writing: open a temporary beside path; commit renames it over path, abort
+ * removes it. */
+typedef struct nh_outfile {
+  FILE *fp;
+  char path[1024];
+  char tmp[1040];
+} nh_outfile;
+NH_API int nh_outfile_open(nh_outfile *out, const char *path, char *msg, size_t msg_size);
+NH_API int nh_outfile_commit(nh_outfile *out, char *msg, size_t msg_size);
+NH_API void nh_outfile_abort(nh_outfile *out);
+
+/* ---- plots (PLplot, cairo driver; format from the extension: .png, .svg, .pdf) ------ */
+
+/* The plan view of a penny run: the wall (ellipse a, b), the path of the contact point
+ * (x, y), the coin at each impact and the impact points on the wall. `title` may be NULL. */
+NH_API int nh_plot_penny(const char *path, double a, double b, double R, const nh_traj *traj,
+                         const nh_sim *sim, const char *title, char *msg, size_t msg_size);
+
+/* Several penny ensembles in panels: for each panel, n points (x[k], y[k]) on the table
+ * (a, b) with a panel title. Used for the sensitivity figure (Clark & Bloch Fig. 5). */
+NH_API int nh_plot_penny_ensemble(const char *path, double a, double b, int npanels, int n,
+                                  const double *x, const double *y,
+                                  const char *const *panel_titles, const char *title, char *msg,
+                                  size_t msg_size);
+
+/* Any run: every coordinate against time in stacked panels, plus the energy, with impact
+ * times marked. */
+NH_API int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *traj,
+                              const nh_sim *sim, const char *title, char *msg, size_t msg_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

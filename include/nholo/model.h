@@ -1,0 +1,165 @@
+/* nholo/model.h - the constant description of a nonholonomic hybrid system.
+ *
+ * A model is a natural mechanical system on coordinates q (nq of them) with
+ *
+ *   kinetic energy      T = 1/2 v^T M(q) v            (v = dq/dt)
+ *   potential           V(q)
+ *   generalized forces  f(t, q, v)
+ *   constraints         A(q) v = 0                    (nc rows, the constraint one-forms)
+ *   gaps                g_i(q) >= 0                   (ngap unilateral surfaces; g_i = 0 is a wall)
+ *   impact laws         one per gap (elastic, plastic, restitution e)
+ *
+ * Between impacts q follows the Lagrange-d'Alembert equations in multiplier form
+ *
+ *   M(q) a = -c(q, v) - dV(q) + f(t, q, v) + A(q)^T lambda,      A(q) a + Adot(q, v) v = 0,
+ *   c_i = sum_jk (dM_ij/dq_k - 1/2 dM_jk/dq_i) v_j v_k             (Coriolis/centrifugal).
+ *
+ * Build a model once from an nh_model_def (nh_model_create copies everything it needs);
+ * it never changes afterwards, and any number of simulations may share it.
+ *
+ * Evaluators: every callback gets its inputs, writes its outputs into caller-owned
+ * arrays and receives the model's user pointer last. It returns 0 on success, a positive
+ * value when the point is infeasible but a smaller step may succeed, and a negative value
+ * to stop the computation. Matrices are dense, row-major. */
+#ifndef NHOLO_MODEL_H
+#define NHOLO_MODEL_H
+
+#include <stddef.h>
+
+#include "nholo/export.h"
+#include "nholo/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest sizes a model may have (workspaces are sized from the actual model). */
+#define NH_MAX_NAME 64
+
+/* ---- impact laws ------------------------------------------------------------------ */
+
+typedef enum nh_impact_kind {
+  /* Elastic nonholonomic impact (Clark & Bloch eqs. 15-17): energy conserved, constraints
+   * kept, normal velocity reversed. With no constraints it is the specular reflection (5). */
+  NH_IMPACT_ELASTIC = 0,
+  /* Plastic nonholonomic impact (Clark & Bloch eqs. 18-21): the unconstrained elastic
+   * reflection followed by the kinetic-metric projection onto the constraints. */
+  NH_IMPACT_PLASTIC = 1,
+  /* Restitution e in [0,1]: with no constraints Clark & Bloch eq. (6); with constraints the
+   * reflection inside the constraint distribution scaled by (1+e)/2 (an extension of the
+   * paper: dg.v+ = -e dg.v-, energy loss (1-e^2) sig^2 / (2 D_e)). e = 1 is ELASTIC. */
+  NH_IMPACT_RESTITUTION = 2
+} nh_impact_kind;
+
+typedef struct nh_impact_law {
+  nh_impact_kind kind;
+  double e; /* coefficient of restitution, used by NH_IMPACT_RESTITUTION, in [0, 1] */
+} nh_impact_law;
+
+/* ---- evaluators ------------------------------------------------------------------- */
+
+/* M(q): (nq x nq) symmetric positive definite. Required. */
+typedef int (*nh_mass_fn)(const double *q, double *M, void *user);
+/* V(q) and its gradient dV (nq). Either output may be NULL: compute only what is asked. */
+typedef int (*nh_potential_fn)(const double *q, double *V, double *dV, void *user);
+/* Coriolis/centrifugal vector c(q, v) (nq), defined above. NULL means M is constant. */
+typedef int (*nh_coriolis_fn)(const double *q, const double *v, double *c, void *user);
+/* Generalized force f(t, q, v) (nq). */
+typedef int (*nh_force_fn)(double t, const double *q, const double *v, double *f, void *user);
+/* A(q) (nc x nq) and the vector Adot(q, v) v = sum_k (dA/dq_k v_k) v (nc). Either output may be NULL. */
+typedef int (*nh_constraint_fn)(const double *q, const double *v, double *A, double *Adot_v,
+                                void *user);
+/* Gap values g (ngap) and gradients dg (ngap x nq, row i = dg_i/dq). Either output may be NULL. */
+typedef int (*nh_gap_fn)(const double *q, double *g, double *dg, void *user);
+/* Closed-form flow between impacts: the state (q, v) after time tau from (q0, v0). */
+typedef int (*nh_flow_fn)(const double *q0, const double *v0, double tau, double *q, double *v,
+                          void *user);
+/* Closed-form event prediction along the closed-form flow: the first tau in (0, tau_max] at
+ * which a gap crosses zero from above. Returns 0 and sets *tau and *gap when one exists, a
+ * positive value (NH_NO_IMPACT) when there is none in (0, tau_max], negative on failure.
+ * The reported tau must be accurate to round-off (the driver does not refine it). */
+typedef int (*nh_predict_fn)(const double *q0, const double *v0, double tau_max, double *tau,
+                             int *gap, void *user);
+
+/* ---- definition and model --------------------------------------------------------- */
+
+/* Everything needed to build a model. Start from nh_model_def_default(); every pointer is
+ * copied (names, arrays, and user_size bytes of user data) by nh_model_create. */
+typedef struct nh_model_def {
+  const char *name;                    /* model name, e.g. "penny" */
+  int nq;                              /* number of coordinates, >= 1 */
+  int nc;                              /* number of velocity constraints, >= 0 */
+  int ngap;                            /* number of gap functions, >= 0 */
+  int npar;                            /* number of named parameters (informational), >= 0 */
+  const char *const *coord_names;      /* (nq) required */
+  const char *const *constraint_names; /* (nc) Nullable: "c1", "c2", ... */
+  const char *const *gap_names;        /* (ngap) Nullable: "g1", "g2", ... */
+  const char *const *param_names;      /* (npar) Nullable when npar = 0 */
+  const double *param_values;          /* (npar) Nullable when npar = 0 */
+  const nh_impact_law *impact;         /* (ngap) Nullable: all elastic */
+  const double *q0;                    /* (nq) default initial position; Nullable: zeros */
+  const double *v0;                    /* (nq) default initial velocity; Nullable: zeros */
+
+  nh_mass_fn mass;             /* required */
+  nh_potential_fn potential;   /* Nullable: V = 0 */
+  nh_coriolis_fn coriolis;     /* Nullable: M constant */
+  nh_force_fn force;           /* Nullable: f = 0 */
+  nh_constraint_fn constraint; /* required when nc > 0 */
+  nh_gap_fn gap;               /* required when ngap > 0 */
+  nh_flow_fn flow;             /* Nullable: enables method "exact" */
+  nh_predict_fn predict;       /* Nullable: exact event prediction for method "exact" */
+
+  const void *user;  /* passed to every evaluator */
+  size_t user_size;  /* > 0: copy user_size bytes of *user into the model and pass the copy */
+  int internal_cookie; /* set by nh_model_def_default; do not touch */
+} nh_model_def;
+
+/* The built model: read it freely, never write it. */
+typedef struct nh_model {
+  char name[NH_MAX_NAME];
+  int nq, nc, ngap, npar;
+  const char *const *coord_names;
+  const char *const *constraint_names;
+  const char *const *gap_names;
+  const char *const *param_names;
+  const double *param_values;
+  const nh_impact_law *impact;
+  const double *q0, *v0;
+  nh_mass_fn mass;
+  nh_potential_fn potential;
+  nh_coriolis_fn coriolis;
+  nh_force_fn force;
+  nh_constraint_fn constraint;
+  nh_gap_fn gap;
+  nh_flow_fn flow;
+  nh_predict_fn predict;
+  void *user;
+} nh_model;
+
+/* A definition with every field at its default (zeros, NULLs). */
+NH_API nh_model_def nh_model_def_default(void);
+
+/* Check a definition and build a model. On failure returns NULL and, when msg is not NULL,
+ * writes a one-line reason (at most msg_size bytes). */
+NH_API nh_model *nh_model_create(const nh_model_def *def, char *msg, size_t msg_size);
+
+/* Free a model (NULL is allowed). No simulation may use it afterwards. */
+NH_API void nh_model_destroy(nh_model *model);
+
+/* Index of a coordinate by name, or -1. */
+NH_API int nh_model_coord_index(const nh_model *model, const char *name);
+
+/* Index of a gap by name, or -1. */
+NH_API int nh_model_gap_index(const nh_model *model, const char *name);
+
+/* Total energy E = 1/2 v^T M v + V(q). Returns a status; *E is set on success. */
+NH_API int nh_model_energy(const nh_model *model, const double *q, const double *v, double *E);
+
+/* Largest |A(q) v| over the constraint rows (0 when nc = 0). */
+NH_API int nh_model_constraint_residual(const nh_model *model, const double *q, const double *v,
+                                        double *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

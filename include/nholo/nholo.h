@@ -1,0 +1,39 @@
+/* nholo/nholo.h - the whole public API of nholo.
+ *
+ * nholo simulates nonholonomic mechanical systems (rolling and sliding bodies whose
+ * velocities are constrained) with structure-preserving integrators, through impacts.
+ *
+ *   nholo/status.h   status codes and their messages
+ *   nholo/model.h    the constant model: M(q), V, forces, constraints A(q), gaps, impact laws
+ *   nholo/impact.h   impact maps (holonomic with restitution, elastic and plastic nonholonomic)
+ *   nholo/method.h   the table of integrators
+ *   nholo/sim.h      a simulation: state, hybrid driver, impact log, statistics
+ *   nholo/systems.h  built-in models (the penny)
+ *   nholo/io.h       trajectories, CSV, plots
+ */
+#ifndef NHOLO_NHOLO_H
+#define NHOLO_NHOLO_H
+
+#include "nholo/export.h"
+#include "nholo/status.h"
+#include "nholo/model.h"
+#include "nholo/impact.h"
+#include "nholo/method.h"
+#include "nholo/sim.h"
+#include "nholo/systems.h"
+#include "nholo/io.h"
+
+#define NHOLO_VERSION_MAJOR 0
+#define NHOLO_VERSION_MINOR 1
+#define NHOLO_VERSION_PATCH 0
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* "0.1.0" */
+NH_API const char *nh_version(void);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,130 @@
+/* nholo/sim.h - a simulation: the mutable state of one run of a model, and the hybrid driver.
+ *
+ * The driver alternates a method's steps with event location on every gap function:
+ *
+ *   step (t, x) -> (t + h, x1); if some gap g_i went from >= 0 to < 0 inside the step
+ *   (checked at the step end and at interior dense-output samples), find the crossing
+ *   time to event_tol by root finding on partial steps of the method itself (so the
+ *   located state is a genuine step result, not an interpolant); if the contact is
+ *   approaching (dg_i v < -vn_tol) apply the gap's impact law, log it, and continue.
+ *
+ * Two levels: nh_sim_step advances one accepted step or to one impact; nh_sim_run drives to
+ * a final time or a number of impacts and reports samples to an observer. Nothing is
+ * allocated inside a step; the impact log grows (amortised) between steps. */
+#ifndef NHOLO_SIM_H
+#define NHOLO_SIM_H
+
+#include "nholo/impact.h"
+#include "nholo/method.h"
+#include "nholo/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Options of a simulation. Start from nh_sim_def_default(). */
+typedef struct nh_sim_def {
+  const nh_method *method; /* default: "dopri5" */
+  double h;           /* fixed step (fixed-step methods) or first trial step (adaptive, 0 = automatic); default 1e-3 s */
+  double h_max;       /* largest step, 0 = no limit (the exact method steps straight to the next event) */
+  double h_min;       /* smallest adaptive step before NH_ERR_STEP_UNDERFLOW, default 1e-14 s */
+  double rtol, atol;  /* adaptive tolerances, default 1e-10 and 1e-12 */
+  long max_steps;     /* per call of nh_sim_run, 0 = unlimited; default 0 */
+  double out_dt;      /* observer sampling interval on dense output; 0 = every step; default 0 */
+  int event_samples;  /* interior dense-output samples per step to catch double crossings, default 4 */
+  double event_tol;   /* impact time tolerance, relative to max(1, |t|), default 1e-13 */
+  double vn_tol;      /* grazing threshold on -dg v: slower contacts are not impacts, default 1e-12 */
+  nh_impact_tol impact_tol;
+  double zeno_interval; /* impacts closer than this (s) count as a burst, default 1e-9 */
+  int zeno_count;       /* a burst of this many consecutive impacts stops with NH_ZENO, default 100 */
+  double constraint_tol; /* initial state: max |A v| allowed (absolute), default 1e-9 */
+  int project_initial;   /* 1: project an initial velocity that violates the constraints */
+  int internal_cookie;   /* set by nh_sim_def_default; do not touch */
+} nh_sim_def;
+
+NH_API nh_sim_def nh_sim_def_default(void);
+
+typedef struct nh_sim nh_sim;
+
+/* Create a simulation of `model` (which must outlive it), at the model's initial state at
+ * t = 0. NULL on failure, with a reason in msg (at most msg_size bytes, Nullable). */
+NH_API nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg,
+                             size_t msg_size);
+NH_API void nh_sim_destroy(nh_sim *sim);
+
+/* Set the state. Fails with NH_ERR_CONSTRAINT when |A v| > constraint_tol (unless
+ * project_initial, which projects and returns NH_PROJECTED), NH_ERR_NONFINITE, or a gap < 0
+ * (NH_ERR_ARG: the state must be admissible). Resets statistics and the impact log. */
+NH_API int nh_sim_set_state(nh_sim *sim, double t, const double *q, const double *v);
+
+NH_API double nh_sim_time(const nh_sim *sim);
+NH_API const double *nh_sim_q(const nh_sim *sim); /* (nq), borrowed */
+NH_API const double *nh_sim_v(const nh_sim *sim); /* (nq), borrowed */
+NH_API const nh_model *nh_sim_model(const nh_sim *sim);
+NH_API const nh_method *nh_sim_method(const nh_sim *sim);
+/* The detail of the last failure (one line), or "" */
+NH_API const char *nh_sim_message(const nh_sim *sim);
+
+/* Advance by one accepted step, not past t_max, stopping at the first impact (which is
+ * applied). *impacted (Nullable) is set to 1 when the step ended with an impact. */
+NH_API int nh_sim_step(nh_sim *sim, double t_max, int *impacted);
+
+/* What an observer is shown. */
+typedef enum nh_sample_kind {
+  NH_SAMPLE_START = 0,   /* the initial state */
+  NH_SAMPLE_STEP = 1,    /* end of an accepted step (out_dt = 0) */
+  NH_SAMPLE_OUTPUT = 2,  /* a dense-output sample at a multiple of out_dt */
+  NH_SAMPLE_IMPACT_BEFORE = 3,
+  NH_SAMPLE_IMPACT_AFTER = 4,
+  NH_SAMPLE_END = 5      /* the final state */
+} nh_sample_kind;
+
+/* Called with each sample; return 0 to go on, nonzero to stop the run (NH_STOPPED). */
+typedef int (*nh_observer_fn)(const nh_sim *sim, nh_sample_kind kind, double t, const double *q,
+                              const double *v, void *user);
+
+/* Run until t_end or until max_impacts impacts (0: no limit), whichever comes first.
+ * Returns NH_OK, NH_ZENO, NH_STOPPED or a negative status; the state, statistics and
+ * impact log hold everything computed up to the stop. */
+NH_API int nh_sim_run(nh_sim *sim, double t_end, long max_impacts, nh_observer_fn observer,
+                      void *user);
+
+/* Counters and invariant monitors, over everything since the last nh_sim_set_state. */
+typedef struct nh_sim_stats {
+  long steps;          /* accepted steps */
+  long rejected;       /* rejected adaptive steps */
+  long evals;          /* right-hand-side (or flow) evaluations */
+  long impacts;        /* impacts applied */
+  long grazing;        /* crossings ignored as grazing (|dg v| <= vn_tol) */
+  long events_located; /* root findings performed */
+  double energy_initial;
+  double energy;                /* at the current state */
+  double max_energy_rel_error;  /* max |E - E_seg| / |E_seg| where E_seg = energy after the last impact */
+  double max_constraint_residual; /* max |A v| at step ends */
+  double max_event_gap;         /* max |g| at located impacts */
+} nh_sim_stats;
+
+NH_API const nh_sim_stats *nh_sim_get_stats(const nh_sim *sim);
+
+/* One logged impact; arrays are borrowed from the simulation (valid until it changes). */
+typedef struct nh_impact_record {
+  double t;
+  int gap;        /* index of the gap (surface) */
+  int status;     /* status of the impact map (NH_OK, NH_NOT_REVERSED, ...) */
+  double alpha;   /* wall multiplier (paper convention, nholo/impact.h) */
+  double energy_before, energy_after;
+  double vn_before, vn_after; /* dg v before and after */
+  const double *q;        /* (nq) */
+  const double *v_before; /* (nq) */
+  const double *v_after;  /* (nq) */
+  const double *lambda;   /* (nc) */
+} nh_impact_record;
+
+NH_API long nh_sim_impact_count(const nh_sim *sim);
+/* The k-th impact (0-based); NH_ERR_ARG when out of range. */
+NH_API int nh_sim_impact_get(const nh_sim *sim, long k, nh_impact_record *rec);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,56 @@
+/* nholo/status.h - status codes shared by every nholo function.
+ *
+ * Zero is success. Positive codes are outcomes a caller may expect and act on (an
+ * impact that did not happen, a run stopped by the Zeno guard). Negative codes are
+ * failures: the operation did not complete, and the library left its outputs in a
+ * documented state. The library never prints, exits or aborts on user input. */
+#ifndef NHOLO_STATUS_H
+#define NHOLO_STATUS_H
+
+#include "nholo/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X(name, value, message) */
+#define NH_STATUS_LIST(X)                                                                  \
+  X(NH_OK, 0, "ok")                                                                        \
+  X(NH_NO_IMPACT, 1, "contact is not approaching; velocity unchanged")                     \
+  X(NH_DEGENERATE_IMPACT, 2,                                                               \
+    "gap gradient lies in the span of the constraint one-forms; velocity unchanged")       \
+  X(NH_NOT_REVERSED, 3, "impact did not reverse the normal velocity (plastic, rho < 1/2)") \
+  X(NH_PROJECTED, 4, "velocity violated the constraints and was projected onto them")      \
+  X(NH_ZENO, 5, "Zeno guard: too many impacts in too short a time")                        \
+  X(NH_STOPPED, 6, "stopped by an observer")                                               \
+  X(NH_ERR_ARG, -1, "invalid argument")                                                    \
+  X(NH_ERR_NOMEM, -2, "out of memory")                                                     \
+  X(NH_ERR_SINGULAR, -3, "singular matrix")                                                \
+  X(NH_ERR_NOT_SPD, -4, "matrix is not symmetric positive definite")                       \
+  X(NH_ERR_CALLBACK, -5, "a model evaluator reported a failure")                           \
+  X(NH_ERR_STEP_UNDERFLOW, -6, "step size underflow")                                      \
+  X(NH_ERR_MAX_STEPS, -7, "maximum number of steps reached")                               \
+  X(NH_ERR_NONFINITE, -8, "non-finite value in the state")                                 \
+  X(NH_ERR_CONSTRAINT, -9, "velocity violates the constraints beyond tolerance")           \
+  X(NH_ERR_EVENT, -10, "event location failed")                                            \
+  X(NH_ERR_IO, -11, "input/output error")                                                  \
+  X(NH_ERR_UNSUPPORTED, -12, "method not applicable to this model")                        \
+  X(NH_ERR_NO_CONVERGENCE, -13, "iterative solver did not converge")                       \
+  X(NH_ERR_PARSE, -14, "parse error")
+
+typedef enum nh_status {
+#define NH__STATUS_ENUM(name, value, msg) name = value,
+  NH_STATUS_LIST(NH__STATUS_ENUM)
+#undef NH__STATUS_ENUM
+} nh_status;
+
+/* A short English description of a status; never NULL (unknown codes get a generic text). */
+NH_API const char *nh_status_string(int status);
+
+/* The identifier of a status ("NH_ZENO"); never NULL. */
+NH_API const char *nh_status_name(int status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

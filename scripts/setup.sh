@@ -1,0 +1,22 @@
+#!/bin/sh
+# Install the Debian packages nholo needs to build, test and plot.
+# Idempotent: does nothing when everything is present. Run as root (or via sudo).
+set -eu
+pkgs="build-essential cmake pkg-config libplplot-dev plplot-driver-cairo"
+# clang is optional (second compiler, fuzzing); install it when available.
+opt_pkgs="clang"
+missing=""
+for p in $pkgs $opt_pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+  echo "setup: all packages present"
+  exit 0
+fi
+echo "setup: installing:$missing"
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends $pkgs
+$SUDO apt-get install -y -q --no-install-recommends $opt_pkgs || echo "setup: optional packages not installed:$opt_pkgs"

@@ -1,0 +1,39 @@
+/* dynamics.h - the continuous nonholonomic dynamics in multiplier form (private).
+ *
+ *   M(q) a = r + A(q)^T lambda,      r = -c(q, v) - dV(q) + f(t, q, v)
+ *   A(q) a = -Adot(q, v) v           (differentiated constraint: A v stays 0)
+ *
+ * solved by the range-space method with Cholesky factors (no explicit inverses):
+ *   M = L L^T;  W = M^-1 A^T;  G = A W (SPD);  G lambda = -Adot v - A M^-1 r;  a = M^-1 (r + A^T lambda).
+ * The first-order state is x = (q, v) of size 2 nq. */
+#ifndef NH_DYNAMICS_H
+#define NH_DYNAMICS_H
+
+#include <stddef.h>
+
+#include "nholo/model.h"
+
+typedef struct nh_dyn {
+  const nh_model *model;
+  int nq, nc;
+  double *M;      /* (nq x nq) factor of M after a call */
+  double *A;      /* (nc x nq) */
+  double *W;      /* (nq x nc) = M^-1 A^T, stored column-major by constraint: W + k*nq */
+  double *G;      /* (nc x nc) factor of A M^-1 A^T */
+  double *r;      /* (nq) */
+  double *tmp;    /* (nq) */
+  double *tmpc;   /* (nc) */
+  long evals;     /* accel evaluations */
+} nh_dyn;
+
+/* Doubles needed by nh_dyn_init for this model. */
+size_t nh_dyn_work_size(const nh_model *model);
+/* Carve the workspace (nh_dyn_work_size doubles) for the model. */
+void nh_dyn_init(nh_dyn *d, const nh_model *model, double *work);
+/* Accelerations a (nq) and multipliers lambda (nc, Nullable) at (t, q, v). Returns 0, a
+ * positive value (evaluator asked for a smaller step), or a negative status. */
+int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *a, double *lambda);
+/* x' = F(t, x) for x = (q, v): xdot = (v, a). */
+int nh_dyn_rhs(nh_dyn *d, double t, const double *x, double *xdot);
+
+#endif
