@@ -14,12 +14,17 @@
  *   restitution   e,      D = D_e                   (eq. 6 when nc = 0; extension otherwise)
  *   plastic       e = 1,  D = D_p = dH z            (eqs. 18-21: Pi o P, spec 000 sec. 2.5)
  *
- * Guards (spec 000 decisions D2, D4, D6): sig <= sig_tol returns NH_NO_IMPACT with v+ = v-;
- * D <= degenerate_tol * |dH|^2_{M^-1} (dH in the span of the constraint one-forms) returns
- * NH_DEGENERATE_IMPACT with v+ = v-; a pre-impact velocity with |A v| above constraint_tol
- * is projected with Pi first (NH_PROJECTED reported in info) or rejected with
- * NH_ERR_CONSTRAINT; a plastic map that leaves dg v+ <= 0 returns NH_NOT_REVERSED (v+ is
- * the plastic result all the same). */
+ * Guards (spec 000 decisions D2, D4, D6), in this order:
+ *   1. a pre-impact velocity with |A v| above constraint_tol is projected with Pi first
+ *      (info->projected = 1; lambda then includes the projection impulse, so the momentum
+ *      identity above holds for the velocity passed in) or rejected with NH_ERR_CONSTRAINT;
+ *   2. D_e <= degenerate_tol * |dH|^2_{M^-1} (dH in the span of the constraint one-forms, so
+ *      sig is rounding noise) returns NH_DEGENERATE_IMPACT, for every law;
+ *   3. sig <= sig_tol returns NH_NO_IMPACT;
+ *   in cases 2 and 3 v+ is v- (or Pi v- when it was projected);
+ *   4. a plastic map that leaves dg v+ <= 0 returns NH_NOT_REVERSED (v+ is the plastic
+ *      result all the same). */
+ */
 #ifndef NHOLO_IMPACT_H
 #define NHOLO_IMPACT_H
 
@@ -57,7 +62,8 @@ NH_API size_t nh_impact_work_size(int nq, int nc);
 /* Apply an impact law given the matrices at the contact configuration.
  *   M (nq x nq) SPD; A (nc x nq) full row rank (Nullable when nc = 0); dg (nq) gap gradient;
  *   v (nq) pre-impact velocity; v_out (nq) post-impact velocity (may alias v);
- *   lambda (nc) constraint impulses (Nullable); info (Nullable); work (nh_impact_work_size).
+ *   lambda (nc) constraint impulses (Nullable); tol (Nullable: defaults); info (Nullable);
+ *   work (nh_impact_work_size).
  * Returns NH_OK, NH_NO_IMPACT, NH_DEGENERATE_IMPACT, NH_NOT_REVERSED, NH_ERR_NOT_SPD,
  * NH_ERR_SINGULAR (A not of full rank), NH_ERR_CONSTRAINT, NH_ERR_ARG. On a negative status
  * v_out is left equal to v. */

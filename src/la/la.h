@@ -35,7 +35,10 @@ void nh_la_transpose(int m, int n, const double *A, double *B);
 
 /* Factor SPD A (n x n) in place: the lower triangle receives L (the strict upper triangle is
  * left untouched). Returns 0 (NH_OK) or NH_ERR_NOT_SPD when a pivot is <= tol * max diag
- * (tol <= 0: NH_LA_RANK_TOL); *rank (Nullable) receives the number of pivots accepted. */
+ * (tol <= 0: NH_LA_RANK_TOL); *rank (Nullable) receives the number of pivots accepted (a
+ * rejected pivot zeroes its column of L and the sweep goes on). No pivoting: the count is
+ * the rank of a semi-definite A when its leading principal blocks are well conditioned;
+ * nh_la_ldlt detects rank robustly. */
 int nh_la_chol(int n, double *A, double tol, int *rank);
 /* Solve L L^T x = b in place (b becomes x), with L from nh_la_chol. */
 void nh_la_chol_solve(int n, const double *L, double *b);
@@ -49,7 +52,8 @@ void nh_la_chol_solve_mat(int n, int nrhs, const double *L, double *B);
  * permutation (row i of P^T A P is row perm[i] of A). Pivots with |d| <= tol * max|diag|
  * are treated as zero: *rank (Nullable) is the number of nonzero pivots, and the return is
  * 0 when rank == n and NH_ERR_SINGULAR otherwise. Works for semi-definite A (rank
- * detection) and for indefinite A whose diagonal pivots do not vanish. */
+ * detection) and for indefinite A whose diagonal pivots do not vanish. Reads the lower
+ * triangle; the strict upper triangle is used as scratch. */
 int nh_la_ldlt(int n, double *A, int *perm, double tol, int *rank);
 /* Solve with the factors of nh_la_ldlt (full rank only); b (n) in place. work (n). */
 void nh_la_ldlt_solve(int n, const double *LD, const int *perm, double *b, double *work);
@@ -58,7 +62,8 @@ void nh_la_ldlt_solve(int n, const double *LD, const int *perm, double *b, doubl
 
 /* Factor A (n x n) = P L U in place, piv (n) the row interchanges (LAPACK-style: row i was
  * swapped with row piv[i]). Returns 0, or NH_ERR_SINGULAR when a pivot is <= tol * max|A|
- * (tol <= 0: NH_LA_RANK_TOL). */
+ * (tol <= 0: NH_LA_RANK_TOL); the factorization is completed all the same (exactly zero
+ * columns are skipped), so nh_la_lu_det still gives a (tiny) determinant. */
 int nh_la_lu(int n, double *A, int *piv, double tol);
 /* Solve A x = b in place with the factors of nh_la_lu. */
 void nh_la_lu_solve(int n, const double *LU, const int *piv, double *b);
@@ -69,7 +74,8 @@ double nh_la_lu_det(int n, const double *LU, const int *piv);
 
 /* Factor A (m x n, m >= n) = Q R in place: R in the upper triangle, the Householder vectors
  * below the diagonal (v_k(k) = 1 implicit), tau (n) their scalars (H_k = I - tau_k v_k v_k^T).
- * Returns 0; *rank (Nullable) counts |R_kk| > tol * max|R_jj| (tol <= 0: NH_LA_RANK_TOL). */
+ * Returns 0; *rank (Nullable) counts |R_kk| > tol * max|R_jj| (tol <= 0: NH_LA_RANK_TOL).
+ * No column pivoting: the count is the rank when independent columns come first. */
 int nh_la_qr(int m, int n, double *A, double *tau, double tol, int *rank);
 /* b (m) <- Q^T b. */
 void nh_la_qr_qt(int m, int n, const double *QR, const double *tau, double *b);

@@ -1,0 +1,126 @@
+/* bench_penny.c - throughput of the penny with the closed-form flow, and the cost of one
+ * RK4 and DOPRI5 step of the hybrid driver, each against a baseline in the same process:
+ *   impacts/s (exact flow + exact event prediction + impact map + log) vs one flow evaluation;
+ *   ns per driver step vs ns per right-hand-side evaluation (the method's own arithmetic).
+ * Target (issue 2): >= 1e6 impacts per second on one core with the closed-form flow.
+ * Usage: bench_penny [impacts]  (default 2000000) */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "model/dynamics.h"
+#include "nholo/nholo.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static volatile double sink;
+
+/* impacts per second of an exact run of n impacts */
+static double impacts_per_second(double a, nh_impact_kind kind, long n, double *t_sim) {
+  nh_penny_params p = nh_penny_params_default();
+  p.a = a;
+  p.law.kind = kind;
+  nh_model *m = nh_penny_create(&p, NULL, 0);
+  nh_sim_def d = nh_sim_def_default();
+  d.method = nh_method_find("exact");
+  d.zeno_count = 1 << 30;
+  nh_sim *s = nh_sim_create(m, &d, NULL, 0);
+  double t0 = now();
+  int rc = nh_sim_run(s, 1e12, n, NULL, NULL);
+  double dt = now() - t0;
+  long got = nh_sim_impact_count(s);
+  if (rc != NH_OK || got != n) fprintf(stderr, "bench: run ended with %s after %ld impacts\n", nh_status_name(rc), got);
+  *t_sim = nh_sim_time(s);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return (double)got / dt;
+}
+
+/* ns per evaluation of the closed-form flow (baseline of the impact loop) */
+static double ns_per_flow(long n) {
+  nh_penny_params p = nh_penny_params_default();
+  nh_model *m = nh_penny_create(&p, NULL, 0);
+  double q[4], v[4], acc = 0;
+  double t0 = now();
+  for (long i = 0; i < n; i++) {
+    m->flow(m->q0, m->v0, 1e-3 * (double)(i & 1023), q, v, m->user);
+    acc += q[0];
+  }
+  double dt = now() - t0;
+  sink = acc;
+  nh_model_destroy(m);
+  return 1e9 * dt / (double)n;
+}
+
+/* ns per right-hand-side evaluation of the penny (baseline of the integrator steps) */
+static double ns_per_rhs(long n) {
+  nh_penny_params p = nh_penny_params_default();
+  nh_model *m = nh_penny_create(&p, NULL, 0);
+  double work[256], x[8], xd[8], acc = 0;
+  nh_dyn d;
+  nh_dyn_init(&d, m, work);
+  for (int i = 0; i < 4; i++) x[i] = m->q0[i], x[4 + i] = m->v0[i];
+  double t0 = now();
+  for (long i = 0; i < n; i++) {
+    x[3] += 1e-9;
+    nh_dyn_rhs(&d, 0.0, x, xd);
+    acc += xd[4];
+  }
+  double dt = now() - t0;
+  sink = acc;
+  nh_model_destroy(m);
+  return 1e9 * dt / (double)n;
+}
+
+/* ns per accepted driver step of a method on the penny inside the circular table */
+static double ns_per_step(const char *method, double h, double T, long *steps, long *evals) {
+  nh_penny_params p = nh_penny_params_default();
+  nh_model *m = nh_penny_create(&p, NULL, 0);
+  nh_sim_def d = nh_sim_def_default();
+  d.method = nh_method_find(method);
+  d.h = h;
+  d.rtol = 1e-10;
+  d.atol = 1e-12;
+  nh_sim *s = nh_sim_create(m, &d, NULL, 0);
+  double t0 = now();
+  nh_sim_run(s, T, 0, NULL, NULL);
+  double dt = now() - t0;
+  *steps = nh_sim_get_stats(s)->steps;
+  *evals = nh_sim_get_stats(s)->evals;
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 1e9 * dt / (double)*steps;
+}
+
+int main(int argc, char **argv) {
+  long n = argc > 1 ? atol(argv[1]) : 2000000;
+  if (n < 100) n = 100;
+  printf("nholo %s bench_penny (one core)\n\n", nh_version());
+
+  double flow_ns = ns_per_flow(20 * n);
+  printf("baseline: closed-form flow evaluation          %8.1f ns\n", flow_ns);
+  const char *names[4] = {"circle elastic", "circle plastic", "ellipse elastic", "ellipse plastic"};
+  for (int k = 0; k < 4; k++) {
+    double tsim;
+    long nk = (k == 1 || k == 3) ? n / 100 : n; /* plastic runs turn grazing: fewer impacts */
+    double ips = impacts_per_second(k >= 2 ? 0.15 : 0.2, (k % 2) ? NH_IMPACT_PLASTIC : NH_IMPACT_ELASTIC, nk, &tsim);
+    printf("exact %-16s %9ld impacts: %10.3g impacts/s  (%6.1f ns/impact = %5.1f flow evaluations; target >= 1e6/s: %s)\n",
+           names[k], nk, ips, 1e9 / ips, 1e9 / ips / flow_ns, ips >= 1e6 ? "met" : "NOT met");
+  }
+
+  double rhs_ns = ns_per_rhs(5 * n);
+  printf("\nbaseline: right-hand side (multiplier form)     %8.1f ns\n", rhs_ns);
+  long steps, evals;
+  double rk4 = ns_per_step("rk4", 1e-3, 1000.0, &steps, &evals);
+  printf("rk4    h = 1e-3, T = 1000 (with walls): %9ld steps  %8.1f ns/step = %5.2f rhs (%.2f evaluations/step)\n",
+         steps, rk4, rk4 / rhs_ns, (double)evals / (double)steps);
+  double dp = ns_per_step("dopri5", 1e-3, 1000.0, &steps, &evals);
+  printf("dopri5 rtol = 1e-10, T = 1000 (with walls): %9ld steps  %8.1f ns/step = %5.2f rhs (%.2f evaluations/step)\n",
+         steps, dp, dp / rhs_ns, (double)evals / (double)steps);
+  return 0;
+}

@@ -1,0 +1,28 @@
+/* cli.h - shared pieces of the nholo command-line tool (a thin client of the public API).
+ *
+ * Exit status: 0 success, 1 the computation failed (outputs hold what was computed),
+ * 2 bad input (nothing written), 3 the run was stopped by the Zeno guard. */
+#ifndef NH_CLI_H
+#define NH_CLI_H
+
+#include "nholo/nholo.h"
+
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2, CLI_ZENO = 3 };
+
+/* Print "nholo: <message>" on stderr and return CLI_USAGE. */
+int cli_usage_error(const char *fmt, ...);
+
+/* Parse a finite number; on failure print an error naming the option and return 0. */
+int cli_parse_double(const char *opt, const char *text, double *out);
+/* Parse a whole number in [lo, hi]. */
+int cli_parse_long(const char *opt, const char *text, long lo, long hi, long *out);
+/* Parse an impact law: elastic, plastic, restitution=E (E in [0, 1]). */
+int cli_parse_impact(const char *opt, const char *text, nh_impact_law *law);
+
+/* The penny's command-line parameters: built-in defaults overridden by --table and --set. */
+int cli_penny_set(nh_penny_params *p, const char *name, double value);
+
+int cmd_run(int argc, char **argv);
+int cmd_figure(int argc, char **argv);
+
+#endif

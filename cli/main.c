@@ -1,0 +1,138 @@
+/* main.c - `nholo`: dispatch to the subcommands. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *usage_text =
+    "usage: nholo <command> [options]\n"
+    "\n"
+    "Simulate nonholonomic mechanical systems with impacts.\n"
+    "\n"
+    "commands:\n"
+    "  run MODEL [options]     simulate a built-in model (see 'nholo run --help')\n"
+    "  figure NAME [options]   regenerate a figure of a paper (see 'nholo figure --help')\n"
+    "  list                    list built-in models, methods and impact laws\n"
+    "  --help, -h              this text\n"
+    "  --version               the version\n"
+    "\n"
+    "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard.\n";
+
+int cli_usage_error(const char *fmt, ...) {
+  va_list ap;
+  fputs("nholo: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return CLI_USAGE;
+}
+
+int cli_parse_double(const char *opt, const char *text, double *out) {
+  char *end = NULL;
+  if (!text || !*text) {
+    cli_usage_error("%s: missing number", opt);
+    return 0;
+  }
+  double v = strtod(text, &end);
+  if (end == text || *end != '\0') {
+    cli_usage_error("%s: '%s' is not a number", opt, text);
+    return 0;
+  }
+  if (!isfinite(v)) {
+    cli_usage_error("%s: '%s' is not finite", opt, text);
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+int cli_parse_long(const char *opt, const char *text, long lo, long hi, long *out) {
+  char *end = NULL;
+  if (!text || !*text) {
+    cli_usage_error("%s: missing whole number", opt);
+    return 0;
+  }
+  long v = strtol(text, &end, 10);
+  if (end == text || *end != '\0') {
+    cli_usage_error("%s: '%s' is not a whole number", opt, text);
+    return 0;
+  }
+  if (v < lo || v > hi) {
+    cli_usage_error("%s: %ld is outside [%ld, %ld]", opt, v, lo, hi);
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+int cli_parse_impact(const char *opt, const char *text, nh_impact_law *law) {
+  if (strcmp(text, "elastic") == 0) {
+    law->kind = NH_IMPACT_ELASTIC, law->e = 1.0;
+    return 1;
+  }
+  if (strcmp(text, "plastic") == 0) {
+    law->kind = NH_IMPACT_PLASTIC, law->e = 1.0;
+    return 1;
+  }
+  if (strncmp(text, "restitution=", 12) == 0) {
+    double e;
+    if (!cli_parse_double(opt, text + 12, &e)) return 0;
+    if (!(e >= 0.0 && e <= 1.0)) {
+      cli_usage_error("%s: coefficient of restitution %g is outside [0, 1]", opt, e);
+      return 0;
+    }
+    law->kind = NH_IMPACT_RESTITUTION, law->e = e;
+    return 1;
+  }
+  cli_usage_error("%s: unknown impact law '%s' (expected elastic, plastic or restitution=E)", opt, text);
+  return 0;
+}
+
+static int cmd_list(int argc, char **argv) {
+  (void)argv;
+  if (argc > 1) return cli_usage_error("list takes no arguments");
+  printf("models:\n");
+  for (int i = 0; i < nh_builtin_count(); i++)
+    printf("  %-12s %s\n", nh_builtin_at(i)->name, nh_builtin_at(i)->summary);
+  printf("\nmethods (--method):\n");
+  printf("  %-12s %-6s %s\n", "name", "order", "preserves");
+  for (int i = 0; i < nh_method_count(); i++) {
+    const nh_method *m = nh_method_at(i);
+    char order[16];
+    if (nh_method_flags(m) & NH_METHOD_EXACT)
+      snprintf(order, sizeof order, "exact");
+    else
+      snprintf(order, sizeof order, "%d", nh_method_order(m));
+    printf("  %-12s %-6s %s\n", nh_method_name(m), order, nh_method_preserves(m));
+    printf("  %-12s %-6s   %s\n", "", "", nh_method_summary(m));
+  }
+  printf("\nimpact laws (--impact):\n"
+         "  elastic          energy conserved, constraints kept, normal velocity reversed (Clark & Bloch eqs. 15-17)\n"
+         "  plastic          unconstrained elastic reflection, then projection onto the constraints (eqs. 18-21)\n"
+         "  restitution=E    normal velocity scaled by -E; eq. 6 without constraints, an extension with them\n");
+  return CLI_OK;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(usage_text, stderr);
+    return CLI_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    fputs(usage_text, stdout);
+    return CLI_OK;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("nholo %s\n", nh_version());
+    return CLI_OK;
+  }
+  if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1);
+  if (strcmp(cmd, "figure") == 0) return cmd_figure(argc - 1, argv + 1);
+  if (strcmp(cmd, "list") == 0) return cmd_list(argc - 1, argv + 1);
+  return cli_usage_error("unknown command '%s' (see 'nholo --help')", cmd);
+}

@@ -1,0 +1,98 @@
+# cmake/install.cmake - install rules for nholo, included by the top-level CMakeLists.txt
+# after the targets are defined.
+#
+#   <libdir>/libnholo.so*, <libdir>/libnholo.a      the shared and the static library
+#   <includedir>/nholo/*.h                          the public headers
+#   <bindir>/nholo                                  the command-line tool
+#   <libdir>/cmake/nholo/                           CMake package: nholo::nholo (shared),
+#                                                   nholo::nholo_static (static)
+#   <libdir>/pkgconfig/nholo.pc                     pkg-config file
+#
+# Components: Runtime (shared library, CLI) and Development (everything else).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(NHOLO_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/nholo" CACHE STRING
+    "Install directory of the nholo CMake package files (relative to the prefix, or absolute)")
+mark_as_advanced(NHOLO_INSTALL_CMAKEDIR)
+
+# Both libraries have OUTPUT_NAME nholo (libnholo.so and libnholo.a); the exported names must
+# differ: nholo::nholo is the shared library, nholo::nholo_static the static one.
+set_target_properties(nholo_shared PROPERTIES EXPORT_NAME nholo)
+set_target_properties(nholo_static PROPERTIES EXPORT_NAME nholo_static)
+# The static library links nholo_flags PRIVATE, which CMake records as $<LINK_ONLY:nholo_flags>
+# in its interface, so the flags target must be in the export set too. Only its link options
+# reach consumers (the sanitizer runtime in NHOLO_SANITIZE builds); its warnings do not.
+set_target_properties(nholo_flags PROPERTIES EXPORT_NAME nholo_internal_flags)
+
+install(TARGETS nholo_shared nholo_static nholo_flags
+  EXPORT nholoTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          COMPONENT Runtime
+          NAMELINK_COMPONENT Development
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          COMPONENT Development
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+          COMPONENT Runtime)
+
+install(TARGETS nholo_cli
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+          COMPONENT Runtime)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/nholo/
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/nholo
+  COMPONENT Development
+  FILES_MATCHING PATTERN "*.h")
+
+# ---- CMake package -------------------------------------------------------------------
+install(EXPORT nholoTargets
+  NAMESPACE nholo::
+  FILE nholoTargets.cmake
+  DESTINATION ${NHOLO_INSTALL_CMAKEDIR}
+  COMPONENT Development)
+
+configure_package_config_file(
+  ${PROJECT_SOURCE_DIR}/cmake/nholoConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/nholoConfig.cmake
+  INSTALL_DESTINATION ${NHOLO_INSTALL_CMAKEDIR}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
+write_basic_package_version_file(
+  ${PROJECT_BINARY_DIR}/nholoConfigVersion.cmake
+  VERSION ${PROJECT_VERSION}
+  COMPATIBILITY SameMajorVersion)
+install(FILES
+  ${PROJECT_BINARY_DIR}/nholoConfig.cmake
+  ${PROJECT_BINARY_DIR}/nholoConfigVersion.cmake
+  DESTINATION ${NHOLO_INSTALL_CMAKEDIR}
+  COMPONENT Development)
+
+# ---- pkg-config ----------------------------------------------------------------------
+# The prefix written into nholo.pc is the one actually installed to, so the .pc file is
+# generated at install time: `cmake --install build --prefix /somewhere` gets
+# prefix=/somewhere (DESTDIR, a staging root, is not part of it, as it should not be).
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(_nholo_pc_libdir "${CMAKE_INSTALL_LIBDIR}")
+else()
+  set(_nholo_pc_libdir "\${exec_prefix}/${CMAKE_INSTALL_LIBDIR}")
+endif()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(_nholo_pc_includedir "${CMAKE_INSTALL_INCLUDEDIR}")
+else()
+  set(_nholo_pc_includedir "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
+set(_nholo_pc_file "${PROJECT_BINARY_DIR}/pkgconfig/nholo.pc")
+install(CODE "
+set(NHOLO_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+string(REGEX REPLACE \"(.)/+\$\" \"\\\\1\" NHOLO_PC_PREFIX \"\${NHOLO_PC_PREFIX}\")
+set(NHOLO_PC_LIBDIR [==[${_nholo_pc_libdir}]==])
+set(NHOLO_PC_INCLUDEDIR [==[${_nholo_pc_includedir}]==])
+set(NHOLO_PC_VERSION [==[${PROJECT_VERSION}]==])
+configure_file([==[${PROJECT_SOURCE_DIR}/cmake/nholo.pc.in]==] [==[${_nholo_pc_file}]==] @ONLY)
+" COMPONENT Development)
+install(FILES ${_nholo_pc_file}
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+  COMPONENT Development)
+
+unset(_nholo_pc_libdir)
+unset(_nholo_pc_includedir)
+unset(_nholo_pc_file)

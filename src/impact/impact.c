@@ -1,0 +1,291 @@
+/* impact.c - impact maps for natural Lagrangians with linear velocity constraints.
+ *
+ * Notation (W. Clark, A. Bloch, "The bouncing penny and nonholonomic impacts"; spec 000
+ * secs. 2.3-2.5). Admissible region g(q) >= 0, impact function H = -g, dH = -dg (a row),
+ * M = M(q) SPD, A = A(q) (nc x nq) the constraint one-forms omega^k as rows, v = qdot-.
+ *
+ * Holonomic (nc = 0), Theorem III.1:
+ *   (5)  v+ = v - 2 (dH v) / (dH M^-1 dH^T) M^-1 dH^T
+ *   (6)  v+ = v - (1 + e) (dH v) / (dH M^-1 dH^T) M^-1 dH^T,        0 <= e <= 1
+ *
+ * Elastic nonholonomic impact, Lagrange-d'Alembert jump conditions:
+ *   (15) M v+ - M v- = A^T lambda + alpha dH^T,   T+ = T-,   A v+ = 0
+ *   (16) lambda_k <omega^k, omega^l> + alpha <dH, omega^l> = 0             (all l)
+ *   (17) 2 lambda.<p-, omega> + 2 alpha <p-, dH> + lambda^T G lambda
+ *          + 2 alpha lambda.<omega, dH> + alpha^2 <dH, dH> = 0
+ * with the cometric <a, b> = a M^-1 b^T. In matrices, solving with Cholesky factors:
+ *   z = M^-1 dH^T,  W = M^-1 A^T,  G = A W,  b = A z,  c = dH z,  sig = dH v,  y = G^-1 b
+ *   (16) -> lambda = -alpha y
+ *   (17) -> alpha^2 (c - b.y) + 2 alpha sig = 0  ->  alpha = -2 sig / D_e,  D_e = c - b.y
+ *   u = z - W y = Pi z,  Pi = I - M^-1 A^T G^-1 A   (kinetic-metric projector onto ker A)
+ *   v+ = v - 2 sig / D_e u,   D_e = dH u
+ *
+ * Plastic nonholonomic impact (Def. IV.4): v+ = pi_Delta(P(v)), P the unconstrained
+ * elastic reflection (5):
+ *   (18) (q, v) -> (q, Pi P v)
+ *   (19) a^{ij} = omega^i(W^j) = G_ij,   (a_ij) = G^-1
+ *   (20) v -> v - 2 sig / c (z - W G^-1 A z) = v - 2 sig / D_p u,   D_p = c
+ *   (21) pi_Delta(v) = v - W G^-1 A v
+ * The wall multiplier is P's, alpha = C = -2 sig / D_p (the paper's C of (29)); the
+ * projection adds the constraint impulse lambda = -G^-1 A P v = -alpha y (A v = 0).
+ *
+ * Every law is therefore  v+ = v - (1 + e) sig / D u,  alpha = -(1 + e) sig / D,
+ * lambda = -alpha y  (elastic: e = 1, D = D_e; restitution: e, D = D_e; plastic: e = 1,
+ * D = D_p). A pre-impact velocity that violates A v = 0 is first projected, v <- Pi v, and
+ * the projection impulse -G^-1 A v is added to lambda so that (15) holds for the given v. */
+#include <math.h>
+#include <string.h>
+
+#include "la/la.h"
+#include "nholo/impact.h"
+
+nh_impact_tol nh_impact_tol_default(void) {
+  nh_impact_tol t;
+  t.sig_tol = 0.0;
+  t.degenerate_tol = 1e-12;
+  t.constraint_tol = 1e-9;
+  t.project = 1;
+  return t;
+}
+
+/* work layout of the generic maps (doubles) */
+typedef struct impact_work {
+  double *L;  /* (nq x nq) Cholesky factor of M */
+  double *W;  /* (nc x nq) row k = W^k = M^-1 A_k^T */
+  double *G;  /* (nc x nc) Cholesky factor of A M^-1 A^T */
+  double *z;  /* (nq) M^-1 dH^T */
+  double *u;  /* (nq) Pi z */
+  double *w;  /* (nq) the velocity being mapped (projected v) */
+  double *x;  /* (nq) the result */
+  double *dH; /* (nq) -dg */
+  double *y;  /* (nc) G^-1 A z */
+  double *r;  /* (nc) G^-1 A v (projection coefficients) */
+} impact_work;
+
+size_t nh_impact_work_size(int nq, int nc) {
+  if (nq < 0) nq = 0;
+  if (nc < 0) nc = 0;
+  size_t n = (size_t)nq, m = (size_t)nc;
+  return n * n + m * n + m * m + 5 * n + 2 * m;
+}
+
+static impact_work carve(int nq, int nc, double *work) {
+  size_t n = (size_t)nq, m = (size_t)nc;
+  impact_work iw;
+  iw.L = work;
+  iw.W = iw.L + n * n;
+  iw.G = iw.W + m * n;
+  iw.z = iw.G + m * m;
+  iw.u = iw.z + n;
+  iw.w = iw.u + n;
+  iw.x = iw.w + n;
+  iw.dH = iw.x + n;
+  iw.y = iw.dH + n;
+  iw.r = iw.y + m;
+  return iw;
+}
+
+static int all_finite(int n, const double *x) {
+  for (int i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+/* Factor M and G = A M^-1 A^T, forming W = M^-1 A^T on the way. */
+static int factor_metric(int nq, int nc, const double *M, const double *A, impact_work *iw) {
+  memcpy(iw->L, M, sizeof(double) * (size_t)nq * (size_t)nq);
+  if (nh_la_chol(nq, iw->L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
+  if (nc == 0) return NH_OK;
+  if (nc > nq) return NH_ERR_SINGULAR; /* more one-forms than coordinates */
+  /* W^k = M^-1 A_k^T (rows of W) */
+  memcpy(iw->W, A, sizeof(double) * (size_t)nc * (size_t)nq);
+  for (int k = 0; k < nc; k++) nh_la_chol_solve(nq, iw->L, iw->W + (size_t)k * nq);
+  /* G_kl = A_k . W^l, symmetric by construction up to round-off: use the lower triangle */
+  for (int k = 0; k < nc; k++)
+    for (int l = 0; l <= k; l++) {
+      double g = nh_la_dot(nq, A + (size_t)k * nq, iw->W + (size_t)l * nq);
+      iw->G[(size_t)k * nc + l] = g;
+      iw->G[(size_t)l * nc + k] = g;
+    }
+  if (nh_la_chol(nc, iw->G, 0.0, NULL) != NH_OK) return NH_ERR_SINGULAR;
+  return NH_OK;
+}
+
+/* x <- x - W^T G^-1 (A x) for a vector x (nq): the projection Pi x. coef (nc) receives
+ * G^-1 A x. */
+static void project(int nq, int nc, const double *A, const impact_work *iw, double *x,
+                    double *coef) {
+  for (int k = 0; k < nc; k++) coef[k] = nh_la_dot(nq, A + (size_t)k * nq, x);
+  nh_la_chol_solve(nc, iw->G, coef);
+  for (int k = 0; k < nc; k++) nh_la_axpy(nq, -coef[k], iw->W + (size_t)k * nq, x);
+}
+
+/* |A v|_inf and |A|_inf (row-sum norm) */
+static double residual(int nq, int nc, const double *A, const double *v, double *normA) {
+  double res = 0.0, na = 0.0;
+  for (int k = 0; k < nc; k++) {
+    const double *Ak = A + (size_t)k * nq;
+    double r = fabs(nh_la_dot(nq, Ak, v)), s = 0.0;
+    for (int j = 0; j < nq; j++) s += fabs(Ak[j]);
+    if (r > res) res = r;
+    if (s > na) na = s;
+  }
+  *normA = na;
+  return res;
+}
+
+static int valid_tol(const nh_impact_tol *t) {
+  return t->sig_tol >= 0.0 && isfinite(t->sig_tol) && t->degenerate_tol >= 0.0 &&
+         isfinite(t->degenerate_tol) && t->constraint_tol >= 0.0 && isfinite(t->constraint_tol);
+}
+
+int nh_impact_map(int nq, int nc, const double *M, const double *A, const double *dg,
+                  const double *v, nh_impact_law law, const nh_impact_tol *tol, double *v_out,
+                  double *lambda, nh_impact_info *info, double *work) {
+  nh_impact_info inf;
+  memset(&inf, 0, sizeof inf);
+  if (info) *info = inf;
+  if (nq < 1 || nc < 0 || !M || (nc > 0 && !A) || !dg || !v || !v_out || !work) return NH_ERR_ARG;
+  nh_impact_tol tl = tol ? *tol : nh_impact_tol_default();
+  double e;
+  switch (law.kind) {
+  case NH_IMPACT_ELASTIC:
+  case NH_IMPACT_PLASTIC:
+    e = 1.0;
+    break;
+  case NH_IMPACT_RESTITUTION:
+    e = law.e;
+    break;
+  default:
+    e = NAN;
+  }
+  /* every failure below leaves v_out = v */
+  impact_work iw = carve(nq, nc, work);
+  double normA = 0.0, c, De, D, sig, f;
+  int status = NH_ERR_ARG;
+  if (!(e >= 0.0 && e <= 1.0) || !valid_tol(&tl) || !all_finite(nq, v) || !all_finite(nq, dg))
+    goto fail;
+  status = factor_metric(nq, nc, M, A, &iw);
+  if (status != NH_OK) goto fail;
+
+  /* drifted pre-impact velocity: project onto ker A (decision D4) or reject */
+  nh_la_copy(nq, v, iw.w);
+  for (int k = 0; k < nc; k++) iw.r[k] = 0.0;
+  inf.residual_before = residual(nq, nc, A, v, &normA);
+  if (inf.residual_before > tl.constraint_tol * normA * nh_la_norm_inf(nq, v)) {
+    if (!tl.project) {
+      status = NH_ERR_CONSTRAINT;
+      goto fail;
+    }
+    project(nq, nc, A, &iw, iw.w, iw.r);
+    inf.projected = 1;
+  }
+
+  /* z = M^-1 dH^T, c = dH z; u = Pi z, y = G^-1 A z, D_e = dH u */
+  for (int i = 0; i < nq; i++) iw.dH[i] = -dg[i];
+  nh_la_copy(nq, iw.dH, iw.z);
+  nh_la_chol_solve(nq, iw.L, iw.z);
+  c = nh_la_dot(nq, iw.dH, iw.z);
+  nh_la_copy(nq, iw.z, iw.u);
+  project(nq, nc, A, &iw, iw.u, iw.y);
+  De = nh_la_dot(nq, iw.dH, iw.u);
+  sig = nh_la_dot(nq, iw.dH, iw.w);
+  D = law.kind == NH_IMPACT_PLASTIC ? c : De;
+  inf.sig = sig;
+  inf.vn_before = -sig;
+  inf.vn_after = -sig;
+  inf.D = D;
+  inf.rho = c > 0.0 ? De / c : 0.0;
+
+  /* degenerate: dH (numerically) in the span of the one-forms, rho = D_e / c tiny; checked
+   * before the approach test because sig is then round-off of either sign */
+  if (!(c > 0.0) || !(De > tl.degenerate_tol * c)) {
+    status = NH_DEGENERATE_IMPACT;
+    nh_la_copy(nq, iw.w, iw.x);
+    for (int k = 0; k < nc; k++) iw.y[k] = 0.0;
+    goto done;
+  }
+  /* not approaching: no impact (decision D2) */
+  if (!(sig > tl.sig_tol)) {
+    status = NH_NO_IMPACT;
+    nh_la_copy(nq, iw.w, iw.x);
+    for (int k = 0; k < nc; k++) iw.y[k] = 0.0;
+    goto done;
+  }
+
+  /* the map: v+ = w - (1 + e) sig / D u, alpha = -(1 + e) sig / D, lambda = -alpha y */
+  f = (1.0 + e) * sig / D;
+  nh_la_copy(nq, iw.w, iw.x);
+  nh_la_axpy(nq, -f, iw.u, iw.x);
+  inf.alpha = -f;
+  nh_la_scale(nc, f, iw.y);
+  inf.vn_after = nh_la_dot(nq, dg, iw.x);
+  status = NH_OK;
+  if (law.kind == NH_IMPACT_PLASTIC && !(inf.vn_after > 0.0)) status = NH_NOT_REVERSED;
+
+done:
+  /* outputs; the projection impulse -G^-1 A v joins lambda */
+  nh_la_copy(nq, iw.x, v_out);
+  if (lambda)
+    for (int k = 0; k < nc; k++) lambda[k] = iw.y[k] - iw.r[k];
+  if (info) *info = inf;
+  return status;
+
+fail:
+  nh_la_copy(nq, v, v_out);
+  if (info) *info = inf;
+  return status;
+}
+
+int nh_project_velocity(int nq, int nc, const double *M, const double *A, const double *v,
+                        double *v_out, double *work) {
+  if (nq < 1 || nc < 0 || !M || (nc > 0 && !A) || !v || !v_out || !work) return NH_ERR_ARG;
+  impact_work iw = carve(nq, nc, work);
+  int status = factor_metric(nq, nc, M, A, &iw);
+  if (status != NH_OK) {
+    nh_la_copy(nq, v, v_out);
+    return status;
+  }
+  nh_la_copy(nq, v, v_out);
+  project(nq, nc, A, &iw, v_out, iw.r);
+  return NH_OK;
+}
+
+size_t nh_model_impact_work_size(const nh_model *model) {
+  if (!model) return 0;
+  size_t n = (size_t)model->nq, m = (size_t)model->nc, ng = (size_t)model->ngap;
+  return n * n + m * n + ng * n + nh_impact_work_size(model->nq, model->nc);
+}
+
+int nh_model_impact(const nh_model *model, int gap, const double *q, const double *v,
+                    const nh_impact_law *law, const nh_impact_tol *tol, double *v_out,
+                    double *lambda, nh_impact_info *info, double *work) {
+  if (info) memset(info, 0, sizeof *info);
+  if (!model || !q || !v || !v_out || !work || gap < 0 || gap >= model->ngap || !model->mass ||
+      !model->gap || (model->nc > 0 && !model->constraint))
+    return NH_ERR_ARG;
+  int nq = model->nq, nc = model->nc;
+  size_t n = (size_t)nq;
+  double *M = work, *A = M + n * n, *dg = A + (size_t)nc * n;
+  double *scratch = dg + (size_t)model->ngap * n;
+
+  /* evaluate M(q), A(q) and the gap gradients at the contact configuration */
+  int rc = model->mass(q, M, model->user);
+  if (rc == 0 && nc > 0) rc = model->constraint(q, v, A, NULL, model->user);
+  if (rc == 0) rc = model->gap(q, NULL, dg, model->user);
+  if (rc != 0) {
+    nh_la_copy(nq, v, v_out);
+    return NH_ERR_CALLBACK;
+  }
+  nh_impact_law lw;
+  if (law)
+    lw = *law;
+  else if (model->impact)
+    lw = model->impact[gap];
+  else {
+    lw.kind = NH_IMPACT_ELASTIC;
+    lw.e = 1.0;
+  }
+  return nh_impact_map(nq, nc, M, nc > 0 ? A : NULL, dg + (size_t)gap * n, v, lw, tol, v_out,
+                       lambda, info, scratch);
+}

@@ -1,0 +1,283 @@
+/* csv.c - atomic output files and the CSV writers (trajectory, impact log).
+ *
+ * Every file is written to "<path>.tmp.<pid>" beside its destination and renamed over it
+ * only when everything was written and flushed, so a failure never leaves a partial file. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifdef _WIN32
+#include <process.h>
+#define nh_getpid() ((long)_getpid())
+#else
+#include <unistd.h>
+#define nh_getpid() ((long)getpid())
+#endif
+
+#include "nholo/io.h"
+
+#ifdef S_ISDIR
+#define NH_S_ISDIR(m) S_ISDIR(m)
+#else
+#define NH_S_ISDIR(m) (((m) & _S_IFMT) == _S_IFDIR)
+#endif
+
+/* ---- messages ------------------------------------------------------------------------ */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void set_msg(char *msg, size_t msg_size, const char *fmt, ...) {
+  if (!msg || msg_size == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, msg_size, fmt, ap);
+  va_end(ap);
+}
+
+static int io_error(char *msg, size_t msg_size, const char *path, int err) {
+  set_msg(msg, msg_size, "cannot write '%s': %s", path, strerror(err ? err : EIO));
+  return NH_ERR_IO;
+}
+
+/* ---- atomic files -------------------------------------------------------------------- */
+
+int nh_outfile_open(nh_outfile *out, const char *path, char *msg, size_t msg_size) {
+  if (!out) {
+    set_msg(msg, msg_size, "no output file given");
+    return NH_ERR_ARG;
+  }
+  out->fp = NULL;
+  out->path[0] = '\0';
+  out->tmp[0] = '\0';
+  if (!path || !path[0]) {
+    set_msg(msg, msg_size, "empty output path");
+    return NH_ERR_ARG;
+  }
+  size_t len = strlen(path);
+  if (len >= sizeof out->path) {
+    set_msg(msg, msg_size, "output path too long (%zu characters, at most %zu)", len,
+            sizeof out->path - 1);
+    return NH_ERR_ARG;
+  }
+  memcpy(out->path, path, len + 1);
+  int n = snprintf(out->tmp, sizeof out->tmp, "%s.tmp.%ld", path, nh_getpid());
+  if (n < 0 || (size_t)n >= sizeof out->tmp) {
+    out->path[0] = out->tmp[0] = '\0';
+    set_msg(msg, msg_size, "output path too long: '%s'", path);
+    return NH_ERR_ARG;
+  }
+  errno = 0;
+  out->fp = fopen(out->tmp, "wb");
+  if (!out->fp) {
+    int err = errno;
+    out->path[0] = out->tmp[0] = '\0';
+    return io_error(msg, msg_size, path, err);
+  }
+  return NH_OK;
+}
+
+void nh_outfile_abort(nh_outfile *out) {
+  if (!out) return;
+  if (out->fp) fclose(out->fp);
+  out->fp = NULL;
+  if (out->tmp[0]) remove(out->tmp);
+  out->tmp[0] = '\0';
+}
+
+int nh_outfile_commit(nh_outfile *out, char *msg, size_t msg_size) {
+  if (!out || !out->tmp[0]) {
+    set_msg(msg, msg_size, "no open output file to commit");
+    return NH_ERR_ARG;
+  }
+  int err = 0;
+  if (out->fp) {
+    int e0 = errno; /* most likely what made an earlier write fail, if one did */
+    errno = 0;
+    if (fflush(out->fp) != 0) err = errno ? errno : EIO;
+    if (!err && ferror(out->fp)) err = e0 ? e0 : EIO;
+    errno = 0;
+    if (fclose(out->fp) != 0 && !err) err = errno ? errno : EIO;
+    out->fp = NULL;
+  }
+  if (!err) {
+    errno = 0;
+    if (rename(out->tmp, out->path) != 0) {
+      err = errno ? errno : EIO;
+#ifdef _WIN32
+      /* rename does not replace an existing file on Windows */
+      if (remove(out->path) == 0 && rename(out->tmp, out->path) == 0) err = 0;
+#endif
+    }
+  }
+  if (err) {
+    remove(out->tmp);
+    out->tmp[0] = '\0';
+    return io_error(msg, msg_size, out->path, err);
+  }
+  out->tmp[0] = '\0';
+  return NH_OK;
+}
+
+int nh_check_writable(const char *path, char *msg, size_t msg_size) {
+  nh_outfile out;
+  int st = nh_outfile_open(&out, path, msg, msg_size);
+  if (st != NH_OK) return st;
+  nh_outfile_abort(&out);
+  /* The temporary could be created, but the rename would fail over a directory. */
+  struct stat sb;
+  if (stat(path, &sb) == 0 && NH_S_ISDIR(sb.st_mode)) return io_error(msg, msg_size, path, EISDIR);
+  return NH_OK;
+}
+
+/* ---- CSV ----------------------------------------------------------------------------- */
+
+/* A text field made of three parts, quoted (RFC 4180) when it holds a separator, a quote or
+ * a line break. */
+static void put_field3(FILE *fp, const char *a, const char *b, const char *c) {
+  const char *part[3] = {a, b, c};
+  int quote = 0;
+  for (int i = 0; i < 3; i++) quote |= strpbrk(part[i], ",\"\r\n") != NULL;
+  if (quote) fputc('"', fp);
+  for (int i = 0; i < 3; i++)
+    for (const char *s = part[i]; *s; s++) {
+      if (quote && *s == '"') fputc('"', fp);
+      fputc(*s, fp);
+    }
+  if (quote) fputc('"', fp);
+}
+
+/* A column name: prefix, the i-th name (or "<fallback><i+1>" when there is none), suffix. */
+static void put_name(FILE *fp, const char *prefix, const char *const *names, int i,
+                     const char *fallback, const char *suffix) {
+  if (names && names[i]) {
+    put_field3(fp, prefix, names[i], suffix);
+  } else {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s%d", fallback, i + 1);
+    put_field3(fp, prefix, buf, suffix);
+  }
+}
+
+static void put_num(FILE *fp, double x) {
+  fputc(',', fp);
+  fprintf(fp, "%.17g", x);
+}
+
+int nh_write_traj_csv(const char *path, const nh_model *model, const nh_traj *traj, char *msg,
+                      size_t msg_size) {
+  if (!model || !traj) {
+    set_msg(msg, msg_size, "nh_write_traj_csv: %s is NULL", model ? "trajectory" : "model");
+    return NH_ERR_ARG;
+  }
+  if (traj->nq != model->nq) {
+    set_msg(msg, msg_size,
+            "nh_write_traj_csv: the trajectory has %d coordinates, the model '%s' has %d",
+            traj->nq, model->name, model->nq);
+    return NH_ERR_ARG;
+  }
+  if (traj->n < 0 || (traj->n > 0 && (!traj->t || !traj->q || !traj->v))) {
+    set_msg(msg, msg_size, "nh_write_traj_csv: malformed trajectory");
+    return NH_ERR_ARG;
+  }
+  nh_outfile out;
+  int st = nh_outfile_open(&out, path, msg, msg_size);
+  if (st != NH_OK) return st;
+  FILE *fp = out.fp;
+  int nq = model->nq;
+
+  fputs("t", fp);
+  for (int i = 0; i < nq; i++) {
+    fputc(',', fp);
+    put_name(fp, "", model->coord_names, i, "q", "");
+  }
+  for (int i = 0; i < nq; i++) {
+    fputc(',', fp);
+    put_name(fp, "", model->coord_names, i, "q", "_dot");
+  }
+  fputc('\n', fp);
+
+  for (long k = 0; k < traj->n && !ferror(fp); k++) {
+    const double *q = traj->q + (size_t)k * (size_t)nq;
+    const double *v = traj->v + (size_t)k * (size_t)nq;
+    fprintf(fp, "%.17g", traj->t[k]);
+    for (int i = 0; i < nq; i++) put_num(fp, q[i]);
+    for (int i = 0; i < nq; i++) put_num(fp, v[i]);
+    fputc('\n', fp);
+  }
+  return nh_outfile_commit(&out, msg, msg_size);
+}
+
+int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t msg_size) {
+  if (!sim) {
+    set_msg(msg, msg_size, "nh_write_impacts_csv: simulation is NULL");
+    return NH_ERR_ARG;
+  }
+  const nh_model *model = nh_sim_model(sim);
+  if (!model) {
+    set_msg(msg, msg_size, "nh_write_impacts_csv: simulation has no model");
+    return NH_ERR_ARG;
+  }
+  nh_outfile out;
+  int st = nh_outfile_open(&out, path, msg, msg_size);
+  if (st != NH_OK) return st;
+  FILE *fp = out.fp;
+  int nq = model->nq, nc = model->nc;
+
+  fputs("index,t,surface,status,energy_before,energy_after,vn_before,vn_after,alpha", fp);
+  for (int i = 0; i < nc; i++) {
+    fputc(',', fp);
+    put_name(fp, "lambda_", model->constraint_names, i, "c", "");
+  }
+  for (int i = 0; i < nq; i++) {
+    fputc(',', fp);
+    put_name(fp, "", model->coord_names, i, "q", "");
+  }
+  for (int i = 0; i < nq; i++) {
+    fputc(',', fp);
+    put_name(fp, "", model->coord_names, i, "q", "_dot_before");
+  }
+  for (int i = 0; i < nq; i++) {
+    fputc(',', fp);
+    put_name(fp, "", model->coord_names, i, "q", "_dot_after");
+  }
+  fputc('\n', fp);
+
+  long count = nh_sim_impact_count(sim);
+  for (long k = 0; k < count && !ferror(fp); k++) {
+    nh_impact_record rec;
+    st = nh_sim_impact_get(sim, k, &rec);
+    if (st != NH_OK) {
+      nh_outfile_abort(&out);
+      set_msg(msg, msg_size, "cannot write '%s': impact %ld of %ld unavailable (%s)", path, k,
+              count, nh_status_name(st));
+      return NH_ERR_IO;
+    }
+    fprintf(fp, "%ld,%.17g,", k, rec.t);
+    if (rec.gap >= 0 && rec.gap < model->ngap)
+      put_name(fp, "", model->gap_names, rec.gap, "g", "");
+    else
+      fprintf(fp, "%d", rec.gap);
+    fputc(',', fp);
+    fputs(nh_status_name(rec.status), fp);
+    put_num(fp, rec.energy_before);
+    put_num(fp, rec.energy_after);
+    put_num(fp, rec.vn_before);
+    put_num(fp, rec.vn_after);
+    put_num(fp, rec.alpha);
+    /* (an array the record does not hold is written as nan, never as made-up zeros) */
+    for (int i = 0; i < nc; i++) put_num(fp, rec.lambda ? rec.lambda[i] : NAN);
+    for (int i = 0; i < nq; i++) put_num(fp, rec.q ? rec.q[i] : NAN);
+    for (int i = 0; i < nq; i++) put_num(fp, rec.v_before ? rec.v_before[i] : NAN);
+    for (int i = 0; i < nq; i++) put_num(fp, rec.v_after ? rec.v_after[i] : NAN);
+    fputc('\n', fp);
+  }
+  return nh_outfile_commit(&out, msg, msg_size);
+}

@@ -1,0 +1,358 @@
+/* la.c - tiny dense linear algebra (see la.h).
+ *
+ * Plain loops tuned for the sizes of mechanical systems (n = 2..20): no blocking, no
+ * allocation, no VLAs. Rank and singularity decisions compare pivots with a threshold
+ * relative to the matrix scale, and a NaN pivot always counts as a failure (the tests
+ * are written as !(pivot > threshold)). */
+#include "la/la.h"
+
+#include <math.h>
+
+#include "nholo/status.h"
+
+/* the relative threshold actually used */
+static double rank_tol(double tol) { return tol > 0.0 ? tol : NH_LA_RANK_TOL; }
+
+/* ---- BLAS-like helpers ------------------------------------------------------------- */
+
+double nh_la_dot(int n, const double *x, const double *y) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += x[i] * y[i];
+  return s;
+}
+
+double nh_la_norm_inf(int n, const double *x) {
+  double m = 0.0;
+  for (int i = 0; i < n; i++) {
+    double a = fabs(x[i]);
+    if (a > m || isnan(a)) m = a; /* NaN propagates */
+  }
+  return m;
+}
+
+double nh_la_norm2(int n, const double *x) {
+  /* scale by the largest entry so that the squares neither overflow nor underflow */
+  double m = nh_la_norm_inf(n, x);
+  if (m == 0.0 || !isfinite(m)) return m;
+  double s = 0.0;
+  for (int i = 0; i < n; i++) {
+    double t = x[i] / m;
+    s += t * t;
+  }
+  return m * sqrt(s);
+}
+
+void nh_la_axpy(int n, double a, const double *x, double *y) {
+  for (int i = 0; i < n; i++) y[i] += a * x[i];
+}
+
+void nh_la_copy(int n, const double *x, double *y) {
+  if (x == y) return;
+  for (int i = 0; i < n; i++) y[i] = x[i];
+}
+
+void nh_la_scale(int n, double a, double *x) {
+  for (int i = 0; i < n; i++) x[i] *= a;
+}
+
+void nh_la_gemv(int m, int n, const double *A, const double *x, double *y) {
+  for (int i = 0; i < m; i++) y[i] = nh_la_dot(n, A + (size_t)i * n, x);
+}
+
+void nh_la_gemv_t(int m, int n, const double *A, const double *x, double *y) {
+  for (int j = 0; j < n; j++) y[j] = 0.0;
+  for (int i = 0; i < m; i++) nh_la_axpy(n, x[i], A + (size_t)i * n, y);
+}
+
+void nh_la_gemm(int m, int k, int n, const double *A, const double *B, double *C) {
+  /* row i of C = sum_p A(i,p) * row p of B (unit-stride inner loop) */
+  for (int i = 0; i < m; i++) {
+    double *c = C + (size_t)i * n;
+    for (int j = 0; j < n; j++) c[j] = 0.0;
+    for (int p = 0; p < k; p++) nh_la_axpy(n, A[(size_t)i * k + p], B + (size_t)p * n, c);
+  }
+}
+
+void nh_la_gemm_nt(int m, int k, int n, const double *A, const double *B, double *C) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) C[(size_t)i * n + j] = nh_la_dot(k, A + (size_t)i * k, B + (size_t)j * k);
+}
+
+void nh_la_transpose(int m, int n, const double *A, double *B) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) B[(size_t)j * m + i] = A[(size_t)i * n + j];
+}
+
+/* ---- Cholesky A = L L^T ------------------------------------------------------------ */
+
+int nh_la_chol(int n, double *A, double tol, int *rank) {
+  /* scale: the largest diagonal entry (only the lower triangle is read) */
+  double dmax = 0.0;
+  for (int i = 0; i < n; i++)
+    if (A[(size_t)i * n + i] > dmax) dmax = A[(size_t)i * n + i];
+  double thr = rank_tol(tol) * dmax;
+  int r = 0;
+
+  /* left-looking column by column; a rejected pivot zeroes its column of L, so a
+   * positive semi-definite matrix of rank r accepts exactly r pivots */
+  for (int j = 0; j < n; j++) {
+    double *Lj = A + (size_t)j * n;
+    double d = Lj[j] - nh_la_dot(j, Lj, Lj);
+    if (!(d > thr) || !(d > 0.0)) {
+      for (int i = j; i < n; i++) A[(size_t)i * n + j] = 0.0;
+      continue;
+    }
+    double ljj = sqrt(d);
+    Lj[j] = ljj;
+    r++;
+    for (int i = j + 1; i < n; i++) {
+      double *Li = A + (size_t)i * n;
+      Li[j] = (Li[j] - nh_la_dot(j, Li, Lj)) / ljj;
+    }
+  }
+  if (rank) *rank = r;
+  return r == n ? NH_OK : NH_ERR_NOT_SPD;
+}
+
+void nh_la_chol_solve(int n, const double *L, double *b) {
+  /* forward: L y = b */
+  for (int i = 0; i < n; i++) b[i] = (b[i] - nh_la_dot(i, L + (size_t)i * n, b)) / L[(size_t)i * n + i];
+  /* backward: L^T x = y */
+  for (int i = n - 1; i >= 0; i--) {
+    double s = b[i];
+    for (int k = i + 1; k < n; k++) s -= L[(size_t)k * n + i] * b[k];
+    b[i] = s / L[(size_t)i * n + i];
+  }
+}
+
+void nh_la_chol_solve_mat(int n, int nrhs, const double *L, double *B) {
+  /* the same two sweeps on whole rows of B */
+  for (int i = 0; i < n; i++) {
+    double *Bi = B + (size_t)i * nrhs;
+    for (int k = 0; k < i; k++) nh_la_axpy(nrhs, -L[(size_t)i * n + k], B + (size_t)k * nrhs, Bi);
+    nh_la_scale(nrhs, 1.0 / L[(size_t)i * n + i], Bi);
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    double *Bi = B + (size_t)i * nrhs;
+    for (int k = i + 1; k < n; k++) nh_la_axpy(nrhs, -L[(size_t)k * n + i], B + (size_t)k * nrhs, Bi);
+    nh_la_scale(nrhs, 1.0 / L[(size_t)i * n + i], Bi);
+  }
+}
+
+/* ---- LDL^T with diagonal pivoting -------------------------------------------------- */
+
+/* swap rows and columns p and q (p != q) of the full n x n matrix */
+static void sym_swap(int n, double *A, int p, int q) {
+  for (int j = 0; j < n; j++) {
+    double t = A[(size_t)p * n + j];
+    A[(size_t)p * n + j] = A[(size_t)q * n + j];
+    A[(size_t)q * n + j] = t;
+  }
+  for (int i = 0; i < n; i++) {
+    double t = A[(size_t)i * n + p];
+    A[(size_t)i * n + p] = A[(size_t)i * n + q];
+    A[(size_t)i * n + q] = t;
+  }
+}
+
+int nh_la_ldlt(int n, double *A, int *perm, double tol, int *rank) {
+  /* mirror the lower triangle so that symmetric swaps can move whole rows and columns */
+  double dmax = 0.0;
+  for (int i = 0; i < n; i++) {
+    perm[i] = i;
+    for (int j = 0; j < i; j++) A[(size_t)j * n + i] = A[(size_t)i * n + j];
+    double a = fabs(A[(size_t)i * n + i]);
+    if (a > dmax) dmax = a;
+  }
+  double thr = rank_tol(tol) * dmax;
+  int r = n;
+
+  for (int k = 0; k < n; k++) {
+    /* pivot: the largest remaining |diagonal| of the Schur complement */
+    int p = k;
+    for (int i = k + 1; i < n; i++)
+      if (fabs(A[(size_t)i * n + i]) > fabs(A[(size_t)p * n + p])) p = i;
+    if (p != k) {
+      sym_swap(n, A, k, p);
+      int t = perm[k];
+      perm[k] = perm[p];
+      perm[p] = t;
+    }
+    double d = A[(size_t)k * n + k];
+    if (!(fabs(d) > thr) || !(fabs(d) > 0.0)) {
+      /* the rest is numerically zero: rank k, clear the remaining factors */
+      r = k;
+      for (int i = k; i < n; i++)
+        for (int j = k; j <= i; j++) A[(size_t)i * n + j] = 0.0;
+      break;
+    }
+    /* column of L below the pivot; row k above keeps d * l for the update */
+    for (int i = k + 1; i < n; i++) A[(size_t)i * n + k] = A[(size_t)k * n + i] / d;
+    /* rank-one update of the trailing block: A_ij -= l_i (d l_j) */
+    for (int i = k + 1; i < n; i++) {
+      double li = A[(size_t)i * n + k];
+      double *Ai = A + (size_t)i * n;
+      const double *Ak = A + (size_t)k * n;
+      for (int j = k + 1; j < n; j++) Ai[j] -= li * Ak[j];
+    }
+  }
+  if (rank) *rank = r;
+  return r == n ? NH_OK : NH_ERR_SINGULAR;
+}
+
+void nh_la_ldlt_solve(int n, const double *LD, const int *perm, double *b, double *work) {
+  /* permute, solve L D L^T y = P^T b, permute back */
+  for (int i = 0; i < n; i++) work[i] = b[perm[i]];
+  for (int i = 0; i < n; i++) work[i] -= nh_la_dot(i, LD + (size_t)i * n, work);
+  for (int i = 0; i < n; i++) work[i] /= LD[(size_t)i * n + i];
+  for (int i = n - 1; i >= 0; i--) {
+    double s = work[i];
+    for (int k = i + 1; k < n; k++) s -= LD[(size_t)k * n + i] * work[k];
+    work[i] = s;
+  }
+  for (int i = 0; i < n; i++) b[perm[i]] = work[i];
+}
+
+/* ---- LU with partial pivoting ------------------------------------------------------ */
+
+int nh_la_lu(int n, double *A, int *piv, double tol) {
+  double amax = 0.0;
+  for (size_t i = 0; i < (size_t)n * n; i++)
+    if (fabs(A[i]) > amax) amax = fabs(A[i]);
+  double thr = rank_tol(tol) * amax;
+  int status = NH_OK;
+
+  for (int k = 0; k < n; k++) {
+    /* pivot row: the largest |entry| in column k at or below the diagonal */
+    int p = k;
+    for (int i = k + 1; i < n; i++)
+      if (fabs(A[(size_t)i * n + k]) > fabs(A[(size_t)p * n + k])) p = i;
+    piv[k] = p;
+    if (p != k)
+      for (int j = 0; j < n; j++) {
+        double t = A[(size_t)k * n + j];
+        A[(size_t)k * n + j] = A[(size_t)p * n + j];
+        A[(size_t)p * n + j] = t;
+      }
+    double d = A[(size_t)k * n + k];
+    if (!(fabs(d) > thr)) status = NH_ERR_SINGULAR;
+    if (!(fabs(d) > 0.0)) continue; /* exact zero column: nothing to eliminate */
+    /* eliminate below the pivot */
+    for (int i = k + 1; i < n; i++) {
+      double *Ai = A + (size_t)i * n;
+      double l = Ai[k] / d;
+      Ai[k] = l;
+      for (int j = k + 1; j < n; j++) Ai[j] -= l * A[(size_t)k * n + j];
+    }
+  }
+  return status;
+}
+
+void nh_la_lu_solve(int n, const double *LU, const int *piv, double *b) {
+  /* apply the interchanges, then L (unit) and U */
+  for (int k = 0; k < n; k++)
+    if (piv[k] != k) {
+      double t = b[k];
+      b[k] = b[piv[k]];
+      b[piv[k]] = t;
+    }
+  for (int i = 0; i < n; i++) b[i] -= nh_la_dot(i, LU + (size_t)i * n, b);
+  for (int i = n - 1; i >= 0; i--) {
+    const double *Ui = LU + (size_t)i * n;
+    b[i] = (b[i] - nh_la_dot(n - i - 1, Ui + i + 1, b + i + 1)) / Ui[i];
+  }
+}
+
+double nh_la_lu_det(int n, const double *LU, const int *piv) {
+  double det = 1.0;
+  for (int k = 0; k < n; k++) {
+    det *= LU[(size_t)k * n + k];
+    if (piv[k] != k) det = -det;
+  }
+  return det;
+}
+
+/* ---- Householder QR ---------------------------------------------------------------- */
+
+/* apply H = I - tau v v^T (v = column k of QR below row k, v_k = 1) to b (m) */
+static void house_apply(int m, int n, const double *QR, int k, double tau, double *b) {
+  if (tau == 0.0) return;
+  double s = b[k];
+  for (int i = k + 1; i < m; i++) s += QR[(size_t)i * n + k] * b[i];
+  s *= tau;
+  b[k] -= s;
+  for (int i = k + 1; i < m; i++) b[i] -= s * QR[(size_t)i * n + k];
+}
+
+int nh_la_qr(int m, int n, double *A, double *tau, double tol, int *rank) {
+  for (int k = 0; k < n; k++) {
+    /* reflector for column k (LAPACK dlarfg): beta = -sign(alpha) |x| */
+    double alpha = A[(size_t)k * n + k];
+    double xmax = 0.0;
+    for (int i = k + 1; i < m; i++)
+      if (fabs(A[(size_t)i * n + k]) > xmax) xmax = fabs(A[(size_t)i * n + k]);
+    if (xmax == 0.0) {
+      tau[k] = 0.0; /* already upper triangular in this column: H = I */
+      continue;
+    }
+    double scale = fabs(alpha) > xmax ? fabs(alpha) : xmax, s = 0.0;
+    for (int i = k; i < m; i++) {
+      double t = A[(size_t)i * n + k] / scale;
+      s += t * t;
+    }
+    double beta = -copysign(scale * sqrt(s), alpha);
+    tau[k] = (beta - alpha) / beta;
+    double f = 1.0 / (alpha - beta);
+    for (int i = k + 1; i < m; i++) A[(size_t)i * n + k] *= f;
+    A[(size_t)k * n + k] = beta;
+
+    /* apply H_k to the remaining columns */
+    for (int j = k + 1; j < n; j++) {
+      double w = A[(size_t)k * n + j];
+      for (int i = k + 1; i < m; i++) w += A[(size_t)i * n + k] * A[(size_t)i * n + j];
+      w *= tau[k];
+      A[(size_t)k * n + j] -= w;
+      for (int i = k + 1; i < m; i++) A[(size_t)i * n + j] -= w * A[(size_t)i * n + k];
+    }
+  }
+
+  /* numerical rank from the diagonal of R */
+  if (rank) {
+    double rmax = 0.0;
+    for (int k = 0; k < n; k++)
+      if (fabs(A[(size_t)k * n + k]) > rmax) rmax = fabs(A[(size_t)k * n + k]);
+    double thr = rank_tol(tol) * rmax;
+    int r = 0;
+    for (int k = 0; k < n; k++)
+      if (fabs(A[(size_t)k * n + k]) > thr && rmax > 0.0) r++;
+    *rank = r;
+  }
+  return NH_OK;
+}
+
+void nh_la_qr_qt(int m, int n, const double *QR, const double *tau, double *b) {
+  /* Q^T = H_{n-1} ... H_0: apply H_0 first */
+  for (int k = 0; k < n; k++) house_apply(m, n, QR, k, tau[k], b);
+}
+
+void nh_la_qr_q(int m, int n, const double *QR, const double *tau, double *b) {
+  /* Q = H_0 ... H_{n-1}: apply H_{n-1} first */
+  for (int k = n - 1; k >= 0; k--) house_apply(m, n, QR, k, tau[k], b);
+}
+
+int nh_la_qr_solve(int m, int n, const double *QR, const double *tau, double *b, double tol) {
+  /* full column rank check on the diagonal of R */
+  double rmax = 0.0;
+  for (int k = 0; k < n; k++)
+    if (fabs(QR[(size_t)k * n + k]) > rmax) rmax = fabs(QR[(size_t)k * n + k]);
+  double thr = rank_tol(tol) * rmax;
+  for (int k = 0; k < n; k++)
+    if (!(fabs(QR[(size_t)k * n + k]) > thr) || !(rmax > 0.0)) return NH_ERR_SINGULAR;
+  /* x = R^-1 (Q^T b)(0:n) */
+  nh_la_qr_qt(m, n, QR, tau, b);
+  for (int i = n - 1; i >= 0; i--) {
+    const double *Ri = QR + (size_t)i * n;
+    b[i] = (b[i] - nh_la_dot(n - i - 1, Ri + i + 1, b + i + 1)) / Ri[i];
+  }
+  return NH_OK;
+}

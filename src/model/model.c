@@ -1,0 +1,285 @@
+/* model.c - building, validating and querying a constant nh_model.
+ *
+ * nh_model_create copies the definition into one allocation: the struct, name strings,
+ * name tables, parameter values, impact laws, initial state and the user data block. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la/la.h"
+#include "nholo/model.h"
+
+#define NH_MODEL_DEF_COOKIE 0x6e686d64 /* "nhmd" */
+
+static void set_msg(char *msg, size_t size, const char *fmt, ...) {
+  if (!msg || size == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, size, fmt, ap);
+  va_end(ap);
+}
+
+nh_model_def nh_model_def_default(void) {
+  nh_model_def d;
+  memset(&d, 0, sizeof d);
+  d.internal_cookie = NH_MODEL_DEF_COOKIE;
+  return d;
+}
+
+/* bump allocator over one block */
+typedef struct {
+  char *base;
+  size_t used, cap;
+} arena;
+
+static void *arena_take(arena *a, size_t n, size_t align) {
+  size_t off = (a->used + align - 1) / align * align;
+  if (a->base == NULL) { /* sizing pass */
+    a->used = off + n;
+    return NULL;
+  }
+  a->used = off + n;
+  return a->base + off;
+}
+
+static size_t names_size(int n, const char *const *names) {
+  size_t s = 0;
+  for (int i = 0; i < n; i++) s += (names ? strlen(names[i]) : 16) + 1;
+  return s;
+}
+
+/* copy a name table (or generate prefix1, prefix2, ...) */
+static const char *const *copy_names(arena *a, int n, const char *const *names, const char *prefix) {
+  char **tab = arena_take(a, sizeof(char *) * (size_t)(n > 0 ? n : 1), sizeof(char *));
+  char *chars = arena_take(a, names_size(n, names), 1);
+  if (!tab) return NULL;
+  for (int i = 0; i < n; i++) {
+    tab[i] = chars;
+    if (names) {
+      size_t len = strlen(names[i]);
+      memcpy(chars, names[i], len + 1);
+      chars += len + 1;
+    } else {
+      int len = snprintf(chars, 16, "%s%d", prefix, i + 1);
+      chars += len + 1;
+    }
+  }
+  return (const char *const *)tab;
+}
+
+static int valid_name(const char *s) {
+  if (!s || !*s || strlen(s) >= NH_MAX_NAME) return 0;
+  return 1;
+}
+
+static int check_names(int n, const char *const *names, const char *what, char *msg, size_t size) {
+  if (!names) return 1;
+  for (int i = 0; i < n; i++) {
+    if (!valid_name(names[i])) {
+      set_msg(msg, size, "%s name %d is empty or longer than %d characters", what, i + 1,
+              NH_MAX_NAME - 1);
+      return 0;
+    }
+    for (int j = 0; j < i; j++)
+      if (strcmp(names[i], names[j]) == 0) {
+        set_msg(msg, size, "duplicate %s name '%s'", what, names[i]);
+        return 0;
+      }
+  }
+  return 1;
+}
+
+static int check_def(const nh_model_def *d, char *msg, size_t size) {
+  if (!d || d->internal_cookie != NH_MODEL_DEF_COOKIE) {
+    set_msg(msg, size, "model definition not initialised with nh_model_def_default()");
+    return 0;
+  }
+  if (d->nq < 1 || d->nc < 0 || d->ngap < 0 || d->npar < 0) {
+    set_msg(msg, size, "bad sizes: nq = %d (>= 1), nc = %d, ngap = %d, npar = %d (>= 0)", d->nq,
+            d->nc, d->ngap, d->npar);
+    return 0;
+  }
+  if (d->nc >= d->nq) {
+    set_msg(msg, size, "%d constraints on %d coordinates leave no motion", d->nc, d->nq);
+    return 0;
+  }
+  if (!d->coord_names) {
+    set_msg(msg, size, "coordinate names are required");
+    return 0;
+  }
+  if (!d->mass) {
+    set_msg(msg, size, "a mass-matrix evaluator is required");
+    return 0;
+  }
+  if (d->nc > 0 && !d->constraint) {
+    set_msg(msg, size, "%d constraints declared but no constraint evaluator", d->nc);
+    return 0;
+  }
+  if (d->ngap > 0 && !d->gap) {
+    set_msg(msg, size, "%d gaps declared but no gap evaluator", d->ngap);
+    return 0;
+  }
+  if (d->npar > 0 && (!d->param_names || !d->param_values)) {
+    set_msg(msg, size, "%d parameters declared but names or values missing", d->npar);
+    return 0;
+  }
+  if (d->user_size > 0 && !d->user) {
+    set_msg(msg, size, "user_size > 0 but user is NULL");
+    return 0;
+  }
+  if (!check_names(d->nq, d->coord_names, "coordinate", msg, size)) return 0;
+  if (!check_names(d->nc, d->constraint_names, "constraint", msg, size)) return 0;
+  if (!check_names(d->ngap, d->gap_names, "gap", msg, size)) return 0;
+  if (!check_names(d->npar, d->param_names, "parameter", msg, size)) return 0;
+  for (int i = 0; i < d->ngap && d->impact; i++) {
+    const nh_impact_law *l = &d->impact[i];
+    if (l->kind != NH_IMPACT_ELASTIC && l->kind != NH_IMPACT_PLASTIC &&
+        l->kind != NH_IMPACT_RESTITUTION) {
+      set_msg(msg, size, "gap %d: unknown impact law %d", i + 1, (int)l->kind);
+      return 0;
+    }
+    if (l->kind == NH_IMPACT_RESTITUTION && !(l->e >= 0.0 && l->e <= 1.0)) {
+      set_msg(msg, size, "gap %d: coefficient of restitution %g is outside [0, 1]", i + 1, l->e);
+      return 0;
+    }
+  }
+  for (int i = 0; i < d->nq; i++) {
+    if ((d->q0 && !isfinite(d->q0[i])) || (d->v0 && !isfinite(d->v0[i]))) {
+      set_msg(msg, size, "initial state of '%s' is not finite", d->coord_names[i]);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* lay out (or size) the model block */
+static nh_model *layout(arena *a, const nh_model_def *d) {
+  nh_model *m = arena_take(a, sizeof(nh_model), 16);
+  const char *const *cn = copy_names(a, d->nq, d->coord_names, "q");
+  const char *const *kn = copy_names(a, d->nc, d->constraint_names, "c");
+  const char *const *gn = copy_names(a, d->ngap, d->gap_names, "g");
+  const char *const *pn = copy_names(a, d->npar, d->param_names, "p");
+  double *pv = arena_take(a, sizeof(double) * (size_t)(d->npar + 1), sizeof(double));
+  nh_impact_law *law = arena_take(a, sizeof(nh_impact_law) * (size_t)(d->ngap + 1), 16);
+  double *q0 = arena_take(a, sizeof(double) * (size_t)d->nq, sizeof(double));
+  double *v0 = arena_take(a, sizeof(double) * (size_t)d->nq, sizeof(double));
+  void *user = d->user_size > 0 ? arena_take(a, d->user_size, 16) : NULL;
+  if (!m) return NULL;
+
+  memset(m, 0, sizeof *m);
+  snprintf(m->name, sizeof m->name, "%s", d->name ? d->name : "model");
+  m->nq = d->nq;
+  m->nc = d->nc;
+  m->ngap = d->ngap;
+  m->npar = d->npar;
+  m->coord_names = cn;
+  m->constraint_names = kn;
+  m->gap_names = gn;
+  m->param_names = pn;
+  for (int i = 0; i < d->npar; i++) pv[i] = d->param_values[i];
+  m->param_values = pv;
+  for (int i = 0; i < d->ngap; i++) {
+    law[i].kind = d->impact ? d->impact[i].kind : NH_IMPACT_ELASTIC;
+    law[i].e = d->impact ? d->impact[i].e : 1.0;
+    if (law[i].kind == NH_IMPACT_ELASTIC) law[i].e = 1.0;
+  }
+  m->impact = law;
+  for (int i = 0; i < d->nq; i++) {
+    q0[i] = d->q0 ? d->q0[i] : 0.0;
+    v0[i] = d->v0 ? d->v0[i] : 0.0;
+  }
+  m->q0 = q0;
+  m->v0 = v0;
+  m->mass = d->mass;
+  m->potential = d->potential;
+  m->coriolis = d->coriolis;
+  m->force = d->force;
+  m->constraint = d->constraint;
+  m->gap = d->gap;
+  m->flow = d->flow;
+  m->predict = d->predict;
+  if (d->user_size > 0) {
+    memcpy(user, d->user, d->user_size);
+    m->user = user;
+  } else {
+    m->user = (void *)(uintptr_t)d->user; /* the caller keeps ownership */
+  }
+  return m;
+}
+
+nh_model *nh_model_create(const nh_model_def *def, char *msg, size_t msg_size) {
+  set_msg(msg, msg_size, "%s", "");
+  if (!check_def(def, msg, msg_size)) return NULL;
+  arena a = {NULL, 0, 0};
+  layout(&a, def);
+  a.cap = a.used;
+  a.base = calloc(1, a.cap);
+  if (!a.base) {
+    set_msg(msg, msg_size, "out of memory");
+    return NULL;
+  }
+  a.used = 0;
+  return layout(&a, def);
+}
+
+void nh_model_destroy(nh_model *model) { free(model); }
+
+static int find_name(int n, const char *const *names, const char *name) {
+  if (!name) return -1;
+  for (int i = 0; i < n; i++)
+    if (strcmp(names[i], name) == 0) return i;
+  return -1;
+}
+
+int nh_model_coord_index(const nh_model *m, const char *name) {
+  return m ? find_name(m->nq, m->coord_names, name) : -1;
+}
+
+int nh_model_gap_index(const nh_model *m, const char *name) {
+  return m ? find_name(m->ngap, m->gap_names, name) : -1;
+}
+
+/* a callback's positive "shrink the step" is a failure for a pointwise query */
+static int cb_status(int rc) { return rc == 0 ? NH_OK : NH_ERR_CALLBACK; }
+
+/* max nq for the small stack buffers of the pointwise queries below */
+#define NH_QUERY_MAX 32
+
+int nh_model_energy(const nh_model *m, const double *q, const double *v, double *E) {
+  if (!m || !q || !v || !E) return NH_ERR_ARG;
+  int n = m->nq;
+  double Mbuf[NH_QUERY_MAX * NH_QUERY_MAX];
+  double *M = n <= NH_QUERY_MAX ? Mbuf : malloc(sizeof(double) * (size_t)n * (size_t)n);
+  if (!M) return NH_ERR_NOMEM;
+  int rc = cb_status(m->mass(q, M, m->user));
+  double T = 0.0, V = 0.0;
+  if (rc == NH_OK) {
+    for (int i = 0; i < n; i++) T += v[i] * nh_la_dot(n, M + (size_t)i * n, v);
+    T *= 0.5;
+    if (m->potential) rc = cb_status(m->potential(q, &V, NULL, m->user));
+  }
+  if (M != Mbuf) free(M);
+  if (rc == NH_OK) *E = T + V;
+  return rc;
+}
+
+int nh_model_constraint_residual(const nh_model *m, const double *q, const double *v, double *res) {
+  if (!m || !q || !v || !res) return NH_ERR_ARG;
+  *res = 0.0;
+  if (m->nc == 0) return NH_OK;
+  size_t sz = (size_t)m->nc * (size_t)m->nq;
+  double Abuf[NH_QUERY_MAX * NH_QUERY_MAX];
+  double *A = sz <= sizeof Abuf / sizeof Abuf[0] ? Abuf : malloc(sizeof(double) * sz);
+  if (!A) return NH_ERR_NOMEM;
+  int rc = cb_status(m->constraint(q, v, A, NULL, m->user));
+  if (rc == NH_OK)
+    for (int k = 0; k < m->nc; k++) {
+      double r = fabs(nh_la_dot(m->nq, A + (size_t)k * m->nq, v));
+      if (r > *res) *res = r;
+    }
+  if (A != Abuf) free(A);
+  return rc;
+}

@@ -1,0 +1,703 @@
+/* sim.c - the simulation state and the hybrid driver.
+ *
+ * One call of advance():
+ *   1. step      x0 -> x1 over h with the method (adaptive: retry until err <= 1)
+ *   2. detect    gaps at dense-output samples theta_j = j/(ns+1) and at x1: the first sample
+ *                interval where some g_i goes from >= 0 to < 0 brackets a crossing
+ *                (exact method with a predictor: the model's own exact event time)
+ *   3. locate    regula falsi (Illinois) on phi(tau) = g_i(step(x0, tau)), i.e. on genuine
+ *                partial steps of the method, to |tau_hi - tau_lo| <= event_tol max(1,|t|);
+ *                the state kept is the admissible end (g_i >= 0)
+ *   4. output    dense samples at multiples of out_dt inside the accepted step
+ *   5. impact    if dg_i v < -vn_tol: the gap's impact law (nholo/impact.h), logged with
+ *                energies and multipliers; a burst of zeno_count impacts each closer than
+ *                zeno_interval stops the run with NH_ZENO
+ * Everything a step needs is carved from one block allocated at creation. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la/la.h"
+#include "methods/method_impl.h"
+#include "model/dynamics.h"
+#include "nholo/sim.h"
+
+#define NH_SIM_DEF_COOKIE 0x6e687364 /* "nhsd" */
+#define NH_EVENT_MAX_ITER 200        /* regula falsi iterations before NH_ERR_EVENT */
+#define NH_STEP_MAX_RETRY 60         /* adaptive rejections of one step before underflow */
+
+typedef struct impact_entry {
+  double t, alpha, Eb, Ea, vnb, vna;
+  int gap, status;
+} impact_entry;
+
+struct nh_sim {
+  const nh_model *model;
+  nh_sim_def def;
+  int nq, nc, ng, nx;
+
+  double t;
+  double *x;   /* (nx) current state (q, v) */
+  double h;    /* next step size (adaptive proposal) */
+  nh_dyn dyn;
+  nh_stepper st;
+
+  /* scratch */
+  double *x1, *xe, *xd; /* (nx) step end, event trial, dense sample */
+  double *g0, *g1, *gs; /* (ng) gaps at x, at x1, at a partial step */
+  double *gp, *gc;      /* (ng) gaps at the previous and current dense sample */
+  double *dg;           /* (ng x nq) */
+  double *M;            /* (nq x nq) */
+  double *lam;          /* (nc) */
+  double *vtmp;         /* (nq) */
+  double *imp_work;     /* nh_model_impact_work_size */
+  double last_t, last_h; /* the method's last computed step (for its dense output) */
+
+  /* output sampling */
+  double out_t0;
+  long out_k;
+
+  /* impact log */
+  long nlog, caplog;
+  impact_entry *log;
+  double *log_q, *log_vb, *log_va, *log_lam;
+
+  nh_sim_stats stats;
+  double E_seg;
+  double last_impact_t;
+  int burst;
+  char msg[256];
+  void *mem;
+};
+
+static void sim_msg(nh_sim *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+  va_end(ap);
+}
+
+nh_sim_def nh_sim_def_default(void) {
+  nh_sim_def d;
+  memset(&d, 0, sizeof d);
+  d.method = &nh_method_dopri5;
+  d.h = 1e-3;
+  d.h_max = 0.0;
+  d.h_min = 1e-14;
+  d.rtol = 1e-10;
+  d.atol = 1e-12;
+  d.max_steps = 0;
+  d.out_dt = 0.0;
+  d.event_samples = 4;
+  d.event_tol = 1e-13;
+  d.vn_tol = 1e-12;
+  d.impact_tol = nh_impact_tol_default();
+  d.zeno_interval = 1e-9;
+  d.zeno_count = 100;
+  d.constraint_tol = 1e-9;
+  d.project_initial = 0;
+  d.internal_cookie = NH_SIM_DEF_COOKIE;
+  return d;
+}
+
+static void set_out(char *msg, size_t size, const char *text) {
+  if (msg && size) snprintf(msg, size, "%s", text);
+}
+
+static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size_t size) {
+  char buf[256];
+  buf[0] = 0;
+  if (!d || d->internal_cookie != NH_SIM_DEF_COOKIE)
+    snprintf(buf, sizeof buf, "simulation definition not initialised with nh_sim_def_default()");
+  else if (!d->method)
+    snprintf(buf, sizeof buf, "no method given");
+  else if (nh_method_supports(d->method, m) != NH_OK)
+    snprintf(buf, sizeof buf, "method '%s' cannot run model '%s' (it has no closed-form flow)",
+             d->method->name, m->name);
+  else if (!(d->h > 0.0) || !isfinite(d->h))
+    snprintf(buf, sizeof buf, "step size h = %g must be positive and finite", d->h);
+  else if (!(d->h_max >= 0.0) || !isfinite(d->h_max))
+    snprintf(buf, sizeof buf, "h_max = %g must be >= 0 and finite", d->h_max);
+  else if (!(d->h_min > 0.0) || !isfinite(d->h_min))
+    snprintf(buf, sizeof buf, "h_min = %g must be positive and finite", d->h_min);
+  else if (!(d->rtol > 0.0) || !(d->atol > 0.0) || !isfinite(d->rtol) || !isfinite(d->atol))
+    snprintf(buf, sizeof buf, "tolerances rtol = %g, atol = %g must be positive and finite", d->rtol, d->atol);
+  else if (!(d->out_dt >= 0.0) || !isfinite(d->out_dt))
+    snprintf(buf, sizeof buf, "output interval %g must be >= 0 and finite", d->out_dt);
+  else if (d->event_samples < 0 || d->event_samples > 1000)
+    snprintf(buf, sizeof buf, "event_samples = %d must be in [0, 1000]", d->event_samples);
+  else if (!(d->event_tol > 0.0) || !(d->vn_tol >= 0.0))
+    snprintf(buf, sizeof buf, "event_tol must be positive and vn_tol >= 0");
+  else if (!(d->zeno_interval >= 0.0) || d->zeno_count < 1)
+    snprintf(buf, sizeof buf, "zeno_interval must be >= 0 and zeno_count >= 1");
+  else if (!(d->constraint_tol >= 0.0))
+    snprintf(buf, sizeof buf, "constraint_tol must be >= 0");
+  if (buf[0]) {
+    set_out(msg, size, buf);
+    return 0;
+  }
+  return 1;
+}
+
+nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, size_t msg_size) {
+  set_out(msg, msg_size, "");
+  if (!model) {
+    set_out(msg, msg_size, "no model given");
+    return NULL;
+  }
+  nh_sim_def d = def ? *def : nh_sim_def_default();
+  if (!check_sim_def(&d, model, msg, msg_size)) return NULL;
+
+  const size_t nq = (size_t)model->nq, nc = (size_t)model->nc, ng = (size_t)model->ngap;
+  const size_t nx = 2 * nq;
+  size_t nd = 4 * nx + 5 * ng + ng * nq + nq * nq + nc + nq + nh_model_impact_work_size(model) +
+              nh_dyn_work_size(model) + d.method->work_size(model) + 8;
+  nh_sim *s = calloc(1, sizeof *s);
+  double *mem = calloc(nd, sizeof(double));
+  if (!s || !mem) {
+    free(s);
+    free(mem);
+    set_out(msg, msg_size, "out of memory");
+    return NULL;
+  }
+  s->model = model;
+  s->def = d;
+  s->nq = (int)nq;
+  s->nc = (int)nc;
+  s->ng = (int)ng;
+  s->nx = (int)nx;
+  s->mem = mem;
+  // carve the block
+  double *p = mem;
+  s->x = p, p += nx;
+  s->x1 = p, p += nx;
+  s->xe = p, p += nx;
+  s->xd = p, p += nx;
+  s->g0 = p, p += ng;
+  s->g1 = p, p += ng;
+  s->gs = p, p += ng;
+  s->gp = p, p += ng;
+  s->gc = p, p += ng;
+  s->dg = p, p += ng * nq;
+  s->M = p, p += nq * nq;
+  s->lam = p, p += nc;
+  s->vtmp = p, p += nq;
+  s->imp_work = p, p += nh_model_impact_work_size(model);
+  nh_dyn_init(&s->dyn, model, p);
+  p += nh_dyn_work_size(model);
+  s->st.model = model;
+  s->st.method = d.method;
+  s->st.nx = (int)nx;
+  s->st.rtol = d.rtol;
+  s->st.atol = d.atol;
+  s->st.work = p;
+  s->st.dyn = &s->dyn;
+
+  int rc = nh_sim_set_state(s, 0.0, model->q0, model->v0);
+  if (rc < 0) {
+    set_out(msg, msg_size, s->msg);
+    nh_sim_destroy(s);
+    return NULL;
+  }
+  return s;
+}
+
+void nh_sim_destroy(nh_sim *s) {
+  if (!s) return;
+  free(s->mem);
+  free(s->log);
+  free(s->log_q);
+  free(s->log_vb);
+  free(s->log_va);
+  free(s->log_lam);
+  free(s);
+}
+
+double nh_sim_time(const nh_sim *s) { return s->t; }
+const double *nh_sim_q(const nh_sim *s) { return s->x; }
+const double *nh_sim_v(const nh_sim *s) { return s->x + s->nq; }
+const nh_model *nh_sim_model(const nh_sim *s) { return s->model; }
+const nh_method *nh_sim_method(const nh_sim *s) { return s->def.method; }
+const char *nh_sim_message(const nh_sim *s) { return s ? s->msg : ""; }
+const nh_sim_stats *nh_sim_get_stats(const nh_sim *s) { return &s->stats; }
+
+/* ---- evaluations on the sim's scratch ------------------------------------------------- */
+
+static int cb(int rc) { return rc < 0 ? NH_ERR_CALLBACK : rc; }
+
+static int energy(nh_sim *s, const double *x, double *E) {
+  const nh_model *m = s->model;
+  const int nq = s->nq;
+  int rc = cb(m->mass(x, s->M, m->user));
+  if (rc) return rc;
+  const double *v = x + nq;
+  double T = 0.0, V = 0.0;
+  for (int i = 0; i < nq; i++) T += v[i] * nh_la_dot(nq, s->M + (size_t)i * nq, v);
+  if (m->potential && (rc = cb(m->potential(x, &V, NULL, m->user)))) return rc;
+  *E = 0.5 * T + V;
+  return 0;
+}
+
+static int residual(nh_sim *s, const double *x, double *res) {
+  const nh_model *m = s->model;
+  *res = 0.0;
+  if (s->nc == 0) return 0;
+  int rc = cb(m->constraint(x, x + s->nq, s->dyn.A, NULL, m->user));
+  if (rc) return rc;
+  for (int k = 0; k < s->nc; k++) {
+    double r = fabs(nh_la_dot(s->nq, s->dyn.A + (size_t)k * s->nq, x + s->nq));
+    if (r > *res) *res = r;
+  }
+  return 0;
+}
+
+static int gaps(nh_sim *s, const double *x, double *g, double *dg) {
+  if (s->ng == 0) return 0;
+  return cb(s->model->gap(x, g, dg, s->model->user));
+}
+
+static int all_finite(int n, const double *x) {
+  for (int i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+/* ---- state ------------------------------------------------------------------------------ */
+
+int nh_sim_set_state(nh_sim *s, double t, const double *q, const double *v) {
+  const nh_model *m = s->model;
+  const int nq = s->nq;
+  int rc, status = NH_OK;
+  s->msg[0] = 0;
+  if (!q || !v || !isfinite(t) || !all_finite(nq, q) || !all_finite(nq, v)) {
+    sim_msg(s, "initial state is missing or not finite");
+    return NH_ERR_NONFINITE;
+  }
+  memcpy(s->x, q, sizeof(double) * (size_t)nq);
+  memcpy(s->x + nq, v, sizeof(double) * (size_t)nq);
+  s->t = t;
+
+  // constraints: reject or project the initial velocity
+  double res = 0.0;
+  if ((rc = residual(s, s->x, &res))) {
+    sim_msg(s, "constraint evaluator failed at the initial state");
+    return NH_ERR_CALLBACK;
+  }
+  if (res > s->def.constraint_tol) {
+    if (!s->def.project_initial) {
+      sim_msg(s, "initial velocity violates the constraints: max |A v| = %.3e > %.3e", res,
+              s->def.constraint_tol);
+      return NH_ERR_CONSTRAINT;
+    }
+    if (cb(m->mass(s->x, s->M, m->user)) ||
+        nh_project_velocity(nq, s->nc, s->M, s->dyn.A, s->x + nq, s->x + nq, s->imp_work) != NH_OK) {
+      sim_msg(s, "projection of the initial velocity failed");
+      return NH_ERR_SINGULAR;
+    }
+    status = NH_PROJECTED;
+  }
+
+  // admissible region
+  if (gaps(s, s->x, s->g0, NULL)) {
+    sim_msg(s, "gap evaluator failed at the initial state");
+    return NH_ERR_CALLBACK;
+  }
+  for (int i = 0; i < s->ng; i++)
+    if (s->g0[i] < 0.0) {
+      sim_msg(s, "initial state is outside the admissible region: gap '%s' = %.6g < 0",
+              m->gap_names[i], s->g0[i]);
+      return NH_ERR_ARG;
+    }
+
+  // statistics and log
+  memset(&s->stats, 0, sizeof s->stats);
+  if ((rc = energy(s, s->x, &s->stats.energy_initial))) {
+    sim_msg(s, "energy evaluation failed at the initial state");
+    return NH_ERR_CALLBACK;
+  }
+  s->stats.energy = s->stats.energy_initial;
+  s->stats.max_constraint_residual = status == NH_PROJECTED ? 0.0 : res;
+  if (status == NH_PROJECTED) residual(s, s->x, &s->stats.max_constraint_residual);
+  s->E_seg = s->stats.energy_initial;
+  s->nlog = 0;
+  s->h = s->def.h;
+  s->last_impact_t = -INFINITY;
+  s->burst = 0;
+  s->out_t0 = t;
+  s->out_k = 1;
+  return status;
+}
+
+/* ---- impact log -------------------------------------------------------------------------- */
+
+static int log_reserve(nh_sim *s) {
+  if (s->nlog < s->caplog) return 0;
+  long cap = s->caplog ? 2 * s->caplog : 64;
+  size_t nq = (size_t)s->nq, nc = (size_t)(s->nc > 0 ? s->nc : 1);
+  impact_entry *l = realloc(s->log, sizeof *l * (size_t)cap);
+  if (l) s->log = l;
+  double *a = realloc(s->log_q, sizeof(double) * nq * (size_t)cap);
+  if (a) s->log_q = a;
+  double *b = realloc(s->log_vb, sizeof(double) * nq * (size_t)cap);
+  if (b) s->log_vb = b;
+  double *c = realloc(s->log_va, sizeof(double) * nq * (size_t)cap);
+  if (c) s->log_va = c;
+  double *e = realloc(s->log_lam, sizeof(double) * nc * (size_t)cap);
+  if (e) s->log_lam = e;
+  if (!l || !a || !b || !c || !e) return NH_ERR_NOMEM;
+  s->caplog = cap;
+  return 0;
+}
+
+long nh_sim_impact_count(const nh_sim *s) { return s->nlog; }
+
+int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
+  if (!s || !r || k < 0 || k >= s->nlog) return NH_ERR_ARG;
+  const impact_entry *e = &s->log[k];
+  size_t nq = (size_t)s->nq, nc = (size_t)(s->nc > 0 ? s->nc : 1);
+  r->t = e->t;
+  r->gap = e->gap;
+  r->status = e->status;
+  r->alpha = e->alpha;
+  r->energy_before = e->Eb;
+  r->energy_after = e->Ea;
+  r->vn_before = e->vnb;
+  r->vn_after = e->vna;
+  r->q = s->log_q + (size_t)k * nq;
+  r->v_before = s->log_vb + (size_t)k * nq;
+  r->v_after = s->log_va + (size_t)k * nq;
+  r->lambda = s->log_lam + (size_t)k * nc;
+  return NH_OK;
+}
+
+/* ---- stepping ---------------------------------------------------------------------------- */
+
+/* one method step from the current state; remembers it for dense output */
+static int method_step(nh_sim *s, double h, double *x1, double *err) {
+  s->last_t = s->t;
+  s->last_h = h;
+  return s->def.method->step(&s->st, s->t, s->x, h, x1, err);
+}
+
+static int method_dense(nh_sim *s, double theta, const double *x1, double *x) {
+  return s->def.method->dense(&s->st, s->t, s->x, s->last_h, x1, theta, x);
+}
+
+/* gap i after a partial step of length tau (state in s->xe) */
+static int partial_gap(nh_sim *s, int i, double tau, double *g) {
+  int rc = method_step(s, tau, s->xe, NULL);
+  if (rc) return rc > 0 ? NH_ERR_EVENT : rc;
+  if ((rc = gaps(s, s->xe, s->gs, NULL))) return rc;
+  *g = s->gs[i];
+  return 0;
+}
+
+/* Illinois regula falsi for phi(tau) = g_i(step(x, tau)) on [lo, hi] with phi(lo) >= 0 >
+ * phi(hi); returns the admissible end lo. */
+static int locate(nh_sim *s, int i, double lo, double glo, double hi, double ghi, double *tau) {
+  const double tol = s->def.event_tol * fmax(1.0, fabs(s->t));
+  int side = 0, rc;
+  s->stats.events_located++;
+  for (int it = 0; it < NH_EVENT_MAX_ITER && hi - lo > tol; it++) {
+    double mid = (glo * hi - ghi * lo) / (glo - ghi);
+    if (!(mid > lo && mid < hi)) mid = 0.5 * (lo + hi);
+    double gm;
+    if ((rc = partial_gap(s, i, mid, &gm))) return rc;
+    if (gm >= 0.0) {
+      lo = mid, glo = gm;
+      if (side == 1) ghi *= 0.5;
+      side = 1;
+    } else {
+      hi = mid, ghi = gm;
+      if (side == -1) glo *= 0.5;
+      side = -1;
+    }
+  }
+  if (hi - lo > tol) {
+    sim_msg(s, "event location on gap '%s' did not converge near t = %.17g", s->model->gap_names[i],
+            s->t + lo);
+    return NH_ERR_EVENT;
+  }
+  *tau = lo;
+  return 0;
+}
+
+/* Find the first crossing inside the step just taken (x -> x1 over h). On return *gi is the
+ * crossing gap (-1 if none) and *tau its located time, with the state left in s->xe. */
+static int detect(nh_sim *s, double h, int *gi, double *tau) {
+  const int ng = s->ng;
+  const nh_model *m = s->model;
+  int rc;
+  *gi = -1;
+  if (ng == 0) return 0;
+
+  // exact prediction on the closed-form flow
+  if (m->predict && (s->def.method->flags & NH_METHOD_EXACT)) {
+    double te;
+    int g;
+    rc = m->predict(s->x, s->x + s->nq, h, &te, &g, m->user);
+    if (rc < 0) {
+      sim_msg(s, "event predictor failed at t = %.17g", s->t);
+      return NH_ERR_CALLBACK;
+    }
+    if (rc == 0) {
+      if (!(te > 0.0 && te <= h) || g < 0 || g >= ng) {
+        sim_msg(s, "event predictor returned tau = %g, gap %d outside (0, %g]", te, g, h);
+        return NH_ERR_EVENT;
+      }
+      if ((rc = method_step(s, te, s->xe, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+      s->stats.events_located++;
+      *gi = g;
+      *tau = te;
+    }
+    return 0;
+  }
+
+  // scan dense samples and the step end for the first sign change >= 0 -> < 0
+  const int ns = s->def.event_samples;
+  double th_prev = 0.0;
+  memcpy(s->gp, s->g0, sizeof(double) * (size_t)ng);
+  for (int j = 1; j <= ns + 1; j++) {
+    double th = (double)j / (ns + 1);
+    const double *gcur = s->g1; /* the step end */
+    if (j <= ns) {
+      if ((rc = method_dense(s, th, s->x1, s->xd))) return rc > 0 ? NH_ERR_EVENT : rc;
+      if ((rc = gaps(s, s->xd, s->gc, NULL))) return rc;
+      gcur = s->gc;
+    }
+    // earliest crossing gap in (th_prev, th]: the one whose linear root comes first
+    int best = -1;
+    double best_frac = 2.0;
+    for (int i = 0; i < ng; i++) {
+      double a = s->gp[i], b = gcur[i];
+      if (a >= 0.0 && b < 0.0 && a / (a - b) < best_frac) best_frac = a / (a - b), best = i;
+    }
+    if (best >= 0) {
+      // genuine partial steps must confirm the sign change
+      double lo = th_prev * h, hi = th * h, glo = s->g0[best], ghi;
+      if (lo > 0.0 && (rc = partial_gap(s, best, lo, &glo))) return rc;
+      if ((rc = partial_gap(s, best, hi, &ghi))) return rc;
+      if (glo >= 0.0 && ghi < 0.0) {
+        if ((rc = locate(s, best, lo, glo, hi, ghi, tau))) return rc;
+        if ((rc = method_step(s, *tau, s->xe, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+        *gi = best;
+        return 0;
+      }
+      // the interpolant crossed but the method's steps do not: restore the full step
+      s->stats.grazing++;
+      if ((rc = method_step(s, h, s->x1, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+    }
+    memcpy(s->gp, gcur, sizeof(double) * (size_t)ng);
+    th_prev = th;
+  }
+  return 0;
+}
+
+/* report dense samples at multiples of out_dt in (t, t + h] of the step x -> x1 */
+static int emit_outputs(nh_sim *s, double h, const double *x1, nh_observer_fn obs, void *user) {
+  if (!obs || s->def.out_dt <= 0.0) return 0;
+  const double dt = s->def.out_dt;
+  int rc;
+  for (;;) {
+    double to = s->out_t0 + (double)s->out_k * dt;
+    if (to > s->t + h) break;
+    double th = (to - s->t) / h;
+    if ((rc = method_dense(s, th, x1, s->xd))) return rc > 0 ? NH_ERR_EVENT : rc;
+    s->out_k++;
+    if (obs(s, NH_SAMPLE_OUTPUT, to, s->xd, s->xd + s->nq, user)) return NH_STOPPED;
+  }
+  return 0;
+}
+
+/* apply gap gi's impact law at the current state and log it */
+static int do_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied) {
+  const nh_model *m = s->model;
+  const int nq = s->nq, nc = s->nc;
+  double *q = s->x, *v = s->x + nq;
+  int rc;
+  *applied = 0;
+  // approaching?
+  if ((rc = gaps(s, q, s->gs, s->dg))) return rc;
+  double vn = nh_la_dot(nq, s->dg + (size_t)gi * nq, v);
+  if (!(vn < -s->def.vn_tol)) {
+    s->stats.grazing++;
+    return 0;
+  }
+  if ((rc = log_reserve(s))) {
+    sim_msg(s, "out of memory for the impact log");
+    return rc;
+  }
+  if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, q, v, user)) return NH_STOPPED;
+
+  double Eb, Ea;
+  if ((rc = energy(s, s->x, &Eb))) return rc;
+  nh_impact_info info;
+  memcpy(s->vtmp, v, sizeof(double) * (size_t)nq);
+  int st = nh_model_impact(m, gi, q, s->vtmp, NULL, &s->def.impact_tol, v, s->lam, &info, s->imp_work);
+  if (st < 0) {
+    sim_msg(s, "impact on '%s' at t = %.17g failed: %s", m->gap_names[gi], s->t, nh_status_string(st));
+    return st;
+  }
+  if ((rc = energy(s, s->x, &Ea))) return rc;
+
+  // log
+  impact_entry *e = &s->log[s->nlog];
+  e->t = s->t;
+  e->gap = gi;
+  e->status = st;
+  e->alpha = info.alpha;
+  e->Eb = Eb;
+  e->Ea = Ea;
+  e->vnb = info.vn_before;
+  e->vna = info.vn_after;
+  memcpy(s->log_q + (size_t)s->nlog * nq, q, sizeof(double) * (size_t)nq);
+  memcpy(s->log_vb + (size_t)s->nlog * nq, s->vtmp, sizeof(double) * (size_t)nq);
+  memcpy(s->log_va + (size_t)s->nlog * nq, v, sizeof(double) * (size_t)nq);
+  if (nc > 0) memcpy(s->log_lam + (size_t)s->nlog * nc, s->lam, sizeof(double) * (size_t)nc);
+  s->nlog++;
+  s->stats.impacts++;
+  s->E_seg = Ea;
+  s->stats.energy = Ea;
+  if (fabs(s->g1[gi]) > s->stats.max_event_gap) s->stats.max_event_gap = fabs(s->g1[gi]);
+  *applied = 1;
+  if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, q, v, user)) return NH_STOPPED;
+
+  // Zeno guard
+  s->burst = (s->t - s->last_impact_t < s->def.zeno_interval) ? s->burst + 1 : 1;
+  s->last_impact_t = s->t;
+  if (s->burst >= s->def.zeno_count) {
+    sim_msg(s, "%d consecutive impacts less than %g s apart, the last at t = %.17g", s->burst,
+            s->def.zeno_interval, s->t);
+    return NH_ZENO;
+  }
+  return 0;
+}
+
+/* one accepted step (or a step cut at an impact) not past t_max */
+static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int *impacted) {
+  const nh_method *meth = s->def.method;
+  const int adaptive = (meth->flags & NH_METHOD_ADAPTIVE) != 0;
+  const int exact = (meth->flags & NH_METHOD_EXACT) != 0;
+  int rc;
+  *impacted = 0;
+  double remaining = t_max - s->t;
+  if (!(remaining > 0.0)) return 0;
+
+  // step size
+  double h = adaptive ? s->h : s->def.h;
+  if (exact && s->model->predict) h = remaining; /* events are predicted exactly */
+  if (s->def.h_max > 0.0 && h > s->def.h_max) h = s->def.h_max;
+  int last = 0;
+  if (h >= remaining * (1.0 - 1e-12)) h = remaining, last = 1;
+
+  // 1. step (adaptive: accept when err <= 1)
+  double err = 0.0;
+  for (int tries = 0;; tries++) {
+    rc = method_step(s, h, s->x1, adaptive ? &err : NULL);
+    if (rc == 0 && !all_finite(s->nx, s->x1)) rc = 1; /* treat overflow as "too large a step" */
+    if (rc < 0) {
+      sim_msg(s, "step at t = %.17g with h = %g failed: %s", s->t, h, nh_status_string(rc));
+      return rc;
+    }
+    if (rc == 0 && !(adaptive && err > 1.0)) break;
+    // reject: shrink
+    s->stats.rejected++;
+    double fac = rc > 0 ? 0.25 : fmax(0.2, 0.9 * pow(err, -1.0 / (meth->err_order + 1)));
+    h *= fac;
+    last = 0;
+    if (h < s->def.h_min || tries >= NH_STEP_MAX_RETRY) {
+      sim_msg(s, "step size underflow at t = %.17g (h = %g)", s->t, h);
+      return rc > 0 && !adaptive ? NH_ERR_NONFINITE : NH_ERR_STEP_UNDERFLOW;
+    }
+  }
+
+  // 2-3. detect and locate a crossing
+  int gi = -1;
+  double tau = h;
+  if (s->ng > 0) {
+    if ((rc = gaps(s, s->x1, s->g1, NULL))) {
+      sim_msg(s, "gap evaluator failed at t = %.17g", s->t + h);
+      return rc;
+    }
+    if ((rc = detect(s, h, &gi, &tau))) return rc;
+  }
+  double *xnew = s->x1;
+  if (gi >= 0) {
+    xnew = s->xe;
+    h = tau;
+    last = 0;
+    gaps(s, xnew, s->g1, NULL);
+  } else if (s->last_h != h) {
+    // an unconfirmed bracket left a partial step as the last one: redo the full step
+    if ((rc = method_step(s, h, s->x1, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+  }
+
+  // 4. outputs inside the accepted step, then accept
+  if ((rc = emit_outputs(s, h, xnew, obs, user))) return rc;
+  memcpy(s->x, xnew, sizeof(double) * (size_t)s->nx);
+  s->t = last ? t_max : s->t + h;
+  memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
+  s->stats.steps++;
+  s->stats.evals = s->st.evals;
+
+  // monitors
+  double E, res;
+  if ((rc = energy(s, s->x, &E)) || (rc = residual(s, s->x, &res))) {
+    sim_msg(s, "model evaluation failed at t = %.17g", s->t);
+    return rc < 0 ? rc : NH_ERR_CALLBACK;
+  }
+  s->stats.energy = E;
+  double rel = fabs(E - s->E_seg) / fmax(fabs(s->E_seg), 1e-300);
+  if (rel > s->stats.max_energy_rel_error) s->stats.max_energy_rel_error = rel;
+  if (res > s->stats.max_constraint_residual) s->stats.max_constraint_residual = res;
+
+  // adaptive proposal for the next step
+  if (adaptive && gi < 0) {
+    double fac = err > 0.0 ? 0.9 * pow(err, -1.0 / (meth->err_order + 1)) : 5.0;
+    s->h = h * fmin(5.0, fmax(0.2, fac));
+  }
+
+  // 5. impact
+  if (gi >= 0) {
+    if ((rc = do_impact(s, gi, obs, user, impacted))) return rc;
+    if (*impacted) {
+      // the dynamics restarts from a new velocity
+      if ((rc = gaps(s, s->x, s->g0, NULL))) return rc;
+      return 0;
+    }
+  }
+  if (obs && s->def.out_dt <= 0.0 && obs(s, NH_SAMPLE_STEP, s->t, s->x, s->x + s->nq, user))
+    return NH_STOPPED;
+  return 0;
+}
+
+int nh_sim_step(nh_sim *s, double t_max, int *impacted) {
+  int imp = 0;
+  if (!s || !isfinite(t_max)) return NH_ERR_ARG;
+  s->msg[0] = 0;
+  int rc = advance(s, t_max, NULL, NULL, &imp);
+  if (impacted) *impacted = imp;
+  return rc;
+}
+
+int nh_sim_run(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, void *user) {
+  if (!s || !(t_end >= s->t) || max_impacts < 0) return NH_ERR_ARG;
+  s->msg[0] = 0;
+  int rc = 0;
+  long steps = 0;
+  if (obs && obs(s, NH_SAMPLE_START, s->t, s->x, s->x + s->nq, user)) return NH_STOPPED;
+  while (s->t < t_end) {
+    int imp = 0;
+    if ((rc = advance(s, t_end, obs, user, &imp))) break;
+    if (max_impacts > 0 && s->stats.impacts >= max_impacts) break;
+    if (s->def.max_steps > 0 && ++steps >= s->def.max_steps) {
+      sim_msg(s, "reached %ld steps at t = %.17g", s->def.max_steps, s->t);
+      rc = NH_ERR_MAX_STEPS;
+      break;
+    }
+  }
+  if (obs && rc != NH_STOPPED) obs(s, NH_SAMPLE_END, s->t, s->x, s->x + s->nq, user);
+  return rc;
+}

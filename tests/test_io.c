@@ -1,0 +1,666 @@
+/* test_io.c - trajectories, atomic files, CSV and plots (nholo/io.h).
+ *
+ * Files are written into a fresh directory under $TMPDIR (or /tmp), removed at the end;
+ * set NH_TEST_KEEP=1 to keep them (the directory is printed). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "nholo/io.h"
+#include "nholo/model.h"
+
+/* In AddressSanitizer builds (NHOLO_SANITIZE): fontconfig, which PLplot's cairo drivers use
+ * through pango, keeps its font cache until exit; LeakSanitizer would report it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define NH_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NH_TEST_ASAN 1
+#endif
+#endif
+#ifdef NH_TEST_ASAN
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) {
+  return "leak:libfontconfig\nleak:libpango\nleak:libcairo\nleak:libglib\n";
+}
+#endif
+
+static char g_dir[512];
+
+/* ---- helpers --------------------------------------------------------------------------- */
+
+static const char *out_path(const char *name) {
+  static char buf[8][1024];
+  static int slot;
+  char *p = buf[slot++ % 8];
+  snprintf(p, sizeof buf[0], "%s/%s", g_dir, name);
+  return p;
+}
+
+static int file_exists(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0;
+}
+
+static int tmp_exists(const char *path) {
+  char tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  return file_exists(tmp);
+}
+
+/* Number of entries of g_dir whose name contains ".tmp." */
+static int count_temporaries(void) {
+  DIR *d = opendir(g_dir);
+  if (!d) return -1;
+  int count = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL)
+    if (strstr(e->d_name, ".tmp.")) count++;
+  closedir(d);
+  return count;
+}
+
+static long read_file(const char *path, char *buf, size_t size) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return -1;
+  size_t n = fread(buf, 1, size - 1, fp);
+  buf[n] = '\0';
+  fclose(fp);
+  return (long)n;
+}
+
+/* A 2-coordinate model: constant mass diag(2, 0.5), a spring on x, no constraints. */
+static int mass_fn(const double *q, double *M, void *user) {
+  (void)q;
+  (void)user;
+  M[0] = 2.0;
+  M[1] = 0.0;
+  M[2] = 0.0;
+  M[3] = 0.5;
+  return 0;
+}
+
+static int potential_fn(const double *q, double *V, double *dV, void *user) {
+  (void)user;
+  if (V) *V = 0.5 * 3.0 * q[0] * q[0];
+  if (dV) {
+    dV[0] = 3.0 * q[0];
+    dV[1] = 0.0;
+  }
+  return 0;
+}
+
+static nh_model *make_model(void) {
+  static const char *const names[] = {"x", "theta"};
+  nh_model_def def = nh_model_def_default();
+  def.name = "toy";
+  def.nq = 2;
+  def.coord_names = names;
+  def.mass = mass_fn;
+  def.potential = potential_fn;
+  char msg[256];
+  nh_model *m = nh_model_create(&def, msg, sizeof msg);
+  if (!m) printf("  nh_model_create: %s\n", msg);
+  return m;
+}
+
+/* A sampled oscillation of the toy model, with a jump in theta' in the middle. */
+static nh_traj *make_traj(long n) {
+  nh_traj *tr = nh_traj_create(2);
+  if (!tr) return NULL;
+  for (long k = 0; k < n; k++) {
+    double t = 5.0 * (double)k / (double)(n - 1);
+    double w = sqrt(3.0 / 2.0);
+    double q[2] = {0.3 * cos(w * t), (k < n / 2 ? 1.0 : -0.5) * t};
+    double v[2] = {-0.3 * w * sin(w * t), k < n / 2 ? 1.0 : -0.5};
+    if (nh_traj_append(tr, k == 0 ? NH_SAMPLE_START : NH_SAMPLE_STEP, t, q, v) != NH_OK) {
+      nh_traj_destroy(tr);
+      return NULL;
+    }
+  }
+  return tr;
+}
+
+static int starts_with(const char *path, const char *sig, size_t len) {
+  char buf[64];
+  long n = read_file(path, buf, sizeof buf);
+  return n >= (long)len && memcmp(buf, sig, len) == 0;
+}
+
+/* ---- trajectories ---------------------------------------------------------------------- */
+
+static int test_traj_growth(void) {
+  ENSURE(nh_traj_create(0) == NULL);
+  ENSURE(nh_traj_create(-3) == NULL);
+  nh_traj_destroy(NULL);
+  nh_traj_clear(NULL);
+  ENSURE(nh_traj_append(NULL, NH_SAMPLE_STEP, 0.0, NULL, NULL) == NH_ERR_ARG);
+
+  nh_traj *tr = nh_traj_create(3);
+  ENSURE(tr != NULL);
+  ENSURE(tr->nq == 3 && tr->n == 0);
+  long last_cap = tr->cap, grows = 0;
+  const long N = 10000;
+  for (long k = 0; k < N; k++) {
+    double q[3] = {(double)k, -(double)k, 0.5 * (double)k};
+    double v[3] = {1.0 / (double)(k + 1), 2.0, 3.0};
+    ENSURE(nh_traj_append(tr, (nh_sample_kind)(k % 6), 0.25 * (double)k, q, v) == NH_OK);
+    ENSURE(tr->n == k + 1 && tr->cap >= tr->n);
+    if (tr->cap != last_cap) {
+      ENSURE(last_cap == 0 || tr->cap >= 2 * last_cap); /* geometric growth */
+      last_cap = tr->cap;
+      grows++;
+    }
+  }
+  ENSURE(grows <= 10); /* amortised: few reallocations for 10^4 samples */
+  ENSURE(tr->cap < 4 * N);
+  for (long k = 0; k < N; k += 97) {
+    ENSURE(tr->t[k] == 0.25 * (double)k);
+    ENSURE(tr->kind[k] == (int)(k % 6));
+    ENSURE(tr->q[3 * k] == (double)k && tr->q[3 * k + 1] == -(double)k);
+    ENSURE(tr->q[3 * k + 2] == 0.5 * (double)k);
+    ENSURE(tr->v[3 * k] == 1.0 / (double)(k + 1) && tr->v[3 * k + 2] == 3.0);
+  }
+
+  long cap = tr->cap;
+  nh_traj_clear(tr);
+  ENSURE(tr->n == 0 && tr->cap == cap);
+  double q[3] = {7, 8, 9};
+  ENSURE(nh_traj_append(tr, NH_SAMPLE_END, 1.5, q, NULL) == NH_OK); /* NULL v: zeros */
+  ENSURE(tr->n == 1 && tr->t[0] == 1.5 && tr->q[2] == 9.0 && tr->v[0] == 0.0 && tr->v[2] == 0.0);
+  ENSURE(tr->kind[0] == NH_SAMPLE_END);
+
+  /* the observer appends and asks to go on */
+  double v[3] = {4, 5, 6};
+  ENSURE(nh_traj_observer(NULL, NH_SAMPLE_OUTPUT, 2.0, q, v, tr) == 0);
+  ENSURE(tr->n == 2 && tr->t[1] == 2.0 && tr->v[4] == 5.0 && tr->kind[1] == NH_SAMPLE_OUTPUT);
+  nh_traj_destroy(tr);
+  return 0;
+}
+
+/* ---- atomic files ---------------------------------------------------------------------- */
+
+static int test_outfile_commit_abort(void) {
+  const char *path = out_path("atomic.txt");
+  char msg[256];
+  nh_outfile out;
+
+  ENSURE(nh_outfile_open(&out, path, msg, sizeof msg) == NH_OK);
+  ENSURE(out.fp != NULL);
+  ENSURE(tmp_exists(path) && !file_exists(path));
+  fputs("aborted\n", out.fp);
+  nh_outfile_abort(&out);
+  ENSURE(!tmp_exists(path) && !file_exists(path));
+
+  ENSURE(nh_outfile_open(&out, path, msg, sizeof msg) == NH_OK);
+  fputs("first\n", out.fp);
+  ENSURE(nh_outfile_commit(&out, msg, sizeof msg) == NH_OK);
+  ENSURE(!tmp_exists(path) && file_exists(path));
+  char buf[64];
+  ENSURE(read_file(path, buf, sizeof buf) == 6 && strcmp(buf, "first\n") == 0);
+  ENSURE(nh_outfile_commit(&out, msg, sizeof msg) == NH_ERR_ARG); /* nothing left to commit */
+
+  /* replacing an existing file; an aborted rewrite leaves the old one intact */
+  ENSURE(nh_outfile_open(&out, path, msg, sizeof msg) == NH_OK);
+  fputs("second\n", out.fp);
+  nh_outfile_abort(&out);
+  ENSURE(read_file(path, buf, sizeof buf) == 6 && strcmp(buf, "first\n") == 0);
+  ENSURE(nh_outfile_open(&out, path, msg, sizeof msg) == NH_OK);
+  fputs("second\n", out.fp);
+  ENSURE(nh_outfile_commit(&out, msg, sizeof msg) == NH_OK);
+  ENSURE(read_file(path, buf, sizeof buf) == 7 && strcmp(buf, "second\n") == 0);
+  ENSURE(count_temporaries() == 0);
+  remove(path);
+
+  /* bad paths */
+  ENSURE(nh_outfile_open(&out, "", msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(nh_outfile_open(&out, NULL, msg, sizeof msg) == NH_ERR_ARG);
+  char longp[1100];
+  memset(longp, 'a', sizeof longp - 1);
+  longp[sizeof longp - 1] = '\0';
+  ENSURE(nh_outfile_open(&out, longp, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(nh_outfile_open(&out, "/nonexistent-nholo-dir/f.txt", msg, sizeof msg) == NH_ERR_IO);
+  ENSURE(strstr(msg, "cannot write '/nonexistent-nholo-dir/f.txt': ") == msg);
+  ENSURE(nh_outfile_open(&out, "/nonexistent-nholo-dir/f.txt", NULL, 0) == NH_ERR_IO);
+  return 0;
+}
+
+static int test_check_writable(void) {
+  char msg[256];
+  const char *path = out_path("probe.csv");
+  ENSURE(nh_check_writable(path, msg, sizeof msg) == NH_OK);
+  ENSURE(!file_exists(path) && !tmp_exists(path));
+
+  const char *bad = out_path("no/such/dir/probe.csv");
+  ENSURE(nh_check_writable(bad, msg, sizeof msg) == NH_ERR_IO);
+  ENSURE(strstr(msg, "cannot write '") == msg && strstr(msg, "probe.csv'") != NULL);
+
+  ENSURE(nh_check_writable(g_dir, msg, sizeof msg) == NH_ERR_IO); /* a directory */
+  ENSURE(nh_check_writable("/proc/nholo-probe.csv", msg, sizeof msg) == NH_ERR_IO);
+  ENSURE(nh_check_writable("", msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(count_temporaries() == 0);
+  return 0;
+}
+
+/* ---- CSV ------------------------------------------------------------------------------- */
+
+static int test_traj_csv_roundtrip(void) {
+  nh_model *m = make_model();
+  ENSURE(m != NULL);
+  nh_traj *tr = nh_traj_create(2);
+  ENSURE(tr != NULL);
+  /* values that need all 17 significant digits, and extremes */
+  const double vals[] = {0.1, 1.0 / 3.0, -2.0 / 7.0, 1e-300, -2.5e300, 3.141592653589793,
+                         5e-324, 0.0, -0.0, 123456789.123456789, 1.0 + 2.220446049250313e-16,
+                         -1.7976931348623157e308};
+  const int nv = (int)(sizeof vals / sizeof vals[0]);
+  for (int k = 0; k < nv; k++) {
+    double q[2] = {vals[k], vals[(k + 3) % nv]};
+    double v[2] = {vals[(k + 5) % nv], vals[(k + 7) % nv]};
+    ENSURE(nh_traj_append(tr, NH_SAMPLE_STEP, vals[(k + 1) % nv], q, v) == NH_OK);
+  }
+  const char *path = out_path("traj.csv");
+  char msg[256] = "";
+  ENSURE(nh_write_traj_csv(path, m, tr, msg, sizeof msg) == NH_OK);
+  ENSURE(!tmp_exists(path));
+
+  FILE *fp = fopen(path, "r");
+  ENSURE(fp != NULL);
+  char line[4096];
+  ENSURE(fgets(line, sizeof line, fp) != NULL);
+  int ok = strcmp(line, "t,x,theta,x_dot,theta_dot\n") == 0;
+  long rows = 0;
+  int exact = 1;
+  while (ok && fgets(line, sizeof line, fp)) {
+    double f[5];
+    char *p = line, *end;
+    for (int j = 0; j < 5; j++) {
+      f[j] = strtod(p, &end);
+      if (end == p || (j < 4 && *end != ',') || (j == 4 && *end != '\n')) ok = 0;
+      p = end + 1;
+    }
+    if (!ok || rows >= tr->n) break;
+    double want[5] = {tr->t[rows], tr->q[2 * rows], tr->q[2 * rows + 1], tr->v[2 * rows],
+                      tr->v[2 * rows + 1]};
+    for (int j = 0; j < 5; j++)
+      if (memcmp(&f[j], &want[j], sizeof(double)) != 0) exact = 0; /* bitwise, even -0.0 */
+    rows++;
+  }
+  fclose(fp);
+  ENSURE(ok);
+  ENSURE(exact);
+  ENSURE(rows == tr->n);
+
+  /* an empty trajectory: the header only */
+  nh_traj_clear(tr);
+  ENSURE(nh_write_traj_csv(path, m, tr, msg, sizeof msg) == NH_OK);
+  char buf[256];
+  ENSURE(read_file(path, buf, sizeof buf) > 0 && strcmp(buf, "t,x,theta,x_dot,theta_dot\n") == 0);
+  remove(path);
+
+  /* a trajectory that does not fit the model */
+  nh_traj *tr3 = nh_traj_create(3);
+  ENSURE(tr3 != NULL);
+  ENSURE(nh_write_traj_csv(path, m, tr3, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(msg[0] != '\0' && !file_exists(path));
+  ENSURE(nh_write_traj_csv(path, NULL, tr, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(nh_write_traj_csv(path, m, NULL, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(nh_write_impacts_csv(path, NULL, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(!file_exists(path) && count_temporaries() == 0);
+  nh_traj_destroy(tr3);
+  nh_traj_destroy(tr);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* Column names holding a separator or a quote are quoted (RFC 4180). */
+static int test_traj_csv_quoting(void) {
+  static const char *const names[] = {"a,b", "say \"hi\""};
+  nh_model_def def = nh_model_def_default();
+  def.nq = 2;
+  def.coord_names = names;
+  def.mass = mass_fn;
+  nh_model *m = nh_model_create(&def, NULL, 0);
+  ENSURE(m != NULL);
+  nh_traj *tr = nh_traj_create(2);
+  ENSURE(tr != NULL);
+  double q[2] = {1.5, -2.0}, v[2] = {0.25, 4.0};
+  ENSURE(nh_traj_append(tr, NH_SAMPLE_START, 0.0, q, v) == NH_OK);
+  const char *path = out_path("quoted.csv");
+  ENSURE(nh_write_traj_csv(path, m, tr, NULL, 0) == NH_OK);
+  char buf[512];
+  ENSURE(read_file(path, buf, sizeof buf) > 0);
+  ENSURE(strcmp(buf, "t,\"a,b\",\"say \"\"hi\"\"\",\"a,b_dot\",\"say \"\"hi\"\"_dot\"\n"
+                     "0,1.5,-2,0.25,4\n") == 0);
+  remove(path);
+  nh_traj_destroy(tr);
+  nh_model_destroy(m);
+  return 0;
+}
+
+static int test_traj_csv_unwritable(void) {
+  nh_model *m = make_model();
+  ENSURE(m != NULL);
+  nh_traj *tr = make_traj(50);
+  ENSURE(tr != NULL);
+  char msg[512];
+  const char *bad[] = {"/nonexistent-nholo-dir/traj.csv", "/proc/nholo-traj.csv",
+                       out_path("missing/traj.csv")};
+  for (int i = 0; i < 3; i++) {
+    msg[0] = '\0';
+    ENSURE(nh_write_traj_csv(bad[i], m, tr, msg, sizeof msg) == NH_ERR_IO);
+    char want[600];
+    snprintf(want, sizeof want, "cannot write '%s': ", bad[i]);
+    ENSURE(strncmp(msg, want, strlen(want)) == 0 && strlen(msg) > strlen(want));
+    ENSURE(!file_exists(bad[i]) && !tmp_exists(bad[i]));
+  }
+  /* the destination is a directory: the temporary is written, the rename fails */
+  const char *dir = out_path("a_directory.csv");
+  ENSURE(mkdir(dir, 0700) == 0);
+  ENSURE(nh_write_traj_csv(dir, m, tr, msg, sizeof msg) == NH_ERR_IO);
+  ENSURE(strstr(msg, "cannot write '") == msg);
+  ENSURE(!tmp_exists(dir) && count_temporaries() == 0);
+  ENSURE(rmdir(dir) == 0);
+  nh_traj_destroy(tr);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* ---- plots ----------------------------------------------------------------------------- */
+
+/* A penny-like plan view trajectory: a circle arc inside the table, with nq = 4. */
+static nh_traj *make_penny_traj(void) {
+  nh_traj *tr = nh_traj_create(4);
+  if (!tr) return NULL;
+  for (int k = 0; k <= 400; k++) {
+    double t = 0.01 * k;
+    double q[4] = {0.12 * sin(1.3 * t), 0.1 * (1.0 - cos(1.3 * t)) - 0.05, 10.0 * t, 0.2 * t};
+    double v[4] = {0.156 * cos(1.3 * t), 0.13 * sin(1.3 * t), 10.0, 0.2};
+    if (nh_traj_append(tr, NH_SAMPLE_STEP, t, q, v) != NH_OK) {
+      nh_traj_destroy(tr);
+      return NULL;
+    }
+  }
+  return tr;
+}
+
+static int check_plot_file(const char *path) {
+  const char *ext = strrchr(path, '.');
+  ENSURE(ext != NULL);
+  ENSURE(file_exists(path) && !tmp_exists(path));
+  if (strcmp(ext, ".png") == 0) ENSURE(starts_with(path, "\x89PNG\r\n\x1a\n", 8));
+  if (strcmp(ext, ".svg") == 0)
+    ENSURE(starts_with(path, "<?xml", 5) || starts_with(path, "<svg", 4));
+  if (strcmp(ext, ".pdf") == 0) ENSURE(starts_with(path, "%PDF-", 5));
+  return 0;
+}
+
+static int test_plot_penny(void) {
+  nh_traj *tr = make_penny_traj();
+  ENSURE(tr != NULL);
+  char msg[256] = "";
+  const char *exts[] = {"png", "svg", "pdf"};
+  for (int i = 0; i < 3; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "penny.%s", exts[i]);
+    const char *path = out_path(name);
+    int st = nh_plot_penny(path, 0.2, 0.2, 0.02, tr, NULL, "A penny #1 (no impacts)", msg,
+                           sizeof msg);
+    if (st != NH_OK) printf("  %s\n", msg);
+    ENSURE(st == NH_OK);
+    ENSURE(check_plot_file(path) == 0);
+  }
+  /* an elliptical table, no title, and no trajectory at all */
+  ENSURE(nh_plot_penny(out_path("penny_ellipse.png"), 0.3, 0.15, 0.02, tr, NULL, NULL, msg,
+                       sizeof msg) == NH_OK);
+  ENSURE(check_plot_file(out_path("penny_ellipse.png")) == 0);
+  ENSURE(nh_plot_penny(out_path("penny_empty.png"), 0.2, 0.2, 0.02, NULL, NULL, NULL, msg,
+                       sizeof msg) == NH_OK);
+  ENSURE(check_plot_file(out_path("penny_empty.png")) == 0);
+  /* bad geometry */
+  ENSURE(nh_plot_penny(out_path("bad.png"), -1.0, 0.2, 0.02, tr, NULL, NULL, msg, sizeof msg) ==
+         NH_ERR_ARG);
+  ENSURE(!file_exists(out_path("bad.png")));
+  nh_traj_destroy(tr);
+  return 0;
+}
+
+static int test_plot_ensemble(void) {
+  enum { NP = 4, N = 300 };
+  static double x[NP * N], y[NP * N];
+  unsigned long long seed = 12345;
+  for (int p = 0; p < NP; p++)
+    for (int k = 0; k < N; k++) {
+      double r = 0.19 * sqrt(nh_test_rand(&seed, 0.0, 1.0)) * (p + 1) / NP;
+      double s = nh_test_rand(&seed, 0.0, 2.0 * 3.141592653589793);
+      x[p * N + k] = 0.05 + r * cos(s);
+      y[p * N + k] = r * sin(s) * 0.8;
+    }
+  const char *titles[NP] = {"t = 0 s", "t = 1 s", NULL, "t = 10 s"};
+  char msg[256] = "";
+  const char *exts[] = {"png", "svg", "pdf"};
+  for (int i = 0; i < 3; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "ensemble.%s", exts[i]);
+    const char *path = out_path(name);
+    int st = nh_plot_penny_ensemble(path, 0.2, 0.2, NP, N, x, y, titles,
+                                    "Sensitivity to the initial heading", msg, sizeof msg);
+    if (st != NH_OK) printf("  %s\n", msg);
+    ENSURE(st == NH_OK);
+    ENSURE(check_plot_file(path) == 0);
+  }
+  /* odd panel counts, no titles */
+  ENSURE(nh_plot_penny_ensemble(out_path("ensemble3.png"), 0.3, 0.2, 3, N, x, y, NULL, NULL, msg,
+                                sizeof msg) == NH_OK);
+  ENSURE(check_plot_file(out_path("ensemble3.png")) == 0);
+  ENSURE(nh_plot_penny_ensemble(out_path("ensemble1.png"), 0.2, 0.2, 1, 0, NULL, NULL, NULL,
+                                "empty", msg, sizeof msg) == NH_OK);
+  ENSURE(check_plot_file(out_path("ensemble1.png")) == 0);
+  ENSURE(nh_plot_penny_ensemble(out_path("bad.png"), 0.2, 0.2, 0, N, x, y, NULL, NULL, msg,
+                                sizeof msg) == NH_ERR_ARG);
+  ENSURE(!file_exists(out_path("bad.png")));
+  return 0;
+}
+
+static int test_plot_timeseries(void) {
+  nh_model *m = make_model();
+  ENSURE(m != NULL);
+  nh_traj *tr = make_traj(500);
+  ENSURE(tr != NULL);
+  char msg[256] = "";
+  const char *exts[] = {"png", "svg", "pdf"};
+  for (int i = 0; i < 3; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "timeseries.%s", exts[i]);
+    const char *path = out_path(name);
+    int st = nh_plot_timeseries(path, m, tr, NULL, i == 0 ? NULL : "Toy model", msg, sizeof msg);
+    if (st != NH_OK) printf("  %s\n", msg);
+    ENSURE(st == NH_OK);
+    ENSURE(check_plot_file(path) == 0);
+  }
+  /* an empty trajectory still draws its axes */
+  nh_traj *empty = nh_traj_create(2);
+  ENSURE(empty != NULL);
+  ENSURE(nh_plot_timeseries(out_path("timeseries_empty.png"), m, empty, NULL, NULL, msg,
+                            sizeof msg) == NH_OK);
+  ENSURE(check_plot_file(out_path("timeseries_empty.png")) == 0);
+  nh_traj *tr3 = nh_traj_create(3);
+  ENSURE(tr3 != NULL);
+  ENSURE(nh_plot_timeseries(out_path("bad.png"), m, tr3, NULL, NULL, msg, sizeof msg) ==
+         NH_ERR_ARG);
+  ENSURE(nh_plot_timeseries(out_path("bad.png"), NULL, tr, NULL, NULL, msg, sizeof msg) ==
+         NH_ERR_ARG);
+  ENSURE(!file_exists(out_path("bad.png")));
+  nh_traj_destroy(tr3);
+  nh_traj_destroy(empty);
+  nh_traj_destroy(tr);
+  nh_model_destroy(m);
+  return 0;
+}
+
+static int test_plot_bad_paths(void) {
+  nh_model *m = make_model();
+  ENSURE(m != NULL);
+  nh_traj *tr = make_traj(20);
+  ENSURE(tr != NULL);
+  double x[4] = {0, 0.1, 0, -0.1}, y[4] = {0, 0, 0.1, 0};
+  const char *bad_ext[] = {"plot.txt", "plot", "plot.png.bak", "plot.jpg", "png"};
+  for (int i = 0; i < 5; i++) {
+    const char *path = out_path(bad_ext[i]);
+    char msg[256] = "";
+    ENSURE(nh_plot_penny(path, 0.2, 0.2, 0.02, tr, NULL, NULL, msg, sizeof msg) == NH_ERR_ARG);
+    ENSURE(msg[0] != '\0');
+    msg[0] = '\0';
+    ENSURE(nh_plot_penny_ensemble(path, 0.2, 0.2, 1, 4, x, y, NULL, NULL, msg, sizeof msg) ==
+           NH_ERR_ARG);
+    ENSURE(msg[0] != '\0');
+    msg[0] = '\0';
+    ENSURE(nh_plot_timeseries(path, m, tr, NULL, NULL, msg, sizeof msg) == NH_ERR_ARG);
+    ENSURE(msg[0] != '\0');
+    ENSURE(!file_exists(path) && !tmp_exists(path));
+  }
+  ENSURE(nh_plot_penny(NULL, 0.2, 0.2, 0.02, tr, NULL, NULL, NULL, 0) == NH_ERR_ARG);
+
+  /* upper-case extensions are accepted */
+  char msg[256] = "";
+  ENSURE(nh_plot_penny_ensemble(out_path("upper.PNG"), 0.2, 0.2, 1, 4, x, y, NULL, NULL, msg,
+                                sizeof msg) == NH_OK);
+  ENSURE(starts_with(out_path("upper.PNG"), "\x89PNG", 4));
+  remove(out_path("upper.PNG"));
+
+  /* unwritable destinations: an error, no file, no temporary, and the process goes on */
+  const char *unw[] = {"/nonexistent-nholo-dir/p.png", "/proc/nholo-plot.svg",
+                       out_path("missing/p.pdf")};
+  for (int i = 0; i < 3; i++) {
+    ENSURE(nh_plot_timeseries(unw[i], m, tr, NULL, NULL, msg, sizeof msg) == NH_ERR_IO);
+    ENSURE(strstr(msg, "cannot write '") == msg);
+    ENSURE(nh_plot_penny(unw[i], 0.2, 0.2, 0.02, tr, NULL, NULL, msg, sizeof msg) == NH_ERR_IO);
+    ENSURE(nh_plot_penny_ensemble(unw[i], 0.2, 0.2, 1, 4, x, y, NULL, NULL, msg, sizeof msg) ==
+           NH_ERR_IO);
+    ENSURE(!file_exists(unw[i]) && !tmp_exists(unw[i]));
+  }
+  /* a plot over a directory fails at the rename and leaves nothing behind */
+  const char *dir = out_path("dir.png");
+  ENSURE(mkdir(dir, 0700) == 0);
+  ENSURE(nh_plot_penny(dir, 0.2, 0.2, 0.02, tr, NULL, NULL, msg, sizeof msg) == NH_ERR_IO);
+  ENSURE(!tmp_exists(dir) && rmdir(dir) == 0);
+  ENSURE(count_temporaries() == 0);
+
+  /* and plotting still works afterwards */
+  ENSURE(nh_plot_timeseries(out_path("after.png"), m, tr, NULL, NULL, msg, sizeof msg) == NH_OK);
+  ENSURE(check_plot_file(out_path("after.png")) == 0);
+  nh_traj_destroy(tr);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* Non-finite and enormous values are left out; constant and huge-offset series still get
+ * sensible axes (and the plots terminate). */
+static int test_plot_bad_values(void) {
+  nh_model *m = make_model();
+  ENSURE(m != NULL);
+  nh_traj *tr = nh_traj_create(2);
+  ENSURE(tr != NULL);
+  const double bad[] = {NAN, INFINITY, -INFINITY, 1e308, -1.7976931348623157e308};
+  for (int k = 0; k < 40; k++) {
+    double q[2] = {k % 7 == 3 ? bad[k % 5] : 1e16 + 0.0 * k, k % 11 == 5 ? bad[(k + 2) % 5] : 0.01 * k};
+    double v[2] = {0.0, k % 13 == 0 ? NAN : 1.0};
+    double t = k == 17 ? NAN : 1e16 + 2.0 * k; /* times near the end of double resolution */
+    ENSURE(nh_traj_append(tr, NH_SAMPLE_STEP, t, q, v) == NH_OK);
+  }
+  char msg[256] = "";
+  ENSURE(nh_plot_timeseries(out_path("bad_values.png"), m, tr, NULL, NULL, msg, sizeof msg) ==
+         NH_OK);
+  ENSURE(check_plot_file(out_path("bad_values.png")) == 0);
+  ENSURE(nh_plot_penny(out_path("bad_values_penny.png"), 0.2, 0.2, 0.02, tr, NULL, NULL, msg,
+                       sizeof msg) == NH_OK);
+  ENSURE(check_plot_file(out_path("bad_values_penny.png")) == 0);
+  double x[3] = {NAN, 1e300, 0.1}, y[3] = {0.0, INFINITY, -0.1};
+  ENSURE(nh_plot_penny_ensemble(out_path("bad_values_ens.png"), 0.2, 0.2, 1, 3, x, y, NULL, NULL,
+                                msg, sizeof msg) == NH_OK);
+  ENSURE(check_plot_file(out_path("bad_values_ens.png")) == 0);
+  ENSURE(nh_plot_penny(out_path("bad.png"), NAN, 0.2, 0.02, tr, NULL, NULL, msg, sizeof msg) ==
+         NH_ERR_ARG);
+  ENSURE(nh_plot_penny_ensemble(out_path("bad.png"), 0.2, INFINITY, 1, 3, x, y, NULL, NULL, msg,
+                                sizeof msg) == NH_ERR_ARG);
+  ENSURE(!file_exists(out_path("bad.png")));
+  nh_traj_destroy(tr);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* Many figures in one process: no leaked file descriptors, every file complete. */
+static int test_plot_repeated(void) {
+  nh_model *m = make_model();
+  ENSURE(m != NULL);
+  nh_traj *tr = make_traj(100);
+  ENSURE(tr != NULL);
+  char msg[256] = "";
+  int fd0 = dup(0);
+  ENSURE(fd0 >= 0);
+  close(fd0);
+  for (int i = 0; i < 12; i++) {
+    const char *path = out_path(i % 3 == 0 ? "rep.png" : i % 3 == 1 ? "rep.svg" : "rep.pdf");
+    ENSURE(nh_plot_timeseries(path, m, tr, NULL, NULL, msg, sizeof msg) == NH_OK);
+    ENSURE(check_plot_file(path) == 0);
+  }
+  int fd1 = dup(0);
+  ENSURE(fd1 >= 0);
+  close(fd1);
+  ENSURE(fd1 == fd0); /* the lowest free descriptor did not move */
+  nh_traj_destroy(tr);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* ---- main ------------------------------------------------------------------------------ */
+
+static void cleanup_dir(void) {
+  DIR *d = opendir(g_dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    char p[1100];
+    snprintf(p, sizeof p, "%s/%s", g_dir, e->d_name);
+    if (remove(p) != 0) rmdir(p);
+  }
+  closedir(d);
+  rmdir(g_dir);
+}
+
+int main(int argc, char **argv) {
+  TEST_INIT(argc, argv);
+  const char *base = getenv("TMPDIR");
+  snprintf(g_dir, sizeof g_dir, "%s/nholo_test_io_XXXXXX", base && base[0] ? base : "/tmp");
+  if (!mkdtemp(g_dir)) {
+    printf("cannot create a temporary directory: %s\n", strerror(errno));
+    return 1;
+  }
+  RUN_TEST(test_traj_growth);
+  RUN_TEST(test_outfile_commit_abort);
+  RUN_TEST(test_check_writable);
+  RUN_TEST(test_traj_csv_roundtrip);
+  RUN_TEST(test_traj_csv_quoting);
+  RUN_TEST(test_traj_csv_unwritable);
+  RUN_TEST(test_plot_penny);
+  RUN_TEST(test_plot_ensemble);
+  RUN_TEST(test_plot_timeseries);
+  RUN_TEST(test_plot_bad_paths);
+  RUN_TEST(test_plot_bad_values);
+  RUN_TEST(test_plot_repeated);
+  const char *keep = getenv("NH_TEST_KEEP");
+  if (keep && keep[0] && strcmp(keep, "0") != 0)
+    printf("outputs kept in %s\n", g_dir);
+  else
+    cleanup_dir();
+  return TEST_SUMMARY();
+}
