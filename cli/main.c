@@ -118,10 +118,7 @@ static int cmd_list(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fputs(usage_text, stderr);
-    return CLI_USAGE;
-  }
+  if (argc < 2) return cli_usage_error("no command given (see 'nholo --help')");
   const char *cmd = argv[1];
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     fputs(usage_text, stdout);

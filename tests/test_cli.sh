@@ -40,7 +40,7 @@ head -1 "$T/p.csv" | grep -qx "t,x,y,theta,phi,x_dot,y_dot,theta_dot,phi_dot" &&
 for key in '"model": "penny"' '"method": "exact"' '"impacts": 20' '"status": "NH_OK"' '"energy_initial"' \
            '"max_energy_rel_error"' '"max_constraint_residual"' '"wall_seconds"' '"final": {"x"' \
            '"final_velocity": {"x"' '"impact_log": [{"t"' '"surface": "front"' '"steps"' '"t_end"' '"energy_final"'; do
-  grep -q "$key" "$T/j" && ok "json has $key" || bad "json lacks $key"
+  grep -qF "$key" "$T/j" && ok "json has $key" || bad "json lacks $key"
 done
 # the JSON parses (python3 when available) and the energy of an elastic run is conserved
 if command -v python3 >/dev/null 2>&1; then

@@ -20,8 +20,7 @@ static int run_to(const nh_model *m, const char *method, double h, double T, dou
   nh_sim_def d = nh_sim_def_default();
   d.method = nh_method_find(method);
   d.h = h;
-  d.rtol = rtol;
-  d.atol = rtol * 1e-2;
+  if (rtol > 0) d.rtol = rtol, d.atol = rtol * 1e-2;
   nh_sim *s = nh_sim_create(m, &d, NULL, 0);
   if (!s) return -100;
   int rc = nh_sim_run(s, T, 0, NULL, NULL);

@@ -24,7 +24,6 @@
  *   in cases 2 and 3 v+ is v- (or Pi v- when it was projected);
  *   4. a plastic map that leaves dg v+ <= 0 returns NH_NOT_REVERSED (v+ is the plastic
  *      result all the same). */
- */
 #ifndef NHOLO_IMPACT_H
 #define NHOLO_IMPACT_H
 

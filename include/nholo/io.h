@@ -1,7 +1,9 @@
 /* nholo/io.h - recording a run, writing it (CSV, JSON), and drawing it (PLplot).
  *
  * Every writer produces its file atomically: it writes "<path>.tmp.<pid>" and renames it
- * over <path> only when everything was written, so a failure never leaves a partial file. */
+ * over <path> only when everything was written, so a failure never leaves a partial file.
+ * Paths are limited to 1023 characters (NH_ERR_ARG beyond). Plots use PLplot, which is not
+ * thread-safe: draw from one thread at a time. A missing cairo driver gives NH_ERR_IO. */
 #ifndef NHOLO_IO_H
 #define NHOLO_IO_H
 
@@ -28,14 +30,17 @@ NH_API void nh_traj_destroy(nh_traj *traj);
 NH_API void nh_traj_clear(nh_traj *traj);
 NH_API int nh_traj_append(nh_traj *traj, nh_sample_kind kind, double t, const double *q,
                           const double *v);
-/* An nh_observer_fn that appends every sample to the nh_traj given as user. */
+/* An nh_observer_fn that appends every sample to the nh_traj given as user. When memory runs
+ * out it returns nonzero, so the run ends with NH_STOPPED. */
 NH_API int nh_traj_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q,
                             const double *v, void *user);
 
 /* CSV of a trajectory: header "t,<coords>,<coords>_dot". */
 NH_API int nh_write_traj_csv(const char *path, const nh_model *model, const nh_traj *traj,
                              char *msg, size_t msg_size);
-/* CSV of the impact log: t, surface, energy before/after, alpha, lambda_*, q, v before/after. */
+/* CSV of the impact log: index (from 0), t, surface, status, energy_before, energy_after,
+ * vn_before, vn_after, alpha, lambda_<constraint>..., <coord>..., <coord>_dot_before...,
+ * <coord>_dot_after... */
 NH_API int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t msg_size);
 
 /* Check that a file can be created at path (creates and removes a temporary beside it). */
@@ -55,12 +60,14 @@ NH_API void nh_outfile_abort(nh_outfile *out);
 /* ---- plots (PLplot, cairo driver; format from the extension: .png, .svg, .pdf) ------ */
 
 /* The plan view of a penny run: the wall (ellipse a, b), the path of the contact point
- * (x, y), the coin at each impact and the impact points on the wall. `title` may be NULL. */
+ * (x, y), the coin at each impact and the impact points on the wall. Assumes the penny's
+ * coordinates q = (x, y, theta, phi) and gaps 0 = front, 1 = back. `title` may be NULL. */
 NH_API int nh_plot_penny(const char *path, double a, double b, double R, const nh_traj *traj,
                          const nh_sim *sim, const char *title, char *msg, size_t msg_size);
 
-/* Several penny ensembles in panels: for each panel, n points (x[k], y[k]) on the table
- * (a, b) with a panel title. Used for the sensitivity figure (Clark & Bloch Fig. 5). */
+/* Several penny ensembles in panels: panel p shows the n points (x[p*n + k], y[p*n + k]),
+ * k < n, on the table (a, b) under panel_titles[p]. Used for the sensitivity figure
+ * (Clark & Bloch Fig. 5). */
 NH_API int nh_plot_penny_ensemble(const char *path, double a, double b, int npanels, int n,
                                   const double *x, const double *y,
                                   const char *const *panel_titles, const char *title, char *msg,

@@ -1,0 +1,531 @@
+/* penny.c - the bouncing penny (W. Clark, A. Bloch, "The Bouncing Penny and Nonholonomic
+ * Impacts", secs. V-VI; spec 000 sec. 3): a vertical disk rolling without slipping inside an
+ * elliptical wall, with its closed-form flow and an exact event predictor.
+ *
+ * Model. q = (x, y, theta, phi), d = (cos phi, sin phi), dperp = (-sin phi, cos phi).
+ *
+ *   L = 1/2 m (x'^2 + y'^2) + 1/2 I theta'^2 + 1/2 J phi'^2,     M = diag(m, m, I, J)   (22)
+ *   x' = R theta' cos phi,   y' = R theta' sin phi                                      (23)
+ *   omega^1 = dx - R cos phi dtheta,   omega^2 = dy - R sin phi dtheta                  (24)
+ *   A(phi) = [ 1  0  -R cos phi  0 ]      Adot v = (d/dt A) v = (  R sin phi phi' theta',
+ *            [ 0  1  -R sin phi  0 ]                               -R cos phi phi' theta')
+ *   J phi'' = 0,  (I + m R^2) theta'' = 0: Omega = theta', omega = phi' are constant     (25)
+ *   phi = phi0 + omega t,  theta = theta0 + Omega t,
+ *   x = x0 + (Omega/omega) R (sin(omega t + phi0) - sin phi0),
+ *   y = y0 - (Omega/omega) R (cos(omega t + phi0) - cos phi0)                            (26)
+ * (26) is evaluated in its regular form (no singularity at omega = 0):
+ *   half = omega t / 2,  amp = R Omega t sinc(half),
+ *   x = x0 + amp cos(phi0 + half),  y = y0 + amp sin(phi0 + half).
+ * The coin's ends (front s = +1, eq. 27; back s = -1, eq. 34) are P_s = (x, y) + s R d. The
+ * table (35) is h(X, Y) = X^2/a^2 + Y^2/b^2 - 1 < 0 inside; the model's gaps are
+ *   g_s(q) = -h(P_s) = 1 - X_s^2/a^2 - Y_s^2/b^2   (admissible where >= 0),
+ *   dg_s = -dH_s,  dH_s = (h_X, h_Y, 0, s R (h_Y cos phi - h_X sin phi))  at (X_s, Y_s).
+ *
+ * Event prediction. Along the flow, with V = R Omega, S(t) = t sinc(half), e(a) = (cos a,
+ * sin a) and H = diag(1/a^2, 1/b^2),
+ *   P_s(t)   = (x0, y0) + V S e(phi0 + half) + s R e(phi)         (a rotation by omega t about
+ *   P_s'(t)  = e(phi) (V, s R omega)   [in the frame (d, dperp)]    c* = (x0,y0) + (V/omega)
+ *   P_s''(t) = omega J P_s'(t)          (J = rotation by +90 deg)   dperp0, or a line)
+ *   g(t) = 1 - P^T H P,  g' = -2 P^T H P',  g'' = -2 P'^T H P' - 2 P^T H P''.
+ * With v_e = |P'| = sqrt(V^2 + R^2 omega^2), |P''| = |omega| v_e, |P'''| = omega^2 v_e and
+ * |H P| <= 1/mn (mn = min(a, b)) while P is inside the table:
+ *   |g''|  <= L2 = 2 v_e^2/mn^2 + 2 |omega| v_e/mn,
+ *   |g'''| <= L3 = 6 |omega| v_e^2/mn^2 + 2 omega^2 v_e/mn.
+ * From a point t with g > 0 (an "armed" end) no crossing occurs before the first positive
+ * root of either lower model  g + g' s - L2 s^2/2  or  g + g' s + g'' s^2/2 - L3 s^3/6
+ * (a "safe" step). When g' < 0, the Taylor root s_T of g + g' s + g'' s^2/2 is taken (slightly
+ * beyond it) if  g' + g'' s + L3 s^2/2 < 0  on [0, s]  certifies that g decreases there (a
+ * "monotone" step: at most one root, then found by bracketed Newton to round-off). Both ends
+ * share one sincos per step; far from the wall the steps are long, near a transversal
+ * crossing they are Newton steps, and near a tangency the cubic model converges
+ * superlinearly to the touching point, so a graze that dips below zero is never skipped.
+ * An end that starts on the wall (|g| < tol) and departs is armed at once; one that is
+ * outside or leaving the table is followed with the upper models (|H P| bounded by the
+ * distance it can travel in the step) until it re-enters, so the contact that was just
+ * processed is never reported again (tau = 0 is never returned). For omega != 0 every gap is
+ * periodic in t with period 2 pi/|omega|, so the search stops after one period; for
+ * omega = 0 the ends move on lines and g is a concave quadratic in t, solved directly. */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nholo/systems.h"
+
+#define PENNY_TWO_PI 6.28318530717958647692528676655900577
+/* |g| below this at the start of a flight: the end is on the wall (the contact just handled) */
+#define PENNY_WALL_TOL 1e-12
+#define PENNY_MAX_MARCH 1000
+#define PENNY_MAX_REFINE 200
+
+/* the block the model owns (copied by nh_model_create) */
+typedef struct penny_data {
+  double m, R, I, J, a, b;
+  double ia2, ib2; /* 1/a^2, 1/b^2 */
+} penny_data;
+
+static void set_msg(char *msg, size_t size, const char *fmt, ...) {
+  if (!msg || size == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, size, fmt, ap);
+  va_end(ap);
+}
+
+/* sin(z)/z, with its series near 0 */
+static double sinc(double z) {
+  if (fabs(z) < 1e-4) {
+    double z2 = z * z;
+    return 1.0 - z2 / 6.0 * (1.0 - z2 / 20.0);
+  }
+  return sin(z) / z;
+}
+
+/* ---- parameters ------------------------------------------------------------------- */
+
+nh_penny_params nh_penny_params_default(void) {
+  nh_penny_params p;
+  memset(&p, 0, sizeof p);
+  p.m = 0.0025;
+  p.R = 0.01;
+  p.I = 1.25e-7;
+  p.J = 6.25e-8;
+  p.a = 0.2;
+  p.b = 0.2;
+  p.law.kind = NH_IMPACT_ELASTIC;
+  p.law.e = 1.0;
+  p.theta_dot0 = 10.0;
+  p.phi_dot0 = 0.2;
+  p.x0 = 0.0;
+  p.y0 = 0.0;
+  p.theta0 = 0.0;
+  p.phi0 = 1.57079632679489661923132169163975144;
+  return p;
+}
+
+int nh_penny_params_check(const nh_penny_params *p, char *msg, size_t msg_size) {
+  set_msg(msg, msg_size, "%s", "");
+  if (!p) {
+    set_msg(msg, msg_size, "penny: no parameters");
+    return NH_ERR_ARG;
+  }
+  const struct {
+    const char *name;
+    double value;
+    int positive;
+  } fields[] = {{"m", p->m, 1},
+                {"R", p->R, 1},
+                {"I", p->I, 1},
+                {"J", p->J, 1},
+                {"a", p->a, 1},
+                {"b", p->b, 1},
+                {"theta_dot0", p->theta_dot0, 0},
+                {"phi_dot0", p->phi_dot0, 0},
+                {"x0", p->x0, 0},
+                {"y0", p->y0, 0},
+                {"theta0", p->theta0, 0},
+                {"phi0", p->phi0, 0}};
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    if (!isfinite(fields[i].value)) {
+      set_msg(msg, msg_size, "penny: %s = %g must be finite", fields[i].name, fields[i].value);
+      return NH_ERR_ARG;
+    }
+    if (fields[i].positive && !(fields[i].value > 0.0)) {
+      set_msg(msg, msg_size, "penny: %s = %g must be positive", fields[i].name, fields[i].value);
+      return NH_ERR_ARG;
+    }
+  }
+  double mn = fmin(p->a, p->b);
+  if (!(p->R < mn)) {
+    set_msg(msg, msg_size, "penny: R = %g must be smaller than min(a, b) = %g", p->R, mn);
+    return NH_ERR_ARG;
+  }
+  switch (p->law.kind) {
+  case NH_IMPACT_ELASTIC:
+  case NH_IMPACT_PLASTIC:
+    break;
+  case NH_IMPACT_RESTITUTION:
+    if (!(p->law.e >= 0.0 && p->law.e <= 1.0)) {
+      set_msg(msg, msg_size, "penny: restitution e = %g must be in [0, 1]", p->law.e);
+      return NH_ERR_ARG;
+    }
+    break;
+  default:
+    set_msg(msg, msg_size, "penny: unknown impact law %d", (int)p->law.kind);
+    return NH_ERR_ARG;
+  }
+  for (int k = 0; k < 2; k++) {
+    double s = k == 0 ? 1.0 : -1.0;
+    double X = p->x0 + s * p->R * cos(p->phi0), Y = p->y0 + s * p->R * sin(p->phi0);
+    double g = 1.0 - X * X / (p->a * p->a) - Y * Y / (p->b * p->b);
+    if (!(g > 0.0)) {
+      set_msg(msg, msg_size,
+              "penny: the initial coin is not strictly inside the table: the %s end (%g, %g) "
+              "has gap %g (x0 = %g, y0 = %g, phi0 = %g)",
+              k == 0 ? "front" : "back", X, Y, g, p->x0, p->y0, p->phi0);
+      return NH_ERR_ARG;
+    }
+  }
+  return NH_OK;
+}
+
+/* ---- evaluators ------------------------------------------------------------------- */
+
+static int penny_mass(const double *q, double *M, void *user) {
+  const penny_data *p = user;
+  (void)q;
+  memset(M, 0, 16 * sizeof(double));
+  M[0] = p->m;
+  M[5] = p->m;
+  M[10] = p->I;
+  M[15] = p->J;
+  return 0;
+}
+
+static int penny_constraint(const double *q, const double *v, double *A, double *Adot_v,
+                            void *user) {
+  const penny_data *p = user;
+  double c = cos(q[3]), s = sin(q[3]);
+  if (A) {
+    A[0] = 1.0, A[1] = 0.0, A[2] = -p->R * c, A[3] = 0.0;
+    A[4] = 0.0, A[5] = 1.0, A[6] = -p->R * s, A[7] = 0.0;
+  }
+  if (Adot_v) {
+    Adot_v[0] = p->R * s * v[3] * v[2];
+    Adot_v[1] = -p->R * c * v[3] * v[2];
+  }
+  return 0;
+}
+
+static int penny_gap(const double *q, double *g, double *dg, void *user) {
+  const penny_data *p = user;
+  double c = cos(q[3]), s = sin(q[3]);
+  for (int k = 0; k < 2; k++) {
+    double sR = k == 0 ? p->R : -p->R;
+    double X = q[0] + sR * c, Y = q[1] + sR * s;
+    double hX = 2.0 * X * p->ia2, hY = 2.0 * Y * p->ib2; /* grad h at the end point */
+    if (g) g[k] = 1.0 - X * X * p->ia2 - Y * Y * p->ib2;
+    if (dg) {
+      double *row = dg + 4 * k;
+      row[0] = -hX;
+      row[1] = -hY;
+      row[2] = 0.0;
+      row[3] = -sR * (hY * c - hX * s);
+    }
+  }
+  return 0;
+}
+
+static int penny_flow(const double *q0, const double *v0, double tau, double *q, double *v,
+                      void *user) {
+  const penny_data *p = user;
+  double x0 = q0[0], y0 = q0[1], th0 = q0[2], phi0 = q0[3];
+  double Om = v0[2], om = v0[3];
+  double half = 0.5 * om * tau;
+  double amp = p->R * Om * tau * sinc(half);
+  double phi = phi0 + om * tau;
+  q[0] = x0 + amp * cos(phi0 + half);
+  q[1] = y0 + amp * sin(phi0 + half);
+  q[2] = th0 + Om * tau;
+  q[3] = phi;
+  v[0] = p->R * cos(phi) * Om; /* rounded as A(q) v, so that A(q) v = 0 exactly */
+  v[1] = p->R * sin(phi) * Om;
+  v[2] = Om;
+  v[3] = om;
+  return 0;
+}
+
+/* ---- the event predictor ---------------------------------------------------------- */
+
+/* one flight: the constants of the closed-form path of both ends */
+typedef struct flight {
+  double x0, y0, c0, s0; /* start of the contact point, e(phi0) */
+  double V, Rw, w, R;    /* R Omega, R omega, omega, R */
+  double ia2, ib2;
+} flight;
+
+/* an end's gap and its first two time derivatives, and its position */
+typedef struct endval {
+  double g, g1, g2, X, Y;
+} endval;
+
+static void flight_eval(const flight *f, double t, endval e[2]) {
+  double half = 0.5 * f->w * t;
+  double sh = sin(half), ch = cos(half);
+  double S = t * sinc(half);
+  double mc = f->c0 * ch - f->s0 * sh, ms = f->s0 * ch + f->c0 * sh; /* e(phi0 + half) */
+  double uc = mc * ch - ms * sh, us = ms * ch + mc * sh;             /* e(phi) */
+  double cx = f->x0 + f->V * S * mc, cy = f->y0 + f->V * S * ms;
+  for (int k = 0; k < 2; k++) {
+    double sR = k == 0 ? f->R : -f->R, sRw = k == 0 ? f->Rw : -f->Rw;
+    double X = cx + sR * uc, Y = cy + sR * us;
+    double dX = f->V * uc - sRw * us, dY = f->V * us + sRw * uc; /* P' */
+    double ddX = -f->w * dY, ddY = f->w * dX;                    /* P'' */
+    double hX = X * f->ia2, hY = Y * f->ib2;                     /* H P */
+    e[k].g = 1.0 - X * hX - Y * hY;
+    e[k].g1 = -2.0 * (hX * dX + hY * dY);
+    e[k].g2 = -2.0 * (dX * dX * f->ia2 + dY * dY * f->ib2) - 2.0 * (hX * ddX + hY * ddY);
+    e[k].X = X;
+    e[k].Y = Y;
+  }
+}
+
+/* The smallest t > 0 with g + b t + c t^2 = 0, for g >= 0; INFINITY when there is none. */
+static double quad_pos_root(double g, double b, double c) {
+  if (c < 0.0) {
+    double sq = sqrt(b * b - 4.0 * c * g);
+    return b >= 0.0 ? (b + sq) / (-2.0 * c) : 2.0 * g / (sq - b);
+  }
+  if (c == 0.0) return b < 0.0 ? g / -b : INFINITY;
+  if (b >= 0.0) return INFINITY;
+  double D = b * b - 4.0 * c * g;
+  return D < 0.0 ? INFINITY : 2.0 * g / (sqrt(D) - b);
+}
+
+/* A step s such that g stays positive on (0, s), from g >= 0, g', g'' and the bounds
+ * |g''| <= L2, |g'''| <= L3. On [0, S], g'' s^2/2 - L3 s^3/6 >= (g''/2 - L3 S/6) s^2. */
+static double safe_step(double g, double g1, double g2, double L2, double L3) {
+  double s = quad_pos_root(g, g1, -0.5 * L2);
+  if (L3 > 0.0) {
+    double S = 2.0 * s;
+    if (g2 > 0.0 && 1.5 * g2 / L3 > S) S = 1.5 * g2 / L3;
+    if (!(S > 0.0)) S = 1.5 * fabs(g2) / L3;
+    for (int i = 0; i < 4 && S > 0.0; i++) {
+      double c = fmin(S, quad_pos_root(g, g1, 0.5 * g2 - L3 * S / 6.0));
+      if (!(c > s)) break;
+      s = c;
+      S = 2.0 * c;
+    }
+  }
+  return s;
+}
+
+/* A step s over which g (approaching, g' < 0) certainly decreases, ending just beyond the
+ * Taylor root; 0 when it cannot be certified. */
+static double mono_step(double g, double g1, double g2, double L2, double L3) {
+  if (!(g1 < 0.0)) return 0.0;
+  double tT = quad_pos_root(g, g1, 0.5 * g2);
+  if (!isfinite(tT)) return 0.0;
+  double gp = g1 + g2 * tT; /* slope of the Taylor model at its root (<= 0) */
+  double extra = 1e-6 * tT;
+  if (gp < 0.0) extra += L3 * tT * tT * tT / (3.0 * -gp);
+  double tb = tT + extra;
+  if (g1 + fmax(g2 * tb, 0.0) + 0.5 * L3 * tb * tb < 0.0 || g1 + L2 * tb < 0.0) return tb;
+  return 0.0;
+}
+
+/* The root of end k in (lo, hi], with g(lo) > 0 >= g(hi), by bracketed Newton (from the end
+ * with the smaller |g|; a bisection whenever |g| did not halve). */
+static double refine(const flight *f, int k, double lo, endval elo, double hi, endval ehi) {
+  double best = hi, gbest = fabs(ehi.g);
+  int slow = 0;
+  for (int it = 0; it < PENNY_MAX_REFINE && gbest > 2.0 * DBL_EPSILON; it++) {
+    int from_lo = elo.g > 0.0 && elo.g < -ehi.g;
+    const endval *src = from_lo ? &elo : &ehi;
+    double t = src->g1 != 0.0 ? (from_lo ? lo : hi) - src->g / src->g1 : NAN;
+    if (slow || !(t > lo && t < hi)) t = lo + 0.5 * (hi - lo);
+    if (!(t > lo && t < hi)) break; /* adjacent doubles */
+    endval e[2];
+    flight_eval(f, t, e);
+    double ge = fabs(e[k].g);
+    slow = !(ge <= 0.5 * fabs(src->g));
+    if (ge < gbest) best = t, gbest = ge;
+    if (e[k].g > 0.0)
+      lo = t, elo = e[k];
+    else
+      hi = t, ehi = e[k];
+  }
+  return best;
+}
+
+/* is an end within PENNY_WALL_TOL of the wall and leaving it inwards? */
+static int departing(const endval *e) {
+  return e->g > -PENNY_WALL_TOL && (e->g1 > 0.0 || (e->g1 == 0.0 && e->g2 > 0.0));
+}
+
+/* omega = 0: the ends move on lines and each g is exactly a concave quadratic in t */
+static int predict_line(const endval e0[2], double tau_max, double *tau, int *gap) {
+  double best = INFINITY;
+  int best_k = -1;
+  for (int k = 0; k < 2; k++) {
+    double g = e0[k].g, g1 = e0[k].g1, g2 = e0[k].g2;
+    if (!(g2 < 0.0)) continue;
+    if (fabs(g) < PENNY_WALL_TOL) {
+      if (!(g1 > 0.0)) continue; /* on the wall and leaving the table: never back */
+      g = fmax(g, 0.0);
+    }
+    double D = g1 * g1 - 2.0 * g2 * g;
+    if (!(D > 0.0)) continue;
+    double sq = sqrt(D);
+    double t = g1 >= 0.0 ? (g1 + sq) / -g2 : 2.0 * g / (sq - g1); /* the larger root */
+    if (t > 0.0 && t < best) best = t, best_k = k;
+  }
+  if (best_k < 0 || !(best <= tau_max)) return NH_NO_IMPACT;
+  *tau = best;
+  *gap = best_k;
+  return NH_OK;
+}
+
+enum { END_ARMED, END_OUT, END_DONE };
+
+static int penny_predict(const double *q0, const double *v0, double tau_max, double *tau,
+                         int *gap, void *user) {
+  const penny_data *p = user;
+  if (!q0 || !v0 || !tau || !gap || !p || isnan(tau_max)) return NH_ERR_ARG;
+  for (int i = 0; i < 4; i++)
+    if (!isfinite(q0[i])) return NH_ERR_NONFINITE;
+  if (!isfinite(v0[2]) || !isfinite(v0[3])) return NH_ERR_NONFINITE;
+  if (!(tau_max > 0.0)) return NH_NO_IMPACT;
+
+  flight f;
+  f.x0 = q0[0];
+  f.y0 = q0[1];
+  f.c0 = cos(q0[3]);
+  f.s0 = sin(q0[3]);
+  f.V = p->R * v0[2];
+  f.Rw = p->R * v0[3];
+  f.w = v0[3];
+  f.R = p->R;
+  f.ia2 = p->ia2;
+  f.ib2 = p->ib2;
+
+  const double ve = hypot(f.V, f.Rw);
+  if (ve == 0.0) return NH_NO_IMPACT; /* at rest */
+  endval e[2];
+  flight_eval(&f, 0.0, e);
+  if (f.w == 0.0) return predict_line(e, tau_max, tau, gap);
+
+  const double mn = fmin(p->a, p->b), hm = 1.0 / (mn * mn), aw = fabs(f.w);
+  // both ends circle c* at radius rho: nothing to find when that circle is well inside
+  double r = f.V / f.w, rho = hypot(r, p->R);
+  if (hypot(f.x0 - r * f.s0, f.y0 + r * f.c0) + rho < mn * (1.0 - 1e-9)) return NH_NO_IMPACT;
+
+  const double L2 = 2.0 * hm * ve * ve + 2.0 * aw * ve / mn;
+  const double L3 = 6.0 * hm * aw * ve * ve + 2.0 * f.w * f.w * ve / mn;
+  const double period = PENNY_TWO_PI / aw;
+  const double t_end = fmin(tau_max, period * (1.0 + 1e-9));
+  const double tscale = mn / ve;
+
+  int st[2];
+  for (int k = 0; k < 2; k++) {
+    if (e[k].g >= PENNY_WALL_TOL) {
+      st[k] = END_ARMED;
+    } else if (departing(&e[k])) {
+      st[k] = END_ARMED;
+      e[k].g = fmax(e[k].g, 0.0);
+    } else {
+      st[k] = END_OUT;
+    }
+  }
+
+  double t = 0.0, best = INFINITY;
+  int best_k = -1;
+  for (int it = 0;; it++) {
+    if (it >= PENNY_MAX_MARCH) return NH_ERR_NO_CONVERGENCE;
+    const double lim = fmin(t_end, best);
+    double step = INFINITY;
+    int active = 0, need_eval = 0;
+    for (int k = 0; k < 2; k++) {
+      if (st[k] == END_DONE) continue;
+      double s;
+      active++;
+      if (st[k] == END_ARMED) {
+        s = safe_step(e[k].g, e[k].g1, e[k].g2, L2, L3);
+        double sm = mono_step(e[k].g, e[k].g1, e[k].g2, L2, L3);
+        if (sm > s) {
+          s = sm;
+          if (t + s >= lim) need_eval = 1;
+        }
+      } else {
+        // outside: |H P| <= hm (|P| + ve s) <= hm Pb for s <= Pm / ve
+        double Pm = fmax(hypot(e[k].X, e[k].Y), mn), Pb = 2.0 * Pm;
+        double L2o = 2.0 * hm * ve * ve + 2.0 * aw * ve * hm * Pb;
+        double L3o = 6.0 * hm * aw * ve * ve + 2.0 * f.w * f.w * ve * hm * Pb;
+        s = fmin(safe_step(fmax(-e[k].g, 0.0), -e[k].g1, -e[k].g2, L2o, L3o), Pm / ve);
+      }
+      if (s < step) step = s;
+    }
+    if (!active) break;
+    double tiny = 8.0 * DBL_EPSILON * fmax(t, tscale);
+    if (!(step > tiny)) step = tiny;
+    double tn = t + step;
+    if (tn >= lim) {
+      if (!need_eval) break; /* every end is certified up to lim */
+      tn = lim;
+    }
+    endval en[2];
+    flight_eval(&f, tn, en);
+    for (int k = 0; k < 2; k++) {
+      // a crossing in (t, tn]; at tau_max, to round-off
+      if (st[k] == END_ARMED &&
+          (en[k].g <= 0.0 || (tn == t_end && en[k].g <= 4.0 * DBL_EPSILON && en[k].g1 < 0.0))) {
+        double root = refine(&f, k, t, e[k], tn, en[k]);
+        if (root < best) best = root, best_k = k;
+        st[k] = END_DONE;
+      } else if (st[k] == END_OUT) {
+        if (en[k].g >= PENNY_WALL_TOL) {
+          st[k] = END_ARMED;
+        } else if (departing(&en[k])) {
+          st[k] = END_ARMED;
+          en[k].g = fmax(en[k].g, 0.0);
+        }
+      }
+    }
+    t = tn;
+    e[0] = en[0];
+    e[1] = en[1];
+    if (t >= fmin(t_end, best)) break;
+  }
+  if (best_k < 0 || !(best <= tau_max)) return NH_NO_IMPACT;
+  *tau = best;
+  *gap = best_k;
+  return NH_OK;
+}
+
+/* ---- the model -------------------------------------------------------------------- */
+
+nh_model *nh_penny_create(const nh_penny_params *p, char *msg, size_t msg_size) {
+  if (nh_penny_params_check(p, msg, msg_size) != NH_OK) return NULL;
+  static const char *const coords[] = {"x", "y", "theta", "phi"};
+  static const char *const constraints[] = {"roll_x", "roll_y"};
+  static const char *const gaps[] = {"front", "back"};
+  static const char *const params[] = {"m", "R", "I", "J", "a", "b"};
+  const double values[] = {p->m, p->R, p->I, p->J, p->a, p->b};
+  nh_impact_law laws[2] = {p->law, p->law};
+  double q0[4] = {p->x0, p->y0, p->theta0, p->phi0};
+  double v0[4] = {p->R * cos(p->phi0) * p->theta_dot0, p->R * sin(p->phi0) * p->theta_dot0,
+                  p->theta_dot0, p->phi_dot0};
+  penny_data data;
+  data.m = p->m;
+  data.R = p->R;
+  data.I = p->I;
+  data.J = p->J;
+  data.a = p->a;
+  data.b = p->b;
+  data.ia2 = 1.0 / (p->a * p->a);
+  data.ib2 = 1.0 / (p->b * p->b);
+
+  nh_model_def d = nh_model_def_default();
+  d.name = "penny";
+  d.nq = 4;
+  d.nc = 2;
+  d.ngap = 2;
+  d.npar = 6;
+  d.coord_names = coords;
+  d.constraint_names = constraints;
+  d.gap_names = gaps;
+  d.param_names = params;
+  d.param_values = values;
+  d.impact = laws;
+  d.q0 = q0;
+  d.v0 = v0;
+  d.mass = penny_mass;
+  d.constraint = penny_constraint;
+  d.gap = penny_gap;
+  d.flow = penny_flow;
+  d.predict = penny_predict;
+  d.user = &data;
+  d.user_size = sizeof data;
+  return nh_model_create(&d, msg, msg_size);
+}
