@@ -9,10 +9,13 @@
  *               at several times. The paper leaves the details open (spec 000 D11); our
  *               choice, all options: elastic ellipse, independent uniform perturbations in
  *               (-0.005, 0.005), xorshift64* seeded with 2024, times 5, 10, 20, 40 s. */
+#define _POSIX_C_SOURCE 200809L /* mkdir */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -183,6 +186,22 @@ static int fig_penny_ensemble(const fig_opts *o, const char *name) {
   return rc;
 }
 
+/* mkdir -p: create dir and its parents; 0 on success */
+static int make_dirs(const char *dir) {
+  char buf[1024];
+  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) return -1;
+  for (char *p = buf + 1;; p++) {
+    if (*p == '/' || *p == '\0') {
+      char c = *p;
+      *p = '\0';
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+      *p = c;
+      if (c == '\0') break;
+    }
+  }
+  return 0;
+}
+
 static const struct {
   const char *name, *what;
 } figures[] = {
@@ -307,6 +326,8 @@ int cmd_figure(int argc, char **argv) {
       return cli_usage_error("--out: '%s' must end in .png, .svg or .pdf", o.out);
     snprintf(probe, sizeof probe, "%s", o.out);
   } else {
+    if (make_dirs(o.out_dir) != 0)
+      return cli_usage_error("--out-dir: cannot create '%s': %s", o.out_dir, strerror(errno));
     snprintf(probe, sizeof probe, "%s/.nholo-probe.png", o.out_dir);
   }
   if (nh_check_writable(probe, msg, sizeof msg) != NH_OK) return cli_usage_error("%s", msg);

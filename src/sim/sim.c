@@ -4,7 +4,8 @@
  *   1. step      x0 -> x1 over h with the method (adaptive: retry until err <= 1)
  *   2. detect    gaps at dense-output samples theta_j = j/(ns+1) and at x1: the first sample
  *                interval where some g_i goes from >= 0 to < 0 brackets a crossing
- *                (exact method with a predictor: the model's own exact event time)
+ *                (exact method with a predictor: the model predicts the event before the
+ *                step, and the step goes straight to it)
  *   3. locate    regula falsi (Illinois) on phi(tau) = g_i(step(x0, tau)), i.e. on genuine
  *                partial steps of the method, to |tau_hi - tau_lo| <= event_tol max(1,|t|);
  *                the state kept is the admissible end (g_i >= 0)
@@ -27,6 +28,7 @@
 #define NH_SIM_DEF_COOKIE 0x6e687364 /* "nhsd" */
 #define NH_EVENT_MAX_ITER 200        /* regula falsi iterations before NH_ERR_EVENT */
 #define NH_STEP_MAX_RETRY 60         /* adaptive rejections of one step before underflow */
+#define NH_GRAZE_ITER 40             /* golden-section iterations when looking for a graze */
 
 typedef struct impact_entry {
   double t, alpha, Eb, Ea, vnb, vna;
@@ -48,6 +50,7 @@ struct nh_sim {
   double *x1, *xe, *xd; /* (nx) step end, event trial, dense sample */
   double *g0, *g1, *gs; /* (ng) gaps at x, at x1, at a partial step */
   double *gp, *gc;      /* (ng) gaps at the previous and current dense sample */
+  double *sp, *sc;      /* (ng) their slopes dg.v */
   double *dg;           /* (ng x nq) */
   double *M;            /* (nq x nq) */
   double *lam;          /* (nc) */
@@ -152,7 +155,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
 
   const size_t nq = (size_t)model->nq, nc = (size_t)model->nc, ng = (size_t)model->ngap;
   const size_t nx = 2 * nq;
-  size_t nd = 4 * nx + 5 * ng + ng * nq + nq * nq + nc + nq + nh_model_impact_work_size(model) +
+  size_t nd = 4 * nx + 7 * ng + ng * nq + nq * nq + nc + nq + nh_model_impact_work_size(model) +
               nh_dyn_work_size(model) + d.method->work_size(model) + 8;
   nh_sim *s = calloc(1, sizeof *s);
   double *mem = calloc(nd, sizeof(double));
@@ -180,6 +183,8 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->gs = p, p += ng;
   s->gp = p, p += ng;
   s->gc = p, p += ng;
+  s->sp = p, p += ng;
+  s->sc = p, p += ng;
   s->dg = p, p += ng * nq;
   s->M = p, p += nq * nq;
   s->lam = p, p += nc;
@@ -424,59 +429,80 @@ static int locate(nh_sim *s, int i, double lo, double glo, double hi, double ghi
   return 0;
 }
 
+/* gap slopes dg_i . v at the state x (uses s->dg as scratch) */
+static int slopes(nh_sim *s, const double *x, double *sl) {
+  int rc = gaps(s, x, NULL, s->dg);
+  if (rc) return rc;
+  for (int i = 0; i < s->ng; i++) sl[i] = nh_la_dot(s->nq, s->dg + (size_t)i * s->nq, x + s->nq);
+  return 0;
+}
+
+/* minimum of g_i on the dense output over [a, b] (fractions of the last step): golden section
+ * to NH_GRAZE_ITER iterations; stops early once the value is negative */
+static int dense_gap_min(nh_sim *s, int i, double a, double b, double *th_min, double *g_min) {
+  const double r = 0.6180339887498949;
+  double c = b - r * (b - a), d = a + r * (b - a), gc, gd;
+  int rc;
+  if ((rc = method_dense(s, c, s->x1, s->xd)) || (rc = gaps(s, s->xd, s->gs, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+  gc = s->gs[i];
+  if ((rc = method_dense(s, d, s->x1, s->xd)) || (rc = gaps(s, s->xd, s->gs, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+  gd = s->gs[i];
+  for (int it = 0; it < NH_GRAZE_ITER && gc >= 0.0 && gd >= 0.0; it++) {
+    if (gc < gd) {
+      b = d, d = c, gd = gc, c = b - r * (b - a);
+      if ((rc = method_dense(s, c, s->x1, s->xd)) || (rc = gaps(s, s->xd, s->gs, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+      gc = s->gs[i];
+    } else {
+      a = c, c = d, gc = gd, d = a + r * (b - a);
+      if ((rc = method_dense(s, d, s->x1, s->xd)) || (rc = gaps(s, s->xd, s->gs, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+      gd = s->gs[i];
+    }
+  }
+  if (gc < gd) *th_min = c, *g_min = gc;
+  else *th_min = d, *g_min = gd;
+  return 0;
+}
+
 /* Find the first crossing inside the step just taken (x -> x1 over h). On return *gi is the
  * crossing gap (-1 if none) and *tau its located time, with the state left in s->xe. */
 static int detect(nh_sim *s, double h, int *gi, double *tau) {
   const int ng = s->ng;
-  const nh_model *m = s->model;
   int rc;
   *gi = -1;
   if (ng == 0) return 0;
 
-  // exact prediction on the closed-form flow
-  if (m->predict && (s->def.method->flags & NH_METHOD_EXACT)) {
-    double te;
-    int g;
-    rc = m->predict(s->x, s->x + s->nq, h, &te, &g, m->user);
-    if (rc < 0) {
-      sim_msg(s, "event predictor failed at t = %.17g", s->t);
-      return NH_ERR_CALLBACK;
-    }
-    if (rc == 0) {
-      if (!(te > 0.0 && te <= h) || g < 0 || g >= ng) {
-        sim_msg(s, "event predictor returned tau = %g, gap %d outside (0, %g]", te, g, h);
-        return NH_ERR_EVENT;
-      }
-      if ((rc = method_step(s, te, s->xe, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
-      s->stats.events_located++;
-      *gi = g;
-      *tau = te;
-    }
-    return 0;
-  }
-
-  // scan dense samples and the step end for the first sign change >= 0 -> < 0
+  // scan dense samples and the step end for the first sign change >= 0 -> < 0, and for
+  // grazes: the slope dg.v turning from < 0 to > 0 with g >= 0 at both samples, where the
+  // minimum of g on the dense output (golden section) may dip below zero (spec 000 sec. 4.4)
   const int ns = s->def.event_samples;
   double th_prev = 0.0;
   memcpy(s->gp, s->g0, sizeof(double) * (size_t)ng);
+  if ((rc = slopes(s, s->x, s->sp))) return rc;
   for (int j = 1; j <= ns + 1; j++) {
     double th = (double)j / (ns + 1);
-    const double *gcur = s->g1; /* the step end */
+    const double *xc = s->x1; /* the step end */
     if (j <= ns) {
       if ((rc = method_dense(s, th, s->x1, s->xd))) return rc > 0 ? NH_ERR_EVENT : rc;
-      if ((rc = gaps(s, s->xd, s->gc, NULL))) return rc;
-      gcur = s->gc;
+      xc = s->xd;
     }
+    if ((rc = gaps(s, xc, s->gc, NULL)) || (rc = slopes(s, xc, s->sc))) return rc;
     // earliest crossing gap in (th_prev, th]: the one whose linear root comes first
     int best = -1;
-    double best_frac = 2.0;
+    double best_frac = 2.0, th_hi = th;
     for (int i = 0; i < ng; i++) {
-      double a = s->gp[i], b = gcur[i];
+      double a = s->gp[i], b = s->gc[i];
       if (a >= 0.0 && b < 0.0 && a / (a - b) < best_frac) best_frac = a / (a - b), best = i;
+    }
+    // no crossing: look for a graze inside the interval
+    for (int i = 0; best < 0 && i < ng; i++) {
+      if (!(s->gp[i] >= 0.0 && s->gc[i] >= 0.0 && s->sp[i] < 0.0 && s->sc[i] > 0.0)) continue;
+      double th_min, g_min;
+      if ((rc = dense_gap_min(s, i, th_prev, th, &th_min, &g_min))) return rc;
+      if (g_min < 0.0) best = i, th_hi = th_min;
     }
     if (best >= 0) {
       // genuine partial steps must confirm the sign change
-      double lo = th_prev * h, hi = th * h, glo = s->g0[best], ghi;
+      double lo = th_prev * h, hi = th_hi * h, glo = s->g0[best], ghi;
       if (lo > 0.0 && (rc = partial_gap(s, best, lo, &glo))) return rc;
       if ((rc = partial_gap(s, best, hi, &ghi))) return rc;
       if (glo >= 0.0 && ghi < 0.0) {
@@ -489,7 +515,8 @@ static int detect(nh_sim *s, double h, int *gi, double *tau) {
       s->stats.grazing++;
       if ((rc = method_step(s, h, s->x1, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
     }
-    memcpy(s->gp, gcur, sizeof(double) * (size_t)ng);
+    memcpy(s->gp, s->gc, sizeof(double) * (size_t)ng);
+    memcpy(s->sp, s->sc, sizeof(double) * (size_t)ng);
     th_prev = th;
   }
   return 0;
@@ -531,8 +558,7 @@ static int do_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
   }
   if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, q, v, user)) return NH_STOPPED;
 
-  double Eb, Ea;
-  if ((rc = energy(s, s->x, &Eb))) return rc;
+  double Eb = s->stats.energy, Ea; /* the monitor evaluated it at this state */
   nh_impact_info info;
   memcpy(s->vtmp, v, sizeof(double) * (size_t)nq);
   int st = nh_model_impact(m, gi, q, s->vtmp, NULL, &s->def.impact_tol, v, s->lam, &info, s->imp_work);
@@ -592,6 +618,27 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   int last = 0;
   if (h >= remaining * (1.0 - 1e-12)) h = remaining, last = 1;
 
+  // exact flow with exact events: predict first, then step once, to the event or to h
+  int gi = -1;
+  const int predicted = exact && s->model->predict && s->ng > 0;
+  if (predicted) {
+    double te;
+    int g;
+    rc = s->model->predict(s->x, s->x + s->nq, h, &te, &g, s->model->user);
+    if (rc < 0) {
+      sim_msg(s, "event predictor failed at t = %.17g", s->t);
+      return NH_ERR_CALLBACK;
+    }
+    if (rc == 0) {
+      if (!(te > 0.0 && te <= h) || g < 0 || g >= s->ng) {
+        sim_msg(s, "event predictor returned tau = %g, gap %d outside (0, %g]", te, g, h);
+        return NH_ERR_EVENT;
+      }
+      h = te, gi = g, last = 0;
+      s->stats.events_located++;
+    }
+  }
+
   // 1. step (adaptive: accept when err <= 1)
   double err = 0.0;
   for (int tries = 0;; tries++) {
@@ -614,9 +661,13 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   }
 
   // 2-3. detect and locate a crossing
-  int gi = -1;
   double tau = h;
-  if (s->ng > 0) {
+  if (s->ng > 0 && predicted) {
+    if ((rc = gaps(s, s->x1, s->g1, NULL))) {
+      sim_msg(s, "gap evaluator failed at t = %.17g", s->t + h);
+      return rc;
+    }
+  } else if (s->ng > 0) {
     if ((rc = gaps(s, s->x1, s->g1, NULL))) {
       sim_msg(s, "gap evaluator failed at t = %.17g", s->t + h);
       return rc;
@@ -624,12 +675,12 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
     if ((rc = detect(s, h, &gi, &tau))) return rc;
   }
   double *xnew = s->x1;
-  if (gi >= 0) {
+  if (gi >= 0 && !predicted) {
     xnew = s->xe;
     h = tau;
     last = 0;
     gaps(s, xnew, s->g1, NULL);
-  } else if (s->last_h != h) {
+  } else if (gi < 0 && s->last_h != h) {
     // an unconfirmed bracket left a partial step as the last one: redo the full step
     if ((rc = method_step(s, h, s->x1, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
   }
@@ -662,11 +713,7 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   // 5. impact
   if (gi >= 0) {
     if ((rc = do_impact(s, gi, obs, user, impacted))) return rc;
-    if (*impacted) {
-      // the dynamics restarts from a new velocity
-      if ((rc = gaps(s, s->x, s->g0, NULL))) return rc;
-      return 0;
-    }
+    if (*impacted) return 0; /* q is unchanged, so g0 (= g1) still holds */
   }
   if (obs && s->def.out_dt <= 0.0 && obs(s, NH_SAMPLE_STEP, s->t, s->x, s->x + s->nq, user))
     return NH_STOPPED;
