@@ -21,7 +21,7 @@ static double now(void) {
 static volatile double sink;
 
 /* impacts per second of an exact run of n impacts */
-static double impacts_per_second(double a, nh_impact_kind kind, long n, double *t_sim) {
+static double impacts_per_second(double a, nh_impact_kind kind, long n, double *t_sim, long *count) {
   nh_penny_params p = nh_penny_params_default();
   p.a = a;
   p.law.kind = kind;
@@ -34,7 +34,8 @@ static double impacts_per_second(double a, nh_impact_kind kind, long n, double *
   int rc = nh_sim_run(s, 1e12, n, NULL, NULL);
   double dt = now() - t0;
   long got = nh_sim_impact_count(s);
-  if (rc != NH_OK || got != n) fprintf(stderr, "bench: run ended with %s after %ld impacts\n", nh_status_name(rc), got);
+  if (rc != NH_OK) fprintf(stderr, "bench: run ended with %s after %ld impacts\n", nh_status_name(rc), got);
+  *count = got;
   *t_sim = nh_sim_time(s);
   nh_sim_destroy(s);
   nh_model_destroy(m);
@@ -104,13 +105,15 @@ int main(int argc, char **argv) {
 
   double flow_ns = ns_per_flow(20 * n);
   printf("baseline: closed-form flow evaluation          %8.1f ns\n", flow_ns);
+  /* the elastic runs bounce for ever and measure the target; plastic runs turn grazing after
+   * 17-19 impacts (the count is printed) and are shown for completeness */
   const char *names[4] = {"circle elastic", "circle plastic", "ellipse elastic", "ellipse plastic"};
   for (int k = 0; k < 4; k++) {
     double tsim;
-    long nk = (k == 1 || k == 3) ? n / 100 : n; /* plastic runs turn grazing: fewer impacts */
-    double ips = impacts_per_second(k >= 2 ? 0.15 : 0.2, (k % 2) ? NH_IMPACT_PLASTIC : NH_IMPACT_ELASTIC, nk, &tsim);
-    printf("exact %-16s %9ld impacts: %10.3g impacts/s  (%6.1f ns/impact = %5.1f flow evaluations; target >= 1e6/s: %s)\n",
-           names[k], nk, ips, 1e9 / ips, 1e9 / ips / flow_ns, ips >= 1e6 ? "met" : "NOT met");
+    long got;
+    double ips = impacts_per_second(k >= 2 ? 0.15 : 0.2, (k % 2) ? NH_IMPACT_PLASTIC : NH_IMPACT_ELASTIC, n, &tsim, &got);
+    printf("exact %-16s %9ld impacts: %10.3g impacts/s  (%6.1f ns/impact = %5.1f flow evaluations)%s\n", names[k], got,
+           ips, 1e9 / ips, 1e9 / ips / flow_ns, (k % 2) ? "  [then grazing]" : (ips >= 1e6 ? "  target 1e6/s met" : "  target 1e6/s NOT met"));
   }
 
   double rhs_ns = ns_per_rhs(5 * n);

@@ -15,12 +15,6 @@ static double rank_tol(double tol) { return tol > 0.0 ? tol : NH_LA_RANK_TOL; }
 
 /* ---- BLAS-like helpers ------------------------------------------------------------- */
 
-double nh_la_dot(int n, const double *x, const double *y) {
-  double s = 0.0;
-  for (int i = 0; i < n; i++) s += x[i] * y[i];
-  return s;
-}
-
 double nh_la_norm_inf(int n, const double *x) {
   double m = 0.0;
   for (int i = 0; i < n; i++) {
@@ -40,19 +34,6 @@ double nh_la_norm2(int n, const double *x) {
     s += t * t;
   }
   return m * sqrt(s);
-}
-
-void nh_la_axpy(int n, double a, const double *x, double *y) {
-  for (int i = 0; i < n; i++) y[i] += a * x[i];
-}
-
-void nh_la_copy(int n, const double *x, double *y) {
-  if (x == y) return;
-  for (int i = 0; i < n; i++) y[i] = x[i];
-}
-
-void nh_la_scale(int n, double a, double *x) {
-  for (int i = 0; i < n; i++) x[i] *= a;
 }
 
 void nh_la_gemv(int m, int n, const double *A, const double *x, double *y) {

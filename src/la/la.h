@@ -14,12 +14,24 @@
 
 /* ---- BLAS-like helpers ------------------------------------------------------------- */
 
-double nh_la_dot(int n, const double *x, const double *y);      /* x . y */
+/* The level-1 helpers are inline: the systems are tiny, so call overhead dominates. */
+static inline double nh_la_dot(int n, const double *x, const double *y) { /* x . y */
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += x[i] * y[i];
+  return s;
+}
+static inline void nh_la_axpy(int n, double a, const double *x, double *y) { /* y += a x */
+  for (int i = 0; i < n; i++) y[i] += a * x[i];
+}
+static inline void nh_la_copy(int n, const double *x, double *y) { /* y = x */
+  if (x == y) return;
+  for (int i = 0; i < n; i++) y[i] = x[i];
+}
+static inline void nh_la_scale(int n, double a, double *x) { /* x *= a */
+  for (int i = 0; i < n; i++) x[i] *= a;
+}
 double nh_la_norm_inf(int n, const double *x);                  /* max |x_i| */
 double nh_la_norm2(int n, const double *x);                     /* sqrt(x . x), overflow-safe */
-void nh_la_axpy(int n, double a, const double *x, double *y);   /* y += a x */
-void nh_la_copy(int n, const double *x, double *y);             /* y = x */
-void nh_la_scale(int n, double a, double *x);                   /* x *= a */
 /* y = A x, A (m x n). y must not alias x. */
 void nh_la_gemv(int m, int n, const double *A, const double *x, double *y);
 /* y = A^T x, A (m x n), y (n). y must not alias x. */
