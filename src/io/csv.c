@@ -21,6 +21,7 @@
 #define nh_getpid() ((long)getpid())
 #endif
 
+#include "model/msg.h"
 #include "nholo/io.h"
 
 #ifdef S_ISDIR
@@ -31,19 +32,8 @@
 
 /* ---- messages ------------------------------------------------------------------------ */
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_msg(char *msg, size_t msg_size, const char *fmt, ...) {
-  if (!msg || msg_size == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, msg_size, fmt, ap);
-  va_end(ap);
-}
-
 static int io_error(char *msg, size_t msg_size, const char *path, int err) {
-  set_msg(msg, msg_size, "cannot write '%s': %s", path, strerror(err ? err : EIO));
+  nh_set_msg(msg, msg_size, "cannot write '%s': %s", path, strerror(err ? err : EIO));
   return NH_ERR_IO;
 }
 
@@ -51,19 +41,19 @@ static int io_error(char *msg, size_t msg_size, const char *path, int err) {
 
 int nh_outfile_open(nh_outfile *out, const char *path, char *msg, size_t msg_size) {
   if (!out) {
-    set_msg(msg, msg_size, "no output file given");
+    nh_set_msg(msg, msg_size, "no output file given");
     return NH_ERR_ARG;
   }
   out->fp = NULL;
   out->path[0] = '\0';
   out->tmp[0] = '\0';
   if (!path || !path[0]) {
-    set_msg(msg, msg_size, "empty output path");
+    nh_set_msg(msg, msg_size, "empty output path");
     return NH_ERR_ARG;
   }
   size_t len = strlen(path);
   if (len >= sizeof out->path) {
-    set_msg(msg, msg_size, "output path too long (%zu characters, at most %zu)", len,
+    nh_set_msg(msg, msg_size, "output path too long (%zu characters, at most %zu)", len,
             sizeof out->path - 1);
     return NH_ERR_ARG;
   }
@@ -71,7 +61,7 @@ int nh_outfile_open(nh_outfile *out, const char *path, char *msg, size_t msg_siz
   int n = snprintf(out->tmp, sizeof out->tmp, "%s.tmp.%ld", path, nh_getpid());
   if (n < 0 || (size_t)n >= sizeof out->tmp) {
     out->path[0] = out->tmp[0] = '\0';
-    set_msg(msg, msg_size, "output path too long: '%s'", path);
+    nh_set_msg(msg, msg_size, "output path too long: '%s'", path);
     return NH_ERR_ARG;
   }
   errno = 0;
@@ -94,7 +84,7 @@ void nh_outfile_abort(nh_outfile *out) {
 
 int nh_outfile_commit(nh_outfile *out, char *msg, size_t msg_size) {
   if (!out || !out->tmp[0]) {
-    set_msg(msg, msg_size, "no open output file to commit");
+    nh_set_msg(msg, msg_size, "no open output file to commit");
     return NH_ERR_ARG;
   }
   int err = 0;
@@ -174,17 +164,17 @@ static void put_num(FILE *fp, double x) {
 int nh_write_traj_csv(const char *path, const nh_model *model, const nh_traj *traj, char *msg,
                       size_t msg_size) {
   if (!model || !traj) {
-    set_msg(msg, msg_size, "nh_write_traj_csv: %s is NULL", model ? "trajectory" : "model");
+    nh_set_msg(msg, msg_size, "nh_write_traj_csv: %s is NULL", model ? "trajectory" : "model");
     return NH_ERR_ARG;
   }
   if (traj->nq != model->nq) {
-    set_msg(msg, msg_size,
+    nh_set_msg(msg, msg_size,
             "nh_write_traj_csv: the trajectory has %d coordinates, the model '%s' has %d",
             traj->nq, model->name, model->nq);
     return NH_ERR_ARG;
   }
   if (traj->n < 0 || (traj->n > 0 && (!traj->t || !traj->q || !traj->v))) {
-    set_msg(msg, msg_size, "nh_write_traj_csv: malformed trajectory");
+    nh_set_msg(msg, msg_size, "nh_write_traj_csv: malformed trajectory");
     return NH_ERR_ARG;
   }
   nh_outfile out;
@@ -217,12 +207,12 @@ int nh_write_traj_csv(const char *path, const nh_model *model, const nh_traj *tr
 
 int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t msg_size) {
   if (!sim) {
-    set_msg(msg, msg_size, "nh_write_impacts_csv: simulation is NULL");
+    nh_set_msg(msg, msg_size, "nh_write_impacts_csv: simulation is NULL");
     return NH_ERR_ARG;
   }
   const nh_model *model = nh_sim_model(sim);
   if (!model) {
-    set_msg(msg, msg_size, "nh_write_impacts_csv: simulation has no model");
+    nh_set_msg(msg, msg_size, "nh_write_impacts_csv: simulation has no model");
     return NH_ERR_ARG;
   }
   nh_outfile out;
@@ -256,7 +246,7 @@ int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t 
     st = nh_sim_impact_get(sim, k, &rec);
     if (st != NH_OK) {
       nh_outfile_abort(&out);
-      set_msg(msg, msg_size, "cannot write '%s': impact %ld of %ld unavailable (%s)", path, k,
+      nh_set_msg(msg, msg_size, "cannot write '%s': impact %ld of %ld unavailable (%s)", path, k,
               count, nh_status_name(st));
       return NH_ERR_IO;
     }

@@ -23,6 +23,7 @@
 
 #include <plplot.h>
 
+#include "model/msg.h"
 #include "nholo/io.h"
 
 #ifndef M_PI
@@ -82,17 +83,6 @@ static const int series_colors[] = {C_PATH, C_COIN, C_START, C_PURPLE, C_BROWN, 
 
 /* ---- messages and text --------------------------------------------------------------- */
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_msg(char *msg, size_t msg_size, const char *fmt, ...) {
-  if (!msg || msg_size == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, msg_size, fmt, ap);
-  va_end(ap);
-}
-
 /* Copy user text for PLplot: '#' is PLplot's escape character, so double it. */
 static void pl_text(char *dst, size_t size, const char *src) {
   size_t k = 0;
@@ -148,13 +138,13 @@ static int ends_with(const char *s, const char *suffix) {
 /* The cairo device for path, or NULL with a message. */
 static const char *device_for(const char *path, char *msg, size_t msg_size) {
   if (!path || !path[0]) {
-    set_msg(msg, msg_size, "empty plot path");
+    nh_set_msg(msg, msg_size, "empty plot path");
     return NULL;
   }
   if (ends_with(path, ".png")) return "pngcairo";
   if (ends_with(path, ".svg")) return "svgcairo";
   if (ends_with(path, ".pdf")) return "pdfcairo";
-  set_msg(msg, msg_size, "cannot plot to '%s': unknown format (use .png, .svg or .pdf)", path);
+  nh_set_msg(msg, msg_size, "cannot plot to '%s': unknown format (use .png, .svg or .pdf)", path);
   return NULL;
 }
 
@@ -178,7 +168,7 @@ static int figure_begin(figure *fig, const char *path, int width, int height, ch
   const char *dev = device_for(path, msg, msg_size);
   if (!dev) return NH_ERR_ARG;
   if (!device_available(dev)) {
-    set_msg(msg, msg_size, "cannot plot to '%s': the PLplot device '%s' is not installed", path,
+    nh_set_msg(msg, msg_size, "cannot plot to '%s': the PLplot device '%s' is not installed", path,
             dev);
     return NH_ERR_IO;
   }
@@ -191,7 +181,7 @@ static int figure_begin(figure *fig, const char *path, int width, int height, ch
   if (fig->strm < 0) {
     plsstrm(fig->old_strm);
     nh_outfile_abort(&fig->out);
-    set_msg(msg, msg_size, "cannot plot to '%s': no free PLplot stream", path);
+    nh_set_msg(msg, msg_size, "cannot plot to '%s': no free PLplot stream", path);
     return NH_ERR_IO;
   }
   plsdev(dev);
@@ -223,7 +213,7 @@ static int figure_end(figure *fig, char *msg, size_t msg_size) {
   struct stat sb;
   if (stat(fig->out.tmp, &sb) != 0 || sb.st_size <= 0) {
     nh_outfile_abort(&fig->out);
-    set_msg(msg, msg_size, "cannot write '%s': PLplot produced no output", fig->out.path);
+    nh_set_msg(msg, msg_size, "cannot write '%s': PLplot produced no output", fig->out.path);
     return NH_ERR_IO;
   }
   return nh_outfile_commit(&fig->out, msg, msg_size);
@@ -525,12 +515,12 @@ int nh_plot_penny(const char *path, double a, double b, double R, const nh_traj 
                   const nh_sim *sim, const char *title, char *msg, size_t msg_size) {
   if (!device_for(path, msg, msg_size)) return NH_ERR_ARG;
   if (!valid_axes(a, b) || !plottable(R) || R < 0.0) {
-    set_msg(msg, msg_size, "nh_plot_penny: need a > 0, b > 0 and R >= 0 (got %g, %g, %g)", a,
+    nh_set_msg(msg, msg_size, "nh_plot_penny: need a > 0, b > 0 and R >= 0 (got %g, %g, %g)", a,
             b, R);
     return NH_ERR_ARG;
   }
   if (traj && (traj->nq < 2 || traj->n < 0 || (traj->n > 0 && (!traj->t || !traj->q)))) {
-    set_msg(msg, msg_size, "nh_plot_penny: the trajectory needs the coordinates x and y");
+    nh_set_msg(msg, msg_size, "nh_plot_penny: the trajectory needs the coordinates x and y");
     return NH_ERR_ARG;
   }
   long nimp = sim ? nh_sim_impact_count(sim) : 0;
@@ -681,7 +671,7 @@ int nh_plot_penny_ensemble(const char *path, double a, double b, int npanels, in
                            const char *title, char *msg, size_t msg_size) {
   if (!device_for(path, msg, msg_size)) return NH_ERR_ARG;
   if (!valid_axes(a, b) || npanels < 1 || npanels > 64 || n < 0 || (n > 0 && (!x || !y))) {
-    set_msg(msg, msg_size,
+    nh_set_msg(msg, msg_size,
             "nh_plot_penny_ensemble: need a, b > 0, 1 <= npanels <= 64, n >= 0 and the points");
     return NH_ERR_ARG;
   }
@@ -781,12 +771,12 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
                        const nh_sim *sim, const char *title, char *msg, size_t msg_size) {
   if (!device_for(path, msg, msg_size)) return NH_ERR_ARG;
   if (!model || !traj) {
-    set_msg(msg, msg_size, "nh_plot_timeseries: %s is NULL", model ? "trajectory" : "model");
+    nh_set_msg(msg, msg_size, "nh_plot_timeseries: %s is NULL", model ? "trajectory" : "model");
     return NH_ERR_ARG;
   }
   if (traj->nq != model->nq || traj->n < 0 ||
       (traj->n > 0 && (!traj->t || !traj->q || !traj->v))) {
-    set_msg(msg, msg_size,
+    nh_set_msg(msg, msg_size,
             "nh_plot_timeseries: the trajectory (%d coordinates) does not fit the model '%s' "
             "(%d)",
             traj->nq, model->name, model->nq);
@@ -795,14 +785,14 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
   int nq = model->nq, npanel = nq + 1;
   long n = traj->n;
   if (nq > 24) {
-    set_msg(msg, msg_size, "nh_plot_timeseries: too many coordinates to plot (%d > 24)", nq);
+    nh_set_msg(msg, msg_size, "nh_plot_timeseries: too many coordinates to plot (%d > 24)", nq);
     return NH_ERR_ARG;
   }
 
   /* the energy of every sample (NaN where it cannot be evaluated) */
   double *E = malloc((size_t)(n > 0 ? n : 1) * sizeof *E);
   if (!E) {
-    set_msg(msg, msg_size, "nh_plot_timeseries: out of memory");
+    nh_set_msg(msg, msg_size, "nh_plot_timeseries: out of memory");
     return NH_ERR_NOMEM;
   }
   double e_ref = NAN, e_dev = 0.0;

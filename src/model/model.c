@@ -10,17 +10,10 @@
 #include <string.h>
 
 #include "la/la.h"
+#include "model/msg.h"
 #include "nholo/model.h"
 
 #define NH_MODEL_DEF_COOKIE 0x6e686d64 /* "nhmd" */
-
-static void set_msg(char *msg, size_t size, const char *fmt, ...) {
-  if (!msg || size == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, size, fmt, ap);
-  va_end(ap);
-}
 
 nh_model_def nh_model_def_default(void) {
   nh_model_def d;
@@ -79,13 +72,13 @@ static int check_names(int n, const char *const *names, const char *what, char *
   if (!names) return 1;
   for (int i = 0; i < n; i++) {
     if (!valid_name(names[i])) {
-      set_msg(msg, size, "%s name %d is empty or longer than %d characters", what, i + 1,
+      nh_set_msg(msg, size, "%s name %d is empty or longer than %d characters", what, i + 1,
               NH_MAX_NAME - 1);
       return 0;
     }
     for (int j = 0; j < i; j++)
       if (strcmp(names[i], names[j]) == 0) {
-        set_msg(msg, size, "duplicate %s name '%s'", what, names[i]);
+        nh_set_msg(msg, size, "duplicate %s name '%s'", what, names[i]);
         return 0;
       }
   }
@@ -94,40 +87,40 @@ static int check_names(int n, const char *const *names, const char *what, char *
 
 static int check_def(const nh_model_def *d, char *msg, size_t size) {
   if (!d || d->internal_cookie != NH_MODEL_DEF_COOKIE) {
-    set_msg(msg, size, "model definition not initialised with nh_model_def_default()");
+    nh_set_msg(msg, size, "model definition not initialised with nh_model_def_default()");
     return 0;
   }
   if (d->nq < 1 || d->nc < 0 || d->ngap < 0 || d->npar < 0) {
-    set_msg(msg, size, "bad sizes: nq = %d (>= 1), nc = %d, ngap = %d, npar = %d (>= 0)", d->nq,
+    nh_set_msg(msg, size, "bad sizes: nq = %d (>= 1), nc = %d, ngap = %d, npar = %d (>= 0)", d->nq,
             d->nc, d->ngap, d->npar);
     return 0;
   }
   if (d->nc >= d->nq) {
-    set_msg(msg, size, "%d constraints on %d coordinates leave no motion", d->nc, d->nq);
+    nh_set_msg(msg, size, "%d constraints on %d coordinates leave no motion", d->nc, d->nq);
     return 0;
   }
   if (!d->coord_names) {
-    set_msg(msg, size, "coordinate names are required");
+    nh_set_msg(msg, size, "coordinate names are required");
     return 0;
   }
   if (!d->mass) {
-    set_msg(msg, size, "a mass-matrix evaluator is required");
+    nh_set_msg(msg, size, "a mass-matrix evaluator is required");
     return 0;
   }
   if (d->nc > 0 && !d->constraint) {
-    set_msg(msg, size, "%d constraints declared but no constraint evaluator", d->nc);
+    nh_set_msg(msg, size, "%d constraints declared but no constraint evaluator", d->nc);
     return 0;
   }
   if (d->ngap > 0 && !d->gap) {
-    set_msg(msg, size, "%d gaps declared but no gap evaluator", d->ngap);
+    nh_set_msg(msg, size, "%d gaps declared but no gap evaluator", d->ngap);
     return 0;
   }
   if (d->npar > 0 && (!d->param_names || !d->param_values)) {
-    set_msg(msg, size, "%d parameters declared but names or values missing", d->npar);
+    nh_set_msg(msg, size, "%d parameters declared but names or values missing", d->npar);
     return 0;
   }
   if (d->user_size > 0 && !d->user) {
-    set_msg(msg, size, "user_size > 0 but user is NULL");
+    nh_set_msg(msg, size, "user_size > 0 but user is NULL");
     return 0;
   }
   if (!check_names(d->nq, d->coord_names, "coordinate", msg, size)) return 0;
@@ -138,17 +131,17 @@ static int check_def(const nh_model_def *d, char *msg, size_t size) {
     const nh_impact_law *l = &d->impact[i];
     if (l->kind != NH_IMPACT_ELASTIC && l->kind != NH_IMPACT_PLASTIC &&
         l->kind != NH_IMPACT_RESTITUTION) {
-      set_msg(msg, size, "gap %d: unknown impact law %d", i + 1, (int)l->kind);
+      nh_set_msg(msg, size, "gap %d: unknown impact law %d", i + 1, (int)l->kind);
       return 0;
     }
     if (l->kind == NH_IMPACT_RESTITUTION && !(l->e >= 0.0 && l->e <= 1.0)) {
-      set_msg(msg, size, "gap %d: coefficient of restitution %g is outside [0, 1]", i + 1, l->e);
+      nh_set_msg(msg, size, "gap %d: coefficient of restitution %g is outside [0, 1]", i + 1, l->e);
       return 0;
     }
   }
   for (int i = 0; i < d->nq; i++) {
     if ((d->q0 && !isfinite(d->q0[i])) || (d->v0 && !isfinite(d->v0[i]))) {
-      set_msg(msg, size, "initial state of '%s' is not finite", d->coord_names[i]);
+      nh_set_msg(msg, size, "initial state of '%s' is not finite", d->coord_names[i]);
       return 0;
     }
   }
@@ -211,14 +204,14 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
 }
 
 nh_model *nh_model_create(const nh_model_def *def, char *msg, size_t msg_size) {
-  set_msg(msg, msg_size, "%s", "");
+  nh_set_msg(msg, msg_size, "%s", "");
   if (!check_def(def, msg, msg_size)) return NULL;
   arena a = {NULL, 0, 0};
   layout(&a, def);
   a.cap = a.used;
   a.base = calloc(1, a.cap);
   if (!a.base) {
-    set_msg(msg, msg_size, "out of memory");
+    nh_set_msg(msg, msg_size, "out of memory");
     return NULL;
   }
   a.used = 0;

@@ -1,6 +1,11 @@
 /* status.c - the messages and names of the status codes, and the library version.
  *
- * Both tables come from the single X-macro list NH_STATUS_LIST of nholo/status.h. */
+ * Both tables come from the single X-macro list NH_STATUS_LIST of nholo/status.h; nh_set_msg
+ * (model/msg.h) writes the one-line messages of every layer. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "model/msg.h"
 #include "nholo/nholo.h"
 
 const char *nh_status_string(int status) {
@@ -28,3 +33,11 @@ const char *nh_status_name(int status) {
 }
 
 const char *nh_version(void) { return "0.1.0"; }
+
+void nh_set_msg(char *msg, size_t size, const char *fmt, ...) {
+  if (!msg || size == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, size, fmt, ap);
+  va_end(ap);
+}

@@ -1,0 +1,100 @@
+/* tape.c - linear tapes compiled from expression DAGs (see tape.h).
+ *
+ * Compilation marks the nodes reachable from the outputs (an explicit stack, no
+ * recursion), then numbers the marked nodes in increasing id order: children have smaller
+ * ids than parents, so that order is topological. Slot i holds instruction i's result;
+ * operands name slots. Unary instructions repeat their operand as b so evaluation never
+ * reads an unset slot. */
+#include "expr/tape.h"
+
+#include <stdlib.h>
+
+typedef struct tape_ins {
+  int kind;
+  int a, b; /* operand slots */
+  int k;    /* variable index (VAR) or exponent (POWI) */
+  double c; /* value (CONST) */
+} tape_ins;
+
+struct nh_tape {
+  int nins, nout, nvars, nops;
+  tape_ins *ins;
+  int *out_slot;
+};
+
+nh_tape *nh_tape_create(const nh_expr_pool *pool, int nout, const int *outputs) {
+  int count = nh_expr_count(pool);
+  if (nout < 0 || (nout > 0 && !outputs)) return NULL;
+  for (int i = 0; i < nout; i++)
+    if (!nh_expr_get(pool, outputs[i])) return NULL;
+  int *slot = malloc(((size_t)count + 1) * sizeof *slot);  /* node id -> slot, -1 unmarked */
+  int *stack = malloc(((size_t)count + 1) * sizeof *stack); /* each node pushed at most once */
+  nh_tape *t = calloc(1, sizeof *t);
+  if (!slot || !stack || !t) goto fail;
+  /* mark the reachable nodes */
+  for (int i = 0; i < count; i++) slot[i] = -1;
+  int sp = 0;
+  for (int i = 0; i < nout; i++)
+    if (slot[outputs[i]] == -1) slot[outputs[i]] = -2, stack[sp++] = outputs[i];
+  while (sp) {
+    const nh_expr_node *n = nh_expr_get(pool, stack[--sp]);
+    int ch[2] = {n->a, n->b};
+    for (int j = 0; j < 2; j++)
+      if (ch[j] >= 0 && slot[ch[j]] == -1) slot[ch[j]] = -2, stack[sp++] = ch[j];
+  }
+  /* number them in id (= topological) order and emit the instructions */
+  int nins = 0;
+  for (int i = 0; i < count; i++)
+    if (slot[i] == -2) slot[i] = nins++;
+  t->ins = malloc(((size_t)nins + 1) * sizeof *t->ins);
+  t->out_slot = malloc(((size_t)nout + 1) * sizeof *t->out_slot);
+  if (!t->ins || !t->out_slot) goto fail;
+  for (int i = 0; i < count; i++) {
+    if (slot[i] < 0) continue;
+    const nh_expr_node *n = nh_expr_get(pool, i);
+    tape_ins *in = &t->ins[slot[i]];
+    in->kind = n->kind;
+    in->a = n->a >= 0 ? slot[n->a] : 0;
+    in->b = n->b >= 0 ? slot[n->b] : in->a;
+    in->k = n->k;
+    in->c = n->c;
+    if (n->kind == NH_EX_VAR && n->k + 1 > t->nvars) t->nvars = n->k + 1;
+    if (n->kind != NH_EX_VAR && n->kind != NH_EX_CONST) t->nops++;
+  }
+  for (int i = 0; i < nout; i++) t->out_slot[i] = slot[outputs[i]];
+  t->nins = nins;
+  t->nout = nout;
+  free(slot);
+  free(stack);
+  return t;
+fail:
+  free(slot);
+  free(stack);
+  nh_tape_destroy(t);
+  return NULL;
+}
+
+void nh_tape_destroy(nh_tape *tape) {
+  if (!tape) return;
+  free(tape->ins);
+  free(tape->out_slot);
+  free(tape);
+}
+
+int nh_tape_nslots(const nh_tape *tape) { return tape->nins; }
+int nh_tape_noutputs(const nh_tape *tape) { return tape->nout; }
+int nh_tape_nvars(const nh_tape *tape) { return tape->nvars; }
+int nh_tape_op_count(const nh_tape *tape) { return tape->nops; }
+
+void nh_tape_eval(const nh_tape *tape, const double *vars, double *slots, double *outputs) {
+  const tape_ins *in = tape->ins;
+  /* one pass over the instructions */
+  for (int i = 0; i < tape->nins; i++) {
+    switch (in[i].kind) {
+    case NH_EX_CONST: slots[i] = in[i].c; break;
+    case NH_EX_VAR: slots[i] = vars[in[i].k]; break;
+    default: slots[i] = nh_expr_op(in[i].kind, slots[in[i].a], slots[in[i].b], in[i].k); break;
+    }
+  }
+  for (int i = 0; i < tape->nout; i++) outputs[i] = slots[tape->out_slot[i]];
+}
