@@ -561,7 +561,9 @@ static int do_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
   double Eb = s->stats.energy, Ea; /* the monitor evaluated it at this state */
   nh_impact_info info;
   memcpy(s->vtmp, v, sizeof(double) * (size_t)nq);
-  int st = nh_model_impact(m, gi, q, s->vtmp, NULL, &s->def.impact_tol, v, s->lam, &info, s->imp_work);
+  // M(q) and A(q) are still in scratch from the monitors at this state (energy, residual)
+  int st = nh_impact_map(nq, nc, s->M, s->dyn.A, s->dg + (size_t)gi * nq, s->vtmp, m->impact[gi],
+                         &s->def.impact_tol, v, s->lam, &info, s->imp_work);
   if (st < 0) {
     sim_msg(s, "impact on '%s' at t = %.17g failed: %s", m->gap_names[gi], s->t, nh_status_string(st));
     return st;
