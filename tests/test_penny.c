@@ -111,9 +111,11 @@ static double sampled(const nh_model *m, const double *q0, const double *v0, dou
 /* Spec 000 sec. 4.4 step 5 (circle of radius a only): each end moves on the circle (c*, rho)
  * and |P|^2 = |c*|^2 + rho^2 + 2 |c*| rho cos(omega t + beta); it leaves the table where
  * cos(omega t + beta) = kappa with -omega sin(omega t + beta) > 0. */
-static double oracle_end(double R, double a, const double *q0, const double *v0, int k) {
+static double oracle_end(double R, double a, const double *q0, const double *v0, int k,
+                         double *err) {
   double s = k == 0 ? 1.0 : -1.0, Om = v0[2], om = v0[3], phi0 = q0[3];
   double Px = q0[0] + s * R * cos(phi0), Py = q0[1] + s * R * sin(phi0);
+  *err = 0.0;
   if (om == 0.0) { /* a line: the larger root of |P + t R Omega d|^2 = a^2 */
     double dx = R * Om * cos(phi0), dy = R * Om * sin(phi0);
     double A = dx * dx + dy * dy, B = Px * dx + Py * dy, C = Px * Px + Py * Py - a * a;
@@ -125,9 +127,15 @@ static double oracle_end(double R, double a, const double *q0, const double *v0,
   double c = hypot(cx, cy), rho = hypot(Px - cx, Py - cy);
   if (c == 0.0) return INFINITY;
   double kappa = (a * a - c * c - rho * rho) / (2.0 * c * rho);
-  if (fabs(kappa) > 1.0) return INFINITY;
+  double kerr = 8.0 * DBL_EPSILON * (a * a + c * c + rho * rho) / (2.0 * c * rho);
+  if (fabs(kappa) > 1.0) {
+    if (fabs(kappa) - 1.0 <= kerr) *err = INFINITY; /* "no crossing" is not resolved */
+    return INFINITY;
+  }
   double beta = atan2(Py - cy, Px - cx) - atan2(cy, cx);
   double al = acos(kappa), eps = 1e-9;
+  // the rounding of kappa and beta, in time
+  *err = (kerr / sqrt(1.0 - kappa * kappa) + 16.0 * DBL_EPSILON * PI) / fabs(om);
   if (om > 0.0) { /* psi = -al + 2 pi n > beta */
     double n = ceil((beta + om * eps + al) / (2.0 * PI));
     return (-al + 2.0 * PI * n - beta) / om;
@@ -136,9 +144,12 @@ static double oracle_end(double R, double a, const double *q0, const double *v0,
   return (al + 2.0 * PI * n - beta) / om;
 }
 
-static double oracle(double R, double a, const double *q0, const double *v0, int *end) {
-  double t0 = oracle_end(R, a, q0, v0, 0), t1 = oracle_end(R, a, q0, v0, 1);
+/* the first crossing of either end by the oracle, with an estimate of its rounding error */
+static double oracle(double R, double a, const double *q0, const double *v0, int *end,
+                     double *err) {
+  double e0, e1, t0 = oracle_end(R, a, q0, v0, 0, &e0), t1 = oracle_end(R, a, q0, v0, 1, &e1);
   *end = t1 < t0 ? 1 : 0;
+  if (err) *err = fmax(e0, e1);
   return fmin(t0, t1);
 }
 
@@ -475,7 +486,7 @@ static int test_predict_grazing(void) {
     constrained_v(p.R, phi0, Om, om, v0);
     int k = -1, rc = m->predict(q0, v0, 20.0, &tau, &k, m->user);
     int ko;
-    double to = oracle(p.R, p.a, q0, v0, &ko);
+    double to = oracle(p.R, p.a, q0, v0, &ko, NULL);
     if (deltas[i] < 0.0) {
       ENSURE(rc == NH_NO_IMPACT);
       ENSURE(to == INFINITY);
@@ -494,49 +505,67 @@ static int test_predict_grazing(void) {
   return 0;
 }
 
-/* the predictor against the sampled detector on random flights in the ellipse */
-static int test_predict_random(void) {
-  nh_penny_params p = run_params(1, 0);
+/* the predictor against the sampled detector (and the oracle on the circle) on random
+ * flights: fast and slow turning, straight lines, nearly straight lines */
+static int random_flights(double a, int n, unsigned long long seed) {
+  nh_penny_params p = nh_penny_params_default();
+  p.a = a;
   nh_model *m = nh_penny_create(&p, NULL, 0);
   ENSURE(m != NULL);
-  unsigned long long seed = 2024;
   int found = 0;
-  for (int i = 0; i < 300; i++) {
-    double q0[4], v0[4];
+  for (int i = 0; i < n; i++) {
+    double q0[4] = {0.0, 0.0, 0.0, 0.0}, v0[4], g0[2];
     do {
-      q0[0] = nh_test_rand(&seed, -0.15, 0.15);
-      q0[1] = nh_test_rand(&seed, -0.2, 0.2);
-      q0[2] = 0.0;
+      q0[0] = nh_test_rand(&seed, -p.a, p.a);
+      q0[1] = nh_test_rand(&seed, -p.b, p.b);
       q0[3] = nh_test_rand(&seed, -PI, PI);
-    } while (!(nh_penny_params_check(&(nh_penny_params){.m = 1, .R = p.R, .I = 1, .J = 1,
-                                                         .a = p.a, .b = p.b, .x0 = q0[0],
-                                                         .y0 = q0[1], .phi0 = q0[3]},
-                                      NULL, 0) == NH_OK));
-    double Om = nh_test_rand(&seed, -20.0, 20.0), om = nh_test_rand(&seed, -15.0, 15.0);
-    if (i % 7 == 0) om = 0.0;
-    if (i % 11 == 0) om *= 1e-3;
+      m->gap(q0, g0, NULL, m->user);
+    } while (!(g0[0] > 0.0 && g0[1] > 0.0));
+    double Om = nh_test_rand(&seed, -20.0, 20.0);
+    double wmax = i % 3 == 0 ? 15.0 : i % 3 == 1 ? 1.5 : 0.2;
+    double om = nh_test_rand(&seed, -wmax, wmax);
+    if (i % 13 == 0) om = 0.0;
+    if (i % 17 == 0) om *= 1e-6;
     constrained_v(p.R, q0[3], Om, om, v0);
     double tau = -1.0, tmax = 20.0;
     int k = -1, rc = m->predict(q0, v0, tmax, &tau, &k, m->user);
     ENSURE(rc == NH_OK || rc == NH_NO_IMPACT);
-    int ks;
+    int ks, ko = -1;
     double ts = sampled(m, q0, v0, 1e-3, tmax, &ks);
+    double oerr = 0.0;
+    double to = p.a == p.b ? oracle(p.R, p.a, q0, v0, &ko, &oerr) : NAN;
     if (rc == NH_NO_IMPACT) {
       if (!(ts > tmax)) printf("  case %d: sampled %.17g (end %d), predictor none\n", i, ts, ks);
       ENSURE(ts > tmax);
+      ENSURE(isnan(to) || oerr >= 1e-9 || to > tmax);
       continue;
     }
     found++;
-    ENSURE(ks == k);
-    ENSURE_NEAR(tau, ts, 1e-12 * (1.0 + ts));
-    double q[4], g[2];
-    flow(m, q0, v0, tau, q, NULL);
-    m->gap(q, g, NULL, m->user);
+    double q[4], g[2], dg[8], v[4];
+    flow(m, q0, v0, tau, q, v);
+    m->gap(q, g, dg, m->user);
     ENSURE(fabs(g[k]) <= 1e-13 && g[1 - k] > 0.0);
+    double g1 = fabs(dg[4 * k] * v[0] + dg[4 * k + 1] * v[1] + dg[4 * k + 3] * v[3]);
+    if (g1 / hypot(dg[4 * k], dg[4 * k + 1]) < 1e-7) continue; /* round-off graze (run_chain) */
+    double tol = 1e-12 * (1.0 + tau) + 4e-15 / g1;
+    if (ks != k || !(fabs(tau - ts) <= tol))
+      printf("  case %d: predictor %.17g (end %d), sampled %.17g (end %d)\n", i, tau, k, ts, ks);
+    ENSURE(ks == k);
+    ENSURE_NEAR(tau, ts, tol);
+    if (!isnan(to) && oerr < 1e-9) { /* the oracle is ill-conditioned for tiny omega */
+      ENSURE(ko == k);
+      ENSURE_NEAR(tau, to, tol + oerr);
+    }
   }
-  printf("  %d of 300 flights end in an impact within 20 s\n", found);
-  ENSURE(found > 100);
+  printf("  a = %g: %d of %d flights end in an impact within 20 s\n", a, found, n);
+  ENSURE(found > n / 2);
   nh_model_destroy(m);
+  return 0;
+}
+
+static int test_predict_random(void) {
+  ENSURE(random_flights(0.15, 400, 2024) == 0); /* the paper's ellipse */
+  ENSURE(random_flights(0.2, 400, 7) == 0);     /* the circle, with the oracle */
   return 0;
 }
 
@@ -557,14 +586,14 @@ static int test_predict_on_wall(void) {
   ENSURE(m->predict(q, v, 100.0, &tau2, &k2, m->user) == NH_OK);
   ENSURE(tau2 > 1e-3);
   int ko;
-  double to = oracle(p.R, p.a, q, v, &ko);
+  double to = oracle(p.R, p.a, q, v, &ko, NULL);
   ENSURE(k2 == ko);
   ENSURE_NEAR(tau2, to, 1e-11);
   // reversing the velocity (departing exactly along the incoming path) returns to the start
   double vr[4] = {-v[0], -v[1], -v[2], -v[3]};
   ENSURE(m->predict(q, vr, 100.0, &tau2, &k2, m->user) == NH_OK);
   ENSURE(tau2 > 1e-3);
-  to = oracle(p.R, p.a, q, vr, &ko);
+  to = oracle(p.R, p.a, q, vr, &ko, NULL);
   ENSURE(k2 == ko);
   ENSURE_NEAR(tau2, to, 1e-11);
   nh_model_destroy(m);
@@ -586,11 +615,11 @@ typedef struct run_log {
  * speed below 1e-9 m/s are grazing and skipped (spec D7), and the run ends when the
  * predictor finds no crossing within 100 s (the plastic runs converge to a grazing spin).
  * Every flight that starts after an impact is cross-checked with the sampled detector
- * (dtau = 1e-3 and 1e-4) and, on the circle, with the oracle, when its crossing is
+ * (dtau = 1e-3 and 1e-4) and, on the circle, with the oracle, when its crossing is clearly
  * resolvable in double precision: a crossing at normal speed vn (m/s) reaches only
  * ~(10 vn)^2 / (2 |g''|) outside the wall, at the level of the rounding of g (1e-16) for
- * vn ~ 1e-9; below vn = 1e-8 the decision "crossing or graze" is round-off. Every impact is
- * checked as T20 asks. */
+ * vn ~ 1e-9; below vn ~ 1e-8 the decision "crossing or graze" is round-off, so flights
+ * ending at vn < 1e-7 are not cross-checked. Every impact is checked as T20 asks. */
 static int run_chain(int ellipse, int plastic, run_log *L) {
   nh_penny_params p = run_params(ellipse, plastic);
   nh_model *m = nh_penny_create(&p, NULL, 0);
@@ -618,9 +647,9 @@ static int run_chain(int ellipse, int plastic, run_log *L) {
     // the crossing's slope g' and normal speed
     double g1 = fabs(dg[4 * k] * v1[0] + dg[4 * k + 1] * v1[1] + dg[4 * k + 3] * v1[3]);
     double vn = g1 / hypot(dg[4 * k], dg[4 * k + 1]);
-    if (fresh && vn >= 1e-8) {
-      // a crossing with slope g' is located to ~1e-16/|g'| by any method
-      double tol = 1e-12 * (1.0 + tau) + 1e-15 / g1;
+    if (fresh && vn >= 1e-7) {
+      // a crossing with slope g' is located to ~(rounding of g, 1e-16..3e-15)/|g'| by any method
+      double tol = 1e-12 * (1.0 + tau) + 4e-15 / g1;
       L->checked++;
       for (int s = 0; s < 2; s++) {
         int ks;
@@ -634,10 +663,11 @@ static int run_chain(int ellipse, int plastic, run_log *L) {
       }
       if (!ellipse) {
         int ko;
-        double to = oracle(p.R, p.a, q, v, &ko);
+        double oerr;
+        double to = oracle(p.R, p.a, q, v, &ko, &oerr);
         if (ko != k) printf("  impact %d: oracle end %d at %.17g\n", L->n + 1, ko, to);
         ENSURE(ko == k);
-        ENSURE_NEAR(to, tau, tol);
+        ENSURE_NEAR(to, tau, tol + oerr);
         if (fabs(to - tau) / tol > L->dt_oracle) L->dt_oracle = fabs(to - tau) / tol;
       }
     }
@@ -716,8 +746,11 @@ static int test_run_circle_plastic(void) {
   run_log L;
   ENSURE(run_chain(0, 1, &L) == 0);
   print_run("circle plastic", &L);
-  ENSURE(L.n >= 17 && L.checked >= 16);
-  ENSURE(L.grazing && L.vn[L.n - 1] < 1e-8); /* converged to a grazing spin (spec 3.5) */
+  // converging to a grazing spin (spec 000 sec. 3.5): the last impacts are at the rounding
+  // level of g, so the run ends with the 20th impact (t ~ 8.23 s) or slightly earlier
+  ENSURE(L.n >= 17 && L.checked >= 14 && (L.n == NIMP || L.grazing));
+  ENSURE(L.vn[L.n - 1] < 1e-8);
+  ENSURE_NEAR(L.t[L.n - 1], 8.23, 0.01);
   ENSURE(check_fbfbf(&L) == 0);
   for (int k = 1; k <= 8; k++) ENSURE_NEAR(L.sig[k] / L.sig[k - 1], 0.371889465601, 1e-6);
   const double ratio[] = {0.288913234093, 0.190568672455, 0.176967445056, 0.175086371169,
@@ -747,7 +780,7 @@ static int test_run_ellipse_plastic(void) {
   run_log L;
   ENSURE(run_chain(1, 1, &L) == 0);
   print_run("ellipse plastic", &L);
-  ENSURE(L.n >= 15 && L.checked >= 14);
+  ENSURE(L.n >= 15 && L.checked >= 12);
   ENSURE(L.grazing && L.vn[L.n - 1] < 1e-8); /* trapped at the top, spinning (spec 3.5) */
   ENSURE(check_fbfbf(&L) == 0);
   for (int i = 1; i < L.n; i++) ENSURE(L.E[i] <= L.E[i - 1] * (1.0 + 1e-14));

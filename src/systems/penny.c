@@ -31,26 +31,32 @@
  * |H P| <= 1/mn (mn = min(a, b)) while P is inside the table:
  *   |g''|  <= L2 = 2 v_e^2/mn^2 + 2 |omega| v_e/mn,
  *   |g'''| <= L3 = 6 |omega| v_e^2/mn^2 + 2 omega^2 v_e/mn.
- * From a point t with g > 0 (an "armed" end) no crossing occurs before the first positive
- * root of either lower model  g + g' s - L2 s^2/2  or  g + g' s + g'' s^2/2 - L3 s^3/6
- * (a "safe" step). When g' < 0, the Taylor root s_T of g + g' s + g'' s^2/2 is taken (slightly
- * beyond it) if  g' + g'' s + L3 s^2/2 < 0  on [0, s]  certifies that g decreases there (a
- * "monotone" step: at most one root, then found by bracketed Newton to round-off). Both ends
- * share one sincos per step; far from the wall the steps are long, near a transversal
- * crossing they are Newton steps, and near a tangency the cubic model converges
- * superlinearly to the touching point, so a graze that dips below zero is never skipped.
- * An end that starts on the wall (|g| < tol) and departs is armed at once; one that is
- * outside or leaving the table is followed with the upper models (|H P| bounded by the
- * distance it can travel in the step) until it re-enters, so the contact that was just
- * processed is never reported again (tau = 0 is never returned). For omega != 0 every gap is
- * periodic in t with period 2 pi/|omega|, so the search stops after one period; for
- * omega = 0 the ends move on lines and g is a concave quadratic in t, solved directly. */
+ * Marching: from a point t where an end is inside (g > 0, an "armed" end), no crossing
+ * occurs before the first positive root of the lower models  g + g' s - L2 s^2/2  and
+ * g + g' s + g'' s^2/2 - L3 s^3/6  (a "safe" step). When g' < 0 and g' + g'' s + L3 s^2/2 < 0
+ * up to the root s_T of the Taylor model  g + g' s + g'' s^2/2,  g certainly decreases on
+ * [t, t + s_T] (a "Taylor" step: at most one crossing, approached with third-order
+ * convergence; a step whose remainder L3 s_T^3/6 is below the rounding of g lands on the
+ * root). Both ends share one sincos per step and the step is the shorter proposal; a sign
+ * change is refined by bracketed Newton to |g| <= 2 eps (or to the rounding of g). Far from
+ * the wall the steps are long; near a tangency the cubic model converges superlinearly to the
+ * touching point, so a graze that dips below zero by more than the rounding of g is never
+ * skipped, and an exact tangency costs ~20 evaluations. The paper's runs take 4-6.
+ * An end that starts on the wall (|g| < PENNY_WALL_TOL) and departs is armed at once; one
+ * that is outside, or on the wall and leaving the table (a contact the driver skipped as
+ * grazing), is followed with the mirrored upper models (|H P| bounded by the distance it can
+ * travel in the step) until it re-enters, so the contact just handled is never reported
+ * again and tau = 0 is never returned. For omega != 0 every gap is periodic with period
+ * 2 pi/|omega| (if the circle of the ends, of radius sqrt(r^2 + R^2) about c*, is inside the
+ * table there is nothing to find), so the search stops after one period; for omega = 0 the
+ * ends move on lines and each g is a concave quadratic in t, solved directly (larger root). */
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "model/msg.h"
 #include "nholo/systems.h"
 
 #define PENNY_TWO_PI 6.28318530717958647692528676655900577
@@ -64,14 +70,6 @@ typedef struct penny_data {
   double m, R, I, J, a, b;
   double ia2, ib2; /* 1/a^2, 1/b^2 */
 } penny_data;
-
-static void set_msg(char *msg, size_t size, const char *fmt, ...) {
-  if (!msg || size == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, size, fmt, ap);
-  va_end(ap);
-}
 
 /* sin(z)/z, with its series near 0 */
 static double sinc(double z) {
@@ -105,9 +103,9 @@ nh_penny_params nh_penny_params_default(void) {
 }
 
 int nh_penny_params_check(const nh_penny_params *p, char *msg, size_t msg_size) {
-  set_msg(msg, msg_size, "%s", "");
+  nh_set_msg(msg, msg_size, "%s", "");
   if (!p) {
-    set_msg(msg, msg_size, "penny: no parameters");
+    nh_set_msg(msg, msg_size, "penny: no parameters");
     return NH_ERR_ARG;
   }
   const struct {
@@ -128,17 +126,17 @@ int nh_penny_params_check(const nh_penny_params *p, char *msg, size_t msg_size) 
                 {"phi0", p->phi0, 0}};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
     if (!isfinite(fields[i].value)) {
-      set_msg(msg, msg_size, "penny: %s = %g must be finite", fields[i].name, fields[i].value);
+      nh_set_msg(msg, msg_size, "penny: %s = %g must be finite", fields[i].name, fields[i].value);
       return NH_ERR_ARG;
     }
     if (fields[i].positive && !(fields[i].value > 0.0)) {
-      set_msg(msg, msg_size, "penny: %s = %g must be positive", fields[i].name, fields[i].value);
+      nh_set_msg(msg, msg_size, "penny: %s = %g must be positive", fields[i].name, fields[i].value);
       return NH_ERR_ARG;
     }
   }
-  double mn = fmin(p->a, p->b);
+  double mn = p->a < p->b ? p->a : p->b;
   if (!(p->R < mn)) {
-    set_msg(msg, msg_size, "penny: R = %g must be smaller than min(a, b) = %g", p->R, mn);
+    nh_set_msg(msg, msg_size, "penny: R = %g must be smaller than min(a, b) = %g", p->R, mn);
     return NH_ERR_ARG;
   }
   switch (p->law.kind) {
@@ -147,12 +145,12 @@ int nh_penny_params_check(const nh_penny_params *p, char *msg, size_t msg_size) 
     break;
   case NH_IMPACT_RESTITUTION:
     if (!(p->law.e >= 0.0 && p->law.e <= 1.0)) {
-      set_msg(msg, msg_size, "penny: restitution e = %g must be in [0, 1]", p->law.e);
+      nh_set_msg(msg, msg_size, "penny: restitution e = %g must be in [0, 1]", p->law.e);
       return NH_ERR_ARG;
     }
     break;
   default:
-    set_msg(msg, msg_size, "penny: unknown impact law %d", (int)p->law.kind);
+    nh_set_msg(msg, msg_size, "penny: unknown impact law %d", (int)p->law.kind);
     return NH_ERR_ARG;
   }
   for (int k = 0; k < 2; k++) {
@@ -160,7 +158,7 @@ int nh_penny_params_check(const nh_penny_params *p, char *msg, size_t msg_size) 
     double X = p->x0 + s * p->R * cos(p->phi0), Y = p->y0 + s * p->R * sin(p->phi0);
     double g = 1.0 - X * X / (p->a * p->a) - Y * Y / (p->b * p->b);
     if (!(g > 0.0)) {
-      set_msg(msg, msg_size,
+      nh_set_msg(msg, msg_size,
               "penny: the initial coin is not strictly inside the table: the %s end (%g, %g) "
               "has gap %g (x0 = %g, y0 = %g, phi0 = %g)",
               k == 0 ? "front" : "back", X, Y, g, p->x0, p->y0, p->phi0);
@@ -192,6 +190,7 @@ static int penny_constraint(const double *q, const double *v, double *A, double 
     A[4] = 0.0, A[5] = 1.0, A[6] = -p->R * s, A[7] = 0.0;
   }
   if (Adot_v) {
+    if (!v) return NH_ERR_ARG;
     Adot_v[0] = p->R * s * v[3] * v[2];
     Adot_v[1] = -p->R * c * v[3] * v[2];
   }
@@ -250,10 +249,21 @@ typedef struct endval {
   double g, g1, g2, X, Y;
 } endval;
 
+static inline double dmin(double a, double b) { return a < b ? a : b; }
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+
 static void flight_eval(const flight *f, double t, endval e[2]) {
-  double half = 0.5 * f->w * t;
-  double sh = sin(half), ch = cos(half);
-  double S = t * sinc(half);
+  double sh = 0.0, ch = 1.0, S = t;
+  if (t != 0.0) {
+    double half = 0.5 * f->w * t;
+    sh = sin(half), ch = cos(half);
+    if (fabs(half) < 1e-4) {
+      double z2 = half * half;
+      S = t * (1.0 - z2 / 6.0 * (1.0 - z2 / 20.0));
+    } else {
+      S = t * (sh / half);
+    }
+  }
   double mc = f->c0 * ch - f->s0 * sh, ms = f->s0 * ch + f->c0 * sh; /* e(phi0 + half) */
   double uc = mc * ch - ms * sh, us = ms * ch + mc * sh;             /* e(phi) */
   double cx = f->x0 + f->V * S * mc, cy = f->y0 + f->V * S * ms;
@@ -271,70 +281,74 @@ static void flight_eval(const flight *f, double t, endval e[2]) {
   }
 }
 
-/* The smallest t > 0 with g + b t + c t^2 = 0, for g >= 0; INFINITY when there is none. */
-static double quad_pos_root(double g, double b, double c) {
+/* The smallest t > 0 with g + b t + c t^2 = 0, for g >= 0; HUGE_VAL when there is none. */
+static inline double quad_pos_root(double g, double b, double c) {
   if (c < 0.0) {
     double sq = sqrt(b * b - 4.0 * c * g);
     return b >= 0.0 ? (b + sq) / (-2.0 * c) : 2.0 * g / (sq - b);
   }
-  if (c == 0.0) return b < 0.0 ? g / -b : INFINITY;
-  if (b >= 0.0) return INFINITY;
+  if (c == 0.0) return b < 0.0 ? g / -b : HUGE_VAL;
+  if (b >= 0.0) return HUGE_VAL;
   double D = b * b - 4.0 * c * g;
-  return D < 0.0 ? INFINITY : 2.0 * g / (sqrt(D) - b);
+  return D < 0.0 ? HUGE_VAL : 2.0 * g / (sqrt(D) - b);
 }
 
-/* A step s such that g stays positive on (0, s), from g >= 0, g', g'' and the bounds
- * |g''| <= L2, |g'''| <= L3. On [0, S], g'' s^2/2 - L3 s^3/6 >= (g''/2 - L3 S/6) s^2. */
-static double safe_step(double g, double g1, double g2, double L2, double L3) {
-  double s = quad_pos_root(g, g1, -0.5 * L2);
-  if (L3 > 0.0) {
-    double S = 2.0 * s;
-    if (g2 > 0.0 && 1.5 * g2 / L3 > S) S = 1.5 * g2 / L3;
-    if (!(S > 0.0)) S = 1.5 * fabs(g2) / L3;
-    for (int i = 0; i < 4 && S > 0.0; i++) {
-      double c = fmin(S, quad_pos_root(g, g1, 0.5 * g2 - L3 * S / 6.0));
-      if (!(c > s)) break;
-      s = c;
-      S = 2.0 * c;
-    }
+/* A step s such that g stays positive on (0, s), from g >= 0, g', g'' and |g''| <= L2:
+ * the positive root of g + g' s - L2 s^2/2. */
+static double safe_step(double g, double g1, double L2) { return quad_pos_root(g, g1, -0.5 * L2); }
+
+/* A longer safe step than s (itself safe) from the cubic model with |g'''| <= L3:
+ * on [0, S], g + g' s + g'' s^2/2 - L3 s^3/6 >= g + g' s + (g''/2 - L3 S/6) s^2. */
+static double safe_step_cubic(double s, double g, double g1, double g2, double L3) {
+  if (!(L3 > 0.0)) return s;
+  double S = 2.0 * s;
+  if (g2 > 0.0 && 1.5 * g2 / L3 > S) S = 1.5 * g2 / L3;
+  for (int i = 0; i < 3 && S > 0.0; i++) {
+    double c = dmin(S, quad_pos_root(g, g1, 0.5 * g2 - L3 * S / 6.0));
+    if (!(c > s)) break;
+    s = c;
+    S = 2.0 * c;
   }
   return s;
 }
 
-/* A step s over which g (approaching, g' < 0) certainly decreases, ending just beyond the
- * Taylor root; 0 when it cannot be certified. */
-static double mono_step(double g, double g1, double g2, double L2, double L3) {
+/* For an approaching end (g' < 0): the root of the Taylor model g + g' s + g'' s^2/2 when g
+ * certainly decreases up to it (g' + g'' s + L3 s^2/2 < 0 there, or g' + L2 s < 0), else 0.
+ * A crossing inside such a step is the only one in it. */
+static double taylor_step(double g, double g1, double g2, double L2, double L3) {
   if (!(g1 < 0.0)) return 0.0;
   double tT = quad_pos_root(g, g1, 0.5 * g2);
-  if (!isfinite(tT)) return 0.0;
-  double gp = g1 + g2 * tT; /* slope of the Taylor model at its root (<= 0) */
-  double extra = 1e-6 * tT;
-  if (gp < 0.0) extra += L3 * tT * tT * tT / (3.0 * -gp);
-  double tb = tT + extra;
-  if (g1 + fmax(g2 * tb, 0.0) + 0.5 * L3 * tb * tb < 0.0 || g1 + L2 * tb < 0.0) return tb;
+  if (!(tT < HUGE_VAL)) return 0.0;
+  if (g1 + (g2 + 0.5 * L3 * tT) * tT < 0.0 || g1 + L2 * tT < 0.0) return tT;
   return 0.0;
 }
 
-/* The root of end k in (lo, hi], with g(lo) > 0 >= g(hi), by bracketed Newton (from the end
- * with the smaller |g|; a bisection whenever |g| did not halve). */
+/* The root of end k in (lo, hi], with g(lo) > 0 >= g(hi), by bracketed Newton from the end
+ * with the smaller |g|, bisecting when |g| did not halve; it stops at |g| <= 2 eps or when
+ * Newton stalls at the rounding level of g. */
 static double refine(const flight *f, int k, double lo, endval elo, double hi, endval ehi) {
   double best = hi, gbest = fabs(ehi.g);
   int slow = 0;
   for (int it = 0; it < PENNY_MAX_REFINE && gbest > 2.0 * DBL_EPSILON; it++) {
     int from_lo = elo.g > 0.0 && elo.g < -ehi.g;
-    const endval *src = from_lo ? &elo : &ehi;
-    double t = src->g1 != 0.0 ? (from_lo ? lo : hi) - src->g / src->g1 : NAN;
-    if (slow || !(t > lo && t < hi)) t = lo + 0.5 * (hi - lo);
+    double gsrc = from_lo ? elo.g : ehi.g, d = from_lo ? elo.g1 : ehi.g1;
+    double t = d != 0.0 ? (from_lo ? lo : hi) - gsrc / d : lo;
+    int newton = !slow && t > lo && t < hi;
+    if (!newton) t = lo + 0.5 * (hi - lo);
     if (!(t > lo && t < hi)) break; /* adjacent doubles */
     endval e[2];
     flight_eval(f, t, e);
     double ge = fabs(e[k].g);
-    slow = !(ge <= 0.5 * fabs(src->g));
     if (ge < gbest) best = t, gbest = ge;
     if (e[k].g > 0.0)
       lo = t, elo = e[k];
     else
       hi = t, ehi = e[k];
+    slow = 0;
+    if (newton && ge > 0.5 * fabs(gsrc)) {
+      if (ge <= 64.0 * DBL_EPSILON) break; /* Newton stalled at the rounding of g */
+      slow = 1;
+    }
   }
   return best;
 }
@@ -346,14 +360,14 @@ static int departing(const endval *e) {
 
 /* omega = 0: the ends move on lines and each g is exactly a concave quadratic in t */
 static int predict_line(const endval e0[2], double tau_max, double *tau, int *gap) {
-  double best = INFINITY;
+  double best = HUGE_VAL;
   int best_k = -1;
   for (int k = 0; k < 2; k++) {
     double g = e0[k].g, g1 = e0[k].g1, g2 = e0[k].g2;
     if (!(g2 < 0.0)) continue;
     if (fabs(g) < PENNY_WALL_TOL) {
       if (!(g1 > 0.0)) continue; /* on the wall and leaving the table: never back */
-      g = fmax(g, 0.0);
+      g = dmax(g, 0.0);
     }
     double D = g1 * g1 - 2.0 * g2 * g;
     if (!(D > 0.0)) continue;
@@ -390,21 +404,20 @@ static int penny_predict(const double *q0, const double *v0, double tau_max, dou
   f.ia2 = p->ia2;
   f.ib2 = p->ib2;
 
-  const double ve = hypot(f.V, f.Rw);
+  const double ve = sqrt(f.V * f.V + f.Rw * f.Rw);
   if (ve == 0.0) return NH_NO_IMPACT; /* at rest */
   endval e[2];
   flight_eval(&f, 0.0, e);
   if (f.w == 0.0) return predict_line(e, tau_max, tau, gap);
 
-  const double mn = fmin(p->a, p->b), hm = 1.0 / (mn * mn), aw = fabs(f.w);
+  const double mn = dmin(p->a, p->b), hm = 1.0 / (mn * mn), aw = fabs(f.w);
   // both ends circle c* at radius rho: nothing to find when that circle is well inside
-  double r = f.V / f.w, rho = hypot(r, p->R);
-  if (hypot(f.x0 - r * f.s0, f.y0 + r * f.c0) + rho < mn * (1.0 - 1e-9)) return NH_NO_IMPACT;
+  const double r = f.V / f.w, cx = f.x0 - r * f.s0, cy = f.y0 + r * f.c0;
+  if (sqrt(cx * cx + cy * cy) + sqrt(r * r + f.R * f.R) < mn * (1.0 - 1e-9)) return NH_NO_IMPACT;
 
   const double L2 = 2.0 * hm * ve * ve + 2.0 * aw * ve / mn;
   const double L3 = 6.0 * hm * aw * ve * ve + 2.0 * f.w * f.w * ve / mn;
-  const double period = PENNY_TWO_PI / aw;
-  const double t_end = fmin(tau_max, period * (1.0 + 1e-9));
+  const double t_end = dmin(tau_max, PENNY_TWO_PI / aw * (1.0 + 1e-9)); /* one period */
   const double tscale = mn / ve;
 
   int st[2];
@@ -413,69 +426,91 @@ static int penny_predict(const double *q0, const double *v0, double tau_max, dou
       st[k] = END_ARMED;
     } else if (departing(&e[k])) {
       st[k] = END_ARMED;
-      e[k].g = fmax(e[k].g, 0.0);
+      e[k].g = dmax(e[k].g, 0.0);
     } else {
       st[k] = END_OUT;
     }
   }
 
-  double t = 0.0, best = INFINITY;
+  double t = 0.0, best = HUGE_VAL;
   int best_k = -1;
   for (int it = 0;; it++) {
     if (it >= PENNY_MAX_MARCH) return NH_ERR_NO_CONVERGENCE;
-    const double lim = fmin(t_end, best);
-    double step = INFINITY;
-    int active = 0, need_eval = 0;
+    const double lim = dmin(t_end, best);
+    double prop[2] = {HUGE_VAL, HUGE_VAL};
+    int taylor[2] = {0, 0}, cubic[2] = {0, 0}, need_eval = 0, active = 0;
     for (int k = 0; k < 2; k++) {
       if (st[k] == END_DONE) continue;
-      double s;
       active++;
       if (st[k] == END_ARMED) {
-        s = safe_step(e[k].g, e[k].g1, e[k].g2, L2, L3);
-        double sm = mono_step(e[k].g, e[k].g1, e[k].g2, L2, L3);
-        if (sm > s) {
-          s = sm;
-          if (t + s >= lim) need_eval = 1;
-        }
+        prop[k] = taylor_step(e[k].g, e[k].g1, e[k].g2, L2, L3);
+        if (prop[k] > 0.0)
+          taylor[k] = 1;
+        else
+          prop[k] = safe_step(e[k].g, e[k].g1, L2), cubic[k] = 1;
       } else {
         // outside: |H P| <= hm (|P| + ve s) <= hm Pb for s <= Pm / ve
-        double Pm = fmax(hypot(e[k].X, e[k].Y), mn), Pb = 2.0 * Pm;
+        double Pm = dmax(sqrt(e[k].X * e[k].X + e[k].Y * e[k].Y), mn), Pb = 2.0 * Pm;
         double L2o = 2.0 * hm * ve * ve + 2.0 * aw * ve * hm * Pb;
         double L3o = 6.0 * hm * aw * ve * ve + 2.0 * f.w * f.w * ve * hm * Pb;
-        s = fmin(safe_step(fmax(-e[k].g, 0.0), -e[k].g1, -e[k].g2, L2o, L3o), Pm / ve);
+        double G = dmax(-e[k].g, 0.0);
+        prop[k] = safe_step(G, -e[k].g1, L2o);
+        prop[k] = dmin(safe_step_cubic(prop[k], G, -e[k].g1, -e[k].g2, L3o), Pm / ve);
       }
-      if (s < step) step = s;
     }
     if (!active) break;
-    double tiny = 8.0 * DBL_EPSILON * fmax(t, tscale);
+    // lengthen the binding safe steps with the cubic model (only the shorter one matters)
+    for (int i = 0; i < 2; i++) {
+      int k = prop[0] <= prop[1] ? 0 : 1;
+      if (!cubic[k]) break;
+      prop[k] = safe_step_cubic(prop[k], e[k].g, e[k].g1, e[k].g2, L3);
+      cubic[k] = 0;
+    }
+    double step = dmin(prop[0], prop[1]);
+    for (int k = 0; k < 2; k++)
+      if (taylor[k] && t + prop[k] >= lim) need_eval = 1; /* a crossing up to lim is possible */
+    double tiny = 8.0 * DBL_EPSILON * dmax(t, tscale);
     if (!(step > tiny)) step = tiny;
     double tn = t + step;
     if (tn >= lim) {
       if (!need_eval) break; /* every end is certified up to lim */
       tn = lim;
     }
+    // a Taylor step whose remainder L3 s^3/6 is below the rounding of g lands on the root;
+    // done without evaluating when the other end is certified beyond it
+    int kb = prop[0] <= prop[1] ? 0 : 1;
+    if (taylor[kb] && step == prop[kb] && tn == t + step &&
+        L3 * step * step * step <= 24.0 * DBL_EPSILON && !taylor[1 - kb] && prop[1 - kb] > step) {
+      best = tn, best_k = kb;
+      break;
+    }
     endval en[2];
     flight_eval(&f, tn, en);
     for (int k = 0; k < 2; k++) {
-      // a crossing in (t, tn]; at tau_max, to round-off
-      if (st[k] == END_ARMED &&
-          (en[k].g <= 0.0 || (tn == t_end && en[k].g <= 4.0 * DBL_EPSILON && en[k].g1 < 0.0))) {
-        double root = refine(&f, k, t, e[k], tn, en[k]);
-        if (root < best) best = root, best_k = k;
-        st[k] = END_DONE;
+      if (st[k] == END_ARMED) {
+        double root = HUGE_VAL;
+        if (en[k].g <= 0.0 || (tn == t_end && en[k].g <= 4.0 * DBL_EPSILON && en[k].g1 < 0.0))
+          root = refine(&f, k, t, e[k], tn, en[k]); /* in (t, tn]; at t_end to round-off */
+        else if (taylor[k] && step == prop[k] && en[k].g1 < 0.0 &&
+                 en[k].g <= -en[k].g1 * 4.0 * DBL_EPSILON * tn)
+          root = tn; /* Taylor steps converged from inside to within an ulp of time */
+        if (root < HUGE_VAL) {
+          if (root < best) best = root, best_k = k;
+          st[k] = END_DONE;
+        }
       } else if (st[k] == END_OUT) {
         if (en[k].g >= PENNY_WALL_TOL) {
           st[k] = END_ARMED;
         } else if (departing(&en[k])) {
           st[k] = END_ARMED;
-          en[k].g = fmax(en[k].g, 0.0);
+          en[k].g = dmax(en[k].g, 0.0);
         }
       }
     }
     t = tn;
     e[0] = en[0];
     e[1] = en[1];
-    if (t >= fmin(t_end, best)) break;
+    if (t >= dmin(t_end, best)) break;
   }
   if (best_k < 0 || !(best <= tau_max)) return NH_NO_IMPACT;
   *tau = best;
