@@ -71,13 +71,17 @@ typedef int (*nh_constraint_fn)(const double *q, const double *v, double *A, dou
                                 void *user);
 /* Gap values g (ngap) and gradients dg (ngap x nq, row i = dg_i/dq). Either output may be NULL. */
 typedef int (*nh_gap_fn)(const double *q, double *g, double *dg, void *user);
-/* Closed-form flow between impacts: the state (q, v) after time tau from (q0, v0). */
+/* Closed-form flow between impacts: the state (q, v) after time tau from (q0, v0). Outputs
+ * may alias the inputs. */
 typedef int (*nh_flow_fn)(const double *q0, const double *v0, double tau, double *q, double *v,
                           void *user);
 /* Closed-form event prediction along the closed-form flow: the first tau in (0, tau_max] at
  * which a gap crosses zero from above. Returns 0 and sets *tau and *gap when one exists, a
  * positive value (NH_NO_IMPACT) when there is none in (0, tau_max], negative on failure.
- * The reported tau must be accurate to round-off (the driver does not refine it). */
+ * The reported tau must be accurate to round-off (the driver does not refine it). A gap that
+ * starts at (numerically) zero and is not moving into the wall is in contact (the impact just
+ * handled, or a graze the driver skipped): only its next crossing after it has come back
+ * inside counts, so tau = 0 is never returned. */
 typedef int (*nh_predict_fn)(const double *q0, const double *v0, double tau_max, double *tau,
                              int *gap, void *user);
 

@@ -538,15 +538,15 @@ static int emit_outputs(nh_sim *s, double h, const double *x1, nh_observer_fn ob
   return 0;
 }
 
-/* apply gap gi's impact law at the current state and log it */
+/* apply gap gi's impact law at the current state and log it; s->dg must hold the gap
+ * gradients at this state */
 static int do_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied) {
   const nh_model *m = s->model;
   const int nq = s->nq, nc = s->nc;
   double *q = s->x, *v = s->x + nq;
   int rc;
   *applied = 0;
-  // approaching?
-  if ((rc = gaps(s, q, s->gs, s->dg))) return rc;
+  // approaching? (s->dg holds the gap gradients at q, evaluated with g1 by advance)
   double vn = nh_la_dot(nq, s->dg + (size_t)gi * nq, v);
   if (!(vn < -s->def.vn_tol)) {
     s->stats.grazing++;
@@ -665,7 +665,8 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   // 2-3. detect and locate a crossing
   double tau = h;
   if (s->ng > 0 && predicted) {
-    if ((rc = gaps(s, s->x1, s->g1, NULL))) {
+    // values, and at an event the gradients the impact needs (do_impact reads s->dg)
+    if ((rc = gaps(s, s->x1, s->g1, gi >= 0 ? s->dg : NULL))) {
       sim_msg(s, "gap evaluator failed at t = %.17g", s->t + h);
       return rc;
     }
@@ -681,7 +682,7 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
     xnew = s->xe;
     h = tau;
     last = 0;
-    gaps(s, xnew, s->g1, NULL);
+    if ((rc = gaps(s, xnew, s->g1, s->dg))) return rc; /* do_impact reads s->dg */
   } else if (gi < 0 && s->last_h != h) {
     // an unconfirmed bracket left a partial step as the last one: redo the full step
     if ((rc = method_step(s, h, s->x1, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
