@@ -69,14 +69,17 @@ static int set_dt(run_opts *o, const char *opt, const char *val) {
 }
 static int set_rtol(run_opts *o, const char *opt, const char *val) { return positive(opt, val, &o->rtol); }
 static int set_atol(run_opts *o, const char *opt, const char *val) { return positive(opt, val, &o->atol); }
-static int set_sample(run_opts *o, const char *opt, const char *val) {
-  o->sample_set = 1;
-  if (!cli_parse_double(opt, val, &o->sample)) return 0;
-  if (!(o->sample >= 0.0)) {
+static int nonnegative(const char *opt, const char *val, double *out) {
+  if (!cli_parse_double(opt, val, out)) return 0;
+  if (!(*out >= 0.0)) {
     cli_usage_error("%s: %s must be >= 0", opt, val);
     return 0;
   }
   return 1;
+}
+static int set_sample(run_opts *o, const char *opt, const char *val) {
+  o->sample_set = 1;
+  return nonnegative(opt, val, &o->sample);
 }
 static int set_out(run_opts *o, const char *opt, const char *val) {
   (void)opt;
@@ -111,12 +114,7 @@ static int set_zeno_count(run_opts *o, const char *opt, const char *val) {
   return cli_parse_long(opt, val, 1, 1000000000L, &o->zeno_count);
 }
 static int set_zeno_interval(run_opts *o, const char *opt, const char *val) {
-  if (!cli_parse_double(opt, val, &o->zeno_interval)) return 0;
-  if (!(o->zeno_interval >= 0.0)) {
-    cli_usage_error("%s: %s must be >= 0", opt, val);
-    return 0;
-  }
-  return 1;
+  return nonnegative(opt, val, &o->zeno_interval);
 }
 static int set_param(run_opts *o, const char *opt, const char *val) {
   const char *eq = strchr(val, '=');
