@@ -11,6 +11,7 @@
 
 #include "la/la.h"
 #include "model/dynamics.h"
+#include "model/model_impl.h"
 
 size_t nh_dyn_work_size(const nh_model *m) {
   size_t nq = (size_t)m->nq, nc = (size_t)m->nc;
@@ -32,9 +33,6 @@ void nh_dyn_init(nh_dyn *d, const nh_model *m, double *work) {
   d->evals = 0;
 }
 
-/* callback return -> status: positive stays positive (retry smaller), negative is a failure */
-static int cb(int rc) { return rc < 0 ? NH_ERR_CALLBACK : rc; }
-
 int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *a, double *lambda) {
   const nh_model *m = d->model;
   const int nq = d->nq, nc = d->nc;
@@ -44,27 +42,27 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
   // r = -c - dV + f
   memset(d->r, 0, sizeof(double) * (size_t)nq);
   if (m->coriolis) {
-    if ((rc = cb(m->coriolis(q, v, d->tmp, m->user)))) return rc;
+    if ((rc = nh_cb(m->coriolis(q, v, d->tmp, m->user)))) return rc;
     nh_la_axpy(nq, -1.0, d->tmp, d->r);
   }
   if (m->potential) {
-    if ((rc = cb(m->potential(q, NULL, d->tmp, m->user)))) return rc;
+    if ((rc = nh_cb(m->potential(q, NULL, d->tmp, m->user)))) return rc;
     nh_la_axpy(nq, -1.0, d->tmp, d->r);
   }
   if (m->force) {
-    if ((rc = cb(m->force(t, q, v, d->tmp, m->user)))) return rc;
+    if ((rc = nh_cb(m->force(t, q, v, d->tmp, m->user)))) return rc;
     nh_la_axpy(nq, 1.0, d->tmp, d->r);
   }
 
   // factor M = L L^T, a = M^-1 r
-  if ((rc = cb(m->mass(q, d->M, m->user)))) return rc;
+  if ((rc = nh_cb(m->mass(q, d->M, m->user)))) return rc;
   if (nh_la_chol(nq, d->M, 0.0, NULL) != 0) return NH_ERR_NOT_SPD;
   memcpy(a, d->r, sizeof(double) * (size_t)nq);
   nh_la_chol_solve(nq, d->M, a);
   if (nc == 0) return NH_OK;
 
   // W = M^-1 A^T (column k of W stored at W + k nq), G = A W
-  if ((rc = cb(m->constraint(q, v, d->A, d->tmpc, m->user)))) return rc;
+  if ((rc = nh_cb(m->constraint(q, v, d->A, d->tmpc, m->user)))) return rc;
   for (int k = 0; k < nc; k++) {
     double *w = d->W + (size_t)k * nq;
     memcpy(w, d->A + (size_t)k * nq, sizeof(double) * (size_t)nq);

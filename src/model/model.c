@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "la/la.h"
+#include "model/model_impl.h"
 #include "model/msg.h"
 #include "nholo/model.h"
 
@@ -235,44 +236,53 @@ int nh_model_gap_index(const nh_model *m, const char *name) {
   return m ? find_name(m->ngap, m->gap_names, name) : -1;
 }
 
-/* a callback's positive "shrink the step" is a failure for a pointwise query */
-static int cb_status(int rc) { return rc == 0 ? NH_OK : NH_ERR_CALLBACK; }
-
 /* max nq for the small stack buffers of the pointwise queries below */
 #define NH_QUERY_MAX 32
 
+int nh_model_energy_ws(const nh_model *m, const double *q, const double *v, double *M, double *E) {
+  const int n = m->nq;
+  int rc = nh_cb(m->mass(q, M, m->user));
+  if (rc) return rc;
+  double T = 0.0, V = 0.0;
+  for (int i = 0; i < n; i++) T += v[i] * nh_la_dot(n, M + (size_t)i * n, v);
+  if (m->potential && (rc = nh_cb(m->potential(q, &V, NULL, m->user)))) return rc;
+  *E = 0.5 * T + V;
+  return 0;
+}
+
+int nh_model_residual_ws(const nh_model *m, const double *q, const double *v, double *A, double *res) {
+  *res = 0.0;
+  if (m->nc == 0) return 0;
+  int rc = nh_cb(m->constraint(q, v, A, NULL, m->user));
+  if (rc) return rc;
+  for (int k = 0; k < m->nc; k++) {
+    double r = fabs(nh_la_dot(m->nq, A + (size_t)k * m->nq, v));
+    if (r > *res) *res = r;
+  }
+  return 0;
+}
+
+/* a pointwise query has no smaller step to try: any nonzero evaluator return is a failure */
+static int query_status(int rc) { return rc == 0 ? NH_OK : rc < 0 ? rc : NH_ERR_CALLBACK; }
+
 int nh_model_energy(const nh_model *m, const double *q, const double *v, double *E) {
   if (!m || !q || !v || !E) return NH_ERR_ARG;
-  int n = m->nq;
-  double Mbuf[NH_QUERY_MAX * NH_QUERY_MAX];
-  double *M = n <= NH_QUERY_MAX ? Mbuf : malloc(sizeof(double) * (size_t)n * (size_t)n);
+  size_t sz = (size_t)m->nq * (size_t)m->nq;
+  double buf[NH_QUERY_MAX * NH_QUERY_MAX];
+  double *M = sz <= sizeof buf / sizeof buf[0] ? buf : malloc(sizeof(double) * sz);
   if (!M) return NH_ERR_NOMEM;
-  int rc = cb_status(m->mass(q, M, m->user));
-  double T = 0.0, V = 0.0;
-  if (rc == NH_OK) {
-    for (int i = 0; i < n; i++) T += v[i] * nh_la_dot(n, M + (size_t)i * n, v);
-    T *= 0.5;
-    if (m->potential) rc = cb_status(m->potential(q, &V, NULL, m->user));
-  }
-  if (M != Mbuf) free(M);
-  if (rc == NH_OK) *E = T + V;
+  int rc = query_status(nh_model_energy_ws(m, q, v, M, E));
+  if (M != buf) free(M);
   return rc;
 }
 
 int nh_model_constraint_residual(const nh_model *m, const double *q, const double *v, double *res) {
   if (!m || !q || !v || !res) return NH_ERR_ARG;
-  *res = 0.0;
-  if (m->nc == 0) return NH_OK;
   size_t sz = (size_t)m->nc * (size_t)m->nq;
-  double Abuf[NH_QUERY_MAX * NH_QUERY_MAX];
-  double *A = sz <= sizeof Abuf / sizeof Abuf[0] ? Abuf : malloc(sizeof(double) * sz);
+  double buf[NH_QUERY_MAX * NH_QUERY_MAX];
+  double *A = sz <= sizeof buf / sizeof buf[0] ? buf : malloc(sizeof(double) * (sz ? sz : 1));
   if (!A) return NH_ERR_NOMEM;
-  int rc = cb_status(m->constraint(q, v, A, NULL, m->user));
-  if (rc == NH_OK)
-    for (int k = 0; k < m->nc; k++) {
-      double r = fabs(nh_la_dot(m->nq, A + (size_t)k * m->nq, v));
-      if (r > *res) *res = r;
-    }
-  if (A != Abuf) free(A);
+  int rc = query_status(nh_model_residual_ws(m, q, v, A, res));
+  if (A != buf) free(A);
   return rc;
 }

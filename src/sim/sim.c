@@ -23,6 +23,8 @@
 #include "la/la.h"
 #include "methods/method_impl.h"
 #include "model/dynamics.h"
+#include "model/model_impl.h"
+#include "model/msg.h"
 #include "nholo/sim.h"
 
 #define NH_SIM_DEF_COOKIE 0x6e687364 /* "nhsd" */
@@ -56,7 +58,7 @@ struct nh_sim {
   double *lam;          /* (nc) */
   double *vtmp;         /* (nq) */
   double *imp_work;     /* nh_model_impact_work_size */
-  double last_t, last_h; /* the method's last computed step (for its dense output) */
+  double last_h; /* length of the method's last computed step (for its dense output) */
 
   /* output sampling */
   double out_t0;
@@ -105,10 +107,6 @@ nh_sim_def nh_sim_def_default(void) {
   return d;
 }
 
-static void set_out(char *msg, size_t size, const char *text) {
-  if (msg && size) snprintf(msg, size, "%s", text);
-}
-
 static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size_t size) {
   char buf[256];
   buf[0] = 0;
@@ -138,16 +136,16 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
   else if (!(d->constraint_tol >= 0.0))
     snprintf(buf, sizeof buf, "constraint_tol must be >= 0");
   if (buf[0]) {
-    set_out(msg, size, buf);
+    nh_set_msg(msg, size, "%s", buf);
     return 0;
   }
   return 1;
 }
 
 nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, size_t msg_size) {
-  set_out(msg, msg_size, "");
+  nh_set_msg(msg, msg_size, "%s", "");
   if (!model) {
-    set_out(msg, msg_size, "no model given");
+    nh_set_msg(msg, msg_size, "no model given");
     return NULL;
   }
   nh_sim_def d = def ? *def : nh_sim_def_default();
@@ -162,7 +160,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   if (!s || !mem) {
     free(s);
     free(mem);
-    set_out(msg, msg_size, "out of memory");
+    nh_set_msg(msg, msg_size, "out of memory");
     return NULL;
   }
   s->model = model;
@@ -202,7 +200,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
 
   int rc = nh_sim_set_state(s, 0.0, model->q0, model->v0);
   if (rc < 0) {
-    set_out(msg, msg_size, s->msg);
+    nh_set_msg(msg, msg_size, "%s", s->msg);
     nh_sim_destroy(s);
     return NULL;
   }
@@ -230,37 +228,18 @@ const nh_sim_stats *nh_sim_get_stats(const nh_sim *s) { return &s->stats; }
 
 /* ---- evaluations on the sim's scratch ------------------------------------------------- */
 
-static int cb(int rc) { return rc < 0 ? NH_ERR_CALLBACK : rc; }
-
+/* energy and constraint residual at x, in the sim's scratch (s->M and s->dyn.A keep M(q), A(q)) */
 static int energy(nh_sim *s, const double *x, double *E) {
-  const nh_model *m = s->model;
-  const int nq = s->nq;
-  int rc = cb(m->mass(x, s->M, m->user));
-  if (rc) return rc;
-  const double *v = x + nq;
-  double T = 0.0, V = 0.0;
-  for (int i = 0; i < nq; i++) T += v[i] * nh_la_dot(nq, s->M + (size_t)i * nq, v);
-  if (m->potential && (rc = cb(m->potential(x, &V, NULL, m->user)))) return rc;
-  *E = 0.5 * T + V;
-  return 0;
+  return nh_model_energy_ws(s->model, x, x + s->nq, s->M, E);
 }
 
 static int residual(nh_sim *s, const double *x, double *res) {
-  const nh_model *m = s->model;
-  *res = 0.0;
-  if (s->nc == 0) return 0;
-  int rc = cb(m->constraint(x, x + s->nq, s->dyn.A, NULL, m->user));
-  if (rc) return rc;
-  for (int k = 0; k < s->nc; k++) {
-    double r = fabs(nh_la_dot(s->nq, s->dyn.A + (size_t)k * s->nq, x + s->nq));
-    if (r > *res) *res = r;
-  }
-  return 0;
+  return nh_model_residual_ws(s->model, x, x + s->nq, s->dyn.A, res);
 }
 
 static int gaps(nh_sim *s, const double *x, double *g, double *dg) {
   if (s->ng == 0) return 0;
-  return cb(s->model->gap(x, g, dg, s->model->user));
+  return nh_cb(s->model->gap(x, g, dg, s->model->user));
 }
 
 static int all_finite(int n, const double *x) {
@@ -296,7 +275,7 @@ int nh_sim_set_state(nh_sim *s, double t, const double *q, const double *v) {
               s->def.constraint_tol);
       return NH_ERR_CONSTRAINT;
     }
-    if (cb(m->mass(s->x, s->M, m->user)) ||
+    if (nh_cb(m->mass(s->x, s->M, m->user)) ||
         nh_project_velocity(nq, s->nc, s->M, s->dyn.A, s->x + nq, s->x + nq, s->imp_work) != NH_OK) {
       sim_msg(s, "projection of the initial velocity failed");
       return NH_ERR_SINGULAR;
@@ -381,7 +360,6 @@ int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
 
 /* one method step from the current state; remembers it for dense output */
 static int method_step(nh_sim *s, double h, double *x1, double *err) {
-  s->last_t = s->t;
   s->last_h = h;
   return s->def.method->step(&s->st, s->t, s->x, h, x1, err);
 }

@@ -1,0 +1,20 @@
+/* model_impl.h - model queries shared by the library's layers (private).
+ *
+ * The _ws forms evaluate into caller scratch, so the driver calls them inside a step without
+ * allocating; the public nh_model_energy / nh_model_constraint_residual wrap them. */
+#ifndef NH_MODEL_IMPL_H
+#define NH_MODEL_IMPL_H
+
+#include "nholo/model.h"
+
+/* An evaluator's return as a status: negative -> NH_ERR_CALLBACK, 0 and positive (retry with a
+ * smaller step) unchanged. */
+static inline int nh_cb(int rc) { return rc < 0 ? NH_ERR_CALLBACK : rc; }
+
+/* E = 1/2 v^T M v + V(q); M: (nq x nq) scratch, left holding M(q). */
+int nh_model_energy_ws(const nh_model *m, const double *q, const double *v, double *M, double *E);
+
+/* max_k |A_k(q) v| (0 when nc = 0); A: (nc x nq) scratch, left holding A(q). */
+int nh_model_residual_ws(const nh_model *m, const double *q, const double *v, double *A, double *res);
+
+#endif
