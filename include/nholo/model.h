@@ -85,6 +85,38 @@ typedef int (*nh_flow_fn)(const double *q0, const double *v0, double tau, double
 typedef int (*nh_predict_fn)(const double *q0, const double *v0, double tau_max, double *tau,
                              int *gap, void *user);
 
+/* ---- derivatives (optional) ------------------------------------------------------- *
+ * Implicit and variational methods (Newton on discrete equations) need derivatives of the
+ * evaluators above. Model files provide all of them exactly; a hand-written model may leave
+ * any of them NULL and the library then uses central finite differences of the evaluator
+ * itself (relative step NH_FD_STEP; about 1e-10 relative accuracy; nh_model_exact_derivs
+ * tells which are exact). Index conventions, k the differentiation variable:
+ *   dM[(k*nq + i)*nq + j]            = d M_ij / d q_k
+ *   d2M[((k*nq + l)*nq + i)*nq + j]  = d^2 M_ij / d q_k d q_l
+ *   H[i*nq + j]                      = d^2 V / d q_i d q_j
+ *   dA[(k*nc + i)*nq + j]            = d A_ij / d q_k
+ *   dfdq[i*nq + j] = d f_i / d q_j,  dfdv[i*nq + j] = d f_i / d v_j */
+typedef int (*nh_mass_deriv_fn)(const double *q, double *dM, void *user);
+typedef int (*nh_mass_deriv2_fn)(const double *q, double *d2M, void *user);
+typedef int (*nh_potential_hess_fn)(const double *q, double *H, void *user);
+typedef int (*nh_constraint_deriv_fn)(const double *q, double *dA, void *user);
+/* Either output may be NULL. */
+typedef int (*nh_force_jac_fn)(double t, const double *q, const double *v, double *dfdq,
+                               double *dfdv, void *user);
+
+/* Which derivatives are exact (bits of nh_model.exact_derivs). */
+enum {
+  NH_DERIV_MASS = 1 << 0,
+  NH_DERIV_MASS2 = 1 << 1,
+  NH_DERIV_POTENTIAL = 1 << 2,
+  NH_DERIV_CONSTRAINT = 1 << 3,
+  NH_DERIV_FORCE = 1 << 4
+};
+
+/* Relative finite-difference step for derivatives a model does not provide:
+ * h_k = NH_FD_STEP * max(1, |q_k|) (central differences, error O(h^2)). */
+#define NH_FD_STEP 6.0e-6
+
 /* ---- definition and model --------------------------------------------------------- */
 
 /* Everything needed to build a model. Start from nh_model_def_default(); every pointer is
@@ -113,6 +145,13 @@ typedef struct nh_model_def {
   nh_flow_fn flow;             /* Nullable: enables method "exact" */
   nh_predict_fn predict;       /* Nullable: exact event prediction for method "exact" */
 
+  /* derivatives, all Nullable (finite differences are used instead; see above) */
+  nh_mass_deriv_fn mass_deriv;
+  nh_mass_deriv2_fn mass_deriv2;
+  nh_potential_hess_fn potential_hess;
+  nh_constraint_deriv_fn constraint_deriv;
+  nh_force_jac_fn force_jac;
+
   const void *user;  /* passed to every evaluator */
   size_t user_size;  /* > 0: copy user_size bytes of *user into the model and pass the copy */
   int internal_cookie; /* set by nh_model_def_default; do not touch */
@@ -137,6 +176,12 @@ typedef struct nh_model {
   nh_gap_fn gap;
   nh_flow_fn flow;
   nh_predict_fn predict;
+  nh_mass_deriv_fn mass_deriv;
+  nh_mass_deriv2_fn mass_deriv2;
+  nh_potential_hess_fn potential_hess;
+  nh_constraint_deriv_fn constraint_deriv;
+  nh_force_jac_fn force_jac;
+  unsigned exact_derivs; /* NH_DERIV_* bits of the derivatives the definition provided */
   void *user;
 } nh_model;
 
@@ -162,6 +207,20 @@ NH_API int nh_model_energy(const nh_model *model, const double *q, const double 
 /* Largest |A(q) v| over the constraint rows (0 when nc = 0). */
 NH_API int nh_model_constraint_residual(const nh_model *model, const double *q, const double *v,
                                         double *res);
+
+/* ---- derivative queries (exact when the model provides them, else finite differences) --
+ * Outputs use the index conventions above. They allocate nothing when work holds
+ * nh_model_deriv_work_size(model) doubles; work may be NULL for a query outside a time step
+ * (then they allocate). Return a status (NH_OK, NH_ERR_CALLBACK, NH_ERR_NOMEM, ...). */
+NH_API size_t nh_model_deriv_work_size(const nh_model *model);
+NH_API int nh_model_mass_deriv(const nh_model *model, const double *q, double *dM, double *work);
+NH_API int nh_model_mass_deriv2(const nh_model *model, const double *q, double *d2M, double *work);
+NH_API int nh_model_potential_hess(const nh_model *model, const double *q, double *H, double *work);
+NH_API int nh_model_constraint_deriv(const nh_model *model, const double *q, double *dA,
+                                     double *work);
+/* f Jacobians at (t, q, v); either output may be NULL. Zero when the model has no force. */
+NH_API int nh_model_force_jac(const nh_model *model, double t, const double *q, const double *v,
+                              double *dfdq, double *dfdv, double *work);
 
 #ifdef __cplusplus
 }

@@ -195,6 +195,15 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   m->gap = d->gap;
   m->flow = d->flow;
   m->predict = d->predict;
+  m->mass_deriv = d->mass_deriv;
+  m->mass_deriv2 = d->mass_deriv2;
+  m->potential_hess = d->potential_hess;
+  m->constraint_deriv = d->constraint_deriv;
+  m->force_jac = d->force_jac;
+  m->exact_derivs = (d->mass_deriv ? NH_DERIV_MASS : 0u) | (d->mass_deriv2 ? NH_DERIV_MASS2 : 0u) |
+                    (d->potential_hess ? NH_DERIV_POTENTIAL : 0u) |
+                    (d->constraint_deriv ? NH_DERIV_CONSTRAINT : 0u) |
+                    (d->force_jac ? NH_DERIV_FORCE : 0u);
   if (d->user_size > 0) {
     memcpy(user, d->user, d->user_size);
     m->user = user;
