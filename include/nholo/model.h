@@ -152,6 +152,11 @@ typedef struct nh_model_def {
   nh_constraint_deriv_fn constraint_deriv;
   nh_force_jac_fn force_jac;
 
+  /* Nullable: called by nh_model_destroy with the model's user pointer (for user data the
+   * definition does not copy, user_size == 0: compiled code, tapes) */
+  void (*user_free)(void *user);
+  const char *backend; /* Nullable: how the evaluators run, "c" (default), "tape", "codegen" */
+
   const void *user;  /* passed to every evaluator */
   size_t user_size;  /* > 0: copy user_size bytes of *user into the model and pass the copy */
   int internal_cookie; /* set by nh_model_def_default; do not touch */
@@ -182,6 +187,8 @@ typedef struct nh_model {
   nh_constraint_deriv_fn constraint_deriv;
   nh_force_jac_fn force_jac;
   unsigned exact_derivs; /* NH_DERIV_* bits of the derivatives the definition provided */
+  char backend[16];      /* "c", "tape" or "codegen" */
+  void (*user_free)(void *user);
   void *user;
 } nh_model;
 

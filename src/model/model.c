@@ -200,6 +200,8 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   m->potential_hess = d->potential_hess;
   m->constraint_deriv = d->constraint_deriv;
   m->force_jac = d->force_jac;
+  snprintf(m->backend, sizeof m->backend, "%s", d->backend ? d->backend : "c");
+  m->user_free = d->user_free;
   m->exact_derivs = (d->mass_deriv ? NH_DERIV_MASS : 0u) | (d->mass_deriv2 ? NH_DERIV_MASS2 : 0u) |
                     (d->potential_hess ? NH_DERIV_POTENTIAL : 0u) |
                     (d->constraint_deriv ? NH_DERIV_CONSTRAINT : 0u) |
@@ -228,7 +230,10 @@ nh_model *nh_model_create(const nh_model_def *def, char *msg, size_t msg_size) {
   return layout(&a, def);
 }
 
-void nh_model_destroy(nh_model *model) { free(model); }
+void nh_model_destroy(nh_model *model) {
+  if (model && model->user_free) model->user_free(model->user);
+  free(model);
+}
 
 static int find_name(int n, const char *const *names, const char *name) {
   if (!name) return -1;
