@@ -262,13 +262,18 @@ static int codegen_vs_tape(const char *text, const char *name) {
   }                                                                              \
   if (compare(what, size, a1, a2, &worst)) return 1;
     BOTH(m->mass(q, o, m->user), n * n, "M");
-    BOTH(m->coriolis(q, v, o, m->user), n, "c");
-    BOTH(m->force(tt, q, v, o, m->user), n, "f");
+    ENSURE(!t->coriolis == !c->coriolis && !t->force == !c->force && !t->potential == !c->potential);
+    if (t->coriolis) {
+      BOTH(m->coriolis(q, v, o, m->user), n, "c");
+    }
+    if (t->force) {
+      BOTH(m->force(tt, q, v, o, m->user), n, "f");
+      BOTH(m->force_jac(tt, q, v, o, o2, m->user), n * n, "dfdq");
+      if (compare("dfdv", n * n, b1, b2, &worst)) return 1;
+    }
     BOTH(m->mass_deriv(q, o, m->user), n * n * n, "dM");
     BOTH(m->mass_deriv2 ? m->mass_deriv2(q, o, m->user) : 0, t->mass_deriv2 ? n * n * n * n : 0, "d2M");
     BOTH(m->potential_hess(q, o, m->user), n * n, "H");
-    BOTH(m->force_jac(tt, q, v, o, o2, m->user), n * n, "dfdq");
-    if (compare("dfdv", n * n, b1, b2, &worst)) return 1;
     if (t->potential) {
       BOTH(m->potential(q, o, o + 1, m->user), n + 1, "V,dV");
     }

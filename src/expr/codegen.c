@@ -98,14 +98,15 @@ static void emit_const(text *b, double c) {
   else tprintf(b, "%a", c);
 }
 
-static int emit_group(text *b, const mf *m, int ev, int *ids) {
+/* static int NAME(x, o, o2): outputs [0, split) into o, the rest into o2 */
+static int emit_group(text *b, const mf *m, int ev, int split, int *ids) {
   int n = mf_group_size(m, ev);
   if (n == 0) return 0;
   mf_group_outputs(m, ev, ids);
   nh_tape *t = nh_tape_create(m->pool, n, ids);
   if (!t) return NH_ERR_NOMEM;
-  tprintf(b, "\nint %s(const double *restrict x, double *restrict o, void *u) {\n  (void)u;\n",
-          mf_group_symbol(ev));
+  tprintf(b, "\nstatic int %s(const double *restrict x, double *restrict o, double *restrict o2) {\n"
+             "  (void)o2;\n", mf_group_symbol(ev));
   for (int i = 0; i < nh_tape_nslots(t); i++) {
     int kind, a, bb, k;
     double c;
@@ -132,10 +133,53 @@ static int emit_group(text *b, const mf *m, int ev, int *ids) {
     }
     tprintf(b, ";\n");
   }
-  for (int i = 0; i < n; i++) tprintf(b, "  o[%d] = s%d;\n", i, nh_tape_out_slot(t, i));
+  for (int i = 0; i < n; i++) {
+    if (i < split) tprintf(b, "  o[%d] = s%d;\n", i, nh_tape_out_slot(t, i));
+    else tprintf(b, "  o2[%d] = s%d;\n", i - split, nh_tape_out_slot(t, i));
+  }
   tprintf(b, "  return 0;\n}\n");
   nh_tape_destroy(t);
   return 0;
+}
+
+/* the exported evaluators (signatures of nholo/model.h), dispatching to the groups as the
+ * tape evaluators of mfbuild.c do */
+static void emit_evaluators(text *b, const mf *m) {
+  const int nq = m->nq;
+  tprintf(b, "\n#define NQ %d\n"
+             "static void pack(const double *q, const double *v, double t, double *x) {\n"
+             "  for (int i = 0; i < NQ; i++) x[i] = q[i], x[NQ + i] = v ? v[i] : 0.0;\n"
+             "  x[2 * NQ] = t;\n}\n", nq);
+  tprintf(b, "int nh_mf_e_mass(const double *q, double *M, void *u) {\n"
+             "  (void)u;\n  return nh_mf_mass(q, M, 0);\n}\n");
+  tprintf(b, "int nh_mf_e_potential(const double *q, double *V, double *dV, void *u) {\n  (void)u;\n"
+             "  if (V && dV) return nh_mf_vdv(q, V, dV);\n"
+             "  if (V) return nh_mf_v(q, V, 0);\n"
+             "  return dV ? nh_mf_dv(q, dV, 0) : 0;\n}\n");
+  tprintf(b, "int nh_mf_e_coriolis(const double *q, const double *v, double *c, void *u) {\n"
+             "  double x[2 * NQ + 1];\n  (void)u;\n  pack(q, v, 0.0, x);\n  return nh_mf_cor(x, c, 0);\n}\n");
+  tprintf(b, "int nh_mf_e_force(double t, const double *q, const double *v, double *f, void *u) {\n"
+             "  double x[2 * NQ + 1];\n  (void)u;\n  pack(q, v, t, x);\n  return nh_mf_force(x, f, 0);\n}\n");
+  tprintf(b, "int nh_mf_e_force_jac(double t, const double *q, const double *v, double *dq, double *dv, void *u) {\n"
+             "  double x[2 * NQ + 1];\n  (void)u;\n  pack(q, v, t, x);\n"
+             "  if (dq) nh_mf_dfdq(x, dq, 0);\n  if (dv) nh_mf_dfdv(x, dv, 0);\n  return 0;\n}\n");
+  tprintf(b, "int nh_mf_e_dmass(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_dm(q, o, 0);\n}\n");
+  tprintf(b, "int nh_mf_e_hess(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_h(q, o, 0);\n}\n");
+  if (m->d2M)
+    tprintf(b, "int nh_mf_e_d2mass(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_d2m(q, o, 0);\n}\n");
+  if (m->nc) {
+    tprintf(b, "int nh_mf_e_constraint(const double *q, const double *v, double *A, double *Adv, void *u) {\n"
+               "  double x[2 * NQ + 1];\n  (void)u;\n"
+               "  if (!Adv) return A ? nh_mf_a(q, A, 0) : 0;\n"
+               "  pack(q, v, 0.0, x);\n"
+               "  return A ? nh_mf_aadv(x, A, Adv) : nh_mf_adv(x, Adv, 0);\n}\n");
+    tprintf(b, "int nh_mf_e_dA(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_da(q, o, 0);\n}\n");
+  }
+  if (m->ngap)
+    tprintf(b, "int nh_mf_e_gap(const double *q, double *g, double *dg, void *u) {\n  (void)u;\n"
+               "  if (g && dg) return nh_mf_gdg(q, g, dg);\n"
+               "  if (g) return nh_mf_g(q, g, 0);\n"
+               "  return dg ? nh_mf_dg(q, dg, 0) : 0;\n}\n");
 }
 
 char *mf_codegen_source(const mf *m) {
@@ -158,8 +202,14 @@ char *mf_codegen_source(const mf *m) {
     if (mf_group_size(m, ev) > cap) cap = mf_group_size(m, ev);
   int *ids = malloc(sizeof(int) * (size_t)cap);
   int rc = ids ? 0 : NH_ERR_NOMEM;
-  for (int ev = 0; ev < MF_EV_COUNT && !rc; ev++) rc = emit_group(&b, m, ev, ids);
+  for (int ev = 0; ev < MF_EV_COUNT && !rc; ev++) {
+    /* the pair groups split their outputs between two arrays */
+    int split = ev == MF_EV_VDV ? 1 : ev == MF_EV_AADV ? m->nc * m->nq : ev == MF_EV_GDG ? m->ngap
+                                                                                       : mf_group_size(m, ev);
+    rc = emit_group(&b, m, ev, split, ids);
+  }
   free(ids);
+  if (!rc) emit_evaluators(&b, m);
   if (rc || b.nomem) {
     free(b.s);
     return NULL;
@@ -233,9 +283,9 @@ static int compile(const char *cc, const char *src, const char *so, const char *
   return 0;
 }
 
-int mf_codegen_load(const mf *m, mf_group_fn *fns, void **dl, char *why, size_t why_size) {
+int mf_codegen_load(const mf *m, mf_compiled *fns, void **dl, char *why, size_t why_size) {
   *dl = NULL;
-  for (int ev = 0; ev < MF_EV_COUNT; ev++) fns[ev] = NULL;
+  memset(fns, 0, sizeof *fns);
   const char *cc = m->opts->cc ? m->opts->cc : getenv("CC");
   if (!cc || !*cc) cc = "cc";
   char *src = mf_codegen_source(m);
@@ -280,17 +330,34 @@ int mf_codegen_load(const mf *m, mf_group_fn *fns, void **dl, char *why, size_t 
     nh_set_msg(why, why_size, "cannot load %s (%s)", so, e ? e : "dlopen failed");
     goto done;
   }
-  for (int ev = 0; ev < MF_EV_COUNT; ev++) {
-    if (mf_group_size(m, ev) == 0) continue;
-    void *sym = dlsym(handle, mf_group_symbol(ev));
+  struct {
+    const char *name;
+    void *slot; /* where the function pointer goes */
+    int wanted;
+  } syms[] = {
+      {"nh_mf_e_mass", &fns->mass, 1},
+      {"nh_mf_e_potential", &fns->potential, 1},
+      {"nh_mf_e_coriolis", &fns->coriolis, 1},
+      {"nh_mf_e_force", &fns->force, 1},
+      {"nh_mf_e_force_jac", &fns->fjac, 1},
+      {"nh_mf_e_dmass", &fns->dmass, 1},
+      {"nh_mf_e_hess", &fns->hess, 1},
+      {"nh_mf_e_d2mass", &fns->d2mass, m->d2M != NULL},
+      {"nh_mf_e_constraint", &fns->constraint, m->nc > 0},
+      {"nh_mf_e_dA", &fns->dA, m->nc > 0},
+      {"nh_mf_e_gap", &fns->gap, m->ngap > 0},
+  };
+  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+    if (!syms[i].wanted) continue;
+    void *sym = dlsym(handle, syms[i].name);
     if (!sym) {
-      nh_set_msg(why, why_size, "%s lacks %s (a stale cache file? remove it)", so, mf_group_symbol(ev));
+      nh_set_msg(why, why_size, "%s lacks %s (a stale cache file? remove it)", so, syms[i].name);
       dlclose(handle);
-      for (int i = 0; i < MF_EV_COUNT; i++) fns[i] = NULL;
+      memset(fns, 0, sizeof *fns);
       goto done;
     }
-    /* POSIX guarantees data and function pointers convert through dlsym's result */
-    memcpy(&fns[ev], &sym, sizeof sym);
+    /* POSIX: dlsym's object pointer converts to the function pointer it names */
+    memcpy(syms[i].slot, &sym, sizeof sym);
   }
   *dl = handle;
   rc = NH_OK;

@@ -202,39 +202,39 @@ const char *mf_group_symbol(int ev) {
 }
 
 /* ---- evaluators ----------------------------------------------------------------------------- *
- * One compiled unit per group: a tape, or a generated C function of the same signature as
- * the single-output evaluators (int fn(const double *x, double *out, void *user)), which the
- * model then calls directly. Groups that repack their inputs ([q, v, t]) or split their
- * outputs go through run(). Tape slots live on the stack up to MF_STACK_SLOTS, else in a
+ * Generated C brings its own evaluators (codegen.c), which the model calls directly. The tape
+ * back end has one tape per group, run by the evaluators below, with their slots in a
  * per-thread buffer that grows once (the model stays shareable between threads). */
-#define MF_STACK_SLOTS 2048
 
 typedef struct mf_eval {
   int nq, nc, ng;
   nh_tape *t[MF_EV_COUNT];
-  mf_group_fn fn[MF_EV_COUNT];
   void *dl; /* the loaded shared object (codegen) */
 } mf_eval;
 
-static _Thread_local double *tls_slots;
-static _Thread_local int tls_nslots;
+/* per-thread scratch: tape slots and the split outputs of pair groups, grown once */
+static _Thread_local double *tls_buf;
+static _Thread_local size_t tls_size;
 
-static int run(const mf_eval *u, int ev, const double *vars, double *out) {
-  if (u->fn[ev]) return u->fn[ev](vars, out, NULL);
-  const nh_tape *t = u->t[ev];
-  int ns = nh_tape_nslots(t);
-  double stack[MF_STACK_SLOTS];
-  double *slots = stack;
-  if (ns > MF_STACK_SLOTS) {
-    if (ns > tls_nslots) {
-      double *b = realloc(tls_slots, sizeof(double) * (size_t)ns);
-      if (!b) return -1;
-      tls_slots = b, tls_nslots = ns;
-    }
-    slots = tls_slots;
+static double *scratch(size_t n) {
+  if (n > tls_size) {
+    double *b = realloc(tls_buf, sizeof(double) * n);
+    if (!b) return NULL;
+    tls_buf = b, tls_size = n;
   }
-  nh_tape_eval(t, vars, slots, out);
+  return tls_buf;
+}
+
+/* tape ev at vars into out; extra doubles of scratch are kept free before the slots */
+static int run_at(const mf_eval *u, int ev, const double *vars, double *out, size_t extra) {
+  const nh_tape *t = u->t[ev];
+  double *b = scratch(extra + (size_t)nh_tape_nslots(t));
+  if (!b) return -1;
+  nh_tape_eval(t, vars, b + extra, out);
   return 0;
+}
+static int run(const mf_eval *u, int ev, const double *vars, double *out) {
+  return run_at(u, ev, vars, out, 0);
 }
 
 /* [q, v, t] for the groups that read velocities or time */
@@ -249,12 +249,10 @@ static void pack(int nq, const double *q, const double *v, double t, double *x) 
 static int run_pair(const mf_eval *u, int ev_a, int ev_b, int ev_ab, int na, int nb,
                     const double *vars, double *a, double *b) {
   if (a && b) {
-    double tmp[MF_STACK_SLOTS];
-    if (na + nb > MF_STACK_SLOTS) {
-      int rc = run(u, ev_a, vars, a);
-      return rc ? rc : run(u, ev_b, vars, b);
-    }
-    int rc = run(u, ev_ab, vars, tmp);
+    size_t n = (size_t)(na + nb);
+    double *tmp = scratch(n + (size_t)nh_tape_nslots(u->t[ev_ab]));
+    if (!tmp) return -1;
+    int rc = run_at(u, ev_ab, vars, tmp, n); /* the slots follow the n outputs */
     memcpy(a, tmp, sizeof(double) * (size_t)na);
     memcpy(b, tmp + na, sizeof(double) * (size_t)nb);
     return rc;
@@ -284,7 +282,8 @@ static int ev_force(double t, const double *q, const double *v, double *f, void 
 static int ev_constraint(const double *q, const double *v, double *A, double *Adv, void *user) {
   const mf_eval *u = user;
   double x[2 * NH_MF_MAX_Q + 1];
-  pack(u->nq, q, Adv ? v : NULL, 0.0, x);
+  if (!Adv) return A ? run(u, MF_EV_A, q, A) : 0; /* A reads q only */
+  pack(u->nq, q, v, 0.0, x);
   return run_pair(u, MF_EV_A, MF_EV_ADV, MF_EV_AADV, u->nc * u->nq, u->nc, x, A, Adv);
 }
 static int ev_gap(const double *q, double *g, double *dg, void *user) {
@@ -311,14 +310,26 @@ static void mf_eval_free(void *user) {
   free(u);
 }
 
-/* the evaluators of d, on compiled code (codegen) or tapes; *why says why codegen failed */
+static int all_zero(const mf *m, const int *ids, int n) {
+  for (int i = 0; i < n; i++) {
+    double v;
+    if (!nh_expr_is_const(m->pool, ids[i], &v) || v != 0.0) return 0;
+  }
+  return 1;
+}
+
+/* the evaluators of d, on compiled code (codegen) or tapes; *why says why codegen failed.
+ * Terms that vanish identically (Coriolis for a constant M, no forces, V = 0) get no
+ * evaluator, so the dynamics skip them as they do for hand-written models. */
 static int mf_evaluators(const mf *m, nh_model_def *d, int codegen, char *why, size_t why_size) {
   mf_eval *u = calloc(1, sizeof *u);
   if (!u) return NH_ERR_NOMEM;
   u->nq = m->nq, u->nc = m->nc, u->ng = m->ngap;
   int rc = NH_OK;
+  mf_compiled c;
+  memset(&c, 0, sizeof c);
   if (codegen) {
-    rc = mf_codegen_load(m, u->fn, &u->dl, why, why_size);
+    rc = mf_codegen_load(m, &c, &u->dl, why, why_size);
   } else {
     int cap = 1;
     for (int ev = 0; ev < MF_EV_COUNT; ev++)
@@ -332,23 +343,29 @@ static int mf_evaluators(const mf *m, nh_model_def *d, int codegen, char *why, s
       if (!(u->t[ev] = nh_tape_create(m->pool, n, ids))) rc = NH_ERR_NOMEM;
     }
     free(ids);
+    c.mass = ev_mass, c.potential = ev_potential, c.coriolis = ev_coriolis, c.force = ev_force;
+    c.constraint = ev_constraint, c.gap = ev_gap, c.dmass = ev_dmass, c.d2mass = ev_d2mass;
+    c.hess = ev_hess, c.dA = ev_dA, c.fjac = ev_fjac;
   }
   if (rc != NH_OK) {
     mf_eval_free(u);
     return rc;
   }
-  /* single-output groups run compiled code directly */
-  d->mass = u->fn[MF_EV_MASS] ? u->fn[MF_EV_MASS] : ev_mass;
-  d->potential = m->potential >= 0 ? ev_potential : NULL;
-  d->coriolis = ev_coriolis;
-  d->force = ev_force;
-  d->constraint = m->nc ? ev_constraint : NULL;
-  d->gap = m->ngap ? ev_gap : NULL;
-  d->mass_deriv = u->fn[MF_EV_DM] ? u->fn[MF_EV_DM] : ev_dmass;
-  d->mass_deriv2 = !m->d2M ? NULL : u->fn[MF_EV_D2M] ? u->fn[MF_EV_D2M] : ev_d2mass;
-  d->potential_hess = u->fn[MF_EV_H] ? u->fn[MF_EV_H] : ev_hess;
-  d->constraint_deriv = !m->nc ? NULL : u->fn[MF_EV_DA] ? u->fn[MF_EV_DA] : ev_dA;
-  d->force_jac = ev_fjac;
+  const int nq = m->nq;
+  double V0 = 1.0;
+  int no_V = nh_expr_is_const(m->pool, m->V, &V0) && V0 == 0.0;
+  int no_f = all_zero(m, m->f, nq);
+  d->mass = c.mass;
+  d->potential = no_V ? NULL : c.potential;
+  d->coriolis = all_zero(m, m->c, nq) ? NULL : c.coriolis;
+  d->force = no_f ? NULL : c.force;
+  d->constraint = m->nc ? c.constraint : NULL;
+  d->gap = m->ngap ? c.gap : NULL;
+  d->mass_deriv = c.dmass;
+  d->mass_deriv2 = m->d2M ? c.d2mass : NULL;
+  d->potential_hess = c.hess;
+  d->constraint_deriv = m->nc ? c.dA : NULL;
+  d->force_jac = no_f ? NULL : c.fjac;
   d->user = u;
   d->user_free = mf_eval_free;
   d->backend = codegen ? "codegen" : "tape";
