@@ -96,5 +96,82 @@ expect_usage "unknown figure" figure penny-fig9 --out-dir "$T/o"
 expect_usage "figure bad option" figure penny-fig1 --frob --out-dir "$T/o"
 expect_usage "figure unwritable" figure penny-fig1 --out /nonexistent-dir/f.png
 
+# ---- model files ---------------------------------------------------------------------------
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+PENNY_NH=$SRC/examples/penny.nh
+export NHOLO_CACHE_DIR="$T/cache"   # compiled models go to the scratch directory
+# first_impact FILE: the time of the first impact in a --json summary
+first_impact() { sed -n 's/.*"impact_log": \[{"t": \([^,]*\),.*/\1/p' "$1"; }
+# rel_close A B TOL: |A - B| <= TOL |B| (both numbers present)
+rel_close() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" -v tol="$3" \
+  'BEGIN { d = a - b; if (d < 0) d = -d; s = b < 0 ? -b : b; exit !(d <= tol * s) }'; }
+
+"$NHOLO" check "$PENNY_NH" >"$T/c" 2>"$T/err" && grep -qF 'M[x,x] = 0.0025' "$T/c" && grep -q '^constraint roll_x: A = ' "$T/c" \
+  && grep -q '^gap front (impact elastic)' "$T/c" && grep -q '^evaluation: ' "$T/c" && ok "check penny.nh prints derived quantities" \
+  || bad "check penny.nh: $(cat "$T/err")"
+"$NHOLO" check "$PENNY_NH" --backend tape >"$T/c" 2>"$T/err" && grep -qx 'evaluation: tape' "$T/c" && ok "check --backend tape" \
+  || bad "check --backend tape: $(cat "$T/err")"
+"$NHOLO" check "$PENNY_NH" --backend codegen >"$T/c" 2>"$T/err" && grep -qx 'evaluation: codegen' "$T/c" && ok "check --backend codegen" \
+  || bad "check --backend codegen: $(cat "$T/err")"
+
+# the file's penny against the built-in one on the same (elliptical) table: the same method
+# agrees to round-off, the closed-form flow to dopri5's tolerance
+"$NHOLO" run "$PENNY_NH" --impacts 5 --json >"$T/m1" 2>"$T/err" && grep -q '"impacts": 5' "$T/m1" \
+  && ok "run penny.nh --impacts 5 --json" || bad "run penny.nh: $(cat "$T/err")"
+"$NHOLO" run penny --table ellipse --method dopri5 --impacts 5 --json >"$T/b1" 2>"$T/err" || bad "run built-in penny: $(cat "$T/err")"
+"$NHOLO" run penny --table ellipse --impacts 5 --json >"$T/b2" 2>"$T/err" || bad "run built-in penny exact: $(cat "$T/err")"
+t_file=$(first_impact "$T/m1") t_dopri=$(first_impact "$T/b1") t_exact=$(first_impact "$T/b2")
+rel_close "$t_file" "$t_dopri" 1e-12 && ok "first impact of penny.nh = built-in penny, dopri5 ($t_file, $t_dopri)" \
+  || bad "first impact of penny.nh $t_file != built-in $t_dopri"
+rel_close "$t_file" "$t_exact" 1e-9 && ok "first impact of penny.nh = built-in penny, exact flow ($t_exact)" \
+  || bad "first impact of penny.nh $t_file != exact $t_exact"
+# --set a=0.2 makes the table the circle: a different first impact, the built-in circle's
+"$NHOLO" run "$PENNY_NH" --set a=0.2 --impacts 5 --json >"$T/m2" 2>"$T/err" || bad "run penny.nh --set a=0.2: $(cat "$T/err")"
+"$NHOLO" run penny --table circle --impacts 5 --json >"$T/b3" 2>"$T/err" || bad "run built-in circle: $(cat "$T/err")"
+t_circ=$(first_impact "$T/m2")
+if ! rel_close "$t_circ" "$t_file" 1e-6 && rel_close "$t_circ" "$(first_impact "$T/b3")" 1e-9 && grep -q '"a": 0.2' "$T/m2"; then
+  ok "--set a=0.2 changes the result to the circle's ($t_circ)"
+else
+  bad "--set a=0.2: first impact $t_circ (ellipse $t_file, circle $(first_impact "$T/b3"))"
+fi
+# the tape and the generated C give the same numbers (the JSON less the wall time)
+"$NHOLO" run "$PENNY_NH" --backend tape --impacts 5 --json 2>"$T/err" | sed 's/"wall_seconds": [^,]*,//' >"$T/jt"
+"$NHOLO" run "$PENNY_NH" --backend codegen --impacts 5 --json 2>>"$T/err" | sed 's/"wall_seconds": [^,]*,//' >"$T/jc"
+[ -s "$T/jt" ] && grep -q '"impacts": 5' "$T/jt" && cmp -s "$T/jt" "$T/jc" && ok "--backend tape and codegen give the same JSON" \
+  || bad "--backend tape vs codegen differ: $(cat "$T/err"); $(diff "$T/jt" "$T/jc" | head -5)"
+# initial velocities off the constraints: an error naming the residual, or projected
+grep -v "^initial x'" "$PENNY_NH" >"$T/slip.nh"
+rm -rf "$T/o" && mkdir -p "$T/o"
+"$NHOLO" run "$T/slip.nh" --impacts 2 --out "$T/o/x.csv" >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "slip.nh:[0-9]*:1: error: the initial velocities violate constraint 'roll_y' (residual" "$T/err" \
+  && [ -z "$(ls -A "$T/o")" ] && ok "violated constraints without --project-initial: $(head -1 "$T/err")" \
+  || bad "violated constraints (exit $rc): $(cat "$T/err")"
+"$NHOLO" run "$T/slip.nh" --impacts 2 --project-initial --json >"$T/jp" 2>"$T/err" && grep -q '"impacts": 2' "$T/jp" \
+  && awk -v r="$(sed -n 's/.*"max_constraint_residual": \([^,]*\),.*/\1/p' "$T/jp")" 'BEGIN { exit !(r != "" && r < 1e-9) }' \
+  && ok "--project-initial runs on the constraints" || bad "--project-initial: $(cat "$T/err")"
+
+# a malformed file: exit 2, FILE:LINE:COL, the line and a caret (3 lines), nothing written
+for f in 15-unknown-symbol 18-unclosed-parenthesis 38-initial-violates-constraints; do
+  rm -rf "$T/o" && mkdir -p "$T/o"
+  file=$SRC/tests/modelfiles/bad/$f.nh
+  "$NHOLO" run "$file" --out "$T/o/x.csv" --events "$T/o/e.csv" --json >"$T/stdout" 2>"$T/stderr"
+  rc=$?
+  want=$(sed -n '1s/^# expect: //p' "$file")
+  if [ $rc -eq 2 ] && [ "$(head -1 "$T/stderr")" = "nholo: $file:$want" ] && [ "$(wc -l <"$T/stderr")" -eq 3 ] \
+     && [ -z "$(ls -A "$T/o")" ] && [ ! -s "$T/stdout" ]; then
+    ok "malformed $f.nh: $want"
+  else
+    bad "malformed $f.nh (exit $rc, $(wc -l <"$T/stderr") lines): $(cat "$T/stderr")"
+  fi
+done
+"$NHOLO" check "$SRC/tests/modelfiles/bad/06-duplicate-coordinate.nh" >"$T/stdout" 2>"$T/stderr"
+rc=$?
+[ $rc -eq 2 ] && grep -q '06-duplicate-coordinate.nh:3:23: error: duplicate name' "$T/stderr" && [ ! -s "$T/stdout" ] \
+  && ok "check on a malformed file: exit 2" || bad "check on a malformed file (exit $rc): $(cat "$T/stderr")"
+expect_usage "model file: unknown --set" run "$PENNY_NH" --set zz=1 --out "$T/o/x.csv"
+expect_usage "model file: missing" run "$T/none.nh" --out "$T/o/x.csv"
+expect_usage "model file: unknown backend" run "$PENNY_NH" --backend jit --out "$T/o/x.csv"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
