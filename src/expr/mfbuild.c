@@ -18,6 +18,7 @@
 
 #include "expr/mf.h"
 #include "expr/tape.h"
+#include "expr/text.h"
 #include "la/la.h"
 #include "model/msg.h"
 #include "nholo/modelfile.h"
@@ -636,42 +637,11 @@ void nh_free(void *p) { free(p); }
 
 /* ---- the report of `nholo check` ------------------------------------------------------------------ */
 
-typedef struct sbuf {
-  char *s;
-  size_t n, cap;
-  int nomem;
-} sbuf;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  if (b->nomem) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-    va_end(ap);
-    if (w < 0) return;
-    if ((size_t)w < b->cap - b->n) {
-      b->n += (size_t)w;
-      return;
-    }
-    size_t cap = 2 * b->cap + (size_t)w + 1;
-    char *s = realloc(b->s, cap);
-    if (!s) {
-      b->nomem = 1;
-      return;
-    }
-    b->s = s, b->cap = cap;
-  }
-}
-
-static void sb_expr(sbuf *b, const mf *m, int e, const char *const *names) {
+static void sb_expr(nh_text *b, const mf *m, int e, const char *const *names) {
   char small[256];
   size_t need = nh_expr_print(m->pool, e, names, small, sizeof small);
   if (need < sizeof small) {
-    sb_printf(b, "%s", small);
+    nh_text_printf(b, "%s", small);
     return;
   }
   char *big = malloc(need + 1);
@@ -680,7 +650,7 @@ static void sb_expr(sbuf *b, const mf *m, int e, const char *const *names) {
     return;
   }
   nh_expr_print(m->pool, e, names, big, need + 1);
-  sb_printf(b, "%s", big);
+  nh_text_printf(b, "%s", big);
   free(big);
 }
 
@@ -693,13 +663,12 @@ char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, s
   char *text = read_file(path, msg, msg_size);
   if (!text) return NULL;
   mf *m = calloc(1, sizeof *m);
-  sbuf b = {malloc(4096), 0, 4096, 0};
+  nh_text b = {NULL, 0, 0, 0};
   nh_model *model = NULL;
-  if (!m || !b.s) {
+  if (!m) {
     nh_set_msg(msg, msg_size, "out of memory");
     goto fail;
   }
-  b.s[0] = '\0';
   if (mf_prepare(m, text, path, opts, msg, msg_size) != NH_OK) goto fail;
   if (!(model = mf_build(m, msg, msg_size))) goto fail;
   const int nq = m->nq;
@@ -707,72 +676,72 @@ char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, s
   char primed[NH_MF_MAX_Q][NH_PARSE_NAME_MAX + 2];
   mf_var_names(m, names, primed);
 
-  sb_printf(&b, "model %s: %d coordinates, %d constraints, %d gaps, %d parameters\n", m->name, nq,
+  nh_text_printf(&b, "model %s: %d coordinates, %d constraints, %d gaps, %d parameters\n", m->name, nq,
             m->nc, m->ngap, m->npar);
-  sb_printf(&b, "coordinates:");
-  for (int i = 0; i < nq; i++) sb_printf(&b, " %s", m->coord[i]);
-  sb_printf(&b, "\n");
-  for (int i = 0; i < m->npar; i++) sb_printf(&b, "parameter %s = %.15g\n", m->par[i].name, m->par[i].value);
-  sb_printf(&b, "\nmass matrix M(q) = d2T/dq'dq' (nonzero entries, upper triangle):\n");
+  nh_text_printf(&b, "coordinates:");
+  for (int i = 0; i < nq; i++) nh_text_printf(&b, " %s", m->coord[i]);
+  nh_text_printf(&b, "\n");
+  for (int i = 0; i < m->npar; i++) nh_text_printf(&b, "parameter %s = %.15g\n", m->par[i].name, m->par[i].value);
+  nh_text_printf(&b, "\nmass matrix M(q) = d2T/dq'dq' (nonzero entries, upper triangle):\n");
   for (int i = 0; i < nq; i++)
     for (int j = i; j < nq; j++)
       if (!is_zero(m, m->M[i * nq + j])) {
-        sb_printf(&b, "  M[%s,%s] = ", m->coord[i], m->coord[j]);
+        nh_text_printf(&b, "  M[%s,%s] = ", m->coord[i], m->coord[j]);
         sb_expr(&b, m, m->M[i * nq + j], names);
-        sb_printf(&b, "\n");
+        nh_text_printf(&b, "\n");
       }
-  sb_printf(&b, "potential V = ");
+  nh_text_printf(&b, "potential V = ");
   sb_expr(&b, m, m->V, names);
-  sb_printf(&b, "\ngradient dV/dq (nonzero entries):\n");
+  nh_text_printf(&b, "\ngradient dV/dq (nonzero entries):\n");
   for (int i = 0; i < nq; i++)
     if (!is_zero(m, m->dV[i])) {
-      sb_printf(&b, "  dV/d%s = ", m->coord[i]);
+      nh_text_printf(&b, "  dV/d%s = ", m->coord[i]);
       sb_expr(&b, m, m->dV[i], names);
-      sb_printf(&b, "\n");
+      nh_text_printf(&b, "\n");
     }
-  sb_printf(&b, "Coriolis and centrifugal terms c(q, q') (nonzero entries):\n");
+  nh_text_printf(&b, "Coriolis and centrifugal terms c(q, q') (nonzero entries):\n");
   for (int i = 0; i < nq; i++)
     if (!is_zero(m, m->c[i])) {
-      sb_printf(&b, "  c[%s] = ", m->coord[i]);
+      nh_text_printf(&b, "  c[%s] = ", m->coord[i]);
       sb_expr(&b, m, m->c[i], names);
-      sb_printf(&b, "\n");
+      nh_text_printf(&b, "\n");
     }
-  sb_printf(&b, "generalized forces f(t, q, q') (nonzero entries):\n");
+  nh_text_printf(&b, "generalized forces f(t, q, q') (nonzero entries):\n");
   for (int i = 0; i < nq; i++)
     if (!is_zero(m, m->f[i])) {
-      sb_printf(&b, "  f[%s] = ", m->coord[i]);
+      nh_text_printf(&b, "  f[%s] = ", m->coord[i]);
       sb_expr(&b, m, m->f[i], names);
-      sb_printf(&b, "\n");
+      nh_text_printf(&b, "\n");
     }
   for (int k = 0; k < m->nc; k++) {
-    sb_printf(&b, "constraint %s: A = [", m->con[k].name);
+    nh_text_printf(&b, "constraint %s: A = [", m->con[k].name);
     for (int j = 0; j < nq; j++) {
-      sb_printf(&b, j ? ", " : "");
+      nh_text_printf(&b, j ? ", " : "");
       sb_expr(&b, m, m->A[k * nq + j], names);
     }
-    sb_printf(&b, "], (Adot v) = ");
+    nh_text_printf(&b, "], (Adot v) = ");
     sb_expr(&b, m, m->Adv[k], names);
-    sb_printf(&b, "\n");
+    nh_text_printf(&b, "\n");
   }
   for (int k = 0; k < m->ngap; k++) {
     static const char *laws[] = {"elastic", "plastic", "restitution"};
-    sb_printf(&b, "gap %s (impact %s", m->gap[k].name, laws[m->gap[k].law]);
-    if (m->gap[k].law == NH_IMPACT_RESTITUTION) sb_printf(&b, " %g", m->gap[k].value);
-    sb_printf(&b, "): g = ");
+    nh_text_printf(&b, "gap %s (impact %s", m->gap[k].name, laws[m->gap[k].law]);
+    if (m->gap[k].law == NH_IMPACT_RESTITUTION) nh_text_printf(&b, " %g", m->gap[k].value);
+    nh_text_printf(&b, "): g = ");
     sb_expr(&b, m, m->g[k], names);
-    sb_printf(&b, "\n  dg = [");
+    nh_text_printf(&b, "\n  dg = [");
     for (int j = 0; j < nq; j++) {
-      sb_printf(&b, j ? ", " : "");
+      nh_text_printf(&b, j ? ", " : "");
       sb_expr(&b, m, m->dg[k * nq + j], names);
     }
-    sb_printf(&b, "]\n");
+    nh_text_printf(&b, "]\n");
   }
 
   /* evaluated at the initial state */
-  sb_printf(&b, "\nat the initial state:\n ");
-  for (int i = 0; i < nq; i++) sb_printf(&b, " %s = %.10g", m->coord[i], m->q0[i]);
-  sb_printf(&b, "\n ");
-  for (int i = 0; i < nq; i++) sb_printf(&b, " %s' = %.10g", m->coord[i], m->v0[i]);
+  nh_text_printf(&b, "\nat the initial state:\n ");
+  for (int i = 0; i < nq; i++) nh_text_printf(&b, " %s = %.10g", m->coord[i], m->q0[i]);
+  nh_text_printf(&b, "\n ");
+  for (int i = 0; i < nq; i++) nh_text_printf(&b, " %s' = %.10g", m->coord[i], m->v0[i]);
   double E = 0.0, res = 0.0, Mq[NH_MF_MAX_Q * NH_MF_MAX_Q];
   int rank = 0;
   nh_model_energy(model, m->q0, m->v0, &E);
@@ -781,14 +750,14 @@ char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, s
   nh_la_chol(nq, Mq, MF_RANK_TOL, &rank);
   double minpiv = INFINITY;
   for (int i = 0; i < nq; i++) minpiv = fmin(minpiv, Mq[i * nq + i] * Mq[i * nq + i]);
-  sb_printf(&b, "\n  energy E = %.15g\n  max |A v| = %.3g\n", E, res);
-  sb_printf(&b, "  M positive definite (smallest squared Cholesky pivot %.6g)\n", minpiv);
+  nh_text_printf(&b, "\n  energy E = %.15g\n  max |A v| = %.3g\n", E, res);
+  nh_text_printf(&b, "  M positive definite (smallest squared Cholesky pivot %.6g)\n", minpiv);
   if (m->ngap) {
     double gv[NH_MF_MAX_ITEMS];
     model->gap(m->q0, gv, NULL, model->user);
-    for (int k = 0; k < m->ngap; k++) sb_printf(&b, "  gap %s = %.10g\n", m->gap[k].name, gv[k]);
+    for (int k = 0; k < m->ngap; k++) nh_text_printf(&b, "  gap %s = %.10g\n", m->gap[k].name, gv[k]);
   }
-  sb_printf(&b, "evaluation: %s\n", model->backend);
+  nh_text_printf(&b, "evaluation: %s\n", model->backend);
   if (b.nomem) {
     nh_set_msg(msg, msg_size, "out of memory");
     goto fail;
