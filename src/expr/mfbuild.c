@@ -213,9 +213,16 @@ typedef struct mf_eval {
   void *dl; /* the loaded shared object (codegen) */
 } mf_eval;
 
-/* per-thread scratch: tape slots and the split outputs of pair groups, grown once */
-static _Thread_local double *tls_buf;
-static _Thread_local size_t tls_size;
+/* per-thread scratch: tape slots and the split outputs of pair groups, grown once. Two
+ * words of initial-exec TLS: no __tls_get_addr call per evaluation in position-independent
+ * code. */
+#if defined(__GNUC__)
+#define MF_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+#else
+#define MF_TLS _Thread_local
+#endif
+static MF_TLS double *tls_buf;
+static MF_TLS size_t tls_size;
 
 static double *scratch(size_t n) {
   if (n > tls_size) {
