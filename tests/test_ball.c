@@ -1,0 +1,424 @@
+/* test_ball.c - the rolling ball and disk actuated by internal point masses (spec 004 sec. 6,
+ * tests 1-25), its regime monitors, free flight and bad input. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "nholo/nholo.h"
+
+#define PI 3.14159265358979323846
+/* tolerance of the "exact" static checks (formulas evaluated in double precision) */
+#define EXACT_TOL 1e-14
+
+/* a ball at rest with identity orientation, n = 0, r = g = 1 (spec sec. 6 defaults) */
+static nh_ball_params static_ball(double m0, double d1, double d2, double d3, double cx, double cy,
+                                  double cz) {
+  nh_ball_params p;
+  memset(&p, 0, sizeof p);
+  p.r = 1.0, p.g = 1.0, p.m0 = m0;
+  p.I[0] = d1, p.I[4] = d2, p.I[8] = d3;
+  p.chi0[0] = cx, p.chi0[1] = cy, p.chi0[2] = cz;
+  p.q0[0] = 1.0;
+  return p;
+}
+
+/* evaluate a model at its initial state */
+static int eval0(const nh_model *m, nh_ball_eval *e) { return nh_ball_evaluate(m, 0.0, m->x0, e); }
+
+/* the ball state with Om set (n = 0: Om at offsets 4..6) */
+static void set_om(const nh_model *m, double *x, double a, double b, double c) {
+  memcpy(x, m->x0, sizeof(double) * (size_t)m->nx);
+  int n = nh_ball_model_params(m)->n;
+  x[2 * n + 4] = a, x[2 * n + 5] = b, x[2 * n + 6] = c;
+}
+
+/* 1. static equilibrium: Om' = 0, N = M g, f = 0 */
+static int test_static_equilibrium(void) {
+  nh_ball_params p = static_ball(1.0, 0.9, 1.0, 1.1, 0, 0, -0.2);
+  nh_model *m = nh_ball_create(&p, NULL, 0);
+  nh_ball_eval e;
+  ENSURE(m && eval0(m, &e) == NH_OK);
+  ENSURE_NEAR(e.Omd[0], 0.0, EXACT_TOL);
+  ENSURE_NEAR(e.Omd[1], 0.0, EXACT_TOL);
+  ENSURE_NEAR(e.Omd[2], 0.0, EXACT_TOL);
+  ENSURE_NEAR(e.N, 1.0, EXACT_TOL);
+  ENSURE(e.fs <= EXACT_TOL);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* 2. horizontal offset at rest: Om' = [0, .1/2.01, 0], N = 2/2.01, f = [.1/2.01, 0]; the disk
+ * formulas (4.5)-(4.7) give the same (phi'' = -.1/2.01) */
+static int test_horizontal_offset(void) {
+  nh_ball_params p = static_ball(1.0, 0.9, 1.0, 1.1, 0.1, 0, 0);
+  nh_model *m = nh_ball_create(&p, NULL, 0), *dk = nh_disk_create(&p, NULL, 0);
+  ENSURE(m && dk);
+  nh_ball_eval e, ed;
+  ENSURE(eval0(m, &e) == NH_OK && eval0(dk, &ed) == NH_OK);
+  ENSURE_NEAR(e.Omd[0], 0.0, EXACT_TOL);
+  ENSURE_NEAR(e.Omd[1], 0.1 / 2.01, EXACT_TOL);
+  ENSURE_NEAR(e.Omd[2], 0.0, EXACT_TOL);
+  ENSURE_NEAR(e.N, 2.0 / 2.01, EXACT_TOL);
+  ENSURE_NEAR(e.fvec[0], 0.1 / 2.01, EXACT_TOL);
+  ENSURE_NEAR(e.fvec[1], 0.0, EXACT_TOL);
+  ENSURE_NEAR(ed.Omd[1], 0.1 / 2.01, EXACT_TOL); /* -phi'' */
+  ENSURE_NEAR(ed.N, 2.0 / 2.01, EXACT_TOL);
+  ENSURE_NEAR(ed.fvec[0], 0.1 / 2.01, EXACT_TOL);
+  nh_model_destroy(m);
+  nh_model_destroy(dk);
+  return 0;
+}
+
+/* 3, 4. general offset at rest and spinning (spec's re-implementation values, 10 digits) */
+static int test_general_offset(void) {
+  nh_ball_params p = static_ball(1.0, 0.9, 1.0, 1.1, 0.1, 0.05, -0.2);
+  nh_model *m = nh_ball_create(&p, NULL, 0);
+  nh_ball_eval e;
+  ENSURE(m && eval0(m, &e) == NH_OK);
+  ENSURE_NEAR(e.Omd[0], -0.0322261454, 1e-10);
+  ENSURE_NEAR(e.Omd[1], 0.0605049650, 1e-10);
+  ENSURE_NEAR(e.Omd[2], -0.0001419263, 1e-10);
+  ENSURE_NEAR(e.N, 0.9923381962, 1e-10);
+  ENSURE_NEAR(e.fvec[0], 0.0484110683, 1e-10);
+  ENSURE_NEAR(e.fvec[1], 0.0257667237, 1e-10);
+  double x[9];
+  set_om(m, x, 0.5, -0.3, 0.2);
+  ENSURE(nh_ball_evaluate(m, 0.0, x, &e) == NH_OK);
+  ENSURE_NEAR(e.Omd[0], -0.0389954189, 1e-10);
+  ENSURE_NEAR(e.Omd[1], 0.0971284757, 1e-10);
+  ENSURE_NEAR(e.Omd[2], 0.0139240499, 1e-10);
+  ENSURE_NEAR(e.N, 1.0633373815, 1e-10);
+  ENSURE_NEAR(e.fvec[0], 0.0365065781, 1e-10);
+  ENSURE_NEAR(e.fvec[1], 0.0150887401, 1e-10);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* 5. uniform solid sphere pushed at its centre: Om' = [0, 5/14, 0], f = [-2/7, 0], N = 2;
+ * 6. homogeneous ball spinning: Om' = 0, N = m0 g, f = 0 */
+static int test_classical_spheres(void) {
+  nh_ball_params p = static_ball(2.0, 0.8, 0.8, 0.8, 0, 0, 0);
+  p.Fe[0] = 1.0;
+  nh_model *m = nh_ball_create(&p, NULL, 0);
+  nh_ball_eval e;
+  ENSURE(m && eval0(m, &e) == NH_OK);
+  ENSURE_NEAR(e.Omd[0], 0.0, EXACT_TOL);
+  ENSURE_NEAR(e.Omd[1], 5.0 / 14.0, EXACT_TOL);
+  ENSURE_NEAR(e.Omd[2], 0.0, EXACT_TOL);
+  ENSURE_NEAR(e.fvec[0], -2.0 / 7.0, EXACT_TOL);
+  ENSURE_NEAR(e.fvec[1], 0.0, EXACT_TOL);
+  ENSURE_NEAR(e.N, 2.0, EXACT_TOL);
+  nh_model_destroy(m);
+  p = static_ball(1.5, 0.7, 0.7, 0.7, 0, 0, 0);
+  m = nh_ball_create(&p, NULL, 0);
+  double x[9];
+  set_om(m, x, 0.3, -1.2, 2.5);
+  x[0] = cos(0.4), x[1] = sin(0.4) * 0.6, x[3] = sin(0.4) * 0.8; /* any orientation */
+  ENSURE(nh_ball_evaluate(m, 0.0, x, &e) == NH_OK);
+  for (int c = 0; c < 3; c++) ENSURE_NEAR(e.Omd[c], 0.0, EXACT_TOL);
+  ENSURE_NEAR(e.N, 1.5, EXACT_TOL);
+  ENSURE(e.fs <= EXACT_TOL);
+  nh_model_destroy(m);
+  return 0;
+}
+
+
+/* ---- helpers for runs ------------------------------------------------------------------- */
+
+typedef struct run_obs {
+  nh_ball_stats st;
+  double E0, Eprev, Pprev, tprev, work; /* trapezoid rule of the actuator power */
+  double max_balance;                   /* max |E(t) - E(0) - work(t)| */
+  double max_qdev;                      /* max ||q| - 1| */
+  int nonpositive_N;
+} run_obs;
+
+static int run_observer(const nh_sim *s, nh_sample_kind kind, double t, const double *x,
+                        const double *v, void *user) {
+  (void)kind, (void)v;
+  run_obs *o = user;
+  const nh_model *m = nh_sim_model(s);
+  nh_ball_eval e;
+  if (nh_ball_evaluate(m, t, x, &e) != NH_OK) return 1;
+  nh_ball_stats_update(&o->st, m, t, x);
+  if (o->st.samples == 1) o->E0 = e.energy, o->work = 0.0;
+  else o->work += 0.5 * (t - o->tprev) * (e.power + o->Pprev);
+  o->max_balance = fmax(o->max_balance, fabs(e.energy - o->E0 - o->work));
+  o->tprev = t, o->Pprev = e.power;
+  if (nh_ball_model_kind(m) != NH_BALL_DISK) {
+    const double *q = x + 2 * nh_ball_model_params(m)->n;
+    o->max_qdev = fmax(o->max_qdev, fabs(sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]) - 1.0));
+  }
+  return 0;
+}
+
+static nh_sim *make_sim(const nh_model *m, const char *method, double h, double tol, double out_dt) {
+  nh_sim_def d = nh_sim_def_default();
+  d.method = nh_method_find(method);
+  d.h = h;
+  d.rtol = tol, d.atol = tol;
+  d.out_dt = out_dt;
+  return nh_sim_create(m, &d, NULL, 0);
+}
+
+/* a run of the model at tolerance tol to T, sampled every out_dt */
+static int run_model(const nh_model *m, double T, double tol, double out_dt, run_obs *o, double *x_end,
+                     double *t_end) {
+  nh_sim *s = make_sim(m, "dopri5", 1e-3, tol, out_dt);
+  if (!s) return -100;
+  memset(o, 0, sizeof *o);
+  nh_ball_stats_init(&o->st);
+  int rc = nh_ball_run(s, T, run_observer, o);
+  if (x_end) memcpy(x_end, nh_sim_x(s), sizeof(double) * (size_t)m->nx);
+  if (t_end) *t_end = nh_sim_time(s);
+  nh_sim_destroy(s);
+  return rc;
+}
+
+/* ---- instantaneous checks on random data -------------------------------------------------- */
+
+/* 7, 8. for random masses, rails, orientation and velocities: Om' solves the angular momentum
+ * balance (2.19) and N, fvec satisfy the linear momentum balance (2.9)/(2.16), with the mass
+ * accelerations acc_i = Om' x s_i + w_i computed here from the rail formulas */
+static int test_momentum_balances(void) {
+  unsigned long long seed = 12345;
+  for (int trial = 0; trial < 20; trial++) {
+    nh_ball_params p;
+    memset(&p, 0, sizeof p);
+    p.n = 3, p.r = nh_test_rand(&seed, 0.5, 2.0), p.g = nh_test_rand(&seed, 0.5, 10.0);
+    p.m0 = nh_test_rand(&seed, 0.5, 3.0);
+    double Mtot = p.m0;
+    // a random SPD inertia R diag R^T
+    double ax[3] = {nh_test_rand(&seed, -1, 1), nh_test_rand(&seed, -1, 1), nh_test_rand(&seed, -1, 1)}, R[9], D[3];
+    double an = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]), ang = nh_test_rand(&seed, 0, PI);
+    for (int k = 0; k < 3; k++) ax[k] /= an, D[k] = nh_test_rand(&seed, 0.2, 1.0);
+    double c = cos(ang), sn = sin(ang);
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++)
+        R[3 * a + b] = (a == b ? c : 0) + (1 - c) * ax[a] * ax[b] + sn * (a == b ? 0 : ((b - a + 3) % 3 == 1 ? -ax[3 - a - b] : ax[3 - a - b]));
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) {
+        p.I[3 * a + b] = 0;
+        for (int k = 0; k < 3; k++) p.I[3 * a + b] += R[3 * a + k] * D[k] * R[3 * b + k];
+      }
+    for (int k = 0; k < 3; k++) p.chi0[k] = nh_test_rand(&seed, -0.2, 0.2) * p.r, p.Fe[k] = nh_test_rand(&seed, -1, 1);
+    for (int i = 0; i < 3; i++) {
+      double nv[3] = {nh_test_rand(&seed, -1, 1), nh_test_rand(&seed, -1, 1), nh_test_rand(&seed, -1, 1)};
+      double nn = sqrt(nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]);
+      for (int k = 0; k < 3; k++) nv[k] /= nn;
+      p.m[i] = nh_test_rand(&seed, 0.1, 2.0), Mtot += p.m[i];
+      p.rail_radius[i] = nh_test_rand(&seed, 0.1, 0.95) * p.r;
+      nh_ball_rail_basis(nv, p.rail_basis[i]);
+      p.input_sign[i] = nh_test_rand(&seed, -2, 2);
+      p.theta0[i] = nh_test_rand(&seed, -PI, PI), p.thetad0[i] = nh_test_rand(&seed, -1, 1);
+    }
+    double qa = nh_test_rand(&seed, 0, 2 * PI);
+    p.q0[0] = cos(qa / 2), p.q0[1] = sin(qa / 2) * 0.48, p.q0[2] = sin(qa / 2) * 0.6, p.q0[3] = sin(qa / 2) * 0.64;
+    for (int k = 0; k < 3; k++) p.Om0[k] = nh_test_rand(&seed, -1, 1);
+    nh_model *m = nh_ball_create(&p, NULL, 0);
+    ENSURE(m);
+    const double t = 0.05; /* u_i = input_sign_i */
+    nh_ball_eval e;
+    ENSURE(nh_ball_evaluate(m, t, m->x0, &e) == NH_OK);
+    // rotation, Gam, GamF
+    const double *q = e.q;
+    double L[9] = {1 - 2 * (q[2] * q[2] + q[3] * q[3]), 2 * (q[1] * q[2] - q[0] * q[3]), 2 * (q[1] * q[3] + q[0] * q[2]),
+                   2 * (q[1] * q[2] + q[0] * q[3]), 1 - 2 * (q[1] * q[1] + q[3] * q[3]), 2 * (q[2] * q[3] - q[0] * q[1]),
+                   2 * (q[1] * q[3] - q[0] * q[2]), 2 * (q[2] * q[3] + q[0] * q[1]), 1 - 2 * (q[1] * q[1] + q[2] * q[2])};
+    double Gam[3] = {L[6], L[7], L[8]}, GamF[3], Om[3] = {p.Om0[0], p.Om0[1], p.Om0[2]};
+    for (int a = 0; a < 3; a++) GamF[a] = L[a] * p.Fe[0] + L[3 + a] * p.Fe[1] + L[6 + a] * p.Fe[2];
+    // angular balance residual: I Om' + Om x I Om + sum m_i s_i x (acc_i + g Gam) - r Gam x GamF = 0
+    double IOm[3], IOmd[3], res[3], lin[3] = {0, 0, 0};
+    for (int a = 0; a < 3; a++) {
+      IOm[a] = p.I[3 * a] * Om[0] + p.I[3 * a + 1] * Om[1] + p.I[3 * a + 2] * Om[2];
+      IOmd[a] = p.I[3 * a] * e.Omd[0] + p.I[3 * a + 1] * e.Omd[1] + p.I[3 * a + 2] * e.Omd[2];
+    }
+    res[0] = IOmd[0] + Om[1] * IOm[2] - Om[2] * IOm[1] - p.r * (Gam[1] * GamF[2] - Gam[2] * GamF[1]);
+    res[1] = IOmd[1] + Om[2] * IOm[0] - Om[0] * IOm[2] - p.r * (Gam[2] * GamF[0] - Gam[0] * GamF[2]);
+    res[2] = IOmd[2] + Om[0] * IOm[1] - Om[1] * IOm[0] - p.r * (Gam[0] * GamF[1] - Gam[1] * GamF[0]);
+    for (int i = 0; i <= 3; i++) {
+      double z[3], zp[3] = {0, 0, 0}, zpp[3] = {0, 0, 0}, thd = 0, thdd = 0, mi = i ? p.m[i - 1] : p.m0;
+      if (i == 0) memcpy(z, p.chi0, sizeof z);
+      else {
+        const double *B = p.rail_basis[i - 1], th = p.theta0[i - 1], rr = p.rail_radius[i - 1];
+        for (int k = 0; k < 3; k++) {
+          z[k] = rr * (B[3 * k] * cos(th) + B[3 * k + 2] * sin(th));
+          zp[k] = rr * (-B[3 * k] * sin(th) + B[3 * k + 2] * cos(th));
+          zpp[k] = -z[k];
+        }
+        thd = p.thetad0[i - 1], thdd = p.input_sign[i - 1];
+      }
+      double s3[3], a1[3], a2[3], acc[3], ms[3];
+      for (int k = 0; k < 3; k++) s3[k] = p.r * Gam[k] + z[k], a1[k] = z[k];
+      // acc = Om' x s + Om x (Om x z + 2 thd z') + thd^2 z'' + thdd z'
+      double oz[3] = {Om[1] * a1[2] - Om[2] * a1[1], Om[2] * a1[0] - Om[0] * a1[2], Om[0] * a1[1] - Om[1] * a1[0]};
+      for (int k = 0; k < 3; k++) oz[k] += 2 * thd * zp[k];
+      a2[0] = Om[1] * oz[2] - Om[2] * oz[1], a2[1] = Om[2] * oz[0] - Om[0] * oz[2], a2[2] = Om[0] * oz[1] - Om[1] * oz[0];
+      acc[0] = e.Omd[1] * s3[2] - e.Omd[2] * s3[1], acc[1] = e.Omd[2] * s3[0] - e.Omd[0] * s3[2], acc[2] = e.Omd[0] * s3[1] - e.Omd[1] * s3[0];
+      for (int k = 0; k < 3; k++) acc[k] += a2[k] + thd * thd * zpp[k] + thdd * zp[k], lin[k] += mi * (acc[k] + p.g * Gam[k]);
+      for (int k = 0; k < 3; k++) a1[k] = acc[k] + p.g * Gam[k];
+      ms[0] = s3[1] * a1[2] - s3[2] * a1[1], ms[1] = s3[2] * a1[0] - s3[0] * a1[2], ms[2] = s3[0] * a1[1] - s3[1] * a1[0];
+      for (int k = 0; k < 3; k++) res[k] += mi * ms[k];
+    }
+    for (int k = 0; k < 3; k++) ENSURE(fabs(res[k]) < 1e-12 * Mtot * p.g * 10);
+    // linear balance in space: Lam sum m_i (acc_i + g Gam) - F_e = [fvec; N]
+    double Llin[3];
+    for (int a = 0; a < 3; a++) Llin[a] = L[3 * a] * lin[0] + L[3 * a + 1] * lin[1] + L[3 * a + 2] * lin[2] - p.Fe[a];
+    ENSURE_NEAR(Llin[0], e.fvec[0], 1e-12 * Mtot * p.g * 10);
+    ENSURE_NEAR(Llin[1], e.fvec[1], 1e-12 * Mtot * p.g * 10);
+    ENSURE_NEAR(Llin[2], e.N, 1e-12 * Mtot * p.g * 10);
+    nh_model_destroy(m);
+  }
+  return 0;
+}
+
+/* 9. the ball example at t = 0 (spec values of the re-implementation, 10 digits) */
+static int test_ball_example_t0(void) {
+  nh_ball_params p = nh_ball_params_ball_example();
+  nh_model *m = nh_ball_create(&p, NULL, 0);
+  nh_ball_eval e;
+  ENSURE(m && eval0(m, &e) == NH_OK);
+  ENSURE_NEAR(e.N, 4.8846255665, 1e-10);
+  ENSURE_NEAR(e.fs, 0.6588826240, 1e-10);
+  ENSURE_NEAR(e.Omd[0], -0.1394345964, 1e-10);
+  ENSURE_NEAR(e.Omd[1], 0.2120539895, 1e-10);
+  ENSURE_NEAR(e.Omd[2], -0.3647981258, 1e-10);
+  ENSURE_NEAR(e.fvec[0], 0.5694924786, 1e-10);
+  ENSURE_NEAR(e.fvec[1], -0.3313678154, 1e-10);
+  ENSURE_NEAR(e.cm_body[2], 0.170803, 1e-6);
+  ENSURE(fabs(e.cm_body[0]) < 1e-4 && fabs(e.cm_body[1]) < 1e-4);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* 10. the disk example at t = 0: phi'' = 0, N = 5, f1 = -8/15 (exact) */
+static int test_disk_example_t0(void) {
+  nh_ball_params p = nh_ball_params_disk_example();
+  nh_model *m = nh_disk_create(&p, NULL, 0);
+  nh_ball_eval e;
+  ENSURE(m && m->nx == 10 && eval0(m, &e) == NH_OK);
+  ENSURE_NEAR(e.Omd[1], 0.0, EXACT_TOL);
+  ENSURE_NEAR(e.N, 5.0, EXACT_TOL);
+  ENSURE_NEAR(e.fvec[0], -8.0 / 15.0, EXACT_TOL);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* 11. rail construction: B(n1) = Id, B(n2), B(n3) of spec 3.5; sum m_i zeta_i at theta_a */
+static int test_rail_basis(void) {
+  nh_ball_params p = nh_ball_params_ball_example();
+  const double B2[9] = {0, 0, -1, 1, 0, 0, 0, -1, 0};
+  const double B3[9] = {0.5, -0.1464466094, -0.8535533906, 0.5, 0.8535533906, 0.1464466094,
+                        0.7071067812, -0.5, 0.5};
+  for (int k = 0; k < 9; k++) {
+    ENSURE_NEAR(p.rail_basis[0][k], (k % 4 == 0) ? 1.0 : 0.0, EXACT_TOL);
+    ENSURE_NEAR(p.rail_basis[1][k], B2[k], EXACT_TOL);
+    ENSURE_NEAR(p.rail_basis[2][k], B3[k], 1e-10);
+  }
+  nh_model *m = nh_ball_create(&p, NULL, 0);
+  nh_ball_eval e;
+  ENSURE(m && eval0(m, &e) == NH_OK);
+  double s[3] = {0, 0, 0};
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 3; k++) s[k] += p.m[i] * e.chi[i][k];
+  ENSURE_NEAR(s[0], 2.647e-5, 1e-8);
+  ENSURE_NEAR(s[1], -7.91e-6, 1e-8);
+  ENSURE_NEAR(s[2], 0.733213, 1e-6);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* ---- runs ----------------------------------------------------------------------------------- */
+
+/* 12. the ball code on the disk example (planar data) reproduces the disk equations: Om =
+ * -phi' e2, zxy = [-r (phi - phi_a), 0] along the run; spec values at t = 20 */
+static int test_ball_reproduces_disk(void) {
+  nh_ball_params p = nh_ball_params_disk_example();
+  nh_model *disk = nh_disk_create(&p, NULL, 0), *ball = nh_ball_create(&p, NULL, 0);
+  ENSURE(disk && ball);
+  double xd[10], xb[17];
+  run_obs o;
+  ENSURE(run_model(disk, 20.0, 1e-12, 0.0, &o, xd, NULL) == NH_OK);
+  ENSURE(run_model(ball, 20.0, 1e-12, 0.0, &o, xb, NULL) == NH_OK);
+  const double *Om = xb + 8 + 4, *zxy = xb + 8 + 7;
+  printf("  disk phi(20) = %.10f, phi'(20) = %.10f; ball Om2(20) = %.10f, x(20) = %.10f\n", xd[8], xd[9], Om[1], zxy[0]);
+  ENSURE_NEAR(Om[1], -xd[9], 1e-9);
+  ENSURE_NEAR(zxy[0], -xd[8], 1e-9);
+  ENSURE(fabs(Om[0]) < 1e-13 && fabs(Om[2]) < 1e-13 && fabs(zxy[1]) < 1e-13);
+  ENSURE_NEAR(Om[1], 0.3382854775, 1e-7);
+  ENSURE_NEAR(zxy[0], -4.2946377218, 1e-7);
+  nh_model_destroy(disk);
+  nh_model_destroy(ball);
+  return 0;
+}
+
+/* 23. the disk example: N > 0 on [0, 20]; min mu = .2951 as the paper prints it (4 digits),
+ * 0.2950972 at t ~ 19.397 (spec); phi(20), phi'(20) (spec, 1e-7); 15. theta closed form */
+static int test_disk_example(void) {
+  nh_ball_params p = nh_ball_params_disk_example();
+  nh_model *m = nh_disk_create(&p, NULL, 0);
+  run_obs o;
+  double x[10];
+  ENSURE(run_model(m, 20.0, 1e-12, 1e-3, &o, x, NULL) == NH_OK);
+  printf("  disk: min mu %.7f at t = %.3f, min N %.5f at t = %.3f\n", o.st.min_mu, o.st.t_min_mu, o.st.min_N, o.st.t_min_N);
+  ENSURE(!o.st.detached && o.st.min_N > 4.4);
+  ENSURE(round(o.st.min_mu * 1e4) == 2951.0);
+  ENSURE_NEAR(o.st.min_mu, 0.2950972, 1e-7);
+  ENSURE_NEAR(o.st.t_min_mu, 19.397, 2e-3);
+  ENSURE_NEAR(o.st.min_N, 4.40228, 1e-5);
+  ENSURE_NEAR(x[8], 4.2946377218, 1e-7);
+  ENSURE_NEAR(x[9], -0.3382854775, 1e-7);
+  for (int i = 0; i < 4; i++) {
+    double s = (i % 2 == 0) ? -1.0 : 1.0;
+    ENSURE_NEAR(x[i] - (-PI / 2), s * (0.15 * 20.0 - 7.0 / 600.0), 1e-10);
+    ENSURE_NEAR(x[4 + i], s * 0.15, 1e-12);
+  }
+  ENSURE(o.max_balance < 1e-5); /* 18 for the disk */
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* 24. the ball example: N > 0; min mu = .19 as printed (2 digits), 0.190594 at t ~ 6.438 (spec);
+ * Om(20), zxy(20) (spec, 1e-6); 13. |q| = 1 to round-off (projection); 15; 18 energy balance */
+static int test_ball_example(void) {
+  nh_ball_params p = nh_ball_params_ball_example();
+  nh_model *m = nh_ball_create(&p, NULL, 0);
+  run_obs o;
+  double x[15];
+  ENSURE(run_model(m, 20.0, 1e-12, 1e-3, &o, x, NULL) == NH_OK);
+  printf("  ball: min mu %.7f at t = %.3f, min N %.5f at t = %.3f, energy balance %.1e, ||q|-1| %.1e\n",
+         o.st.min_mu, o.st.t_min_mu, o.st.min_N, o.st.t_min_N, o.max_balance, o.max_qdev);
+  ENSURE(!o.st.detached && o.st.min_N > 3.5);
+  ENSURE(round(o.st.min_mu * 100) == 19.0);
+  ENSURE_NEAR(o.st.min_mu, 0.190594, 1e-6);
+  ENSURE_NEAR(o.st.t_min_mu, 6.438, 2e-3);
+  ENSURE_NEAR(o.st.min_N, 3.51743, 1e-5);
+  const double Om20[3] = {0.5030790872, 0.0465028505, -0.3053769918}, z20[2] = {-3.9923435425, -3.8666650883};
+  for (int c = 0; c < 3; c++) ENSURE_NEAR(x[6 + 4 + c], Om20[c], 1e-6);
+  for (int c = 0; c < 2; c++) ENSURE_NEAR(x[6 + 7 + c], z20[c], 1e-6);
+  for (int i = 0; i < 3; i++) ENSURE_NEAR(x[i] - p.theta0[i], 0.15 * 20.0 - 7.0 / 600.0, 1e-10);
+  // the projection keeps |q| = 1 at step ends; dense-output samples drift at the tolerance
+  ENSURE(fabs(sqrt(x[6] * x[6] + x[7] * x[7] + x[8] * x[8] + x[9] * x[9]) - 1.0) < 4e-16);
+  ENSURE(o.max_qdev < 1e-11);
+  ENSURE(o.max_balance < 1e-5);
+  nh_model_destroy(m);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  TEST_INIT(argc, argv);
+  RUN_TEST(test_static_equilibrium);
+  RUN_TEST(test_horizontal_offset);
+  RUN_TEST(test_general_offset);
+  RUN_TEST(test_classical_spheres);
+  RUN_TEST(test_momentum_balances);
+  RUN_TEST(test_ball_example_t0);
+  RUN_TEST(test_disk_example_t0);
+  RUN_TEST(test_rail_basis);
+  RUN_TEST(test_ball_reproduces_disk);
+  RUN_TEST(test_disk_example);
+  RUN_TEST(test_ball_example);
+  return TEST_SUMMARY();
+}
