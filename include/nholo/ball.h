@@ -114,9 +114,14 @@ NH_API nh_model *nh_ball_create(const nh_ball_params *p, char *msg, size_t msg_s
 /* Build the disk model (ODE form, 2n + 2 states) from planar parameters. */
 NH_API nh_model *nh_disk_create(const nh_ball_params *p, char *msg, size_t msg_size);
 /* Build the free-flight model (App. B; 2n + 13 states). nh_ball_flight_state maps a rolling
- * ball state to the flight state (z_GC = [zxy, 0], z_GC' the rolling velocity). */
+ * ball state at time t to the flight state (z_GC = [zxy, 0], z_GC' the rolling velocity) and
+ * sets *z_acc (Nullable) to the GC's initial vertical acceleration in flight. With N = 0 but
+ * f_s > 0 (perfect friction) the friction force vanishes too at lift-off; z_acc < 0 then
+ * means the free ball is pressed back into the floor: it does not fly (the touchdown monitor,
+ * starting at z_GC3 = 0, never fires), contact persists and it must slip instead. */
 NH_API nh_model *nh_ball_flight_create(const nh_ball_params *p, char *msg, size_t msg_size);
-NH_API int nh_ball_flight_state(const nh_model *ball, const double *x_ball, double *x_flight);
+NH_API int nh_ball_flight_state(const nh_model *ball, double t, const double *x_ball,
+                                double *x_flight, double *z_acc);
 
 /* Is this a model built by nh_ball_create, nh_disk_create, nh_ball_flight_create? */
 typedef enum nh_ball_kind { NH_BALL_NONE = 0, NH_BALL_ROLLING = 1, NH_BALL_DISK = 2, NH_BALL_FLIGHT = 3 } nh_ball_kind;

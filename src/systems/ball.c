@@ -724,7 +724,7 @@ nh_model *nh_ball_flight_create(const nh_ball_params *p, char *msg, size_t size)
   return build(p, NH_BALL_FLIGHT, msg, size);
 }
 
-int nh_ball_flight_state(const nh_model *ball, const double *x, double *xf) {
+int nh_ball_flight_state(const nh_model *ball, double t, const double *x, double *xf, double *z_acc) {
   if (nh_ball_model_kind(ball) != NH_BALL_ROLLING || !x || !xf) return NH_ERR_ARG;
   const ball_data *d = data_of(ball->user);
   const int n = d->p.n;
@@ -737,6 +737,13 @@ int nh_ball_flight_state(const nh_model *ball, const double *x, double *xf) {
   cross(Om, rG, v);
   mv3(L, v, vs);
   memcpy(xf + 2 * n + 10, vs, sizeof vs);
+  if (z_acc) {
+    ball_data fd = *d;
+    double xd[BALL_MAX_STATES];
+    fd.kind = NH_BALL_FLIGHT;
+    if (flight_rhs(t, xf, xd, &fd) != 0) return NH_ERR_CALLBACK;
+    *z_acc = xd[2 * n + 12];
+  }
   return NH_OK;
 }
 
