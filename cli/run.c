@@ -387,10 +387,12 @@ static int check_outputs(const run_opts *o) {
 
 int cmd_run(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+    if ((strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) && !(argc > 2 && cli_ball_is_model(argv[1]))) {
       run_help();
       return CLI_OK;
     }
+  for (int i = 1; i < argc; i++)
+    if (argv[i][0] != '-' && cli_ball_is_model(argv[i])) return cmd_run_ball(argc, argv);
   run_opts o;
   memset(&o, 0, sizeof o);
   o.penny = nh_penny_params_default();

@@ -828,6 +828,81 @@ static int test_bad_params(void) {
   return 0;
 }
 
+/* the ball file format: the paper's ball written out (examples/rolling-ball.ball) is the
+ * built-in one; trajectories get exact derivatives; errors name line and column */
+static int test_ball_file(void) {
+  char msg[512];
+  nh_ball_file *f = nh_ball_file_load(NHOLO_SOURCE_DIR "/examples/rolling-ball.ball", msg, sizeof msg);
+  if (!f) printf("  %s\n", msg);
+  ENSURE(f && !nh_ball_file_is_disk(f) && strcmp(nh_ball_file_name(f), "paper-ball") == 0);
+  nh_ball_params pb = nh_ball_params_ball_example();
+  nh_model *a = nh_ball_create(nh_ball_file_params(f), msg, sizeof msg), *b = nh_ball_create(&pb, NULL, 0);
+  ENSURE(a && b && a->nx == 15 && strcmp(a->name, "paper-ball") == 0);
+  double x[15];
+  for (int k = 0; k < 5; k++) {
+    double t = 0.07 * k; /* across the input's kinks */
+    memcpy(x, b->x0, sizeof x);
+    x[0] += 0.3 * k, x[3] = 0.1 * k, x[10] = 0.2, x[12] = -0.1 * k;
+    nh_ball_eval ea, eb;
+    ENSURE(nh_ball_evaluate(a, t, x, &ea) == NH_OK && nh_ball_evaluate(b, t, x, &eb) == NH_OK);
+    ENSURE_NEAR(ea.N, eb.N, 1e-13);
+    for (int c = 0; c < 3; c++) ENSURE_NEAR(ea.Omd[c], eb.Omd[c], 1e-13);
+    ENSURE_NEAR(ea.fvec[0], eb.fvec[0], 1e-13);
+  }
+  run_obs o;
+  ENSURE(run_model(a, 20.0, 1e-12, 1e-3, &o, x, NULL) == NH_OK);
+  ENSURE_NEAR(o.st.min_mu, 0.190594, 1e-6);
+  nh_model_destroy(a);
+  nh_model_destroy(b);
+  nh_ball_file_destroy(f);
+
+  // a prescribed trajectory theta(t) = .3 sin t + .1: theta'' = -.3 sin t, theta(0) = .1, theta'(0) = .3
+  const char *text = "disk wheel\n"
+                     "parameter R = 0.5\n"
+                     "mass m0 = 2\ninertia = 1, 0.5, 1   # d2 = 0.5\n"
+                     "mass m1 = 0.3\nrail m1: R*cos(s), 0, R*sin(s)\n"
+                     "trajectory m1: 0.3*sin(t) + 0.1\n";
+  f = nh_ball_file_parse(text, "wheel.ball", msg, sizeof msg);
+  if (!f) printf("  %s\n", msg);
+  ENSURE(f && nh_ball_file_is_disk(f));
+  const nh_ball_params *p = nh_ball_file_params(f);
+  ENSURE(p->n == 1 && p->theta0[0] == 0.1 && p->thetad0[0] == 0.3 && p->m[0] == 0.3);
+  nh_model *d = nh_disk_create(p, msg, sizeof msg);
+  ENSURE(d);
+  nh_sim *s = make_sim(d, "dopri5", 1e-3, 1e-12, 0.0);
+  ENSURE(nh_sim_run(s, 3.0, 0, NULL, NULL) == NH_OK);
+  ENSURE_NEAR(nh_sim_x(s)[0], 0.3 * sin(3.0) + 0.1, 1e-10);
+  ENSURE_NEAR(nh_sim_x(s)[1], 0.3 * cos(3.0), 1e-10);
+  nh_sim_destroy(s);
+  nh_model_destroy(d);
+  nh_ball_file_destroy(f);
+
+  // errors: where and what
+  struct {
+    const char *text, *expect;
+  } bad[] = {
+      {"mass m0 = 1\n", "f.ball:1:1: error: the file must start with"},
+      {"ball b\nmass m0 = 1\ninertia = 1, 1\n", "f.ball:3:15: error: expected 3 or 6 values, got 2"},
+      {"ball b\nmass m0 = 1\ninertia = 1, 1, 1\nrail m1: s, 0, 0\n", "f.ball:4:6: error: unknown mass"},
+      {"ball b\nmass m0 = 1\ninertia = 1, 1, 1\nmass m1 = t\n", "f.ball:4:11: error: unknown symbol 't'"},
+      {"ball b\nmass m0 = 1\ninertia = 1, 1, 1\nmass m1 = 1\n", "f.ball: error: missing 'rail m1: ...'"},
+      {"ball b\nmass m0 = 1\n", "f.ball: error: missing 'inertia = ...'"},
+      {"ball b\nmass m0 = 1\ninertia = 1, 1, 1\nspin = 3\n", "f.ball:4:1: error: unknown statement"},
+      {"ball b\nmass m0 = 1\ninertia = 1, 1, 1\nmass m1 = 1\nrail m1: cos(s), 0, sin(s) +\n", "f.ball:5:"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    f = nh_ball_file_parse(bad[k].text, "f.ball", msg, sizeof msg);
+    if (f || strncmp(msg, bad[k].expect, strlen(bad[k].expect)) != 0) printf("  case %zu: '%s'\n", k, msg);
+    ENSURE(f == NULL && strncmp(msg, bad[k].expect, strlen(bad[k].expect)) == 0 && !strchr(msg, '\n'));
+  }
+  // a file that parses but describes a bad ball: the model check names the field
+  f = nh_ball_file_parse("ball b\nmass m0 = 1\ninertia = 1, 1, 1\nmass m1 = 1\nrail m1: 2*cos(s), 0, 2*sin(s)\n", "f.ball", msg, sizeof msg);
+  ENSURE(f);
+  ENSURE(nh_ball_create(nh_ball_file_params(f), msg, sizeof msg) == NULL && strstr(msg, "rail of m1 leaves the ball"));
+  nh_ball_file_destroy(f);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_static_equilibrium);
@@ -851,5 +926,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_slip_monitor);
   RUN_TEST(test_fixed_step);
   RUN_TEST(test_bad_params);
+  RUN_TEST(test_ball_file);
   return TEST_SUMMARY();
 }

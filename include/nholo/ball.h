@@ -52,6 +52,7 @@ typedef int (*nh_ball_input_fn)(double t, double *u, void *user);
 typedef int (*nh_ball_force_fn)(double t, double F[3], void *user);
 
 typedef struct nh_ball_params {
+  char name[NH_MAX_NAME]; /* the model's name; "" gives "rolling-ball" / "rolling-disk" */
   int n;          /* moving point masses, 0 .. NH_BALL_MAX_MASSES */
   double r, g;    /* radius, gravity */
   double m0;      /* mass of the ball with its static structure */
@@ -160,6 +161,24 @@ NH_API int nh_ball_dae_rhs(const nh_model *ball, double t, const double *x, doub
  * ending at the kinks of the built-in input profile (t = .1, .2; spec 7.13), so that no step
  * straddles a discontinuity of theta'''. The observer sees one START and one END sample. */
 NH_API int nh_ball_run(nh_sim *sim, double t_end, nh_observer_fn observer, void *user);
+
+/* ---- balls described in a file (docs/rolling-ball.md) -------------------------------------
+ * A line-oriented format in the style of the model language: `ball NAME` (or `disk NAME`),
+ * `parameter`/`let`, `radius`, `gravity`, `mass m0 = ...`, `inertia = ...`, `center = ...`,
+ * `mass m1 = ...`, `rail m1: x(s), y(s), z(s)`, `input m1: u(t)` or `trajectory m1: th(t)`,
+ * `initial ...`, `force = ...`, `mu = ...`. Rails get exact derivatives in s, trajectories
+ * exact second derivatives in t. The parameters' callbacks point into the file object, which
+ * must outlive the models built from them (and is not thread-safe: one run at a time). */
+typedef struct nh_ball_file nh_ball_file;
+
+/* Parse text (file names the source in messages); NULL with "FILE:LINE:COL: error: ..." */
+NH_API nh_ball_file *nh_ball_file_parse(const char *text, const char *file, char *msg,
+                                        size_t msg_size);
+NH_API nh_ball_file *nh_ball_file_load(const char *path, char *msg, size_t msg_size);
+NH_API void nh_ball_file_destroy(nh_ball_file *f);
+NH_API const nh_ball_params *nh_ball_file_params(const nh_ball_file *f);
+NH_API int nh_ball_file_is_disk(const nh_ball_file *f); /* `disk NAME`: use nh_disk_create */
+NH_API const char *nh_ball_file_name(const nh_ball_file *f);
 
 /* Running regime statistics over samples of a run (feed every observer sample). */
 typedef struct nh_ball_stats {

@@ -124,6 +124,7 @@ static void set_identity(double *A) {
 nh_ball_params nh_ball_params_disk_example(void) {
   nh_ball_params p;
   memset(&p, 0, sizeof p);
+  snprintf(p.name, sizeof p.name, "rolling-disk");
   p.n = 4, p.r = 1.0, p.g = 1.0, p.m0 = 1.0;
   set_identity(p.I); /* d2 = 1 (d1, d3 play no role) */
   const double radii[4] = {0.9, 19.0 / 30.0, 11.0 / 30.0, 0.1};
@@ -141,6 +142,7 @@ nh_ball_params nh_ball_params_disk_example(void) {
 nh_ball_params nh_ball_params_ball_example(void) {
   nh_ball_params p;
   memset(&p, 0, sizeof p);
+  snprintf(p.name, sizeof p.name, "rolling-ball");
   p.n = 3, p.r = 1.0, p.g = 1.0, p.m0 = 1.0;
   p.I[0] = 0.9, p.I[4] = 1.0, p.I[8] = 1.1;
   p.chi0[2] = -0.05;
@@ -159,6 +161,7 @@ nh_ball_params nh_ball_params_ball_example(void) {
 
 nh_ball_params nh_ball_params_detach_example(void) {
   nh_ball_params p = nh_ball_params_ball_example();
+  snprintf(p.name, sizeof p.name, "rolling-ball-detach");
   p.m0 = 0.1, p.m[0] = 0.1, p.m[1] = 0.1, p.m[2] = 60.0;
   p.stop_on_detach = 1;
   return p;
@@ -687,7 +690,10 @@ static nh_model *build(const nh_ball_params *p, nh_ball_kind kind, char *msg, si
       {"slip", NH_MONITOR_FALLING, p->stop_on_slip ? NH_MONITOR_STOP : NH_MONITOR_REPORT}};
   nh_monitor_def touch = {"touchdown", NH_MONITOR_FALLING, NH_MONITOR_STOP};
   nh_model_def md = nh_model_def_default();
-  md.name = kind == NH_BALL_DISK ? "rolling-disk" : kind == NH_BALL_FLIGHT ? "ball-flight" : "rolling-ball";
+  char mname[NH_MAX_NAME + 8];
+  snprintf(mname, sizeof mname, "%s%s", p->name[0] ? p->name : kind == NH_BALL_DISK ? "rolling-disk" : "rolling-ball",
+           kind == NH_BALL_FLIGHT ? "-flight" : "");
+  md.name = mname;
   md.form = NH_FORM_ODE;
   md.nx = nx;
   md.state_names = np;
