@@ -70,6 +70,7 @@ static int run_observer(const nh_sim *sim, nh_sample_kind kind, double t, const 
   (void)sim, (void)v;
   ball_run *r = user;
   const int nx = r->model->nx;
+  if (kind == NH_SAMPLE_END && r->n > 0 && r->t[r->n - 1] == t) return 0; /* already recorded */
   if (r->n == r->cap) {
     long cap = r->cap ? 2 * r->cap : 1024;
     double *nt = realloc(r->t, sizeof(double) * (size_t)cap);
@@ -417,6 +418,13 @@ int cmd_run_ball(int argc, char **argv) {
     return cli_usage_error("%s: %s", o.model, msg);
   }
   const char *paths[3] = {o.out, o.events, o.plot};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < i; j++)
+      if (paths[i] && paths[j] && !strcmp(paths[i], paths[j])) {
+        nh_model_destroy(model);
+        nh_ball_file_destroy(file);
+        return cli_usage_error("the same file '%s' is given for two outputs", paths[i]);
+      }
   for (int i = 0; i < 3; i++)
     if (paths[i] && nh_check_writable(paths[i], msg, sizeof msg) != NH_OK) {
       nh_model_destroy(model);

@@ -591,12 +591,23 @@ int nh_ball_evaluate(const nh_model *model, double t, const double *x, nh_ball_e
 
 /* ---- model callbacks --------------------------------------------------------------------- */
 
+/* N and mu N - f_s only (no energy, positions): the monitors run at every dense sample */
 static int ball_monitor(double t, const double *x, double *m, void *user) {
   const ball_data *d = data_of(user);
-  nh_ball_eval e;
-  if (evaluate(d, t, x, &e)) return -1;
-  m[0] = e.N;
-  if (d->p.mu > 0.0) m[1] = d->p.mu * e.N - e.fs;
+  const int n = d->p.n;
+  kin k;
+  double L[9], Om[3], Omd[3], N, f[2];
+  state_rot(d, x, L, Om);
+  if (kin_fill(d, t, x, x + n, L, Om, &k)) return -1;
+  if (d->kind == NH_BALL_DISK) {
+    double phdd;
+    disk_core(d, &k, x[2 * n], x[2 * n + 1], &phdd, &N, &f[0]);
+    f[1] = 0.0;
+  } else if (rolling_core(d, &k, Om, Omd, &N, f)) {
+    return -1;
+  }
+  m[0] = N;
+  if (d->p.mu > 0.0) m[1] = d->p.mu * N - hypot(f[0], f[1]);
   return 0;
 }
 
