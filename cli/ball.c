@@ -557,10 +557,7 @@ static int fig_run(const char *path, int fig, char *msg, size_t size) {
   const int iy = disk ? 2 : 1; /* second axis: E3 for the disk (planar), E2 for the ball */
   for (long k = 0; k < n; k++) {
     const nh_ball_eval *e = &r.ev[k];
-    double L[9], q[4] = {e->q[0], e->q[1], e->q[2], e->q[3]};
-    L[0] = 1 - 2 * (q[2] * q[2] + q[3] * q[3]), L[1] = 2 * (q[1] * q[2] - q[0] * q[3]), L[2] = 2 * (q[1] * q[3] + q[0] * q[2]);
-    L[3] = 2 * (q[1] * q[2] + q[0] * q[3]), L[4] = 1 - 2 * (q[1] * q[1] + q[3] * q[3]), L[5] = 2 * (q[2] * q[3] - q[0] * q[1]);
-    L[6] = 2 * (q[1] * q[3] - q[0] * q[2]), L[7] = 2 * (q[2] * q[3] + q[0] * q[1]), L[8] = 1 - 2 * (q[1] * q[1] + q[2] * q[2]);
+    const double *L = e->Lam;
     for (int i = 0; i <= nm; i++) {
       const double *c = i < nm ? e->chi[i] : e->cm_body;
       bx[i * n + k] = c[0], by[i * n + k] = c[iy];

@@ -227,6 +227,7 @@ static int test_momentum_balances(void) {
     double L[9] = {1 - 2 * (q[2] * q[2] + q[3] * q[3]), 2 * (q[1] * q[2] - q[0] * q[3]), 2 * (q[1] * q[3] + q[0] * q[2]),
                    2 * (q[1] * q[2] + q[0] * q[3]), 1 - 2 * (q[1] * q[1] + q[3] * q[3]), 2 * (q[2] * q[3] - q[0] * q[1]),
                    2 * (q[1] * q[3] - q[0] * q[2]), 2 * (q[2] * q[3] + q[0] * q[1]), 1 - 2 * (q[1] * q[1] + q[2] * q[2])};
+    for (int k = 0; k < 9; k++) ENSURE_NEAR(e.Lam[k], L[k], 1e-15);
     double Gam[3] = {L[6], L[7], L[8]}, GamF[3], Om[3] = {p.Om0[0], p.Om0[1], p.Om0[2]};
     for (int a = 0; a < 3; a++) GamF[a] = L[a] * p.Fe[0] + L[3 + a] * p.Fe[1] + L[6 + a] * p.Fe[2];
     // angular balance residual: I Om' + Om x I Om + sum m_i s_i x (acc_i + g Gam) - r Gam x GamF = 0
@@ -479,10 +480,7 @@ static int states_at(const nh_model *m, int k, const double *ts, double *xs) {
 static void mass_position(const nh_model *m, double t, const double *x, int i, double z[3]) {
   nh_ball_eval e;
   nh_ball_evaluate(m, t, x, &e);
-  const double *q = e.q, *chi = i == 0 ? nh_ball_model_params(m)->chi0 : e.chi[i - 1];
-  double L[9] = {1 - 2 * (q[2] * q[2] + q[3] * q[3]), 2 * (q[1] * q[2] - q[0] * q[3]), 2 * (q[1] * q[3] + q[0] * q[2]),
-                 2 * (q[1] * q[2] + q[0] * q[3]), 1 - 2 * (q[1] * q[1] + q[3] * q[3]), 2 * (q[2] * q[3] - q[0] * q[1]),
-                 2 * (q[1] * q[3] - q[0] * q[2]), 2 * (q[2] * q[3] + q[0] * q[1]), 1 - 2 * (q[1] * q[1] + q[2] * q[2])};
+  const double *chi = i == 0 ? nh_ball_model_params(m)->chi0 : e.chi[i - 1], *L = e.Lam;
   for (int a = 0; a < 3; a++) z[a] = e.z_gc[a] + L[3 * a] * chi[0] + L[3 * a + 1] * chi[1] + L[3 * a + 2] * chi[2];
 }
 
@@ -499,10 +497,7 @@ static int test_contact_kinematics(void) {
   ENSURE(nh_ball_evaluate(m, t0, xs + 15, &e) == NH_OK);
   // 16: zxy' = r [om_2, -om_1]: the contact point's material velocity zd_GC + Lam (Om x (-r Gam)) = 0
   double zd[2] = {(xs[2 * 15 + 13] - xs[13]) / (2 * h), (xs[2 * 15 + 14] - xs[14]) / (2 * h)};
-  const double *q = e.q, *Om = e.Om;
-  double L[9] = {1 - 2 * (q[2] * q[2] + q[3] * q[3]), 2 * (q[1] * q[2] - q[0] * q[3]), 2 * (q[1] * q[3] + q[0] * q[2]),
-                 2 * (q[1] * q[2] + q[0] * q[3]), 1 - 2 * (q[1] * q[1] + q[3] * q[3]), 2 * (q[2] * q[3] - q[0] * q[1]),
-                 2 * (q[1] * q[3] - q[0] * q[2]), 2 * (q[2] * q[3] + q[0] * q[1]), 1 - 2 * (q[1] * q[1] + q[2] * q[2])};
+  const double *Om = e.Om, *L = e.Lam;
   double G[3] = {-p.r * L[6], -p.r * L[7], -p.r * L[8]}; /* -r Gam: GC to CP, body */
   double w[3] = {Om[1] * G[2] - Om[2] * G[1], Om[2] * G[0] - Om[0] * G[2], Om[0] * G[1] - Om[1] * G[0]};
   for (int a = 0; a < 2; a++) ENSURE(fabs(zd[a] + L[3 * a] * w[0] + L[3 * a + 1] * w[1] + L[3 * a + 2] * w[2]) < 1e-6);
@@ -551,10 +546,7 @@ static void sphere_invariants(const nh_model *m, const double *x, double inv[4],
   const nh_ball_params *p = nh_ball_model_params(m);
   nh_ball_eval e;
   nh_ball_evaluate(m, 0.0, x, &e);
-  const double *q = e.q, *Om = e.Om;
-  double L[9] = {1 - 2 * (q[2] * q[2] + q[3] * q[3]), 2 * (q[1] * q[2] - q[0] * q[3]), 2 * (q[1] * q[3] + q[0] * q[2]),
-                 2 * (q[1] * q[2] + q[0] * q[3]), 1 - 2 * (q[1] * q[1] + q[3] * q[3]), 2 * (q[2] * q[3] - q[0] * q[1]),
-                 2 * (q[1] * q[3] - q[0] * q[2]), 2 * (q[2] * q[3] + q[0] * q[1]), 1 - 2 * (q[1] * q[1] + q[2] * q[2])};
+  const double *Om = e.Om, *L = e.Lam;
   double Gam[3] = {L[6], L[7], L[8]}, s0[3], IOm[3], a[3], b[3], K[3];
   for (int c = 0; c < 3; c++) s0[c] = p->r * Gam[c] + p->chi0[c];
   for (int c = 0; c < 3; c++) IOm[c] = p->I[3 * c] * Om[0] + p->I[3 * c + 1] * Om[1] + p->I[3 * c + 2] * Om[2];
@@ -670,10 +662,7 @@ static void flight_cm_and_momentum(const nh_model *m, const double *ts, const do
   const double h = ts[2] - ts[1];
   nh_ball_eval e;
   nh_ball_evaluate(m, ts[1], xs + nx, &e);
-  const double *q = e.q, *Om = e.Om;
-  double L[9] = {1 - 2 * (q[2] * q[2] + q[3] * q[3]), 2 * (q[1] * q[2] - q[0] * q[3]), 2 * (q[1] * q[3] + q[0] * q[2]),
-                 2 * (q[1] * q[2] + q[0] * q[3]), 1 - 2 * (q[1] * q[1] + q[3] * q[3]), 2 * (q[2] * q[3] - q[0] * q[1]),
-                 2 * (q[1] * q[3] - q[0] * q[2]), 2 * (q[2] * q[3] + q[0] * q[1]), 1 - 2 * (q[1] * q[1] + q[2] * q[2])};
+  const double *Om = e.Om, *L = e.Lam;
   double IOm[3];
   for (int c = 0; c < 3; c++) IOm[c] = p->I[3 * c] * Om[0] + p->I[3 * c + 1] * Om[1] + p->I[3 * c + 2] * Om[2];
   for (int a = 0; a < 3; a++) Lmom[a] = L[3 * a] * IOm[0] + L[3 * a + 1] * IOm[1] + L[3 * a + 2] * IOm[2];

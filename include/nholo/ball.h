@@ -140,6 +140,7 @@ typedef struct nh_ball_eval {
   double energy;     /* E (spec 2.10) */
   double power;      /* dE/dt = sum_{i>=1} m_i <acc_i + g Gam, chid_i> (actuator power) */
   double q[4];       /* orientation (normalised; disk: from phi) */
+  double Lam[9];     /* the rotation of q, body to space, row-major */
   double Om[3];      /* body angular velocity */
   double z_gc[3];    /* geometric centre (spatial; z_GC3 = 0 while rolling) */
   double z_cp[3];    /* contact point (spatial, z_CP3 = -r) */

@@ -448,6 +448,21 @@ static void state_rot(const ball_data *d, const double *x, double L[9], double O
 
 static const ball_data *data_of(void *user) { return (const ball_data *)user; }
 
+/* the rates every form shares: theta' (copied), theta'' = u (from the kinematics) and, for
+ * the ball and flight, q' = 1/2 q * [0; Om] */
+static void common_rates(const ball_data *d, const kin *k, const double *x, const double Om[3], double *xd) {
+  const int n = d->p.n;
+  memcpy(xd, x + n, (size_t)n * sizeof(double));
+  for (int i = 0; i < n; i++) xd[n + i] = k->thdd[i + 1];
+  if (d->kind == NH_BALL_DISK) return;
+  const double *q = x + 2 * n;
+  double *qd = xd + 2 * n;
+  qd[0] = -0.5 * (q[1] * Om[0] + q[2] * Om[1] + q[3] * Om[2]);
+  qd[1] = 0.5 * (q[0] * Om[0] + q[2] * Om[2] - q[3] * Om[1]);
+  qd[2] = 0.5 * (q[0] * Om[1] + q[3] * Om[0] - q[1] * Om[2]);
+  qd[3] = 0.5 * (q[0] * Om[2] + q[1] * Om[1] - q[2] * Om[0]);
+}
+
 static int ball_rhs(double t, const double *x, double *xd, void *user) {
   const ball_data *d = data_of(user);
   const int n = d->p.n;
@@ -457,15 +472,7 @@ static int ball_rhs(double t, const double *x, double *xd, void *user) {
   state_rot(d, x, L, Om);
   if ((rc = kin_fill(d, t, x, x + n, L, Om, &k))) return rc;
   if ((rc = rolling_core(d, &k, Om, Omd, &N, f))) return rc;
-  memcpy(xd, x + n, (size_t)n * sizeof(double));
-  for (int i = 0; i < n; i++) xd[n + i] = k.thdd[i + 1];
-  const double *q = x + 2 * n;
-  double *qd = xd + 2 * n;
-  // q' = 1/2 q * [0; Om]
-  qd[0] = -0.5 * (q[1] * Om[0] + q[2] * Om[1] + q[3] * Om[2]);
-  qd[1] = 0.5 * (q[0] * Om[0] + q[2] * Om[2] - q[3] * Om[1]);
-  qd[2] = 0.5 * (q[0] * Om[1] + q[3] * Om[0] - q[1] * Om[2]);
-  qd[3] = 0.5 * (q[0] * Om[2] + q[1] * Om[1] - q[2] * Om[0]);
+  common_rates(d, &k, x, Om, xd);
   memcpy(xd + 2 * n + 4, Omd, sizeof Omd);
   mv3(L, Om, om);
   xd[2 * n + 7] = d->p.r * om[1];
@@ -482,8 +489,7 @@ static int disk_rhs(double t, const double *x, double *xd, void *user) {
   state_rot(d, x, L, Om);
   if ((rc = kin_fill(d, t, x, x + n, L, Om, &k))) return rc;
   disk_core(d, &k, x[2 * n], x[2 * n + 1], &phdd, &N, &f1);
-  memcpy(xd, x + n, (size_t)n * sizeof(double));
-  for (int i = 0; i < n; i++) xd[n + i] = k.thdd[i + 1];
+  common_rates(d, &k, x, Om, xd);
   xd[2 * n] = x[2 * n + 1];
   xd[2 * n + 1] = phdd;
   return 0;
@@ -498,14 +504,7 @@ static int flight_rhs(double t, const double *x, double *xd, void *user) {
   state_rot(d, x, L, Om);
   if ((rc = kin_fill(d, t, x, x + n, L, Om, &k))) return rc;
   if ((rc = flight_core(d, &k, Om, Omd, zdd))) return rc;
-  memcpy(xd, x + n, (size_t)n * sizeof(double));
-  for (int i = 0; i < n; i++) xd[n + i] = k.thdd[i + 1];
-  const double *q = x + 2 * n;
-  double *qd = xd + 2 * n;
-  qd[0] = -0.5 * (q[1] * Om[0] + q[2] * Om[1] + q[3] * Om[2]);
-  qd[1] = 0.5 * (q[0] * Om[0] + q[2] * Om[2] - q[3] * Om[1]);
-  qd[2] = 0.5 * (q[0] * Om[1] + q[3] * Om[0] - q[1] * Om[2]);
-  qd[3] = 0.5 * (q[0] * Om[2] + q[1] * Om[1] - q[2] * Om[0]);
+  common_rates(d, &k, x, Om, xd);
   memcpy(xd + 2 * n + 4, Omd, sizeof Omd);
   memcpy(xd + 2 * n + 7, x + 2 * n + 10, 3 * sizeof(double));
   memcpy(xd + 2 * n + 10, zdd, sizeof zdd);
@@ -524,6 +523,7 @@ static int evaluate(const ball_data *d, double t, const double *x, nh_ball_eval 
   state_rot(d, x, L, Om);
   if ((rc = kin_fill(d, t, x, x + n, L, Om, &k))) return NH_ERR_CALLBACK;
   memcpy(o->Om, Om, sizeof o->Om);
+  memcpy(o->Lam, L, sizeof o->Lam);
   double zgc_d[3] = {0, 0, 0}; /* flight: z_GC' */
   switch (d->kind) {
   case NH_BALL_ROLLING:
