@@ -200,7 +200,13 @@ static void print_json(const nh_sim *sim, const ball_run *r, const char *method,
   json_num(r->st.max_fs);
   printf(", \"t_max_friction\": ");
   json_num(r->st.t_max_fs);
-  printf(", \"detached\": %s, \"energy_initial\": ", r->st.detached || nh_sim_event_count(sim) > 0 ? "true" : "false");
+  int detached = r->st.detached;
+  for (long k = 0; k < nh_sim_event_count(sim); k++) {
+    nh_event_record e;
+    nh_sim_event_get(sim, k, &e);
+    detached |= strcmp(m->monitors[e.monitor].name, "normal_force") == 0;
+  }
+  printf(", \"detached\": %s, \"energy_initial\": ", detached ? "true" : "false");
   json_num(st->energy_initial);
   printf(", \"energy_final\": ");
   json_num(st->energy);
@@ -208,14 +214,12 @@ static void print_json(const nh_sim *sim, const ball_run *r, const char *method,
   json_num(wall);
   printf(", \"status\": \"%s\", \"message\": \"%s\", \"events\": [", nh_status_name(status),
          status == NH_OK ? "" : nh_sim_message(sim));
-  int detached = 0;
   for (long k = 0; k < nh_sim_event_count(sim); k++) {
     nh_event_record e;
     nh_sim_event_get(sim, k, &e);
     nh_ball_eval ev;
     nh_ball_evaluate(m, e.t, e.x, &ev);
     const char *what = strcmp(m->monitors[e.monitor].name, "normal_force") == 0 ? "detachment" : "slip";
-    detached |= what[0] == 'd';
     printf("%s{\"t\": ", k ? ", " : "");
     json_num(e.t);
     printf(", \"kind\": \"%s\", \"monitor\": \"%s\", \"direction\": \"%s\", \"stopped\": %s, \"normal_force\": ",
@@ -225,7 +229,6 @@ static void print_json(const nh_sim *sim, const ball_run *r, const char *method,
     json_num(ev.fs);
     printf("}");
   }
-  (void)detached;
   printf("], \"final\": {");
   for (int i = 0; i < m->nx; i++) {
     printf("%s\"%s\": ", i ? ", " : "", m->state_names[i]);
@@ -289,7 +292,8 @@ static void ball_help(void) {
          "                        the quaternion after every step)\n"
          "  --dt H                rk4 step, first dopri5 trial step (default 1e-3)\n"
          "  --rtol R, --atol A    dopri5 tolerances (default 1e-12 both)\n"
-         "  --sample DT           CSV output interval (default 0.01; N and f_s/N are tracked every %g)\n"
+         "  --sample DT           CSV output interval (default 0.01; 0: every %g, the grid on which\n"
+         "                        N and f_s/N are tracked)\n"
          "  --mu MU               friction coefficient: report where f_s exceeds MU N (slip)\n"
          "  --on-detach stop|report   at N = 0 (default stop)\n"
          "  --on-slip stop|report     at f_s = MU N (default report)\n"

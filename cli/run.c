@@ -174,6 +174,7 @@ static void run_help(void) {
              run_options[i].arg ? run_options[i].arg : "");
     printf("  %-28s %s\n", left, run_options[i].help);
   }
+  printf("\nthe rolling ball and disk have their own options: nholo run rolling-ball --help\n");
   printf("\nexample: nholo run penny --table ellipse --impact plastic --impacts 20 --plot penny.png\n"
          "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard.\n");
 }
