@@ -277,6 +277,7 @@ typedef struct ball_opts {
   const char *model, *method, *out, *events, *plot;
   double t_end, dt, rtol, atol, sample, mu;
   int json, dt_set, mu_set, on_detach, on_slip; /* -1: the model's default */
+  int dae;                                      /* --form dae */
   const char *sets[64];
   int nsets;
 } ball_opts;
@@ -290,6 +291,8 @@ static void ball_help(void) {
          "  --t-end T             final time (default 20)\n"
          "  --method NAME         dopri5 (adaptive, default) or rk4 (fixed step; both renormalise\n"
          "                        the quaternion after every step)\n"
+         "  --form ode|dae        the paper's ODE form (6.4, default) or its DAE form (6.5, q0 solved\n"
+         "                        from |q| = 1; it cannot pass q0 = 0, see docs/rolling-ball.md)\n"
          "  --dt H                rk4 step, first dopri5 trial step (default 1e-3)\n"
          "  --rtol R, --atol A    dopri5 tolerances (default 1e-12 both)\n"
          "  --sample DT           CSV output interval (default 0.01; 0: every %g, the grid on which\n"
@@ -351,6 +354,9 @@ static int parse_ball_opts(int argc, char **argv, ball_opts *o) {
       if (!(x >= 0.0)) return cli_usage_error("%s: %s must be >= 0", a, v);
       if (!strcmp(a, "--sample")) o->sample = x;
       else o->mu = x, o->mu_set = 1;
+    } else if (!strcmp(a, "--form")) {
+      if (strcmp(v, "ode") && strcmp(v, "dae")) return cli_usage_error("--form: expected ode or dae, got '%s'", v);
+      o->dae = !strcmp(v, "dae");
     } else if (!strcmp(a, "--method")) {
       if (strcmp(v, "dopri5") && strcmp(v, "rk4"))
         return cli_usage_error("--method: '%s' cannot run a ball (use dopri5 or rk4)", v);
@@ -416,7 +422,12 @@ int cmd_run_ball(int argc, char **argv) {
   else p.stop_on_detach = 1;
   if (o.on_slip >= 0) p.stop_on_slip = o.on_slip;
   char msg[1024];
-  nh_model *model = disk ? nh_disk_create(&p, msg, sizeof msg) : nh_ball_create(&p, msg, sizeof msg);
+  if (disk && o.dae) {
+    nh_ball_file_destroy(file);
+    return cli_usage_error("--form dae: the disk has no DAE form (it has no quaternion)");
+  }
+  nh_model *model = disk ? nh_disk_create(&p, msg, sizeof msg)
+                  : o.dae ? nh_ball_dae_create(&p, msg, sizeof msg) : nh_ball_create(&p, msg, sizeof msg);
   if (!model) {
     nh_ball_file_destroy(file);
     return cli_usage_error("%s: %s", o.model, msg);

@@ -88,6 +88,10 @@ head -1 "$T/d.csv" | grep -q "^t,theta1,.*,phi,phi_dot,N,friction_x,friction_y,f
   && ok "--mu 0.17: slip event stops the run" || bad "slip: $(cat "$T/err" "$T/js")"
 "$NHOLO" run rolling-ball --method rk4 --dt 0.01 --set m1=0.5 --json >"$T/jk" 2>"$T/err" \
   && grep -q '"method": "rk4"' "$T/jk" && ok "rk4 with --set" || bad "rk4: $(cat "$T/err")"
+"$NHOLO" run rolling-ball --form dae --json >"$T/jdae" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q '"status": "NH_ERR_STEP_UNDERFLOW"' "$T/jdae" && grep -q '"t_end": 9.2066' "$T/jdae" \
+  && ok "--form dae stops where q0 = 0 (t = 9.2066)" || bad "--form dae (exit $rc): $(cat "$T/err" "$T/jdae")"
 cat >"$T/w.ball" <<'BALL'
 disk wheel   # a disk with one pendulum mass
 mass m0 = 2
@@ -108,6 +112,7 @@ expect_usage "ball: zero radius" run rolling-ball --set r=0 --out "$T/o/x.csv"
 expect_usage "ball: unknown parameter" run rolling-ball --set zz=1 --out "$T/o/x.csv"
 expect_usage "ball: exact method" run rolling-ball --method exact --out "$T/o/x.csv"
 expect_usage "ball: bad --on-detach" run rolling-ball --on-detach maybe --out "$T/o/x.csv"
+expect_usage "disk: no DAE form" run rolling-disk --form dae --out "$T/o/x.csv"
 expect_usage "ball: non-unit quaternion" run "$T/q.ball" --out "$T/o/x.csv"
 expect_usage "ball: inertia not positive definite" run "$T/i.ball" --out "$T/o/x.csv"
 expect_usage "ball: syntax error" run "$T/s.ball" --out "$T/o/x.csv"

@@ -125,7 +125,13 @@ NH_API int nh_ball_flight_state(const nh_model *ball, double t, const double *x_
                                 double *x_flight, double *z_acc);
 
 /* Is this a model built by nh_ball_create, nh_disk_create, nh_ball_flight_create? */
-typedef enum nh_ball_kind { NH_BALL_NONE = 0, NH_BALL_ROLLING = 1, NH_BALL_DISK = 2, NH_BALL_FLIGHT = 3 } nh_ball_kind;
+typedef enum nh_ball_kind {
+  NH_BALL_NONE = 0,
+  NH_BALL_ROLLING = 1,
+  NH_BALL_DISK = 2,
+  NH_BALL_FLIGHT = 3,
+  NH_BALL_DAE = 4
+} nh_ball_kind;
 NH_API nh_ball_kind nh_ball_model_kind(const nh_model *model);
 /* The parameters a ball/disk/flight model was built from (NULL for other models). */
 NH_API const nh_ball_params *nh_ball_model_params(const nh_model *model);
@@ -153,8 +159,13 @@ NH_API int nh_ball_evaluate(const nh_model *model, double t, const double *x, nh
 
 /* The DAE form (paper eqs. 6.5-6.6) of the ball: Mdae x' = G(t, x) with Mdae = diag(1 (2n),
  * 0, 1 (8)) (the scalar part of q is algebraic: its row is |q|^2 - 1). mdiag (Nullable):
- * the diagonal of Mdae (2n + 9). Its index-1 structure degenerates where q0 = 0 (spec 7.8),
- * so nholo integrates the ODE form; this evaluates the DAE residual for checks. */
+ * the diagonal of Mdae (2n + 9). nh_ball_dae_rhs evaluates G (of a ball or DAE model).
+ * nh_ball_dae_create builds the DAE as a runnable model in its state-space form: the same
+ * state as the ball, q0 = sigma sqrt(1 - |q_vec|^2) solved from the constraint (sigma: the
+ * branch of the last step), the other rows integrated. Its index-1 structure degenerates
+ * where q0 = 0 (spec 7.8): the branch cannot change there and the DAE solution leaves the
+ * ODE's (t = 9.2066 in the ball example), so the ODE form (nh_ball_create) is the reference. */
+NH_API nh_model *nh_ball_dae_create(const nh_ball_params *p, char *msg, size_t msg_size);
 NH_API int nh_ball_dae_rhs(const nh_model *ball, double t, const double *x, double *G,
                            double *mdiag);
 

@@ -435,13 +435,23 @@ static int flight_core(const ball_data *d, const kin *k, const double Om[3], dou
 /* ---- state layout ------------------------------------------------------------------------ */
 
 /* offsets: theta 0, thd n, then q (ball, flight) or phi (disk) at 2n */
+/* the orientation quaternion of a state: the state's own, or for the DAE form the algebraic
+ * q0 = sigma sqrt(1 - |q_vec|^2) (sigma: the sign of the q0 slot) with q_vec; 0 when |q_vec| > 1 */
+static void state_quat(const ball_data *d, const double *x, double q[4]) {
+  const double *qs = x + 2 * d->p.n;
+  memcpy(q, qs, 4 * sizeof(double));
+  if (d->kind == NH_BALL_DAE) q[0] = copysign(sqrt(fmax(0.0, 1.0 - (q[1] * q[1] + q[2] * q[2] + q[3] * q[3]))), qs[0]);
+}
+
 static void state_rot(const ball_data *d, const double *x, double L[9], double Om[3]) {
   const int n = d->p.n;
   if (d->kind == NH_BALL_DISK) {
     disk_rot(x[2 * n], L);
     Om[0] = 0.0, Om[1] = -x[2 * n + 1], Om[2] = 0.0;
   } else {
-    quat_rot(x + 2 * n, L);
+    double q[4];
+    state_quat(d, x, q);
+    quat_rot(q, L);
     memcpy(Om, x + 2 * n + 4, 3 * sizeof(double));
   }
 }
@@ -511,6 +521,35 @@ static int flight_rhs(double t, const double *x, double *xd, void *user) {
   return 0;
 }
 
+/* The DAE form (6.5) in its state-space form (Hairer & Wanner VII.1): q0 is algebraic, taken
+ * from 0 = |q|^2 - 1 as q0 = sigma sqrt(1 - |q_vec|^2) with sigma the sign of the q0 slot (the
+ * branch of the last accepted step) wherever it is used (state_quat); the slot has no
+ * differential equation (rate 0) and the projection re-solves it after each step. Where |q_vec| reaches 1 (q0 = 0) the implicit
+ * function theorem fails and the branch cannot change: the formulation breaks down (spec 7.8). */
+static int dae_rhs(double t, const double *x, double *xd, void *user) {
+  const int n = data_of(user)->p.n;
+  double xs[2 * NH_BALL_MAX_MASSES + 9];
+  const double *qv = x + 2 * n + 1, u = 1.0 - (qv[0] * qv[0] + qv[1] * qv[1] + qv[2] * qv[2]);
+  if (!(u >= 0.0)) return 1; /* outside the constraint's domain: a smaller step */
+  memcpy(xs, x, (size_t)(2 * n + 9) * sizeof(double));
+  xs[2 * n] = copysign(sqrt(u), x[2 * n]);
+  int rc = ball_rhs(t, xs, xd, user);
+  xd[2 * n] = 0.0;
+  return rc;
+}
+
+static int dae_project(double *x, void *user) {
+  double *q = x + 2 * data_of(user)->p.n, u = 1.0 - (q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (u >= 0.0) {
+    q[0] = copysign(sqrt(u), q[0]);
+    return 0;
+  }
+  double s = sqrt(1.0 - u); /* |q_vec| > 1: the nearest point of the constraint */
+  for (int c = 1; c < 4; c++) q[c] /= s;
+  q[0] = copysign(0.0, q[0]);
+  return 0;
+}
+
 /* ---- evaluation of everything at one state ------------------------------------------------ */
 
 static int evaluate(const ball_data *d, double t, const double *x, nh_ball_eval *o) {
@@ -527,6 +566,7 @@ static int evaluate(const ball_data *d, double t, const double *x, nh_ball_eval 
   double zgc_d[3] = {0, 0, 0}; /* flight: z_GC' */
   switch (d->kind) {
   case NH_BALL_ROLLING:
+  case NH_BALL_DAE:
     if ((rc = rolling_core(d, &k, Om, o->Omd, &o->N, o->fvec))) return rc;
     o->z_gc[0] = x[2 * n + 7], o->z_gc[1] = x[2 * n + 8];
     break;
@@ -552,7 +592,9 @@ static int evaluate(const ball_data *d, double t, const double *x, nh_ball_eval 
   if (d->kind == NH_BALL_DISK) {
     o->q[0] = cos(0.5 * x[2 * n]), o->q[2] = -sin(0.5 * x[2 * n]);
   } else {
-    const double *q = x + 2 * n, s = 1.0 / sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    double q[4];
+    state_quat(d, x, q);
+    const double s = 1.0 / sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     for (int c = 0; c < 4; c++) o->q[c] = q[c] * s;
   }
   // contact point, centre of mass, energy and actuator power
@@ -636,6 +678,7 @@ static int ball_project(double *x, void *user) {
 nh_ball_kind nh_ball_model_kind(const nh_model *m) {
   if (!m || m->form != NH_FORM_ODE) return NH_BALL_NONE;
   if (m->rhs == ball_rhs) return NH_BALL_ROLLING;
+  if (m->rhs == dae_rhs) return NH_BALL_DAE;
   if (m->rhs == disk_rhs) return NH_BALL_DISK;
   if (m->rhs == flight_rhs) return NH_BALL_FLIGHT;
   return NH_BALL_NONE;
@@ -703,15 +746,15 @@ static nh_model *build(const nh_ball_params *p, nh_ball_kind kind, char *msg, si
   nh_model_def md = nh_model_def_default();
   char mname[NH_MAX_NAME + 8];
   snprintf(mname, sizeof mname, "%s%s", p->name[0] ? p->name : kind == NH_BALL_DISK ? "rolling-disk" : "rolling-ball",
-           kind == NH_BALL_FLIGHT ? "-flight" : "");
+           kind == NH_BALL_FLIGHT ? "-flight" : kind == NH_BALL_DAE ? "-dae" : "");
   md.name = mname;
   md.form = NH_FORM_ODE;
   md.nx = nx;
   md.state_names = np;
   md.x0 = x0;
-  md.rhs = kind == NH_BALL_DISK ? disk_rhs : kind == NH_BALL_FLIGHT ? flight_rhs : ball_rhs;
+  md.rhs = kind == NH_BALL_DISK ? disk_rhs : kind == NH_BALL_FLIGHT ? flight_rhs : kind == NH_BALL_DAE ? dae_rhs : ball_rhs;
   md.energy = ball_energy;
-  md.project = kind == NH_BALL_DISK ? NULL : ball_project;
+  md.project = kind == NH_BALL_DISK ? NULL : kind == NH_BALL_DAE ? dae_project : ball_project;
   if (kind == NH_BALL_FLIGHT) {
     md.nmon = 1, md.monitors = &touch, md.monitor = flight_monitor;
   } else {
@@ -734,6 +777,9 @@ static nh_model *build(const nh_ball_params *p, nh_ball_kind kind, char *msg, si
 nh_model *nh_ball_create(const nh_ball_params *p, char *msg, size_t size) {
   return build(p, NH_BALL_ROLLING, msg, size);
 }
+nh_model *nh_ball_dae_create(const nh_ball_params *p, char *msg, size_t size) {
+  return build(p, NH_BALL_DAE, msg, size);
+}
 nh_model *nh_disk_create(const nh_ball_params *p, char *msg, size_t size) {
   return build(p, NH_BALL_DISK, msg, size);
 }
@@ -742,7 +788,8 @@ nh_model *nh_ball_flight_create(const nh_ball_params *p, char *msg, size_t size)
 }
 
 int nh_ball_flight_state(const nh_model *ball, double t, const double *x, double *xf, double *z_acc) {
-  if (nh_ball_model_kind(ball) != NH_BALL_ROLLING || !x || !xf) return NH_ERR_ARG;
+  const nh_ball_kind kind = nh_ball_model_kind(ball);
+  if ((kind != NH_BALL_ROLLING && kind != NH_BALL_DAE) || !x || !xf) return NH_ERR_ARG;
   const ball_data *d = data_of(ball->user);
   const int n = d->p.n;
   double L[9], Om[3], v[3], rG[3], vs[3];
@@ -765,7 +812,8 @@ int nh_ball_flight_state(const nh_model *ball, double t, const double *x, double
 }
 
 int nh_ball_dae_rhs(const nh_model *ball, double t, const double *x, double *G, double *mdiag) {
-  if (nh_ball_model_kind(ball) != NH_BALL_ROLLING || !x || !G) return NH_ERR_ARG;
+  const nh_ball_kind kind = nh_ball_model_kind(ball);
+  if ((kind != NH_BALL_ROLLING && kind != NH_BALL_DAE) || !x || !G) return NH_ERR_ARG;
   const int n = data_of(ball->user)->p.n, nx = 2 * n + 9;
   // the ODE's right side, with the q0 row replaced by the constraint |q|^2 - 1 (6.5)
   if (ball_rhs(t, x, G, ball->user) != 0) return NH_ERR_CALLBACK;
