@@ -138,15 +138,16 @@ static int write_csv(const char *path, const ball_run *r, double sample, char *m
   const nh_model *m = r->model;
   fputs("t", out.fp);
   for (int i = 0; i < m->nx; i++) fprintf(out.fp, ",%s", m->state_names[i]);
-  fputs(",N,friction_x,friction_y,friction,friction_over_N,energy,power,x_cp,y_cp,cm_x,cm_y,cm_z\n", out.fp);
-  double next = sample;
+  fputs(",N,friction_x,friction_y,friction,friction_over_N,min_mu_so_far,energy,power,x_cp,y_cp,cm_x,cm_y,cm_z\n", out.fp);
+  double next = sample, run_max = 0.0; /* the running max of f_s/N over every tracked sample */
   for (long k = 0; k < r->n; k++) {
-    if (!keep_sample(r, k, sample, &next)) continue;
     const nh_ball_eval *e = &r->ev[k];
+    run_max = e->N > 0 && run_max == run_max ? fmax(run_max, e->ratio) : NAN;
+    if (!keep_sample(r, k, sample, &next)) continue;
     fprintf(out.fp, "%.17g", r->t[k]);
     for (int i = 0; i < m->nx; i++) fprintf(out.fp, ",%.17g", r->x[(size_t)k * m->nx + i]);
-    fprintf(out.fp, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", e->N,
-            e->fvec[0], e->fvec[1], e->fs, e->N > 0 ? e->ratio : NAN, e->energy, e->power, e->z_cp[0],
+    fprintf(out.fp, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", e->N,
+            e->fvec[0], e->fvec[1], e->fs, e->N > 0 ? e->ratio : NAN, run_max, e->energy, e->power, e->z_cp[0],
             e->z_cp[1], e->cm_space[0], e->cm_space[1], e->cm_space[2]);
   }
   if (ferror(out.fp)) {
@@ -227,6 +228,12 @@ static void print_json(const nh_sim *sim, const ball_run *r, const char *method,
     json_num(ev.N);
     printf(", \"friction\": ");
     json_num(ev.fs);
+    // at a detachment: the free flight's initial vertical acceleration (< 0: no lift-off)
+    double xf[2 * NH_BALL_MAX_MASSES + 13], zacc;
+    if (what[0] == 'd' && nh_ball_flight_state(m, e.t, e.x, xf, &zacc) == NH_OK) {
+      printf(", \"flight_z_acceleration\": ");
+      json_num(zacc);
+    }
     printf("}");
   }
   printf("], \"final\": {");
@@ -302,7 +309,8 @@ static void ball_help(void) {
          "  --on-slip stop|report     at f_s = MU N (default report)\n"
          "  --set NAME=VALUE      override r, g, m0, m1.., theta1.., theta1_dot.., mu; repeatable\n"
          "  --out FILE            CSV: t, state, N, friction_x, friction_y, friction, friction_over_N,\n"
-         "                        energy, power, contact point x_cp, y_cp, centre of mass cm_x, cm_y, cm_z\n"
+         "                        min_mu_so_far (running max of f_s/N), energy, power, contact point\n"
+         "                        x_cp, y_cp, centre of mass cm_x, cm_y, cm_z\n"
          "  --events FILE         CSV of the detachment/slip events\n"
          "  --plot FILE           N, f_s and f_s/N against t (.png, .svg, .pdf)\n"
          "  --json                JSON summary: min_mu_static, t_min_mu_static, min_normal_force,\n"

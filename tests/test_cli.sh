@@ -72,13 +72,15 @@ grep -q "rolling-ball-detach" "$T/l" && ok "list shows the rolling ball" || bad 
   && ok "run rolling-disk: min mu .2951" || bad "run rolling-disk: $(cat "$T/err" "$T/jd")"
 head -1 "$T/d.csv" | grep -q "^t,theta1,.*,phi,phi_dot,N,friction_x,friction_y,friction,friction_over_N," \
   && [ "$(wc -l <"$T/d.csv")" -eq 202 ] \
-  && awk -F, 'NR > 1 && !($12 > 4.4 && $16 < 0.296) { bad = 1 } END { exit bad }' "$T/d.csv" \
+  && awk -F, 'NR == 1 { next } !($12 > 4.4 && $16 < 0.296 && $17 >= $16 && $17 >= prev) { bad = 1 } { prev = $17 } END { exit bad }' "$T/d.csv" \
+  && tail -1 "$T/d.csv" | cut -d, -f17 | grep -q '^0.29509' \
   && ok "rolling-disk CSV: 201 samples of N and f_s/N" || bad "rolling-disk CSV: $(head -2 "$T/d.csv")"
 "$NHOLO" run rolling-ball --json >"$T/jb" 2>"$T/err" && grep -q '"min_mu_static": 0.1905' "$T/jb" \
   && ok "run rolling-ball: min mu .19" || bad "run rolling-ball: $(cat "$T/err" "$T/jb")"
 "$NHOLO" run rolling-ball-detach --json --events "$T/ev.csv" >"$T/jx" 2>"$T/err" \
   && grep -q '"status": "NH_EVENT_STOP"' "$T/jx" && grep -q '"kind": "detachment"' "$T/jx" \
   && grep -q '"t_end": 3.6095007' "$T/jx" && grep -q "^0,3.6095007[0-9]*,normal_force,falling,1," "$T/ev.csv" \
+  && grep -q '"flight_z_acceleration": -1.90' "$T/jx" \
   && ok "run rolling-ball-detach: stops at N = 0, t = 3.6095" || bad "detach: $(cat "$T/err" "$T/jx")"
 "$NHOLO" run rolling-ball-detach --on-detach report --t-end 4 --json >"$T/jr" 2>"$T/err" \
   && grep -q '"status": "NH_OK"' "$T/jr" && grep -q '"stopped": false' "$T/jr" \
