@@ -13,6 +13,11 @@
 /* f_s / N and N are tracked on this grid (s) whatever the output sampling: the paper's
  * minimum friction coefficients are maxima over time, resolved to ~1e-7 by it */
 #define BALL_STATS_DT 1e-3
+/* the reference runs: the paper's horizon and tolerance (spec 004 sec. 3.3, 8) */
+#define BALL_T_END 20.0
+#define BALL_TOL 1e-12
+/* a sample within this fraction of the output interval of its grid time is on the grid */
+#define BALL_GRID_SLACK 1e-9
 
 /* ---- the models ------------------------------------------------------------------------- */
 
@@ -124,8 +129,8 @@ static int ball_simulate(const nh_model *model, const nh_method *method, double 
  * starts, ends and events always) */
 static int keep_sample(const ball_run *r, long k, double sample, double *next) {
   if (k == 0 || k == r->n - 1 || r->kind[k] == NH_SAMPLE_EVENT || sample <= BALL_STATS_DT) return 1;
-  if (r->t[k] >= *next - 1e-9 * sample) {
-    *next = (floor(r->t[k] / sample + 1e-9) + 1.0) * sample;
+  if (r->t[k] >= *next - BALL_GRID_SLACK * sample) {
+    *next = (floor(r->t[k] / sample + BALL_GRID_SLACK) + 1.0) * sample;
     return 1;
   }
   return 0;
@@ -402,7 +407,7 @@ int cmd_run_ball(int argc, char **argv) {
     }
   ball_opts o;
   memset(&o, 0, sizeof o);
-  o.t_end = 20.0, o.dt = 1e-3, o.rtol = 1e-12, o.atol = 1e-12, o.sample = 0.01;
+  o.t_end = BALL_T_END, o.dt = 1e-3, o.rtol = BALL_TOL, o.atol = BALL_TOL, o.sample = 0.01;
   o.on_detach = -1, o.on_slip = -1;
   int rc = parse_ball_opts(argc, argv, &o);
   if (rc) return rc;
@@ -560,7 +565,7 @@ static int fig_run(const char *path, int fig, char *msg, size_t size) {
   if (!m) return NH_ERR_ARG;
   ball_run r;
   nh_sim *sim = NULL;
-  int st = ball_simulate(m, nh_method_find("dopri5"), 1e-3, 1e-12, 1e-12, 20.0, &r, &sim, msg, size);
+  int st = ball_simulate(m, nh_method_find("dopri5"), 1e-3, BALL_TOL, BALL_TOL, BALL_T_END, &r, &sim, msg, size);
   if (!sim || st < 0 || r.failed) {
     if (sim) snprintf(msg, size, "%s", nh_sim_message(sim));
     nh_sim_destroy(sim), ball_run_free(&r), nh_model_destroy(m);

@@ -40,6 +40,8 @@
 #define BALL_UNIT_TOL 1e-9
 /* relative asymmetry of I above this is an error */
 #define BALL_SYM_TOL 1e-12
+/* max |B B^T - Id| of a circle rail's basis (a rotation given to 10 digits passes) */
+#define BALL_BASIS_TOL 1e-9
 /* a callback rail is sampled at this many parameter values for the inside-the-ball check */
 #define BALL_RAIL_SAMPLES 64
 /* |zeta| may exceed r by this relative amount (round-off of a mass on the shell) */
@@ -274,7 +276,7 @@ int nh_ball_params_check(const nh_ball_params *p, char *msg, size_t size) {
       double BtB[9];
       nh_la_gemm_nt(3, 3, 3, p->rail_basis[i], p->rail_basis[i], BtB);
       for (int k = 0; k < 9; k++)
-        if (!(fabs(BtB[k] - (k % 4 == 0 ? 1.0 : 0.0)) <= 1e-9)) {
+        if (!(fabs(BtB[k] - (k % 4 == 0 ? 1.0 : 0.0)) <= BALL_BASIS_TOL)) {
           nh_set_msg(msg, size, "rail of m%d: basis is not orthonormal", i + 1);
           return NH_ERR_ARG;
         }
