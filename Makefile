@@ -31,6 +31,7 @@ check: build
 bench: build
 	./$(BUILD)/bench/bench_penny
 	./$(BUILD)/bench/bench_modelfile
+	./$(BUILD)/bench/bench_ball
 
 figures: build
 	./$(BUILD)/nholo figure all --out-dir out/figures

@@ -64,6 +64,64 @@ fi
 "$NHOLO" figure penny-fig5 --members 6 --times 1,2 --out "$T/f5.png" >"$T/f5" 2>"$T/err" && [ -s "$T/f5.png" ] \
   && grep -q "rms spread" "$T/f5" && ok "figure penny-fig5 (small ensemble)" || bad "figure penny-fig5: $(cat "$T/err")"
 
+# ---- the rolling ball and disk (Putkaradze & Rogers) --------------------------------------
+grep -q "rolling-ball-detach" "$T/l" && ok "list shows the rolling ball" || bad "list: no rolling ball"
+"$NHOLO" run rolling-disk --json --sample 0.1 --out "$T/d.csv" >"$T/jd" 2>"$T/err" \
+  && grep -q '"min_mu_static": 0.29509' "$T/jd" && grep -q '"t_min_mu_static": 19.39' "$T/jd" \
+  && grep -q '"min_normal_force": 4.4022' "$T/jd" && grep -q '"detached": false' "$T/jd" \
+  && ok "run rolling-disk: min mu .2951" || bad "run rolling-disk: $(cat "$T/err" "$T/jd")"
+head -1 "$T/d.csv" | grep -q "^t,theta1,.*,phi,phi_dot,N,friction_x,friction_y,friction,friction_over_N," \
+  && [ "$(wc -l <"$T/d.csv")" -eq 202 ] \
+  && awk -F, 'NR == 1 { next } !($12 > 4.4 && $16 < 0.296 && $17 >= $16 && $17 >= prev) { bad = 1 } { prev = $17 } END { exit bad }' "$T/d.csv" \
+  && tail -1 "$T/d.csv" | cut -d, -f17 | grep -q '^0.29509' \
+  && ok "rolling-disk CSV: 201 samples of N and f_s/N" || bad "rolling-disk CSV: $(head -2 "$T/d.csv")"
+"$NHOLO" run rolling-ball --json >"$T/jb" 2>"$T/err" && grep -q '"min_mu_static": 0.1905' "$T/jb" \
+  && ok "run rolling-ball: min mu .19" || bad "run rolling-ball: $(cat "$T/err" "$T/jb")"
+"$NHOLO" run rolling-ball-detach --json --events "$T/ev.csv" >"$T/jx" 2>"$T/err" \
+  && grep -q '"status": "NH_EVENT_STOP"' "$T/jx" && grep -q '"kind": "detachment"' "$T/jx" \
+  && grep -q '"t_end": 3.6095007' "$T/jx" && grep -q "^0,3.6095007[0-9]*,normal_force,falling,1," "$T/ev.csv" \
+  && grep -q '"flight_z_acceleration": -1.90' "$T/jx" \
+  && ok "run rolling-ball-detach: stops at N = 0, t = 3.6095" || bad "detach: $(cat "$T/err" "$T/jx")"
+"$NHOLO" run rolling-ball-detach --on-detach report --t-end 4 --json >"$T/jr" 2>"$T/err" \
+  && grep -q '"status": "NH_OK"' "$T/jr" && grep -q '"stopped": false' "$T/jr" \
+  && ok "--on-detach report continues" || bad "--on-detach report: $(cat "$T/err" "$T/jr")"
+"$NHOLO" run rolling-ball --mu 0.17 --on-slip stop --json >"$T/js" 2>"$T/err" \
+  && grep -q '"kind": "slip"' "$T/js" && grep -q '"status": "NH_EVENT_STOP"' "$T/js" \
+  && ok "--mu 0.17: slip event stops the run" || bad "slip: $(cat "$T/err" "$T/js")"
+"$NHOLO" run rolling-ball --method rk4 --dt 0.01 --set m1=0.5 --json >"$T/jk" 2>"$T/err" \
+  && grep -q '"method": "rk4"' "$T/jk" && ok "rk4 with --set" || bad "rk4: $(cat "$T/err")"
+"$NHOLO" run rolling-ball --form dae --json >"$T/jdae" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q '"status": "NH_ERR_STEP_UNDERFLOW"' "$T/jdae" && grep -q '"t_end": 9.2066' "$T/jdae" \
+  && ok "--form dae stops where q0 = 0 (t = 9.2066)" || bad "--form dae (exit $rc): $(cat "$T/err" "$T/jdae")"
+cat >"$T/w.ball" <<'BALL'
+disk wheel   # a disk with one pendulum mass
+mass m0 = 2
+inertia = 1, 0.5, 1
+mass m1 = 0.3
+rail m1: 0.5*cos(s), 0, 0.5*sin(s)
+trajectory m1: 0.3*sin(t)
+BALL
+"$NHOLO" run "$T/w.ball" --t-end 2 --json >"$T/jw" 2>"$T/err" && grep -q '"model": "wheel"' "$T/jw" \
+  && ok "run FILE.ball" || bad "run FILE.ball: $(cat "$T/err" "$T/jw")"
+"$NHOLO" figure ball-fig5.4 --out "$T/f54.png" >"$T/f" 2>"$T/err" && [ -s "$T/f54.png" ] && grep -q "min mu 0.2950972" "$T/f" \
+  && ok "figure ball-fig5.4" || bad "figure ball-fig5.4: $(cat "$T/err")"
+printf 'ball b\nmass m0 = 1\ninertia = 1, 1, 1\ninitial q = 1, 0, 0.1, 0\n' >"$T/q.ball"
+printf 'ball b\nmass m0 = 1\ninertia = 1, -1, 1\n' >"$T/i.ball"
+printf 'ball b\nmass m0 = 1\ninertia = 1, 1, 1 +\n' >"$T/s.ball"
+expect_usage "ball: negative mass" run rolling-ball --set m1=-1 --out "$T/o/x.csv"
+expect_usage "ball: zero radius" run rolling-ball --set r=0 --out "$T/o/x.csv"
+expect_usage "ball: unknown parameter" run rolling-ball --set zz=1 --out "$T/o/x.csv"
+expect_usage "ball: exact method" run rolling-ball --method exact --out "$T/o/x.csv"
+expect_usage "ball: bad --on-detach" run rolling-ball --on-detach maybe --out "$T/o/x.csv"
+expect_usage "disk: no DAE form" run rolling-disk --form dae --out "$T/o/x.csv"
+expect_usage "ball: non-unit quaternion" run "$T/q.ball" --out "$T/o/x.csv"
+expect_usage "ball: inertia not positive definite" run "$T/i.ball" --out "$T/o/x.csv"
+expect_usage "ball: syntax error" run "$T/s.ball" --out "$T/o/x.csv"
+expect_usage "ball: missing file" run "$T/none.ball" --out "$T/o/x.csv"
+expect_usage "ball: unwritable output" run rolling-ball --out /nonexistent-dir/x.csv --events "$T/o/e.csv"
+expect_usage "ball: same file twice" run rolling-ball --out "$T/o/x.csv" --events "$T/o/x.csv"
+
 # ---- bad input ---------------------------------------------------------------------------
 expect_usage "no command"
 expect_usage "unknown command" frobnicate

@@ -950,3 +950,106 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
   free(E);
   return figure_end(&fig, msg, msg_size);
 }
+
+/* ---- a grid of panels of curves ------------------------------------------------------------ */
+
+int nh_plot_panels(const char *path, int nrows, int ncols, int npanels, const nh_plot_panel *panels,
+                   const char *title, char *msg, size_t msg_size) {
+  if (!path || !panels || nrows < 1 || ncols < 1 || npanels < 1 || npanels > nrows * ncols) {
+    nh_set_msg(msg, msg_size, "plot: bad panel layout");
+    return NH_ERR_ARG;
+  }
+  const double panel_w = 560.0, panel_h = 430.0, head = 70.0;
+  const int width = (int)(ncols * panel_w), height = (int)(head + nrows * panel_h);
+  figure fig;
+  int st = figure_begin(&fig, path, width, height, msg, msg_size);
+  if (st != NH_OK) return st;
+  const int ncol_series = (int)(sizeof series_colors / sizeof series_colors[0]);
+  for (int p = 0; p < npanels; p++) {
+    const nh_plot_panel *pn = &panels[p];
+    const int row = p / ncols, col = p % ncols;
+    // the panel's viewport in page fractions (margins for tick labels and axis labels)
+    double px0 = col * panel_w + 95.0, px1 = (col + 1) * panel_w - 25.0;
+    double py1 = head + row * panel_h + 40.0, py0 = head + (row + 1) * panel_h - 70.0;
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+    for (int c = 0; c < pn->ncurves; c++)
+      for (long k = 0; k < pn->curves[c].n; k++) {
+        double x = pn->curves[c].x[k], y = pn->curves[c].y[k];
+        if (!plottable(x) || !plottable(y)) continue;
+        x0 = fmin(x0, x), x1 = fmax(x1, x), y0 = fmin(y0, y), y1 = fmax(y1, y);
+      }
+    if (plottable(pn->hline)) y0 = fmin(y0, pn->hline), y1 = fmax(y1, pn->hline);
+    if (!(x0 <= x1)) x0 = 0.0, x1 = 1.0;
+    if (!(y0 <= y1)) y0 = 0.0, y1 = 1.0;
+    widen(&x0, &x1, 1e-9);
+    widen(&y0, &y1, 1e-9);
+    double mx = 0.04 * (x1 - x0), my = 0.06 * (y1 - y0);
+    x0 -= mx, x1 += mx, y0 -= my, y1 += my;
+    if (pn->equal_aspect) { /* stretch the shorter range to the viewport's aspect */
+      double vw = px1 - px0, vh = py0 - py1, sx = (x1 - x0) / vw, sy = (y1 - y0) / vh;
+      if (sx > sy) {
+        double c = 0.5 * (y0 + y1);
+        y0 = c - 0.5 * sx * vh, y1 = c + 0.5 * sx * vh;
+      } else {
+        double c = 0.5 * (x0 + x1);
+        x0 = c - 0.5 * sy * vw, x1 = c + 0.5 * sy * vw;
+      }
+    }
+    plvpor(px0 / width, px1 / width, 1.0 - py0 / height, 1.0 - py1 / height);
+    plwind(x0, x1, y0, y1);
+    plschr(0.0, 0.9);
+    plcol0(C_GRID);
+    draw_box("g", "g", x0, x1, y0, y1, 5.0, 5.0);
+    if (plottable(pn->hline)) {
+      plcol0(C_MUTED);
+      pllsty(2);
+      pljoin(x0, pn->hline, x1, pn->hline);
+      pllsty(1);
+    }
+    for (int c = 0; c < pn->ncurves; c++) {
+      const nh_plot_curve *cv = &pn->curves[c];
+      plcol0(series_colors[c % ncol_series]);
+      if (cv->style == 1) {
+        for (long k = 0; k < cv->n; k++)
+          if (plottable(cv->x[k]) && plottable(cv->y[k])) draw_dot(cv->x[k], cv->y[k], 0.5);
+        continue;
+      }
+      if (cv->style == 2) pllsty(2);
+      plwidth(1.6);
+      draw_line(cv->n, cv->x, 1, cv->y, 1);
+      plwidth(1.0);
+      pllsty(1);
+    }
+    plcol0(C_FG);
+    draw_box("bcnst", "bcnstv", x0, x1, y0, y1, 5.0, 5.0);
+    char buf[256];
+    plschr(0.0, 1.05);
+    if (pn->xlabel) plmtex("b", 2.8, 0.5, 0.5, pn->xlabel);
+    if (pn->ylabel) plmtex("l", 4.6, 0.5, 0.5, pn->ylabel);
+    if (pn->title) {
+      pl_text(buf, sizeof buf, pn->title);
+      plmtex("t", 1.2, 0.5, 0.5, buf);
+    }
+    // legend: labels in the curves' colours, top left inside the frame
+    plschr(0.0, 0.8);
+    int line = 0;
+    for (int c = 0; c < pn->ncurves; c++) {
+      if (!pn->curves[c].label) continue;
+      pl_text(buf, sizeof buf, pn->curves[c].label);
+      plcol0(series_colors[c % ncol_series]);
+      plmtex("t", -1.5 - 1.3 * line++, 0.02, 0.0, buf);
+    }
+    plschr(0.0, 1.0);
+  }
+  if (title) {
+    char tbuf[400];
+    plvpor(0.0, 1.0, 0.0, 1.0);
+    plwind(0.0, 1.0, 0.0, 1.0);
+    plcol0(C_FG);
+    plschr(0.0, 1.3);
+    pl_text(tbuf, sizeof tbuf, title);
+    plptex(0.5, 1.0 - 40.0 / height, 1.0, 0.0, 0.5, tbuf);
+    plschr(0.0, 1.0);
+  }
+  return figure_end(&fig, msg, msg_size);
+}

@@ -3,6 +3,9 @@
 
 static const nh_builtin builtins[] = {
     {"penny", "vertical rolling disk bouncing inside an elliptical table (Clark & Bloch)"},
+    {"rolling-disk", "disk rolled by 4 internal masses on circles (Putkaradze & Rogers sec. 5)"},
+    {"rolling-ball", "ball rolled by 3 internal masses on tilted circles (Putkaradze & Rogers sec. 6)"},
+    {"rolling-ball-detach", "that ball with m3 = 60: the normal force vanishes (Fig. 6.4)"},
 };
 
 int nh_builtin_count(void) { return (int)(sizeof builtins / sizeof builtins[0]); }
