@@ -66,11 +66,13 @@ void nh_la_transpose(int m, int n, const double *A, double *B) {
 
 /* ---- Cholesky A = L L^T ------------------------------------------------------------ */
 
-/* is the strict lower triangle of A (n x n) zero? (A diagonal, as far as Cholesky reads it) */
-static int lower_is_zero(int n, const double *A) {
-  for (int i = 1; i < n; i++)
+int nh_la_lower_zero(int n, const double *A) {
+  const double *row = A;
+  for (int i = 1; i < n; i++) {
+    row += n;
     for (int j = 0; j < i; j++)
-      if (A[(size_t)i * n + j] != 0.0) return 0;
+      if (row[j] != 0.0) return 0;
+  }
   return 1;
 }
 
@@ -83,7 +85,7 @@ int nh_la_chol(int n, double *A, double tol, int *rank) {
   int r = 0;
 
   /* diagonal A (a common mass matrix): the sweep below reduces to L_jj = sqrt(A_jj) */
-  if (lower_is_zero(n, A)) {
+  if (nh_la_lower_zero(n, A)) {
     for (int j = 0; j < n; j++) {
       double d = A[(size_t)j * n + j];
       if (!(d > thr) || !(d > 0.0)) {
@@ -120,8 +122,8 @@ int nh_la_chol(int n, double *A, double tol, int *rank) {
 
 void nh_la_chol_solve(int n, const double *L, double *b) {
   /* diagonal L: both sweeps divide by L_ii (the same roundings as the general sweeps) */
-  if (lower_is_zero(n, L)) {
-    for (int i = 0; i < n; i++) b[i] = b[i] / L[(size_t)i * n + i] / L[(size_t)i * n + i];
+  if (nh_la_lower_zero(n, L)) {
+    nh_la_diag_solve(n, L, b);
     return;
   }
   /* forward: L y = b */
