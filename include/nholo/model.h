@@ -152,6 +152,15 @@ typedef struct nh_model_def {
   nh_constraint_deriv_fn constraint_deriv;
   nh_force_jac_fn force_jac;
 
+  /* Lie-group structure (optional; method "rdp" needs it). has_se2 = 1 declares that the
+   * coordinates se2[0], se2[1], se2[2] are (theta, x, y) of a planar pose g in SE(2) (x, y in
+   * the spatial frame) and that every other coordinate is a shape variable r. The model must
+   * then be left-invariant: with the group velocity in the body frame, xi = g^-1 g' =
+   * (theta', R(theta)^T (x', y')), the kinetic energy, the constraint rows and V depend on r
+   * only (the methods evaluate them at g = identity). Forces may depend on anything. */
+  int has_se2;
+  int se2[3];
+
   const void *user;  /* passed to every evaluator */
   size_t user_size;  /* > 0: copy user_size bytes of *user into the model and pass the copy */
   int internal_cookie; /* set by nh_model_def_default; do not touch */
@@ -182,6 +191,7 @@ typedef struct nh_model {
   nh_constraint_deriv_fn constraint_deriv;
   nh_force_jac_fn force_jac;
   unsigned exact_derivs; /* NH_DERIV_* bits of the derivatives the definition provided */
+  int has_se2, se2[3];   /* Lie-group structure, as in nh_model_def */
   void *user;
 } nh_model;
 

@@ -103,6 +103,7 @@ nh_sim_def nh_sim_def_default(void) {
   d.zeno_count = 100;
   d.constraint_tol = 1e-9;
   d.project_initial = 0;
+  d.opts = nh_method_opts_default();
   d.internal_cookie = NH_SIM_DEF_COOKIE;
   return d;
 }
@@ -135,6 +136,12 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
     snprintf(buf, sizeof buf, "zeno_interval must be >= 0 and zeno_count >= 1");
   else if (!(d->constraint_tol >= 0.0))
     snprintf(buf, sizeof buf, "constraint_tol must be >= 0");
+  else if ((int)d->opts.retraction < 0 || (int)d->opts.retraction > 2 || (int)d->opts.start < 0 ||
+           (int)d->opts.start > 2 || !(d->opts.alpha >= 0.0 && d->opts.alpha <= 1.0) ||
+           !(d->opts.newton_tol > 0.0) || d->opts.newton_max_iter < 1 || d->opts.dexp_order < 0 ||
+           d->opts.dexp_order > 2)
+    snprintf(buf, sizeof buf, "method options: retraction, start, alpha in [0, 1], newton_tol > 0 "
+                              "or newton_max_iter >= 1 out of range");
   if (buf[0]) {
     nh_set_msg(msg, size, "%s", buf);
     return 0;
@@ -194,6 +201,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->st.method = d.method;
   s->st.nx = (int)nx;
   s->st.rtol = d.rtol;
+  s->st.opts = d.opts;
   s->st.atol = d.atol;
   s->st.work = p;
   s->st.dyn = &s->dyn;
@@ -305,6 +313,9 @@ int nh_sim_set_state(nh_sim *s, double t, const double *q, const double *v) {
   s->stats.max_constraint_residual = status == NH_PROJECTED ? 0.0 : res;
   if (status == NH_PROJECTED) residual(s, s->x, &s->stats.max_constraint_residual);
   s->E_seg = s->stats.energy_initial;
+  s->st.restart = 1;
+  s->st.iters = 0, s->st.max_iters = 0, s->st.last_iters = 0;
+  s->st.last_res = 0.0, s->st.max_res = 0.0;
   s->nlog = 0;
   s->h = s->def.h;
   s->last_impact_t = -INFINITY;
@@ -596,7 +607,10 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   if (exact && s->model->predict) h = remaining; /* events are predicted exactly */
   if (s->def.h_max > 0.0 && h > s->def.h_max) h = s->def.h_max;
   int last = 0;
-  if (h >= remaining * (1.0 - 1e-12)) h = remaining, last = 1;
+  /* land on t_max; a remainder below 1e-9 h (round-off of t accumulated over fixed steps) is
+   * absorbed into this step rather than left as a tiny extra step (ill-conditioned for implicit
+   * methods) */
+  if (h >= remaining * (1.0 - 1e-12) || remaining - h < 1e-9 * h) h = remaining, last = 1;
 
   // exact flow with exact events: predict first, then step once, to the event or to h
   int gi = -1;
@@ -673,6 +687,11 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
   s->stats.steps++;
   s->stats.evals = s->st.evals;
+  s->stats.solver_iterations = s->st.iters;
+  s->stats.solver_max_iterations = s->st.max_iters;
+  s->stats.solver_last_iterations = s->st.last_iters;
+  s->stats.solver_last_residual = s->st.last_res;
+  s->stats.solver_max_residual = s->st.max_res;
 
   // monitors
   double E, res;

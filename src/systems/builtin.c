@@ -3,6 +3,8 @@
 
 static const nh_builtin builtins[] = {
     {"penny", "vertical rolling disk bouncing inside an elliptical table (Clark & Bloch)"},
+    {"sleigh", "Chaplygin sleigh on SE(2) (Kobilarov, Martin de Diego, Ferraro, sec. 6.1)"},
+    {"snakeboard", "snakeboard with rotor and steering torques (Kobilarov et al., sec. 6.2)"},
 };
 
 int nh_builtin_count(void) { return (int)(sizeof builtins / sizeof builtins[0]); }
