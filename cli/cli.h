@@ -25,4 +25,8 @@ int cli_penny_set(nh_penny_params *p, const char *name, double value);
 int cmd_run(int argc, char **argv);
 int cmd_figure(int argc, char **argv);
 
+/* The figures of "Simulating Nonholonomic Dynamics" (figures_nh.c), written to path. */
+int cli_fig_sleigh2(const char *path);
+int cli_fig_snakeboard4(const char *path);
+
 #endif

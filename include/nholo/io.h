@@ -78,6 +78,26 @@ NH_API int nh_plot_penny_ensemble(const char *path, double a, double b, int npan
 NH_API int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *traj,
                               const nh_sim *sim, const char *title, char *msg, size_t msg_size);
 
+/* A figure of side-by-side panels of labelled curves (the method comparisons of the papers).
+ * Each panel draws its curves (y against x) in distinct colours with a legend below; an
+ * equal_aspect panel keeps one unit the same length on both axes (paths in the plane). Non-
+ * finite points break a curve. Written atomically, like the plots above. */
+typedef struct nh_curve {
+  const char *label;
+  long n;
+  const double *x, *y;
+} nh_curve;
+
+typedef struct nh_panel {
+  const char *title, *xlabel, *ylabel;
+  int equal_aspect;
+  int ncurves; /* <= 8 */
+  const nh_curve *curves;
+} nh_panel;
+
+NH_API int nh_plot_panels(const char *path, const char *title, int npanels, const nh_panel *panels,
+                          char *msg, size_t msg_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -950,3 +950,98 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
   free(E);
   return figure_end(&fig, msg, msg_size);
 }
+
+/* ---- panels of labelled curves ------------------------------------------------------------ */
+
+int nh_plot_panels(const char *path, const char *title, int npanels, const nh_panel *panels,
+                   char *msg, size_t msg_size) {
+  if (!device_for(path, msg, msg_size)) return NH_ERR_ARG;
+  if (npanels < 1 || npanels > 4 || !panels) {
+    nh_set_msg(msg, msg_size, "nh_plot_panels: need 1 to 4 panels");
+    return NH_ERR_ARG;
+  }
+  for (int p = 0; p < npanels; p++) {
+    if (panels[p].ncurves < 0 || panels[p].ncurves > 8 || (panels[p].ncurves > 0 && !panels[p].curves)) {
+      nh_set_msg(msg, msg_size, "nh_plot_panels: panel %d needs 0 to 8 curves", p + 1);
+      return NH_ERR_ARG;
+    }
+    for (int c = 0; c < panels[p].ncurves; c++) {
+      const nh_curve *cv = &panels[p].curves[c];
+      if (cv->n < 0 || (cv->n > 0 && (!cv->x || !cv->y))) {
+        nh_set_msg(msg, msg_size, "nh_plot_panels: curve %d of panel %d has no points", c + 1, p + 1);
+        return NH_ERR_ARG;
+      }
+    }
+  }
+  const double cell_w = 620.0, cell_h = 560.0, head = title ? 70.0 : 20.0, foot = 120.0;
+  int width = (int)(npanels * cell_w + 20.0), height = (int)(cell_h + head + foot);
+  figure fig;
+  int st = figure_begin(&fig, path, width, height, msg, msg_size);
+  if (st != NH_OK) return st;
+  char tbuf[400];
+  for (int p = 0; p < npanels; p++) {
+    const nh_panel *pn = &panels[p];
+    bounds bd = {DBL_MAX, -DBL_MAX, DBL_MAX, -DBL_MAX};
+    for (int c = 0; c < pn->ncurves; c++)
+      for (long k = 0; k < pn->curves[c].n; k++)
+        if (plottable(pn->curves[c].x[k]) && plottable(pn->curves[c].y[k]))
+          bounds_add(&bd, pn->curves[c].x[k], pn->curves[c].y[k]);
+    if (bd.xmin > bd.xmax) bd.xmin = -1, bd.xmax = 1, bd.ymin = -1, bd.ymax = 1;
+    widen(&bd.xmin, &bd.xmax, 1e-9);
+    widen(&bd.ymin, &bd.ymax, pn->equal_aspect ? 1e-9 : 1e-6);
+    if (pn->equal_aspect) {
+      bounds_pad(&bd, 0.05);
+    } else { /* each axis on its own */
+      double px = 0.04 * (bd.xmax - bd.xmin), py = 0.06 * (bd.ymax - bd.ymin);
+      bd.xmin -= px, bd.xmax += px, bd.ymin -= py, bd.ymax += py;
+    }
+    double x0 = (10.0 + p * cell_w + 95.0) / width, x1 = (10.0 + (p + 1) * cell_w - 20.0) / width;
+    double y0 = (foot + 60.0) / height, y1 = 1.0 - (head + 40.0) / height;
+    if (pn->equal_aspect)
+      plvpas(x0, x1, y0, y1, (bd.ymax - bd.ymin) / (bd.xmax - bd.xmin));
+    else
+      plvpor(x0, x1, y0, y1);
+    plwind(bd.xmin, bd.xmax, bd.ymin, bd.ymax);
+    double pvx0, pvx1, pvy0, pvy1;
+    viewport_px(width, height, &pvx0, &pvx1, &pvy0, &pvy1);
+    double xint = fit_intervals(bd.xmin, bd.xmax, 5.0, pvx1 - pvx0, 0.9);
+    plschr(0.0, 0.9);
+    plcol0(C_GRID);
+    draw_box("g", "g", bd.xmin, bd.xmax, bd.ymin, bd.ymax, xint, 5.0);
+    for (int c = 0; c < pn->ncurves; c++) {
+      plcol0(c == 0 ? C_FG : series_colors[(c - 1) % (int)(sizeof series_colors / sizeof series_colors[0])]);
+      plwidth(c == 0 ? 2.6 : 1.6);
+      draw_line(pn->curves[c].n, pn->curves[c].x, 1, pn->curves[c].y, 1);
+    }
+    plwidth(1.0);
+    plcol0(C_FG);
+    draw_box("bcnst", "bcnstv", bd.xmin, bd.xmax, bd.ymin, bd.ymax, xint, 5.0);
+    plschr(0.0, 1.1);
+    if (pn->xlabel) pl_text(tbuf, sizeof tbuf, pn->xlabel), plmtex("b", 3.0, 0.5, 0.5, tbuf);
+    if (pn->ylabel) pl_text(tbuf, sizeof tbuf, pn->ylabel), plmtex("l", 5.2, 0.5, 0.5, tbuf);
+    if (pn->title) pl_text(tbuf, sizeof tbuf, pn->title), plmtex("t", 1.2, 0.5, 0.5, tbuf);
+    plschr(0.0, 1.0);
+    // legend under the panel
+    legend_entry e[8];
+    char texts[8][128];
+    for (int c = 0; c < pn->ncurves; c++) {
+      pl_text(texts[c], sizeof texts[c], pn->curves[c].label ? pn->curves[c].label : "");
+      e[c].symbol = 0;
+      e[c].color = c == 0 ? C_FG : series_colors[(c - 1) % (int)(sizeof series_colors / sizeof series_colors[0])];
+      e[c].width = c == 0 ? 2.6 : 1.6;
+      e[c].text = texts[c];
+    }
+    draw_legend(width, height, 10.0 + p * cell_w + 20.0, 10.0 + (p + 1) * cell_w - 20.0, foot - 10.0,
+                pn->ncurves, e);
+  }
+  if (title) {
+    plvpor(0.0, 1.0, 0.0, 1.0);
+    plwind(0.0, 1.0, 0.0, 1.0);
+    plcol0(C_FG);
+    plschr(0.0, 1.3);
+    pl_text(tbuf, sizeof tbuf, title);
+    plptex(0.5, 1.0 - 40.0 / height, 1.0, 0.0, 0.5, tbuf);
+    plschr(0.0, 1.0);
+  }
+  return figure_end(&fig, msg, msg_size);
+}
