@@ -30,6 +30,7 @@ check: build
 
 bench: build
 	./$(BUILD)/bench/bench_penny
+	./$(BUILD)/bench/bench_gni
 
 figures: build
 	./$(BUILD)/nholo figure all --out-dir out/figures

@@ -68,12 +68,15 @@ typedef struct vi_ws {
   double *hin, *hout;          /* carried step length (shake) */
   double *phalf;               /* last step's half-step momentum */
   double *mfact;               /* 1 when M0/L0 hold the (constant) factored mass matrix */
+  double *Minv;                /* M^-1 (constant M, with mfact) */
+  double *pvalid;              /* 1 when A, W, G hold the projector at the q of kout */
 } vi_ws;
 
 static size_t vi_work_size(const nh_model *mo) {
   size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
   return 4 * n * n + 2 * m * n + m * m + 2 * n * n * n + n * n * n * n + 2 * n * n +
-         nh_model_deriv_work_size(mo) + n + 10 * n + 2 * m + 2 * (1 + nx) + 4 * n + 2 + n + 1 + 8;
+         nh_model_deriv_work_size(mo) + n + 10 * n + 2 * m + 2 * (1 + nx) + 4 * n + 2 + n + 1 +
+         n * n + 1 + 8;
 }
 
 static vi_ws vi_carve(nh_stepper *s) {
@@ -114,6 +117,8 @@ static vi_ws vi_carve(nh_stepper *s) {
   w.hout = p, p += 1;
   w.phalf = p, p += n;
   w.mfact = p, p += 1;
+  w.Minv = p, p += n * n;
+  w.pvalid = p, p += 1;
   return w;
 }
 
@@ -130,14 +135,17 @@ static int key_eq(const double *key, double t, const double *x, int nx) {
   return memcmp(key + 1, x, sizeof(double) * (size_t)nx) == 0;
 }
 
-/* Decide where the carried vector comes from. Returns 1 when the method must restart. */
-static int vi_resolve(nh_stepper *s, vi_ws *w, double t, const double *x0) {
+/* Decide where the carried vector comes from. Returns 1 when the method must restart; *cont
+ * is set when x0 is the end of the last step (the projector there is still in A, W, G). */
+static int vi_resolve(nh_stepper *s, vi_ws *w, double t, const double *x0, int *cont) {
   const int nx = 2 * w->n;
+  *cont = 0;
   if (s->restart) {
     s->restart = 0;
     return 1;
   }
   if (key_eq(w->kout, t, x0, nx)) {
+    *cont = *w->pvalid == 1.0;
     memcpy(w->kin, w->kout, sizeof(double) * (size_t)(1 + nx));
     memcpy(w->cin, w->cout, sizeof(double) * (size_t)w->n);
     *w->hin = *w->hout;
@@ -149,21 +157,34 @@ static int vi_resolve(nh_stepper *s, vi_ws *w, double t, const double *x0) {
 
 /* M(q) into M and its Cholesky factor into L (once, for a constant M) */
 static int mass_factor(const nh_model *mo, const double *q, double *M, double *L, int constant,
-                       double *flag) {
+                       double *flag, double *Minv) {
   const int n = mo->nq;
   if (constant && flag && *flag == 1.0) return 0;
   int rc = nh_cb(mo->mass(q, M, mo->user));
   if (rc) return rc;
   memcpy(L, M, sizeof(double) * (size_t)n * n);
   if (nh_la_chol(n, L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
-  if (constant && flag) *flag = 1.0;
+  if (constant && flag) {
+    // M^-1 once: a step then needs no triangular solves (their divisions dominated the cost)
+    for (int j = 0; j < n; j++) {
+      double *col = Minv + (size_t)j * n; /* M^-1 is symmetric: column j = row j */
+      memset(col, 0, sizeof(double) * (size_t)n);
+      col[j] = 1.0;
+      nh_la_chol_solve(n, L, col);
+    }
+    *flag = 1.0;
+  }
   return 0;
 }
 
-/* y = M^-1 x with the factor L */
-static void msolve(int n, const double *L, const double *x, double *y) {
-  memcpy(y, x, sizeof(double) * (size_t)n);
-  nh_la_chol_solve(n, L, y);
+/* y = M^-1 x: with the factor L, or with M^-1 (w->Minv) for the constant factor w->L0 */
+static void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) {
+  if (L == w->L0 && *w->mfact == 1.0) {
+    nh_la_gemv(w->n, w->n, w->Minv, x, y);
+    return;
+  }
+  memcpy(y, x, sizeof(double) * (size_t)w->n);
+  nh_la_chol_solve(w->n, L, y);
 }
 
 /* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W). Nothing when m = 0. */
@@ -172,7 +193,7 @@ static int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const doubl
   if (m == 0) return 0;
   int rc = nh_cb(mo->constraint(q, w->tmp2, w->A, NULL, mo->user));
   if (rc) return rc;
-  for (int k = 0; k < m; k++) msolve(n, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
+  for (int k = 0; k < m; k++) msolve_w(w, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
   for (int i = 0; i < m; i++)
     for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
   return nh_la_chol(m, w->G, VI_PIVOT_TOL, NULL) == NH_OK ? 0 : NH_ERR_SINGULAR;
@@ -348,7 +369,7 @@ static int gni_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, double 
   for (it = 0; it < VI_START_MAX_ITER; it++) {
     memcpy(ph, pm, sizeof(double) * (size_t)n);
     for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, ph);
-    msolve(n, w->L0, ph, y);
+    msolve_w(w, w->L0, ph, y);
     for (int i = 0; i < n; i++) qm[i] = q0[i] + 0.5 * h * y[i];
     if ((rc = nh_cb(mo->constraint(qm, w->tmp2, w->A, NULL, mo->user)))) return rc;
     // residual A(qm) y and matrix A(qm) M^-1 A0^T (the W of q0 is still in w->W)
@@ -384,16 +405,19 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
   const int fast = constM && !midpoint; /* -D1 L_d is linear in q1 */
   int rc;
   s->evals++;
-  // the carried constraint-normal momentum c_k (gni)
-  int fresh = vi_resolve(s, &w, t, x0);
-  // at q_k: M, projector, forces (the potential is inside L_d)
-  if ((rc = mass_factor(mo, q0, w.M0, w.L0, constM, w.mfact))) return rc;
+  // the carried incoming momentum (gni)
+  int cont;
+  int fresh = vi_resolve(s, &w, t, x0, &cont);
+  // at q_k: M, projector (kept from the last step when continuing from its end), forces (the
+  // potential is inside L_d)
+  if ((rc = mass_factor(mo, q0, w.M0, w.L0, constM, w.mfact, w.Minv))) return rc;
   if (!fast && (rc = nh_model_mass_deriv(mo, q0, w.dM0, w.dwork))) return rc;
   memset(w.g, 0, sizeof(double) * (size_t)n);
   if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w.g, mo->user)))) return rc;
-  if ((rc = proj_setup(mo, &w, q0, w.L0))) return rc;
+  if (!(cont && constM) && (rc = proj_setup(mo, &w, q0, w.L0))) return rc;
+  *w.pvalid = 0.0;
   if ((rc = force(mo, t, q0, v0, 0, w.f, w.tmp))) return rc;
-  pt_inplace(&w, w.f, w.tmp);
+  if (mo->force) pt_inplace(&w, w.f, w.tmp);
   // the incoming momentum p+_k: carried (exact, no round trip through v), or at a restart
   // built from the nodal p_k = M v_k: P^T p+ = p_k - h/2 P^T f, Q^T p+ = -c_0 with
   // paper start (eq. 16: M v_1/2 = p_0 + h/2 P^T (f - dV)): c_0 = h/2 Q^T dV(q_0);
@@ -424,18 +448,16 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
   if (fast) {
     for (int i = 0; i < n; i++) w.r[i] = w.pm[i] - 0.5 * h * w.g[i]; /* M v_k+1/2 */
     memcpy(w.phalf, w.r, sizeof(double) * (size_t)n);
-    msolve(n, w.L0, w.r, w.v);
+    msolve_w(&w, w.L0, w.r, w.v);
     for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w.v[i];
-    memcpy(w.M1, w.M0, sizeof(double) * (size_t)n * n);
-    memcpy(w.L1, w.L0, sizeof(double) * (size_t)n * n);
   } else {
-    msolve(n, w.L0, w.pm, w.v);
+    msolve_w(&w, w.L0, w.pm, w.v);
     for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w.v[i];
     if ((rc = dl_solve(s, &w, midpoint, q0, h, w.pm, q1))) return rc;
     for (int i = 0; i < n; i++) w.v[i] = (q1[i] - q0[i]) / h;
     nh_la_gemv(n, n, w.M0, w.v, w.phalf);
-    if (constM) memcpy(w.L1, w.L0, sizeof(double) * (size_t)n * n);
   }
+  const double *L1 = constM ? w.L0 : w.L1; /* the factor of M(q_k+1) */
   // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1)
   double *pp = w.p;
   if (fast) {
@@ -445,17 +467,18 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
     nh_la_axpy(n, -0.5 * h, w.z, pp);
   } else {
     if ((rc = dl_d2(mo, &w, midpoint, q0, q1, h, pp))) return rc;
-    if (!constM && (rc = mass_factor(mo, q1, w.M1, w.L1, 0, NULL))) return rc;
+    if (!constM && (rc = mass_factor(mo, q1, w.M1, w.L1, 0, NULL, NULL))) return rc;
   }
   // at q_k+1: projector, force; nodal momentum and the carried part
-  if ((rc = proj_setup(mo, &w, q1, w.L1))) return rc;
+  if ((rc = proj_setup(mo, &w, q1, L1))) return rc;
   for (int i = 0; i < n; i++) w.v[i] = (q1[i] - q0[i]) / h;
   if ((rc = force(mo, t + h, q1, w.v, 0, w.f, w.tmp))) return rc;
   memcpy(w.cout, pp, sizeof(double) * (size_t)n); /* carried: p+_k+1 */
   qt_apply(&w, pp, w.tmp2);
-  pt_inplace(&w, w.f, w.tmp);
+  if (mo->force) pt_inplace(&w, w.f, w.tmp);
   for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w.f[i] - w.tmp2[i]; /* p_k+1 = P^T (p+ + h/2 f) */
-  msolve(n, w.L1, pp, v1);
+  msolve_w(&w, L1, pp, v1);
+  *w.pvalid = 1.0;
   set_key(w.kout, t + h, x1, nx);
   *w.hout = h;
   return 0;
@@ -482,8 +505,9 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
   int rc;
   if (err) *err = 0.0;
   s->evals++;
-  int fresh = vi_resolve(s, &w, t, x0);
-  if ((rc = mass_factor(mo, q0, w.M0, w.L0, 1, w.mfact))) return rc;
+  int cont, fresh = vi_resolve(s, &w, t, x0, &cont);
+  (void)cont;
+  if ((rc = mass_factor(mo, q0, w.M0, w.L0, 1, w.mfact, w.Minv))) return rc;
   if ((rc = force(mo, t, q0, v0, 1, w.f, w.tmp))) return rc;
   if ((rc = proj_setup(mo, &w, q0, w.L0))) return rc;
   if (fresh) {
@@ -499,7 +523,7 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
   nh_la_gemv(n, n, w.M0, v0, w.phalf);
   nh_la_axpy(n, 0.5 * h, w.f, w.phalf);
   for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * w.cin[k], w.A + (size_t)k * n, w.phalf);
-  msolve(n, w.L0, w.phalf, w.v);
+  msolve_w(&w, w.L0, w.phalf, w.v);
   for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w.v[i];
   // (10e) lam_k+1 from G lam = A M^-1 (2/h p_k+1/2 + f_k+1), (10d) p_k+1
   if ((rc = force(mo, t + h, q1, w.v, 1, w.f, w.tmp))) return rc;
@@ -510,7 +534,7 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
   memcpy(w.p, w.phalf, sizeof(double) * (size_t)n);
   nh_la_axpy(n, 0.5 * h, w.f, w.p);
   for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w.A + (size_t)k * n, w.p);
-  msolve(n, w.L0, w.p, v1);
+  msolve_w(&w, w.L0, w.p, v1);
   memcpy(w.cout, lam, sizeof(double) * (size_t)m);
   set_key(w.kout, t + h, x1, nx);
   return 0;
@@ -525,8 +549,9 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   int rc;
   if (err) *err = 0.0;
   s->evals++;
-  int fresh = vi_resolve(s, &w, t, x0);
-  if ((rc = mass_factor(mo, q0, w.M0, w.L0, 1, w.mfact))) return rc;
+  int cont, fresh = vi_resolve(s, &w, t, x0, &cont);
+  (void)cont;
+  if ((rc = mass_factor(mo, q0, w.M0, w.L0, 1, w.mfact, w.Minv))) return rc;
   if ((rc = force(mo, t, q0, v0, 1, w.f, w.tmp))) return rc;
   if ((rc = proj_setup(mo, &w, q0, w.L0))) return rc;
   if (fresh) {
@@ -535,7 +560,7 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
     memcpy(w.tmp2, w.f, sizeof(double) * (size_t)n);
     pt_inplace(&w, w.tmp2, w.tmp);
     nh_la_axpy(n, -0.5 * h, w.tmp2, w.p);
-    msolve(n, w.L0, w.p, w.v);
+    msolve_w(&w, w.L0, w.p, w.v);
     for (int i = 0; i < n; i++) w.cin[i] = q0[i] - h * w.v[i];
     *w.hin = h;
     set_key(w.kin, t, x0, nx);
@@ -543,14 +568,14 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   const double hp = *w.hin, hb = 0.5 * (hp + h);
   // v- and lam = G^-1 A (2 v-/h_k-1 + M^-1 f)
   for (int i = 0; i < n; i++) vm[i] = (q0[i] - w.cin[i]) / hp;
-  msolve(n, w.L0, w.f, w.tmp);
+  msolve_w(&w, w.L0, w.f, w.tmp);
   for (int i = 0; i < n; i++) w.tmp[i] += 2.0 / hp * vm[i];
   for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w.A + (size_t)k * n, w.tmp);
   if (m > 0) nh_la_chol_solve(m, w.G, lam);
   // v+ = v- + hb M^-1 (f - A^T lam), q_k+1 = q_k + h v+
   memcpy(w.tmp, w.f, sizeof(double) * (size_t)n);
   for (int k = 0; k < m; k++) nh_la_axpy(n, -lam[k], w.A + (size_t)k * n, w.tmp);
-  msolve(n, w.L0, w.tmp, w.v);
+  msolve_w(&w, w.L0, w.tmp, w.v);
   for (int i = 0; i < n; i++) w.v[i] = vm[i] + hb * w.v[i];
   for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w.v[i];
   nh_la_gemv(n, n, w.M0, w.v, w.phalf);
@@ -560,7 +585,7 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   memcpy(w.p, w.phalf, sizeof(double) * (size_t)n);
   nh_la_axpy(n, 0.5 * h, w.f, w.p);
   pt_inplace(&w, w.p, w.tmp);
-  msolve(n, w.L0, w.p, v1);
+  msolve_w(&w, w.L0, w.p, v1);
   memcpy(w.cout, q0, sizeof(double) * (size_t)n);
   *w.hout = h;
   set_key(w.kout, t + h, x1, nx);

@@ -607,10 +607,10 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   if (exact && s->model->predict) h = remaining; /* events are predicted exactly */
   if (s->def.h_max > 0.0 && h > s->def.h_max) h = s->def.h_max;
   int last = 0;
-  /* land on t_max; a remainder below 1e-9 h (round-off of t accumulated over fixed steps) is
+  /* land on t_max; a remainder below 1e-6 h (round-off of t accumulated over fixed steps) is
    * absorbed into this step rather than left as a tiny extra step (ill-conditioned for implicit
    * methods) */
-  if (h >= remaining * (1.0 - 1e-12) || remaining - h < 1e-9 * h) h = remaining, last = 1;
+  if (h >= remaining * (1.0 - 1e-12) || remaining - h < 1e-6 * h) h = remaining, last = 1;
 
   // exact flow with exact events: predict first, then step once, to the event or to h
   int gi = -1;
