@@ -812,6 +812,75 @@ static int test_del_polar(void) {
   return 0;
 }
 
+/* gni's Newton form (eq. 5) on a configuration-dependent M with a constraint: the sleigh with
+ * its centre of mass in polar coordinates q = (r, phi, theta), M = diag(m, m r^2, I),
+ * constraint a theta' + r' sin(theta - phi) - r phi' cos(theta - phi) = 0. It must converge at
+ * order 2 to the closed-form sleigh. */
+typedef struct polsl { double I, m, a; } polsl;
+static int pol_mass(const double *q, double *M, void *u) {
+  const polsl *d = u;
+  memset(M, 0, 9 * sizeof(double));
+  M[0] = d->m, M[4] = d->m * q[0] * q[0], M[8] = d->I;
+  return 0;
+}
+static int pol_mass_deriv(const double *q, double *dM, void *u) {
+  const polsl *d = u;
+  memset(dM, 0, 27 * sizeof(double));
+  dM[(0 * 3 + 1) * 3 + 1] = 2.0 * d->m * q[0];
+  return 0;
+}
+static int pol_coriolis(const double *q, const double *v, double *c, void *u) {
+  const polsl *d = u;
+  c[0] = -d->m * q[0] * v[1] * v[1], c[1] = 2.0 * d->m * q[0] * v[0] * v[1], c[2] = 0.0;
+  return 0;
+}
+static int pol_con(const double *q, const double *v, double *A, double *Ad, void *u) {
+  const polsl *d = u;
+  double s = sin(q[2] - q[1]), c = cos(q[2] - q[1]);
+  if (A) A[0] = s, A[1] = -q[0] * c, A[2] = d->a;
+  if (Ad) {
+    double w = v[2] - v[1];
+    Ad[0] = v[0] * c * w + v[1] * (-v[0] * c + q[0] * s * w);
+  }
+  return 0;
+}
+static int test_gni_newton_polar_sleigh(void) {
+  static const char *const names[] = {"r", "phi", "theta"};
+  nh_sleigh_params p = nh_sleigh_params_default();
+  p.x0 = 3.0, p.y0 = 1.0;
+  polsl d = {p.I, p.m, p.a};
+  double xd = p.v0 * cos(p.theta0) - p.a * p.omega0 * sin(p.theta0);
+  double yd = p.v0 * sin(p.theta0) + p.a * p.omega0 * cos(p.theta0);
+  double r = hypot(p.x0, p.y0);
+  double q0[3] = {r, atan2(p.y0, p.x0), p.theta0};
+  double v0[3] = {(p.x0 * xd + p.y0 * yd) / r, (p.x0 * yd - p.y0 * xd) / (r * r), p.omega0};
+  nh_model_def def = nh_model_def_default();
+  def.name = "polar sleigh", def.nq = 3, def.nc = 1, def.coord_names = names;
+  def.q0 = q0, def.v0 = v0, def.mass = pol_mass, def.mass_deriv = pol_mass_deriv;
+  def.coriolis = pol_coriolis, def.constraint = pol_con;
+  def.user = &d, def.user_size = sizeof d;
+  nh_model *m = nh_model_create(&def, NULL, 0);
+  ENSURE(m);
+  const double T = 5.0;
+  double qe[3];
+  ENSURE(nh_sleigh_exact(&p, T, qe, NULL, NULL, NULL) == NH_OK);
+  double e[4];
+  nh_sim_stats st;
+  for (int j = 0; j < 4; j++) {
+    double q[3];
+    ENSURE(run_n(m, "gni", nh_method_opts_default(), 100 << j, T, q, NULL, &st) == NH_OK);
+    double x = q[0] * cos(q[1]), y = q[0] * sin(q[1]);
+    e[j] = sqrt(pow(q[2] - qe[0], 2) + pow(x - qe[1], 2) + pow(y - qe[2], 2));
+    ENSURE(st.solver_iterations >= st.steps && st.solver_max_residual <= 1e-12);
+    ENSURE(st.max_constraint_residual < 1e-12);
+  }
+  printf("  gni (Newton, M(q)) polar sleigh: %.3e %.3e %.3e %.3e; %.2f iterations/step; max dE/E %.1e\n",
+         e[0], e[1], e[2], e[3], (double)st.solver_iterations / st.steps, st.max_energy_rel_error);
+  for (int j = 1; j < 4; j++) ENSURE(e[j - 1] / e[j] > 3.6 && e[j - 1] / e[j] < 4.4);
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* ---- hybrid: the penny with gni ------------------------------------------------------------ */
 
 /* The driver locates impacts with genuine partial GNI steps; the first two impact times of the
@@ -871,6 +940,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_t21_snakeboard_reference);
   RUN_TEST(test_newton_failure_status);
   RUN_TEST(test_del_polar);
+  RUN_TEST(test_gni_newton_polar_sleigh);
   RUN_TEST(test_penny_gni_impacts);
   return TEST_SUMMARY();
 }
