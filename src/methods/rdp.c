@@ -30,7 +30,9 @@
  * so that the next step, started from it, is exactly the continuation of (R1)-(R2) (the
  * difference lies in span mu(r_k+1)^T and is absorbed by nu): the method needs no state besides
  * (q, v), and partial steps and impacts need no special care. Unknowns z = (u, xi, nu); Newton
- * with a forward-difference Jacobian (step RDP_FD_STEP), from z = (nodal velocity, 0). */
+ * with a forward-difference Jacobian (step RDP_FD_STEP), from z = (nodal velocity, 0); the
+ * factored Jacobian is kept across steps of the same h while it contracts the residual by
+ * RDP_CONTRACT per iteration (a simplified Newton: the equations change little per step). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +44,9 @@
 
 #define RDP_FD_STEP 1e-7   /* relative forward-difference step of the Newton Jacobian */
 #define RDP_PIVOT_TOL 1e-14
+/* a Jacobian kept from an earlier step is used while it reduces the residual by this factor
+ * per iteration; otherwise it is recomputed */
+#define RDP_CONTRACT 0.1
 
 typedef struct rdp_ws {
   int n, ns, m, nr, nz;
@@ -50,14 +55,16 @@ typedef struct rdp_ws {
   double *Mr, *mua, *muk, *mu1; /* reduced M at r_k+a, mu at r_k+a, r_k, r_k+1 */
   double *dr;                   /* d_r l at r_k+a (ns) */
   double *J, *K;                /* Newton Jacobian (nz^2); KKT matrix (nz^2) */
-  int *piv;
+  int *piv, *kpiv;
+  double *Jvalid, *Jh;          /* the LU factors in J are reusable (1) for the step Jh */
   double *z, *zt, *R, *Rt, *qe, *pu, *pxi, *fr, *fb, *y, *f, *tmp; /* vectors */
+  double *racache;              /* (ns + 1) the r_k+a of w->Mr, w->mua, w->dM; last entry: valid */
 } rdp_ws;
 
 static size_t rdp_work_size(const nh_model *mo) {
   size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nr = n, nz = n + m;
   return 2 * n * n + m * n + n * n * n + nh_model_deriv_work_size(mo) + nr * nr + 3 * m * nr + n +
-         2 * nz * nz + nz + 4 * nz + 8 * n + 2 * n + 16;
+         2 * nz * nz + 2 * nz + 4 * nz + 8 * n + 2 * n + n + 1 + 2 + 16;
 }
 
 static void rdp_carve(nh_stepper *s, rdp_ws *w) {
@@ -79,6 +86,9 @@ static void rdp_carve(nh_stepper *s, rdp_ws *w) {
   w->J = p, p += nz * nz;
   w->K = p, p += nz * nz;
   w->piv = (int *)p, p += nz;
+  w->kpiv = (int *)p, p += nz;
+  w->Jvalid = p, p += 1;
+  w->Jh = p, p += 1;
   w->z = p, p += nz;
   w->zt = p, p += nz;
   w->R = p, p += nz;
@@ -91,6 +101,7 @@ static void rdp_carve(nh_stepper *s, rdp_ws *w) {
   w->y = p, p += n;
   w->f = p, p += n;
   w->tmp = p, p += n;
+  w->racache = p, p += n + 1;
 }
 
 /* dtau^-1_v for the chosen retraction (exp optionally truncated, eq. 42) */
@@ -169,7 +180,13 @@ static int rdp_residual(nh_stepper *s, rdp_ws *w, const double *rk, double h, co
   double ra[64], hxi[3], Di[9];
   int rc;
   for (int j = 0; j < ns; j++) ra[j] = rk[j] + al * h * u[j];
-  if ((rc = reduced_at(mo, w, ra, w->Mr, w->mua, 1))) return rc;
+  // M_red, mu at r_k+a: the Jacobian columns of xi and nu do not move r_k+a
+  if (!(w->racache[ns] == 1.0 && memcmp(ra, w->racache, sizeof(double) * (size_t)ns) == 0)) {
+    w->racache[ns] = 0.0;
+    if ((rc = reduced_at(mo, w, ra, w->Mr, w->mua, 1))) return rc;
+    memcpy(w->racache, ra, sizeof(double) * (size_t)ns);
+    w->racache[ns] = 1.0;
+  }
   nh_la_gemv(nr, nr, w->Mr, z, w->y); /* (d_u l, d_xi l) */
   reduced_dr(mo, w, z, w->dr);
   for (int i = 0; i < 3; i++) hxi[i] = h * xi[i];
@@ -199,8 +216,8 @@ static int kkt_velocity(rdp_ws *w, const double *Mr, const double *mu, const dou
       w->K[a * nk + b] = v;
     }
   for (int a = 0; a < nk; a++) out[a] = a < nr ? pi[a] : 0.0;
-  if (nh_la_lu(nk, w->K, w->piv, RDP_PIVOT_TOL) != NH_OK) return NH_ERR_SINGULAR;
-  nh_la_lu_solve(nk, w->K, w->piv, out);
+  if (nh_la_lu(nk, w->K, w->kpiv, RDP_PIVOT_TOL) != NH_OK) return NH_ERR_SINGULAR;
+  nh_la_lu_solve(nk, w->K, w->kpiv, out);
   return 0;
 }
 
@@ -224,6 +241,7 @@ static int rdp_step(nh_stepper *s, double t, const double *x0, double h, double 
     w.z[ns] = v0[gi[0]], w.z[ns + 1] = c * xd + sn * yd, w.z[ns + 2] = -sn * xd + c * yd;
   }
   for (int k = 0; k < m; k++) w.z[nr + k] = 0.0;
+  w.racache[ns] = 0.0; /* w.Mr is about to hold M_red(r_k) */
   if ((rc = reduced_at(mo, &w, rk, w.Mr, w.muk, 0))) return rc;
   nh_la_gemv(nr, nr, w.Mr, w.z, w.y);
   if ((rc = node_force(mo, &w, t, q0, v0, w.fr, w.fb))) return rc;
@@ -232,12 +250,20 @@ static int rdp_step(nh_stepper *s, double t, const double *x0, double h, double 
 
   // Newton on z = (u, xi, nu)
   const double scale = 1.0 + nh_la_norm_inf(nr, w.y);
-  double res = INFINITY;
+  double res = INFINITY, res_prev = INFINITY;
   int it;
   for (it = 0;; it++) {
     if ((rc = rdp_residual(s, &w, rk, h, w.z, w.R))) return rc;
     res = nh_la_norm_inf(nz, w.R) / scale;
     if (res <= s->opts.newton_tol || it >= s->opts.newton_max_iter) break;
+    int keep = *w.Jvalid == 1.0 && *w.Jh == h && !(res > RDP_CONTRACT * res_prev);
+    res_prev = res;
+    if (keep) {
+      nh_la_lu_solve(nz, w.J, w.piv, w.R);
+      nh_la_axpy(nz, -1.0, w.R, w.z);
+      continue;
+    }
+    *w.Jvalid = 0.0;
     for (int j = 0; j < nz; j++) {
       double dz = RDP_FD_STEP * fmax(1.0, fabs(w.z[j]));
       memcpy(w.zt, w.z, sizeof(double) * (size_t)nz);
@@ -249,6 +275,7 @@ static int rdp_step(nh_stepper *s, double t, const double *x0, double h, double 
       snprintf(s->msg, sizeof s->msg, "rdp: singular Newton matrix (constraint rank lost?)");
       return NH_ERR_SINGULAR;
     }
+    *w.Jvalid = 1.0, *w.Jh = h;
     nh_la_lu_solve(nz, w.J, w.piv, w.R);
     nh_la_axpy(nz, -1.0, w.R, w.z);
   }
@@ -294,6 +321,7 @@ static int rdp_step(nh_stepper *s, double t, const double *x0, double h, double 
   for (int j = 0; j < ns; j++) w.zt[j] = w.pu[j] + 0.5 * h * w.fr[j];
   for (int i = 0; i < 3; i++) w.zt[ns + i] = w.pxi[i] + 0.5 * h * w.fb[i];
   for (int j = 0; j < ns; j++) rk[j] = x1[w.si[j]];
+  w.racache[ns] = 0.0;
   if ((rc = reduced_at(mo, &w, rk, w.Mr, w.mu1, 0))) return rc;
   if ((rc = kkt_velocity(&w, w.Mr, w.mu1, w.zt, w.Rt))) return rc;
   for (int j = 0; j < ns; j++) x1[n + w.si[j]] = w.Rt[j];
