@@ -3,7 +3,9 @@
  *
  *   sleigh-fig2      the "heart" curves of the skate point (x_s, y_s) = (x - a cos th, y - a sin th)
  *                    for GNI (paper start and midpoint start), RDP, RK2 and the closed form, and
- *                    their energies; T = 10, N = 100 (the paper gives no setup: spec 5.1 defaults)
+ *                    their energies; T = 10, N = 100. The paper gives no setup: I = m = a = 1 and
+ *                    E = 1.5 as spec 5.1, with the cusp (v = 0) at t = T/2 so that both lobes of
+ *                    the heart show: v0 = -V tanh(k T/2), omega0 = w_max sech(k T/2)
  *   snakeboard-fig4  board paths (x, y) for RK2, GNI, RDP and the true trajectory (RK4, 2 10^4
  *                    steps), N = 128 steps over T = 10 with the controls cos(20 pi t), sin(2 pi t),
  *                    and the energies
@@ -143,11 +145,17 @@ static int plot_series(const char *path, const char *title, const char *ptitle, 
 
 int cli_fig_sleigh2(const char *path) {
   nh_sleigh_params p = nh_sleigh_params_default();
+  const double T = 10.0;
+  const int N = 100, NE = 1001;
+  {
+    const double E = 1.5, Ip = p.I + p.a * p.a * p.m, V = sqrt(2.0 * E / p.m);
+    const double wmax = sqrt(2.0 * E / Ip), k = p.a * p.m * V / Ip;
+    p.v0 = -V * tanh(0.5 * k * T);
+    p.omega0 = wmax / cosh(0.5 * k * T);
+  }
   char msg[512];
   nh_model *m = nh_sleigh_create(&p, msg, sizeof msg);
   if (!m) return cli_usage_error("%s", msg);
-  const double T = 10.0;
-  const int N = 100, NE = 1001;
   nh_method_opts paper = nh_method_opts_default(), mid = paper;
   mid.start = NH_START_MIDPOINT;
   series s[5];
@@ -171,7 +179,7 @@ int cli_fig_sleigh2(const char *path) {
       rc = CLI_FAILED;
     }
   if (rc == CLI_OK)
-    rc = plot_series(path, "Chaplygin sleigh (I = m = a = 1), N = 100 steps over T = 10",
+    rc = plot_series(path, "Chaplygin sleigh (I = m = a = 1, E = 1.5, cusp at t = 5), N = 100 steps over T = 10",
                      "skate point", "x_s", "y_s", s, 5);
   series_free(s, 5);
   nh_model_destroy(m);
