@@ -554,6 +554,51 @@ static int test_t21_snakeboard_reference(void) {
   return 0;
 }
 
+/* T22: the snakeboard model (full coordinates, eq. 34, multiplier form) agrees with the spec's
+ * independently derived reduced equations (sec. 5.2) integrated by RK4:
+ *   psi' = (m l^2 pi_psi / I - (p1/2) tan phi) / Dn,  th' = p1 tan phi/(2 m l^2) - (I/(m l^2)) sin^2 phi psi',
+ *   v = -(p1 - I psi' sin 2phi)/(2 m l),  x' = v cos th,  y' = v sin th,
+ *   pi_psi' = u_psi(t),  phi'' = u_phi(t)/(2J),  p1' = phi' (2 I psi' cos^2 phi - p1 tan phi) */
+static void sb_reduced(const nh_snakeboard_params *p, double t, const double *s, double *ds) {
+  const double m = p->m, l = p->l, I = p->I, J = p->J;
+  double th = s[2], phi = s[4], pipsi = s[5], phid = s[6], p1 = s[7];
+  double Dn = m * l * l - I * sin(phi) * sin(phi);
+  double psid = (m * l * l * pipsi / I - 0.5 * p1 * tan(phi)) / Dn;
+  double thd = p1 * tan(phi) / (2 * m * l * l) - (I / (m * l * l)) * sin(phi) * sin(phi) * psid;
+  double v = -(p1 - I * psid * sin(2 * phi)) / (2 * m * l);
+  ds[0] = v * cos(th), ds[1] = v * sin(th), ds[2] = thd, ds[3] = psid, ds[4] = phid;
+  ds[5] = p->A_psi * cos(2 * PI * p->f_psi * t);
+  ds[6] = p->A_phi * sin(2 * PI * p->f_phi * t) / (2 * J);
+  ds[7] = phid * (2 * I * psid * cos(phi) * cos(phi) - p1 * tan(phi));
+}
+static int test_t22_snakeboard_reduced(void) {
+  nh_snakeboard_params p = nh_snakeboard_params_default();
+  nh_model *m = nh_snakeboard_create(&p, NULL, 0);
+  const double T = 2.0, h = 5e-4;
+  double q[5], v[5];
+  ENSURE(run_n(m, "rk4", nh_method_opts_default(), (int)(T / h + 0.5), T, q, v, NULL) == NH_OK);
+  // reduced state (x, y, th, psi, phi, pi_psi, phi', p1) at t = 0
+  double s[8] = {p.x0, p.y0, p.theta0, p.psi0, p.phi0, p.I * (m->v0[0] + m->v0[2]), p.phi_dot0, p.p1_0};
+  double k1[8], k2[8], k3[8], k4[8], st[8];
+  for (int k = 0; k < (int)(T / h + 0.5); k++) {
+    double t = k * h;
+    sb_reduced(&p, t, s, k1);
+    for (int i = 0; i < 8; i++) st[i] = s[i] + 0.5 * h * k1[i];
+    sb_reduced(&p, t + 0.5 * h, st, k2);
+    for (int i = 0; i < 8; i++) st[i] = s[i] + 0.5 * h * k2[i];
+    sb_reduced(&p, t + 0.5 * h, st, k3);
+    for (int i = 0; i < 8; i++) st[i] = s[i] + h * k3[i];
+    sb_reduced(&p, t + h, st, k4);
+    for (int i = 0; i < 8; i++) s[i] += h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+  }
+  double full[5] = {q[3], q[4], q[2], q[0], q[1]}, e = 0;
+  for (int i = 0; i < 5; i++) e = fmax(e, fabs(full[i] - s[i]));
+  printf("  T22 snakeboard: full DAE vs reduced ODE at T = 2: max difference %.2e\n", e);
+  ENSURE(e <= 1e-8);
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* T10: snakeboard GNI without control: half-step energy and rotor momentum exact; with control the
  * joint momenta change by exactly h u(t_k) */
 static int test_t10_snakeboard_gni_invariants(void) {
@@ -697,6 +742,9 @@ static int test_t15_rdp_retractions(void) {
       nh_sim_stats st;
       ENSURE(run_n(m, "rdp", o, 50 << j, 10.0, q, NULL, &st) == NH_OK);
       e[j] = pose_err(m, q, qe);
+      ENSURE(st.max_constraint_residual < 1e-13); /* the nodal velocity satisfies the constraint */
+      if (j == 3) Emax = st.max_energy_rel_error;
+      if (j == 4 && k < 2) ENSURE(Emax / st.max_energy_rel_error > 3.8); /* O(h^2), no drift */
       if (j == 4) Emax = st.max_energy_rel_error;
       if (k < 2) ENSURE_REL(e[j], ref[k][j], REF_TOL);
     }
@@ -938,6 +986,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_t15_rdp_retractions);
   RUN_TEST(test_t19_connection_sign);
   RUN_TEST(test_t21_snakeboard_reference);
+  RUN_TEST(test_t22_snakeboard_reduced);
   RUN_TEST(test_newton_failure_status);
   RUN_TEST(test_del_polar);
   RUN_TEST(test_gni_newton_polar_sleigh);
