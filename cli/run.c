@@ -96,6 +96,16 @@ static int set_ld(run_opts *o, const char *opt, const char *val) {
   o->mopts.midpoint_ld = strcmp(val, "midpoint") == 0;
   return 1;
 }
+static int set_alpha(run_opts *o, const char *opt, const char *val) {
+  double a;
+  if (!cli_parse_double(opt, val, &a)) return 0;
+  if (!(a >= 0.0 && a <= 1.0)) {
+    cli_usage_error("%s: %s must be in [0, 1]", opt, val);
+    return 0;
+  }
+  o->mopts.alpha = a;
+  return 1;
+}
 static int set_dt(run_opts *o, const char *opt, const char *val) {
   o->dt_set = 1;
   return positive(opt, val, &o->dt);
@@ -189,6 +199,7 @@ static const opt_def run_options[] = {
     {"--method", "NAME", "integrator (see 'nholo list'; default exact when the model has a closed-form flow, else dopri5)", set_method},
     {"--retraction", "exp|ccsk|cay", "rdp: the SE(2) retraction (default exp)", set_retraction},
     {"--dexp-order", "K", "rdp with exp: 0 exact dexp^-1 (default), 1 or 2 its truncation (paper eq. 42)", set_dexp},
+    {"--alpha", "A", "rdp: shape quadrature point r_k+A, A in [0, 1] (default 0.5; 0 is first order)", set_alpha},
     {"--start", "paper|consistent|midpoint", "gni: paper or midpoint start; rattle: lambda_0 = 0 (paper) or consistent", set_start},
     {"--ld", "trapezoid|midpoint", "del: the discrete Lagrangian (default trapezoid)", set_ld},
     {"--dt", "H", "step of fixed-step methods, first trial step of adaptive ones (default 1e-3 s)", set_dt},

@@ -112,6 +112,7 @@ expect_usage "figure unwritable" figure penny-fig1 --out /nonexistent-dir/f.png
 "$NHOLO" figure snakeboard-fig4 --out "$T/f4.svg" >/dev/null 2>"$T/err" && [ -s "$T/f4.svg" ] && ok "figure snakeboard-fig4" || bad "snakeboard-fig4: $(cat "$T/err")"
 expect_usage "unknown retraction" run snakeboard --method rdp --retraction expo --out "$T/o/x.csv"
 expect_usage "unknown start" run sleigh --method gni --start late --out "$T/o/x.csv"
+expect_usage "bad alpha" run snakeboard --method rdp --alpha 1.5 --out "$T/o/x.csv"
 expect_usage "bad dexp order" run sleigh --method rdp --dexp-order 3 --out "$T/o/x.csv"
 expect_usage "del on a constrained model" run sleigh --method del --out "$T/o/x.csv"
 expect_usage "rdp without SE(2)" run penny --method rdp --out "$T/o/x.csv"

@@ -677,6 +677,24 @@ static int test_t11_t17_t20_snakeboard_orders(void) {
     printf("\n");
     for (int j = 2; j < 5; j++) ENSURE(e[j - 1] / e[j] > 3.6 && e[j - 1] / e[j] < 4.6);
   }
+  // T17 with the paper's first-order dexp^-1 truncation: alpha = 1/2 is order 2, alpha = 0
+  // tends to order 1
+  const double ref_half[5] = {6.73e-2, 1.65e-2, 4.10e-3, 1.02e-3, 2.56e-4};
+  const double ref_zero[5] = {9.93e-2, 3.28e-2, 1.23e-2, 5.13e-3, 2.31e-3};
+  for (int a = 0; a < 2; a++) {
+    nh_method_opts o = nh_method_opts_default();
+    o.dexp_order = 1;
+    o.alpha = a ? 0.0 : 0.5;
+    double e[5];
+    for (int j = 0; j < 5; j++) {
+      ENSURE(run_n(m, "rdp", o, 128 << j, 10.0, q, NULL, NULL) == NH_OK);
+      e[j] = pose_err(m, q, qr);
+      ENSURE_REL(e[j], a ? ref_zero[j] : ref_half[j], REF_TOL);
+    }
+    printf("  T17 rdp alpha = %.1f (dexp^-1 truncated) %.3e %.3e %.3e %.3e %.3e\n", o.alpha, e[0], e[1], e[2], e[3], e[4]);
+    if (a) ENSURE(e[3] / e[4] > 1.9 && e[3] / e[4] < 2.5);
+    else ENSURE(e[3] / e[4] > 3.8 && e[3] / e[4] < 4.2);
+  }
   nh_model_destroy(m);
   return 0;
 }
