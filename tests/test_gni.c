@@ -830,6 +830,43 @@ static int test_t19_connection_sign(void) {
   return 0;
 }
 
+/* rdp refuses a model that declares SE(2) but is not left-invariant (a skate that does not turn
+ * with the body), and accepts the built-ins */
+static int fixed_con(const double *q, const double *v, double *A, double *Ad, void *u) {
+  (void)q, (void)v, (void)u;
+  if (A) A[0] = 1.0, A[1] = 0.0, A[2] = -1.0;
+  if (Ad) Ad[0] = 0.0;
+  return 0;
+}
+static int test_rdp_invariance_check(void) {
+  static const char *const names[] = {"theta", "x", "y"};
+  pot_sleigh d = {1, 1, 1};
+  nh_model_def def = nh_model_def_default();
+  def.name = "fixed skate", def.nq = 3, def.nc = 1, def.coord_names = names;
+  def.mass = ps_mass, def.constraint = fixed_con;
+  def.has_se2 = 1, def.se2[0] = 0, def.se2[1] = 1, def.se2[2] = 2;
+  def.user = &d, def.user_size = sizeof d;
+  nh_model *bad = nh_model_create(&def, NULL, 0);
+  def.constraint = ps_con; /* the sleigh's: invariant */
+  def.potential = ps_pot;  /* a potential need not be invariant (it enters as a nodal force) */
+  nh_model *good = nh_model_create(&def, NULL, 0);
+  ENSURE(bad && good);
+  const nh_method *rdp = nh_method_find("rdp");
+  ENSURE(nh_method_supports(rdp, bad) == NH_ERR_UNSUPPORTED);
+  ENSURE(nh_method_supports(rdp, good) == NH_OK);
+  char msg[256];
+  nh_sim_def sd = nh_sim_def_default();
+  sd.method = rdp;
+  ENSURE(nh_sim_create(bad, &sd, msg, sizeof msg) == NULL && strstr(msg, "rdp"));
+  nh_snakeboard_params bp = nh_snakeboard_params_default();
+  nh_model *sb = nh_snakeboard_create(&bp, NULL, 0);
+  ENSURE(nh_method_supports(rdp, sb) == NH_OK);
+  nh_model_destroy(sb);
+  nh_model_destroy(bad);
+  nh_model_destroy(good);
+  return 0;
+}
+
 /* implicit methods return a status, never a silent wrong answer */
 static int test_newton_failure_status(void) {
   nh_snakeboard_params p = nh_snakeboard_params_default();
@@ -1006,6 +1043,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_t21_snakeboard_reference);
   RUN_TEST(test_t22_snakeboard_reduced);
   RUN_TEST(test_newton_failure_status);
+  RUN_TEST(test_rdp_invariance_check);
   RUN_TEST(test_del_polar);
   RUN_TEST(test_gni_newton_polar_sleigh);
   RUN_TEST(test_penny_gni_impacts);

@@ -35,6 +35,7 @@
  * RDP_CONTRACT per iteration (a simplified Newton: the equations change little per step). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "la/la.h"
@@ -334,8 +335,69 @@ static int rdp_step(nh_stepper *s, double t, const double *x0, double h, double 
   return 0;
 }
 
+/* Euclidean projector onto the row space of A (m x n): A^T (A A^T)^-1 A into Pr (n x n) */
+static int row_projector(int m, int n, const double *A, double *Pr, double *G, int *piv, double *col) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) G[i * m + j] = nh_la_dot(n, A + (size_t)i * n, A + (size_t)j * n);
+  if (m > 0 && nh_la_lu(m, G, piv, RDP_PIVOT_TOL) != NH_OK) return NH_ERR_SINGULAR;
+  for (int j = 0; j < n; j++) {
+    for (int k = 0; k < m; k++) col[k] = A[(size_t)k * n + j];
+    if (m > 0) nh_la_lu_solve(m, G, piv, col);
+    for (int i = 0; i < n; i++) {
+      double v = 0.0;
+      for (int k = 0; k < m; k++) v += A[(size_t)k * n + i] * col[k];
+      Pr[i * n + j] = v;
+    }
+  }
+  return 0;
+}
+
+/* rdp needs the SE(2) structure and a left-invariant model: checked at the initial shape with
+ * g = identity against a generic pose g, in the body frame (M_body = T^T M T, A_body = A T with
+ * T the body-to-coordinate velocity map), to RDP_INVARIANCE_TOL relative */
+#define RDP_INVARIANCE_TOL 1e-9
 static int rdp_supports(const nh_model *mo) {
-  return mo->has_se2 && mo->nq - 3 < 64 && mo->nq - 3 >= 0 ? NH_OK : NH_ERR_UNSUPPORTED;
+  if (!mo->has_se2 || mo->nq - 3 >= 64 || mo->nq < 3) return NH_ERR_UNSUPPORTED;
+  const int n = mo->nq, m = mo->nc, *g = mo->se2;
+  const double pose[3] = {0.7, 0.3, -0.2}, c = cos(pose[0]), sn = sin(pose[0]);
+  size_t nd = 6 * (size_t)n * n + 4 * (size_t)m * n + (size_t)m * m + 3 * (size_t)n + (size_t)m;
+  double *buf = calloc(nd, sizeof(double));
+  int *piv = calloc((size_t)(m > 0 ? m : 1), sizeof(int));
+  if (!buf || !piv) {
+    free(buf), free(piv);
+    return NH_ERR_NOMEM;
+  }
+  double *Me = buf, *Mg = Me + n * n, *T = Mg + n * n, *MT = T + n * n, *Pe = MT + n * n,
+         *Pg = Pe + n * n, *Ae = Pg + n * n, *Ag = Ae + m * n, *AT = Ag + m * n, *G = AT + m * n,
+         *qe = G + m * m, *qg = qe + n, *z = qg + n, *col = z + n;
+  memcpy(qe, mo->q0, sizeof(double) * (size_t)n);
+  for (int i = 0; i < 3; i++) qe[g[i]] = 0.0;
+  memcpy(qg, qe, sizeof(double) * (size_t)n);
+  for (int i = 0; i < 3; i++) qg[g[i]] = pose[i];
+  for (int i = 0; i < n; i++) T[i * n + i] = 1.0; /* body (theta', xi2, xi3) -> (theta', x', y') */
+  T[g[1] * n + g[1]] = c, T[g[1] * n + g[2]] = -sn, T[g[2] * n + g[1]] = sn, T[g[2] * n + g[2]] = c;
+  int ok = mo->mass(qe, Me, mo->user) == 0 && mo->mass(qg, Mg, mo->user) == 0;
+  if (ok && m > 0)
+    ok = mo->constraint(qe, z, Ae, NULL, mo->user) == 0 && mo->constraint(qg, z, Ag, NULL, mo->user) == 0;
+  double err = 0.0, scale = 0.0;
+  if (ok) {
+    nh_la_gemm(n, n, n, Mg, T, MT);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        double v = 0.0;
+        for (int k = 0; k < n; k++) v += T[k * n + i] * MT[k * n + j];
+        err = fmax(err, fabs(v - Me[i * n + j]));
+        scale = fmax(scale, fabs(Me[i * n + j]));
+      }
+    err /= scale > 0.0 ? scale : 1.0;
+    if (m > 0) {
+      nh_la_gemm(m, n, n, Ag, T, AT);
+      ok = row_projector(m, n, Ae, Pe, G, piv, col) == 0 && row_projector(m, n, AT, Pg, G, piv, col) == 0;
+      for (int i = 0; ok && i < n * n; i++) err = fmax(err, fabs(Pe[i] - Pg[i]));
+    }
+  }
+  free(buf), free(piv);
+  return ok && err <= RDP_INVARIANCE_TOL ? NH_OK : NH_ERR_UNSUPPORTED;
 }
 
 const nh_method nh_method_rdp = {
