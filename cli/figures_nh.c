@@ -126,8 +126,8 @@ static int series_fill(const nh_model *m, series *s, int ix, int iy, int ith, do
   return 1;
 }
 
-static int plot_series(const char *path, const char *title, const char *ptitle, const char *xl,
-                       const char *yl, series *s, int ns) {
+static int plot_series(const char *name, const char *path, const char *title, const char *ptitle,
+                       const char *xl, const char *yl, series *s, int ns) {
   nh_curve paths[8], en[8];
   for (int i = 0; i < ns; i++) {
     paths[i] = (nh_curve){s[i].label, s[i].n, s[i].x, s[i].y};
@@ -139,7 +139,11 @@ static int plot_series(const char *path, const char *title, const char *ptitle, 
     fprintf(stderr, "nholo: %s\n", msg);
     return CLI_FAILED;
   }
-  printf("figure: %s\n", path);
+  // one line as the other figures: the final pose error of each method against the first series
+  printf("%s: final position error", name);
+  for (int i = 1; i < ns; i++)
+    printf("%s %s %.3g", i > 1 ? "," : "", s[i].label, hypot(s[i].x[s[i].n - 1] - s[0].x[s[0].n - 1], s[i].y[s[i].n - 1] - s[0].y[s[0].n - 1]));
+  printf(" -> %s\n", path);
   return CLI_OK;
 }
 
@@ -179,7 +183,7 @@ int cli_fig_sleigh2(const char *path) {
       rc = CLI_FAILED;
     }
   if (rc == CLI_OK)
-    rc = plot_series(path, "Chaplygin sleigh (I = m = a = 1, E = 1.5, cusp at t = 5), N = 100 steps over T = 10",
+    rc = plot_series("sleigh-fig2", path, "Chaplygin sleigh (I = m = a = 1, E = 1.5, cusp at t = 5), N = 100 steps over T = 10",
                      "skate point", "x_s", "y_s", s, 5);
   series_free(s, 5);
   nh_model_destroy(m);
@@ -207,7 +211,7 @@ int cli_fig_snakeboard4(const char *path) {
       rc = CLI_FAILED;
     }
   if (rc == CLI_OK)
-    rc = plot_series(path, "snakeboard, N = 128 steps over T = 10, controls cos(20 pi t), sin(2 pi t)",
+    rc = plot_series("snakeboard-fig4", path, "snakeboard, N = 128 steps over T = 10, controls cos(20 pi t), sin(2 pi t)",
                      "board position", "x", "y", s, 4);
   series_free(s, 4);
   nh_model_destroy(m);
