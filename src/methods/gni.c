@@ -51,7 +51,7 @@
 /* midpoint start of gni: fixed-point iterations on the constraint at the half point */
 #define VI_START_MAX_ITER 50
 
-enum { VI_GNI, VI_DEL, VI_RATTLE, VI_SHAKE };
+enum { VI_GNI, VI_DEL }; /* the two users of vi_step */
 
 /* ---- workspace ---------------------------------------------------------------------- */
 
@@ -65,7 +65,7 @@ typedef struct vi_ws {
   double *p, *pm, *f, *g, *r, *v, *tmp, *tmp2, *z, *zz; /* (n) / (m) vectors */
   double *kin, *kout;          /* keys (t, q, v) of the carried state: input and output */
   double *cin, *cout;          /* carried vector for kin / kout */
-  double *hin, *hout;          /* carried step length (shake) */
+  double *hin, *hout;          /* the step length the carried vector belongs to */
   double *phalf;               /* last step's half-step momentum */
   double *mfact;               /* 1 when M0/L0 hold the (constant) factored mass matrix */
   double *Minv;                /* M^-1 (constant M, with mfact) */
@@ -149,7 +149,6 @@ static int vi_resolve(nh_stepper *s, vi_ws *w, double t, const double *x0, int *
     memcpy(w->kin, w->kout, sizeof(double) * (size_t)(1 + nx));
     memcpy(w->cin, w->cout, sizeof(double) * (size_t)w->n);
     *w->hin = *w->hout;
-    w->kout[0] = NAN; /* consumed */
     return 0;
   }
   return key_eq(w->kin, t, x0, nx) ? 0 : 1;
