@@ -141,8 +141,8 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
            (int)d->opts.start > 2 || !(d->opts.alpha >= 0.0 && d->opts.alpha <= 1.0) ||
            !(d->opts.newton_tol > 0.0) || d->opts.newton_max_iter < 1 || d->opts.dexp_order < 0 ||
            d->opts.dexp_order > 2)
-    snprintf(buf, sizeof buf, "method options: retraction, start, alpha in [0, 1], newton_tol > 0 "
-                              "or newton_max_iter >= 1 out of range");
+    snprintf(buf, sizeof buf, "method options out of range (retraction and start 0..2, alpha in "
+                              "[0, 1], dexp_order 0..2, newton_tol > 0, newton_max_iter >= 1)");
   if (buf[0]) {
     nh_set_msg(msg, size, "%s", buf);
     return 0;
