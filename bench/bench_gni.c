@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "methods/method_impl.h"
 #include "model/dynamics.h"
 #include "nholo/nholo.h"
 
@@ -63,6 +64,27 @@ static double ns_per_rhs(const nh_model *m, long n) {
   double dt = now() - t0;
   sink = acc;
   free(w);
+  return 1e9 * dt / (double)n;
+}
+
+/* ns per step of a method's step function alone (no driver: no monitors, events, output) */
+static double ns_raw_step(const nh_model *m, const char *method, double h, long n) {
+  const nh_method *meth = nh_method_find(method);
+  size_t nw = meth->work_size(m), nd = nh_dyn_work_size(m);
+  double *mem = calloc(nw + nd, sizeof(double));
+  nh_dyn dyn;
+  nh_dyn_init(&dyn, m, mem + nw);
+  nh_stepper st = {.model = m, .method = meth, .nx = 2 * m->nq, .rtol = 1e-10, .atol = 1e-12,
+                   .work = mem, .dyn = &dyn, .opts = nh_method_opts_default(), .restart = 1};
+  double x[2][16];
+  memcpy(x[0], m->q0, sizeof(double) * (size_t)m->nq);
+  memcpy(x[0] + m->nq, m->v0, sizeof(double) * (size_t)m->nq);
+  double t0 = now(), t = 0.0;
+  for (long k = 0; k < n; k++, t += h)
+    if (meth->step(&st, t, x[k & 1], h, x[(k + 1) & 1], NULL)) break;
+  double dt = now() - t0;
+  sink = x[n & 1][0];
+  free(mem);
   return 1e9 * dt / (double)n;
 }
 
@@ -175,6 +197,9 @@ int main(int argc, char **argv) {
     double a = ns_per_step(sl, methods[i], 1e-3, n), b = ns_per_step(sb, methods[i], 1e-3, n);
     printf("  %-8s %9.1f ns %9.1f ns   (%.1f, %.1f)\n", methods[i], a, b, a / rs, b / rb);
   }
+  printf("  step function alone (no driver): gni %.1f ns (sleigh), %.1f ns (snakeboard); rk4 %.1f, %.1f\n",
+         ns_raw_step(sl, "gni", 1e-3, n), ns_raw_step(sb, "gni", 1e-3, n), ns_raw_step(sl, "rk4", 1e-3, n),
+         ns_raw_step(sb, "rk4", 1e-3, n));
   printf("  baseline: one RHS evaluation %.1f ns (sleigh), %.1f ns (snakeboard);\n"
          "            hand-coded sleigh GNI loop (no driver, eq. 33) %.1f ns per step\n", rs, rb, hand);
 

@@ -58,7 +58,8 @@ enum { VI_GNI, VI_DEL }; /* the two users of vi_step */
 typedef struct vi_ws {
   int n, m;
   double *M0, *L0, *M1, *L1;   /* mass matrices and Cholesky factors at q_k, q_k+1 */
-  double *A, *W, *G;           /* constraint rows, M^-1 A^T (by column), factor of A M^-1 A^T */
+  double *A, *W, *G, *Gi;      /* constraint rows, M^-1 A^T (by column), factor of A M^-1 A^T
+                                  and its inverse */
   double *dM0, *dM1, *d2M, *H; /* derivatives (Newton) */
   double *J, *dwork;           /* Newton Jacobian; model derivative scratch */
   int *piv;
@@ -74,7 +75,7 @@ typedef struct vi_ws {
 
 static size_t vi_work_size(const nh_model *mo) {
   size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
-  return 4 * n * n + 2 * m * n + m * m + 2 * n * n * n + n * n * n * n + 2 * n * n +
+  return 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + 2 * n * n +
          nh_model_deriv_work_size(mo) + n + 10 * n + 2 * m + 2 * (1 + nx) + 4 * n + 2 + n + 1 +
          n * n + 1 + 8;
 }
@@ -92,6 +93,7 @@ static vi_ws vi_carve(nh_stepper *s) {
   w.A = p, p += m * n;
   w.W = p, p += m * n;
   w.G = p, p += m * m;
+  w.Gi = p, p += m * m;
   w.dM0 = p, p += n * n * n;
   w.dM1 = p, p += n * n * n;
   w.d2M = p, p += n * n * n * n;
@@ -124,15 +126,22 @@ static vi_ws vi_carve(nh_stepper *s) {
 
 /* ---- building blocks ---------------------------------------------------------------- */
 
+/* x = 0 (inline: the vectors are short) */
+static inline void vzero(int n, double *x) {
+  for (int i = 0; i < n; i++) x[i] = 0.0;
+}
+
 static void set_key(double *key, double t, const double *x, int nx) {
   key[0] = t;
-  memcpy(key + 1, x, sizeof(double) * (size_t)nx);
+  nh_la_copy(nx, x, key + 1);
 }
 /* the time is not compared: the driver may land the last step exactly on t_max (t + h rounded
  * differently), and the same (q, v) at two different times does not happen in practice */
 static int key_eq(const double *key, double t, const double *x, int nx) {
   (void)t;
-  return memcmp(key + 1, x, sizeof(double) * (size_t)nx) == 0;
+  for (int i = 0; i < nx; i++)
+    if (key[1 + i] != x[i]) return 0;
+  return 1;
 }
 
 /* Decide where the carried vector comes from. Returns 1 when the method must restart; *cont
@@ -146,8 +155,8 @@ static int vi_resolve(nh_stepper *s, vi_ws *w, double t, const double *x0, int *
   }
   if (key_eq(w->kout, t, x0, nx)) {
     *cont = *w->pvalid == 1.0;
-    memcpy(w->kin, w->kout, sizeof(double) * (size_t)(1 + nx));
-    memcpy(w->cin, w->cout, sizeof(double) * (size_t)w->n);
+    nh_la_copy((1 + nx), w->kout, w->kin);
+    nh_la_copy(w->n, w->cout, w->cin);
     *w->hin = *w->hout;
     return 0;
   }
@@ -167,7 +176,7 @@ static int mass_factor(const nh_model *mo, const double *q, double *M, double *L
     // M^-1 once: a step then needs no triangular solves (their divisions dominated the cost)
     for (int j = 0; j < n; j++) {
       double *col = Minv + (size_t)j * n; /* M^-1 is symmetric: column j = row j */
-      memset(col, 0, sizeof(double) * (size_t)n);
+      vzero(n, col);
       col[j] = 1.0;
       nh_la_chol_solve(n, L, col);
     }
@@ -182,7 +191,7 @@ static void msolve_w(const vi_ws *w, const double *L, const double *x, double *y
     nh_la_gemv(w->n, w->n, w->Minv, x, y);
     return;
   }
-  memcpy(y, x, sizeof(double) * (size_t)w->n);
+  nh_la_copy(w->n, x, y);
   nh_la_chol_solve(w->n, L, y);
 }
 
@@ -195,18 +204,25 @@ static int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const doubl
   for (int k = 0; k < m; k++) msolve_w(w, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
   for (int i = 0; i < m; i++)
     for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
-  return nh_la_chol(m, w->G, VI_PIVOT_TOL, NULL) == NH_OK ? 0 : NH_ERR_SINGULAR;
+  if (nh_la_chol(m, w->G, VI_PIVOT_TOL, NULL) != NH_OK) return NH_ERR_SINGULAR;
+  // (A M^-1 A^T)^-1 explicitly: Q^T p is applied two or three times per step
+  for (int j = 0; j < m; j++) {
+    double *col = w->Gi + (size_t)j * m; /* symmetric: column j = row j */
+    vzero(m, col);
+    col[j] = 1.0;
+    nh_la_chol_solve(m, w->G, col);
+  }
+  return 0;
 }
 
 /* out = Q^T p = A^T G^-1 A M^-1 p (momenta), with proj_setup's A, W, G */
 static void qt_apply(const vi_ws *w, const double *p, double *out) {
   const int n = w->n, m = w->m;
-  memset(out, 0, sizeof(double) * (size_t)n);
+  vzero(n, out);
   if (m == 0) return;
   double *z = w->zz;
   for (int k = 0; k < m; k++) z[k] = nh_la_dot(n, w->W + (size_t)k * n, p); /* A M^-1 p */
-  nh_la_chol_solve(m, w->G, z);
-  for (int k = 0; k < m; k++) nh_la_axpy(n, z[k], w->A + (size_t)k * n, out);
+  for (int k = 0; k < m; k++) nh_la_axpy(n, nh_la_dot(m, w->Gi + (size_t)k * m, z), w->A + (size_t)k * n, out);
 }
 
 /* f = f(t, q, v) (+ -dV(q) when with_potential) */
@@ -214,7 +230,7 @@ static int force(const nh_model *mo, double t, const double *q, const double *v,
                  double *f, double *tmp) {
   const int n = mo->nq;
   int rc;
-  memset(f, 0, sizeof(double) * (size_t)n);
+  vzero(n, f);
   if (mo->force && (rc = nh_cb(mo->force(t, q, v, f, mo->user)))) return rc;
   if (with_potential && mo->potential) {
     if ((rc = nh_cb(mo->potential(q, NULL, tmp, mo->user)))) return rc;
@@ -273,7 +289,7 @@ static int dl_residual(const nh_model *mo, vi_ws *w, int midpoint, const double 
   for (int i = 0; i < n; i++) qb[i] = 0.5 * (q0[i] + q1[i]);
   if ((rc = nh_cb(mo->mass(qb, w->M1, mo->user)))) return rc;
   if ((rc = nh_model_mass_deriv(mo, qb, w->dM1, w->dwork))) return rc;
-  memset(w->z, 0, sizeof(double) * (size_t)n);
+  vzero(n, w->z);
   if (mo->potential && (rc = nh_cb(mo->potential(qb, NULL, w->z, mo->user)))) return rc;
   quad_dM(n, w->dM1, v, w->tmp);
   for (int i = 0; i < n; i++)
@@ -304,7 +320,7 @@ static int dl_d2(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, c
   for (int i = 0; i < n; i++) v[i] = (q1[i] - q0[i]) / h;
   if (!midpoint) {
     if ((rc = nh_model_mass_deriv(mo, q1, w->dM1, w->dwork))) return rc;
-    memset(w->z, 0, sizeof(double) * (size_t)n);
+    vzero(n, w->z);
     if (mo->potential && (rc = nh_cb(mo->potential(q1, NULL, w->z, mo->user)))) return rc;
     quad_dM(n, w->dM1, v, w->tmp);
     for (int i = 0; i < n; i++) {
@@ -364,9 +380,9 @@ static int gni_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, double 
   int rc, it;
   double res = INFINITY;
   memcpy(A0, w->A, sizeof(double) * (size_t)m * n);
-  memset(lam, 0, sizeof(double) * (size_t)m);
+  vzero(m, lam);
   for (it = 0; it < VI_START_MAX_ITER; it++) {
-    memcpy(ph, pm, sizeof(double) * (size_t)n);
+    nh_la_copy(n, pm, ph);
     for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, ph);
     msolve_w(w, w->L0, ph, y);
     for (int i = 0; i < n; i++) qm[i] = q0[i] + 0.5 * h * y[i];
@@ -387,7 +403,7 @@ static int gni_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, double 
     snprintf(s->msg, sizeof s->msg, "gni midpoint start did not converge (residual %.3e)", res);
     return NH_ERR_NO_CONVERGENCE;
   }
-  memset(c, 0, sizeof(double) * (size_t)n);
+  vzero(n, c);
   for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, c);
   // restore A(q0)
   memcpy(w->A, A0, sizeof(double) * (size_t)m * n);
@@ -411,7 +427,7 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
   // potential is inside L_d)
   if ((rc = mass_factor(mo, q0, w.M0, w.L0, constM, w.mfact, w.Minv))) return rc;
   if (!fast && (rc = nh_model_mass_deriv(mo, q0, w.dM0, w.dwork))) return rc;
-  memset(w.g, 0, sizeof(double) * (size_t)n);
+  vzero(n, w.g);
   if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w.g, mo->user)))) return rc;
   if (!(cont && constM) && (rc = proj_setup(mo, &w, q0, w.L0))) return rc;
   *w.pvalid = 0.0;
@@ -440,13 +456,13 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
   // outgoing p-_k = p+ - (1 + h/h_k-1) Q^T p+ + (h_k-1 + h)/2 P^T f  (= S p+ + h P^T f for equal
   // steps; for h != h_k-1 the reflected normal part scales with h)
   qt_apply(&w, w.cin, w.z);
-  memcpy(w.pm, w.cin, sizeof(double) * (size_t)n);
+  nh_la_copy(n, w.cin, w.pm);
   nh_la_axpy(n, -(1.0 + h / *w.hin), w.z, w.pm);
   nh_la_axpy(n, 0.5 * (*w.hin + h), w.f, w.pm);
   // q_k+1 from -D1 L_d(q_k, q_k+1) = p-_k
   if (fast) {
     for (int i = 0; i < n; i++) w.r[i] = w.pm[i] - 0.5 * h * w.g[i]; /* M v_k+1/2 */
-    memcpy(w.phalf, w.r, sizeof(double) * (size_t)n);
+    nh_la_copy(n, w.r, w.phalf);
     msolve_w(&w, w.L0, w.r, w.v);
     for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w.v[i];
   } else {
@@ -460,8 +476,8 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
   // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1)
   double *pp = w.p;
   if (fast) {
-    memcpy(pp, w.phalf, sizeof(double) * (size_t)n);
-    memset(w.z, 0, sizeof(double) * (size_t)n);
+    nh_la_copy(n, w.phalf, pp);
+    vzero(n, w.z);
     if (mo->potential && (rc = nh_cb(mo->potential(q1, NULL, w.z, mo->user)))) return rc;
     nh_la_axpy(n, -0.5 * h, w.z, pp);
   } else {
@@ -472,7 +488,7 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
   if ((rc = proj_setup(mo, &w, q1, L1))) return rc;
   for (int i = 0; i < n; i++) w.v[i] = (q1[i] - q0[i]) / h;
   if ((rc = force(mo, t + h, q1, w.v, 0, w.f, w.tmp))) return rc;
-  memcpy(w.cout, pp, sizeof(double) * (size_t)n); /* carried: p+_k+1 */
+  nh_la_copy(n, pp, w.cout); /* carried: p+_k+1 */
   qt_apply(&w, pp, w.tmp2);
   if (mo->force) pt_inplace(&w, w.f, w.tmp);
   for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w.f[i] - w.tmp2[i]; /* p_k+1 = P^T (p+ + h/2 f) */
@@ -511,7 +527,7 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
   if ((rc = proj_setup(mo, &w, q0, w.L0))) return rc;
   if (fresh) {
     // lambda_0: 0 (paper) or (A M^-1 A^T)^-1 A M^-1 f_0 (consistent with gni)
-    memset(w.cin, 0, sizeof(double) * (size_t)n);
+    vzero(n, w.cin);
     if (s->opts.start != NH_START_PAPER && m > 0) {
       for (int k = 0; k < m; k++) w.cin[k] = nh_la_dot(n, w.W + (size_t)k * n, w.f);
       nh_la_chol_solve(m, w.G, w.cin);
@@ -530,11 +546,11 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
   for (int i = 0; i < n; i++) w.tmp[i] = 2.0 / h * w.phalf[i] + w.f[i];
   for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w.W + (size_t)k * n, w.tmp);
   if (m > 0) nh_la_chol_solve(m, w.G, lam);
-  memcpy(w.p, w.phalf, sizeof(double) * (size_t)n);
+  nh_la_copy(n, w.phalf, w.p);
   nh_la_axpy(n, 0.5 * h, w.f, w.p);
   for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w.A + (size_t)k * n, w.p);
   msolve_w(&w, w.L0, w.p, v1);
-  memcpy(w.cout, lam, sizeof(double) * (size_t)m);
+  nh_la_copy(m, lam, w.cout);
   set_key(w.kout, t + h, x1, nx);
   return 0;
 }
@@ -556,7 +572,7 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   if (fresh) {
     // q_-1 = q_0 - h M^-1 (p_0 - h/2 P^T f_0), h_-1 = h
     nh_la_gemv(n, n, w.M0, v0, w.p);
-    memcpy(w.tmp2, w.f, sizeof(double) * (size_t)n);
+    nh_la_copy(n, w.f, w.tmp2);
     pt_inplace(&w, w.tmp2, w.tmp);
     nh_la_axpy(n, -0.5 * h, w.tmp2, w.p);
     msolve_w(&w, w.L0, w.p, w.v);
@@ -572,7 +588,7 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w.A + (size_t)k * n, w.tmp);
   if (m > 0) nh_la_chol_solve(m, w.G, lam);
   // v+ = v- + hb M^-1 (f - A^T lam), q_k+1 = q_k + h v+
-  memcpy(w.tmp, w.f, sizeof(double) * (size_t)n);
+  nh_la_copy(n, w.f, w.tmp);
   for (int k = 0; k < m; k++) nh_la_axpy(n, -lam[k], w.A + (size_t)k * n, w.tmp);
   msolve_w(&w, w.L0, w.tmp, w.v);
   for (int i = 0; i < n; i++) w.v[i] = vm[i] + hb * w.v[i];
@@ -581,11 +597,11 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   // nodal velocity p_k+1 = P^T (M v+ + h/2 f_k+1)
   if ((rc = force(mo, t + h, q1, w.v, 1, w.f, w.tmp))) return rc;
   if ((rc = proj_setup(mo, &w, q1, w.L0))) return rc;
-  memcpy(w.p, w.phalf, sizeof(double) * (size_t)n);
+  nh_la_copy(n, w.phalf, w.p);
   nh_la_axpy(n, 0.5 * h, w.f, w.p);
   pt_inplace(&w, w.p, w.tmp);
   msolve_w(&w, w.L0, w.p, v1);
-  memcpy(w.cout, q0, sizeof(double) * (size_t)n);
+  nh_la_copy(n, q0, w.cout);
   *w.hout = h;
   set_key(w.kout, t + h, x1, nx);
   return 0;
@@ -614,13 +630,13 @@ const double *nh_vi_half_momentum(const nh_stepper *s) {
 
 void nh_vi_carried(nh_stepper *s, double *c) {
   vi_ws w = vi_carve(s);
-  memcpy(c, w.cout, sizeof(double) * (size_t)w.n);
+  nh_la_copy(w.n, w.cout, c);
 }
 
 void nh_vi_set_carried(nh_stepper *s, double t, const double *x, const double *c, double h_prev) {
   vi_ws w = vi_carve(s);
   set_key(w.kout, t, x, 2 * w.n);
-  memcpy(w.cout, c, sizeof(double) * (size_t)w.n);
+  nh_la_copy(w.n, c, w.cout);
   *w.hout = h_prev;
   s->restart = 0;
 }
