@@ -484,7 +484,7 @@ int cmd_run(int argc, char **argv) {
     nh_model_destroy(model);
     return cli_usage_error("--method %s: cannot run model '%s' (%s)", nh_method_name(method), o.model,
                            !strcmp(nh_method_name(method), "rdp") ? "no SE(2)-invariant structure"
-                           : !strcmp(nh_method_name(method), "del") ? "it has constraints"
+                           : !strcmp(nh_method_name(method), "del") ? "its constraints are not holonomic"
                            : !strcmp(nh_method_name(method), "exact") ? "no closed-form flow"
                                                                        : "configuration-dependent mass matrix");
   }

@@ -915,6 +915,102 @@ static int test_del_polar(void) {
   return 0;
 }
 
+/* del with holonomic constraints: the planar pendulum in Cartesian coordinates, q = (x, y),
+ * phi = x^2 + y^2 - L^2, V = m g y; against theta'' = -(g/L) sin(theta) (RK4, h = 1e-4) */
+typedef struct pend { double m, g, L; } pend;
+static int pd_mass(const double *q, double *M, void *u) {
+  const pend *d = u;
+  (void)q;
+  M[0] = d->m, M[1] = 0, M[2] = 0, M[3] = d->m;
+  return 0;
+}
+static int pd_pot(const double *q, double *V, double *dV, void *u) {
+  const pend *d = u;
+  if (V) *V = d->m * d->g * q[1];
+  if (dV) dV[0] = 0.0, dV[1] = d->m * d->g;
+  return 0;
+}
+static int pd_con(const double *q, const double *v, double *A, double *Ad, void *u) {
+  (void)u;
+  if (A) A[0] = 2 * q[0], A[1] = 2 * q[1];
+  if (Ad) Ad[0] = 2 * (v[0] * v[0] + v[1] * v[1]);
+  return 0;
+}
+static int pd_phi(const double *q, double *phi, void *u) {
+  const pend *d = u;
+  phi[0] = q[0] * q[0] + q[1] * q[1] - d->L * d->L;
+  return 0;
+}
+typedef struct phimax { const pend *d; double worst; } phimax;
+static int pd_obs(const nh_sim *s, nh_sample_kind k, double t, const double *q, const double *v, void *u) {
+  phimax *pm = u;
+  double phi;
+  (void)s, (void)k, (void)t, (void)v;
+  pd_phi(q, &phi, (void *)pm->d);
+  if (fabs(phi) > pm->worst) pm->worst = fabs(phi);
+  return 0;
+}
+static int test_del_holonomic_pendulum(void) {
+  static const char *const names[] = {"x", "y"};
+  pend d = {1.0, 9.81, 1.0};
+  const double th0 = 1.0, w0 = 0.5, T = 5.0;
+  double q0[2] = {d.L * sin(th0), -d.L * cos(th0)}, v0[2] = {d.L * cos(th0) * w0, d.L * sin(th0) * w0};
+  nh_model_def def = nh_model_def_default();
+  def.name = "pendulum", def.nq = 2, def.nc = 1, def.coord_names = names;
+  def.q0 = q0, def.v0 = v0, def.mass = pd_mass, def.potential = pd_pot, def.constraint = pd_con;
+  def.holonomic = pd_phi;
+  def.user = &d, def.user_size = sizeof d;
+  nh_model *m = nh_model_create(&def, NULL, 0);
+  ENSURE(m);
+  // reference: the angle equation
+  double th = th0, w = w0;
+  const double hr = 1e-4;
+  for (int k = 0; k < (int)(T / hr + 0.5); k++) {
+    double k1t = w, k1w = -(d.g / d.L) * sin(th);
+    double k2t = w + 0.5 * hr * k1w, k2w = -(d.g / d.L) * sin(th + 0.5 * hr * k1t);
+    double k3t = w + 0.5 * hr * k2w, k3w = -(d.g / d.L) * sin(th + 0.5 * hr * k2t);
+    double k4t = w + hr * k3w, k4w = -(d.g / d.L) * sin(th + hr * k3t);
+    th += hr / 6 * (k1t + 2 * k2t + 2 * k3t + k4t);
+    w += hr / 6 * (k1w + 2 * k2w + 2 * k3w + k4w);
+  }
+  double xr = d.L * sin(th), yr = -d.L * cos(th), e[3], Emax[3];
+  for (int j = 0; j < 3; j++) {
+    nh_sim_def sd = nh_sim_def_default();
+    sd.method = nh_method_find("del");
+    sd.h = T / (100 << j);
+    nh_sim *s = nh_sim_create(m, &sd, NULL, 0);
+    ENSURE(s);
+    phimax pm = {&d, 0.0};
+    ENSURE(nh_sim_run(s, T, 0, pd_obs, &pm) == NH_OK);
+    const double *q = nh_sim_q(s);
+    const nh_sim_stats *st = nh_sim_get_stats(s);
+    e[j] = hypot(q[0] - xr, q[1] - yr);
+    Emax[j] = st->max_energy_rel_error;
+    ENSURE(pm.worst <= 1e-12);                      /* phi(q_k) = 0 at every node */
+    ENSURE(st->max_constraint_residual <= 1e-12);   /* and the nodal velocity is tangent */
+    ENSURE(st->solver_iterations > 0 && st->solver_max_residual <= 1e-12);
+    nh_sim_destroy(s);
+  }
+  printf("  del, holonomic pendulum: errors %.3e %.3e %.3e; max |dE/E| %.2e %.2e %.2e\n", e[0], e[1], e[2],
+         Emax[0], Emax[1], Emax[2]);
+  ENSURE(e[0] / e[1] > 3.7 && e[1] / e[2] > 3.7);
+  ENSURE(Emax[0] / Emax[1] > 3.5 && Emax[1] / Emax[2] > 3.5);
+  // no energy drift over a long run (variational): the error over T = 500 stays that of T = 5
+  nh_sim_def sd = nh_sim_def_default();
+  sd.method = nh_method_find("del");
+  sd.h = 0.05;
+  nh_sim *s = nh_sim_create(m, &sd, NULL, 0);
+  ENSURE(nh_sim_run(s, 5.0, 0, NULL, NULL) == NH_OK);
+  double e5 = nh_sim_get_stats(s)->max_energy_rel_error;
+  ENSURE(nh_sim_run(s, 500.0, 0, NULL, NULL) == NH_OK);
+  double e500 = nh_sim_get_stats(s)->max_energy_rel_error;
+  printf("  del, holonomic pendulum h = 0.05: max |dE/E| %.2e to T = 5, %.2e to T = 500\n", e5, e500);
+  ENSURE(e500 < 1.5 * e5);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* gni's Newton form (eq. 5) on a configuration-dependent M with a constraint: the sleigh with
  * its centre of mass in polar coordinates q = (r, phi, theta), M = diag(m, m r^2, I),
  * constraint a theta' + r' sin(theta - phi) - r phi' cos(theta - phi) = 0. It must converge at
@@ -1046,6 +1142,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_rdp_invariance_check);
   RUN_TEST(test_del_polar);
   RUN_TEST(test_gni_newton_polar_sleigh);
+  RUN_TEST(test_del_holonomic_pendulum);
   RUN_TEST(test_penny_gni_impacts);
   return TEST_SUMMARY();
 }

@@ -100,6 +100,10 @@ typedef int (*nh_mass_deriv_fn)(const double *q, double *dM, void *user);
 typedef int (*nh_mass_deriv2_fn)(const double *q, double *d2M, void *user);
 typedef int (*nh_potential_hess_fn)(const double *q, double *H, void *user);
 typedef int (*nh_constraint_deriv_fn)(const double *q, double *dA, void *user);
+/* Holonomic constraints phi(q) = 0 (nc values), Nullable: when given, the nc constraint rows
+ * are their gradients (A = dphi/dq, which the constraint evaluator must return), and the
+ * variational integrator "del" keeps phi(q_k) = 0 at every node. */
+typedef int (*nh_holonomic_fn)(const double *q, double *phi, void *user);
 /* Either output may be NULL. */
 typedef int (*nh_force_jac_fn)(double t, const double *q, const double *v, double *dfdq,
                                double *dfdv, void *user);
@@ -161,6 +165,8 @@ typedef struct nh_model_def {
   int has_se2;
   int se2[3];
 
+  nh_holonomic_fn holonomic; /* Nullable: the constraints are holonomic, phi(q) = 0 (see above) */
+
   const void *user;  /* passed to every evaluator */
   size_t user_size;  /* > 0: copy user_size bytes of *user into the model and pass the copy */
   int internal_cookie; /* set by nh_model_def_default; do not touch */
@@ -192,6 +198,7 @@ typedef struct nh_model {
   nh_force_jac_fn force_jac;
   unsigned exact_derivs; /* NH_DERIV_* bits of the derivatives the definition provided */
   int has_se2, se2[3];   /* Lie-group structure, as in nh_model_def */
+  nh_holonomic_fn holonomic;
   void *user;
 } nh_model;
 

@@ -3,11 +3,13 @@
  * spec 001 A1-A5). f below is the generalized force of the model (controls B(q)u included);
  * P = Id - Q, Q = M^-1 mu^T (mu M^-1 mu^T)^-1 mu (eq. 12), S = P^T - Q^T = Id - 2 Q^T.
  *
- * del (A1, eq. 2), no constraints: the discrete Euler-Lagrange equations in momentum form,
+ * del (A1, eq. 2), unconstrained: the discrete Euler-Lagrange equations in momentum form,
  *   -D1 L_d(q_k, q_k+1) = p_k + h/2 f_k,      p_k+1 = D2 L_d(q_k, q_k+1) + h/2 f_k+1,
  *   trapezoidal  L_d = h/2 (L(q0, v) + L(q1, v)),  midpoint  L_d = h L((q0 + q1)/2, v),
  *   v = (q1 - q0)/h, L = 1/2 v^T M(q) v - V(q); solved by Newton with the exact Jacobian
- *   (model derivatives dM, d2M, Hess V).
+ *   (model derivatives dM, d2M, Hess V). With holonomic constraints phi(q) = 0 (A = dphi/dq):
+ *   -D1 L_d(q_k, q_k+1) = p_k + h/2 (f_k - A_k^T lam), phi(q_k+1) = 0, p_k+1 = P_k+1^T (D2 L_d + h/2 f_k+1)
+ *   (the variational RATTLE; Newton on (q_k+1, lam)).
  *
  * gni (A2/A5, eqs. 5, 6, 14-16), trapezoidal L_d: with p+_k = D2 L_d(q_k-1, q_k) + h/2 f_k the
  * incoming and p-_k = -D1 L_d(q_k, q_k+1) the outgoing momentum at node k,
@@ -71,13 +73,15 @@ typedef struct vi_ws {
   double *mfact;               /* 1 when M0/L0 hold the (constant) factored mass matrix */
   double *Minv;                /* M^-1 (constant M, with mfact) */
   double *pvalid;              /* 1 when A, W, G hold the projector at the q of kout */
+  double *K, *A0, *rz;         /* del with holonomic constraints: KKT Newton matrix, A(q_k), residual */
+  int *kpiv;
 } vi_ws;
 
 static size_t vi_work_size(const nh_model *mo) {
   size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
   return 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + 2 * n * n +
          nh_model_deriv_work_size(mo) + n + 10 * n + 2 * m + 2 * (1 + nx) + 4 * n + 2 + n + 1 +
-         n * n + 1 + 8;
+         n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 8;
 }
 
 static vi_ws vi_carve(nh_stepper *s) {
@@ -121,6 +125,10 @@ static vi_ws vi_carve(nh_stepper *s) {
   w.mfact = p, p += 1;
   w.Minv = p, p += n * n;
   w.pvalid = p, p += 1;
+  w.K = p, p += (n + m) * (n + m);
+  w.A0 = p, p += m * n;
+  w.rz = p, p += n + m;
+  w.kpiv = (int *)p, p += n + m;
   return w;
 }
 
@@ -504,8 +512,81 @@ static int gni_step(nh_stepper *s, double t, const double *x0, double h, double 
   return vi_step(s, t, x0, h, x1, VI_GNI);
 }
 
+/* del with holonomic constraints phi(q) = 0, A = dphi/dq (the variational RATTLE):
+ *   -D1 L_d(q_k, q_k+1) = p_k + h/2 (f_k - A(q_k)^T lam),   phi(q_k+1) = 0      (Newton in q_k+1, lam)
+ *   p_k+1 = P(q_k+1)^T (D2 L_d(q_k, q_k+1) + h/2 f_k+1)       (A(q_k+1) M^-1 p_k+1 = 0)
+ * One step from the nodal (q_k, p_k): nothing is carried. */
+static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double h, double *x1) {
+  const nh_model *mo = s->model;
+  vi_ws w = vi_carve(s);
+  const int n = w.n, m = w.m, nk = n + m, midpoint = s->opts.midpoint_ld;
+  const double *q0 = x0, *v0 = x0 + n;
+  double *q1 = x1, *v1 = x1 + n, *lam = w.rz + n;
+  int rc;
+  s->evals++;
+  // at q_k: M, dM, dV, A(q_k), forces; the outgoing momentum without the reaction
+  if ((rc = mass_factor(mo, q0, w.M0, w.L0, 0, NULL, NULL))) return rc;
+  if ((rc = nh_model_mass_deriv(mo, q0, w.dM0, w.dwork))) return rc;
+  vzero(n, w.g);
+  if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w.g, mo->user)))) return rc;
+  vzero(n, w.tmp2);
+  if ((rc = nh_cb(mo->constraint(q0, w.tmp2, w.A0, NULL, mo->user)))) return rc;
+  if ((rc = force(mo, t, q0, v0, 0, w.f, w.tmp))) return rc;
+  nh_la_gemv(n, n, w.M0, v0, w.p);
+  nh_la_axpy(n, 0.5 * h, w.f, w.p);
+  // Newton on (q_k+1, lam) from (q_k + h v_k, 0)
+  for (int i = 0; i < n; i++) q1[i] = q0[i] + h * v0[i];
+  vzero(m, lam);
+  const double scale = 1.0 + nh_la_norm_inf(n, w.p);
+  double res = INFINITY;
+  int it;
+  for (it = 0; it <= s->opts.newton_max_iter; it++) {
+    nh_la_copy(n, w.p, w.pm);
+    for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w.A0 + (size_t)k * n, w.pm);
+    if ((rc = dl_residual(mo, &w, midpoint, q0, q1, h, w.pm, w.r, w.J))) return rc;
+    if ((rc = nh_cb(mo->holonomic(q1, w.zz, mo->user)))) return rc;
+    res = fmax(nh_la_norm_inf(n, w.r) / scale, nh_la_norm_inf(m, w.zz) / (1.0 + nh_la_norm_inf(n, q1)));
+    if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
+    // K = [J, h/2 A(q_k)^T; A(q_k+1), 0]
+    if ((rc = nh_cb(mo->constraint(q1, w.tmp2, w.A, NULL, mo->user)))) return rc;
+    for (int i = 0; i < nk; i++)
+      for (int j = 0; j < nk; j++)
+        w.K[i * nk + j] = i < n && j < n   ? w.J[i * n + j]
+                          : i < n          ? 0.5 * h * w.A0[(size_t)(j - n) * n + i]
+                          : j < n          ? w.A[(size_t)(i - n) * n + j]
+                                           : 0.0;
+    if (nh_la_lu(nk, w.K, w.kpiv, VI_PIVOT_TOL) != NH_OK) {
+      snprintf(s->msg, sizeof s->msg, "del: singular Newton matrix (constraints dependent?)");
+      return NH_ERR_SINGULAR;
+    }
+    double step[64]; /* nq + nc <= 64 (supports) */
+    for (int i = 0; i < n; i++) step[i] = w.r[i];
+    for (int k = 0; k < m; k++) step[n + k] = w.zz[k];
+    nh_la_lu_solve(nk, w.K, w.kpiv, step);
+    for (int i = 0; i < n; i++) q1[i] -= step[i];
+    for (int k = 0; k < m; k++) lam[k] -= step[n + k];
+  }
+  nh_stepper_solved(s, it, res);
+  if (!(res <= s->opts.newton_tol)) {
+    snprintf(s->msg, sizeof s->msg, "del: Newton did not converge in %d iterations (residual %.3e)", it, res);
+    return NH_ERR_NO_CONVERGENCE;
+  }
+  // p+ = D2 L_d, then the projection onto the constraint at q_k+1
+  if ((rc = dl_d2(mo, &w, midpoint, q0, q1, h, w.p))) return rc;
+  if ((rc = mass_factor(mo, q1, w.M1, w.L1, 0, NULL, NULL))) return rc;
+  if ((rc = proj_setup(mo, &w, q1, w.L1))) return rc;
+  for (int i = 0; i < n; i++) w.v[i] = (q1[i] - q0[i]) / h;
+  if ((rc = force(mo, t + h, q1, w.v, 0, w.f, w.tmp))) return rc;
+  nh_la_axpy(n, 0.5 * h, w.f, w.p);
+  pt_inplace(&w, w.p, w.tmp);
+  nh_la_copy(n, w.p, w.phalf);
+  msolve_w(&w, w.L1, w.p, v1);
+  return 0;
+}
+
 static int del_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
   if (err) *err = 0.0;
+  if (s->model->nc > 0) return del_holonomic_step(s, t, x0, h, x1);
   return vi_step(s, t, x0, h, x1, VI_DEL);
 }
 
@@ -642,7 +723,9 @@ void nh_vi_set_carried(nh_stepper *s, double t, const double *x, const double *c
 }
 
 static int constant_mass(const nh_model *mo) { return mo->coriolis == NULL ? NH_OK : NH_ERR_UNSUPPORTED; }
-static int unconstrained(const nh_model *mo) { return mo->nc == 0 ? NH_OK : NH_ERR_UNSUPPORTED; }
+static int unconstrained_or_holonomic(const nh_model *mo) {
+  return mo->nc == 0 || (mo->holonomic && mo->nq + mo->nc <= 64) ? NH_OK : NH_ERR_UNSUPPORTED;
+}
 
 const nh_method nh_method_gni = {
     .name = "gni",
@@ -682,12 +765,12 @@ const nh_method nh_method_shake = {
 
 const nh_method nh_method_del = {
     .name = "del",
-    .summary = "discrete Euler-Lagrange variational integrator (eq. 2), trapezoidal or midpoint L_d",
+    .summary = "discrete Euler-Lagrange variational integrator (eq. 2), trapezoidal or midpoint L_d; holonomic constraints by multipliers",
     .preserves = "symplectic form; momentum maps of symmetries; energy to O(h^2) without drift",
     .order = 2,
     .flags = NH_METHOD_SYMMETRIC | NH_METHOD_IMPLICIT,
     .work_size = vi_work_size,
-    .supports = unconstrained,
+    .supports = unconstrained_or_holonomic,
     .step = del_step,
     .dense = nh_dense_linear,
 };

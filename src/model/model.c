@@ -213,6 +213,7 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
                     (d->potential_hess ? NH_DERIV_POTENTIAL : 0u) |
                     (d->constraint_deriv ? NH_DERIV_CONSTRAINT : 0u) |
                     (d->force_jac ? NH_DERIV_FORCE : 0u);
+  m->holonomic = d->nc > 0 ? d->holonomic : NULL;
   m->has_se2 = d->has_se2 ? 1 : 0;
   for (int i = 0; i < 3; i++) m->se2[i] = d->has_se2 ? d->se2[i] : -1;
   if (d->user_size > 0) {

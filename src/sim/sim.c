@@ -117,7 +117,7 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
     snprintf(buf, sizeof buf, "no method given");
   else if (nh_method_supports(d->method, m) != NH_OK)
     snprintf(buf, sizeof buf, "method '%s' cannot run model '%s' (exact needs a closed-form flow, "
-             "rdp an SE(2)-invariant model, del no constraints, rattle and shake a constant M)",
+             "rdp an SE(2)-invariant model, del holonomic constraints only, rattle and shake a constant M)",
              d->method->name, m->name);
   else if (!(d->h > 0.0) || !isfinite(d->h))
     snprintf(buf, sizeof buf, "step size h = %g must be positive and finite", d->h);
