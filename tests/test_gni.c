@@ -699,6 +699,61 @@ static int test_t11_t17_t20_snakeboard_orders(void) {
   return 0;
 }
 
+/* T18: the general rdp (multiplier form, Newton) equals the spec's explicit snakeboard RDP
+ * (sec. 5.2: u^phi explicit, then a 2x2 linear solve for (u^psi, p1); truncated dexp^-1,
+ * alpha = 1/2, Legendre start, exp reconstruction) written out here independently. */
+static int test_t18_snakeboard_explicit_rdp(void) {
+  nh_snakeboard_params p = nh_snakeboard_params_default();
+  nh_model *mod = nh_snakeboard_create(&p, NULL, 0);
+  const double T = 10.0, al = 0.5, m = p.m, l = p.l, I = p.I, J = p.J;
+  const int N = 128;
+  const double h = T / N;
+  // the "k-1" data from the continuous state at t = 0
+  const double *v0 = mod->v0;
+  double psi = p.psi0, phi = p.phi0, g[3] = {p.theta0, p.x0, p.y0};
+  double Lpsi = I * (v0[0] + v0[2]);                       /* I (u^psi + xi^1) */
+  double Lphi = 2 * J * v0[1];                             /* 2J u^phi */
+  double vb = cos(g[0]) * v0[3] + sin(g[0]) * v0[4];      /* forward body velocity */
+  double dxl[2] = {m * l * l * v0[2] + I * v0[0], m * vb}; /* d_xi l (third component 0) */
+  for (int k = 0; k < N; k++) {
+    double t = k * h, hb = k == 0 ? 0.5 * h : h;
+    double tpsi = p.A_psi * cos(2 * PI * p.f_psi * t), tphi = p.A_phi * sin(2 * PI * p.f_phi * t);
+    // 1. u^phi, 2. phi_k+alpha
+    Lphi += hb * tphi;
+    double uphi = Lphi / (2 * J), pa = phi + al * h * uphi;
+    // 3. (u^psi, p1): xi1 = a1 p1 + b1 u, xi2 = a2 p1 + b2 u
+    double a1 = tan(pa) / (2 * m * l * l), b1 = -(I / (m * l * l)) * sin(pa) * sin(pa);
+    double a2 = -1.0 / (2 * m * l), b2 = (I / (2 * m * l)) * sin(2 * pa);
+    double e1 = sin(2 * phi), e2 = -2 * l * cos(phi) * cos(phi);
+    double rhs1 = Lpsi + hb * tpsi, rhs2 = dxl[0] * e1 + dxl[1] * e2;
+    // I (u + a1 p1 + b1 u) = rhs1;  (m l^2 xi1 + I u) e1 + m xi2 e2 = rhs2
+    double A11 = I * (1 + b1), A12 = I * a1;
+    double A21 = (m * l * l * b1 + I) * e1 + m * b2 * e2, A22 = m * l * l * a1 * e1 + m * a2 * e2;
+    double det = A11 * A22 - A12 * A21;
+    double u = (rhs1 * A22 - A12 * rhs2) / det, p1 = (A11 * rhs2 - A21 * rhs1) / det;
+    double xi[3] = {a1 * p1 + b1 * u, a2 * p1 + b2 * u, 0.0};
+    // the new "k-1" data
+    Lpsi = I * (u + xi[0]);
+    dxl[0] = m * l * l * xi[0] + I * u, dxl[1] = m * xi[1];
+    // 4. reconstruction
+    double hx[3] = {h * xi[0], h * xi[1], 0.0}, dg[3];
+    nh_se2_tau(NH_RETRACTION_EXP, hx, dg);
+    nh_se2_compose(g, dg, g);
+    psi += h * u, phi += h * uphi;
+  }
+  nh_method_opts o = nh_method_opts_default();
+  o.dexp_order = 1;
+  double q[5];
+  nh_sim_stats st;
+  ENSURE(run_n(mod, "rdp", o, N, T, q, NULL, &st) == NH_OK);
+  double e = fmax(fmax(fabs(q[0] - psi), fabs(q[1] - phi)), fmax(fabs(q[2] - g[0]), fmax(fabs(q[3] - g[1]), fabs(q[4] - g[2]))));
+  printf("  T18 snakeboard: general rdp vs the explicit 2x2 form, N = 128: max difference %.2e; "
+         "Newton %.2f iterations per step\n", e, (double)st.solver_iterations / st.steps);
+  ENSURE(e < 1e-9);
+  nh_model_destroy(mod);
+  return 0;
+}
+
 /* T12 (characterisation): snakeboard without control, T = 40: GNI's period-2 mode ruins it, RDP
  * stays accurate */
 static int test_t12_long_horizon(void) {
@@ -1134,6 +1189,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_t10_snakeboard_gni_invariants);
   RUN_TEST(test_t11_t17_t20_snakeboard_orders);
   RUN_TEST(test_t12_long_horizon);
+  RUN_TEST(test_t18_snakeboard_explicit_rdp);
   RUN_TEST(test_t15_rdp_retractions);
   RUN_TEST(test_t19_connection_sign);
   RUN_TEST(test_t21_snakeboard_reference);
