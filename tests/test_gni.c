@@ -833,6 +833,61 @@ static int test_t15_rdp_retractions(void) {
   return 0;
 }
 
+/* T14 and the paper's sec. 6.1 claim: the sleigh rdp with the truncated dexp^-1 is the implicit
+ * trapezoidal rule for the momenta p = (I' omega, m v), solved here by the spec's cubic
+ * z^3 - c z^2 - d = 0 (z = 1 + al p2; one real root z > c), with g_k+1 = g_k exp(h xi_k); the
+ * first step is the half step p_0 - h/2 F(p_0) = p(0) (c = 1 + al A2, d = al be A1^2). */
+static double cubic_root(double c, double d) {
+  double z = c + d / (c * c); /* Newton from above the root */
+  for (int it = 0; it < 100; it++) {
+    double f = z * z * z - c * z * z - d, df = 3 * z * z - 2 * c * z, dz = f / df;
+    z -= dz;
+    if (fabs(dz) <= 1e-16 * fabs(z)) break;
+  }
+  return z;
+}
+static int test_t14_sleigh_trapezoid_cubic(void) {
+  nh_sleigh_params p = nh_sleigh_params_default();
+  nh_model *mod = nh_sleigh_create(&p, NULL, 0);
+  const double T = 10.0, Ip = p.I + p.a * p.a * p.m;
+  const int N = 100;
+  const double h = T / N, al = h * p.a / (2 * Ip), be = h * p.m * p.a / (2 * Ip * Ip);
+  double A1 = Ip * p.omega0, A2 = p.m * p.v0, g[3] = {p.theta0, p.x0, p.y0};
+  for (int k = 0; k < N; k++) {
+    double c, d, z, p1, p2;
+    if (k == 0) {
+      c = 1 + al * A2, d = al * be * A1 * A1;
+      z = cubic_root(c, d);
+      p1 = A1 / z;
+    } else {
+      c = 1 + al * A2 + al * be * A1 * A1, d = al * be * A1 * A1 * (1 - al * A2) * (1 - al * A2);
+      z = cubic_root(c, d);
+      p1 = A1 * (1 - al * A2) / z;
+    }
+    ENSURE(c > 0 && d >= 0 && z > c); /* the one real root */
+    p2 = (z - 1) / al;
+    // the trapezoidal equations hold
+    if (k > 0) {
+      ENSURE_NEAR(p1 - A1, -al * (p1 * p2 + A1 * A2), 1e-13); /* p2 = (z - 1)/al loses log10(1/al) digits */
+      ENSURE_NEAR(p2 - A2, be * (p1 * p1 + A1 * A1), 1e-13);
+    }
+    double hx[3] = {h * p1 / Ip, h * p2 / p.m, h * p.a * p1 / Ip}, dg[3];
+    nh_se2_tau(NH_RETRACTION_EXP, hx, dg);
+    nh_se2_compose(g, dg, g);
+    A1 = p1, A2 = p2;
+  }
+  nh_method_opts o = nh_method_opts_default();
+  o.dexp_order = 1;
+  o.newton_tol = 1e-14; /* the default 1e-12 per step accumulates to ~2e-10 here */
+  double q[3];
+  ENSURE(run_n(mod, "rdp", o, N, T, q, NULL, NULL) == NH_OK);
+  double e = fmax(fabs(q[0] - g[0]), fmax(fabs(q[1] - g[1]), fabs(q[2] - g[2])));
+  printf("  T14 sleigh: rdp (truncated dexp^-1) vs trapezoidal momenta by the cubic: max difference %.2e\n", e);
+  ENSURE(e < 1e-11);
+  nh_model_destroy(mod);
+  return 0;
+}
+
 /* T19: the sign of the connection term. G = SE(2) frozen except x, shape r, constraint x' = r'
  * (body frame), l = 1/2 m_r u^2 + 1/2 m_x xi2^2 (+ frozen directions), force f on r: the motion
  * must be (m_r + m_x) r'' = f; the paper's printed +A^T would give (m_r - m_x) r'' = f. */
@@ -1191,6 +1246,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_t12_long_horizon);
   RUN_TEST(test_t18_snakeboard_explicit_rdp);
   RUN_TEST(test_t15_rdp_retractions);
+  RUN_TEST(test_t14_sleigh_trapezoid_cubic);
   RUN_TEST(test_t19_connection_sign);
   RUN_TEST(test_t21_snakeboard_reference);
   RUN_TEST(test_t22_snakeboard_reduced);
