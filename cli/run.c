@@ -200,7 +200,7 @@ static const opt_def run_options[] = {
     {"--retraction", "exp|ccsk|cay", "rdp: the SE(2) retraction (default exp)", set_retraction},
     {"--dexp-order", "K", "rdp with exp: 0 exact dexp^-1 (default), 1 or 2 its truncation (paper eq. 42)", set_dexp},
     {"--alpha", "A", "rdp: shape quadrature point r_k+A, A in [0, 1] (default 0.5; 0 is first order)", set_alpha},
-    {"--start", "paper|consistent|midpoint", "gni: paper or midpoint start; rattle: lambda_0 = 0 (paper) or consistent", set_start},
+    {"--start", "NAME", "paper, consistent or midpoint: gni paper (eq. 16) or midpoint start; rattle lambda_0 = 0 (paper) or consistent", set_start},
     {"--ld", "trapezoid|midpoint", "del: the discrete Lagrangian (default trapezoid)", set_ld},
     {"--dt", "H", "step of fixed-step methods, first trial step of adaptive ones (default 1e-3 s)", set_dt},
     {"--rtol", "R", "relative tolerance of adaptive methods (default 1e-10)", set_rtol},
