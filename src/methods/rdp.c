@@ -48,6 +48,10 @@
 /* a Jacobian kept from an earlier step is used while it reduces the residual by this factor
  * per iteration; otherwise it is recomputed */
 #define RDP_CONTRACT 0.1
+/* iterate on to RDP_TIGHT x newton_tol while the residual keeps falling (it stops at the
+ * round-off floor, accepted when below newton_tol): the per-step tolerance would otherwise
+ * accumulate over long runs */
+#define RDP_TIGHT 1e-2
 
 typedef struct rdp_ws {
   int n, ns, m, nr, nz;
@@ -256,7 +260,8 @@ static int rdp_step(nh_stepper *s, double t, const double *x0, double h, double 
   for (it = 0;; it++) {
     if ((rc = rdp_residual(s, &w, rk, h, w.z, w.R))) return rc;
     res = nh_la_norm_inf(nz, w.R) / scale;
-    if (res <= s->opts.newton_tol || it >= s->opts.newton_max_iter) break;
+    if (res <= RDP_TIGHT * s->opts.newton_tol || it >= s->opts.newton_max_iter) break;
+    if (res <= s->opts.newton_tol && res > 0.5 * res_prev) break; /* the floor */
     int keep = *w.Jvalid == 1.0 && *w.Jh == h && !(res > RDP_CONTRACT * res_prev);
     res_prev = res;
     if (keep) {
