@@ -6,6 +6,8 @@ static const nh_builtin builtins[] = {
     {"rolling-disk", "disk rolled by 4 internal masses on circles (Putkaradze & Rogers sec. 5)"},
     {"rolling-ball", "ball rolled by 3 internal masses on tilted circles (Putkaradze & Rogers sec. 6)"},
     {"rolling-ball-detach", "that ball with m3 = 60: the normal force vanishes (Fig. 6.4)"},
+    {"sleigh", "Chaplygin sleigh on SE(2) (Kobilarov, Martin de Diego, Ferraro, sec. 6.1)"},
+    {"snakeboard", "snakeboard with rotor and steering torques (Kobilarov et al., sec. 6.2)"},
 };
 
 int nh_builtin_count(void) { return (int)(sizeof builtins / sizeof builtins[0]); }
