@@ -111,6 +111,8 @@ static size_t statement_end(mf *m, size_t off) {
 typedef struct cursor {
   mf *m;
   size_t pos, end;
+  size_t start;   /* where the statement starts ... */
+  int line, col;  /* ... and its line and column (positions are counted from there) */
 } cursor;
 
 static void skip_ws(cursor *c) {
@@ -234,8 +236,8 @@ static int lookup(void *user, const char *name, int primed, int *out) {
 static int expr_at(cursor *c, int stop, int *node) {
   mf *m = c->m;
   skip_ws(c);
-  int line = 1, col = 1; /* position of c->pos, for the parser's diagnostics */
-  for (size_t i = 0; i < c->pos; i++) {
+  int line = c->line, col = c->col; /* position of c->pos, for the parser's diagnostics */
+  for (size_t i = c->start; i < c->pos; i++) {
     if (m->text[i] == '\n')
       line++, col = 1;
     else
@@ -507,8 +509,8 @@ static int is_keyword(const char *s, size_t n) {
   return 0;
 }
 
-static int statement_at(mf *m, size_t off, size_t end) {
-  cursor c = {m, off, end};
+static int statement_at(mf *m, size_t off, size_t end, int line, int col) {
+  cursor c = {m, off, end, off, line, col};
   char word[NH_PARSE_NAME_MAX + 1];
   if (!read_name(&c, word)) {
     if (m->status) return -1;
@@ -541,14 +543,21 @@ int mf_read(mf *m) {
   m->set_used = calloc((size_t)(m->opts ? m->opts->nset : 0) + 1, sizeof(int));
   if (!m->pool || !m->set_used) return m->status = NH_ERR_NOMEM;
   if (clean_text(m)) return m->status;
-  size_t off = 0;
+  size_t off = 0, at = 0; /* the line and column of offset at, kept as the statements go */
+  int line = 1, col = 1;
   while (off < m->len) {
     /* skip blank lines */
     size_t i = off;
     while (i < m->len && isspace((unsigned char)m->clean[i])) i++;
     if (i >= m->len) break;
+    for (; at < i; at++) {
+      if (m->text[at] == '\n')
+        line++, col = 1;
+      else
+        col++;
+    }
     size_t end = statement_end(m, i);
-    if (statement_at(m, i, end)) return m->status;
+    if (statement_at(m, i, end, line, col)) return m->status;
     off = end;
   }
   /* what the file must have */
