@@ -260,8 +260,15 @@ static int const_expr_at(cursor *c, int stop, const char *what, double *value) {
   size_t start = (skip_ws(c), c->pos);
   int node;
   if (expr_at(c, stop, &node)) return -1;
-  if (!nh_expr_is_const(c->m->pool, node, value))
-    return mf_fail(c->m, start, "%s must be a constant (numbers, pi and parameters only)", what);
+  if (!nh_expr_is_const(c->m->pool, node, value)) {
+    mf *m = c->m; /* name the first coordinate, velocity or t it reads */
+    for (int k = 0; k <= 2 * m->nq; k++)
+      if (nh_expr_uses_vars(m->pool, node, k, k + 1) > 0)
+        return mf_fail(m, start, "%s must be a constant (numbers, pi and parameters), but it "
+                                 "depends on %s%s", what, k == 2 * m->nq ? "t" : m->coord[k % m->nq],
+                       k >= m->nq && k < 2 * m->nq ? "'" : "");
+    return mf_fail(m, start, "%s must be a constant (numbers, pi and parameters only)", what);
+  }
   if (!isfinite(*value)) return mf_fail(c->m, start, "%s is not finite (%g)", what, *value);
   return 0;
 }
@@ -607,8 +614,8 @@ int mf_read(mf *m) {
   if (uses(m, m->kinetic, 2 * m->nq, 2 * m->nq + 1) > 0)
     return mf_fail(m, m->kinetic_off, "the kinetic energy depends on time t"), m->status;
   if (m->nc >= m->nq)
-    return mf_fail(m, m->con[m->nc - 1].off, "%d constraints on %d coordinates leave no motion",
-                   m->nc, m->nq), m->status;
+    return mf_fail(m, m->con[m->nc - 1].off, "%d constraints on %d coordinates leave no motion "
+                                             "(at most %d)", m->nc, m->nq, m->nq - 1), m->status;
   return NH_OK;
 }
 
