@@ -111,6 +111,8 @@ static size_t statement_end(mf *m, size_t off) {
 typedef struct cursor {
   mf *m;
   size_t pos, end;
+  size_t start;   /* where the statement starts ... */
+  int line, col;  /* ... and its line and column (positions are counted from there) */
 } cursor;
 
 static void skip_ws(cursor *c) {
@@ -234,8 +236,8 @@ static int lookup(void *user, const char *name, int primed, int *out) {
 static int expr_at(cursor *c, int stop, int *node) {
   mf *m = c->m;
   skip_ws(c);
-  int line = 1, col = 1; /* position of c->pos, for the parser's diagnostics */
-  for (size_t i = 0; i < c->pos; i++) {
+  int line = c->line, col = c->col; /* position of c->pos, for the parser's diagnostics */
+  for (size_t i = c->start; i < c->pos; i++) {
     if (m->text[i] == '\n')
       line++, col = 1;
     else
@@ -258,8 +260,15 @@ static int const_expr_at(cursor *c, int stop, const char *what, double *value) {
   size_t start = (skip_ws(c), c->pos);
   int node;
   if (expr_at(c, stop, &node)) return -1;
-  if (!nh_expr_is_const(c->m->pool, node, value))
-    return mf_fail(c->m, start, "%s must be a constant (numbers, pi and parameters only)", what);
+  if (!nh_expr_is_const(c->m->pool, node, value)) {
+    mf *m = c->m; /* name the first coordinate, velocity or t it reads */
+    for (int k = 0; k <= 2 * m->nq; k++)
+      if (nh_expr_uses_vars(m->pool, node, k, k + 1) > 0)
+        return mf_fail(m, start, "%s must be a constant (numbers, pi and parameters), but it "
+                                 "depends on %s%s", what, k == 2 * m->nq ? "t" : m->coord[k % m->nq],
+                       k >= m->nq && k < 2 * m->nq ? "'" : "");
+    return mf_fail(m, start, "%s must be a constant (numbers, pi and parameters only)", what);
+  }
   if (!isfinite(*value)) return mf_fail(c->m, start, "%s is not finite (%g)", what, *value);
   return 0;
 }
@@ -507,8 +516,8 @@ static int is_keyword(const char *s, size_t n) {
   return 0;
 }
 
-static int statement_at(mf *m, size_t off, size_t end) {
-  cursor c = {m, off, end};
+static int statement_at(mf *m, size_t off, size_t end, int line, int col) {
+  cursor c = {m, off, end, off, line, col};
   char word[NH_PARSE_NAME_MAX + 1];
   if (!read_name(&c, word)) {
     if (m->status) return -1;
@@ -541,14 +550,21 @@ int mf_read(mf *m) {
   m->set_used = calloc((size_t)(m->opts ? m->opts->nset : 0) + 1, sizeof(int));
   if (!m->pool || !m->set_used) return m->status = NH_ERR_NOMEM;
   if (clean_text(m)) return m->status;
-  size_t off = 0;
+  size_t off = 0, at = 0; /* the line and column of offset at, kept as the statements go */
+  int line = 1, col = 1;
   while (off < m->len) {
     /* skip blank lines */
     size_t i = off;
     while (i < m->len && isspace((unsigned char)m->clean[i])) i++;
     if (i >= m->len) break;
+    for (; at < i; at++) {
+      if (m->text[at] == '\n')
+        line++, col = 1;
+      else
+        col++;
+    }
     size_t end = statement_end(m, i);
-    if (statement_at(m, i, end)) return m->status;
+    if (statement_at(m, i, end, line, col)) return m->status;
     off = end;
   }
   /* what the file must have */
@@ -598,8 +614,8 @@ int mf_read(mf *m) {
   if (uses(m, m->kinetic, 2 * m->nq, 2 * m->nq + 1) > 0)
     return mf_fail(m, m->kinetic_off, "the kinetic energy depends on time t"), m->status;
   if (m->nc >= m->nq)
-    return mf_fail(m, m->con[m->nc - 1].off, "%d constraints on %d coordinates leave no motion",
-                   m->nc, m->nq), m->status;
+    return mf_fail(m, m->con[m->nc - 1].off, "%d constraints on %d coordinates leave no motion "
+                                             "(at most %d)", m->nc, m->nq, m->nq - 1), m->status;
   return NH_OK;
 }
 
