@@ -355,7 +355,7 @@ static int test_overrides_and_initial(void) {
   /* initial velocities off the constraints: an error with the residual, or projected */
   o = opts(NH_BACKEND_TAPE);
   ENSURE(!nh_model_parse(sleigh_bad_v0, "s.nh", &o, msg, sizeof msg));
-  ENSURE(strstr(msg, "s.nh:4:1: error: the initial velocities violate constraint 'skate' (residual 1 ") == msg);
+  ENSURE(strstr(msg, "s.nh:4:1: error: the initial velocities violate constraint 'skate' (|A v| = 1 ") == msg);
   o.project_initial = 1;
   m = nh_model_parse(sleigh_bad_v0, "s.nh", &o, msg, sizeof msg);
   ENSURE(m);

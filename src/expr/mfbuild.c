@@ -465,6 +465,11 @@ int mf_check(mf *m) {
     for (int a = 0; a <= k; a++)
       for (int b = 0; b <= k; b++) G[a * (k + 1) + b] = nh_la_dot(nq, A + a * nq, A + b * nq);
     int r = 0;
+    if (nh_la_norm_inf(nq, A + k * nq) == 0.0) {
+      mf_fail(m, m->con[k].off, "constraint '%s' has no velocity terms at the initial state (all its "
+                                "coefficients vanish)", m->con[k].name);
+      goto done;
+    }
     if (!isfinite(G[k * (k + 1) + k]) || nh_la_chol(k + 1, G, MF_RANK_TOL, &r) != NH_OK) {
       mf_fail(m, m->con[k].off, "constraint '%s' is not independent of the constraints before it "
                                 "at the initial state", m->con[k].name);
@@ -475,9 +480,9 @@ int mf_check(mf *m) {
   for (int k = 0; k < nc && !m->opts->project_initial; k++) {
     double r = nh_la_dot(nq, A + k * nq, m->v0);
     if (!(fabs(r) <= MF_CONSTRAINT_TOL)) {
-      mf_fail(m, m->initial_off, "the initial velocities violate constraint '%s' (residual %.3g > "
+      mf_fail(m, m->initial_off, "the initial velocities violate constraint '%s' (|A v| = %.3g > "
                                  "%g); correct them, or project them with --project-initial",
-              m->con[k].name, r, MF_CONSTRAINT_TOL);
+              m->con[k].name, fabs(r), MF_CONSTRAINT_TOL);
       goto done;
     }
   }
@@ -621,9 +626,16 @@ static char *read_file(const char *path, char *msg, size_t msg_size) {
     return NULL;
   }
   buf[len] = '\0';
-  if (strlen(buf) != len) {
-    size_t at = strlen(buf);
-    nh_set_msg(msg, msg_size, "%s: unexpected NUL byte at offset %zu (not a text file?)", path, at);
+  if (strlen(buf) != len) { /* FILE:LINE:COL, the line up to the NUL, a caret */
+    nh_parse_error e = {1, 1, ""};
+    for (size_t i = 0; i < strlen(buf); i++) {
+      if (buf[i] == '\n')
+        e.line++, e.col = 1;
+      else
+        e.col++;
+    }
+    snprintf(e.msg, sizeof e.msg, "unexpected NUL byte (not a text file?)");
+    nh_parse_error_format(msg, msg_size, path, buf, &e);
     free(buf);
     return NULL;
   }
