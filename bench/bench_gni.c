@@ -8,8 +8,9 @@
  *      time for rk4, dopri5, gni and rdp (sleigh: against the closed form; snakeboard without
  *      control and phi'(0) = -0.002: against dopri5 at rtol 1e-13). Times are CPU times. For gni the energy it conserves is the half-step
  *      one (1/2 v_k+1/2^T M v_k+1/2, v_k+1/2 = (q_k+1 - q_k)/h), reported next to the nodal one.
- * Targets (issue 4): gni on the sleigh below 100 ns per step (from a model file: measured by the
- * model-file benchmark); at equal CPU time the structure-preserving methods keep the energy
+ *   3. the same per-step figures for the sleigh and the snakeboard read from model files
+ *      (the .nh files of examples/, generated C and tape).
+ * Targets (issue 4): gni on the sleigh below 100 ns per step from a model file; at equal CPU time the structure-preserving methods keep the energy
  * error of long runs at least 100x below rk4's.
  * Usage: bench_gni [steps]  (default 400000) */
 #define _POSIX_C_SOURCE 200809L
@@ -30,6 +31,20 @@ static double now(void) {
 }
 
 static volatile double sink;
+
+#ifndef NHOLO_SOURCE_DIR
+#define NHOLO_SOURCE_DIR "."
+#endif
+
+static nh_model *load_example(const char *file, nh_backend backend) {
+  nh_load_opts o = nh_load_opts_default();
+  o.backend = backend;
+  char msg[2048], path[512];
+  snprintf(path, sizeof path, "%s/examples/%s", NHOLO_SOURCE_DIR, file);
+  nh_model *m = nh_model_load(path, &o, msg, sizeof msg);
+  if (!m) fprintf(stderr, "bench_gni: %s\n", msg);
+  return m;
+}
 
 /* ns per driver step of a fixed-step method over n steps of size h */
 static double ns_per_step(const nh_model *m, const char *method, double h, long n) {
@@ -202,6 +217,25 @@ int main(int argc, char **argv) {
          ns_raw_step(sb, "rk4", 1e-3, n));
   printf("  baseline: one RHS evaluation %.1f ns (sleigh), %.1f ns (snakeboard);\n"
          "            hand-coded sleigh GNI loop (no driver, eq. 33) %.1f ns per step\n", rs, rb, hand);
+
+  // the same systems from model files
+  for (int b = 0; b < 2; b++) {
+    nh_backend be = b == 0 ? NH_BACKEND_CODEGEN : NH_BACKEND_TAPE;
+    nh_model *fs = load_example("chaplygin_sleigh.nh", be), *fb = load_example("snakeboard.nh", be);
+    if (!fs || !fb) return 1;
+    printf("\nns per step through the driver, models from files (%s)\n", nh_model_backend(fs));
+    printf("  %-8s %12s %12s   %s\n", "method", "sleigh", "snakeboard", "(ratio to the hand-written C model)");
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+      double a = ns_per_step(fs, methods[i], 1e-3, n), c = ns_per_step(fb, methods[i], 1e-3, n);
+      double a0 = ns_per_step(sl, methods[i], 1e-3, n), c0 = ns_per_step(sb, methods[i], 1e-3, n);
+      printf("  %-8s %9.1f ns %9.1f ns   (%.2f, %.2f)\n", methods[i], a, c, a / a0, c / c0);
+    }
+    printf("  step function alone: gni %.1f ns (sleigh), %.1f ns (snakeboard)\n",
+           ns_raw_step(fs, "gni", 1e-3, n), ns_raw_step(fb, "gni", 1e-3, n));
+    nh_model_destroy(fs);
+    nh_model_destroy(fb);
+  }
+  printf("\n");
 
   // work-precision at T = 1000
   const double T = 1000.0;
