@@ -149,7 +149,7 @@ static const opt_def run_options[] = {
     {"--impact", "LAW", "elastic, plastic or restitution=E (default elastic)", set_impact},
     {"--impacts", "N", "stop after N impacts (default: no limit)", set_impacts},
     {"--t-end", "T", "final time in s (default 100)", set_t_end},
-    {"--method", "NAME", "integrator: exact, rk4, dopri5 (default exact when the model has a closed-form flow, else dopri5)", set_method},
+    {"--method", "NAME", "integrator (see 'nholo list'; default exact when the model has a closed-form flow, else dopri5)", set_method},
     {"--dt", "H", "step of fixed-step methods, first trial step of adaptive ones (default 1e-3 s)", set_dt},
     {"--rtol", "R", "relative tolerance of adaptive methods (default 1e-10)", set_rtol},
     {"--atol", "A", "absolute tolerance of adaptive methods (default 1e-12)", set_atol},
@@ -272,6 +272,14 @@ static void print_json(FILE *f, const nh_sim *sim, const char *method, int statu
   json_num(f, st->max_constraint_residual);
   fputs(", \"max_event_gap\": ", f);
   json_num(f, st->max_event_gap);
+  fputs(", \"solver_iterations\": ", f);
+  json_num(f, (double)st->solver_iterations);
+  fputs(", \"solver_max_iterations\": ", f);
+  json_num(f, (double)st->solver_max_iterations);
+  fputs(", \"solver_last_residual\": ", f);
+  json_num(f, st->solver_last_residual);
+  fputs(", \"solver_max_residual\": ", f);
+  json_num(f, st->solver_max_residual);
   fputs(", \"wall_seconds\": ", f);
   json_num(f, wall);
   fputs(", \"status\": ", f);
@@ -325,6 +333,10 @@ static void print_text(const nh_sim *sim, const char *method, int status, double
          nh_sim_time(sim), st->impacts, st->steps, st->rejected, st->evals, wall);
   printf("energy %.12g -> %.12g J; max relative energy error between impacts %.3e; max |A v| %.3e\n",
          st->energy_initial, st->energy, st->max_energy_rel_error, st->max_constraint_residual);
+  if (st->solver_iterations > 0)
+    printf("solver: %.2f iterations per step (max %d), max residual %.3e\n",
+           (double)st->solver_iterations / (double)(st->steps > 0 ? st->steps : 1), st->solver_max_iterations,
+           st->solver_max_residual);
   long n = nh_sim_impact_count(sim);
   long show = n < 5 ? n : 5;
   for (long k = 0; k < show; k++) {
@@ -404,18 +416,29 @@ int cmd_run(int argc, char **argv) {
   if (rc) return rc;
 
   // the model
-  if (strcmp(o.model, "penny") != 0) return cli_usage_error("unknown model '%s' (see 'nholo list')", o.model);
-  if (o.law_set) o.penny.law = o.law;
   char msg[512];
-  nh_model *model = nh_penny_create(&o.penny, msg, sizeof msg);
-  if (!model) return cli_usage_error("%s", msg);
+  nh_model *model;
+  if (strcmp(o.model, "penny") == 0) {
+    if (o.law_set) o.penny.law = o.law;
+    model = nh_penny_create(&o.penny, msg, sizeof msg);
+    if (!model) return cli_usage_error("%s", msg);
+  } else if (!(model = nh_builtin_create(o.model, msg, sizeof msg))) {
+    return cli_usage_error("unknown model '%s' (see 'nholo list')", o.model);
+  }
+
+  if (o.plot && strcmp(o.model, "penny") != 0) {
+    nh_model_destroy(model);
+    return cli_usage_error("--plot: only the penny has a plot (use --out for the trajectory)");
+  }
 
   // the method and simulation
   const nh_method *method = o.method ? nh_method_find(o.method)
                                      : (model->flow ? nh_method_find("exact") : nh_method_find("dopri5"));
   if (nh_method_supports(method, model) != NH_OK) {
+    char name[NH_MAX_NAME];
+    snprintf(name, sizeof name, "%s", model->name);
     nh_model_destroy(model);
-    return cli_usage_error("--method %s: model '%s' has no closed-form flow", nh_method_name(method), model->name);
+    return cli_usage_error("--method %s cannot run model '%s' (%s)", nh_method_name(method), name, nh_method_summary(method));
   }
   nh_sim_def def = nh_sim_def_default();
   def.method = method;

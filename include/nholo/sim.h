@@ -102,6 +102,12 @@ typedef struct nh_sim_stats {
   double max_energy_rel_error;  /* max |E - E_seg| / |E_seg| where E_seg = energy after the last impact */
   double max_constraint_residual; /* max |A v| at step ends */
   double max_event_gap;         /* max |g| at located impacts */
+  /* implicit methods (Newton on the discrete equations): */
+  long solver_iterations;       /* total iterations (linear solves) */
+  int solver_last_iterations;   /* iterations of the last step */
+  int solver_max_iterations;    /* most iterations in one step */
+  double solver_last_residual;  /* max-norm residual of the discrete equations after the last step */
+  double solver_max_residual;   /* largest such residual over the steps */
 } nh_sim_stats;
 
 NH_API const nh_sim_stats *nh_sim_get_stats(const nh_sim *sim);

@@ -38,14 +38,53 @@ NH_API int nh_penny_params_check(const nh_penny_params *p, char *msg, size_t msg
 /* Build the penny model. NULL with a reason in msg on bad parameters. */
 NH_API nh_model *nh_penny_create(const nh_penny_params *p, char *msg, size_t msg_size);
 
+/* ---- examples of Celledoni, Farre Puiggali, Hoiseth, Martin de Diego, "Energy-Preserving
+ * Integrators Applied to Nonholonomic Systems" (spec 002), in configuration form -------- */
+
+/* The fully chaotic quartic system (sec. 4.1, n = 3): q = (x, w1..w3, z1..z3) in R^7, M = I,
+ * V = 1/2 (|q|^2 + z1^2 z2^2 + sum_i w_i^2 z_i^2), constraint x' + w . z' = 0. Initial state:
+ * spec 002 A.1 (q0 given, rho along a fixed direction) at the paper's energy H = 3.06. */
+NH_API nh_model *nh_quartic_create(char *msg, size_t msg_size);
+/* The velocity v = X gD^-1 rho of the quartic system at q for the reduced momenta
+ * rho = (xi (3), eta (3)) (spec 002 S1), scaled so that the energy is H (H = NAN: unscaled).
+ * NH_ERR_ARG when V(q) >= H. */
+NH_API int nh_quartic_velocity(const double *q, const double *rho, double H, double *v);
+
+/* The continuous gearbox driven by an asymmetric pendulum (sec. 4.4, with + V: erratum E7):
+ * q = (q1, q2, q3), M = I, V = 1/2 (q1^2 + q2^2) + cos q3 - 1/5 sin 2 q3, constraint
+ * q1' + sin(q3) q2' = 0. Initial state spec 002 A.5: q = (0.5, -0.3, 0.2), p2 = 0.4,
+ * p3 = 1.6 (rotating pendulum) or 0.3 (librating), p1 = -sin(q3) p2. */
+NH_API nh_model *nh_gearbox_create(int rotating, char *msg, size_t msg_size);
+/* The pendulum energy 1/2 q3'^2 + cos q3 - 1/5 sin 2 q3 (rotates above 1.0686883). */
+NH_API double nh_gearbox_pendulum_energy(const double *q, const double *v);
+
+/* The Chaplygin sleigh in the paper's coordinates (sec. 4.2): blade point (x1, x2), heading
+ * theta; the initial velocity is given by the reduced momenta (rho1, rho2) of the paper's
+ * orthonormal frame. Defaults: Fig. 3 (J = 8, a = m = 1, x1 = -5, x2 = 0, theta = 0.1,
+ * rho1 = 0.001, rho2 = -0.6). */
+typedef struct nh_sleigh_dg_params {
+  double J, a, m;           /* inertia about the centre of mass, blade-to-centre distance, mass */
+  double x1, x2, theta;     /* initial configuration */
+  double rho1, rho2;        /* initial reduced momenta */
+} nh_sleigh_dg_params;
+
+NH_API nh_sleigh_dg_params nh_sleigh_dg_params_default(void);
+/* Configuration form: q = (x1, x2, theta), M(theta), V = 0, -sin(th) x1' + cos(th) x2' = 0. */
+NH_API nh_model *nh_sleigh_dg_q_create(const nh_sleigh_dg_params *p, char *msg, size_t msg_size);
+
 /* Built-in models by name, for command-line front ends. */
 typedef struct nh_builtin {
   const char *name;
   const char *summary;
+  /* builds the model with its default parameters (NULL: the front end builds it itself) */
+  nh_model *(*create)(char *msg, size_t msg_size);
 } nh_builtin;
 
 NH_API int nh_builtin_count(void);
 NH_API const nh_builtin *nh_builtin_at(int i);
+/* The built-in model with this name at its defaults; NULL with a reason in msg when the name
+ * is unknown or has no default constructor. */
+NH_API nh_model *nh_builtin_create(const char *name, char *msg, size_t msg_size);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,11 @@ static const nh_method *const nh_methods[] = {
     &nh_method_exact,
     &nh_method_rk4,
     &nh_method_dopri5,
+    &nh_method_gonzalez_r,
+    &nh_method_gonzalez_r_fd,
+    &nh_method_gonzalez_f,
+    &nh_method_si_dla,
+    &nh_method_i_dla,
 };
 
 #define NH_NMETHODS ((int)(sizeof nh_methods / sizeof nh_methods[0]))
@@ -44,4 +49,22 @@ double nh_err_norm(int n, const double *err, const double *x0, const double *x1,
     s += e * e;
   }
   return sqrt(s / n);
+}
+
+int nh_hermite_dense(nh_stepper *s, double t, const double *x0, double h, const double *x1,
+                     double theta, double *x, double *f, double *valid) {
+  const int n = s->nx;
+  double *f0 = f, *f1 = f + n;
+  int rc;
+  // slopes at both ends, once per step
+  if (*valid == 0.0) {
+    if ((rc = nh_dyn_rhs(s->dyn, t, x0, f0)) || (rc = nh_dyn_rhs(s->dyn, t + h, x1, f1))) return rc;
+    s->evals += 2;
+    *valid = 1.0;
+  }
+  double th = theta, th2 = th * th, th3 = th2 * th;
+  double h00 = 2 * th3 - 3 * th2 + 1, h10 = th3 - 2 * th2 + th;
+  double h01 = -2 * th3 + 3 * th2, h11 = th3 - th2;
+  for (int i = 0; i < n; i++) x[i] = h00 * x0[i] + h10 * h * f0[i] + h01 * x1[i] + h11 * h * f1[i];
+  return 0;
 }

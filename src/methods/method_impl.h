@@ -22,6 +22,10 @@ typedef struct nh_stepper {
   nh_dyn *dyn;       /* the dynamics x' = F(t, x) */
   long evals;        /* F (or flow) evaluations */
   char msg[256];     /* detail of the last failure */
+  /* implicit methods: nonlinear solver statistics (iterations = linear solves) */
+  long solver_iters;    /* total iterations */
+  int last_iters;       /* iterations of the last step */
+  double last_residual; /* max-norm residual of the discrete equations after the last step */
 } nh_stepper;
 
 struct nh_method {
@@ -46,6 +50,24 @@ struct nh_method {
 extern const nh_method nh_method_exact;
 extern const nh_method nh_method_rk4;
 extern const nh_method nh_method_dopri5;
+extern const nh_method nh_method_gonzalez_r;
+extern const nh_method nh_method_gonzalez_r_fd;
+extern const nh_method nh_method_gonzalez_f;
+extern const nh_method nh_method_si_dla;
+extern const nh_method nh_method_i_dla;
+
+/* Record a solve in the stepper's statistics. */
+static inline void nh_stepper_solved(nh_stepper *s, int iters, double residual) {
+  s->solver_iters += iters;
+  s->last_iters = iters;
+  s->last_residual = residual;
+}
+
+/* Dense output for one-step methods without their own interpolant: the cubic Hermite
+ * interpolant through (x0, F(t, x0)) and (x1, F(t + h, x1)), the slopes computed once per
+ * step into f (2 nx doubles, valid[0] = 0 after each step). */
+int nh_hermite_dense(nh_stepper *s, double t, const double *x0, double h, const double *x1,
+                     double theta, double *x, double *f, double *valid);
 
 /* Weighted RMS norm of err with weights atol + rtol max(|x0|, |x1|). */
 double nh_err_norm(int n, const double *err, const double *x0, const double *x1, double rtol,

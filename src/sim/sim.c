@@ -297,6 +297,7 @@ int nh_sim_set_state(nh_sim *s, double t, const double *q, const double *v) {
 
   // statistics and log
   memset(&s->stats, 0, sizeof s->stats);
+  s->st.solver_iters = 0;
   if ((rc = energy(s, s->x, &s->stats.energy_initial))) {
     sim_msg(s, "energy evaluation failed at the initial state");
     return NH_ERR_CALLBACK;
@@ -673,6 +674,11 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
   s->stats.steps++;
   s->stats.evals = s->st.evals;
+  s->stats.solver_iterations = s->st.solver_iters;
+  s->stats.solver_last_iterations = s->st.last_iters;
+  s->stats.solver_last_residual = s->st.last_residual;
+  if (s->st.last_iters > s->stats.solver_max_iterations) s->stats.solver_max_iterations = s->st.last_iters;
+  if (s->st.last_residual > s->stats.solver_max_residual) s->stats.solver_max_residual = s->st.last_residual;
 
   // monitors
   double E, res;

@@ -1,8 +1,20 @@
 /* builtin.c - the table of built-in models (nholo/systems.h), for command-line front ends. */
+#include <string.h>
+
+#include "model/msg.h"
 #include "nholo/systems.h"
 
+static nh_model *gearbox_default(char *msg, size_t msg_size) { return nh_gearbox_create(1, msg, msg_size); }
+static nh_model *sleigh_dg_q_default(char *msg, size_t msg_size) {
+  nh_sleigh_dg_params p = nh_sleigh_dg_params_default();
+  return nh_sleigh_dg_q_create(&p, msg, msg_size);
+}
+
 static const nh_builtin builtins[] = {
-    {"penny", "vertical rolling disk bouncing inside an elliptical table (Clark & Bloch)"},
+    {"penny", "vertical rolling disk bouncing inside an elliptical table (Clark & Bloch)", NULL},
+    {"quartic", "chaotic quartic nonholonomic system on R^7, H = 3.06 (Celledoni et al. 4.1)", nh_quartic_create},
+    {"gearbox", "continuous gearbox driven by an asymmetric pendulum (Celledoni et al. 4.4)", gearbox_default},
+    {"sleigh-dg-q", "Chaplygin sleigh in (x1, x2, theta), Fig. 3 data (Celledoni et al. 4.2)", sleigh_dg_q_default},
 };
 
 int nh_builtin_count(void) { return (int)(sizeof builtins / sizeof builtins[0]); }
@@ -10,4 +22,14 @@ int nh_builtin_count(void) { return (int)(sizeof builtins / sizeof builtins[0]);
 const nh_builtin *nh_builtin_at(int i) {
   if (i < 0 || i >= nh_builtin_count()) return NULL;
   return &builtins[i];
+}
+
+nh_model *nh_builtin_create(const char *name, char *msg, size_t msg_size) {
+  for (int i = 0; name && i < nh_builtin_count(); i++)
+    if (strcmp(builtins[i].name, name) == 0) {
+      if (builtins[i].create) return builtins[i].create(msg, msg_size);
+      break;
+    }
+  nh_set_msg(msg, msg_size, "no built-in model '%s' with default parameters", name ? name : "");
+  return NULL;
 }
