@@ -9,6 +9,12 @@
 
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2, CLI_ZENO = 3 };
 
+/* most --set overrides on one command line */
+#define CLI_MAX_SET 64
+
+/* 1 when a MODEL argument names a model file (ends in .nh or contains a '/') */
+int cli_is_model_file(const char *model);
+
 /* Print "nholo: <message>" on stderr and return CLI_USAGE. */
 int cli_usage_error(const char *fmt, ...);
 
@@ -23,6 +29,7 @@ int cli_parse_impact(const char *opt, const char *text, nh_impact_law *law);
 int cli_penny_set(nh_penny_params *p, const char *name, double value);
 
 int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 int cmd_figure(int argc, char **argv);
 
 #endif

@@ -13,7 +13,8 @@ static const char *usage_text =
     "Simulate nonholonomic mechanical systems with impacts.\n"
     "\n"
     "commands:\n"
-    "  run MODEL [options]     simulate a built-in model (see 'nholo run --help')\n"
+    "  run MODEL [options]     simulate a built-in model or a model file (see 'nholo run --help')\n"
+    "  check FILE.nh           check a model file; print its derived quantities\n"
     "  figure NAME [options]   regenerate a figure of a paper (see 'nholo figure --help')\n"
     "  list                    list built-in models, methods and impact laws\n"
     "  --help, -h              this text\n"
@@ -129,6 +130,7 @@ int main(int argc, char **argv) {
     return CLI_OK;
   }
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1);
+  if (strcmp(cmd, "check") == 0) return cmd_check(argc - 1, argv + 1);
   if (strcmp(cmd, "figure") == 0) return cmd_figure(argc - 1, argv + 1);
   if (strcmp(cmd, "list") == 0) return cmd_list(argc - 1, argv + 1);
   return cli_usage_error("unknown command '%s' (see 'nholo --help')", cmd);

@@ -22,6 +22,13 @@ typedef struct run_opts {
   int json, project_initial;
   long zeno_count;
   double zeno_interval;
+  int table_set;
+  nh_backend backend;
+  /* --set NAME=VALUE, applied once the model is known */
+  int nset;
+  char set_name[CLI_MAX_SET][NH_MAX_NAME];
+  const char *set_names[CLI_MAX_SET];
+  double set_values[CLI_MAX_SET];
 } run_opts;
 
 /* ---- option table: name, argument, help, setter ------------------------------------- */
@@ -29,6 +36,7 @@ typedef struct run_opts {
 typedef int (*opt_setter)(run_opts *o, const char *opt, const char *val);
 
 static int set_table(run_opts *o, const char *opt, const char *val) {
+  o->table_set = 1;
   if (strcmp(val, "circle") == 0) {
     o->penny.a = 0.2, o->penny.b = 0.2;
   } else if (strcmp(val, "ellipse") == 0) {
@@ -132,8 +140,21 @@ static int set_param(run_opts *o, const char *opt, const char *val) {
   name[len] = 0;
   double v;
   if (!cli_parse_double(opt, eq + 1, &v)) return 0;
-  if (!cli_penny_set(&o->penny, name, v)) {
-    cli_usage_error("%s: model '%s' has no parameter or initial value '%s'", opt, o->model ? o->model : "penny", name);
+  if (o->nset >= CLI_MAX_SET) {
+    cli_usage_error("%s: more than %d overrides", opt, CLI_MAX_SET);
+    return 0;
+  }
+  memcpy(o->set_name[o->nset], name, len + 1);
+  o->set_names[o->nset] = o->set_name[o->nset];
+  o->set_values[o->nset++] = v;
+  return 1;
+}
+static int set_backend(run_opts *o, const char *opt, const char *val) {
+  if (strcmp(val, "auto") == 0) o->backend = NH_BACKEND_AUTO;
+  else if (strcmp(val, "tape") == 0) o->backend = NH_BACKEND_TAPE;
+  else if (strcmp(val, "codegen") == 0) o->backend = NH_BACKEND_CODEGEN;
+  else {
+    cli_usage_error("%s: unknown back end '%s' (expected auto, tape or codegen)", opt, val);
     return 0;
   }
   return 1;
@@ -154,7 +175,8 @@ static const opt_def run_options[] = {
     {"--rtol", "R", "relative tolerance of adaptive methods (default 1e-10)", set_rtol},
     {"--atol", "A", "absolute tolerance of adaptive methods (default 1e-12)", set_atol},
     {"--sample", "DT", "output interval on dense output (default 0.01 s for exact, else every step; 0 = every step)", set_sample},
-    {"--set", "NAME=VALUE", "override a parameter or initial value (penny: m R I J a b x y theta phi theta' phi'), repeatable", set_param},
+    {"--set", "NAME=VALUE", "override a parameter or initial value (NAME, or NAME' for a velocity; penny: m R I J a b x y theta phi theta' phi'), repeatable", set_param},
+    {"--backend", "auto|tape|codegen", "model files: evaluate compiled C (codegen), the tape interpreter, or codegen when a compiler works (auto, default)", set_backend},
     {"--project-initial", NULL, "project an initial velocity that violates the constraints", set_project},
     {"--zeno-count", "N", "Zeno guard: stop after N consecutive impacts closer than --zeno-interval (default 100)", set_zeno_count},
     {"--zeno-interval", "S", "Zeno guard interval in s (default 1e-9)", set_zeno_interval},
@@ -167,14 +189,16 @@ static const opt_def run_options[] = {
 
 static void run_help(void) {
   printf("usage: nholo run MODEL [options]\n\n"
-         "Simulate MODEL (see 'nholo list') through its impacts and report the run.\n\noptions:\n");
+         "Simulate MODEL through its impacts and report the run. MODEL is a built-in model (see\n"
+         "'nholo list') or a model file (FILE.nh, docs/model-language.md).\n\noptions:\n");
   for (int i = 0; i < NRUN_OPTIONS; i++) {
     char left[64];
     snprintf(left, sizeof left, "%s%s%s", run_options[i].name, run_options[i].arg ? " " : "",
              run_options[i].arg ? run_options[i].arg : "");
     printf("  %-28s %s\n", left, run_options[i].help);
   }
-  printf("\nexample: nholo run penny --table ellipse --impact plastic --impacts 20 --plot penny.png\n"
+  printf("\nexamples: nholo run penny --table ellipse --impact plastic --impacts 20 --plot penny.png\n"
+         "          nholo run examples/penny.nh --set a=0.2 --method dopri5 --json\n"
          "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard.\n");
 }
 
@@ -415,20 +439,32 @@ int cmd_run(int argc, char **argv) {
   int rc = parse_run(argc, argv, &o);
   if (rc) return rc;
 
-  // the model
-  char msg[512];
-  nh_model *model;
-  if (strcmp(o.model, "penny") == 0) {
+  // the model: a model file, or a built-in
+  char msg[2048];
+  nh_model *model = NULL;
+  int is_penny = 0;
+  if (cli_is_model_file(o.model)) {
+    if (o.table_set) return cli_usage_error("--table: only for the built-in penny (use --set a=... --set b=...)");
+    nh_load_opts lo = nh_load_opts_default();
+    lo.backend = o.backend;
+    lo.nset = o.nset;
+    lo.set_names = o.set_names;
+    lo.set_values = o.set_values;
+    lo.project_initial = o.project_initial;
+    lo.impact_override = o.law_set;
+    lo.impact = o.law;
+    if (!(model = nh_model_load(o.model, &lo, msg, sizeof msg))) return cli_usage_error("%s", msg);
+  } else if (strcmp(o.model, "penny") != 0) {
+    if (o.table_set || o.nset > 0) return cli_usage_error("--table and --set: only for the penny and model files");
+    if (!(model = nh_builtin_create(o.model, msg, sizeof msg)))
+      return cli_usage_error("unknown model '%s' (see 'nholo list'; a model file ends in .nh)", o.model);
+  } else {
+    is_penny = 1;
+    for (int i = 0; i < o.nset; i++)
+      if (!cli_penny_set(&o.penny, o.set_names[i], o.set_values[i]))
+        return cli_usage_error("--set: model 'penny' has no parameter or initial value '%s'", o.set_names[i]);
     if (o.law_set) o.penny.law = o.law;
-    model = nh_penny_create(&o.penny, msg, sizeof msg);
-    if (!model) return cli_usage_error("%s", msg);
-  } else if (!(model = nh_builtin_create(o.model, msg, sizeof msg))) {
-    return cli_usage_error("unknown model '%s' (see 'nholo list')", o.model);
-  }
-
-  if (o.plot && strcmp(o.model, "penny") != 0) {
-    nh_model_destroy(model);
-    return cli_usage_error("--plot: only the penny has a plot (use --out for the trajectory)");
+    if (!(model = nh_penny_create(&o.penny, msg, sizeof msg))) return cli_usage_error("%s", msg);
   }
 
   // the method and simulation
@@ -479,9 +515,17 @@ int cmd_run(int argc, char **argv) {
   if (o.plot) {
     char title[160];
     char lb[64];
-    snprintf(title, sizeof title, "penny, %s table, %s, %ld impacts (%s)", o.penny.a == o.penny.b ? "circular" : "elliptical",
-             law_name(model->impact[0], lb, sizeof lb), nh_sim_get_stats(sim)->impacts, nh_method_name(method));
-    if (nh_plot_penny(o.plot, o.penny.a, o.penny.b, o.penny.R, traj, sim, title, msg, sizeof msg) != NH_OK) {
+    int prc;
+    if (is_penny) {
+      snprintf(title, sizeof title, "penny, %s table, %s, %ld impacts (%s)", o.penny.a == o.penny.b ? "circular" : "elliptical",
+               law_name(model->impact[0], lb, sizeof lb), nh_sim_get_stats(sim)->impacts, nh_method_name(method));
+      prc = nh_plot_penny(o.plot, o.penny.a, o.penny.b, o.penny.R, traj, sim, title, msg, sizeof msg);
+    } else {
+      snprintf(title, sizeof title, "%s, %ld impacts (%s)", model->name, nh_sim_get_stats(sim)->impacts,
+               nh_method_name(method));
+      prc = nh_plot_timeseries(o.plot, model, traj, sim, title, msg, sizeof msg);
+    }
+    if (prc != NH_OK) {
       fprintf(stderr, "nholo: %s\n", msg);
       exit_code = CLI_FAILED;
     }

@@ -17,6 +17,18 @@
  * Build a model once from an nh_model_def (nh_model_create copies everything it needs);
  * it never changes afterwards, and any number of simulations may share it.
  *
+ * A model may instead be given in first-order ODE form (form = NH_FORM_ODE): a state x of
+ * size nx with x' = F(t, x), an optional energy E(t, x) (a monitor only; time-dependent
+ * systems need not conserve it) and an optional projection x <- P(x) applied after every
+ * accepted step (a projection method, Hairer-Lubich-Wanner sec. IV.4: e.g. renormalising a
+ * unit quaternion; it does not change the order of the method). An ODE-form model has no
+ * coordinates, constraints or gaps (nq = nc = ngap = 0), so no impacts and no "exact" method.
+ * The mechanical form is the default; its first-order state is x = (q, v), nx = 2 nq.
+ *
+ * Both forms may have monitors: nmon scalar functions m_j(t, x) whose zero crossings (in a
+ * chosen direction) the driver locates like impacts and logs as events; a monitor's action
+ * either only reports the event or stops the run there (nholo/sim.h).
+ *
  * Evaluators: every callback gets its inputs, writes its outputs into caller-owned
  * arrays and receives the model's user pointer last. It returns 0 on success, a positive
  * value when the point is infeasible but a smaller step may succeed, and a negative value
@@ -116,6 +128,43 @@ enum {
 /* Relative finite-difference step for derivatives a model does not provide:
  * h_k = NH_FD_STEP * max(1, |q_k|) (central differences, error O(h^2)). */
 #define NH_FD_STEP 6.0e-6
+/* ---- first-order (ODE) form and monitors ------------------------------------------ */
+
+typedef enum nh_model_form {
+  NH_FORM_MECHANICAL = 0, /* (q, v), M(q), A(q), gaps: the default */
+  NH_FORM_ODE = 1         /* x' = F(t, x) */
+} nh_model_form;
+
+/* x' = F(t, x): xdot (nx). Required for NH_FORM_ODE. */
+typedef int (*nh_rhs_fn)(double t, const double *x, double *xdot, void *user);
+/* Energy E(t, x) of an ODE-form model (monitored, not enforced). */
+typedef int (*nh_energy_fn)(double t, const double *x, double *E, void *user);
+/* Projection onto the solution manifold, in place: x <- P(x). Called on the state after each
+ * accepted step (not on the initial state, nor on dense-output samples); P must be
+ * idempotent up to round-off. */
+typedef int (*nh_project_fn)(double *x, void *user);
+/* All monitor values m_j(t, x), j < nmon, with x the first-order state ((q, v) for a
+ * mechanical model). */
+typedef int (*nh_monitor_fn)(double t, const double *x, double *m, void *user);
+
+/* Which zero crossings of a monitor count. */
+typedef enum nh_monitor_dir {
+  NH_MONITOR_BOTH = 0,
+  NH_MONITOR_FALLING = -1, /* m goes from > 0 to <= 0 */
+  NH_MONITOR_RISING = 1    /* m goes from < 0 to >= 0 */
+} nh_monitor_dir;
+
+/* What the driver does at a located crossing: log it (always), then go on or stop. */
+typedef enum nh_monitor_action {
+  NH_MONITOR_REPORT = 0,
+  NH_MONITOR_STOP = 1 /* the run ends at the event with NH_EVENT_STOP */
+} nh_monitor_action;
+
+typedef struct nh_monitor_def {
+  const char *name; /* unique among the monitors, e.g. "normal_force" */
+  nh_monitor_dir direction;
+  nh_monitor_action action;
+} nh_monitor_def;
 
 /* ---- definition and model --------------------------------------------------------- */
 
@@ -152,6 +201,24 @@ typedef struct nh_model_def {
   nh_constraint_deriv_fn constraint_deriv;
   nh_force_jac_fn force_jac;
 
+  /* Nullable: called by nh_model_destroy with the model's user pointer (for user data the
+   * definition does not copy, user_size == 0: compiled code, tapes) */
+  void (*user_free)(void *user);
+  const char *backend; /* Nullable: how the evaluators run, "c" (default), "tape", "codegen" */
+  /* ODE form (form = NH_FORM_ODE; then nq, nc, ngap, mass, ... stay 0 / NULL) */
+  nh_model_form form;               /* default NH_FORM_MECHANICAL */
+  int nx;                           /* state size (ODE form), >= 1 */
+  const char *const *state_names;   /* (nx) Nullable: "x1", "x2", ... */
+  const double *x0;                 /* (nx) default initial state; Nullable: zeros */
+  nh_rhs_fn rhs;                    /* required for the ODE form */
+  nh_energy_fn energy;              /* Nullable: E = 0 */
+  nh_project_fn project;            /* Nullable: no projection */
+
+  /* monitors (either form) */
+  int nmon;                         /* >= 0 */
+  const nh_monitor_def *monitors;   /* (nmon) required when nmon > 0 */
+  nh_monitor_fn monitor;            /* required when nmon > 0 */
+
   const void *user;  /* passed to every evaluator */
   size_t user_size;  /* > 0: copy user_size bytes of *user into the model and pass the copy */
   int internal_cookie; /* set by nh_model_def_default; do not touch */
@@ -182,6 +249,20 @@ typedef struct nh_model {
   nh_constraint_deriv_fn constraint_deriv;
   nh_force_jac_fn force_jac;
   unsigned exact_derivs; /* NH_DERIV_* bits of the derivatives the definition provided */
+  char backend[16];      /* "c", "tape" or "codegen" */
+  void (*user_free)(void *user);
+  /* first-order view: form, nx (2 nq for a mechanical model), state names (a mechanical
+   * model's are the coordinates, then "NAME_dot"), x0 (for a mechanical model (q0, v0)) */
+  nh_model_form form;
+  int nx;
+  const char *const *state_names;
+  const double *x0;
+  nh_rhs_fn rhs;
+  nh_energy_fn energy;
+  nh_project_fn project;
+  int nmon;
+  const nh_monitor_def *monitors; /* names copied */
+  nh_monitor_fn monitor;
   void *user;
 } nh_model;
 
@@ -201,8 +282,15 @@ NH_API int nh_model_coord_index(const nh_model *model, const char *name);
 /* Index of a gap by name, or -1. */
 NH_API int nh_model_gap_index(const nh_model *model, const char *name);
 
-/* Total energy E = 1/2 v^T M v + V(q). Returns a status; *E is set on success. */
+/* Index of a monitor by name, or -1. */
+NH_API int nh_model_monitor_index(const nh_model *model, const char *name);
+
+/* Total energy E = 1/2 v^T M v + V(q) (mechanical form; for the ODE form use
+ * nh_model_energy_x). Returns a status; *E is set on success. */
 NH_API int nh_model_energy(const nh_model *model, const double *q, const double *v, double *E);
+
+/* Energy at the first-order state x of either form (ODE form without an energy: 0). */
+NH_API int nh_model_energy_x(const nh_model *model, double t, const double *x, double *E);
 
 /* Largest |A(q) v| over the constraint rows (0 when nc = 0). */
 NH_API int nh_model_constraint_residual(const nh_model *model, const double *q, const double *v,

@@ -22,6 +22,7 @@
 #include "nholo/sim.h"
 #include "nholo/systems.h"
 #include "nholo/io.h"
+#include "nholo/modelfile.h"
 
 #define NHOLO_VERSION_MAJOR 0
 #define NHOLO_VERSION_MINOR 1

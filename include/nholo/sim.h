@@ -52,14 +52,20 @@ NH_API nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char 
                              size_t msg_size);
 NH_API void nh_sim_destroy(nh_sim *sim);
 
-/* Set the state. Fails with NH_ERR_CONSTRAINT when |A v| > constraint_tol (unless
+/* Set the state of a mechanical model (for an ODE-form model q is the whole state x and v is
+ * ignored, as in nh_sim_set_state_x). Fails with NH_ERR_CONSTRAINT when |A v| > constraint_tol (unless
  * project_initial, which projects and returns NH_PROJECTED), NH_ERR_NONFINITE, or a gap < 0
  * (NH_ERR_ARG: the state must be admissible). Resets statistics and the impact log. */
 NH_API int nh_sim_set_state(nh_sim *sim, double t, const double *q, const double *v);
 
+/* Set the first-order state x (nx = model->nx: (q, v) for a mechanical model) at time t; the
+ * same checks as nh_sim_set_state. */
+NH_API int nh_sim_set_state_x(nh_sim *sim, double t, const double *x);
+
 NH_API double nh_sim_time(const nh_sim *sim);
+NH_API const double *nh_sim_x(const nh_sim *sim); /* (nx) the first-order state, borrowed */
 NH_API const double *nh_sim_q(const nh_sim *sim); /* (nq), borrowed */
-NH_API const double *nh_sim_v(const nh_sim *sim); /* (nq), borrowed */
+NH_API const double *nh_sim_v(const nh_sim *sim); /* (nq), borrowed; NULL for the ODE form */
 NH_API const nh_model *nh_sim_model(const nh_sim *sim);
 NH_API const nh_method *nh_sim_method(const nh_sim *sim);
 /* The detail of the last failure (one line), or "" */
@@ -76,15 +82,17 @@ typedef enum nh_sample_kind {
   NH_SAMPLE_OUTPUT = 2,  /* a dense-output sample at a multiple of out_dt */
   NH_SAMPLE_IMPACT_BEFORE = 3,
   NH_SAMPLE_IMPACT_AFTER = 4,
-  NH_SAMPLE_END = 5      /* the final state */
+  NH_SAMPLE_END = 5,     /* the final state */
+  NH_SAMPLE_EVENT = 6    /* the state at a located monitor event */
 } nh_sample_kind;
 
-/* Called with each sample; return 0 to go on, nonzero to stop the run (NH_STOPPED). */
+/* Called with each sample; return 0 to go on, nonzero to stop the run (NH_STOPPED). For an
+ * ODE-form model q is the whole state x (nx) and v is NULL. */
 typedef int (*nh_observer_fn)(const nh_sim *sim, nh_sample_kind kind, double t, const double *q,
                               const double *v, void *user);
 
 /* Run until t_end or until max_impacts impacts (0: no limit), whichever comes first.
- * Returns NH_OK, NH_ZENO, NH_STOPPED or a negative status; the state, statistics and
+ * Returns NH_OK, NH_ZENO, NH_STOPPED, NH_EVENT_STOP or a negative status; the state, statistics and
  * impact log hold everything computed up to the stop. */
 NH_API int nh_sim_run(nh_sim *sim, double t_end, long max_impacts, nh_observer_fn observer,
                       void *user);
@@ -125,6 +133,26 @@ typedef struct nh_impact_record {
   const double *v_after;  /* (nq) */
   const double *lambda;   /* (nc) */
 } nh_impact_record;
+
+/* One logged monitor event (nholo/model.h: monitors). Monitors are scanned like gaps: at the
+ * dense-output samples and the end of each accepted step a sign change of m_j in the
+ * monitor's direction (falling: m > 0 to m <= 0; rising: m < 0 to m >= 0; a monitor that
+ * starts at exactly 0 has no sign yet) is confirmed on partial steps and located by the same
+ * regula falsi to event_tol; the step is cut there, on the far side of the crossing, and
+ * the event logged. A monitor's STOP action then ends the run with NH_EVENT_STOP; running
+ * on from there does not report the same crossing again. */
+typedef struct nh_event_record {
+  double t;
+  int monitor;      /* index into model->monitors */
+  int direction;    /* +1 rising, -1 falling */
+  int stopped;      /* 1 when the monitor's action stopped the run here */
+  double value;     /* m_j at the kept state (of order the location tolerance) */
+  const double *x;  /* (nx) the state at the event, borrowed */
+} nh_event_record;
+
+NH_API long nh_sim_event_count(const nh_sim *sim);
+/* The k-th event (0-based); NH_ERR_ARG when out of range. */
+NH_API int nh_sim_event_get(const nh_sim *sim, long k, nh_event_record *rec);
 
 NH_API long nh_sim_impact_count(const nh_sim *sim);
 /* The k-th impact (0-based); NH_ERR_ARG when out of range. */

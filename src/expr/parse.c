@@ -50,12 +50,23 @@ typedef struct parser {
 
 /* ---- errors ---------------------------------------------------------------------------- */
 
+/* file line and column of offset off of src (a span may run over several lines) */
+static void pos_of(const parser *P, size_t off, int *line, int *col) {
+  int l = P->line, c = P->col0;
+  for (size_t i = 0; i < off && i < P->len; i++) {
+    if (P->src[i] == '\n')
+      l++, c = 1;
+    else
+      c++;
+  }
+  *line = l, *col = c;
+}
+
 /* record the first error at offset off of src; returns -1 for chaining */
 static int fail(parser *P, size_t off, const char *fmt, ...) {
   if (P->status) return -1;
   P->status = NH_ERR_PARSE;
-  P->err->line = P->line;
-  P->err->col = P->col0 + (int)off;
+  pos_of(P, off, &P->err->line, &P->err->col);
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(P->err->msg, sizeof P->err->msg, fmt, ap);
@@ -67,8 +78,7 @@ static int fail(parser *P, size_t off, const char *fmt, ...) {
 static int built(parser *P, int id) {
   if (id < 0 && !P->status) {
     P->status = NH_ERR_NOMEM;
-    P->err->line = P->line;
-    P->err->col = P->col0 + (int)P->pos;
+    pos_of(P, P->pos, &P->err->line, &P->err->col);
     snprintf(P->err->msg, sizeof P->err->msg, "out of memory");
   }
   return id;
@@ -83,9 +93,10 @@ static int is_name_char(int c) { return isalnum(c) || c == '_'; }
 static token peek(parser *P) {
   const char *s = P->src;
   size_t i = P->pos;
-  while (i < P->len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) i++;
+  /* a span may continue over lines: newlines inside it are white space */
+  while (i < P->len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n')) i++;
   token t = {T_END, i, 0};
-  if (i >= P->len || s[i] == '#' || s[i] == '\n' || s[i] == '\0') return t;
+  if (i >= P->len || s[i] == '#' || s[i] == '\0') return t;
   unsigned char c = (unsigned char)s[i];
   size_t j = i + 1;
   if (isdigit(c) || (c == '.')) {

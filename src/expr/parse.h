@@ -35,7 +35,8 @@ typedef struct nh_parse_error {
 
 /* Parse the expression in src[0..len) into *out. line and col (1-based) are the position of
  * src[0] in its file, so that errors are reported in file coordinates. '#' ends the text
- * (a comment). When end is NULL the whole text must be one expression; otherwise parsing
+ * (a comment); newlines inside src[0..len) are white space and error positions count them,
+ * so a span may cover a statement continued over several lines. When end is NULL the whole text must be one expression; otherwise parsing
  * stops before the first token that cannot continue the expression ("=", ",", a name after
  * a complete expression, ...) and *end receives its offset in src. Returns 0 (NH_OK),
  * NH_ERR_PARSE with *err filled, or NH_ERR_NOMEM. Limits: nesting (parentheses, unary

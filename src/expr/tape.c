@@ -86,6 +86,12 @@ int nh_tape_noutputs(const nh_tape *tape) { return tape->nout; }
 int nh_tape_nvars(const nh_tape *tape) { return tape->nvars; }
 int nh_tape_op_count(const nh_tape *tape) { return tape->nops; }
 
+void nh_tape_ins(const nh_tape *tape, int i, int *kind, int *a, int *b, int *k, double *c) {
+  const tape_ins *in = &tape->ins[i];
+  *kind = in->kind, *a = in->a, *b = in->b, *k = in->k, *c = in->c;
+}
+int nh_tape_out_slot(const nh_tape *tape, int i) { return tape->out_slot[i]; }
+
 void nh_tape_eval(const nh_tape *tape, const double *vars, double *slots, double *outputs) {
   const tape_ins *in = tape->ins;
   /* one pass over the instructions */

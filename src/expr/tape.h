@@ -23,6 +23,12 @@ int nh_tape_nvars(const nh_tape *tape);    /* 1 + largest variable index read (0
  * excluded). */
 int nh_tape_op_count(const nh_tape *tape);
 
+/* Instruction i (0 <= i < nh_tape_nslots): its kind, operand slots a and b (unary kinds
+ * repeat a), variable index or exponent k, constant c; and the slot of output i. For
+ * emitting code from a tape. */
+void nh_tape_ins(const nh_tape *tape, int i, int *kind, int *a, int *b, int *k, double *c);
+int nh_tape_out_slot(const nh_tape *tape, int i);
+
 /* outputs[i] = value of outputs[i] of nh_tape_create at vars (nh_tape_nvars entries);
  * slots is caller scratch of nh_tape_nslots doubles. No allocation. */
 void nh_tape_eval(const nh_tape *tape, const double *vars, double *slots, double *outputs);

@@ -33,7 +33,7 @@ static const double d1 = -12715105075.0 / 11282082432.0, d3 = 87487479700.0 / 32
 /* work layout (n = nx): k1..k7, xt, then the first-same-as-last cache: fsal (slope), fsal_x
  * (the state it belongs to), k1_x (the state k1 belongs to), then 2 scalars fsal_t, k1_t
  * and 2 flags fsal_ok, k1_ok. */
-static size_t dopri5_work_size(const nh_model *m) { return 11 * (size_t)(2 * m->nq) + 4; }
+static size_t dopri5_work_size(const nh_model *m) { return 11 * (size_t)m->nx + 4; }
 
 typedef struct {
   double *k1, *k2, *k3, *k4, *k5, *k6, *k7, *xt, *fsal, *fsal_x, *k1_x;

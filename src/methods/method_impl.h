@@ -1,7 +1,9 @@
 /* method_impl.h - what a method is, inside the library.
  *
  * A method is a static const table (name, order, flags, workspace size, step, dense output).
- * A step maps the first-order state x0 = (q, v) (size nx = 2 nq) at time t to x1 at t + h.
+ * A step maps the first-order state x0 (size nx: (q, v) with nx = 2 nq for a mechanical
+ * model, the model's state for an ODE-form model) at time t to x1 at t + h; the dynamics
+ * x' = F(t, x) is nh_dyn_rhs, which dispatches on the model's form.
  * Adaptive methods also return a scaled error norm (<= 1: acceptable); the driver, not the
  * method, accepts or rejects steps and picks the next h, so every method gets the same
  * step-size control, event location and impact handling. A step never allocates. */
@@ -16,7 +18,7 @@
 typedef struct nh_stepper {
   const nh_model *model;
   const nh_method *method;
-  int nx;            /* state size, 2 nq */
+  int nx;            /* state size, model->nx */
   double rtol, atol; /* error weights for adaptive methods */
   double *work;      /* method->work_size(model) doubles */
   nh_dyn *dyn;       /* the dynamics x' = F(t, x) */

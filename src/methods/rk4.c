@@ -13,7 +13,7 @@
 #include "methods/method_impl.h"
 
 /* work layout: k1 k2 k3 k4 xt f1 (nx each), then one flag: f1 valid for the last step */
-static size_t rk4_work_size(const nh_model *m) { return 6 * (size_t)(2 * m->nq) + 1; }
+static size_t rk4_work_size(const nh_model *m) { return 6 * (size_t)m->nx + 1; }
 
 static int rk4_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
   const int n = s->nx;

@@ -82,6 +82,11 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
 }
 
 int nh_dyn_rhs(nh_dyn *d, double t, const double *x, double *xdot) {
+  const nh_model *m = d->model;
+  if (m->form == NH_FORM_ODE) {
+    d->evals++;
+    return nh_cb(m->rhs(t, x, xdot, m->user));
+  }
   const int nq = d->nq;
   memcpy(xdot, x + nq, sizeof(double) * (size_t)nq);
   return nh_dyn_accel(d, t, x, x + nq, xdot + nq, NULL);

@@ -33,7 +33,8 @@ void nh_dyn_init(nh_dyn *d, const nh_model *model, double *work);
 /* Accelerations a (nq) and multipliers lambda (nc, Nullable) at (t, q, v). Returns 0, a
  * positive value (evaluator asked for a smaller step), or a negative status. */
 int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *a, double *lambda);
-/* x' = F(t, x) for x = (q, v): xdot = (v, a). */
+/* x' = F(t, x): for a mechanical model x = (q, v) and xdot = (v, a); for an ODE-form model
+ * the model's rhs (the workspace is then empty). */
 int nh_dyn_rhs(nh_dyn *d, double t, const double *x, double *xdot);
 
 #endif

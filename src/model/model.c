@@ -86,9 +86,86 @@ static int check_names(int n, const char *const *names, const char *what, char *
   return 1;
 }
 
+/* monitors: evaluator, names, direction and action */
+static int check_monitors(const nh_model_def *d, char *msg, size_t size) {
+  if (d->nmon < 0) {
+    nh_set_msg(msg, size, "bad size: nmon = %d (>= 0)", d->nmon);
+    return 0;
+  }
+  if (d->nmon == 0) return 1;
+  if (!d->monitor || !d->monitors) {
+    nh_set_msg(msg, size, "%d monitors declared but no monitor evaluator or definitions", d->nmon);
+    return 0;
+  }
+  for (int i = 0; i < d->nmon; i++) {
+    const nh_monitor_def *mo = &d->monitors[i];
+    if (!valid_name(mo->name)) {
+      nh_set_msg(msg, size, "monitor name %d is empty or longer than %d characters", i + 1,
+                 NH_MAX_NAME - 1);
+      return 0;
+    }
+    for (int j = 0; j < i; j++)
+      if (strcmp(mo->name, d->monitors[j].name) == 0) {
+        nh_set_msg(msg, size, "duplicate monitor name '%s'", mo->name);
+        return 0;
+      }
+    if (mo->direction != NH_MONITOR_BOTH && mo->direction != NH_MONITOR_FALLING &&
+        mo->direction != NH_MONITOR_RISING) {
+      nh_set_msg(msg, size, "monitor '%s': unknown direction %d", mo->name, (int)mo->direction);
+      return 0;
+    }
+    if (mo->action != NH_MONITOR_REPORT && mo->action != NH_MONITOR_STOP) {
+      nh_set_msg(msg, size, "monitor '%s': unknown action %d", mo->name, (int)mo->action);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* the first-order form: x' = F(t, x), nothing mechanical */
+static int check_ode_def(const nh_model_def *d, char *msg, size_t size) {
+  if (d->nx < 1) {
+    nh_set_msg(msg, size, "bad size: nx = %d (>= 1) for an ODE-form model", d->nx);
+    return 0;
+  }
+  if (d->nq != 0 || d->nc != 0 || d->ngap != 0 || d->mass || d->constraint || d->gap || d->flow) {
+    nh_set_msg(msg, size, "an ODE-form model has no coordinates, constraints, gaps, mass or flow");
+    return 0;
+  }
+  if (!d->rhs) {
+    nh_set_msg(msg, size, "an ODE-form model needs a right-hand side evaluator");
+    return 0;
+  }
+  if (d->npar > 0 && (!d->param_names || !d->param_values)) {
+    nh_set_msg(msg, size, "%d parameters declared but names or values missing", d->npar);
+    return 0;
+  }
+  if (d->user_size > 0 && !d->user) {
+    nh_set_msg(msg, size, "user_size > 0 but user is NULL");
+    return 0;
+  }
+  if (!check_names(d->nx, d->state_names, "state", msg, size)) return 0;
+  if (!check_names(d->npar, d->param_names, "parameter", msg, size)) return 0;
+  for (int i = 0; i < d->nx && d->x0; i++)
+    if (!isfinite(d->x0[i])) {
+      nh_set_msg(msg, size, "initial state component %d is not finite", i + 1);
+      return 0;
+    }
+  return check_monitors(d, msg, size);
+}
+
 static int check_def(const nh_model_def *d, char *msg, size_t size) {
   if (!d || d->internal_cookie != NH_MODEL_DEF_COOKIE) {
     nh_set_msg(msg, size, "model definition not initialised with nh_model_def_default()");
+    return 0;
+  }
+  if (d->form == NH_FORM_ODE) return check_ode_def(d, msg, size);
+  if (d->form != NH_FORM_MECHANICAL) {
+    nh_set_msg(msg, size, "unknown model form %d", (int)d->form);
+    return 0;
+  }
+  if (d->rhs || d->project || d->energy || d->nx != 0) {
+    nh_set_msg(msg, size, "rhs, energy, project and nx belong to the ODE form (form = NH_FORM_ODE)");
     return 0;
   }
   if (d->nq < 1 || d->nc < 0 || d->ngap < 0 || d->npar < 0) {
@@ -146,7 +223,19 @@ static int check_def(const nh_model_def *d, char *msg, size_t size) {
       return 0;
     }
   }
-  return 1;
+  return check_monitors(d, msg, size);
+}
+
+/* a mechanical model's state names: the coordinates, then "NAME_dot" */
+static const char *const *mech_state_names(arena *a, int nq, const char *const *cn) {
+  char **tab = arena_take(a, sizeof(char *) * (size_t)(2 * nq), sizeof(char *));
+  char *chars = arena_take(a, (size_t)(2 * nq) * (NH_MAX_NAME + 4), 1);
+  if (!tab) return NULL;
+  for (int i = 0; i < 2 * nq; i++) {
+    tab[i] = chars;
+    chars += snprintf(chars, NH_MAX_NAME + 4, "%s%s", cn[i % nq], i < nq ? "" : "_dot") + 1;
+  }
+  return (const char *const *)tab;
 }
 
 /* lay out (or size) the model block */
@@ -160,8 +249,16 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   nh_impact_law *law = arena_take(a, sizeof(nh_impact_law) * (size_t)(d->ngap + 1), 16);
   double *q0 = arena_take(a, sizeof(double) * (size_t)d->nq, sizeof(double));
   double *v0 = arena_take(a, sizeof(double) * (size_t)d->nq, sizeof(double));
+  const int ode = d->form == NH_FORM_ODE, nx = ode ? d->nx : 2 * d->nq;
+  const char *const *sn = ode ? copy_names(a, nx, d->state_names, "x") : NULL;
+  double *x0 = ode ? arena_take(a, sizeof(double) * (size_t)nx, sizeof(double)) : NULL;
+  nh_monitor_def *mon = arena_take(a, sizeof(nh_monitor_def) * (size_t)(d->nmon + 1), 16);
+  char *mon_chars = arena_take(a, (size_t)(d->nmon + 1) * NH_MAX_NAME, 1);
   void *user = d->user_size > 0 ? arena_take(a, d->user_size, 16) : NULL;
-  if (!m) return NULL;
+  if (!m) {
+    if (!ode) mech_state_names(a, d->nq, NULL);
+    return NULL;
+  }
 
   memset(m, 0, sizeof *m);
   snprintf(m->name, sizeof m->name, "%s", d->name ? d->name : "model");
@@ -200,10 +297,33 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   m->potential_hess = d->potential_hess;
   m->constraint_deriv = d->constraint_deriv;
   m->force_jac = d->force_jac;
+  snprintf(m->backend, sizeof m->backend, "%s", d->backend ? d->backend : "c");
+  m->user_free = d->user_free;
   m->exact_derivs = (d->mass_deriv ? NH_DERIV_MASS : 0u) | (d->mass_deriv2 ? NH_DERIV_MASS2 : 0u) |
                     (d->potential_hess ? NH_DERIV_POTENTIAL : 0u) |
                     (d->constraint_deriv ? NH_DERIV_CONSTRAINT : 0u) |
                     (d->force_jac ? NH_DERIV_FORCE : 0u);
+  m->form = ode ? NH_FORM_ODE : NH_FORM_MECHANICAL;
+  m->nx = nx;
+  if (ode) {
+    for (int i = 0; i < nx; i++) x0[i] = d->x0 ? d->x0[i] : 0.0;
+    m->state_names = sn;
+    m->x0 = x0;
+  } else {
+    m->state_names = mech_state_names(a, d->nq, cn);
+    m->x0 = q0; /* (q0, v0) are adjacent */
+  }
+  m->rhs = d->rhs;
+  m->energy = d->energy;
+  m->project = d->project;
+  m->nmon = d->nmon;
+  for (int i = 0; i < d->nmon; i++) {
+    mon[i] = d->monitors[i];
+    snprintf(mon_chars + (size_t)i * NH_MAX_NAME, NH_MAX_NAME, "%s", d->monitors[i].name);
+    mon[i].name = mon_chars + (size_t)i * NH_MAX_NAME;
+  }
+  m->monitors = mon;
+  m->monitor = d->monitor;
   if (d->user_size > 0) {
     memcpy(user, d->user, d->user_size);
     m->user = user;
@@ -228,7 +348,10 @@ nh_model *nh_model_create(const nh_model_def *def, char *msg, size_t msg_size) {
   return layout(&a, def);
 }
 
-void nh_model_destroy(nh_model *model) { free(model); }
+void nh_model_destroy(nh_model *model) {
+  if (model && model->user_free) model->user_free(model->user);
+  free(model);
+}
 
 static int find_name(int n, const char *const *names, const char *name) {
   if (!name) return -1;
@@ -243,6 +366,13 @@ int nh_model_coord_index(const nh_model *m, const char *name) {
 
 int nh_model_gap_index(const nh_model *m, const char *name) {
   return m ? find_name(m->ngap, m->gap_names, name) : -1;
+}
+
+int nh_model_monitor_index(const nh_model *m, const char *name) {
+  if (!m || !name) return -1;
+  for (int i = 0; i < m->nmon; i++)
+    if (strcmp(m->monitors[i].name, name) == 0) return i;
+  return -1;
 }
 
 /* max nq for the small stack buffers of the pointwise queries below */
@@ -275,7 +405,7 @@ int nh_model_residual_ws(const nh_model *m, const double *q, const double *v, do
 static int query_status(int rc) { return rc == 0 ? NH_OK : rc < 0 ? rc : NH_ERR_CALLBACK; }
 
 int nh_model_energy(const nh_model *m, const double *q, const double *v, double *E) {
-  if (!m || !q || !v || !E) return NH_ERR_ARG;
+  if (!m || !q || !v || !E || m->form != NH_FORM_MECHANICAL) return NH_ERR_ARG;
   size_t sz = (size_t)m->nq * (size_t)m->nq;
   double buf[NH_QUERY_MAX * NH_QUERY_MAX];
   double *M = sz <= sizeof buf / sizeof buf[0] ? buf : malloc(sizeof(double) * sz);
@@ -294,4 +424,11 @@ int nh_model_constraint_residual(const nh_model *m, const double *q, const doubl
   int rc = query_status(nh_model_residual_ws(m, q, v, A, res));
   if (A != buf) free(A);
   return rc;
+}
+
+int nh_model_energy_x(const nh_model *m, double t, const double *x, double *E) {
+  if (!m || !x || !E) return NH_ERR_ARG;
+  if (m->form == NH_FORM_MECHANICAL) return nh_model_energy(m, x, x + m->nq, E);
+  *E = 0.0;
+  return m->energy ? query_status(m->energy(t, x, E, m->user)) : NH_OK;
 }

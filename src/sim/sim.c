@@ -13,6 +13,11 @@
  *   5. impact    if dg_i v < -vn_tol: the gap's impact law (nholo/impact.h), logged with
  *                energies and multipliers; a burst of zeno_count impacts each closer than
  *                zeno_interval stops the run with NH_ZENO
+ * Monitors (either form) are scanned after step 3 on the step kept so far: a sign change in
+ * the monitor's direction is confirmed and located the same way (partial steps, regula
+ * falsi), the step is cut just past it and the event logged (or the run stopped). ODE-form
+ * models (x' = F(t, x)) have no gaps; their projection, if any, is applied to the state
+ * kept by each accepted step.
  * Everything a step needs is carved from one block allocated at creation. */
 #include <math.h>
 #include <stdarg.h>
@@ -37,10 +42,15 @@ typedef struct impact_entry {
   int gap, status;
 } impact_entry;
 
+typedef struct event_entry {
+  double t, value;
+  int monitor, direction, stopped;
+} event_entry;
+
 struct nh_sim {
   const nh_model *model;
   nh_sim_def def;
-  int nq, nc, ng, nx;
+  int nq, nc, ng, nx, nmon;
 
   double t;
   double *x;   /* (nx) current state (q, v) */
@@ -58,6 +68,8 @@ struct nh_sim {
   double *lam;          /* (nc) */
   double *vtmp;         /* (nq) */
   double *imp_work;     /* nh_model_impact_work_size */
+  double *xm;           /* (nx) monitor trial state */
+  double *m0, *mp, *mc; /* (nmon) monitors at x, at the previous and current dense sample */
   double last_h; /* length of the method's last computed step (for its dense output) */
 
   /* output sampling */
@@ -68,6 +80,11 @@ struct nh_sim {
   long nlog, caplog;
   impact_entry *log;
   double *log_q, *log_vb, *log_va, *log_lam;
+
+  /* event log */
+  long nev, capev;
+  event_entry *ev;
+  double *ev_x;
 
   nh_sim_stats stats;
   double E_seg;
@@ -152,9 +169,10 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   if (!check_sim_def(&d, model, msg, msg_size)) return NULL;
 
   const size_t nq = (size_t)model->nq, nc = (size_t)model->nc, ng = (size_t)model->ngap;
-  const size_t nx = 2 * nq;
-  size_t nd = 4 * nx + 7 * ng + ng * nq + nq * nq + nc + nq + nh_model_impact_work_size(model) +
-              nh_dyn_work_size(model) + d.method->work_size(model) + 8;
+  const size_t nx = (size_t)model->nx, nmon = (size_t)model->nmon;
+  size_t nd = 5 * nx + 7 * ng + ng * nq + nq * nq + nc + nq + 3 * nmon +
+              nh_model_impact_work_size(model) + nh_dyn_work_size(model) +
+              d.method->work_size(model) + 8;
   nh_sim *s = calloc(1, sizeof *s);
   double *mem = calloc(nd, sizeof(double));
   if (!s || !mem) {
@@ -169,6 +187,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->nc = (int)nc;
   s->ng = (int)ng;
   s->nx = (int)nx;
+  s->nmon = (int)nmon;
   s->mem = mem;
   // carve the block
   double *p = mem;
@@ -188,6 +207,10 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->lam = p, p += nc;
   s->vtmp = p, p += nq;
   s->imp_work = p, p += nh_model_impact_work_size(model);
+  s->xm = p, p += nx;
+  s->m0 = p, p += nmon;
+  s->mp = p, p += nmon;
+  s->mc = p, p += nmon;
   nh_dyn_init(&s->dyn, model, p);
   p += nh_dyn_work_size(model);
   s->st.model = model;
@@ -198,7 +221,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->st.work = p;
   s->st.dyn = &s->dyn;
 
-  int rc = nh_sim_set_state(s, 0.0, model->q0, model->v0);
+  int rc = nh_sim_set_state_x(s, 0.0, model->x0);
   if (rc < 0) {
     nh_set_msg(msg, msg_size, "%s", s->msg);
     nh_sim_destroy(s);
@@ -215,12 +238,15 @@ void nh_sim_destroy(nh_sim *s) {
   free(s->log_vb);
   free(s->log_va);
   free(s->log_lam);
+  free(s->ev);
+  free(s->ev_x);
   free(s);
 }
 
 double nh_sim_time(const nh_sim *s) { return s->t; }
 const double *nh_sim_q(const nh_sim *s) { return s->x; }
-const double *nh_sim_v(const nh_sim *s) { return s->x + s->nq; }
+const double *nh_sim_v(const nh_sim *s) { return s->model->form == NH_FORM_ODE ? NULL : s->x + s->nq; }
+const double *nh_sim_x(const nh_sim *s) { return s->x; }
 const nh_model *nh_sim_model(const nh_sim *s) { return s->model; }
 const nh_method *nh_sim_method(const nh_sim *s) { return s->def.method; }
 const char *nh_sim_message(const nh_sim *s) { return s ? s->msg : ""; }
@@ -228,9 +254,19 @@ const nh_sim_stats *nh_sim_get_stats(const nh_sim *s) { return &s->stats; }
 
 /* ---- evaluations on the sim's scratch ------------------------------------------------- */
 
+/* the velocity part of x shown to observers (NULL for the ODE form) */
+static const double *vel(const nh_sim *s, const double *x) {
+  return s->model->form == NH_FORM_ODE ? NULL : x + s->nq;
+}
+
 /* energy and constraint residual at x, in the sim's scratch (s->M and s->dyn.A keep M(q), A(q)) */
-static int energy(nh_sim *s, const double *x, double *E) {
-  return nh_model_energy_ws(s->model, x, x + s->nq, s->M, E);
+static int energy(nh_sim *s, double t, const double *x, double *E) {
+  const nh_model *m = s->model;
+  if (m->form == NH_FORM_ODE) {
+    *E = 0.0;
+    return m->energy ? nh_cb(m->energy(t, x, E, m->user)) : 0;
+  }
+  return nh_model_energy_ws(m, x, x + s->nq, s->M, E);
 }
 
 static int residual(nh_sim *s, const double *x, double *res) {
@@ -242,6 +278,11 @@ static int gaps(nh_sim *s, const double *x, double *g, double *dg) {
   return nh_cb(s->model->gap(x, g, dg, s->model->user));
 }
 
+static int monitors(nh_sim *s, double t, const double *x, double *m) {
+  if (s->nmon == 0) return 0;
+  return nh_cb(s->model->monitor(t, x, m, s->model->user));
+}
+
 static int all_finite(int n, const double *x) {
   for (int i = 0; i < n; i++)
     if (!isfinite(x[i])) return 0;
@@ -251,16 +292,29 @@ static int all_finite(int n, const double *x) {
 /* ---- state ------------------------------------------------------------------------------ */
 
 int nh_sim_set_state(nh_sim *s, double t, const double *q, const double *v) {
+  if (!s) return NH_ERR_ARG;
+  if (s->model->form == NH_FORM_ODE) return nh_sim_set_state_x(s, t, q);
+  s->msg[0] = 0;
+  if (!q || !v) {
+    sim_msg(s, "initial state is missing or not finite");
+    return NH_ERR_NONFINITE;
+  }
+  memcpy(s->xe, q, sizeof(double) * (size_t)s->nq);
+  memcpy(s->xe + s->nq, v, sizeof(double) * (size_t)s->nq);
+  return nh_sim_set_state_x(s, t, s->xe);
+}
+
+int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
+  if (!s) return NH_ERR_ARG;
   const nh_model *m = s->model;
   const int nq = s->nq;
   int rc, status = NH_OK;
   s->msg[0] = 0;
-  if (!q || !v || !isfinite(t) || !all_finite(nq, q) || !all_finite(nq, v)) {
+  if (!x || !isfinite(t) || !all_finite(s->nx, x)) {
     sim_msg(s, "initial state is missing or not finite");
     return NH_ERR_NONFINITE;
   }
-  memcpy(s->x, q, sizeof(double) * (size_t)nq);
-  memcpy(s->x + nq, v, sizeof(double) * (size_t)nq);
+  memmove(s->x, x, sizeof(double) * (size_t)s->nx);
   s->t = t;
 
   // constraints: reject or project the initial velocity
@@ -295,10 +349,16 @@ int nh_sim_set_state(nh_sim *s, double t, const double *q, const double *v) {
       return NH_ERR_ARG;
     }
 
-  // statistics and log
+  // monitors start from their values here (a monitor at exactly 0 has no sign yet)
+  if (monitors(s, t, s->x, s->m0)) {
+    sim_msg(s, "monitor evaluator failed at the initial state");
+    return NH_ERR_CALLBACK;
+  }
+
+  // statistics and logs
   memset(&s->stats, 0, sizeof s->stats);
   s->st.solver_iters = 0;
-  if ((rc = energy(s, s->x, &s->stats.energy_initial))) {
+  if ((rc = energy(s, t, s->x, &s->stats.energy_initial))) {
     sim_msg(s, "energy evaluation failed at the initial state");
     return NH_ERR_CALLBACK;
   }
@@ -307,6 +367,7 @@ int nh_sim_set_state(nh_sim *s, double t, const double *q, const double *v) {
   if (status == NH_PROJECTED) residual(s, s->x, &s->stats.max_constraint_residual);
   s->E_seg = s->stats.energy_initial;
   s->nlog = 0;
+  s->nev = 0;
   s->h = s->def.h;
   s->last_impact_t = -INFINITY;
   s->burst = 0;
@@ -334,6 +395,32 @@ static int log_reserve(nh_sim *s) {
   if (!l || !a || !b || !c || !e) return NH_ERR_NOMEM;
   s->caplog = cap;
   return 0;
+}
+
+static int event_reserve(nh_sim *s) {
+  if (s->nev < s->capev) return 0;
+  long cap = s->capev ? 2 * s->capev : 16;
+  event_entry *e = realloc(s->ev, sizeof *e * (size_t)cap);
+  if (e) s->ev = e;
+  double *x = realloc(s->ev_x, sizeof(double) * (size_t)s->nx * (size_t)cap);
+  if (x) s->ev_x = x;
+  if (!e || !x) return NH_ERR_NOMEM;
+  s->capev = cap;
+  return 0;
+}
+
+long nh_sim_event_count(const nh_sim *s) { return s ? s->nev : 0; }
+
+int nh_sim_event_get(const nh_sim *s, long k, nh_event_record *r) {
+  if (!s || !r || k < 0 || k >= s->nev) return NH_ERR_ARG;
+  const event_entry *e = &s->ev[k];
+  r->t = e->t;
+  r->monitor = e->monitor;
+  r->direction = e->direction;
+  r->stopped = e->stopped;
+  r->value = e->value;
+  r->x = s->ev_x + (size_t)k * (size_t)s->nx;
+  return NH_OK;
 }
 
 long nh_sim_impact_count(const nh_sim *s) { return s->nlog; }
@@ -378,9 +465,22 @@ static int partial_gap(nh_sim *s, int i, double tau, double *g) {
   return 0;
 }
 
-/* Illinois regula falsi for phi(tau) = g_i(step(x, tau)) on [lo, hi] with phi(lo) >= 0 >
- * phi(hi); returns the admissible end lo. */
-static int locate(nh_sim *s, int i, double lo, double glo, double hi, double ghi, double *tau) {
+/* monitor i after a partial step of length tau (state in s->xm) */
+static int partial_monitor(nh_sim *s, int i, double tau, double *m) {
+  int rc = method_step(s, tau, s->xm, NULL);
+  if (rc) return rc > 0 ? NH_ERR_EVENT : rc;
+  if ((rc = monitors(s, s->t + tau, s->xm, s->mc))) return rc;
+  *m = s->mc[i];
+  return 0;
+}
+
+typedef int (*partial_fn)(nh_sim *s, int i, double tau, double *val);
+
+/* Illinois regula falsi for phi(tau) = sgn f_i(step(x, tau)) (f a gap or a monitor) on
+ * [lo, hi] with phi(lo) >= 0 > phi(hi) (strict: phi(lo) > 0 >= phi(hi)); returns both ends
+ * of the final bracket: *tau_lo on the starting side, *tau_hi past the crossing. */
+static int locate_fn(nh_sim *s, partial_fn f, const char *name, int i, double sgn, int strict,
+                     double lo, double glo, double hi, double ghi, double *tau_lo, double *tau_hi) {
   const double tol = s->def.event_tol * fmax(1.0, fabs(s->t));
   int side = 0, rc;
   s->stats.events_located++;
@@ -388,8 +488,9 @@ static int locate(nh_sim *s, int i, double lo, double glo, double hi, double ghi
     double mid = (glo * hi - ghi * lo) / (glo - ghi);
     if (!(mid > lo && mid < hi)) mid = 0.5 * (lo + hi);
     double gm;
-    if ((rc = partial_gap(s, i, mid, &gm))) return rc;
-    if (gm >= 0.0) {
+    if ((rc = f(s, i, mid, &gm))) return rc;
+    gm *= sgn;
+    if (strict ? gm > 0.0 : gm >= 0.0) {
       lo = mid, glo = gm;
       if (side == 1) ghi *= 0.5;
       side = 1;
@@ -400,12 +501,18 @@ static int locate(nh_sim *s, int i, double lo, double glo, double hi, double ghi
     }
   }
   if (hi - lo > tol) {
-    sim_msg(s, "event location on gap '%s' did not converge near t = %.17g", s->model->gap_names[i],
-            s->t + lo);
+    sim_msg(s, "event location on '%s' did not converge near t = %.17g", name, s->t + lo);
     return NH_ERR_EVENT;
   }
-  *tau = lo;
+  *tau_lo = lo;
+  *tau_hi = hi;
   return 0;
+}
+
+/* the crossing of gap i on [lo, hi] (g(lo) >= 0 > g(hi)); returns the admissible end lo */
+static int locate(nh_sim *s, int i, double lo, double glo, double hi, double ghi, double *tau) {
+  double tau_hi;
+  return locate_fn(s, partial_gap, s->model->gap_names[i], i, 1.0, 0, lo, glo, hi, ghi, tau, &tau_hi);
 }
 
 /* gap slopes dg_i . v at the state x (uses s->dg as scratch) */
@@ -501,6 +608,82 @@ static int detect(nh_sim *s, double h, int *gi, double *tau) {
   return 0;
 }
 
+/* a sign change of a monitor from a to b that its direction counts (a = 0: no sign yet) */
+static int mon_crossing(double a, double b, nh_monitor_dir dir) {
+  int fall = a > 0.0 && b <= 0.0, rise = a < 0.0 && b >= 0.0;
+  return dir == NH_MONITOR_FALLING ? fall : dir == NH_MONITOR_RISING ? rise : (fall || rise);
+}
+
+/* Find the first counted monitor crossing inside the step the method took last (x -> xnew
+ * over h). On return *mi is the monitor (-1 if none), *dir its direction (+1 rising, -1
+ * falling) and *tau the time just past the
+ * crossing, with that state left in s->xm (and the method's last step being x -> s->xm). */
+static int scan_monitors(nh_sim *s, double h, double *xnew, int *mi, int *dir, double *tau) {
+  const nh_model *m = s->model;
+  const int nm = s->nmon, ns = s->def.event_samples;
+  int rc;
+  *mi = -1;
+  if (nm == 0) return 0;
+  double th_prev = 0.0;
+  memcpy(s->mp, s->m0, sizeof(double) * (size_t)nm);
+  for (int j = 1; j <= ns + 1; j++) {
+    double th = (double)j / (ns + 1);
+    const double *xc = xnew;
+    if (j <= ns) {
+      if ((rc = method_dense(s, th, xnew, s->xd))) return rc > 0 ? NH_ERR_EVENT : rc;
+      xc = s->xd;
+    }
+    if ((rc = monitors(s, s->t + th * h, xc, s->mc))) return rc;
+    // earliest counted crossing in (th_prev, th] by its linear root
+    int best = -1;
+    double best_frac = 2.0;
+    for (int i = 0; i < nm; i++) {
+      double a = s->mp[i], b = s->mc[i];
+      if (mon_crossing(a, b, m->monitors[i].direction) && a / (a - b) < best_frac)
+        best_frac = a / (a - b), best = i;
+    }
+    double mp_best = best >= 0 ? s->mp[best] : 0.0;
+    memcpy(s->mp, s->mc, sizeof(double) * (size_t)nm);
+    if (best >= 0) {
+      // confirm on genuine partial steps, then locate; phi = sgn m > 0 on the starting side
+      const double sgn = mp_best > 0.0 ? 1.0 : -1.0;
+      double lo = th_prev * h, hi = th * h, mlo = s->m0[best], mhi, tlo;
+      if (lo > 0.0 && (rc = partial_monitor(s, best, lo, &mlo))) return rc;
+      if ((rc = partial_monitor(s, best, hi, &mhi))) return rc;
+      if (mon_crossing(mlo, mhi, m->monitors[best].direction) && sgn * mlo > 0.0) {
+        if ((rc = locate_fn(s, partial_monitor, m->monitors[best].name, best, sgn, 1, lo, sgn * mlo,
+                            hi, sgn * mhi, &tlo, tau)))
+          return rc;
+        if ((rc = method_step(s, *tau, s->xm, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+        *mi = best;
+        *dir = sgn > 0.0 ? -1 : 1;
+        return 0;
+      }
+      // the interpolant crossed but the method's steps do not: restore the step
+      if ((rc = method_step(s, h, xnew, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+    }
+    th_prev = th;
+  }
+  return 0;
+}
+
+/* log monitor mi's event at the current state */
+static int log_event(nh_sim *s, int mi, int dir, int stopped) {
+  if (event_reserve(s)) {
+    sim_msg(s, "out of memory for the event log");
+    return NH_ERR_NOMEM;
+  }
+  event_entry *e = &s->ev[s->nev];
+  e->t = s->t;
+  e->monitor = mi;
+  e->value = s->m0[mi];
+  e->direction = dir;
+  e->stopped = stopped;
+  memcpy(s->ev_x + (size_t)s->nev * (size_t)s->nx, s->x, sizeof(double) * (size_t)s->nx);
+  s->nev++;
+  return 0;
+}
+
 /* report dense samples at multiples of out_dt in (t, t + h] of the step x -> x1 */
 static int emit_outputs(nh_sim *s, double h, const double *x1, nh_observer_fn obs, void *user) {
   if (!obs || s->def.out_dt <= 0.0) return 0;
@@ -512,7 +695,7 @@ static int emit_outputs(nh_sim *s, double h, const double *x1, nh_observer_fn ob
     double th = (to - s->t) / h;
     if ((rc = method_dense(s, th, x1, s->xd))) return rc > 0 ? NH_ERR_EVENT : rc;
     s->out_k++;
-    if (obs(s, NH_SAMPLE_OUTPUT, to, s->xd, s->xd + s->nq, user)) return NH_STOPPED;
+    if (obs(s, NH_SAMPLE_OUTPUT, to, s->xd, vel(s, s->xd), user)) return NH_STOPPED;
   }
   return 0;
 }
@@ -547,7 +730,7 @@ static int do_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
     sim_msg(s, "impact on '%s' at t = %.17g failed: %s", m->gap_names[gi], s->t, nh_status_string(st));
     return st;
   }
-  if ((rc = energy(s, s->x, &Ea))) return rc;
+  if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
 
   // log
   impact_entry *e = &s->log[s->nlog];
@@ -667,6 +850,27 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
     if ((rc = method_step(s, h, s->x1, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
   }
 
+  // monitors: a crossing before the end of the step kept so far cuts it (just past it)
+  int mi = -1, mdir = 0;
+  double tau_m;
+  if ((rc = scan_monitors(s, h, xnew, &mi, &mdir, &tau_m))) {
+    if (!s->msg[0]) sim_msg(s, "monitor evaluation failed near t = %.17g", s->t);
+    return rc;
+  }
+  if (mi >= 0) {
+    xnew = s->xm;
+    h = tau_m;
+    last = 0;
+    gi = -1;
+    if ((rc = gaps(s, xnew, s->g1, NULL))) return rc;
+  }
+
+  // projection method: the kept state is projected onto the model's manifold
+  if (s->model->project && (rc = s->model->project(xnew, s->model->user))) {
+    sim_msg(s, "projection failed at t = %.17g", s->t + h);
+    return NH_ERR_CALLBACK;
+  }
+
   // 4. outputs inside the accepted step, then accept
   if ((rc = emit_outputs(s, h, xnew, obs, user))) return rc;
   memcpy(s->x, xnew, sizeof(double) * (size_t)s->nx);
@@ -680,9 +884,10 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   if (s->st.last_iters > s->stats.solver_max_iterations) s->stats.solver_max_iterations = s->st.last_iters;
   if (s->st.last_residual > s->stats.solver_max_residual) s->stats.solver_max_residual = s->st.last_residual;
 
-  // monitors
+  // invariant monitors and the monitor functions at the new state
   double E, res;
-  if ((rc = energy(s, s->x, &E)) || (rc = residual(s, s->x, &res))) {
+  if ((rc = energy(s, s->t, s->x, &E)) || (rc = residual(s, s->x, &res)) ||
+      (rc = monitors(s, s->t, s->x, s->m0))) {
     sim_msg(s, "model evaluation failed at t = %.17g", s->t);
     return rc < 0 ? rc : NH_ERR_CALLBACK;
   }
@@ -692,9 +897,21 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   if (res > s->stats.max_constraint_residual) s->stats.max_constraint_residual = res;
 
   // adaptive proposal for the next step
-  if (adaptive && gi < 0) {
+  if (adaptive && gi < 0 && mi < 0) {
     double fac = err > 0.0 ? 0.9 * pow(err, -1.0 / (meth->err_order + 1)) : 5.0;
     s->h = h * fmin(5.0, fmax(0.2, fac));
+  }
+
+  // a monitor event: log it, sit on its zero (no second report), report or stop
+  if (mi >= 0) {
+    const int stop = s->model->monitors[mi].action == NH_MONITOR_STOP;
+    if ((rc = log_event(s, mi, mdir, stop))) return rc;
+    s->m0[mi] = 0.0;
+    if (obs && obs(s, NH_SAMPLE_EVENT, s->t, s->x, vel(s, s->x), user)) return NH_STOPPED;
+    if (stop) {
+      sim_msg(s, "monitor '%s' crossed zero at t = %.17g", s->model->monitors[mi].name, s->t);
+      return NH_EVENT_STOP;
+    }
   }
 
   // 5. impact
@@ -702,7 +919,7 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
     if ((rc = do_impact(s, gi, obs, user, impacted))) return rc;
     if (*impacted) return 0; /* q is unchanged, so g0 (= g1) still holds */
   }
-  if (obs && s->def.out_dt <= 0.0 && obs(s, NH_SAMPLE_STEP, s->t, s->x, s->x + s->nq, user))
+  if (obs && s->def.out_dt <= 0.0 && obs(s, NH_SAMPLE_STEP, s->t, s->x, vel(s, s->x), user))
     return NH_STOPPED;
   return 0;
 }
@@ -721,7 +938,7 @@ int nh_sim_run(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, vo
   s->msg[0] = 0;
   int rc = 0;
   long steps = 0;
-  if (obs && obs(s, NH_SAMPLE_START, s->t, s->x, s->x + s->nq, user)) return NH_STOPPED;
+  if (obs && obs(s, NH_SAMPLE_START, s->t, s->x, vel(s, s->x), user)) return NH_STOPPED;
   while (s->t < t_end) {
     int imp = 0;
     if ((rc = advance(s, t_end, obs, user, &imp))) break;
@@ -732,6 +949,6 @@ int nh_sim_run(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, vo
       break;
     }
   }
-  if (obs && rc != NH_STOPPED) obs(s, NH_SAMPLE_END, s->t, s->x, s->x + s->nq, user);
+  if (obs && rc != NH_STOPPED) obs(s, NH_SAMPLE_END, s->t, s->x, vel(s, s->x), user);
   return rc;
 }

@@ -1,0 +1,144 @@
+/* mf.h - a model file on its way to an nh_model (private).
+ *
+ *   text --mf_read--> mf (symbols, statement expressions, initial state; errors located)
+ *        --mf_derive--> derived expressions (M, dV, c, A, Adot v, gaps, derivatives)
+ *        --mf_check--> model-level checks at the initial state (located at the statement)
+ *        --mf_evaluators--> tapes or generated C behind the nh_model_def evaluators
+ *
+ * Expression variables are numbered q_0..q_{nq-1}, then the velocities v_0..v_{nq-1}, then
+ * the time t (index 2 nq): M(q) reads the caller's q array directly. Parameters are
+ * constants folded into the expressions as the file is read. */
+#ifndef NH_EXPR_MF_H
+#define NH_EXPR_MF_H
+
+#include <stddef.h>
+
+#include "expr/expr.h"
+#include "expr/parse.h"
+#include "nholo/modelfile.h"
+
+/* Largest model a file may declare (stack buffers in evaluators are sized by these). */
+#define NH_MF_MAX_Q 64      /* coordinates */
+#define NH_MF_MAX_ITEMS 256 /* parameters, lets, constraints, gaps, each */
+
+typedef struct mf_item {
+  char name[NH_PARSE_NAME_MAX + 1];
+  int node;      /* expression (constraint: lhs - rhs) */
+  double value;  /* parameter value; restitution coefficient of a gap */
+  int law;       /* gap: nh_impact_kind */
+  size_t off;    /* where its statement starts (for diagnostics) */
+} mf_item;
+
+typedef struct mf {
+  /* source */
+  const char *file;
+  const char *text; /* the original text (diagnostics quote it) */
+  char *clean;      /* the text with comments and line continuations blanked */
+  size_t len;
+  const nh_load_opts *opts;
+  int *set_used;    /* (opts->nset) which overrides named something */
+
+  nh_expr_pool *pool;
+  char name[NH_PARSE_NAME_MAX + 1];
+  int nq;
+  char coord[NH_MF_MAX_Q][NH_PARSE_NAME_MAX + 1];
+  size_t coord_off;
+  int npar, nlet, nc, ngap;
+  mf_item par[NH_MF_MAX_ITEMS], let[NH_MF_MAX_ITEMS], con[NH_MF_MAX_ITEMS], gap[NH_MF_MAX_ITEMS];
+  int kinetic, potential;        /* nodes, -1 when absent */
+  size_t kinetic_off, potential_off;
+  int force[NH_MF_MAX_Q];        /* summed generalized force per coordinate, -1: none */
+  size_t force_off[NH_MF_MAX_Q];
+  double q0[NH_MF_MAX_Q], v0[NH_MF_MAX_Q];
+  int q0_set[NH_MF_MAX_Q], v0_set[NH_MF_MAX_Q];
+  size_t initial_off; /* first `initial` statement, or the end of the text */
+  int has_initial;
+
+  /* derived (mf_derive): node ids, -1 where zero is implied by absence */
+  int *M;      /* nq x nq */
+  int *c;      /* nq: Coriolis */
+  int V;       /* potential (0 node when absent) */
+  int *dV;     /* nq */
+  int *H;      /* nq x nq */
+  int *dM;     /* nq x nq x nq */
+  int *d2M;    /* nq^4 */
+  int *f;      /* nq */
+  int *dfdq, *dfdv; /* nq x nq */
+  int *A;      /* nc x nq */
+  int *Adv;    /* nc */
+  int *dA;     /* nq x nc x nq */
+  int *g;      /* ngap */
+  int *dg;     /* ngap x nq */
+  int *ids;    /* one block holding all of the above */
+
+  /* the first error */
+  int status;
+  nh_parse_error err;
+} mf;
+
+/* Record the first error at byte offset off of the text (printf-style); returns -1. */
+int mf_fail(mf *m, size_t off, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Read the statements of text into m (m zeroed by the caller except the source fields). */
+int mf_read(mf *m);
+/* Build the derived expressions. */
+int mf_derive(mf *m);
+/* Model-level checks: quadratic T, linear homogeneous constraints, no velocities in V or
+ * gaps, M positive definite and constraints independent at the initial state, initial
+ * velocities admissible (unless opts->project_initial), initial state inside the gaps. */
+int mf_check(mf *m);
+void mf_free(mf *m);
+
+/* Variable names for printing: q names, then NAME', then t. */
+void mf_var_names(const mf *m, const char **names, char (*primed)[NH_PARSE_NAME_MAX + 2]);
+
+/* ---- evaluators ------------------------------------------------------------------------- */
+
+/* One evaluator group: the outputs compiled together. */
+enum {
+  MF_EV_MASS,      /* M */
+  MF_EV_V,         /* V */
+  MF_EV_DV,        /* dV */
+  MF_EV_VDV,       /* V, dV */
+  MF_EV_COR,       /* c */
+  MF_EV_FORCE,     /* f */
+  MF_EV_A,         /* A */
+  MF_EV_ADV,       /* Adot v */
+  MF_EV_AADV,      /* A, Adot v */
+  MF_EV_G,         /* g */
+  MF_EV_DG,        /* dg */
+  MF_EV_GDG,       /* g, dg */
+  MF_EV_DM,        /* dM */
+  MF_EV_D2M,       /* d2M */
+  MF_EV_H,         /* Hessian of V */
+  MF_EV_DA,        /* dA */
+  MF_EV_DFDQ,      /* df/dq */
+  MF_EV_DFDV,      /* df/dv */
+  MF_EV_COUNT
+};
+
+/* The outputs of group ev: *n node ids into ids (caller array of mf_group_size). */
+int mf_group_size(const mf *m, int ev);
+void mf_group_outputs(const mf *m, int ev, int *ids);
+/* The generated symbol name of group ev ("nh_mf_mass", ...). */
+const char *mf_group_symbol(int ev);
+
+/* A compiled group: x holds [q, v, t] (or just q), out the group's outputs; returns 0. The
+ * single-output groups have the signature of the model's evaluators (nholo/model.h). */
+typedef int (*mf_group_fn)(const double *x, double *out, void *user);
+
+/* Generate C for every group of m, compile it with the system compiler into a shared object
+ * in the cache (named by a hash of the code and the compiler) unless it is there already,
+ * load it and fill fns[MF_EV_COUNT] (NULL for empty groups); *dl receives the handle. Returns
+ * NH_OK, or NH_ERR_UNSUPPORTED with the reason in why (the caller may fall back to tapes). */
+int mf_codegen_load(const mf *m, mf_group_fn *fns, void **dl, char *why, size_t why_size);
+/* Unload a handle of mf_codegen_load (NULL allowed). */
+void mf_codegen_unload(void *dl);
+/* The C source of m's evaluators (malloc'd), or NULL when out of memory. */
+char *mf_codegen_source(const mf *m);
+
+#endif

@@ -1,0 +1,565 @@
+/* mfread.c - the statements of a model file (docs/model-language.md).
+ *
+ * A statement is one line, continued onto the next while a parenthesis is open, or when
+ * the line ends with an operator or a comma ('+ - * / ^ ( , = :'), or with a backslash.
+ * Comments ('#' to the end of the line) and backslashes are blanked in a copy of the text
+ * with the same offsets, so the expression parser reads a statement as one span and every
+ * diagnostic still points into the original text. */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/mf.h"
+#include "nholo/status.h"
+
+int mf_fail(mf *m, size_t off, const char *fmt, ...) {
+  if (m->status) return -1;
+  m->status = NH_ERR_PARSE;
+  int line = 1, col = 1;
+  for (size_t i = 0; i < off && i < m->len; i++) {
+    if (m->text[i] == '\n')
+      line++, col = 1;
+    else
+      col++;
+  }
+  m->err.line = line, m->err.col = col;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(m->err.msg, sizeof m->err.msg, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+/* ---- the cleaned copy --------------------------------------------------------------------- */
+
+static int clean_text(mf *m) {
+  m->clean = malloc(m->len + 1);
+  if (!m->clean) return NH_ERR_NOMEM;
+  memcpy(m->clean, m->text, m->len + 1);
+  int in_comment = 0;
+  for (size_t i = 0; i < m->len; i++) {
+    char ch = m->clean[i];
+    if (ch == '\n') in_comment = 0;
+    else if (ch == '#') in_comment = 1;
+    if (in_comment) m->clean[i] = ' ';
+    if (ch == '\0') return mf_fail(m, i, "unexpected NUL byte in the text"), NH_ERR_PARSE;
+  }
+  return NH_OK;
+}
+
+static int is_keyword(const char *s, size_t n);
+
+/* end (exclusive) of the statement that starts at off: join lines as documented (an open
+ * parenthesis does not swallow a following line that starts with a statement keyword, so an
+ * unbalanced '(' is reported on its own statement) */
+static size_t statement_end(mf *m, size_t off) {
+  const char *s = m->clean;
+  int depth = 0;
+  size_t i = off;
+  for (;;) {
+    char last = 0;
+    size_t bs = (size_t)-1;
+    while (i < m->len && s[i] != '\n') {
+      char ch = s[i];
+      if (ch == '(') depth++;
+      else if (ch == ')') depth--;
+      if (!isspace((unsigned char)ch)) last = ch, bs = ch == '\\' ? i : (size_t)-1;
+      i++;
+    }
+    if (i >= m->len) return m->len;
+    int joined = (last && strchr("+-*/^(,=:", last)) || bs != (size_t)-1;
+    if (bs != (size_t)-1) m->clean[bs] = ' ';
+    if (!joined && depth > 0) {
+      size_t j = i + 1, w;
+      while (j < m->len && (s[j] == ' ' || s[j] == '\t')) j++;
+      for (w = j; w < m->len && (isalnum((unsigned char)s[w]) || s[w] == '_');) w++;
+      joined = !is_keyword(s + j, w - j);
+    }
+    if (!joined) return i;
+    i++; /* continue on the next line */
+  }
+}
+
+/* ---- tokens inside a statement ------------------------------------------------------------- */
+
+typedef struct cursor {
+  mf *m;
+  size_t pos, end;
+} cursor;
+
+static void skip_ws(cursor *c) {
+  while (c->pos < c->end && isspace((unsigned char)c->m->clean[c->pos])) c->pos++;
+}
+static int at_end(cursor *c) {
+  skip_ws(c);
+  return c->pos >= c->end;
+}
+/* read a NAME into out; 0 when there is none */
+static int read_name(cursor *c, char *out) {
+  skip_ws(c);
+  const char *s = c->m->clean;
+  size_t i = c->pos;
+  if (i >= c->end || !(isalpha((unsigned char)s[i]) || s[i] == '_')) return 0;
+  while (i < c->end && (isalnum((unsigned char)s[i]) || s[i] == '_')) i++;
+  if (i - c->pos > NH_PARSE_NAME_MAX) {
+    mf_fail(c->m, c->pos, "name longer than %d characters", NH_PARSE_NAME_MAX);
+    return 0;
+  }
+  memcpy(out, s + c->pos, i - c->pos);
+  out[i - c->pos] = '\0';
+  c->pos = i;
+  return 1;
+}
+static int accept_char(cursor *c, char ch) {
+  skip_ws(c);
+  if (c->pos < c->end && c->m->clean[c->pos] == ch) {
+    c->pos++;
+    return 1;
+  }
+  return 0;
+}
+/* describe what stands at the cursor, for "expected X, found Y" */
+static const char *found(cursor *c, char *buf, size_t size) {
+  skip_ws(c);
+  if (c->pos >= c->end) return "the end of the statement";
+  size_t n = strcspn(c->m->clean + c->pos, " \t\r\n");
+  if (n > c->end - c->pos) n = c->end - c->pos;
+  if (n > 24) n = 24;
+  snprintf(buf, size, "'%.*s'", (int)n, c->m->clean + c->pos);
+  return buf;
+}
+static int expect_fail(cursor *c, const char *what) {
+  char buf[40];
+  return mf_fail(c->m, c->pos, "expected %s, found %s", what, found(c, buf, sizeof buf));
+}
+
+/* ---- symbols -------------------------------------------------------------------------------- */
+
+static int find(const mf_item *items, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(items[i].name, name) == 0) return i;
+  return -1;
+}
+static int find_coord(const mf *m, const char *name) {
+  for (int i = 0; i < m->nq; i++)
+    if (strcmp(m->coord[i], name) == 0) return i;
+  return -1;
+}
+
+/* a name that a new symbol may take; fails with a located reason */
+static int check_new_name(mf *m, size_t off, const char *name, const char *what) {
+  int arity;
+  if (nh_expr_func_find(name, strlen(name), &arity) >= 0 || strcmp(name, "pi") == 0 ||
+      strcmp(name, "t") == 0)
+    return mf_fail(m, off, "'%s' is reserved and cannot name a %s", name, what);
+  if (find_coord(m, name) >= 0) return mf_fail(m, off, "duplicate name '%s' (a coordinate)", name);
+  if (find(m->par, m->npar, name) >= 0)
+    return mf_fail(m, off, "duplicate name '%s' (a parameter)", name);
+  if (find(m->let, m->nlet, name) >= 0) return mf_fail(m, off, "duplicate name '%s' (a let)", name);
+  return 0;
+}
+
+/* the expression parser's name lookup */
+static int lookup(void *user, const char *name, int primed, int *out) {
+  mf *m = user;
+  int i = find_coord(m, name);
+  if (i >= 0) {
+    *out = primed ? m->nq + i : i;
+    return NH_SYM_VAR;
+  }
+  if (primed) return NH_SYM_NOT_COORD;
+  if (strcmp(name, "t") == 0) {
+    *out = 2 * m->nq;
+    return NH_SYM_VAR;
+  }
+  if ((i = find(m->par, m->npar, name)) >= 0) {
+    *out = nh_expr_const(m->pool, m->par[i].value);
+    return *out >= 0 ? NH_SYM_NODE : NH_SYM_UNKNOWN;
+  }
+  if ((i = find(m->let, m->nlet, name)) >= 0) {
+    *out = m->let[i].node;
+    return NH_SYM_NODE;
+  }
+  return NH_SYM_UNKNOWN;
+}
+
+/* parse an expression at the cursor; stops before '=', ',', ':' or a name after a complete
+ * expression when stop is set, else runs to the end of the statement */
+static int expr_at(cursor *c, int stop, int *node) {
+  mf *m = c->m;
+  skip_ws(c);
+  int line = 1, col = 1; /* position of c->pos, for the parser's diagnostics */
+  for (size_t i = 0; i < c->pos; i++) {
+    if (m->text[i] == '\n')
+      line++, col = 1;
+    else
+      col++;
+  }
+  size_t end = 0;
+  nh_parse_error err;
+  int st = nh_parse_expr(m->pool, m->clean + c->pos, c->end - c->pos, line, col, lookup, m, node,
+                         stop ? &end : NULL, &err);
+  if (st != NH_OK) {
+    if (!m->status) m->status = st, m->err = err;
+    return -1;
+  }
+  c->pos += stop ? end : c->end - c->pos;
+  return 0;
+}
+
+/* a constant expression (parameters, numbers, pi) */
+static int const_expr_at(cursor *c, int stop, const char *what, double *value) {
+  size_t start = (skip_ws(c), c->pos);
+  int node;
+  if (expr_at(c, stop, &node)) return -1;
+  if (!nh_expr_is_const(c->m->pool, node, value))
+    return mf_fail(c->m, start, "%s must be a constant (numbers, pi and parameters only)", what);
+  if (!isfinite(*value)) return mf_fail(c->m, start, "%s is not finite (%g)", what, *value);
+  return 0;
+}
+
+/* which override names this symbol (name, or name' when primed), or -1 */
+static int override_of(mf *m, const char *name, int primed) {
+  const nh_load_opts *o = m->opts;
+  for (int i = 0; o && i < o->nset; i++) {
+    const char *s = o->set_names[i];
+    size_t n = strlen(name);
+    if (strncmp(s, name, n) == 0 && ((primed && strcmp(s + n, "'") == 0) || (!primed && s[n] == '\0'))) {
+      m->set_used[i] = 1;
+      return i;
+    }
+  }
+  return -1;
+}
+
+/* an expression with no velocities and no time (potential, gap): checked by the caller */
+static int uses(const mf *m, int node, int lo, int hi) { return nh_expr_uses_vars(m->pool, node, lo, hi); }
+
+/* ---- statements ------------------------------------------------------------------------------ */
+
+static int st_model(cursor *c) {
+  mf *m = c->m;
+  if (m->name[0]) return mf_fail(m, c->pos, "a second 'model' statement (the model is '%s')", m->name);
+  if (!read_name(c, m->name)) return expect_fail(c, "a model name");
+  if (!at_end(c)) return expect_fail(c, "the end of the statement after the model name");
+  return 0;
+}
+
+static int st_coordinates(cursor *c) {
+  mf *m = c->m;
+  if (m->nq) return mf_fail(m, c->pos, "a second 'coordinates' statement");
+  m->coord_off = c->pos;
+  char name[NH_PARSE_NAME_MAX + 1];
+  while (!at_end(c)) {
+    size_t off = c->pos;
+    if (!read_name(c, name)) return m->status ? -1 : expect_fail(c, "a coordinate name");
+    if (check_new_name(m, off, name, "coordinate")) return -1;
+    if (m->nq >= NH_MF_MAX_Q) return mf_fail(m, off, "more than %d coordinates", NH_MF_MAX_Q);
+    snprintf(m->coord[m->nq++], sizeof m->coord[0], "%s", name);
+    accept_char(c, ',');
+  }
+  if (!m->nq) return expect_fail(c, "coordinate names");
+  for (int i = 0; i < m->nq; i++) m->force[i] = -1;
+  return 0;
+}
+
+static int need_coordinates(cursor *c, size_t off) {
+  if (c->m->nq) return 0;
+  return mf_fail(c->m, off, "this statement needs the coordinates: declare them first "
+                            "('coordinates x y ...')");
+}
+
+/* parameter NAME = EXPR   and   let NAME = EXPR */
+static int st_binding(cursor *c, int is_let) {
+  mf *m = c->m;
+  char name[NH_PARSE_NAME_MAX + 1];
+  size_t off = (skip_ws(c), c->pos);
+  if (!read_name(c, name)) return m->status ? -1 : expect_fail(c, is_let ? "a name" : "a parameter name");
+  if (check_new_name(m, off, name, is_let ? "let" : "parameter")) return -1;
+  if (!accept_char(c, '=')) return expect_fail(c, "'='");
+  mf_item *it = is_let ? &m->let[m->nlet] : &m->par[m->npar];
+  if ((is_let ? m->nlet : m->npar) >= NH_MF_MAX_ITEMS)
+    return mf_fail(m, off, "more than %d %s", NH_MF_MAX_ITEMS, is_let ? "lets" : "parameters");
+  memset(it, 0, sizeof *it);
+  snprintf(it->name, sizeof it->name, "%s", name);
+  it->off = off;
+  if (is_let) {
+    if (expr_at(c, 0, &it->node)) return -1;
+    m->nlet++;
+    return 0;
+  }
+  char what[NH_PARSE_NAME_MAX + 20];
+  snprintf(what, sizeof what, "parameter '%s'", name);
+  if (const_expr_at(c, 0, what, &it->value)) return -1;
+  int k = override_of(m, name, 0);
+  if (k >= 0) it->value = m->opts->set_values[k];
+  m->npar++;
+  return 0;
+}
+
+/* kinetic EXPR   and   potential EXPR */
+static int st_energy(cursor *c, int kinetic, size_t off) {
+  mf *m = c->m;
+  if (need_coordinates(c, off)) return -1;
+  int *slot = kinetic ? &m->kinetic : &m->potential;
+  if (*slot >= 0) return mf_fail(m, off, "a second '%s' statement", kinetic ? "kinetic" : "potential");
+  (kinetic ? &m->kinetic_off : &m->potential_off)[0] = c->pos;
+  int node;
+  if (expr_at(c, 0, &node)) return -1;
+  *slot = node;
+  return 0;
+}
+
+/* force COORD: EXPR (forces on one coordinate add up) */
+static int st_force(cursor *c, size_t off) {
+  mf *m = c->m;
+  if (need_coordinates(c, off)) return -1;
+  char name[NH_PARSE_NAME_MAX + 1];
+  size_t noff = (skip_ws(c), c->pos);
+  if (!read_name(c, name)) return m->status ? -1 : expect_fail(c, "a coordinate name");
+  int i = find_coord(m, name);
+  if (i < 0) return mf_fail(m, noff, "'%s' is not a coordinate (a force acts on a coordinate)", name);
+  if (!accept_char(c, ':')) return expect_fail(c, "':' after the coordinate");
+  int node;
+  if (expr_at(c, 0, &node)) return -1;
+  if (m->force[i] < 0) {
+    m->force[i] = node;
+    m->force_off[i] = off;
+  } else if ((m->force[i] = nh_expr_add(m->pool, m->force[i], node)) < 0) {
+    return mf_fail(m, off, "out of memory");
+  }
+  return 0;
+}
+
+/* constraint [NAME:] EXPR = EXPR */
+static int st_constraint(cursor *c, size_t off) {
+  mf *m = c->m;
+  if (need_coordinates(c, off)) return -1;
+  if (m->nc >= NH_MF_MAX_ITEMS) return mf_fail(m, off, "more than %d constraints", NH_MF_MAX_ITEMS);
+  mf_item *it = &m->con[m->nc];
+  memset(it, 0, sizeof *it);
+  it->off = c->pos;
+  /* an optional NAME: (a name followed by ':') */
+  cursor save = *c;
+  char name[NH_PARSE_NAME_MAX + 1];
+  size_t noff = (skip_ws(c), c->pos);
+  if (read_name(c, name) && accept_char(c, ':')) {
+    if (find(m->con, m->nc, name) >= 0) return mf_fail(m, noff, "duplicate constraint name '%s'", name);
+    snprintf(it->name, sizeof it->name, "%s", name);
+  } else {
+    if (m->status) return -1;
+    *c = save;
+    snprintf(it->name, sizeof it->name, "c%d", m->nc + 1);
+  }
+  it->off = (skip_ws(c), c->pos);
+  int lhs, rhs;
+  if (expr_at(c, 1, &lhs)) return -1;
+  if (!accept_char(c, '=')) return expect_fail(c, "'=' (a constraint is written LHS = RHS)");
+  if (expr_at(c, 0, &rhs)) return -1;
+  if ((it->node = nh_expr_sub(m->pool, lhs, rhs)) < 0) return mf_fail(m, off, "out of memory");
+  m->nc++;
+  return 0;
+}
+
+/* gap NAME: EXPR [impact elastic|plastic|restitution E] */
+static int st_gap(cursor *c, size_t off) {
+  mf *m = c->m;
+  if (need_coordinates(c, off)) return -1;
+  if (m->ngap >= NH_MF_MAX_ITEMS) return mf_fail(m, off, "more than %d gaps", NH_MF_MAX_ITEMS);
+  mf_item *it = &m->gap[m->ngap];
+  memset(it, 0, sizeof *it);
+  char name[NH_PARSE_NAME_MAX + 1];
+  size_t noff = (skip_ws(c), c->pos);
+  if (!read_name(c, name)) return m->status ? -1 : expect_fail(c, "a gap name");
+  if (find(m->gap, m->ngap, name) >= 0) return mf_fail(m, noff, "duplicate gap name '%s'", name);
+  snprintf(it->name, sizeof it->name, "%s", name);
+  if (!accept_char(c, ':')) return expect_fail(c, "':' after the gap name");
+  it->off = (skip_ws(c), c->pos);
+  if (expr_at(c, 1, &it->node)) return -1;
+  it->law = NH_IMPACT_ELASTIC;
+  it->value = 1.0;
+  if (at_end(c)) return m->ngap++, 0;
+  char word[NH_PARSE_NAME_MAX + 1];
+  size_t woff = c->pos;
+  if (!read_name(c, word) || strcmp(word, "impact") != 0) {
+    c->pos = woff;
+    return expect_fail(c, "'impact' or the end of the gap");
+  }
+  woff = (skip_ws(c), c->pos);
+  if (!read_name(c, word)) return m->status ? -1 : expect_fail(c, "an impact law (elastic, plastic or restitution E)");
+  if (strcmp(word, "elastic") == 0) {
+    it->law = NH_IMPACT_ELASTIC;
+  } else if (strcmp(word, "plastic") == 0) {
+    it->law = NH_IMPACT_PLASTIC;
+  } else if (strcmp(word, "restitution") == 0) {
+    it->law = NH_IMPACT_RESTITUTION;
+    size_t eoff = (skip_ws(c), c->pos);
+    if (at_end(c)) return expect_fail(c, "a coefficient of restitution after 'restitution'");
+    if (const_expr_at(c, 0, "the coefficient of restitution", &it->value)) return -1;
+    if (!(it->value >= 0.0 && it->value <= 1.0))
+      return mf_fail(m, eoff, "coefficient of restitution %g is outside [0, 1]", it->value);
+  } else {
+    return mf_fail(m, woff, "unknown impact law '%s' (expected elastic, plastic or restitution E)", word);
+  }
+  if (!at_end(c)) return expect_fail(c, "the end of the gap statement");
+  m->ngap++;
+  return 0;
+}
+
+/* initial NAME = EXPR, NAME' = EXPR, ... */
+static int st_initial(cursor *c, size_t off) {
+  mf *m = c->m;
+  if (need_coordinates(c, off)) return -1;
+  if (!m->has_initial) m->initial_off = off;
+  m->has_initial = 1;
+  do {
+    char name[NH_PARSE_NAME_MAX + 1];
+    size_t noff = (skip_ws(c), c->pos);
+    if (!read_name(c, name)) return m->status ? -1 : expect_fail(c, "a coordinate or velocity (NAME or NAME')");
+    int primed = accept_char(c, '\'');
+    int i = find_coord(m, name);
+    if (i < 0) return mf_fail(m, noff, "'%s' is not a coordinate", name);
+    int *set = primed ? &m->v0_set[i] : &m->q0_set[i];
+    if (*set) return mf_fail(m, noff, "initial value of %s%s given twice", name, primed ? "'" : "");
+    if (!accept_char(c, '=')) return expect_fail(c, "'='");
+    double value;
+    char what[NH_PARSE_NAME_MAX + 24];
+    snprintf(what, sizeof what, "the initial value of %s%s", name, primed ? "'" : "");
+    if (const_expr_at(c, 1, what, &value)) return -1;
+    *set = 1;
+    (primed ? m->v0 : m->q0)[i] = value;
+  } while (accept_char(c, ','));
+  if (!at_end(c)) return expect_fail(c, "',' or the end of the statement");
+  return 0;
+}
+
+typedef struct statement {
+  const char *keyword;
+  int kind;
+} statement;
+
+enum { S_MODEL, S_COORDS, S_PARAM, S_LET, S_KINETIC, S_POTENTIAL, S_CONSTRAINT, S_FORCE, S_GAP, S_INITIAL };
+
+static const statement statements[] = {
+    {"model", S_MODEL},         {"coordinates", S_COORDS}, {"parameter", S_PARAM},
+    {"let", S_LET},             {"kinetic", S_KINETIC},    {"potential", S_POTENTIAL},
+    {"constraint", S_CONSTRAINT}, {"force", S_FORCE},      {"gap", S_GAP},
+    {"initial", S_INITIAL},
+};
+
+static int is_keyword(const char *s, size_t n) {
+  for (size_t i = 0; i < sizeof statements / sizeof statements[0]; i++)
+    if (strlen(statements[i].keyword) == n && strncmp(s, statements[i].keyword, n) == 0) return 1;
+  return 0;
+}
+
+static int statement_at(mf *m, size_t off, size_t end) {
+  cursor c = {m, off, end};
+  char word[NH_PARSE_NAME_MAX + 1];
+  if (!read_name(&c, word)) {
+    if (m->status) return -1;
+    return expect_fail(&c, "a statement (model, coordinates, parameter, let, kinetic, potential, "
+                           "constraint, force, gap, initial)");
+  }
+  int kind = -1;
+  for (size_t i = 0; i < sizeof statements / sizeof statements[0]; i++)
+    if (strcmp(word, statements[i].keyword) == 0) kind = statements[i].kind;
+  switch (kind) {
+  case S_MODEL: return st_model(&c);
+  case S_COORDS: return st_coordinates(&c);
+  case S_PARAM: return st_binding(&c, 0);
+  case S_LET: return need_coordinates(&c, off) ? -1 : st_binding(&c, 1);
+  case S_KINETIC: return st_energy(&c, 1, off);
+  case S_POTENTIAL: return st_energy(&c, 0, off);
+  case S_CONSTRAINT: return st_constraint(&c, off);
+  case S_FORCE: return st_force(&c, off);
+  case S_GAP: return st_gap(&c, off);
+  case S_INITIAL: return st_initial(&c, off);
+  default:
+    return mf_fail(m, off, "unknown statement '%s' (expected model, coordinates, parameter, let, "
+                           "kinetic, potential, constraint, force, gap or initial)", word);
+  }
+}
+
+int mf_read(mf *m) {
+  m->kinetic = m->potential = -1;
+  m->pool = nh_expr_pool_create();
+  m->set_used = calloc((size_t)(m->opts ? m->opts->nset : 0) + 1, sizeof(int));
+  if (!m->pool || !m->set_used) return m->status = NH_ERR_NOMEM;
+  if (clean_text(m)) return m->status;
+  size_t off = 0;
+  while (off < m->len) {
+    /* skip blank lines */
+    size_t i = off;
+    while (i < m->len && isspace((unsigned char)m->clean[i])) i++;
+    if (i >= m->len) break;
+    size_t end = statement_end(m, i);
+    if (statement_at(m, i, end)) return m->status;
+    off = end;
+  }
+  /* what the file must have */
+  if (!m->nq) return mf_fail(m, m->len, "no coordinates (expected 'coordinates x y ...')"), m->status;
+  if (m->kinetic < 0)
+    return mf_fail(m, m->len, "no kinetic energy (expected 'kinetic EXPR')"), m->status;
+  if (!m->has_initial) m->initial_off = m->len;
+  if (!m->name[0]) snprintf(m->name, sizeof m->name, "model");
+  /* initial-value overrides, and overrides that named nothing */
+  for (int i = 0; i < m->nq; i++) {
+    int k = override_of(m, m->coord[i], 0);
+    if (k >= 0) m->q0[i] = m->opts->set_values[k];
+    k = override_of(m, m->coord[i], 1);
+    if (k >= 0) m->v0[i] = m->opts->set_values[k];
+  }
+  for (int i = 0; m->opts && i < m->opts->nset; i++)
+    if (!m->set_used[i]) {
+      m->status = NH_ERR_ARG;
+      m->err.line = m->err.col = 0;
+      snprintf(m->err.msg, sizeof m->err.msg,
+               "--set %s: the model has no parameter, coordinate or velocity of that name",
+               m->opts->set_names[i]);
+      return m->status;
+    }
+  /* expressions that may not read velocities or time */
+  if (m->potential >= 0) {
+    if (uses(m, m->potential, m->nq, 2 * m->nq) > 0)
+      return mf_fail(m, m->potential_off, "the potential depends on velocities (use a force)"), m->status;
+    if (uses(m, m->potential, 2 * m->nq, 2 * m->nq + 1) > 0)
+      return mf_fail(m, m->potential_off, "the potential depends on time t (use a force)"), m->status;
+  }
+  for (int k = 0; k < m->ngap; k++) {
+    if (uses(m, m->gap[k].node, m->nq, 2 * m->nq + 1) > 0)
+      return mf_fail(m, m->gap[k].off, "gap '%s' depends on velocities or time (a gap is a function "
+                                       "of the coordinates)", m->gap[k].name), m->status;
+  }
+  for (int k = 0; k < m->nc; k++) {
+    if (uses(m, m->con[k].node, 2 * m->nq, 2 * m->nq + 1) > 0)
+      return mf_fail(m, m->con[k].off, "constraint '%s' depends on time t (only A(q) q' = 0 is "
+                                       "supported)", m->con[k].name), m->status;
+  }
+  if (uses(m, m->kinetic, 2 * m->nq, 2 * m->nq + 1) > 0)
+    return mf_fail(m, m->kinetic_off, "the kinetic energy depends on time t"), m->status;
+  if (m->nc >= m->nq)
+    return mf_fail(m, m->con[m->nc - 1].off, "%d constraints on %d coordinates leave no motion",
+                   m->nc, m->nq), m->status;
+  return NH_OK;
+}
+
+void mf_var_names(const mf *m, const char **names, char (*primed)[NH_PARSE_NAME_MAX + 2]) {
+  for (int i = 0; i < m->nq; i++) {
+    names[i] = m->coord[i];
+    snprintf(primed[i], sizeof primed[i], "%s'", m->coord[i]);
+    names[m->nq + i] = primed[i];
+  }
+  names[2 * m->nq] = "t";
+}
+
+void mf_free(mf *m) {
+  if (!m) return;
+  nh_expr_pool_destroy(m->pool);
+  free(m->clean);
+  free(m->set_used);
+  free(m->ids);
+}
