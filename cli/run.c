@@ -314,6 +314,14 @@ static void print_json(FILE *f, const nh_sim *sim, const char *method, int statu
   json_vec(f, m, nh_sim_q(sim));
   fputs(", \"final_velocity\": ", f);
   json_vec(f, m, nh_sim_v(sim));
+  fputs(", \"final_state\": {", f);
+  for (int i = 0; i < m->nx; i++) {
+    if (i) fputs(", ", f);
+    json_str(f, m->state_names[i]);
+    fputs(": ", f);
+    json_num(f, nh_sim_x(sim)[i]);
+  }
+  fputc('}', f);
   fputs(", \"outputs\": {", f);
   int first = 1;
   const char *keys[3] = {"trajectory", "events", "plot"};

@@ -72,6 +72,29 @@ NH_API nh_sleigh_dg_params nh_sleigh_dg_params_default(void);
 /* Configuration form: q = (x1, x2, theta), M(theta), V = 0, -sin(th) x1' + cos(th) x2' = 0. */
 NH_API nh_model *nh_sleigh_dg_q_create(const nh_sleigh_dg_params *p, char *msg, size_t msg_size);
 
+/* ---- the same examples in almost-Poisson form x' = Pi(x) grad H(x) (nholo/model.h), for
+ * the discrete-gradient methods avf, gonzalez, itoh-abe ---------------------------------- */
+
+/* Quartic system, reduced (eq. (21)): x = (x, w1..w3, z1..z3, xi1..xi3, eta1..eta3), the same
+ * initial state as nh_quartic_create. */
+NH_API nh_model *nh_quartic_ap_create(char *msg, size_t msg_size);
+/* The reduced state (q (7), rho (6)) of the quartic system with rho scaled so that H is the
+ * energy (H = NAN: unscaled); x (13). NH_ERR_ARG when V(q) >= H. */
+NH_API int nh_quartic_reduced_state(const double *q, const double *rho, double H, double *x);
+/* Chaplygin sleigh, reduced (eq. (22)-(23)): x = (x1, x2, theta, rho1, rho2). */
+NH_API nh_model *nh_sleigh_dg_create(const nh_sleigh_dg_params *p, char *msg, size_t msg_size);
+
+/* Euler-Poincare-Suslov problem on so(3) (sec. 4.3), frame with I12 = 0 and constraint
+ * omega3 = 0: x = (rho1, rho2), omega = (rho1/I11, rho2/I22, 0). Defaults (the paper gives no
+ * values): spec 002 A.4, I11 = 2, I22 = 3, I13 = 0.5, I23 = 0.4, rho = (1, 0.5). */
+typedef struct nh_suslov_params {
+  double I11, I22, I13, I23; /* inertia entries (I33 does not enter the reduced dynamics) */
+  double rho1, rho2;         /* initial momenta */
+} nh_suslov_params;
+
+NH_API nh_suslov_params nh_suslov_params_default(void);
+NH_API nh_model *nh_suslov_create(const nh_suslov_params *p, char *msg, size_t msg_size);
+
 /* Built-in models by name, for command-line front ends. */
 typedef struct nh_builtin {
   const char *name;

@@ -52,6 +52,9 @@ struct nh_method {
 extern const nh_method nh_method_exact;
 extern const nh_method nh_method_rk4;
 extern const nh_method nh_method_dopri5;
+extern const nh_method nh_method_avf;
+extern const nh_method nh_method_gonzalez;
+extern const nh_method nh_method_itoh_abe;
 extern const nh_method nh_method_gonzalez_r;
 extern const nh_method nh_method_gonzalez_r_fd;
 extern const nh_method nh_method_gonzalez_f;

@@ -10,10 +10,22 @@ static nh_model *sleigh_dg_q_default(char *msg, size_t msg_size) {
   return nh_sleigh_dg_q_create(&p, msg, msg_size);
 }
 
+static nh_model *sleigh_dg_default(char *msg, size_t msg_size) {
+  nh_sleigh_dg_params p = nh_sleigh_dg_params_default();
+  return nh_sleigh_dg_create(&p, msg, msg_size);
+}
+static nh_model *suslov_default(char *msg, size_t msg_size) {
+  nh_suslov_params p = nh_suslov_params_default();
+  return nh_suslov_create(&p, msg, msg_size);
+}
+
 static const nh_builtin builtins[] = {
     {"penny", "vertical rolling disk bouncing inside an elliptical table (Clark & Bloch)", NULL},
     {"quartic", "chaotic quartic nonholonomic system on R^7, H = 3.06 (Celledoni et al. 4.1)", nh_quartic_create},
     {"gearbox", "continuous gearbox driven by an asymmetric pendulum (Celledoni et al. 4.4)", gearbox_default},
+    {"quartic-ap", "the quartic system in almost-Poisson form (x, w, z, xi, eta), eq. (21)", nh_quartic_ap_create},
+    {"sleigh-dg", "Chaplygin sleigh in almost-Poisson form (x1, x2, theta, rho1, rho2), eq. (22)", sleigh_dg_default},
+    {"suslov", "Euler-Poincare-Suslov problem on so(3), almost-Poisson form (rho1, rho2)", suslov_default},
     {"sleigh-dg-q", "Chaplygin sleigh in (x1, x2, theta), Fig. 3 data (Celledoni et al. 4.2)", sleigh_dg_q_default},
 };
 
