@@ -16,6 +16,10 @@
  *             dc/dx' = [ (grad H(x') - g - 1/2 Hess H(xbar) d) - 2 c d ] / |d|^2,  g = grad H(xbar)
  *   Itoh-Abe: dG_i/dx'_j = [dH/dx_j(y_i) - dH/dx_j(y_{i-1})] / d_i (j < i),
  *             dG_i/dx'_i = [dH/dx_i(y_i) - G_i] / d_i,   0 (j > i)
+ *             (for |d_i| <= NH_DG_IA_DELTA (1 + |x_i|) the quotient loses digits to
+ *             cancellation, eps |H| / |d_i|, and Newton cannot converge; there G_i is the
+ *             same mean value computed as int_0^1 dH/dx_i(y_{i-1} + xi d_i e_i) dxi by 4-point
+ *             Gauss-Legendre, error O(d_i^8), with the Jacobian of the Hessian at y_{i-1})
  * or, for systems without derivatives, a forward-difference Jacobian formed once per step. */
 #include "dg/dg.h"
 
@@ -85,14 +89,16 @@ static int dg_avf(const nh_dg_sys *s, const double *x, const double *x1, double 
   return 0;
 }
 
+/* Gonzalez (12); H0 (Nullable) caches H(x) across calls with the same x; Pi (Nullable)
+ * receives Pi(xbar) from the same evaluation as grad H(xbar) */
 static int dg_gonzalez(const nh_dg_sys *s, const double *x, const double *x1, double *G,
-                       double *dG, double *w) {
+                       double *dG, double *H0, double *Pi, double *w) {
   const int n = s->n;
   double *Hs = w, *xb = Hs + (size_t)n * n, *d = xb + n, *g1 = d + n;
-  double H0, H1;
+  double h0, H1;
   int rc;
   for (int i = 0; i < n; i++) xb[i] = 0.5 * (x[i] + x1[i]), d[i] = x1[i] - x[i];
-  if ((rc = cb(s->eval(xb, NULL, G, NULL, s->user)))) return rc;
+  if ((rc = cb(s->eval(xb, NULL, G, Pi, s->user)))) return rc;
   double dd = nh_la_dot(n, d, d);
   if (dG && (rc = cb(s->hess(xb, Hs, s->user)))) return rc;
   if (dd == 0.0) {
@@ -101,9 +107,14 @@ static int dg_gonzalez(const nh_dg_sys *s, const double *x, const double *x1, do
       for (int i = 0; i < n * n; i++) dG[i] = 0.5 * Hs[i];
     return 0;
   }
-  if ((rc = cb(s->eval(x, &H0, NULL, NULL, s->user)))) return rc;
+  if (H0 && !isnan(*H0)) {
+    h0 = *H0;
+  } else {
+    if ((rc = cb(s->eval(x, &h0, NULL, NULL, s->user)))) return rc;
+    if (H0) *H0 = h0;
+  }
   if ((rc = cb(s->eval(x1, &H1, dG ? g1 : NULL, NULL, s->user)))) return rc;
-  double c = (H1 - H0 - nh_la_dot(n, G, d)) / dd;
+  double c = (H1 - h0 - nh_la_dot(n, G, d)) / dd;
   if (dG) {
     // dc/dx' into g1: (grad H(x') - g - 1/2 Hs d - 2 c d) / |d|^2
     for (int i = 0; i < n; i++) {
@@ -140,9 +151,16 @@ static int dg_itoh_abe(const nh_dg_sys *s, const double *x, const double *x1, do
         dG[(size_t)i * n + i] = (Y[(size_t)(i + 1) * n + i] - G[i]) / di;
       }
     } else {
-      // coincident component: the partial derivative at y_{i-1} (10b)
-      if ((rc = cb(s->eval(y, NULL, g, NULL, s->user)))) return rc;
-      G[i] = g[i];
+      // short increment: the same mean value as an integral of dH/dx_i along the segment
+      // (Gauss-Legendre, 4 nodes, error O(d_i^8)), free of the cancellation of the quotient
+      double yi = y[i];
+      G[i] = 0.0;
+      for (int k = 0; k < 4; k++) {
+        y[i] = yi + gl_x[gl_first(4) + k] * di;
+        if ((rc = cb(s->eval(y, NULL, g, NULL, s->user)))) return rc;
+        G[i] += gl_w[gl_first(4) + k] * g[i];
+      }
+      y[i] = yi;
       if (dG && s->hess) {
         if ((rc = cb(s->hess(y, Hs, s->user)))) return rc;
         for (int j = 0; j < i; j++) dG[(size_t)i * n + j] = Hs[(size_t)i * n + j];
@@ -160,7 +178,7 @@ int nh_dg_grad(const nh_dg_sys *s, nh_dg_kind kind, const double *x, const doubl
   if (dG && !s->hess) return NH_ERR_UNSUPPORTED;
   switch (kind) {
   case NH_DG_AVF: return dg_avf(s, x, x1, G, dG, nodes, work);
-  case NH_DG_GONZALEZ: return dg_gonzalez(s, x, x1, G, dG, work);
+  case NH_DG_GONZALEZ: return dg_gonzalez(s, x, x1, G, dG, NULL, NULL, work);
   case NH_DG_ITOH_ABE: return dg_itoh_abe(s, x, x1, G, dG, work);
   }
   return NH_ERR_ARG;
@@ -178,15 +196,17 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double *z, nh_dg_new
   st->iters = 0;
   st->residual = 0.0;
   if ((rc = F(z, R, exact ? J : NULL, user))) return rc;
-  double dx_prev = INFINITY;
+  double dx_prev = INFINITY, dx_prev_keep = INFINITY;
+  int refresh = 0;
   for (;;) {
     if (nh_la_norm_inf(n, R) == 0.0) break;
     if (st->iters >= NH_DG_MAXIT) {
       st->residual = nh_la_norm_inf(n, R);
       return NH_ERR_NO_CONVERGENCE;
     }
-    // J exact at z, or the difference Jacobian of the first iterate (chord)
-    if (exact || st->iters == 0) {
+    // J: exact at the first iterate, refreshed when the iteration contracts slowly; or the
+    // difference Jacobian of the first iterate (chord)
+    if (st->iters == 0 || (exact && refresh)) {
       for (int j = 0; !exact && j < n; j++) {
         double zj = z[j], dj = 1.4901161193847656e-08 * fmax(1.0, fabs(zj)); /* sqrt(eps) */
         z[j] = zj + dj;
@@ -212,7 +232,9 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double *z, nh_dg_new
     // stagnation at the round-off floor counts as converged
     if (!small && st->iters >= 3 && dxn >= 0.5 * dx_prev && dxn <= NH_DG_STALL_TOL * (1.0 + zn)) small = 1;
     dx_prev = dxn;
-    if ((rc = F(z, R, exact && !small ? J : NULL, user))) return rc;
+    refresh = st->iters >= 1 && dxn > NH_NEWTON_REFRESH * dx_prev_keep;
+    dx_prev_keep = dxn;
+    if ((rc = F(z, R, exact && refresh && !small ? J : NULL, user))) return rc;
     if (small) break;
   }
   st->residual = nh_la_norm_inf(n, R);
@@ -227,6 +249,7 @@ typedef struct dg_prob {
   const double *x;
   double h;
   int nodes;
+  double H0; /* H(x), NAN until computed */
   double *gw, *Pi, *T, *dG, *xb, *G;
 } dg_prob;
 
@@ -237,12 +260,23 @@ static int dg_residual(const double *x1, double *R, double *J, void *user) {
   const int n = s->n;
   const double h = c->h, *x = c->x;
   int rc;
-  if ((rc = nh_dg_grad(s, c->kind, x, x1, c->G, J ? c->dG : NULL, &c->nodes, c->gw))) return rc;
+  if (c->kind == NH_DG_GONZALEZ) {
+    if ((rc = dg_gonzalez(s, x, x1, c->G, J ? c->dG : NULL, &c->H0, c->Pi, c->gw))) return rc;
+  } else {
+    if ((rc = nh_dg_grad(s, c->kind, x, x1, c->G, J ? c->dG : NULL, &c->nodes, c->gw))) return rc;
+    for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]);
+    if ((rc = cb(s->eval(c->xb, NULL, NULL, c->Pi, s->user)))) return rc;
+  }
   for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]);
-  if ((rc = cb(s->eval(c->xb, NULL, NULL, c->Pi, s->user)))) return rc;
   for (int i = 0; i < n; i++) R[i] = x1[i] - x[i] - h * nh_la_dot(n, c->Pi + (size_t)i * n, c->G);
   if (!J) return 0;
-  nh_la_gemm(n, n, n, c->Pi, c->dG, J);
+  // Pi dG, skipping the zeros of Pi (sparse in the examples)
+  for (int i = 0; i < n * n; i++) J[i] = 0.0;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++) {
+      double p = c->Pi[(size_t)i * n + k];
+      if (p != 0.0) nh_la_axpy(n, p, c->dG + (size_t)k * n, J + (size_t)i * n);
+    }
   if (s->pijac) {
     if ((rc = cb(s->pijac(c->xb, c->G, c->T, s->user)))) return rc;
     nh_la_axpy(n * n, 0.5, c->T, J);
@@ -261,7 +295,7 @@ int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, d
                nh_dg_newton *st, double *work) {
   const int n = s->n;
   const size_t nn = (size_t)n;
-  dg_prob c = {.s = s, .kind = kind, .x = x, .h = h, .nodes = 0};
+  dg_prob c = {.s = s, .kind = kind, .x = x, .h = h, .nodes = 0, .H0 = NAN};
   double *w = work;
   c.gw = w, w += grad_work(n);
   c.Pi = w, w += nn * nn;
@@ -271,7 +305,7 @@ int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, d
   c.G = w, w += nn;
   int rc;
   // explicit Euler predictor, then Newton
-  if ((rc = cb(s->eval(x, NULL, c.G, c.Pi, s->user)))) return rc;
+  if ((rc = cb(s->eval(x, &c.H0, c.G, c.Pi, s->user)))) return rc;
   for (int i = 0; i < n; i++) x1[i] = x[i] + h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
   rc = nh_newton(n, dg_residual, &c, s->hess != NULL, x1, st, w);
   st->nodes = c.nodes;

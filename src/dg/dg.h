@@ -40,11 +40,15 @@ typedef enum nh_dg_kind {
 #define NH_DG_NEWTON_TOL 1e-14
 #define NH_DG_STALL_TOL 1e-11
 #define NH_DG_MAXIT 50
+/* Newton keeps its (exact) Jacobian while each update shrinks by at least this factor, and
+ * re-evaluates it otherwise (simplified Newton; one Jacobian per step in the examples). */
+#define NH_NEWTON_REFRESH 0.05
 /* AVF for a non-polynomial H: Gauss-Legendre with 8, 16, 32 nodes until two successive
  * rules agree to NH_DG_AVF_TOL relative (max norm). */
 #define NH_DG_AVF_TOL 2e-16
-/* Itoh-Abe: components with |x'_i - x_i| <= NH_DG_IA_DELTA (1 + |x_i|) use dH/dx_i. */
-#define NH_DG_IA_DELTA 1e-12
+/* Itoh-Abe: components with |x'_i - x_i| <= NH_DG_IA_DELTA (1 + |x_i|) compute the mean value
+ * of dH/dx_i along the increment by quadrature instead of the difference quotient. */
+#define NH_DG_IA_DELTA 1e-3
 
 /* What one solve did. */
 typedef struct nh_dg_newton {
@@ -60,7 +64,8 @@ typedef int (*nh_newton_fn)(const double *z, double *R, double *J, void *user);
 
 /* Doubles of work for nh_newton on n unknowns. */
 size_t nh_newton_work_size(int n);
-/* Solve F(z) = 0 from the initial guess z (in place). exact: F gives J (full Newton); else a
+/* Solve F(z) = 0 from the initial guess z (in place). exact: F gives J, evaluated at the
+ * initial guess and again whenever an update shrinks by less than NH_NEWTON_REFRESH; else a
  * forward-difference Jacobian at the initial guess (chord iteration). Stops as described at
  * NH_DG_NEWTON_TOL; st->residual is max |F| at the returned z. Returns 0, a positive value
  * from F, NH_ERR_NO_CONVERGENCE or NH_ERR_SINGULAR. */

@@ -58,20 +58,21 @@ static int grad_v(const nh_model *mod, const double *q, double *dV) {
   return nh_cb(mod->potential(q, NULL, dV, mod->user));
 }
 
-/* R = (M (q' - q)/h - p^- + h/2 F - h A(q)^T lambda,  A(qbar)(q' - q)/h) */
+/* R = (M (q' - q) - h p^- + h^2/2 F - A(q)^T mu,  A(qbar)(q' - q)) in Z = (q', mu), mu = h^2 lambda
+ * (scaled so that small steps stay well conditioned) */
 static int dla_residual(const double *Z, double *R, double *J, void *user) {
   dla_ctx *c = user;
   const nh_model *mod = c->model;
   const int n = c->n, nc = c->nc, K = c->K;
   const double h = c->h, *q = c->q, *lam = Z + n;
   int rc;
-  for (int i = 0; i < n; i++) c->qb[i] = 0.5 * (q[i] + Z[i]), c->u[i] = (Z[i] - q[i]) / h;
+  for (int i = 0; i < n; i++) c->qb[i] = 0.5 * (q[i] + Z[i]), c->u[i] = Z[i] - q[i];
   if ((rc = nh_cb(mod->constraint(c->qb, c->zero, c->A, NULL, mod->user)))) return rc;
   if (c->implicit && (rc = grad_v(mod, c->qb, c->dV))) return rc; /* SI: dV holds grad V(q) */
   for (int i = 0; i < n; i++) {
     double At_l = 0.0;
     for (int a = 0; a < nc; a++) At_l += c->A0[(size_t)a * n + i] * lam[a];
-    R[i] = nh_la_dot(n, c->M + (size_t)i * n, c->u) - c->pm[i] + 0.5 * h * c->dV[i] - h * At_l;
+    R[i] = nh_la_dot(n, c->M + (size_t)i * n, c->u) - h * c->pm[i] + 0.5 * h * h * c->dV[i] - At_l;
   }
   for (int a = 0; a < nc; a++) R[n + a] = nh_la_dot(n, c->A + (size_t)a * n, c->u);
   if (!J) return 0;
@@ -80,12 +81,12 @@ static int dla_residual(const double *Z, double *R, double *J, void *user) {
   if ((rc = nh_model_constraint_deriv(mod, c->qb, c->dA, c->dw))) return rc;
   for (int i = 0; i < n; i++) {
     for (int j = 0; j < n; j++)
-      J[(size_t)i * K + j] = c->M[(size_t)i * n + j] / h + (c->implicit && mod->potential ? 0.25 * h * c->Vh[(size_t)i * n + j] : 0.0);
-    for (int a = 0; a < nc; a++) J[(size_t)i * K + n + a] = -h * c->A0[(size_t)a * n + i];
+      J[(size_t)i * K + j] = c->M[(size_t)i * n + j] + (c->implicit && mod->potential ? 0.25 * h * h * c->Vh[(size_t)i * n + j] : 0.0);
+    for (int a = 0; a < nc; a++) J[(size_t)i * K + n + a] = -c->A0[(size_t)a * n + i];
   }
   for (int a = 0; a < nc; a++)
     for (int j = 0; j < n; j++)
-      J[(size_t)(n + a) * K + j] = c->A[(size_t)a * n + j] / h + 0.5 * nh_la_dot(n, c->dA + ((size_t)j * nc + a) * n, c->u);
+      J[(size_t)(n + a) * K + j] = c->A[(size_t)a * n + j] + 0.5 * nh_la_dot(n, c->dA + ((size_t)j * nc + a) * n, c->u);
   return 0;
 }
 

@@ -127,12 +127,13 @@ static int gf_hess(const double *z, double *Hs, void *user) {
   return 0;
 }
 
-/* the residual of (15) in Z = (q', p', lambda) and its Jacobian */
+/* the residual of (15) in Z = (q', p', mu), mu = h lambda (scaled so that small steps stay
+ * well conditioned), and its Jacobian */
 static int gf_residual(const double *Z, double *R, double *J, void *user) {
   gf_ctx *c = user;
   const nh_model *mod = c->model;
   const int n = c->n, nc = c->nc, K = c->K, N = 2 * n;
-  const double *z = c->z, *lam = Z + N, h = c->h;
+  const double *z = c->z, *lam = Z + N, h = c->h; /* lam: mu = h lambda */
   int rc;
   if ((rc = nh_dg_grad(&c->sys, NH_DG_GONZALEZ, z, Z, c->G, J ? c->dG : NULL, NULL, c->gw))) return rc;
   const double *Gq = c->G, *Gp = c->G + n;
@@ -142,7 +143,7 @@ static int gf_residual(const double *Z, double *R, double *J, void *user) {
     double At_l = 0.0;
     for (int a = 0; a < nc; a++) At_l += c->A[(size_t)a * n + i] * lam[a];
     R[i] = Z[i] - z[i] - h * Gp[i];
-    R[n + i] = Z[n + i] - z[n + i] + h * Gq[i] - h * At_l;
+    R[n + i] = Z[n + i] - z[n + i] + h * Gq[i] - At_l;
   }
   for (int a = 0; a < nc; a++) R[N + a] = nh_la_dot(n, c->A + (size_t)a * n, Gp);
   if (!J) return 0;
@@ -157,9 +158,9 @@ static int gf_residual(const double *Z, double *R, double *J, void *user) {
     for (int j = 0; j < n; j++) { /* d(A(qbar)^T lambda)_i / dq'_j = 1/2 sum_a dA_j[a][i] lambda_a */
       double s = 0.0;
       for (int a = 0; a < nc; a++) s += c->dA[((size_t)j * nc + a) * n + i] * lam[a];
-      J2[j] -= 0.5 * h * s;
+      J2[j] -= 0.5 * s;
     }
-    for (int a = 0; a < nc; a++) J2[N + a] = -h * c->A[(size_t)a * n + i];
+    for (int a = 0; a < nc; a++) J2[N + a] = -c->A[(size_t)a * n + i];
   }
   for (int a = 0; a < nc; a++) {
     double *J3 = J + (size_t)(N + a) * K;
