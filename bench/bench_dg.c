@@ -36,7 +36,7 @@ static meas run(const nh_model *m, const nh_method *meth, double h, double t_end
   nh_sim_def d = nh_sim_def_default();
   d.method = meth;
   if (nh_method_flags(meth) & NH_METHOD_ADAPTIVE)
-    d.rtol = h, d.atol = h, d.h = 0.0;
+    d.rtol = h, d.atol = h, d.h = 1e-3;
   else
     d.h = h;
   nh_sim *s = nh_sim_create(m, &d, NULL, 0);
@@ -44,9 +44,14 @@ static meas run(const nh_model *m, const nh_method *meth, double h, double t_end
     r.status = -1;
     return r;
   }
-  double t0 = now();
-  r.status = nh_sim_run(s, t_end, 0, NULL, NULL);
-  r.wall = now() - t0;
+  // best of three (the machine may be shared)
+  r.wall = INFINITY;
+  for (int rep = 0; rep < 3; rep++) {
+    nh_sim_set_state_x(s, 0.0, m->x0);
+    double t0 = now();
+    r.status = nh_sim_run(s, t_end, 0, NULL, NULL);
+    r.wall = fmin(r.wall, now() - t0);
+  }
   const nh_sim_stats *st = nh_sim_get_stats(s);
   r.steps = st->steps;
   r.ns_step = 1e9 * r.wall / (double)(st->steps ? st->steps : 1);

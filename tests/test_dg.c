@@ -500,8 +500,8 @@ static double gauss(unsigned long long *s) {
 static int test_dla_variance(void) {
   nh_model *m = nh_quartic_create(NULL, 0);
   ENSURE(m);
-  enum { NIC = 200, NT = 12 };
-  const double h = 0.1, T = 3000.0, H = 3.06;
+  enum { NIC = 100, NT = 10 };
+  const double h = 0.1, T = 2000.0, H = 3.06;
   double sum[NT] = {0}, sum2[NT] = {0}, gmax = 0.0;
   unsigned long long seed = 2016;
   nh_sim_def d = nh_sim_def_default();

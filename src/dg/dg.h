@@ -46,6 +46,9 @@ typedef enum nh_dg_kind {
 /* AVF for a non-polynomial H: Gauss-Legendre with 8, 16, 32 nodes until two successive
  * rules agree to NH_DG_AVF_TOL relative (max norm). */
 #define NH_DG_AVF_TOL 2e-16
+/* Gonzalez: for |x' - x| <= NH_DG_GZ_DELTA (1 + |xbar|) the correction term of (12) is
+ * dropped (its true size O(|d|^2) is below its cancellation noise eps |H| / |d|). */
+#define NH_DG_GZ_DELTA 1e-5
 /* Itoh-Abe: components with |x'_i - x_i| <= NH_DG_IA_DELTA (1 + |x_i|) compute the mean value
  * of dH/dx_i along the increment by quadrature instead of the difference quotient. */
 #define NH_DG_IA_DELTA 1e-3
@@ -65,12 +68,13 @@ typedef int (*nh_newton_fn)(const double *z, double *R, double *J, void *user);
 /* Doubles of work for nh_newton on n unknowns. */
 size_t nh_newton_work_size(int n);
 /* Solve F(z) = 0 from the initial guess z (in place). exact: F gives J, evaluated at the
- * initial guess and again whenever an update shrinks by less than NH_NEWTON_REFRESH; else a
- * forward-difference Jacobian at the initial guess (chord iteration). Stops as described at
+ * initial guess and again whenever an update shrinks by less than refresh_ratio (0: at every
+ * iteration, full Newton; NH_NEWTON_REFRESH: simplified Newton); else a forward-difference
+ * Jacobian at the initial guess (chord iteration). Stops as described at
  * NH_DG_NEWTON_TOL; st->residual is max |F| at the returned z. Returns 0, a positive value
  * from F, NH_ERR_NO_CONVERGENCE or NH_ERR_SINGULAR. */
-int nh_newton(int n, nh_newton_fn F, void *user, int exact, double *z, nh_dg_newton *st,
-              double *work);
+int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio, double *z,
+              nh_dg_newton *st, double *work);
 
 /* Doubles of work for nh_dg_grad and nh_dg_step on n variables. */
 size_t nh_dg_work_size(int n);
@@ -81,7 +85,7 @@ int nh_dg_grad(const nh_dg_sys *sys, nh_dg_kind kind, const double *x, const dou
                double *G, double *dG, int *nodes, double *work);
 
 /* One step of (14), (x1 - x)/h = Pi((x + x1)/2) gradbar H(x, x1), by Newton from the explicit
- * Euler predictor. Returns 0, a positive value from an evaluator, NH_ERR_NO_CONVERGENCE or
+ * midpoint predictor. Returns 0, a positive value from an evaluator, NH_ERR_NO_CONVERGENCE or
  * NH_ERR_SINGULAR. x1 must not alias x. */
 int nh_dg_step(const nh_dg_sys *sys, nh_dg_kind kind, const double *x, double h, double *x1,
                nh_dg_newton *st, double *work);
