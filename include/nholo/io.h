@@ -78,6 +78,26 @@ NH_API int nh_plot_penny_ensemble(const char *path, double a, double b, int npan
 NH_API int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *traj,
                               const nh_sim *sim, const char *title, char *msg, size_t msg_size);
 
+/* Panels of line plots (rows x cols, at most 16), for figures that are not runs of one
+ * model (order plots, error histories). Log axes plot log10 of the values and leave out
+ * values <= 0. At most 16 series per panel are drawn; dashed series are reference lines. */
+typedef struct nh_plot_series {
+  const char *label;   /* legend text; Nullable: not in the legend */
+  long n;
+  const double *x, *y; /* (n) */
+  int dashed;
+} nh_plot_series;
+
+typedef struct nh_plot_panel {
+  const char *title, *xlabel, *ylabel; /* Nullable */
+  int logx, logy;
+  int nseries;
+  const nh_plot_series *series;
+} nh_plot_panel;
+
+NH_API int nh_plot_panels(const char *path, int rows, int cols, const nh_plot_panel *panels,
+                          const char *title, char *msg, size_t msg_size);
+
 #ifdef __cplusplus
 }
 #endif

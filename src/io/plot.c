@@ -950,3 +950,155 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
   free(E);
   return figure_end(&fig, msg, msg_size);
 }
+
+/* ---- generic panels of line plots (linear or log axes) ------------------------------- */
+
+/* log10 copy of v where v > 0, NaN elsewhere (log axes) */
+static double *log_copy(long n, const double *v) {
+  double *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
+  if (!w) return NULL;
+  for (long k = 0; k < n; k++) w[k] = v[k] > 0.0 && plottable(v[k]) ? log10(v[k]) : NAN;
+  return w;
+}
+
+/* range over all series of a panel (after the log transform); 0 when nothing is plottable */
+static int panel_range(const nh_plot_panel *p, double **xs, double **ys, double *x0, double *x1,
+                       double *y0, double *y1) {
+  double a = DBL_MAX, b = -DBL_MAX, c = DBL_MAX, d = -DBL_MAX;
+  for (int s = 0; s < p->nseries; s++)
+    for (long k = 0; k < p->series[s].n; k++) {
+      double x = xs[s][k], y = ys[s][k];
+      if (!plottable(x) || !plottable(y)) continue;
+      a = fmin(a, x), b = fmax(b, x), c = fmin(c, y), d = fmax(d, y);
+    }
+  if (a > b) return 0;
+  double dy = d - c;
+  *x0 = a, *x1 = b, *y0 = c - 0.05 * dy, *y1 = d + 0.05 * dy;
+  widen(x0, x1, 1e-12);
+  widen(y0, y1, p->logy ? 0.5 : 1e-9);
+  return 1;
+}
+
+/* tick labels of panels: data[0] and data[1] flag log x and log y (labels 10^k) */
+static void panel_label(PLINT axis, PLFLT value, char *label, PLINT length, PLPointer data) {
+  const int *lg = data;
+  int is_log = axis == PL_X_AXIS ? lg[0] : lg[1];
+  if (is_log)
+    snprintf(label, (size_t)length, "10#u%d#d", (int)lround(value));
+  else
+    snprintf(label, (size_t)length, "%g", fabs(value) < 1e-12 * (1.0 + fabs(value)) ? 0.0 : value);
+}
+
+int nh_plot_panels(const char *path, int rows, int cols, const nh_plot_panel *panels,
+                   const char *title, char *msg, size_t msg_size) {
+  if (!device_for(path, msg, msg_size)) return NH_ERR_ARG;
+  if (rows < 1 || cols < 1 || rows * cols > 16 || !panels) {
+    nh_set_msg(msg, msg_size, "nh_plot_panels: need 1..16 panels (got %d x %d)", rows, cols);
+    return NH_ERR_ARG;
+  }
+  const int np = rows * cols;
+  int nser = 0;
+  for (int p = 0; p < np; p++) {
+    if (panels[p].nseries < 0 || (panels[p].nseries > 0 && !panels[p].series)) {
+      nh_set_msg(msg, msg_size, "nh_plot_panels: panel %d has no series array", p);
+      return NH_ERR_ARG;
+    }
+    nser += panels[p].nseries;
+  }
+  // transformed copies (log axes) of every series
+  double **xs = calloc((size_t)(nser + 1), sizeof *xs), **ys = calloc((size_t)(nser + 1), sizeof *ys);
+  int ok = xs && ys, idx = 0;
+  for (int p = 0; ok && p < np; p++)
+    for (int s = 0; ok && s < panels[p].nseries; s++, idx++) {
+      const nh_plot_series *se = &panels[p].series[s];
+      xs[idx] = panels[p].logx ? log_copy(se->n, se->x) : NULL;
+      ys[idx] = panels[p].logy ? log_copy(se->n, se->y) : NULL;
+      if ((panels[p].logx && !xs[idx]) || (panels[p].logy && !ys[idx])) ok = 0;
+    }
+  int st = NH_OK;
+  figure fig;
+  const int width = 560 * cols, height = 430 * rows + 70;
+  if (!ok) {
+    nh_set_msg(msg, msg_size, "nh_plot_panels: out of memory");
+    st = NH_ERR_NOMEM;
+  } else {
+    st = figure_begin(&fig, path, width, height, msg, msg_size);
+  }
+  for (int p = 0, base = 0; st == NH_OK && p < np; base += panels[p].nseries, p++) {
+    const nh_plot_panel *pa = &panels[p];
+    double *px[16], *py[16];
+    int ns = pa->nseries < 16 ? pa->nseries : 16;
+    for (int s = 0; s < ns; s++) {
+      px[s] = pa->logx ? xs[base + s] : (double *)pa->series[s].x;
+      py[s] = pa->logy ? ys[base + s] : (double *)pa->series[s].y;
+    }
+    int r = p / cols, c = p % cols;
+    double cw = 1.0 / cols, rh = (1.0 - 70.0 / height) / rows;
+    double vx0 = c * cw + 95.0 / width, vx1 = (c + 1) * cw - 25.0 / width;
+    double vy1 = 1.0 - 70.0 / height - r * rh - 40.0 / height, vy0 = vy1 - rh + 105.0 / height;
+    nh_plot_panel tmp = *pa;
+    tmp.nseries = ns;
+    double x0, x1, y0, y1;
+    if (!panel_range(&tmp, px, py, &x0, &x1, &y0, &y1)) x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+    plvpor(vx0, vx1, vy0, vy1);
+    plwind(x0, x1, y0, y1);
+    plschr(0.0, 0.9);
+    // log axes: a major tick every k decades, at most about 7 labels
+    double xt = pa->logx ? fmax(1.0, ceil((x1 - x0) / 7.0)) : 0.0, yt = pa->logy ? fmax(1.0, ceil((y1 - y0) / 7.0)) : 0.0;
+    int lg[2] = {pa->logx, pa->logy};
+    plcol0(C_GRID);
+    plbox("g", xt, 0, "g", yt, 0);
+    for (int s = 0; s < ns; s++) {
+      plcol0(series_colors[s % (int)(sizeof series_colors / sizeof series_colors[0])]);
+      pllsty(pa->series[s].dashed ? 2 : 1);
+      plwidth(1.6);
+      draw_line(pa->series[s].n, px[s], 1, py[s], 1);
+    }
+    pllsty(1);
+    plwidth(1.0);
+    plcol0(C_FG);
+    plslabelfunc(panel_label, lg);
+    plbox("bcnsto", xt, 0, "bcnstvo", yt, 0);
+    plslabelfunc(NULL, NULL);
+    char buf[256];
+    plschr(0.0, 1.0);
+    if (pa->xlabel) pl_text(buf, sizeof buf, pa->xlabel), plmtex("b", 3.0, 0.5, 0.5, buf);
+    if (pa->ylabel) pl_text(buf, sizeof buf, pa->ylabel), plmtex("l", 5.0, 0.5, 0.5, buf);
+    if (pa->title) pl_text(buf, sizeof buf, pa->title), plmtex("t", 1.2, 0.5, 0.5, buf);
+    // legend: a short line and the label per series, top left inside the panel
+    plwind(0.0, 1.0, 0.0, 1.0);
+    plschr(0.0, 0.8);
+    for (int s = 0, row = 0; s < ns; s++) {
+      if (!pa->series[s].label) continue;
+      double yy = 0.95 - 0.065 * row++;
+      PLFLT lx[2] = {0.03, 0.09}, ly[2] = {yy, yy};
+      plcol0(series_colors[s % (int)(sizeof series_colors / sizeof series_colors[0])]);
+      pllsty(pa->series[s].dashed ? 2 : 1);
+      plwidth(1.6);
+      plline(2, lx, ly);
+      pllsty(1);
+      plwidth(1.0);
+      plcol0(C_FG);
+      pl_text(buf, sizeof buf, pa->series[s].label);
+      plptex(0.11, yy, 1.0, 0.0, 0.0, buf);
+    }
+    plschr(0.0, 1.0);
+  }
+  if (st == NH_OK) {
+    if (title) {
+      char tbuf[400];
+      plvpor(0.0, 1.0, 0.0, 1.0);
+      plwind(0.0, 1.0, 0.0, 1.0);
+      plcol0(C_FG);
+      plschr(0.0, 1.2);
+      pl_text(tbuf, sizeof tbuf, title);
+      plptex(0.5, 1.0 - 35.0 / height, 1.0, 0.0, 0.5, tbuf);
+      plschr(0.0, 1.0);
+    }
+    st = figure_end(&fig, msg, msg_size);
+  }
+  for (int i = 0; i < nser && xs && ys; i++) free(xs[i]), free(ys[i]);
+  free(xs);
+  free(ys);
+  return st;
+}
