@@ -100,24 +100,31 @@ static int dg_gonzalez(const nh_dg_sys *s, const double *x, const double *x1, do
   int rc;
   for (int i = 0; i < n; i++) xb[i] = 0.5 * (x[i] + x1[i]), d[i] = x1[i] - x[i];
   if ((rc = cb(s->eval(xb, NULL, G, Pi, s->user)))) return rc;
-  double dd = nh_la_dot(n, d, d), xn = nh_la_norm_inf(n, xb);
+  double dd = nh_la_dot(n, d, d);
   if (dG && (rc = cb(s->hess(xb, Hs, s->user)))) return rc;
-  if (dd <= NH_DG_GZ_DELTA * NH_DG_GZ_DELTA * (1.0 + xn * xn)) {
-    // (nearly) coincident points: G = grad H(xbar), dG = 1/2 Hess. The correction would be
-    // O(|d|^2) and mostly cancellation noise, eps |H| / |d|; (10a) is off by
-    // |H''' [d, d, d]| / 24, below round-off
-    if (dG)
-      for (int i = 0; i < n * n; i++) dG[i] = 0.5 * Hs[i];
-    return 0;
-  }
   if (H0 && !isnan(*H0)) {
     h0 = *H0;
   } else {
     if ((rc = cb(s->eval(x, &h0, NULL, NULL, s->user)))) return rc;
     if (H0) *H0 = h0;
   }
-  if ((rc = cb(s->eval(x1, &H1, dG ? g1 : NULL, NULL, s->user)))) return rc;
-  double c = (H1 - h0 - nh_la_dot(n, G, d)) / dd;
+  if (dd > 0.0 && (rc = cb(s->eval(x1, &H1, dG ? g1 : NULL, NULL, s->user)))) return rc;
+  // numerator H(x') - H(x) - g.d = O(|d|^3), and its rounding noise
+  double num = 0.0, noise = 0.0;
+  if (dd > 0.0) {
+    double gd = 0.0, agd = 0.0;
+    for (int i = 0; i < n; i++) gd += G[i] * d[i], agd += fabs(G[i] * d[i]);
+    num = H1 - h0 - gd;
+    noise = NH_DG_GZ_NOISE * 2.220446049250313e-16 * (fabs(H1) + fabs(h0) + agd);
+  }
+  if (!(fabs(num) > noise)) {
+    // coincident points, or a correction below its own rounding noise (near equilibria, or
+    // large coordinates): G = grad H(xbar), dG = 1/2 Hess; (10a) then holds to that noise
+    if (dG)
+      for (int i = 0; i < n * n; i++) dG[i] = 0.5 * Hs[i];
+    return 0;
+  }
+  double c = num / dd;
   if (dG) {
     // dc/dx' into g1: (grad H(x') - g - 1/2 Hs d - 2 c d) / |d|^2
     for (int i = 0; i < n; i++) {

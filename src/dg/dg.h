@@ -46,9 +46,11 @@ typedef enum nh_dg_kind {
 /* AVF for a non-polynomial H: Gauss-Legendre with 8, 16, 32 nodes until two successive
  * rules agree to NH_DG_AVF_TOL relative (max norm). */
 #define NH_DG_AVF_TOL 2e-16
-/* Gonzalez: for |x' - x| <= NH_DG_GZ_DELTA (1 + |xbar|) the correction term of (12) is
- * dropped (its true size O(|d|^2) is below its cancellation noise eps |H| / |d|). */
-#define NH_DG_GZ_DELTA 1e-5
+/* Gonzalez: the correction term of (12) is dropped when its numerator H(x') - H(x) - g.d
+ * (of true size O(|d|^3)) is below NH_DG_GZ_NOISE eps (|H(x)| + |H(x')| + sum |g_i d_i|), its
+ * rounding noise; (10a) then holds to that noise. Otherwise the quotient by |d|^2 would turn
+ * the noise into an O(eps |H| / |d|) error in G that Newton cannot converge through. */
+#define NH_DG_GZ_NOISE 8.0
 /* Itoh-Abe: components with |x'_i - x_i| <= NH_DG_IA_DELTA (1 + |x_i|) compute the mean value
  * of dH/dx_i along the increment by quadrature instead of the difference quotient. */
 #define NH_DG_IA_DELTA 1e-3
