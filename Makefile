@@ -30,6 +30,7 @@ check: build
 
 bench: build
 	./$(BUILD)/bench/bench_penny
+	./$(BUILD)/bench/bench_dg
 
 figures: build
 	./$(BUILD)/nholo figure all --out-dir out/figures
