@@ -199,12 +199,15 @@ int nh_dg_grad(const nh_dg_sys *s, nh_dg_kind kind, const double *x, const doubl
 size_t nh_newton_work_size(int n) { return (size_t)n * n + 4 * (size_t)n + 8; }
 
 int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio, double *z,
-              nh_dg_newton *st, double *work) {
+              nh_dg_newton *st, double *work, int *jac_kept) {
   double *J = work, *R = J + (size_t)n * n, *Rs = R + n, *dx = Rs + n;
   int *piv = (int *)(dx + n); /* n ints in 2 n doubles */
   int rc;
   st->iters = 0;
   st->residual = 0.0;
+  // chord iteration: the factors of an earlier solve may be reused until they contract poorly
+  int need = exact || !jac_kept || !*jac_kept, fresh = 0;
+  if (jac_kept) *jac_kept = 0;
   if ((rc = F(z, R, exact ? J : NULL, user))) return rc;
   double dx_prev = INFINITY, dx_prev_keep = INFINITY;
   int refresh = 0;
@@ -215,8 +218,8 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
       return NH_ERR_NO_CONVERGENCE;
     }
     // J: exact at the first iterate, refreshed when the iteration contracts slowly; or the
-    // difference Jacobian of the first iterate (chord)
-    if (st->iters == 0 || (exact && refresh)) {
+    // difference Jacobian at the current iterate when there is none (chord)
+    if (exact ? (st->iters == 0 || refresh) : need) {
       for (int j = 0; !exact && j < n; j++) {
         double zj = z[j], dj = 1.4901161193847656e-08 * fmax(1.0, fabs(zj)); /* sqrt(eps) */
         z[j] = zj + dj;
@@ -227,6 +230,7 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
         for (int i = 0; i < n; i++) J[(size_t)i * n + j] = (Rs[i] - R[i]) / dj;
       }
       if (nh_la_lu(n, J, piv, 0.0)) return NH_ERR_SINGULAR;
+      need = 0, fresh = 1;
     }
     for (int i = 0; i < n; i++) dx[i] = -R[i];
     nh_la_lu_solve(n, J, piv, dx);
@@ -239,8 +243,12 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
       zn = fmax(zn, fabs(z[i]));
     }
     st->iters++;
-    // stagnation at the round-off floor counts as converged
-    if (!small && st->iters >= 3 && dxn >= 0.5 * dx_prev && dxn <= NH_DG_STALL_TOL * (1.0 + zn)) small = 1;
+    if (!exact && !fresh && !small && dxn > NH_NEWTON_CHORD_RATIO * dx_prev) {
+      // reused factors contract poorly: new differences at the current iterate
+      need = 1;
+    } else if (!small && st->iters >= 3 && dxn >= 0.5 * dx_prev && dxn <= NH_DG_STALL_TOL * (1.0 + zn)) {
+      small = 1; /* stagnation at the round-off floor counts as converged */
+    }
     dx_prev = dxn;
     refresh = dxn > refresh_ratio * dx_prev_keep || refresh_ratio <= 0.0;
     dx_prev_keep = dxn;
@@ -248,6 +256,7 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
     if (small) break;
   }
   st->residual = nh_la_norm_inf(n, R);
+  if (jac_kept && !exact) *jac_kept = 1;
   return 0;
 }
 
@@ -302,7 +311,7 @@ size_t nh_dg_work_size(int n) {
 }
 
 int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, double *x1,
-               nh_dg_newton *st, double *work) {
+               nh_dg_newton *st, double *work, int *jac_kept) {
   const int n = s->n;
   const size_t nn = (size_t)n;
   dg_prob c = {.s = s, .kind = kind, .x = x, .h = h, .nodes = 0, .H0 = NAN};
@@ -319,7 +328,7 @@ int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, d
   for (int i = 0; i < n; i++) c.xb[i] = x[i] + 0.5 * h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
   if ((rc = cb(s->eval(c.xb, NULL, c.G, c.Pi, s->user)))) return rc;
   for (int i = 0; i < n; i++) x1[i] = x[i] + h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
-  rc = nh_newton(n, dg_residual, &c, s->hess != NULL, NH_NEWTON_REFRESH, x1, st, w);
+  rc = nh_newton(n, dg_residual, &c, s->hess != NULL, NH_NEWTON_REFRESH, x1, st, w, jac_kept);
   st->nodes = c.nodes;
   return rc;
 }

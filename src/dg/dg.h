@@ -43,6 +43,9 @@ typedef enum nh_dg_kind {
 /* Newton keeps its (exact) Jacobian while each update shrinks by at least this factor, and
  * re-evaluates it otherwise (simplified Newton; one Jacobian per step in the examples). */
 #define NH_NEWTON_REFRESH 0.05
+/* Chord iteration with reused difference factors: new differences when an update shrinks by
+ * less than this factor. */
+#define NH_NEWTON_CHORD_RATIO 0.1
 /* AVF for a non-polynomial H: Gauss-Legendre with 8, 16, 32 nodes until two successive
  * rules agree to NH_DG_AVF_TOL relative (max norm). */
 #define NH_DG_AVF_TOL 2e-16
@@ -72,11 +75,13 @@ size_t nh_newton_work_size(int n);
 /* Solve F(z) = 0 from the initial guess z (in place). exact: F gives J, evaluated at the
  * initial guess and again whenever an update shrinks by less than refresh_ratio (0: at every
  * iteration, full Newton; NH_NEWTON_REFRESH: simplified Newton); else a forward-difference
- * Jacobian at the initial guess (chord iteration). Stops as described at
+ * Jacobian (chord iteration). jac_kept (Nullable, chord only): on entry nonzero when work
+ * still holds the factors of an earlier solve of a nearby system, to be reused until an
+ * update shrinks by less than NH_NEWTON_CHORD_RATIO; on return nonzero when it holds factors. Stops as described at
  * NH_DG_NEWTON_TOL; st->residual is max |F| at the returned z. Returns 0, a positive value
  * from F, NH_ERR_NO_CONVERGENCE or NH_ERR_SINGULAR. */
 int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio, double *z,
-              nh_dg_newton *st, double *work);
+              nh_dg_newton *st, double *work, int *jac_kept);
 
 /* Doubles of work for nh_dg_grad and nh_dg_step on n variables. */
 size_t nh_dg_work_size(int n);
@@ -87,9 +92,9 @@ int nh_dg_grad(const nh_dg_sys *sys, nh_dg_kind kind, const double *x, const dou
                double *G, double *dG, int *nodes, double *work);
 
 /* One step of (14), (x1 - x)/h = Pi((x + x1)/2) gradbar H(x, x1), by Newton from the explicit
- * midpoint predictor. Returns 0, a positive value from an evaluator, NH_ERR_NO_CONVERGENCE or
+ * midpoint predictor; jac_kept as for nh_newton (systems without derivatives). Returns 0, a positive value from an evaluator, NH_ERR_NO_CONVERGENCE or
  * NH_ERR_SINGULAR. x1 must not alias x. */
 int nh_dg_step(const nh_dg_sys *sys, nh_dg_kind kind, const double *x, double h, double *x1,
-               nh_dg_newton *st, double *work);
+               nh_dg_newton *st, double *work, int *jac_kept);
 
 #endif

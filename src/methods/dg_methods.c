@@ -62,7 +62,7 @@ static int dgm_step(nh_stepper *st, const double *x0, double h, double *x1, doub
   if (err) *err = 0.0;
   st->work[dgm_core_size(m) + 2 * (size_t)m->nx] = 0.0; /* dense slopes stale */
   nh_dg_newton ns;
-  int rc = nh_dg_step(&c->sys, kind, x0, h, x1, &ns, w);
+  int rc = nh_dg_step(&c->sys, kind, x0, h, x1, &ns, w, NULL);
   nh_stepper_solved(st, ns.iters, ns.residual);
   st->evals += ns.iters + 1;
   return rc;

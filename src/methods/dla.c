@@ -125,7 +125,7 @@ static int dla_step_impl(nh_stepper *st, const double *x0, double h, double *x1,
   for (size_t i = 0; i < n; i++) Z[i] = q[i] + h * v[i];
   for (size_t a = 0; a < nc; a++) Z[n + a] = 0.0;
   nh_dg_newton ns;
-  rc = nh_newton(c->K, dla_residual, c, 1, 0.0, Z, &ns, nwork);
+  rc = nh_newton(c->K, dla_residual, c, 1, 0.0, Z, &ns, nwork, NULL);
   nh_stepper_solved(st, ns.iters, ns.residual);
   st->evals += ns.iters + 1;
   if (rc) return rc;

@@ -215,7 +215,7 @@ static int gf_step(nh_stepper *st, double t, const double *x0, double h, double 
   for (size_t i = 0; i < n; i++) Z[i] = c->zk[i] + h * c->G[n + i], Z[n + i] = c->zk[n + i] - h * c->G[i];
   for (size_t a = 0; a < nc; a++) Z[2 * n + a] = 0.0;
   nh_dg_newton ns;
-  rc = nh_newton(c->K, gf_residual, c, 1, 0.0, Z, &ns, nwork);
+  rc = nh_newton(c->K, gf_residual, c, 1, 0.0, Z, &ns, nwork, NULL);
   nh_stepper_solved(st, ns.iters, ns.residual);
   st->evals += ns.iters + 1;
   if (rc) return rc;

@@ -20,8 +20,9 @@
  * GONZALEZ-R-FD replaces dX/dq_i at the midpoint by central differences of the frame with
  * increment |h| (Remark 3.5; at least NH_GR_FD_MIN), which keeps (10a) and the skew Pi, so
  * energy and constraints stay exact and the order stays 2.
- * Newton: forward-difference Jacobian formed once per step (chord iteration; exact
- * Jacobians would need second derivatives of the frame). */
+ * Newton: chord iteration on a forward-difference Jacobian (exact Jacobians would need second
+ * derivatives of the frame), whose factors are kept from step to step while they contract
+ * well (one difference Jacobian per many steps). */
 #include <math.h>
 #include <string.h>
 
@@ -41,6 +42,9 @@ typedef struct gr_ctx {
   double *M, *MX, *gD, *dM, *dV, *y, *u, *p, *Dp, *Mm, *zero, *dw;
   double *zeta, *zeta1, *dgw;
   nh_dg_sys sys;
+  /* kept across steps (carve leaves them): Newton's difference factors and their step */
+  int jac_kept;
+  double jac_h;
 } gr_ctx;
 
 #define GR_CTX_DOUBLES ((sizeof(gr_ctx) + sizeof(double) - 1) / sizeof(double))
@@ -231,7 +235,10 @@ static int gr_step_impl(nh_stepper *st, const double *x0, double h, double *x1, 
   nh_la_gemv_t(n, m, c->X, c->p, c->zeta + n);
   // the discrete-gradient step on (q, rho)
   nh_dg_newton ns;
-  rc = nh_dg_step(&c->sys, NH_DG_GONZALEZ, c->zeta, h, c->zeta1, &ns, c->dgw);
+  // reuse the previous step's difference factors when the step size is the same
+  if (c->jac_h != h) c->jac_kept = 0;
+  c->jac_h = h;
+  rc = nh_dg_step(&c->sys, NH_DG_GONZALEZ, c->zeta, h, c->zeta1, &ns, c->dgw, &c->jac_kept);
   nh_stepper_solved(st, ns.iters, ns.residual);
   st->evals += ns.iters;
   if (rc) return rc;
