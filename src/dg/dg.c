@@ -205,21 +205,21 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
   int rc;
   st->iters = 0;
   st->residual = 0.0;
-  // chord iteration: the factors of an earlier solve may be reused until they contract poorly
-  int need = exact || !jac_kept || !*jac_kept, fresh = 0;
+  // factors of an earlier solve (jac_kept) are reused until they contract poorly
+  int need = !jac_kept || !*jac_kept, fresh = 0;
   if (jac_kept) *jac_kept = 0;
-  if ((rc = F(z, R, exact ? J : NULL, user))) return rc;
+  if ((rc = F(z, R, exact && need ? J : NULL, user))) return rc;
+  int have_exact = exact && need; /* J holds the exact Jacobian at z, not yet factored */
   double dx_prev = INFINITY, dx_prev_keep = INFINITY;
-  int refresh = 0;
   for (;;) {
     if (nh_la_norm_inf(n, R) == 0.0) break;
     if (st->iters >= NH_DG_MAXIT) {
       st->residual = nh_la_norm_inf(n, R);
       return NH_ERR_NO_CONVERGENCE;
     }
-    // J: exact at the first iterate, refreshed when the iteration contracts slowly; or the
-    // difference Jacobian at the current iterate when there is none (chord)
-    if (exact ? (st->iters == 0 || refresh) : need) {
+    // a new Jacobian at the current iterate: exact from F, or forward differences
+    if (need) {
+      if (exact && !have_exact && (rc = F(z, R, J, user))) return rc;
       for (int j = 0; !exact && j < n; j++) {
         double zj = z[j], dj = 1.4901161193847656e-08 * fmax(1.0, fabs(zj)); /* sqrt(eps) */
         z[j] = zj + dj;
@@ -232,6 +232,7 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
       if (nh_la_lu(n, J, piv, 0.0)) return NH_ERR_SINGULAR;
       need = 0, fresh = 1;
     }
+    have_exact = 0;
     for (int i = 0; i < n; i++) dx[i] = -R[i];
     nh_la_lu_solve(n, J, piv, dx);
     int small = 1;
@@ -243,20 +244,21 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
       zn = fmax(zn, fabs(z[i]));
     }
     st->iters++;
-    if (!exact && !fresh && !small && dxn > NH_NEWTON_CHORD_RATIO * dx_prev) {
-      // reused factors contract poorly: new differences at the current iterate
-      need = 1;
+    if (!small && !fresh && dxn > NH_NEWTON_CHORD_RATIO * dx_prev) {
+      need = 1; /* reused factors contract poorly */
+    } else if (!small && exact && dxn > refresh_ratio * dx_prev_keep) {
+      need = 1; /* simplified Newton contracts slowly (always, for refresh_ratio 0) */
     } else if (!small && st->iters >= 3 && dxn >= 0.5 * dx_prev && dxn <= NH_DG_STALL_TOL * (1.0 + zn)) {
       small = 1; /* stagnation at the round-off floor counts as converged */
     }
     dx_prev = dxn;
-    refresh = dxn > refresh_ratio * dx_prev_keep || refresh_ratio <= 0.0;
     dx_prev_keep = dxn;
-    if ((rc = F(z, R, exact && refresh && !small ? J : NULL, user))) return rc;
+    if ((rc = F(z, R, exact && need && !small ? J : NULL, user))) return rc;
+    have_exact = exact && need && !small;
     if (small) break;
   }
   st->residual = nh_la_norm_inf(n, R);
-  if (jac_kept && !exact) *jac_kept = 1;
+  if (jac_kept) *jac_kept = !need;
   return 0;
 }
 
