@@ -30,6 +30,8 @@ check: build
 
 bench: build
 	./$(BUILD)/bench/bench_penny
+	./$(BUILD)/bench/bench_modelfile
+	./$(BUILD)/bench/bench_ball
 	./$(BUILD)/bench/bench_dg
 
 figures: build

@@ -30,6 +30,14 @@ int cli_penny_set(nh_penny_params *p, const char *name, double value);
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+
+/* The rolling ball and disk (cli/ball.c): is NAME a built-in ball or a FILE.ball; its run. */
+int cli_ball_is_model(const char *name);
+int cmd_run_ball(int argc, char **argv);
+/* Its figures: 1 when name is one (then *rc is the outcome), 0 otherwise; the list for help. */
+int cli_ball_figure(const char *name, const char *path, int *rc);
+void cli_ball_figure_help(void);
+extern const char *const cli_ball_figure_names[];
 int cmd_figure(int argc, char **argv);
 
 #endif

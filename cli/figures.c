@@ -220,6 +220,7 @@ static const struct {
 static void figure_help(void) {
   printf("usage: nholo figure NAME|all [options]\n\nfigures:\n");
   for (int i = 0; i < NFIGURES; i++) printf("  %-12s %s\n", figures[i].name, figures[i].what);
+  cli_ball_figure_help();
   printf("\noptions:\n"
          "  --out-dir DIR      where figures go as NAME.png (default out/figures)\n"
          "  --out FILE         file of a single figure (.png, .svg or .pdf)\n"
@@ -333,6 +334,8 @@ int cmd_figure(int argc, char **argv) {
   if (all && o.out) return cli_usage_error("--out names one file; use --out-dir with 'all'");
   for (int i = 0; i < NFIGURES; i++)
     if (all || strcmp(name, figures[i].name) == 0) found = 1;
+  for (int i = 0; cli_ball_figure_names[i]; i++)
+    if (strcmp(name, cli_ball_figure_names[i]) == 0) found = 1;
   if (!found) return cli_usage_error("unknown figure '%s' (see 'nholo figure --help')", name);
 
   // the output location must be writable before anything runs
@@ -360,6 +363,12 @@ int cmd_figure(int argc, char **argv) {
       rc = fig_penny_run(&o, figures[i].name, i >= 2, i % 2 == 1);
     else
       rc = fig_penny_ensemble(&o, figures[i].name);
+  }
+  for (int i = 0; cli_ball_figure_names[i] && rc == CLI_OK; i++) {
+    if (!all && strcmp(name, cli_ball_figure_names[i]) != 0) continue;
+    char path[1024];
+    out_path(path, sizeof path, &o, cli_ball_figure_names[i]);
+    cli_ball_figure(cli_ball_figure_names[i], path, &rc);
   }
   return rc;
 }

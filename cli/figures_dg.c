@@ -80,6 +80,14 @@ static void quartic_random(unsigned long long *seed, double H, double *xm, doubl
   nh_quartic_reduced_state(q, rho, H, xr);
 }
 
+/* log10 |v| (NaN where v = 0: left out of the plot) for the logarithmic axes; NULL when out
+ * of memory. The caller frees. */
+static double *log10_copy(long n, const double *v) {
+  double *w = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+  for (long k = 0; w && k < n; k++) w[k] = v[k] != 0.0 ? log10(fabs(v[k])) : NAN;
+  return w;
+}
+
 /* ---- recording a run ------------------------------------------------------------------ */
 
 typedef struct series_buf {
@@ -306,32 +314,45 @@ static int fig2(const dg_fig_opts *o, const char *path) {
   for (int j = 0; j < NV; j++) line[j] = 1e-4 * tv[j];
 
   if (rc == CLI_OK) {
-    nh_plot_series so[NM + 1], sc[NM], se[NM], sv[4];
+    // logarithmic axes as log10 of the values
+    nh_plot_curve so[NM + 1], sc[NM], se[NM], sv[4];
+    double *lg[3 * NM + 3] = {0};
+    int nl = 0;
+    double *lh = lg[nl++] = log10_copy(NH, hs), *lr = lg[nl++] = log10_copy(NH, ref2);
     for (int k = 0; k < NM; k++) {
-      so[k] = (nh_plot_series){label[k], NH, hs, err[k], 0};
-      sc[k] = (nh_plot_series){label[k], rr[k].C.n, rr[k].C.x, rr[k].C.y, 0};
-      se[k] = (nh_plot_series){label[k], rr[k].E.n, rr[k].E.x, rr[k].E.y, 0};
+      double *le = lg[nl++] = log10_copy(NH, err[k]);
+      double *lc = lg[nl++] = log10_copy(rr[k].C.n, rr[k].C.y);
+      double *lE = lg[nl++] = log10_copy(rr[k].E.n, rr[k].E.y);
+      so[k] = (nh_plot_curve){NH, lh, le, label[k], 0};
+      sc[k] = (nh_plot_curve){rr[k].C.n, rr[k].C.x, lc, label[k], 0};
+      se[k] = (nh_plot_curve){rr[k].E.n, rr[k].E.x, lE, label[k], 0};
       double mx = 0.0, me = 0.0;
       for (long i = 0; i < rr[k].C.n; i++) mx = fmax(mx, rr[k].C.y[i]), me = fmax(me, rr[k].E.y[i]);
       printf("  trajectory %-9s max constraint residual %.2e, max relative energy error %.2e (h = %g, t <= %g)\n",
              label[k], mx, me, h, T);
     }
-    so[NM] = (nh_plot_series){"h^2", NH, hs, ref2, 1};
-    for (int v = 0; v < 3; v++) sv[v] = (nh_plot_series){label[vm[v]], NV, tv, var[v], 0};
-    sv[3] = (nh_plot_series){"1e-4 t", NV, tv, line, 1};
+    so[NM] = (nh_plot_curve){NH, lh, lr, "h^2", 2};
+    for (int v = 0; v < 3; v++) sv[v] = (nh_plot_curve){NV, tv, var[v], label[vm[v]], 0};
+    sv[3] = (nh_plot_curve){NV, tv, line, "1e-4 t", 2};
     nh_plot_panel p[4] = {
-        {"order plot, t = 10", "h", "error", 1, 1, NM + 1, so},
-        {"constraint residual", "t", "|x' + w.z'|", 0, 1, NM, sc},
-        {"relative energy error", "t", "|(H - H0)/H0|", 0, 1, NM, se},
-        {"energy-error variance", "t", "var(H - H0) / h^4", 0, 0, 4, sv},
+        {"order plot, t = 10", "log#d10#u h", "log#d10#u error", NM + 1, so, 0, NAN},
+        {"constraint residual", "t", "log#d10#u |x' + w.z'|", NM, sc, 0, NAN},
+        {"relative energy error", "t", "log#d10#u |(H - H0)/H0|", NM, se, 0, NAN},
+        {"energy-error variance", "t", "var(H - H0) / h#u4#d", 4, sv, 0, NAN},
     };
+    int okm = 1;
+    for (int i = 0; i < nl; i++) okm = okm && lg[i];
     char msg[512];
-    if (nh_plot_panels(path, 2, 2, p, "Celledoni et al. Fig. 2: the quartic system", msg, sizeof msg) != NH_OK) {
+    if (!okm) {
+      fprintf(stderr, "nholo: dg-fig2: out of memory\n");
+      rc = CLI_FAILED;
+    } else if (nh_plot_panels(path, 2, 2, 4, p, "Celledoni et al. Fig. 2: the quartic system", msg, sizeof msg) != NH_OK) {
       fprintf(stderr, "nholo: %s\n", msg);
       rc = CLI_FAILED;
     } else {
       printf("  -> %s\n", path);
     }
+    for (int i = 0; i < nl; i++) free(lg[i]);
   }
   for (int k = 0; k < NM; k++) sb_free(&rr[k].E), sb_free(&rr[k].C);
   nh_model_destroy(mq);
@@ -379,13 +400,13 @@ static int fig3(const dg_fig_opts *o, const char *path) {
     nh_model_destroy(m);
   }
   if (rc == CLI_OK) {
-    nh_plot_series a[2] = {{"rho1(0) = -0.001", pr[0].xy.n, pr[0].xy.x, pr[0].xy.y, 0},
-                           {"rho1(0) = +0.001", pr[1].xy.n, pr[1].xy.x, pr[1].xy.y, 0}};
-    nh_plot_series b[2] = {{"rho1(0) = -0.001", pr[0].rho.n, pr[0].rho.x, pr[0].rho.y, 0},
-                           {"rho1(0) = +0.001", pr[1].rho.n, pr[1].rho.x, pr[1].rho.y, 0}};
-    nh_plot_panel p[2] = {{"x1-x2 path", "x1", "x2", 0, 0, 2, a}, {"rho1-rho2", "rho1", "rho2", 0, 0, 2, b}};
+    nh_plot_curve a[2] = {{pr[0].xy.n, pr[0].xy.x, pr[0].xy.y, "rho1(0) = -0.001", 0},
+                          {pr[1].xy.n, pr[1].xy.x, pr[1].xy.y, "rho1(0) = +0.001", 0}};
+    nh_plot_curve b[2] = {{pr[0].rho.n, pr[0].rho.x, pr[0].rho.y, "rho1(0) = -0.001", 0},
+                          {pr[1].rho.n, pr[1].rho.x, pr[1].rho.y, "rho1(0) = +0.001", 0}};
+    nh_plot_panel p[2] = {{"x1-x2 path", "x1", "x2", 2, a, 1, NAN}, {"rho1-rho2", "rho1", "rho2", 2, b, 1, NAN}};
     char msg[512];
-    if (nh_plot_panels(path, 1, 2, p, "Celledoni et al. Fig. 3: Chaplygin sleigh, J = 8, a = m = 1, h = 0.5", msg,
+    if (nh_plot_panels(path, 1, 2, 2, p, "Celledoni et al. Fig. 3: Chaplygin sleigh, J = 8, a = m = 1, h = 0.5", msg,
                        sizeof msg) != NH_OK) {
       fprintf(stderr, "nholo: %s\n", msg);
       rc = CLI_FAILED;
@@ -423,21 +444,30 @@ static int fig4(const dg_fig_opts *o, const char *path) {
   }
   progress_end(&prog);
   if (rc == CLI_OK) {
-    nh_plot_series se[3], sc[3];
+    nh_plot_curve se[3], sc[3];
+    double *lg[6];
+    int okm = 1;
     for (int k = 0; k < 3; k++) {
-      se[k] = (nh_plot_series){label[k], rr[k].E.n, rr[k].E.x, rr[k].E.y, 0};
-      sc[k] = (nh_plot_series){label[k], rr[k].C.n, rr[k].C.x, rr[k].C.y, 0};
+      lg[2 * k] = log10_copy(rr[k].E.n, rr[k].E.y);
+      lg[2 * k + 1] = log10_copy(rr[k].C.n, rr[k].C.y);
+      okm = okm && lg[2 * k] && lg[2 * k + 1];
+      se[k] = (nh_plot_curve){rr[k].E.n, rr[k].E.x, lg[2 * k], label[k], 0};
+      sc[k] = (nh_plot_curve){rr[k].C.n, rr[k].C.x, lg[2 * k + 1], label[k], 0};
     }
-    nh_plot_panel p[2] = {{"relative energy error", "t", "|(H - H0)/H0|", 0, 1, 3, se},
-                          {"constraint error", "t", "|p1 + sin(q3) p2|", 0, 1, 3, sc}};
+    nh_plot_panel p[2] = {{"relative energy error", "t", "log#d10#u |(H - H0)/H0|", 3, se, 0, NAN},
+                          {"constraint error", "t", "log#d10#u |p1 + sin(q3) p2|", 3, sc, 0, NAN}};
     char msg[512], title[160];
     snprintf(title, sizeof title, "Celledoni et al. Fig. 4: gearbox, h = %g (max over windows of %g)", h, window);
-    if (nh_plot_panels(path, 1, 2, p, title, msg, sizeof msg) != NH_OK) {
+    if (!okm) {
+      fprintf(stderr, "nholo: dg-fig4: out of memory\n");
+      rc = CLI_FAILED;
+    } else if (nh_plot_panels(path, 1, 2, 2, p, title, msg, sizeof msg) != NH_OK) {
       fprintf(stderr, "nholo: %s\n", msg);
       rc = CLI_FAILED;
     } else {
       printf("  -> %s\n", path);
     }
+    for (int k = 0; k < 6; k++) free(lg[k]);
   }
   for (int k = 0; k < 3; k++) sb_free(&rr[k].E), sb_free(&rr[k].C);
   nh_model_destroy(m);

@@ -23,12 +23,13 @@ static const char *usage_text =
     "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard.\n";
 
 int cli_usage_error(const char *fmt, ...) {
+  char buf[4096]; /* a model file's diagnostic already ends with a newline (after its caret) */
   va_list ap;
-  fputs("nholo: ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
+  size_t n = strlen(buf);
+  fprintf(stderr, "nholo: %s%s", buf, n && buf[n - 1] == '\n' ? "" : "\n");
   return CLI_USAGE;
 }
 

@@ -197,6 +197,7 @@ static void run_help(void) {
              run_options[i].arg ? run_options[i].arg : "");
     printf("  %-28s %s\n", left, run_options[i].help);
   }
+  printf("\nthe rolling ball and disk have their own options: nholo run rolling-ball --help\n");
   printf("\nexamples: nholo run penny --table ellipse --impact plastic --impacts 20 --plot penny.png\n"
          "          nholo run examples/penny.nh --set a=0.2 --method dopri5 --json\n"
          "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard.\n");
@@ -431,10 +432,12 @@ static int check_outputs(const run_opts *o) {
 
 int cmd_run(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+    if ((strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) && !(argc > 2 && cli_ball_is_model(argv[1]))) {
       run_help();
       return CLI_OK;
     }
+  for (int i = 1; i < argc; i++)
+    if (argv[i][0] != '-' && cli_ball_is_model(argv[i])) return cmd_run_ball(argc, argv);
   run_opts o;
   memset(&o, 0, sizeof o);
   o.penny = nh_penny_params_default();

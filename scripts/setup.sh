@@ -3,8 +3,9 @@
 # Idempotent: does nothing when everything is present. Run as root (or via sudo).
 set -eu
 pkgs="build-essential cmake pkg-config libplplot-dev plplot-driver-cairo"
-# clang is optional (second compiler, fuzzing); install it when available.
-opt_pkgs="clang"
+# clang is optional (second compiler, fuzzing: libclang-rt-14-dev ships its libFuzzer and
+# sanitizer runtimes); each is installed when available.
+opt_pkgs="clang libclang-rt-14-dev"
 missing=""
 for p in $pkgs $opt_pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -19,4 +20,6 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends $pkgs
-$SUDO apt-get install -y -q --no-install-recommends $opt_pkgs || echo "setup: optional packages not installed:$opt_pkgs"
+for p in $opt_pkgs; do
+  $SUDO apt-get install -y -q --no-install-recommends "$p" || echo "setup: optional package not installed: $p"
+done

@@ -85,6 +85,63 @@ awk -v e="$(num max_energy_rel_error "$T/jq")" -v r="$(num solver_max_residual "
 expect_usage "dg method on a mechanical model" run penny --method gonzalez --out "$T/o/x.csv"
 expect_usage "si-dla needs a constant mass matrix" run sleigh-dg-q --method si-dla --out "$T/o/x.csv"
 expect_usage "dg figure bad t-end" figure dg-fig3 --t-end -5 --out-dir "$T/o"
+# ---- the rolling ball and disk (Putkaradze & Rogers) --------------------------------------
+grep -q "rolling-ball-detach" "$T/l" && ok "list shows the rolling ball" || bad "list: no rolling ball"
+"$NHOLO" run rolling-disk --json --sample 0.1 --out "$T/d.csv" >"$T/jd" 2>"$T/err" \
+  && grep -q '"min_mu_static": 0.29509' "$T/jd" && grep -q '"t_min_mu_static": 19.39' "$T/jd" \
+  && grep -q '"min_normal_force": 4.4022' "$T/jd" && grep -q '"detached": false' "$T/jd" \
+  && ok "run rolling-disk: min mu .2951" || bad "run rolling-disk: $(cat "$T/err" "$T/jd")"
+head -1 "$T/d.csv" | grep -q "^t,theta1,.*,phi,phi_dot,N,friction_x,friction_y,friction,friction_over_N," \
+  && [ "$(wc -l <"$T/d.csv")" -eq 202 ] \
+  && awk -F, 'NR == 1 { next } !($12 > 4.4 && $16 < 0.296 && $17 >= $16 && $17 >= prev) { bad = 1 } { prev = $17 } END { exit bad }' "$T/d.csv" \
+  && tail -1 "$T/d.csv" | cut -d, -f17 | grep -q '^0.29509' \
+  && ok "rolling-disk CSV: 201 samples of N and f_s/N" || bad "rolling-disk CSV: $(head -2 "$T/d.csv")"
+"$NHOLO" run rolling-ball --json >"$T/jb" 2>"$T/err" && grep -q '"min_mu_static": 0.1905' "$T/jb" \
+  && ok "run rolling-ball: min mu .19" || bad "run rolling-ball: $(cat "$T/err" "$T/jb")"
+"$NHOLO" run rolling-ball-detach --json --events "$T/ev.csv" >"$T/jx" 2>"$T/err" \
+  && grep -q '"status": "NH_EVENT_STOP"' "$T/jx" && grep -q '"kind": "detachment"' "$T/jx" \
+  && grep -q '"t_end": 3.6095007' "$T/jx" && grep -q "^0,3.6095007[0-9]*,normal_force,falling,1," "$T/ev.csv" \
+  && grep -q '"flight_z_acceleration": -1.90' "$T/jx" \
+  && ok "run rolling-ball-detach: stops at N = 0, t = 3.6095" || bad "detach: $(cat "$T/err" "$T/jx")"
+"$NHOLO" run rolling-ball-detach --on-detach report --t-end 4 --json >"$T/jr" 2>"$T/err" \
+  && grep -q '"status": "NH_OK"' "$T/jr" && grep -q '"stopped": false' "$T/jr" \
+  && ok "--on-detach report continues" || bad "--on-detach report: $(cat "$T/err" "$T/jr")"
+"$NHOLO" run rolling-ball --mu 0.17 --on-slip stop --json >"$T/js" 2>"$T/err" \
+  && grep -q '"kind": "slip"' "$T/js" && grep -q '"status": "NH_EVENT_STOP"' "$T/js" \
+  && ok "--mu 0.17: slip event stops the run" || bad "slip: $(cat "$T/err" "$T/js")"
+"$NHOLO" run rolling-ball --method rk4 --dt 0.01 --set m1=0.5 --json >"$T/jk" 2>"$T/err" \
+  && grep -q '"method": "rk4"' "$T/jk" && ok "rk4 with --set" || bad "rk4: $(cat "$T/err")"
+"$NHOLO" run rolling-ball --form dae --json >"$T/jdae" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q '"status": "NH_ERR_STEP_UNDERFLOW"' "$T/jdae" && grep -q '"t_end": 9.2066' "$T/jdae" \
+  && ok "--form dae stops where q0 = 0 (t = 9.2066)" || bad "--form dae (exit $rc): $(cat "$T/err" "$T/jdae")"
+cat >"$T/w.ball" <<'BALL'
+disk wheel   # a disk with one pendulum mass
+mass m0 = 2
+inertia = 1, 0.5, 1
+mass m1 = 0.3
+rail m1: 0.5*cos(s), 0, 0.5*sin(s)
+trajectory m1: 0.3*sin(t)
+BALL
+"$NHOLO" run "$T/w.ball" --t-end 2 --json >"$T/jw" 2>"$T/err" && grep -q '"model": "wheel"' "$T/jw" \
+  && ok "run FILE.ball" || bad "run FILE.ball: $(cat "$T/err" "$T/jw")"
+"$NHOLO" figure ball-fig5.4 --out "$T/f54.png" >"$T/f" 2>"$T/err" && [ -s "$T/f54.png" ] && grep -q "min mu 0.2950972" "$T/f" \
+  && ok "figure ball-fig5.4" || bad "figure ball-fig5.4: $(cat "$T/err")"
+printf 'ball b\nmass m0 = 1\ninertia = 1, 1, 1\ninitial q = 1, 0, 0.1, 0\n' >"$T/q.ball"
+printf 'ball b\nmass m0 = 1\ninertia = 1, -1, 1\n' >"$T/i.ball"
+printf 'ball b\nmass m0 = 1\ninertia = 1, 1, 1 +\n' >"$T/s.ball"
+expect_usage "ball: negative mass" run rolling-ball --set m1=-1 --out "$T/o/x.csv"
+expect_usage "ball: zero radius" run rolling-ball --set r=0 --out "$T/o/x.csv"
+expect_usage "ball: unknown parameter" run rolling-ball --set zz=1 --out "$T/o/x.csv"
+expect_usage "ball: exact method" run rolling-ball --method exact --out "$T/o/x.csv"
+expect_usage "ball: bad --on-detach" run rolling-ball --on-detach maybe --out "$T/o/x.csv"
+expect_usage "disk: no DAE form" run rolling-disk --form dae --out "$T/o/x.csv"
+expect_usage "ball: non-unit quaternion" run "$T/q.ball" --out "$T/o/x.csv"
+expect_usage "ball: inertia not positive definite" run "$T/i.ball" --out "$T/o/x.csv"
+expect_usage "ball: syntax error" run "$T/s.ball" --out "$T/o/x.csv"
+expect_usage "ball: missing file" run "$T/none.ball" --out "$T/o/x.csv"
+expect_usage "ball: unwritable output" run rolling-ball --out /nonexistent-dir/x.csv --events "$T/o/e.csv"
+expect_usage "ball: same file twice" run rolling-ball --out "$T/o/x.csv" --events "$T/o/x.csv"
 
 # ---- bad input ---------------------------------------------------------------------------
 expect_usage "no command"
@@ -117,6 +174,83 @@ expect_usage "list with arguments" list extra
 expect_usage "unknown figure" figure penny-fig9 --out-dir "$T/o"
 expect_usage "figure bad option" figure penny-fig1 --frob --out-dir "$T/o"
 expect_usage "figure unwritable" figure penny-fig1 --out /nonexistent-dir/f.png
+
+# ---- model files ---------------------------------------------------------------------------
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+PENNY_NH=$SRC/examples/penny.nh
+export NHOLO_CACHE_DIR="$T/cache"   # compiled models go to the scratch directory
+# first_impact FILE: the time of the first impact in a --json summary
+first_impact() { sed -n 's/.*"impact_log": \[{"t": \([^,]*\),.*/\1/p' "$1"; }
+# rel_close A B TOL: |A - B| <= TOL |B| (both numbers present)
+rel_close() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" -v tol="$3" \
+  'BEGIN { d = a - b; if (d < 0) d = -d; s = b < 0 ? -b : b; exit !(d <= tol * s) }'; }
+
+"$NHOLO" check "$PENNY_NH" >"$T/c" 2>"$T/err" && grep -qF 'M[x,x] = 0.0025' "$T/c" && grep -q '^constraint roll_x: A = ' "$T/c" \
+  && grep -q '^gap front (impact elastic)' "$T/c" && grep -q '^evaluation: ' "$T/c" && ok "check penny.nh prints derived quantities" \
+  || bad "check penny.nh: $(cat "$T/err")"
+"$NHOLO" check "$PENNY_NH" --backend tape >"$T/c" 2>"$T/err" && grep -qx 'evaluation: tape' "$T/c" && ok "check --backend tape" \
+  || bad "check --backend tape: $(cat "$T/err")"
+"$NHOLO" check "$PENNY_NH" --backend codegen >"$T/c" 2>"$T/err" && grep -qx 'evaluation: codegen' "$T/c" && ok "check --backend codegen" \
+  || bad "check --backend codegen: $(cat "$T/err")"
+
+# the file's penny against the built-in one on the same (elliptical) table: the same method
+# agrees to round-off, the closed-form flow to dopri5's tolerance
+"$NHOLO" run "$PENNY_NH" --impacts 5 --json >"$T/m1" 2>"$T/err" && grep -q '"impacts": 5' "$T/m1" \
+  && ok "run penny.nh --impacts 5 --json" || bad "run penny.nh: $(cat "$T/err")"
+"$NHOLO" run penny --table ellipse --method dopri5 --impacts 5 --json >"$T/b1" 2>"$T/err" || bad "run built-in penny: $(cat "$T/err")"
+"$NHOLO" run penny --table ellipse --impacts 5 --json >"$T/b2" 2>"$T/err" || bad "run built-in penny exact: $(cat "$T/err")"
+t_file=$(first_impact "$T/m1") t_dopri=$(first_impact "$T/b1") t_exact=$(first_impact "$T/b2")
+rel_close "$t_file" "$t_dopri" 1e-12 && ok "first impact of penny.nh = built-in penny, dopri5 ($t_file, $t_dopri)" \
+  || bad "first impact of penny.nh $t_file != built-in $t_dopri"
+rel_close "$t_file" "$t_exact" 1e-9 && ok "first impact of penny.nh = built-in penny, exact flow ($t_exact)" \
+  || bad "first impact of penny.nh $t_file != exact $t_exact"
+# --set a=0.2 makes the table the circle: a different first impact, the built-in circle's
+"$NHOLO" run "$PENNY_NH" --set a=0.2 --impacts 5 --json >"$T/m2" 2>"$T/err" || bad "run penny.nh --set a=0.2: $(cat "$T/err")"
+"$NHOLO" run penny --table circle --impacts 5 --json >"$T/b3" 2>"$T/err" || bad "run built-in circle: $(cat "$T/err")"
+t_circ=$(first_impact "$T/m2")
+if ! rel_close "$t_circ" "$t_file" 1e-6 && rel_close "$t_circ" "$(first_impact "$T/b3")" 1e-9 && grep -q '"a": 0.2' "$T/m2"; then
+  ok "--set a=0.2 changes the result to the circle's ($t_circ)"
+else
+  bad "--set a=0.2: first impact $t_circ (ellipse $t_file, circle $(first_impact "$T/b3"))"
+fi
+# the tape and the generated C give the same numbers (the JSON less the wall time)
+"$NHOLO" run "$PENNY_NH" --backend tape --impacts 5 --json 2>"$T/err" | sed 's/"wall_seconds": [^,]*,//' >"$T/jt"
+"$NHOLO" run "$PENNY_NH" --backend codegen --impacts 5 --json 2>>"$T/err" | sed 's/"wall_seconds": [^,]*,//' >"$T/jc"
+[ -s "$T/jt" ] && grep -q '"impacts": 5' "$T/jt" && cmp -s "$T/jt" "$T/jc" && ok "--backend tape and codegen give the same JSON" \
+  || bad "--backend tape vs codegen differ: $(cat "$T/err"); $(diff "$T/jt" "$T/jc" | head -5)"
+# initial velocities off the constraints: an error naming the residual, or projected
+grep -v "^initial x'" "$PENNY_NH" >"$T/slip.nh"
+rm -rf "$T/o" && mkdir -p "$T/o"
+"$NHOLO" run "$T/slip.nh" --impacts 2 --out "$T/o/x.csv" >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "slip.nh:[0-9]*:1: error: the initial velocities violate constraint 'roll_y' (residual" "$T/err" \
+  && [ -z "$(ls -A "$T/o")" ] && ok "violated constraints without --project-initial: $(head -1 "$T/err")" \
+  || bad "violated constraints (exit $rc): $(cat "$T/err")"
+"$NHOLO" run "$T/slip.nh" --impacts 2 --project-initial --json >"$T/jp" 2>"$T/err" && grep -q '"impacts": 2' "$T/jp" \
+  && awk -v r="$(sed -n 's/.*"max_constraint_residual": \([^,]*\),.*/\1/p' "$T/jp")" 'BEGIN { exit !(r != "" && r < 1e-9) }' \
+  && ok "--project-initial runs on the constraints" || bad "--project-initial: $(cat "$T/err")"
+
+# a malformed file: exit 2, FILE:LINE:COL, the line and a caret (3 lines), nothing written
+for f in 15-unknown-symbol 18-unclosed-parenthesis 38-initial-violates-constraints; do
+  rm -rf "$T/o" && mkdir -p "$T/o"
+  file=$SRC/tests/modelfiles/bad/$f.nh
+  "$NHOLO" run "$file" --out "$T/o/x.csv" --events "$T/o/e.csv" --json >"$T/stdout" 2>"$T/stderr"
+  rc=$?
+  want=$(sed -n '1s/^# expect: //p' "$file")
+  if [ $rc -eq 2 ] && [ "$(head -1 "$T/stderr")" = "nholo: $file:$want" ] && [ "$(wc -l <"$T/stderr")" -eq 3 ] \
+     && [ -z "$(ls -A "$T/o")" ] && [ ! -s "$T/stdout" ]; then
+    ok "malformed $f.nh: $want"
+  else
+    bad "malformed $f.nh (exit $rc, $(wc -l <"$T/stderr") lines): $(cat "$T/stderr")"
+  fi
+done
+"$NHOLO" check "$SRC/tests/modelfiles/bad/06-duplicate-coordinate.nh" >"$T/stdout" 2>"$T/stderr"
+rc=$?
+[ $rc -eq 2 ] && grep -q '06-duplicate-coordinate.nh:3:23: error: duplicate name' "$T/stderr" && [ ! -s "$T/stdout" ] \
+  && ok "check on a malformed file: exit 2" || bad "check on a malformed file (exit $rc): $(cat "$T/stderr")"
+expect_usage "model file: unknown --set" run "$PENNY_NH" --set zz=1 --out "$T/o/x.csv"
+expect_usage "model file: missing" run "$T/none.nh" --out "$T/o/x.csv"
+expect_usage "model file: unknown backend" run "$PENNY_NH" --backend jit --out "$T/o/x.csv"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

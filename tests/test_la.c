@@ -293,6 +293,46 @@ static int test_chol_rank(void) {
   return 0;
 }
 
+/* a diagonal matrix takes the short path of nh_la_chol / nh_la_chol_solve: L = sqrt(diag),
+ * the solve divides twice by L_ii, and the results agree with the general sweeps, run here
+ * on the same matrix with one off-diagonal entry of 1e-300 (which changes nothing at double
+ * precision but forces the general path) */
+static int test_chol_diag(void) {
+  unsigned long long s = 31;
+  double A[NMAX * NMAX], B[NMAX * NMAX], x[NMAX], y[NMAX], b[NMAX];
+  for (int n = 1; n <= NMAX; n++)
+    for (int rep = 0; rep < 8; rep++) {
+      memset(A, 0, sizeof A);
+      for (int i = 0; i < n; i++) A[i * n + i] = exp(nh_test_rand(&s, -10.0, 10.0));
+      memcpy(B, A, sizeof(double) * (size_t)(n * n));
+      if (n > 1) B[n] = 1e-300; /* (1, 0): the general sweep */
+      int ra = -1, rb = -1;
+      ENSURE(nh_la_chol(n, A, 0.0, &ra) == NH_OK && ra == n);
+      ENSURE(nh_la_chol(n, B, 0.0, &rb) == NH_OK && rb == n);
+      for (int i = 0; i < n; i++) {
+        ENSURE(A[i * n + i] == B[i * n + i]);
+        for (int j = 0; j < i; j++) ENSURE(A[i * n + j] == 0.0);
+      }
+      for (int i = 0; i < n; i++) b[i] = x[i] = y[i] = nh_test_rand(&s, -1.0, 1.0);
+      nh_la_chol_solve(n, A, x);
+      for (int i = 0; i < n; i++) {
+        double l = A[i * n + i];
+        ENSURE(x[i] == b[i] / l / l);
+      }
+      if (n > 1) {
+        nh_la_chol_solve(n, B, y);
+        ENSURE(track("chol: diagonal path vs general", max_abs_diff(n, x, y)) == 0.0);
+      }
+    }
+  /* semi-definite and indefinite diagonals are rejected with their rank */
+  double D[9] = {2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0}, E[4] = {1.0, 0.0, 0.0, -1.0};
+  int rank = -1;
+  ENSURE(nh_la_chol(3, D, 0.0, &rank) == NH_ERR_NOT_SPD && rank == 2);
+  ENSURE(D[0] == sqrt(2.0) && D[4] == 0.0 && D[8] == sqrt(3.0));
+  ENSURE(nh_la_chol(2, E, 0.0, &rank) == NH_ERR_NOT_SPD && rank == 1);
+  return 0;
+}
+
 /* ---- LDL^T ------------------------------------------------------------------------- */
 
 /* check P L D L^T P^T = A; returns the relative error */
@@ -717,6 +757,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_chol_mat);
   RUN_TEST(test_chol_hilbert);
   RUN_TEST(test_chol_rank);
+  RUN_TEST(test_chol_diag);
   RUN_TEST(test_ldlt_random);
   RUN_TEST(test_ldlt_rank);
   RUN_TEST(test_ldlt_hilbert);

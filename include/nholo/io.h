@@ -78,25 +78,27 @@ NH_API int nh_plot_penny_ensemble(const char *path, double a, double b, int npan
 NH_API int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *traj,
                               const nh_sim *sim, const char *title, char *msg, size_t msg_size);
 
-/* Panels of line plots (rows x cols, at most 16), for figures that are not runs of one
- * model (order plots, error histories). Log axes plot log10 of the values and leave out
- * values <= 0. At most 16 series per panel are drawn; dashed series are reference lines. */
-typedef struct nh_plot_series {
-  const char *label;   /* legend text; Nullable: not in the legend */
-  long n;
-  const double *x, *y; /* (n) */
-  int dashed;
-} nh_plot_series;
+/* A grid of panels of curves y(x): the generic figure (the rolling ball's figures use it). */
+typedef struct nh_plot_curve {
+  long n;              /* points */
+  const double *x, *y; /* (n) each; non-finite points break the line */
+  const char *label;   /* legend entry, Nullable */
+  int style;           /* 0 line, 1 dots, 2 dashed line */
+} nh_plot_curve;
 
 typedef struct nh_plot_panel {
-  const char *title, *xlabel, *ylabel; /* Nullable */
-  int logx, logy;
-  int nseries;
-  const nh_plot_series *series;
+  const char *title;          /* Nullable */
+  const char *xlabel, *ylabel; /* Nullable; PLplot escapes ("#gm" for mu) are kept */
+  int ncurves;
+  const nh_plot_curve *curves;
+  int equal_aspect; /* 1: one length unit is the same on both axes (trajectories) */
+  double hline;     /* a dashed horizontal reference line at this value; NaN: none */
 } nh_plot_panel;
 
-NH_API int nh_plot_panels(const char *path, int rows, int cols, const nh_plot_panel *panels,
-                          const char *title, char *msg, size_t msg_size);
+/* npanels panels row by row in an nrows x ncols grid, under `title` (Nullable). */
+NH_API int nh_plot_panels(const char *path, int nrows, int ncols, int npanels,
+                          const nh_plot_panel *panels, const char *title, char *msg,
+                          size_t msg_size);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
  *   nholo/method.h   the table of integrators
  *   nholo/sim.h      a simulation: state, hybrid driver, impact log, statistics
  *   nholo/systems.h  built-in models (the penny)
+ *   nholo/ball.h     the rolling ball and disk actuated by internal point masses
  *   nholo/io.h       trajectories, CSV, plots
  */
 #ifndef NHOLO_NHOLO_H
@@ -21,6 +22,7 @@
 #include "nholo/method.h"
 #include "nholo/sim.h"
 #include "nholo/systems.h"
+#include "nholo/ball.h"
 #include "nholo/io.h"
 #include "nholo/modelfile.h"
 

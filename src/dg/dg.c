@@ -244,12 +244,12 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
       zn = fmax(zn, fabs(z[i]));
     }
     st->iters++;
-    if (!small && !fresh && dxn > NH_NEWTON_CHORD_RATIO * dx_prev) {
+    if (!small && fresh && st->iters >= 3 && dxn >= 0.5 * dx_prev && dxn <= NH_DG_STALL_TOL * (1.0 + zn)) {
+      small = 1; /* stagnation at the round-off floor (with a Jacobian of this solve) counts as converged */
+    } else if (!small && !fresh && dxn > NH_NEWTON_CHORD_RATIO * dx_prev) {
       need = 1; /* reused factors contract poorly */
     } else if (!small && exact && dxn > refresh_ratio * dx_prev_keep) {
       need = 1; /* simplified Newton contracts slowly (always, for refresh_ratio 0) */
-    } else if (!small && st->iters >= 3 && dxn >= 0.5 * dx_prev && dxn <= NH_DG_STALL_TOL * (1.0 + zn)) {
-      small = 1; /* stagnation at the round-off floor counts as converged */
     }
     dx_prev = dxn;
     dx_prev_keep = dxn;

@@ -26,6 +26,7 @@
 
 #include "expr/mf.h"
 #include "expr/tape.h"
+#include "expr/text.h"
 #include "model/msg.h"
 #include "nholo/status.h"
 
@@ -35,39 +36,6 @@ static const char *const cc_flags[] = {"-std=c99", "-O2", "-fPIC", "-shared", "-
 #define N_CC_FLAGS (sizeof cc_flags / sizeof cc_flags[0])
 
 extern char **environ;
-
-/* ---- a growing string ----------------------------------------------------------------------- */
-
-typedef struct text {
-  char *s;
-  size_t n, cap;
-  int nomem;
-} text;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void tprintf(text *b, const char *fmt, ...) {
-  if (b->nomem) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
-    va_end(ap);
-    if (w < 0) return;
-    if (b->s && (size_t)w < b->cap - b->n) {
-      b->n += (size_t)w;
-      return;
-    }
-    size_t cap = 2 * b->cap + (size_t)w + 4096;
-    char *s = realloc(b->s, cap);
-    if (!s) {
-      b->nomem = 1;
-      return;
-    }
-    b->s = s, b->cap = cap;
-  }
-}
 
 /* ---- emission ------------------------------------------------------------------------------- */
 
@@ -92,55 +60,99 @@ static const char *c_func(int kind) {
   }
 }
 
-static void emit_const(text *b, double c) {
-  if (isnan(c)) tprintf(b, "NAN");
-  else if (isinf(c)) tprintf(b, c > 0 ? "INFINITY" : "(-INFINITY)");
-  else tprintf(b, "%a", c);
+static void emit_const(nh_text *b, double c) {
+  if (isnan(c)) nh_text_printf(b, "NAN");
+  else if (isinf(c)) nh_text_printf(b, c > 0 ? "INFINITY" : "(-INFINITY)");
+  else nh_text_printf(b, "%a", c);
 }
 
-static int emit_group(text *b, const mf *m, int ev, int *ids) {
+/* static int NAME(x, o, o2): outputs [0, split) into o, the rest into o2 */
+static int emit_group(nh_text *b, const mf *m, int ev, int split, int *ids) {
   int n = mf_group_size(m, ev);
   if (n == 0) return 0;
   mf_group_outputs(m, ev, ids);
   nh_tape *t = nh_tape_create(m->pool, n, ids);
   if (!t) return NH_ERR_NOMEM;
-  tprintf(b, "\nint %s(const double *restrict x, double *restrict o, void *u) {\n  (void)u;\n",
-          mf_group_symbol(ev));
+  nh_text_printf(b, "\nstatic int %s(const double *restrict x, double *restrict o, double *restrict o2) {\n"
+             "  (void)o2;\n", mf_group_symbol(ev));
   for (int i = 0; i < nh_tape_nslots(t); i++) {
     int kind, a, bb, k;
     double c;
     nh_tape_ins(t, i, &kind, &a, &bb, &k, &c);
-    tprintf(b, "  const double s%d = ", i);
+    nh_text_printf(b, "  const double s%d = ", i);
     const char *fn = c_func(kind);
     switch (kind) {
     case NH_EX_CONST: emit_const(b, c); break;
-    case NH_EX_VAR: tprintf(b, "x[%d]", k); break;
-    case NH_EX_ADD: tprintf(b, "s%d + s%d", a, bb); break;
-    case NH_EX_SUB: tprintf(b, "s%d - s%d", a, bb); break;
-    case NH_EX_MUL: tprintf(b, "s%d * s%d", a, bb); break;
-    case NH_EX_DIV: tprintf(b, "s%d / s%d", a, bb); break;
-    case NH_EX_NEG: tprintf(b, "-s%d", a); break;
-    case NH_EX_POWI: tprintf(b, "nh_powi(s%d, %d)", a, k); break;
-    case NH_EX_SIGN: tprintf(b, "(double)((s%d > 0.0) - (s%d < 0.0))", a, a); break;
+    case NH_EX_VAR: nh_text_printf(b, "x[%d]", k); break;
+    case NH_EX_ADD: nh_text_printf(b, "s%d + s%d", a, bb); break;
+    case NH_EX_SUB: nh_text_printf(b, "s%d - s%d", a, bb); break;
+    case NH_EX_MUL: nh_text_printf(b, "s%d * s%d", a, bb); break;
+    case NH_EX_DIV: nh_text_printf(b, "s%d / s%d", a, bb); break;
+    case NH_EX_NEG: nh_text_printf(b, "-s%d", a); break;
+    case NH_EX_POWI: nh_text_printf(b, "nh_powi(s%d, %d)", a, k); break;
+    case NH_EX_SIGN: nh_text_printf(b, "(double)((s%d > 0.0) - (s%d < 0.0))", a, a); break;
     default:
       if (!fn) {
         nh_tape_destroy(t);
         return NH_ERR_UNSUPPORTED;
       }
-      if (nh_expr_kind_is_binary(kind)) tprintf(b, "%s(s%d, s%d)", fn, a, bb);
-      else tprintf(b, "%s(s%d)", fn, a);
+      if (nh_expr_kind_is_binary(kind)) nh_text_printf(b, "%s(s%d, s%d)", fn, a, bb);
+      else nh_text_printf(b, "%s(s%d)", fn, a);
     }
-    tprintf(b, ";\n");
+    nh_text_printf(b, ";\n");
   }
-  for (int i = 0; i < n; i++) tprintf(b, "  o[%d] = s%d;\n", i, nh_tape_out_slot(t, i));
-  tprintf(b, "  return 0;\n}\n");
+  for (int i = 0; i < n; i++) {
+    if (i < split) nh_text_printf(b, "  o[%d] = s%d;\n", i, nh_tape_out_slot(t, i));
+    else nh_text_printf(b, "  o2[%d] = s%d;\n", i - split, nh_tape_out_slot(t, i));
+  }
+  nh_text_printf(b, "  return 0;\n}\n");
   nh_tape_destroy(t);
   return 0;
 }
 
+/* the exported evaluators (signatures of nholo/model.h), dispatching to the groups as the
+ * tape evaluators of mfbuild.c do */
+static void emit_evaluators(nh_text *b, const mf *m) {
+  const int nq = m->nq;
+  nh_text_printf(b, "\n#define NQ %d\n"
+             "static void pack(const double *q, const double *v, double t, double *x) {\n"
+             "  for (int i = 0; i < NQ; i++) x[i] = q[i], x[NQ + i] = v ? v[i] : 0.0;\n"
+             "  x[2 * NQ] = t;\n}\n", nq);
+  nh_text_printf(b, "int nh_mf_e_mass(const double *q, double *M, void *u) {\n"
+             "  (void)u;\n  return nh_mf_mass(q, M, 0);\n}\n");
+  nh_text_printf(b, "int nh_mf_e_potential(const double *q, double *V, double *dV, void *u) {\n  (void)u;\n"
+             "  if (V && dV) return nh_mf_vdv(q, V, dV);\n"
+             "  if (V) return nh_mf_v(q, V, 0);\n"
+             "  return dV ? nh_mf_dv(q, dV, 0) : 0;\n}\n");
+  nh_text_printf(b, "int nh_mf_e_coriolis(const double *q, const double *v, double *c, void *u) {\n"
+             "  double x[2 * NQ + 1];\n  (void)u;\n  pack(q, v, 0.0, x);\n  return nh_mf_cor(x, c, 0);\n}\n");
+  nh_text_printf(b, "int nh_mf_e_force(double t, const double *q, const double *v, double *f, void *u) {\n"
+             "  double x[2 * NQ + 1];\n  (void)u;\n  pack(q, v, t, x);\n  return nh_mf_force(x, f, 0);\n}\n");
+  nh_text_printf(b, "int nh_mf_e_force_jac(double t, const double *q, const double *v, double *dq, double *dv, void *u) {\n"
+             "  double x[2 * NQ + 1];\n  (void)u;\n  pack(q, v, t, x);\n"
+             "  if (dq) nh_mf_dfdq(x, dq, 0);\n  if (dv) nh_mf_dfdv(x, dv, 0);\n  return 0;\n}\n");
+  nh_text_printf(b, "int nh_mf_e_dmass(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_dm(q, o, 0);\n}\n");
+  nh_text_printf(b, "int nh_mf_e_hess(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_h(q, o, 0);\n}\n");
+  if (m->d2M)
+    nh_text_printf(b, "int nh_mf_e_d2mass(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_d2m(q, o, 0);\n}\n");
+  if (m->nc) {
+    nh_text_printf(b, "int nh_mf_e_constraint(const double *q, const double *v, double *A, double *Adv, void *u) {\n"
+               "  double x[2 * NQ + 1];\n  (void)u;\n"
+               "  if (!Adv) return A ? nh_mf_a(q, A, 0) : 0;\n"
+               "  pack(q, v, 0.0, x);\n"
+               "  return A ? nh_mf_aadv(x, A, Adv) : nh_mf_adv(x, Adv, 0);\n}\n");
+    nh_text_printf(b, "int nh_mf_e_dA(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_da(q, o, 0);\n}\n");
+  }
+  if (m->ngap)
+    nh_text_printf(b, "int nh_mf_e_gap(const double *q, double *g, double *dg, void *u) {\n  (void)u;\n"
+               "  if (g && dg) return nh_mf_gdg(q, g, dg);\n"
+               "  if (g) return nh_mf_g(q, g, 0);\n"
+               "  return dg ? nh_mf_dg(q, dg, 0) : 0;\n}\n");
+}
+
 char *mf_codegen_source(const mf *m) {
-  text b = {NULL, 0, 0, 0};
-  tprintf(&b, "/* generated by nholo from model '%s' (%d coordinates); do not edit */\n"
+  nh_text b = {NULL, 0, 0, 0};
+  nh_text_printf(&b, "/* generated by nholo from model '%s' (%d coordinates); do not edit */\n"
               "#include <math.h>\n\n"
               "/* x^n by binary powering: the same operations as the library's tapes */\n"
               "static double nh_powi(double x, int n) {\n"
@@ -158,8 +170,14 @@ char *mf_codegen_source(const mf *m) {
     if (mf_group_size(m, ev) > cap) cap = mf_group_size(m, ev);
   int *ids = malloc(sizeof(int) * (size_t)cap);
   int rc = ids ? 0 : NH_ERR_NOMEM;
-  for (int ev = 0; ev < MF_EV_COUNT && !rc; ev++) rc = emit_group(&b, m, ev, ids);
+  for (int ev = 0; ev < MF_EV_COUNT && !rc; ev++) {
+    /* the pair groups split their outputs between two arrays */
+    int split = ev == MF_EV_VDV ? 1 : ev == MF_EV_AADV ? m->nc * m->nq : ev == MF_EV_GDG ? m->ngap
+                                                                                       : mf_group_size(m, ev);
+    rc = emit_group(&b, m, ev, split, ids);
+  }
   free(ids);
+  if (!rc) emit_evaluators(&b, m);
   if (rc || b.nomem) {
     free(b.s);
     return NULL;
@@ -233,9 +251,9 @@ static int compile(const char *cc, const char *src, const char *so, const char *
   return 0;
 }
 
-int mf_codegen_load(const mf *m, mf_group_fn *fns, void **dl, char *why, size_t why_size) {
+int mf_codegen_load(const mf *m, mf_compiled *fns, void **dl, char *why, size_t why_size) {
   *dl = NULL;
-  for (int ev = 0; ev < MF_EV_COUNT; ev++) fns[ev] = NULL;
+  memset(fns, 0, sizeof *fns);
   const char *cc = m->opts->cc ? m->opts->cc : getenv("CC");
   if (!cc || !*cc) cc = "cc";
   char *src = mf_codegen_source(m);
@@ -280,17 +298,34 @@ int mf_codegen_load(const mf *m, mf_group_fn *fns, void **dl, char *why, size_t 
     nh_set_msg(why, why_size, "cannot load %s (%s)", so, e ? e : "dlopen failed");
     goto done;
   }
-  for (int ev = 0; ev < MF_EV_COUNT; ev++) {
-    if (mf_group_size(m, ev) == 0) continue;
-    void *sym = dlsym(handle, mf_group_symbol(ev));
+  struct {
+    const char *name;
+    void *slot; /* where the function pointer goes */
+    int wanted;
+  } syms[] = {
+      {"nh_mf_e_mass", &fns->mass, 1},
+      {"nh_mf_e_potential", &fns->potential, 1},
+      {"nh_mf_e_coriolis", &fns->coriolis, 1},
+      {"nh_mf_e_force", &fns->force, 1},
+      {"nh_mf_e_force_jac", &fns->fjac, 1},
+      {"nh_mf_e_dmass", &fns->dmass, 1},
+      {"nh_mf_e_hess", &fns->hess, 1},
+      {"nh_mf_e_d2mass", &fns->d2mass, m->d2M != NULL},
+      {"nh_mf_e_constraint", &fns->constraint, m->nc > 0},
+      {"nh_mf_e_dA", &fns->dA, m->nc > 0},
+      {"nh_mf_e_gap", &fns->gap, m->ngap > 0},
+  };
+  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+    if (!syms[i].wanted) continue;
+    void *sym = dlsym(handle, syms[i].name);
     if (!sym) {
-      nh_set_msg(why, why_size, "%s lacks %s (a stale cache file? remove it)", so, mf_group_symbol(ev));
+      nh_set_msg(why, why_size, "%s lacks %s (a stale cache file? remove it)", so, syms[i].name);
       dlclose(handle);
-      for (int i = 0; i < MF_EV_COUNT; i++) fns[i] = NULL;
+      memset(fns, 0, sizeof *fns);
       goto done;
     }
-    /* POSIX guarantees data and function pointers convert through dlsym's result */
-    memcpy(&fns[ev], &sym, sizeof sym);
+    /* POSIX: dlsym's object pointer converts to the function pointer it names */
+    memcpy(syms[i].slot, &sym, sizeof sym);
   }
   *dl = handle;
   rc = NH_OK;

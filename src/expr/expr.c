@@ -163,8 +163,10 @@ int nh_expr_unary(nh_expr_pool *pool, int kind, int a) {
   /* constant folding */
   if (kind_of(pool, a) == NH_EX_CONST)
     return nh_expr_const(pool, nh_expr_op(kind, pool->nodes[a].c, 0.0, 0));
-  /* --x = x */
+  /* --x = x;  -(c*x) = (-c)*x */
   if (kind == NH_EX_NEG && kind_of(pool, a) == NH_EX_NEG) return pool->nodes[a].a;
+  if (kind == NH_EX_NEG && kind_of(pool, a) == NH_EX_MUL && kind_of(pool, pool->nodes[a].a) == NH_EX_CONST)
+    return nh_expr_mul(pool, nh_expr_const(pool, -pool->nodes[pool->nodes[a].a].c), pool->nodes[a].b);
   nh_expr_node n = blank(kind);
   n.a = a;
   return intern(pool, n);
@@ -216,6 +218,18 @@ int nh_expr_sub(nh_expr_pool *pool, int a, int b) {
   return intern(pool, n);
 }
 
+/* a constant, a product with a constant factor (which products keep first, see below), or a
+ * sum or difference of such terms (at most `depth` levels deep) */
+static int const_factor_depth(const nh_expr_pool *p, int id, int depth) {
+  int k = kind_of(p, id);
+  if (k == NH_EX_CONST || (k == NH_EX_MUL && kind_of(p, p->nodes[id].a) == NH_EX_CONST)) return 1;
+  if ((k == NH_EX_ADD || k == NH_EX_SUB) && depth > 0)
+    return const_factor_depth(p, p->nodes[id].a, depth - 1) &&
+           const_factor_depth(p, p->nodes[id].b, depth - 1);
+  return 0;
+}
+static int const_factor(const nh_expr_pool *p, int id) { return const_factor_depth(p, id, 6); }
+
 int nh_expr_mul(nh_expr_pool *pool, int a, int b) {
   if (!valid(pool, a) || !valid(pool, b)) return -1;
   if (kind_of(pool, a) == NH_EX_CONST && kind_of(pool, b) == NH_EX_CONST)
@@ -225,9 +239,39 @@ int nh_expr_mul(nh_expr_pool *pool, int a, int b) {
   if (is_value(pool, b, 1.0)) return a;
   if (is_value(pool, a, -1.0)) return nh_expr_neg(pool, b);
   if (is_value(pool, b, -1.0)) return nh_expr_neg(pool, a);
+  /* constant factors gather at the top of a product: c1*(c2*x) = (c1 c2)*x, c*(-x) = (-c)*x,
+   * x*(c*y) = c*(x*y); and c*(c2*u + c3*w) = (c c2)*u + (c c3)*w when both terms carry a
+   * constant factor. Derivatives produce such chains (1/2*(2*x) is x). */
+  if (kind_of(pool, b) == NH_EX_CONST) {
+    int t = a;
+    a = b, b = t;
+  }
+  if (kind_of(pool, a) == NH_EX_CONST) {
+    double c = pool->nodes[a].c;
+    const nh_expr_node nb = pool->nodes[b];
+    if (nb.kind == NH_EX_MUL && kind_of(pool, nb.a) == NH_EX_CONST)
+      return nh_expr_mul(pool, nh_expr_const(pool, c * pool->nodes[nb.a].c), nb.b);
+    if (nb.kind == NH_EX_NEG) return nh_expr_mul(pool, nh_expr_const(pool, -c), nb.a);
+    if ((nb.kind == NH_EX_ADD || nb.kind == NH_EX_SUB) && const_factor(pool, nb.a) &&
+        const_factor(pool, nb.b)) {
+      int u = nh_expr_mul(pool, a, nb.a), w = nh_expr_mul(pool, a, nb.b);
+      return nb.kind == NH_EX_ADD ? nh_expr_add(pool, u, w) : nh_expr_sub(pool, u, w);
+    }
+  } else {
+    const nh_expr_node na = pool->nodes[a], nb = pool->nodes[b];
+    /* x*(-y) = -(x*y), (-x)*y = -(x*y): the sign moves up to meet constant factors */
+    if (nb.kind == NH_EX_NEG) return nh_expr_neg(pool, nh_expr_mul(pool, a, nb.a));
+    if (na.kind == NH_EX_NEG) return nh_expr_neg(pool, nh_expr_mul(pool, na.a, b));
+    if (nb.kind == NH_EX_MUL && kind_of(pool, nb.a) == NH_EX_CONST)
+      return nh_expr_mul(pool, nb.a, nh_expr_mul(pool, a, nb.b));
+    if (na.kind == NH_EX_MUL && kind_of(pool, na.a) == NH_EX_CONST)
+      return nh_expr_mul(pool, na.a, nh_expr_mul(pool, na.b, b));
+  }
   nh_expr_node n = blank(NH_EX_MUL);
-  n.a = a < b ? a : b; /* canonical order */
-  n.b = a < b ? b : a;
+  /* canonical order: a constant factor first (the rules above rely on it), else by id */
+  int first = kind_of(pool, a) == NH_EX_CONST || (kind_of(pool, b) != NH_EX_CONST && a < b);
+  n.a = first ? a : b;
+  n.b = first ? b : a;
   return intern(pool, n);
 }
 

@@ -127,15 +127,27 @@ void mf_group_outputs(const mf *m, int ev, int *ids);
 /* The generated symbol name of group ev ("nh_mf_mass", ...). */
 const char *mf_group_symbol(int ev);
 
-/* A compiled group: x holds [q, v, t] (or just q), out the group's outputs; returns 0. The
- * single-output groups have the signature of the model's evaluators (nholo/model.h). */
-typedef int (*mf_group_fn)(const double *x, double *out, void *user);
+/* The evaluators of a compiled model file (generated C, loaded from a shared object); NULL
+ * where the model has none (no constraints, no gaps, no d2M). */
+typedef struct mf_compiled {
+  nh_mass_fn mass;
+  nh_potential_fn potential;
+  nh_coriolis_fn coriolis;
+  nh_force_fn force;
+  nh_constraint_fn constraint;
+  nh_gap_fn gap;
+  nh_mass_deriv_fn dmass;
+  nh_mass_deriv2_fn d2mass;
+  nh_potential_hess_fn hess;
+  nh_constraint_deriv_fn dA;
+  nh_force_jac_fn fjac;
+} mf_compiled;
 
-/* Generate C for every group of m, compile it with the system compiler into a shared object
- * in the cache (named by a hash of the code and the compiler) unless it is there already,
- * load it and fill fns[MF_EV_COUNT] (NULL for empty groups); *dl receives the handle. Returns
- * NH_OK, or NH_ERR_UNSUPPORTED with the reason in why (the caller may fall back to tapes). */
-int mf_codegen_load(const mf *m, mf_group_fn *fns, void **dl, char *why, size_t why_size);
+/* Generate C for the evaluators of m, compile it with the system compiler into a shared
+ * object in the cache (named by a hash of the code and the compiler) unless it is there
+ * already, load it and fill *fns; *dl receives the handle. Returns NH_OK, or
+ * NH_ERR_UNSUPPORTED with the reason in why (the caller may fall back to tapes). */
+int mf_codegen_load(const mf *m, mf_compiled *fns, void **dl, char *why, size_t why_size);
 /* Unload a handle of mf_codegen_load (NULL allowed). */
 void mf_codegen_unload(void *dl);
 /* The C source of m's evaluators (malloc'd), or NULL when out of memory. */

@@ -18,6 +18,7 @@
 
 #include "expr/mf.h"
 #include "expr/tape.h"
+#include "expr/text.h"
 #include "la/la.h"
 #include "model/msg.h"
 #include "nholo/modelfile.h"
@@ -202,39 +203,46 @@ const char *mf_group_symbol(int ev) {
 }
 
 /* ---- evaluators ----------------------------------------------------------------------------- *
- * One compiled unit per group: a tape, or a generated C function of the same signature as
- * the single-output evaluators (int fn(const double *x, double *out, void *user)), which the
- * model then calls directly. Groups that repack their inputs ([q, v, t]) or split their
- * outputs go through run(). Tape slots live on the stack up to MF_STACK_SLOTS, else in a
+ * Generated C brings its own evaluators (codegen.c), which the model calls directly. The tape
+ * back end has one tape per group, run by the evaluators below, with their slots in a
  * per-thread buffer that grows once (the model stays shareable between threads). */
-#define MF_STACK_SLOTS 2048
 
 typedef struct mf_eval {
   int nq, nc, ng;
   nh_tape *t[MF_EV_COUNT];
-  mf_group_fn fn[MF_EV_COUNT];
   void *dl; /* the loaded shared object (codegen) */
 } mf_eval;
 
-static _Thread_local double *tls_slots;
-static _Thread_local int tls_nslots;
+/* per-thread scratch: tape slots and the split outputs of pair groups, grown once. Two
+ * words of initial-exec TLS: no __tls_get_addr call per evaluation in position-independent
+ * code. */
+#if defined(__GNUC__)
+#define MF_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+#else
+#define MF_TLS _Thread_local
+#endif
+static MF_TLS double *tls_buf;
+static MF_TLS size_t tls_size;
 
-static int run(const mf_eval *u, int ev, const double *vars, double *out) {
-  if (u->fn[ev]) return u->fn[ev](vars, out, NULL);
-  const nh_tape *t = u->t[ev];
-  int ns = nh_tape_nslots(t);
-  double stack[MF_STACK_SLOTS];
-  double *slots = stack;
-  if (ns > MF_STACK_SLOTS) {
-    if (ns > tls_nslots) {
-      double *b = realloc(tls_slots, sizeof(double) * (size_t)ns);
-      if (!b) return -1;
-      tls_slots = b, tls_nslots = ns;
-    }
-    slots = tls_slots;
+static double *scratch(size_t n) {
+  if (n > tls_size) {
+    double *b = realloc(tls_buf, sizeof(double) * n);
+    if (!b) return NULL;
+    tls_buf = b, tls_size = n;
   }
-  nh_tape_eval(t, vars, slots, out);
+  return tls_buf;
+}
+
+/* tape ev at vars into out; extra doubles of scratch are kept free before the slots */
+static int run_at(const mf_eval *u, int ev, const double *vars, double *out, size_t extra) {
+  const nh_tape *t = u->t[ev];
+  double *b = scratch(extra + (size_t)nh_tape_nslots(t));
+  if (!b) return -1;
+  nh_tape_eval(t, vars, b + extra, out);
   return 0;
+}
+static int run(const mf_eval *u, int ev, const double *vars, double *out) {
+  return run_at(u, ev, vars, out, 0);
 }
 
 /* [q, v, t] for the groups that read velocities or time */
@@ -249,12 +257,10 @@ static void pack(int nq, const double *q, const double *v, double t, double *x) 
 static int run_pair(const mf_eval *u, int ev_a, int ev_b, int ev_ab, int na, int nb,
                     const double *vars, double *a, double *b) {
   if (a && b) {
-    double tmp[MF_STACK_SLOTS];
-    if (na + nb > MF_STACK_SLOTS) {
-      int rc = run(u, ev_a, vars, a);
-      return rc ? rc : run(u, ev_b, vars, b);
-    }
-    int rc = run(u, ev_ab, vars, tmp);
+    size_t n = (size_t)(na + nb);
+    double *tmp = scratch(n + (size_t)nh_tape_nslots(u->t[ev_ab]));
+    if (!tmp) return -1;
+    int rc = run_at(u, ev_ab, vars, tmp, n); /* the slots follow the n outputs */
     memcpy(a, tmp, sizeof(double) * (size_t)na);
     memcpy(b, tmp + na, sizeof(double) * (size_t)nb);
     return rc;
@@ -284,7 +290,8 @@ static int ev_force(double t, const double *q, const double *v, double *f, void 
 static int ev_constraint(const double *q, const double *v, double *A, double *Adv, void *user) {
   const mf_eval *u = user;
   double x[2 * NH_MF_MAX_Q + 1];
-  pack(u->nq, q, Adv ? v : NULL, 0.0, x);
+  if (!Adv) return A ? run(u, MF_EV_A, q, A) : 0; /* A reads q only */
+  pack(u->nq, q, v, 0.0, x);
   return run_pair(u, MF_EV_A, MF_EV_ADV, MF_EV_AADV, u->nc * u->nq, u->nc, x, A, Adv);
 }
 static int ev_gap(const double *q, double *g, double *dg, void *user) {
@@ -311,14 +318,26 @@ static void mf_eval_free(void *user) {
   free(u);
 }
 
-/* the evaluators of d, on compiled code (codegen) or tapes; *why says why codegen failed */
+static int all_zero(const mf *m, const int *ids, int n) {
+  for (int i = 0; i < n; i++) {
+    double v;
+    if (!nh_expr_is_const(m->pool, ids[i], &v) || v != 0.0) return 0;
+  }
+  return 1;
+}
+
+/* the evaluators of d, on compiled code (codegen) or tapes; *why says why codegen failed.
+ * Terms that vanish identically (Coriolis for a constant M, no forces, V = 0) get no
+ * evaluator, so the dynamics skip them as they do for hand-written models. */
 static int mf_evaluators(const mf *m, nh_model_def *d, int codegen, char *why, size_t why_size) {
   mf_eval *u = calloc(1, sizeof *u);
   if (!u) return NH_ERR_NOMEM;
   u->nq = m->nq, u->nc = m->nc, u->ng = m->ngap;
   int rc = NH_OK;
+  mf_compiled c;
+  memset(&c, 0, sizeof c);
   if (codegen) {
-    rc = mf_codegen_load(m, u->fn, &u->dl, why, why_size);
+    rc = mf_codegen_load(m, &c, &u->dl, why, why_size);
   } else {
     int cap = 1;
     for (int ev = 0; ev < MF_EV_COUNT; ev++)
@@ -332,23 +351,29 @@ static int mf_evaluators(const mf *m, nh_model_def *d, int codegen, char *why, s
       if (!(u->t[ev] = nh_tape_create(m->pool, n, ids))) rc = NH_ERR_NOMEM;
     }
     free(ids);
+    c.mass = ev_mass, c.potential = ev_potential, c.coriolis = ev_coriolis, c.force = ev_force;
+    c.constraint = ev_constraint, c.gap = ev_gap, c.dmass = ev_dmass, c.d2mass = ev_d2mass;
+    c.hess = ev_hess, c.dA = ev_dA, c.fjac = ev_fjac;
   }
   if (rc != NH_OK) {
     mf_eval_free(u);
     return rc;
   }
-  /* single-output groups run compiled code directly */
-  d->mass = u->fn[MF_EV_MASS] ? u->fn[MF_EV_MASS] : ev_mass;
-  d->potential = m->potential >= 0 ? ev_potential : NULL;
-  d->coriolis = ev_coriolis;
-  d->force = ev_force;
-  d->constraint = m->nc ? ev_constraint : NULL;
-  d->gap = m->ngap ? ev_gap : NULL;
-  d->mass_deriv = u->fn[MF_EV_DM] ? u->fn[MF_EV_DM] : ev_dmass;
-  d->mass_deriv2 = !m->d2M ? NULL : u->fn[MF_EV_D2M] ? u->fn[MF_EV_D2M] : ev_d2mass;
-  d->potential_hess = u->fn[MF_EV_H] ? u->fn[MF_EV_H] : ev_hess;
-  d->constraint_deriv = !m->nc ? NULL : u->fn[MF_EV_DA] ? u->fn[MF_EV_DA] : ev_dA;
-  d->force_jac = ev_fjac;
+  const int nq = m->nq;
+  double V0 = 1.0;
+  int no_V = nh_expr_is_const(m->pool, m->V, &V0) && V0 == 0.0;
+  int no_f = all_zero(m, m->f, nq);
+  d->mass = c.mass;
+  d->potential = no_V ? NULL : c.potential;
+  d->coriolis = all_zero(m, m->c, nq) ? NULL : c.coriolis;
+  d->force = no_f ? NULL : c.force;
+  d->constraint = m->nc ? c.constraint : NULL;
+  d->gap = m->ngap ? c.gap : NULL;
+  d->mass_deriv = c.dmass;
+  d->mass_deriv2 = m->d2M ? c.d2mass : NULL;
+  d->potential_hess = c.hess;
+  d->constraint_deriv = m->nc ? c.dA : NULL;
+  d->force_jac = no_f ? NULL : c.fjac;
   d->user = u;
   d->user_free = mf_eval_free;
   d->backend = codegen ? "codegen" : "tape";
@@ -619,42 +644,11 @@ void nh_free(void *p) { free(p); }
 
 /* ---- the report of `nholo check` ------------------------------------------------------------------ */
 
-typedef struct sbuf {
-  char *s;
-  size_t n, cap;
-  int nomem;
-} sbuf;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  if (b->nomem) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-    va_end(ap);
-    if (w < 0) return;
-    if ((size_t)w < b->cap - b->n) {
-      b->n += (size_t)w;
-      return;
-    }
-    size_t cap = 2 * b->cap + (size_t)w + 1;
-    char *s = realloc(b->s, cap);
-    if (!s) {
-      b->nomem = 1;
-      return;
-    }
-    b->s = s, b->cap = cap;
-  }
-}
-
-static void sb_expr(sbuf *b, const mf *m, int e, const char *const *names) {
+static void sb_expr(nh_text *b, const mf *m, int e, const char *const *names) {
   char small[256];
   size_t need = nh_expr_print(m->pool, e, names, small, sizeof small);
   if (need < sizeof small) {
-    sb_printf(b, "%s", small);
+    nh_text_printf(b, "%s", small);
     return;
   }
   char *big = malloc(need + 1);
@@ -663,7 +657,7 @@ static void sb_expr(sbuf *b, const mf *m, int e, const char *const *names) {
     return;
   }
   nh_expr_print(m->pool, e, names, big, need + 1);
-  sb_printf(b, "%s", big);
+  nh_text_printf(b, "%s", big);
   free(big);
 }
 
@@ -676,13 +670,12 @@ char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, s
   char *text = read_file(path, msg, msg_size);
   if (!text) return NULL;
   mf *m = calloc(1, sizeof *m);
-  sbuf b = {malloc(4096), 0, 4096, 0};
+  nh_text b = {NULL, 0, 0, 0};
   nh_model *model = NULL;
-  if (!m || !b.s) {
+  if (!m) {
     nh_set_msg(msg, msg_size, "out of memory");
     goto fail;
   }
-  b.s[0] = '\0';
   if (mf_prepare(m, text, path, opts, msg, msg_size) != NH_OK) goto fail;
   if (!(model = mf_build(m, msg, msg_size))) goto fail;
   const int nq = m->nq;
@@ -690,72 +683,72 @@ char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, s
   char primed[NH_MF_MAX_Q][NH_PARSE_NAME_MAX + 2];
   mf_var_names(m, names, primed);
 
-  sb_printf(&b, "model %s: %d coordinates, %d constraints, %d gaps, %d parameters\n", m->name, nq,
+  nh_text_printf(&b, "model %s: %d coordinates, %d constraints, %d gaps, %d parameters\n", m->name, nq,
             m->nc, m->ngap, m->npar);
-  sb_printf(&b, "coordinates:");
-  for (int i = 0; i < nq; i++) sb_printf(&b, " %s", m->coord[i]);
-  sb_printf(&b, "\n");
-  for (int i = 0; i < m->npar; i++) sb_printf(&b, "parameter %s = %.15g\n", m->par[i].name, m->par[i].value);
-  sb_printf(&b, "\nmass matrix M(q) = d2T/dq'dq' (nonzero entries, upper triangle):\n");
+  nh_text_printf(&b, "coordinates:");
+  for (int i = 0; i < nq; i++) nh_text_printf(&b, " %s", m->coord[i]);
+  nh_text_printf(&b, "\n");
+  for (int i = 0; i < m->npar; i++) nh_text_printf(&b, "parameter %s = %.15g\n", m->par[i].name, m->par[i].value);
+  nh_text_printf(&b, "\nmass matrix M(q) = d2T/dq'dq' (nonzero entries, upper triangle):\n");
   for (int i = 0; i < nq; i++)
     for (int j = i; j < nq; j++)
       if (!is_zero(m, m->M[i * nq + j])) {
-        sb_printf(&b, "  M[%s,%s] = ", m->coord[i], m->coord[j]);
+        nh_text_printf(&b, "  M[%s,%s] = ", m->coord[i], m->coord[j]);
         sb_expr(&b, m, m->M[i * nq + j], names);
-        sb_printf(&b, "\n");
+        nh_text_printf(&b, "\n");
       }
-  sb_printf(&b, "potential V = ");
+  nh_text_printf(&b, "potential V = ");
   sb_expr(&b, m, m->V, names);
-  sb_printf(&b, "\ngradient dV/dq (nonzero entries):\n");
+  nh_text_printf(&b, "\ngradient dV/dq (nonzero entries):\n");
   for (int i = 0; i < nq; i++)
     if (!is_zero(m, m->dV[i])) {
-      sb_printf(&b, "  dV/d%s = ", m->coord[i]);
+      nh_text_printf(&b, "  dV/d%s = ", m->coord[i]);
       sb_expr(&b, m, m->dV[i], names);
-      sb_printf(&b, "\n");
+      nh_text_printf(&b, "\n");
     }
-  sb_printf(&b, "Coriolis and centrifugal terms c(q, q') (nonzero entries):\n");
+  nh_text_printf(&b, "Coriolis and centrifugal terms c(q, q') (nonzero entries):\n");
   for (int i = 0; i < nq; i++)
     if (!is_zero(m, m->c[i])) {
-      sb_printf(&b, "  c[%s] = ", m->coord[i]);
+      nh_text_printf(&b, "  c[%s] = ", m->coord[i]);
       sb_expr(&b, m, m->c[i], names);
-      sb_printf(&b, "\n");
+      nh_text_printf(&b, "\n");
     }
-  sb_printf(&b, "generalized forces f(t, q, q') (nonzero entries):\n");
+  nh_text_printf(&b, "generalized forces f(t, q, q') (nonzero entries):\n");
   for (int i = 0; i < nq; i++)
     if (!is_zero(m, m->f[i])) {
-      sb_printf(&b, "  f[%s] = ", m->coord[i]);
+      nh_text_printf(&b, "  f[%s] = ", m->coord[i]);
       sb_expr(&b, m, m->f[i], names);
-      sb_printf(&b, "\n");
+      nh_text_printf(&b, "\n");
     }
   for (int k = 0; k < m->nc; k++) {
-    sb_printf(&b, "constraint %s: A = [", m->con[k].name);
+    nh_text_printf(&b, "constraint %s: A = [", m->con[k].name);
     for (int j = 0; j < nq; j++) {
-      sb_printf(&b, j ? ", " : "");
+      nh_text_printf(&b, j ? ", " : "");
       sb_expr(&b, m, m->A[k * nq + j], names);
     }
-    sb_printf(&b, "], (Adot v) = ");
+    nh_text_printf(&b, "], (Adot v) = ");
     sb_expr(&b, m, m->Adv[k], names);
-    sb_printf(&b, "\n");
+    nh_text_printf(&b, "\n");
   }
   for (int k = 0; k < m->ngap; k++) {
     static const char *laws[] = {"elastic", "plastic", "restitution"};
-    sb_printf(&b, "gap %s (impact %s", m->gap[k].name, laws[m->gap[k].law]);
-    if (m->gap[k].law == NH_IMPACT_RESTITUTION) sb_printf(&b, " %g", m->gap[k].value);
-    sb_printf(&b, "): g = ");
+    nh_text_printf(&b, "gap %s (impact %s", m->gap[k].name, laws[m->gap[k].law]);
+    if (m->gap[k].law == NH_IMPACT_RESTITUTION) nh_text_printf(&b, " %g", m->gap[k].value);
+    nh_text_printf(&b, "): g = ");
     sb_expr(&b, m, m->g[k], names);
-    sb_printf(&b, "\n  dg = [");
+    nh_text_printf(&b, "\n  dg = [");
     for (int j = 0; j < nq; j++) {
-      sb_printf(&b, j ? ", " : "");
+      nh_text_printf(&b, j ? ", " : "");
       sb_expr(&b, m, m->dg[k * nq + j], names);
     }
-    sb_printf(&b, "]\n");
+    nh_text_printf(&b, "]\n");
   }
 
   /* evaluated at the initial state */
-  sb_printf(&b, "\nat the initial state:\n ");
-  for (int i = 0; i < nq; i++) sb_printf(&b, " %s = %.10g", m->coord[i], m->q0[i]);
-  sb_printf(&b, "\n ");
-  for (int i = 0; i < nq; i++) sb_printf(&b, " %s' = %.10g", m->coord[i], m->v0[i]);
+  nh_text_printf(&b, "\nat the initial state:\n ");
+  for (int i = 0; i < nq; i++) nh_text_printf(&b, " %s = %.10g", m->coord[i], m->q0[i]);
+  nh_text_printf(&b, "\n ");
+  for (int i = 0; i < nq; i++) nh_text_printf(&b, " %s' = %.10g", m->coord[i], m->v0[i]);
   double E = 0.0, res = 0.0, Mq[NH_MF_MAX_Q * NH_MF_MAX_Q];
   int rank = 0;
   nh_model_energy(model, m->q0, m->v0, &E);
@@ -764,14 +757,14 @@ char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, s
   nh_la_chol(nq, Mq, MF_RANK_TOL, &rank);
   double minpiv = INFINITY;
   for (int i = 0; i < nq; i++) minpiv = fmin(minpiv, Mq[i * nq + i] * Mq[i * nq + i]);
-  sb_printf(&b, "\n  energy E = %.15g\n  max |A v| = %.3g\n", E, res);
-  sb_printf(&b, "  M positive definite (smallest squared Cholesky pivot %.6g)\n", minpiv);
+  nh_text_printf(&b, "\n  energy E = %.15g\n  max |A v| = %.3g\n", E, res);
+  nh_text_printf(&b, "  M positive definite (smallest squared Cholesky pivot %.6g)\n", minpiv);
   if (m->ngap) {
     double gv[NH_MF_MAX_ITEMS];
     model->gap(m->q0, gv, NULL, model->user);
-    for (int k = 0; k < m->ngap; k++) sb_printf(&b, "  gap %s = %.10g\n", m->gap[k].name, gv[k]);
+    for (int k = 0; k < m->ngap; k++) nh_text_printf(&b, "  gap %s = %.10g\n", m->gap[k].name, gv[k]);
   }
-  sb_printf(&b, "evaluation: %s\n", model->backend);
+  nh_text_printf(&b, "evaluation: %s\n", model->backend);
   if (b.nomem) {
     nh_set_msg(msg, msg_size, "out of memory");
     goto fail;

@@ -33,6 +33,21 @@ int mf_fail(mf *m, size_t off, const char *fmt, ...) {
   return -1;
 }
 
+/* 1-based line of byte offset off of the text */
+static int line_of(const mf *m, size_t off) {
+  int line = 1;
+  for (size_t i = 0; i < off && i < m->len; i++) line += m->text[i] == '\n';
+  return line;
+}
+
+/* just after the last character of the text that is not white space (errors about what the
+ * file lacks point there, on a line that exists) */
+static size_t text_end(const mf *m) {
+  size_t e = m->len;
+  while (e > 0 && isspace((unsigned char)m->text[e - 1])) e--;
+  return e;
+}
+
 /* ---- the cleaned copy --------------------------------------------------------------------- */
 
 static int clean_text(mf *m) {
@@ -52,9 +67,23 @@ static int clean_text(mf *m) {
 
 static int is_keyword(const char *s, size_t n);
 
-/* end (exclusive) of the statement that starts at off: join lines as documented (an open
- * parenthesis does not swallow a following line that starts with a statement keyword, so an
- * unbalanced '(' is reported on its own statement) */
+/* 1 when the line at offset j of the cleaned text reads like a statement: a keyword, white
+ * space, then something other than a binary operator ("potential 0", not "gap * 2" where
+ * gap is a parameter continuing an expression) */
+static int starts_statement(const mf *m, size_t j) {
+  const char *s = m->clean;
+  while (j < m->len && (s[j] == ' ' || s[j] == '\t')) j++;
+  size_t w = j;
+  while (w < m->len && (isalnum((unsigned char)s[w]) || s[w] == '_')) w++;
+  if (!is_keyword(s + j, w - j) || w >= m->len || (s[w] != ' ' && s[w] != '\t' && s[w] != '\r' && s[w] != '\n'))
+    return 0;
+  while (w < m->len && (s[w] == ' ' || s[w] == '\t' || s[w] == '\r')) w++;
+  return w >= m->len || !strchr("+-*/^),=:'", s[w]);
+}
+
+/* end (exclusive) of the statement that starts at off: join lines as documented, except
+ * that a following line that starts a statement (starts_statement) is never joined, so an
+ * unbalanced '(' or a dangling operator is reported on its own statement */
 static size_t statement_end(mf *m, size_t off) {
   const char *s = m->clean;
   int depth = 0;
@@ -70,15 +99,9 @@ static size_t statement_end(mf *m, size_t off) {
       i++;
     }
     if (i >= m->len) return m->len;
-    int joined = (last && strchr("+-*/^(,=:", last)) || bs != (size_t)-1;
+    int joined = (last && strchr("+-*/^(,=:", last)) || bs != (size_t)-1 || depth > 0;
     if (bs != (size_t)-1) m->clean[bs] = ' ';
-    if (!joined && depth > 0) {
-      size_t j = i + 1, w;
-      while (j < m->len && (s[j] == ' ' || s[j] == '\t')) j++;
-      for (w = j; w < m->len && (isalnum((unsigned char)s[w]) || s[w] == '_');) w++;
-      joined = !is_keyword(s + j, w - j);
-    }
-    if (!joined) return i;
+    if (!joined || starts_statement(m, i + 1)) return i;
     i++; /* continue on the next line */
   }
 }
@@ -121,19 +144,33 @@ static int accept_char(cursor *c, char ch) {
   }
   return 0;
 }
-/* describe what stands at the cursor, for "expected X, found Y" */
+/* describe the token at the cursor (a name or number, else one character), for "expected X,
+ * found Y" */
 static const char *found(cursor *c, char *buf, size_t size) {
   skip_ws(c);
   if (c->pos >= c->end) return "the end of the statement";
-  size_t n = strcspn(c->m->clean + c->pos, " \t\r\n");
-  if (n > c->end - c->pos) n = c->end - c->pos;
-  if (n > 24) n = 24;
-  snprintf(buf, size, "'%.*s'", (int)n, c->m->clean + c->pos);
+  const char *s = c->m->clean + c->pos;
+  size_t n = 0, max = c->end - c->pos;
+  while (n < max && (isalnum((unsigned char)s[n]) || s[n] == '_' || s[n] == '.')) n++;
+  if (n == 0) n = 1;
+  if (!isprint((unsigned char)s[0])) {
+    snprintf(buf, size, "byte 0x%02x", (unsigned)(unsigned char)s[0]);
+    return buf;
+  }
+  snprintf(buf, size, "'%.*s'", (int)(n > 24 ? 24 : n), s);
   return buf;
 }
+/* "expected X, found Y" at the cursor; at the end of the statement, just after its last
+ * character (not on a line below it) */
 static int expect_fail(cursor *c, const char *what) {
   char buf[40];
-  return mf_fail(c->m, c->pos, "expected %s, found %s", what, found(c, buf, sizeof buf));
+  const char *f = found(c, buf, sizeof buf);
+  size_t at = c->pos;
+  if (at >= c->end) {
+    at = c->end;
+    while (at > 0 && isspace((unsigned char)c->m->clean[at - 1])) at--;
+  }
+  return mf_fail(c->m, at, "expected %s, found %s", what, f);
 }
 
 /* ---- symbols -------------------------------------------------------------------------------- */
@@ -155,10 +192,16 @@ static int check_new_name(mf *m, size_t off, const char *name, const char *what)
   if (nh_expr_func_find(name, strlen(name), &arity) >= 0 || strcmp(name, "pi") == 0 ||
       strcmp(name, "t") == 0)
     return mf_fail(m, off, "'%s' is reserved and cannot name a %s", name, what);
-  if (find_coord(m, name) >= 0) return mf_fail(m, off, "duplicate name '%s' (a coordinate)", name);
-  if (find(m->par, m->npar, name) >= 0)
-    return mf_fail(m, off, "duplicate name '%s' (a parameter)", name);
-  if (find(m->let, m->nlet, name) >= 0) return mf_fail(m, off, "duplicate name '%s' (a let)", name);
+  int i;
+  if (find_coord(m, name) >= 0)
+    return mf_fail(m, off, "duplicate name '%s': already a coordinate (line %d)", name,
+                   line_of(m, m->coord_off));
+  if ((i = find(m->par, m->npar, name)) >= 0)
+    return mf_fail(m, off, "duplicate name '%s': already a parameter (line %d)", name,
+                   line_of(m, m->par[i].off));
+  if ((i = find(m->let, m->nlet, name)) >= 0)
+    return mf_fail(m, off, "duplicate name '%s': already a let (line %d)", name,
+                   line_of(m, m->let[i].off));
   return 0;
 }
 
@@ -240,18 +283,20 @@ static int uses(const mf *m, int node, int lo, int hi) { return nh_expr_uses_var
 
 /* ---- statements ------------------------------------------------------------------------------ */
 
-static int st_model(cursor *c) {
+static int st_model(cursor *c, size_t off) {
   mf *m = c->m;
-  if (m->name[0]) return mf_fail(m, c->pos, "a second 'model' statement (the model is '%s')", m->name);
+  if (m->name[0]) return mf_fail(m, off, "a second 'model' statement (the model is '%s')", m->name);
   if (!read_name(c, m->name)) return expect_fail(c, "a model name");
   if (!at_end(c)) return expect_fail(c, "the end of the statement after the model name");
   return 0;
 }
 
-static int st_coordinates(cursor *c) {
+static int st_coordinates(cursor *c, size_t off) {
   mf *m = c->m;
-  if (m->nq) return mf_fail(m, c->pos, "a second 'coordinates' statement");
-  m->coord_off = c->pos;
+  if (m->nq)
+    return mf_fail(m, off, "a second 'coordinates' statement (the first is at line %d)",
+                   line_of(m, m->coord_off));
+  m->coord_off = off;
   char name[NH_PARSE_NAME_MAX + 1];
   while (!at_end(c)) {
     size_t off = c->pos;
@@ -306,7 +351,7 @@ static int st_energy(cursor *c, int kinetic, size_t off) {
   if (need_coordinates(c, off)) return -1;
   int *slot = kinetic ? &m->kinetic : &m->potential;
   if (*slot >= 0) return mf_fail(m, off, "a second '%s' statement", kinetic ? "kinetic" : "potential");
-  (kinetic ? &m->kinetic_off : &m->potential_off)[0] = c->pos;
+  (kinetic ? &m->kinetic_off : &m->potential_off)[0] = (skip_ws(c), c->pos);
   int node;
   if (expr_at(c, 0, &node)) return -1;
   *slot = node;
@@ -347,7 +392,10 @@ static int st_constraint(cursor *c, size_t off) {
   char name[NH_PARSE_NAME_MAX + 1];
   size_t noff = (skip_ws(c), c->pos);
   if (read_name(c, name) && accept_char(c, ':')) {
-    if (find(m->con, m->nc, name) >= 0) return mf_fail(m, noff, "duplicate constraint name '%s'", name);
+    int i = find(m->con, m->nc, name);
+    if (i >= 0)
+      return mf_fail(m, noff, "duplicate constraint name '%s' (the first is at line %d)", name,
+                     line_of(m, m->con[i].off));
     snprintf(it->name, sizeof it->name, "%s", name);
   } else {
     if (m->status) return -1;
@@ -374,7 +422,10 @@ static int st_gap(cursor *c, size_t off) {
   char name[NH_PARSE_NAME_MAX + 1];
   size_t noff = (skip_ws(c), c->pos);
   if (!read_name(c, name)) return m->status ? -1 : expect_fail(c, "a gap name");
-  if (find(m->gap, m->ngap, name) >= 0) return mf_fail(m, noff, "duplicate gap name '%s'", name);
+  int first = find(m->gap, m->ngap, name);
+  if (first >= 0)
+    return mf_fail(m, noff, "duplicate gap name '%s' (the first is at line %d)", name,
+                   line_of(m, m->gap[first].off));
   snprintf(it->name, sizeof it->name, "%s", name);
   if (!accept_char(c, ':')) return expect_fail(c, "':' after the gap name");
   it->off = (skip_ws(c), c->pos);
@@ -468,8 +519,8 @@ static int statement_at(mf *m, size_t off, size_t end) {
   for (size_t i = 0; i < sizeof statements / sizeof statements[0]; i++)
     if (strcmp(word, statements[i].keyword) == 0) kind = statements[i].kind;
   switch (kind) {
-  case S_MODEL: return st_model(&c);
-  case S_COORDS: return st_coordinates(&c);
+  case S_MODEL: return st_model(&c, off);
+  case S_COORDS: return st_coordinates(&c, off);
   case S_PARAM: return st_binding(&c, 0);
   case S_LET: return need_coordinates(&c, off) ? -1 : st_binding(&c, 1);
   case S_KINETIC: return st_energy(&c, 1, off);
@@ -501,9 +552,12 @@ int mf_read(mf *m) {
     off = end;
   }
   /* what the file must have */
-  if (!m->nq) return mf_fail(m, m->len, "no coordinates (expected 'coordinates x y ...')"), m->status;
+  if (!m->nq)
+    return mf_fail(m, text_end(m), "the file ends without coordinates (expected a statement "
+                                   "'coordinates x y ...')"), m->status;
   if (m->kinetic < 0)
-    return mf_fail(m, m->len, "no kinetic energy (expected 'kinetic EXPR')"), m->status;
+    return mf_fail(m, text_end(m), "the file ends without a kinetic energy (expected a statement "
+                                   "'kinetic EXPR')"), m->status;
   if (!m->has_initial) m->initial_off = m->len;
   if (!m->name[0]) snprintf(m->name, sizeof m->name, "model");
   /* initial-value overrides, and overrides that named nothing */
@@ -530,9 +584,11 @@ int mf_read(mf *m) {
       return mf_fail(m, m->potential_off, "the potential depends on time t (use a force)"), m->status;
   }
   for (int k = 0; k < m->ngap; k++) {
-    if (uses(m, m->gap[k].node, m->nq, 2 * m->nq + 1) > 0)
-      return mf_fail(m, m->gap[k].off, "gap '%s' depends on velocities or time (a gap is a function "
-                                       "of the coordinates)", m->gap[k].name), m->status;
+    int vel = uses(m, m->gap[k].node, m->nq, 2 * m->nq) > 0;
+    if (vel || uses(m, m->gap[k].node, 2 * m->nq, 2 * m->nq + 1) > 0)
+      return mf_fail(m, m->gap[k].off, "gap '%s' depends on %s (a gap is a function of the "
+                                       "coordinates only)", m->gap[k].name,
+                     vel ? "velocities" : "time t"), m->status;
   }
   for (int k = 0; k < m->nc; k++) {
     if (uses(m, m->con[k].node, 2 * m->nq, 2 * m->nq + 1) > 0)

@@ -1,8 +1,9 @@
 /* tape.c - linear tapes compiled from expression DAGs (see tape.h).
  *
  * Compilation marks the nodes reachable from the outputs (an explicit stack, no
- * recursion), then numbers the marked nodes in increasing id order: children have smaller
- * ids than parents, so that order is topological. Slot i holds instruction i's result;
+ * recursion), then numbers the marked nodes: constants first, then variable loads, then the
+ * operations in increasing id order (children have smaller ids than parents, so that order
+ * is topological). Slot i holds instruction i's result;
  * operands name slots. Unary instructions repeat their operand as b so evaluation never
  * reads an unset slot. */
 #include "expr/tape.h"
@@ -18,8 +19,11 @@ typedef struct tape_ins {
 
 struct nh_tape {
   int nins, nout, nvars, nops;
+  int nconst, nvarslot; /* slots [0, nconst) are constants, then nvarslot variable loads */
   tape_ins *ins;
   int *out_slot;
+  double *cval; /* (nconst) the constants, copied in at each evaluation */
+  int *var_k;   /* (nvarslot) the variable index loaded into slot nconst + j */
 };
 
 nh_tape *nh_tape_create(const nh_expr_pool *pool, int nout, const int *outputs) {
@@ -42,10 +46,17 @@ nh_tape *nh_tape_create(const nh_expr_pool *pool, int nout, const int *outputs) 
     for (int j = 0; j < 2; j++)
       if (ch[j] >= 0 && slot[ch[j]] == -1) slot[ch[j]] = -2, stack[sp++] = ch[j];
   }
-  /* number them in id (= topological) order and emit the instructions */
+  /* number them: constants, then variable loads, then the operations in id (= topological)
+   * order, so an evaluation copies the first two groups and runs only the third */
   int nins = 0;
-  for (int i = 0; i < count; i++)
-    if (slot[i] == -2) slot[i] = nins++;
+  for (int pass = 0; pass < 3; pass++)
+    for (int i = 0; i < count; i++) {
+      if (slot[i] != -2) continue;
+      int k = nh_expr_get(pool, i)->kind;
+      if ((pass == 0 && k == NH_EX_CONST) || (pass == 1 && k == NH_EX_VAR) ||
+          (pass == 2 && k != NH_EX_CONST && k != NH_EX_VAR))
+        slot[i] = nins++;
+    }
   t->ins = malloc(((size_t)nins + 1) * sizeof *t->ins);
   t->out_slot = malloc(((size_t)nout + 1) * sizeof *t->out_slot);
   if (!t->ins || !t->out_slot) goto fail;
@@ -63,6 +74,15 @@ nh_tape *nh_tape_create(const nh_expr_pool *pool, int nout, const int *outputs) 
   }
   for (int i = 0; i < nout; i++) t->out_slot[i] = slot[outputs[i]];
   t->nins = nins;
+  for (int i = 0; i < nins; i++) {
+    if (t->ins[i].kind == NH_EX_CONST) t->nconst++;
+    else if (t->ins[i].kind == NH_EX_VAR) t->nvarslot++;
+  }
+  t->cval = malloc(sizeof(double) * (size_t)(t->nconst + 1));
+  t->var_k = malloc(sizeof(int) * (size_t)(t->nvarslot + 1));
+  if (!t->cval || !t->var_k) goto fail;
+  for (int i = 0; i < t->nconst; i++) t->cval[i] = t->ins[i].c;
+  for (int j = 0; j < t->nvarslot; j++) t->var_k[j] = t->ins[t->nconst + j].k;
   t->nout = nout;
   free(slot);
   free(stack);
@@ -78,6 +98,8 @@ void nh_tape_destroy(nh_tape *tape) {
   if (!tape) return;
   free(tape->ins);
   free(tape->out_slot);
+  free(tape->cval);
+  free(tape->var_k);
   free(tape);
 }
 
@@ -94,12 +116,21 @@ int nh_tape_out_slot(const nh_tape *tape, int i) { return tape->out_slot[i]; }
 
 void nh_tape_eval(const nh_tape *tape, const double *vars, double *slots, double *outputs) {
   const tape_ins *in = tape->ins;
-  /* one pass over the instructions */
-  for (int i = 0; i < tape->nins; i++) {
-    switch (in[i].kind) {
-    case NH_EX_CONST: slots[i] = in[i].c; break;
-    case NH_EX_VAR: slots[i] = vars[in[i].k]; break;
-    default: slots[i] = nh_expr_op(in[i].kind, slots[in[i].a], slots[in[i].b], in[i].k); break;
+  const int nc = tape->nconst, first = nc + tape->nvarslot;
+  /* constants and variables in, then one pass over the operations */
+  for (int i = 0; i < nc; i++) slots[i] = tape->cval[i];
+  for (int j = 0; j < tape->nvarslot; j++) slots[nc + j] = vars[tape->var_k[j]];
+  for (int i = first; i < tape->nins; i++) {
+    const tape_ins *p = &in[i];
+    switch (p->kind) { /* the common operations inline, the rest through nh_expr_op */
+    case NH_EX_ADD: slots[i] = slots[p->a] + slots[p->b]; break;
+    case NH_EX_SUB: slots[i] = slots[p->a] - slots[p->b]; break;
+    case NH_EX_MUL: slots[i] = slots[p->a] * slots[p->b]; break;
+    case NH_EX_NEG: slots[i] = -slots[p->a]; break;
+    case NH_EX_POWI: /* squares are the common case; x*x is what binary powering computes */
+      slots[i] = p->k == 2 ? slots[p->a] * slots[p->a] : nh_expr_powi_eval(slots[p->a], p->k);
+      break;
+    default: slots[i] = nh_expr_op(p->kind, slots[p->a], slots[p->b], p->k); break;
     }
   }
   for (int i = 0; i < tape->nout; i++) outputs[i] = slots[tape->out_slot[i]];

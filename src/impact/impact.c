@@ -60,6 +60,7 @@ typedef struct impact_work {
   double *dH; /* (nq) -dg */
   double *y;  /* (nc) G^-1 A z */
   double *r;  /* (nc) G^-1 A v (projection coefficients) */
+  int diag;   /* L (so M) is diagonal */
 } impact_work;
 
 size_t nh_impact_work_size(int nq, int nc) {
@@ -82,6 +83,7 @@ static impact_work carve(int nq, int nc, double *work) {
   iw.dH = iw.x + n;
   iw.y = iw.dH + n;
   iw.r = iw.y + m;
+  iw.diag = 0;
   return iw;
 }
 
@@ -91,15 +93,24 @@ static int all_finite(int n, const double *x) {
   return 1;
 }
 
+/* b <- M^-1 b with the factor of M (a diagonal one tested once, in factor_metric) */
+static void solve_M(int nq, const impact_work *iw, double *b) {
+  if (iw->diag)
+    nh_la_diag_solve(nq, iw->L, b);
+  else
+    nh_la_chol_solve(nq, iw->L, b);
+}
+
 /* Factor M and G = A M^-1 A^T, forming W = M^-1 A^T on the way. */
 static int factor_metric(int nq, int nc, const double *M, const double *A, impact_work *iw) {
   memcpy(iw->L, M, sizeof(double) * (size_t)nq * (size_t)nq);
   if (nh_la_chol(nq, iw->L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
+  iw->diag = nh_la_lower_zero(nq, iw->L);
   if (nc == 0) return NH_OK;
   if (nc > nq) return NH_ERR_SINGULAR; /* more one-forms than coordinates */
   /* W^k = M^-1 A_k^T (rows of W) */
   memcpy(iw->W, A, sizeof(double) * (size_t)nc * (size_t)nq);
-  for (int k = 0; k < nc; k++) nh_la_chol_solve(nq, iw->L, iw->W + (size_t)k * nq);
+  for (int k = 0; k < nc; k++) solve_M(nq, iw, iw->W + (size_t)k * nq);
   /* G_kl = A_k . W^l, symmetric by construction up to round-off: use the lower triangle */
   for (int k = 0; k < nc; k++)
     for (int l = 0; l <= k; l++) {
@@ -184,7 +195,7 @@ int nh_impact_map(int nq, int nc, const double *M, const double *A, const double
   /* z = M^-1 dH^T, c = dH z; u = Pi z, y = G^-1 A z, D_e = dH u */
   for (int i = 0; i < nq; i++) iw.dH[i] = -dg[i];
   nh_la_copy(nq, iw.dH, iw.z);
-  nh_la_chol_solve(nq, iw.L, iw.z);
+  solve_M(nq, &iw, iw.z);
   c = nh_la_dot(nq, iw.dH, iw.z);
   nh_la_copy(nq, iw.z, iw.u);
   project(nq, nc, A, &iw, iw.u, iw.y);

@@ -951,154 +951,105 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
   return figure_end(&fig, msg, msg_size);
 }
 
-/* ---- generic panels of line plots (linear or log axes) ------------------------------- */
+/* ---- a grid of panels of curves ------------------------------------------------------------ */
 
-/* log10 copy of v where v > 0, NaN elsewhere (log axes) */
-static double *log_copy(long n, const double *v) {
-  double *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
-  if (!w) return NULL;
-  for (long k = 0; k < n; k++) w[k] = v[k] > 0.0 && plottable(v[k]) ? log10(v[k]) : NAN;
-  return w;
-}
-
-/* range over all series of a panel (after the log transform); 0 when nothing is plottable */
-static int panel_range(const nh_plot_panel *p, double **xs, double **ys, double *x0, double *x1,
-                       double *y0, double *y1) {
-  double a = DBL_MAX, b = -DBL_MAX, c = DBL_MAX, d = -DBL_MAX;
-  for (int s = 0; s < p->nseries; s++)
-    for (long k = 0; k < p->series[s].n; k++) {
-      double x = xs[s][k], y = ys[s][k];
-      if (!plottable(x) || !plottable(y)) continue;
-      a = fmin(a, x), b = fmax(b, x), c = fmin(c, y), d = fmax(d, y);
-    }
-  if (a > b) return 0;
-  double dy = d - c;
-  *x0 = a, *x1 = b, *y0 = c - 0.05 * dy, *y1 = d + 0.05 * dy;
-  widen(x0, x1, 1e-12);
-  widen(y0, y1, p->logy ? 0.5 : 1e-9);
-  return 1;
-}
-
-/* tick labels of panels: data[0] and data[1] flag log x and log y (labels 10^k) */
-static void panel_label(PLINT axis, PLFLT value, char *label, PLINT length, PLPointer data) {
-  const int *lg = data;
-  int is_log = axis == PL_X_AXIS ? lg[0] : lg[1];
-  if (is_log)
-    snprintf(label, (size_t)length, "10#u%d#d", (int)lround(value));
-  else
-    snprintf(label, (size_t)length, "%g", fabs(value) < 1e-12 * (1.0 + fabs(value)) ? 0.0 : value);
-}
-
-int nh_plot_panels(const char *path, int rows, int cols, const nh_plot_panel *panels,
+int nh_plot_panels(const char *path, int nrows, int ncols, int npanels, const nh_plot_panel *panels,
                    const char *title, char *msg, size_t msg_size) {
-  if (!device_for(path, msg, msg_size)) return NH_ERR_ARG;
-  if (rows < 1 || cols < 1 || rows * cols > 16 || !panels) {
-    nh_set_msg(msg, msg_size, "nh_plot_panels: need 1..16 panels (got %d x %d)", rows, cols);
+  if (!path || !panels || nrows < 1 || ncols < 1 || npanels < 1 || npanels > nrows * ncols) {
+    nh_set_msg(msg, msg_size, "plot: bad panel layout");
     return NH_ERR_ARG;
   }
-  const int np = rows * cols;
-  int nser = 0;
-  for (int p = 0; p < np; p++) {
-    if (panels[p].nseries < 0 || (panels[p].nseries > 0 && !panels[p].series)) {
-      nh_set_msg(msg, msg_size, "nh_plot_panels: panel %d has no series array", p);
-      return NH_ERR_ARG;
-    }
-    nser += panels[p].nseries;
-  }
-  // transformed copies (log axes) of every series
-  double **xs = calloc((size_t)(nser + 1), sizeof *xs), **ys = calloc((size_t)(nser + 1), sizeof *ys);
-  int ok = xs && ys, idx = 0;
-  for (int p = 0; ok && p < np; p++)
-    for (int s = 0; ok && s < panels[p].nseries; s++, idx++) {
-      const nh_plot_series *se = &panels[p].series[s];
-      xs[idx] = panels[p].logx ? log_copy(se->n, se->x) : NULL;
-      ys[idx] = panels[p].logy ? log_copy(se->n, se->y) : NULL;
-      if ((panels[p].logx && !xs[idx]) || (panels[p].logy && !ys[idx])) ok = 0;
-    }
-  int st = NH_OK;
+  const double panel_w = 560.0, panel_h = 430.0, head = 70.0;
+  const int width = (int)(ncols * panel_w), height = (int)(head + nrows * panel_h);
   figure fig;
-  const int width = 560 * cols, height = 430 * rows + 70;
-  if (!ok) {
-    nh_set_msg(msg, msg_size, "nh_plot_panels: out of memory");
-    st = NH_ERR_NOMEM;
-  } else {
-    st = figure_begin(&fig, path, width, height, msg, msg_size);
-  }
-  for (int p = 0, base = 0; st == NH_OK && p < np; base += panels[p].nseries, p++) {
-    const nh_plot_panel *pa = &panels[p];
-    double *px[16], *py[16];
-    int ns = pa->nseries < 16 ? pa->nseries : 16;
-    for (int s = 0; s < ns; s++) {
-      px[s] = pa->logx ? xs[base + s] : (double *)pa->series[s].x;
-      py[s] = pa->logy ? ys[base + s] : (double *)pa->series[s].y;
+  int st = figure_begin(&fig, path, width, height, msg, msg_size);
+  if (st != NH_OK) return st;
+  const int ncol_series = (int)(sizeof series_colors / sizeof series_colors[0]);
+  for (int p = 0; p < npanels; p++) {
+    const nh_plot_panel *pn = &panels[p];
+    const int row = p / ncols, col = p % ncols;
+    // the panel's viewport in page fractions (margins for tick labels and axis labels)
+    double px0 = col * panel_w + 95.0, px1 = (col + 1) * panel_w - 25.0;
+    double py1 = head + row * panel_h + 40.0, py0 = head + (row + 1) * panel_h - 70.0;
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+    for (int c = 0; c < pn->ncurves; c++)
+      for (long k = 0; k < pn->curves[c].n; k++) {
+        double x = pn->curves[c].x[k], y = pn->curves[c].y[k];
+        if (!plottable(x) || !plottable(y)) continue;
+        x0 = fmin(x0, x), x1 = fmax(x1, x), y0 = fmin(y0, y), y1 = fmax(y1, y);
+      }
+    if (plottable(pn->hline)) y0 = fmin(y0, pn->hline), y1 = fmax(y1, pn->hline);
+    if (!(x0 <= x1)) x0 = 0.0, x1 = 1.0;
+    if (!(y0 <= y1)) y0 = 0.0, y1 = 1.0;
+    widen(&x0, &x1, 1e-9);
+    widen(&y0, &y1, 1e-9);
+    double mx = 0.04 * (x1 - x0), my = 0.06 * (y1 - y0);
+    x0 -= mx, x1 += mx, y0 -= my, y1 += my;
+    if (pn->equal_aspect) { /* stretch the shorter range to the viewport's aspect */
+      double vw = px1 - px0, vh = py0 - py1, sx = (x1 - x0) / vw, sy = (y1 - y0) / vh;
+      if (sx > sy) {
+        double c = 0.5 * (y0 + y1);
+        y0 = c - 0.5 * sx * vh, y1 = c + 0.5 * sx * vh;
+      } else {
+        double c = 0.5 * (x0 + x1);
+        x0 = c - 0.5 * sy * vw, x1 = c + 0.5 * sy * vw;
+      }
     }
-    int r = p / cols, c = p % cols;
-    double cw = 1.0 / cols, rh = (1.0 - 70.0 / height) / rows;
-    double vx0 = c * cw + 95.0 / width, vx1 = (c + 1) * cw - 25.0 / width;
-    double vy1 = 1.0 - 70.0 / height - r * rh - 40.0 / height, vy0 = vy1 - rh + 105.0 / height;
-    nh_plot_panel tmp = *pa;
-    tmp.nseries = ns;
-    double x0, x1, y0, y1;
-    if (!panel_range(&tmp, px, py, &x0, &x1, &y0, &y1)) x0 = 0, x1 = 1, y0 = 0, y1 = 1;
-    plvpor(vx0, vx1, vy0, vy1);
+    plvpor(px0 / width, px1 / width, 1.0 - py0 / height, 1.0 - py1 / height);
     plwind(x0, x1, y0, y1);
     plschr(0.0, 0.9);
-    // log axes: a major tick every k decades, at most about 7 labels
-    double xt = pa->logx ? fmax(1.0, ceil((x1 - x0) / 7.0)) : 0.0, yt = pa->logy ? fmax(1.0, ceil((y1 - y0) / 7.0)) : 0.0;
-    int lg[2] = {pa->logx, pa->logy};
     plcol0(C_GRID);
-    plbox("g", xt, 0, "g", yt, 0);
-    for (int s = 0; s < ns; s++) {
-      plcol0(series_colors[s % (int)(sizeof series_colors / sizeof series_colors[0])]);
-      pllsty(pa->series[s].dashed ? 2 : 1);
-      plwidth(1.6);
-      draw_line(pa->series[s].n, px[s], 1, py[s], 1);
-    }
-    pllsty(1);
-    plwidth(1.0);
-    plcol0(C_FG);
-    plslabelfunc(panel_label, lg);
-    plbox("bcnsto", xt, 0, "bcnstvo", yt, 0);
-    plslabelfunc(NULL, NULL);
-    char buf[256];
-    plschr(0.0, 1.0);
-    if (pa->xlabel) pl_text(buf, sizeof buf, pa->xlabel), plmtex("b", 3.0, 0.5, 0.5, buf);
-    if (pa->ylabel) pl_text(buf, sizeof buf, pa->ylabel), plmtex("l", 5.0, 0.5, 0.5, buf);
-    if (pa->title) pl_text(buf, sizeof buf, pa->title), plmtex("t", 1.2, 0.5, 0.5, buf);
-    // legend: a short line and the label per series, top left inside the panel
-    plwind(0.0, 1.0, 0.0, 1.0);
-    plschr(0.0, 0.8);
-    for (int s = 0, row = 0; s < ns; s++) {
-      if (!pa->series[s].label) continue;
-      double yy = 0.95 - 0.065 * row++;
-      PLFLT lx[2] = {0.03, 0.09}, ly[2] = {yy, yy};
-      plcol0(series_colors[s % (int)(sizeof series_colors / sizeof series_colors[0])]);
-      pllsty(pa->series[s].dashed ? 2 : 1);
-      plwidth(1.6);
-      plline(2, lx, ly);
+    draw_box("g", "g", x0, x1, y0, y1, 5.0, 5.0);
+    if (plottable(pn->hline)) {
+      plcol0(C_MUTED);
+      pllsty(2);
+      pljoin(x0, pn->hline, x1, pn->hline);
       pllsty(1);
+    }
+    for (int c = 0; c < pn->ncurves; c++) {
+      const nh_plot_curve *cv = &pn->curves[c];
+      plcol0(series_colors[c % ncol_series]);
+      if (cv->style == 1) {
+        for (long k = 0; k < cv->n; k++)
+          if (plottable(cv->x[k]) && plottable(cv->y[k])) draw_dot(cv->x[k], cv->y[k], 0.5);
+        continue;
+      }
+      if (cv->style == 2) pllsty(2);
+      plwidth(1.6);
+      draw_line(cv->n, cv->x, 1, cv->y, 1);
       plwidth(1.0);
-      plcol0(C_FG);
-      pl_text(buf, sizeof buf, pa->series[s].label);
-      plptex(0.11, yy, 1.0, 0.0, 0.0, buf);
+      pllsty(1);
+    }
+    plcol0(C_FG);
+    draw_box("bcnst", "bcnstv", x0, x1, y0, y1, 5.0, 5.0);
+    char buf[256];
+    plschr(0.0, 1.05);
+    if (pn->xlabel) plmtex("b", 2.8, 0.5, 0.5, pn->xlabel);
+    if (pn->ylabel) plmtex("l", 4.6, 0.5, 0.5, pn->ylabel);
+    if (pn->title) {
+      pl_text(buf, sizeof buf, pn->title);
+      plmtex("t", 1.2, 0.5, 0.5, buf);
+    }
+    // legend: labels in the curves' colours, top left inside the frame
+    plschr(0.0, 0.8);
+    int line = 0;
+    for (int c = 0; c < pn->ncurves; c++) {
+      if (!pn->curves[c].label) continue;
+      pl_text(buf, sizeof buf, pn->curves[c].label);
+      plcol0(series_colors[c % ncol_series]);
+      plmtex("t", -1.5 - 1.3 * line++, 0.02, 0.0, buf);
     }
     plschr(0.0, 1.0);
   }
-  if (st == NH_OK) {
-    if (title) {
-      char tbuf[400];
-      plvpor(0.0, 1.0, 0.0, 1.0);
-      plwind(0.0, 1.0, 0.0, 1.0);
-      plcol0(C_FG);
-      plschr(0.0, 1.2);
-      pl_text(tbuf, sizeof tbuf, title);
-      plptex(0.5, 1.0 - 35.0 / height, 1.0, 0.0, 0.5, tbuf);
-      plschr(0.0, 1.0);
-    }
-    st = figure_end(&fig, msg, msg_size);
+  if (title) {
+    char tbuf[400];
+    plvpor(0.0, 1.0, 0.0, 1.0);
+    plwind(0.0, 1.0, 0.0, 1.0);
+    plcol0(C_FG);
+    plschr(0.0, 1.3);
+    pl_text(tbuf, sizeof tbuf, title);
+    plptex(0.5, 1.0 - 40.0 / height, 1.0, 0.0, 0.5, tbuf);
+    plschr(0.0, 1.0);
   }
-  for (int i = 0; i < nser && xs && ys; i++) free(xs[i]), free(ys[i]);
-  free(xs);
-  free(ys);
-  return st;
+  return figure_end(&fig, msg, msg_size);
 }

@@ -66,6 +66,16 @@ void nh_la_transpose(int m, int n, const double *A, double *B) {
 
 /* ---- Cholesky A = L L^T ------------------------------------------------------------ */
 
+int nh_la_lower_zero(int n, const double *A) {
+  const double *row = A;
+  for (int i = 1; i < n; i++) {
+    row += n;
+    for (int j = 0; j < i; j++)
+      if (row[j] != 0.0) return 0;
+  }
+  return 1;
+}
+
 int nh_la_chol(int n, double *A, double tol, int *rank) {
   /* scale: the largest diagonal entry (only the lower triangle is read) */
   double dmax = 0.0;
@@ -73,6 +83,21 @@ int nh_la_chol(int n, double *A, double tol, int *rank) {
     if (A[(size_t)i * n + i] > dmax) dmax = A[(size_t)i * n + i];
   double thr = rank_tol(tol) * dmax;
   int r = 0;
+
+  /* diagonal A (a common mass matrix): the sweep below reduces to L_jj = sqrt(A_jj) */
+  if (nh_la_lower_zero(n, A)) {
+    for (int j = 0; j < n; j++) {
+      double d = A[(size_t)j * n + j];
+      if (!(d > thr) || !(d > 0.0)) {
+        for (int i = j; i < n; i++) A[(size_t)i * n + j] = 0.0;
+        continue;
+      }
+      A[(size_t)j * n + j] = sqrt(d);
+      r++;
+    }
+    if (rank) *rank = r;
+    return r == n ? NH_OK : NH_ERR_NOT_SPD;
+  }
 
   /* left-looking column by column; a rejected pivot zeroes its column of L, so a
    * positive semi-definite matrix of rank r accepts exactly r pivots */
@@ -96,6 +121,11 @@ int nh_la_chol(int n, double *A, double tol, int *rank) {
 }
 
 void nh_la_chol_solve(int n, const double *L, double *b) {
+  /* diagonal L: both sweeps divide by L_ii (the same roundings as the general sweeps) */
+  if (nh_la_lower_zero(n, L)) {
+    nh_la_diag_solve(n, L, b);
+    return;
+  }
   /* forward: L y = b */
   for (int i = 0; i < n; i++) b[i] = (b[i] - nh_la_dot(i, L + (size_t)i * n, b)) / L[(size_t)i * n + i];
   /* backward: L^T x = y */

@@ -45,14 +45,25 @@ void nh_la_transpose(int m, int n, const double *A, double *B);
 
 /* ---- Cholesky A = L L^T ------------------------------------------------------------ */
 
+/* Is the strict lower triangle of A (n x n) zero (A diagonal, as far as Cholesky reads it)? */
+int nh_la_lower_zero(int n, const double *A);
+/* Solve L L^T x = b in place for a diagonal L (nh_la_lower_zero(n, L)): b_i / L_ii / L_ii,
+ * the roundings of nh_la_chol_solve, which takes this path for such an L. */
+static inline void nh_la_diag_solve(int n, const double *L, double *b) {
+  for (int i = 0; i < n; i++) b[i] = b[i] / L[(size_t)i * n + i] / L[(size_t)i * n + i];
+}
+
 /* Factor SPD A (n x n) in place: the lower triangle receives L (the strict upper triangle is
  * left untouched). Returns 0 (NH_OK) or NH_ERR_NOT_SPD when a pivot is <= tol * max diag
  * (tol <= 0: NH_LA_RANK_TOL); *rank (Nullable) receives the number of pivots accepted (a
  * rejected pivot zeroes its column of L and the sweep goes on). No pivoting: the count is
  * the rank of a semi-definite A when its leading principal blocks are well conditioned;
- * nh_la_ldlt detects rank robustly. */
+ * nh_la_ldlt detects rank robustly. A diagonal A (zero strict lower triangle) takes a short
+ * path with the same results. */
 int nh_la_chol(int n, double *A, double tol, int *rank);
-/* Solve L L^T x = b in place (b becomes x), with L from nh_la_chol. */
+/* Solve L L^T x = b in place (b becomes x), with L from nh_la_chol. A diagonal L takes a
+ * short path with the same roundings (b_i / L_ii / L_ii; for finite b, up to the sign of a
+ * zero result). */
 void nh_la_chol_solve(int n, const double *L, double *b);
 /* Solve for nrhs right-hand sides stored as the columns of B (n x nrhs), in place. */
 void nh_la_chol_solve_mat(int n, int nrhs, const double *L, double *B);

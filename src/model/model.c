@@ -86,6 +86,19 @@ static int check_names(int n, const char *const *names, const char *what, char *
   return 1;
 }
 
+/* what both forms share: parameters and the user block */
+static int check_common(const nh_model_def *d, char *msg, size_t size) {
+  if (d->npar > 0 && (!d->param_names || !d->param_values)) {
+    nh_set_msg(msg, size, "%d parameters declared but names or values missing", d->npar);
+    return 0;
+  }
+  if (d->user_size > 0 && !d->user) {
+    nh_set_msg(msg, size, "user_size > 0 but user is NULL");
+    return 0;
+  }
+  return check_names(d->npar, d->param_names, "parameter", msg, size);
+}
+
 /* monitors: evaluator, names, direction and action */
 static int check_monitors(const nh_model_def *d, char *msg, size_t size) {
   if (d->nmon < 0) {
@@ -145,16 +158,8 @@ static int check_ode_def(const nh_model_def *d, char *msg, size_t size) {
     nh_set_msg(msg, size, "an ODE-form model needs a right-hand side evaluator");
     return 0;
   }
-  if (d->npar > 0 && (!d->param_names || !d->param_values)) {
-    nh_set_msg(msg, size, "%d parameters declared but names or values missing", d->npar);
-    return 0;
-  }
-  if (d->user_size > 0 && !d->user) {
-    nh_set_msg(msg, size, "user_size > 0 but user is NULL");
-    return 0;
-  }
+  if (!check_common(d, msg, size)) return 0;
   if (!check_names(d->nx, d->state_names, "state", msg, size)) return 0;
-  if (!check_names(d->npar, d->param_names, "parameter", msg, size)) return 0;
   for (int i = 0; i < d->nx && d->x0; i++)
     if (!isfinite(d->x0[i])) {
       nh_set_msg(msg, size, "initial state component %d is not finite", i + 1);
@@ -202,18 +207,10 @@ static int check_def(const nh_model_def *d, char *msg, size_t size) {
     nh_set_msg(msg, size, "%d gaps declared but no gap evaluator", d->ngap);
     return 0;
   }
-  if (d->npar > 0 && (!d->param_names || !d->param_values)) {
-    nh_set_msg(msg, size, "%d parameters declared but names or values missing", d->npar);
-    return 0;
-  }
-  if (d->user_size > 0 && !d->user) {
-    nh_set_msg(msg, size, "user_size > 0 but user is NULL");
-    return 0;
-  }
+  if (!check_common(d, msg, size)) return 0;
   if (!check_names(d->nq, d->coord_names, "coordinate", msg, size)) return 0;
   if (!check_names(d->nc, d->constraint_names, "constraint", msg, size)) return 0;
   if (!check_names(d->ngap, d->gap_names, "gap", msg, size)) return 0;
-  if (!check_names(d->npar, d->param_names, "parameter", msg, size)) return 0;
   for (int i = 0; i < d->ngap && d->impact; i++) {
     const nh_impact_law *l = &d->impact[i];
     if (l->kind != NH_IMPACT_ELASTIC && l->kind != NH_IMPACT_PLASTIC &&

@@ -35,7 +35,10 @@
 #define NH_SIM_DEF_COOKIE 0x6e687364 /* "nhsd" */
 #define NH_EVENT_MAX_ITER 200        /* regula falsi iterations before NH_ERR_EVENT */
 #define NH_STEP_MAX_RETRY 60         /* adaptive rejections of one step before underflow */
-#define NH_GRAZE_ITER 40             /* golden-section iterations when looking for a graze */
+#define NH_GRAZE_ITER 40
+/* a state this close outside a wall is on it (an impact state logged by another model, a
+ * state restored from a file): nh_sim_set_state accepts it */
+#define NH_SIM_GAP_TOL 1e-12             /* golden-section iterations when looking for a graze */
 
 typedef struct impact_entry {
   double t, alpha, Eb, Ea, vnb, vna;
@@ -344,7 +347,7 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
     return NH_ERR_CALLBACK;
   }
   for (int i = 0; i < s->ng; i++)
-    if (s->g0[i] < 0.0) {
+    if (!(s->g0[i] >= -NH_SIM_GAP_TOL)) {
       sim_msg(s, "initial state is outside the admissible region: gap '%s' = %.6g < 0",
               m->gap_names[i], s->g0[i]);
       return NH_ERR_ARG;

@@ -1,0 +1,691 @@
+/* ball.c - the rolling ball and disk of Putkaradze & Rogers in the command-line tool:
+ * `nholo run rolling-disk|rolling-ball|rolling-ball-detach|FILE.ball` and the paper's figures
+ * (`nholo figure ball-fig5.1` ... `ball-fig6.4`). A thin client of nholo/ball.h. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+/* f_s / N and N are tracked on this grid (s) whatever the output sampling: the paper's
+ * minimum friction coefficients are maxima over time, resolved to ~1e-7 by it */
+#define BALL_STATS_DT 1e-3
+/* the reference runs: the paper's horizon and tolerance (spec 004 sec. 3.3, 8) */
+#define BALL_T_END 20.0
+#define BALL_TOL 1e-12
+/* a sample within this fraction of the output interval of its grid time is on the grid */
+#define BALL_GRID_SLACK 1e-9
+
+/* ---- the models ------------------------------------------------------------------------- */
+
+static const struct {
+  const char *name, *what;
+} ball_models[] = {
+    {"rolling-disk", "disk rolled by 4 internal masses on circles (Putkaradze & Rogers sec. 5, Table 5.1)"},
+    {"rolling-ball", "ball rolled by 3 internal masses on tilted circles (sec. 6, Table 6.2)"},
+    {"rolling-ball-detach", "the ball with m3 = 60: the normal force vanishes (sec. 6, Fig. 6.4)"},
+};
+#define NBALL_MODELS ((int)(sizeof ball_models / sizeof ball_models[0]))
+
+static int ends_with(const char *s, const char *suf) {
+  size_t n = strlen(s), m = strlen(suf);
+  return n > m && strcmp(s + n - m, suf) == 0;
+}
+
+int cli_ball_is_model(const char *name) {
+  for (int i = 0; i < NBALL_MODELS; i++)
+    if (strcmp(name, ball_models[i].name) == 0) return 1;
+  return ends_with(name, ".ball");
+}
+
+/* the parameters of a built-in or a ball file; *disk: the disk equations */
+static int ball_params_for(const char *name, nh_ball_params *p, int *disk, nh_ball_file **file) {
+  *disk = 0;
+  *file = NULL;
+  if (strcmp(name, "rolling-disk") == 0) *p = nh_ball_params_disk_example(), *disk = 1;
+  else if (strcmp(name, "rolling-ball") == 0) *p = nh_ball_params_ball_example();
+  else if (strcmp(name, "rolling-ball-detach") == 0) *p = nh_ball_params_detach_example();
+  else {
+    char msg[1024];
+    *file = nh_ball_file_load(name, msg, sizeof msg);
+    if (!*file) return cli_usage_error("%s", msg);
+    *p = *nh_ball_file_params(*file);
+    *disk = nh_ball_file_is_disk(*file);
+  }
+  return CLI_OK;
+}
+
+/* ---- one run, sampled ----------------------------------------------------------------------- */
+
+typedef struct ball_run {
+  const nh_model *model;
+  long n, cap;
+  double *t, *x;     /* (n), (n x nx) */
+  nh_ball_eval *ev;  /* (n) */
+  int *kind;
+  nh_ball_stats st;
+  int failed;
+} ball_run;
+
+static int run_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *x,
+                        const double *v, void *user) {
+  (void)sim, (void)v;
+  ball_run *r = user;
+  const int nx = r->model->nx;
+  if (kind == NH_SAMPLE_END && r->n > 0 && r->t[r->n - 1] == t) return 0; /* already recorded */
+  if (r->n == r->cap) {
+    long cap = r->cap ? 2 * r->cap : 1024;
+    double *nt = realloc(r->t, sizeof(double) * (size_t)cap);
+    if (nt) r->t = nt;
+    double *nxs = realloc(r->x, sizeof(double) * (size_t)cap * (size_t)nx);
+    if (nxs) r->x = nxs;
+    nh_ball_eval *ne = realloc(r->ev, sizeof(nh_ball_eval) * (size_t)cap);
+    if (ne) r->ev = ne;
+    int *nk = realloc(r->kind, sizeof(int) * (size_t)cap);
+    if (nk) r->kind = nk;
+    if (!nt || !nxs || !ne || !nk) return r->failed = 1;
+    r->cap = cap;
+  }
+  r->t[r->n] = t;
+  r->kind[r->n] = (int)kind;
+  memcpy(r->x + (size_t)r->n * (size_t)nx, x, sizeof(double) * (size_t)nx);
+  if (nh_ball_evaluate(r->model, t, x, &r->ev[r->n]) != NH_OK) return r->failed = 1;
+  nh_ball_stats_update(&r->st, r->model, t, x);
+  r->n++;
+  return 0;
+}
+
+static void ball_run_free(ball_run *r) {
+  free(r->t), free(r->x), free(r->ev), free(r->kind);
+  memset(r, 0, sizeof *r);
+}
+
+/* simulate to t_end; returns the status of the run (the samples hold what was computed) */
+static int ball_simulate(const nh_model *model, const nh_method *method, double dt, double rtol,
+                         double atol, double t_end, ball_run *r, nh_sim **sim_out, char *msg, size_t size) {
+  memset(r, 0, sizeof *r);
+  r->model = model;
+  nh_ball_stats_init(&r->st);
+  nh_sim_def def = nh_sim_def_default();
+  def.method = method;
+  def.h = dt;
+  def.rtol = rtol;
+  def.atol = atol;
+  def.out_dt = BALL_STATS_DT;
+  nh_sim *sim = nh_sim_create(model, &def, msg, size);
+  if (!sim) return NH_ERR_ARG;
+  int st = nh_ball_run(sim, t_end, run_observer, r);
+  if (r->failed) snprintf(msg, size, "out of memory or evaluation failure while recording the run");
+  *sim_out = sim;
+  return st;
+}
+
+/* ---- outputs ----------------------------------------------------------------------------------- */
+
+/* keep sample k in outputs sampled every `sample` s (first sample at or after each multiple;
+ * starts, ends and events always) */
+static int keep_sample(const ball_run *r, long k, double sample, double *next) {
+  if (k == 0 || k == r->n - 1 || r->kind[k] == NH_SAMPLE_EVENT || sample <= BALL_STATS_DT) return 1;
+  if (r->t[k] >= *next - BALL_GRID_SLACK * sample) {
+    *next = (floor(r->t[k] / sample + BALL_GRID_SLACK) + 1.0) * sample;
+    return 1;
+  }
+  return 0;
+}
+
+static int write_csv(const char *path, const ball_run *r, double sample, char *msg, size_t size) {
+  nh_outfile out;
+  int st = nh_outfile_open(&out, path, msg, size);
+  if (st != NH_OK) return st;
+  const nh_model *m = r->model;
+  fputs("t", out.fp);
+  for (int i = 0; i < m->nx; i++) fprintf(out.fp, ",%s", m->state_names[i]);
+  fputs(",N,friction_x,friction_y,friction,friction_over_N,min_mu_so_far,energy,power,x_cp,y_cp,cm_x,cm_y,cm_z\n", out.fp);
+  double next = sample, run_max = 0.0; /* the running max of f_s/N over every tracked sample */
+  for (long k = 0; k < r->n; k++) {
+    const nh_ball_eval *e = &r->ev[k];
+    run_max = e->N > 0 && run_max == run_max ? fmax(run_max, e->ratio) : NAN;
+    if (!keep_sample(r, k, sample, &next)) continue;
+    fprintf(out.fp, "%.17g", r->t[k]);
+    for (int i = 0; i < m->nx; i++) fprintf(out.fp, ",%.17g", r->x[(size_t)k * m->nx + i]);
+    fprintf(out.fp, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", e->N,
+            e->fvec[0], e->fvec[1], e->fs, e->N > 0 ? e->ratio : NAN, run_max, e->energy, e->power, e->z_cp[0],
+            e->z_cp[1], e->cm_space[0], e->cm_space[1], e->cm_space[2]);
+  }
+  if (ferror(out.fp)) {
+    nh_outfile_abort(&out);
+    snprintf(msg, size, "cannot write '%s'", path);
+    return NH_ERR_IO;
+  }
+  return nh_outfile_commit(&out, msg, size);
+}
+
+static int write_events(const char *path, const nh_sim *sim, char *msg, size_t size) {
+  nh_outfile out;
+  int st = nh_outfile_open(&out, path, msg, size);
+  if (st != NH_OK) return st;
+  const nh_model *m = nh_sim_model(sim);
+  fputs("index,t,monitor,direction,stopped,value", out.fp);
+  for (int i = 0; i < m->nx; i++) fprintf(out.fp, ",%s", m->state_names[i]);
+  fputc('\n', out.fp);
+  for (long k = 0; k < nh_sim_event_count(sim); k++) {
+    nh_event_record e;
+    nh_sim_event_get(sim, k, &e);
+    fprintf(out.fp, "%ld,%.17g,%s,%s,%d,%.17g", k, e.t, m->monitors[e.monitor].name,
+            e.direction < 0 ? "falling" : "rising", e.stopped, e.value);
+    for (int i = 0; i < m->nx; i++) fprintf(out.fp, ",%.17g", e.x[i]);
+    fputc('\n', out.fp);
+  }
+  return nh_outfile_commit(&out, msg, size);
+}
+
+static void json_num(double x) {
+  if (isfinite(x)) printf("%.17g", x);
+  else fputs("null", stdout);
+}
+
+static void print_json(const nh_sim *sim, const ball_run *r, const char *method, int status, double wall) {
+  const nh_model *m = r->model;
+  const nh_sim_stats *st = nh_sim_get_stats(sim);
+  printf("{\"model\": \"%s\", \"method\": \"%s\", \"t_end\": ", m->name, method);
+  json_num(nh_sim_time(sim));
+  printf(", \"steps\": %ld, \"rejected_steps\": %ld, \"evaluations\": %ld, \"samples\": %ld", st->steps,
+         st->rejected, st->evals, r->st.samples);
+  printf(", \"min_mu_static\": ");
+  json_num(r->st.detached ? NAN : r->st.min_mu);
+  printf(", \"t_min_mu_static\": ");
+  json_num(r->st.t_min_mu);
+  printf(", \"min_normal_force\": ");
+  json_num(r->st.min_N);
+  printf(", \"t_min_normal_force\": ");
+  json_num(r->st.t_min_N);
+  printf(", \"max_friction\": ");
+  json_num(r->st.max_fs);
+  printf(", \"t_max_friction\": ");
+  json_num(r->st.t_max_fs);
+  int detached = r->st.detached;
+  for (long k = 0; k < nh_sim_event_count(sim); k++) {
+    nh_event_record e;
+    nh_sim_event_get(sim, k, &e);
+    detached |= strcmp(m->monitors[e.monitor].name, "normal_force") == 0;
+  }
+  printf(", \"detached\": %s, \"energy_initial\": ", detached ? "true" : "false");
+  json_num(st->energy_initial);
+  printf(", \"energy_final\": ");
+  json_num(st->energy);
+  printf(", \"wall_seconds\": ");
+  json_num(wall);
+  printf(", \"status\": \"%s\", \"message\": \"%s\", \"events\": [", nh_status_name(status),
+         status == NH_OK ? "" : nh_sim_message(sim));
+  for (long k = 0; k < nh_sim_event_count(sim); k++) {
+    nh_event_record e;
+    nh_sim_event_get(sim, k, &e);
+    nh_ball_eval ev;
+    nh_ball_evaluate(m, e.t, e.x, &ev);
+    const char *what = strcmp(m->monitors[e.monitor].name, "normal_force") == 0 ? "detachment" : "slip";
+    printf("%s{\"t\": ", k ? ", " : "");
+    json_num(e.t);
+    printf(", \"kind\": \"%s\", \"monitor\": \"%s\", \"direction\": \"%s\", \"stopped\": %s, \"normal_force\": ",
+           what, m->monitors[e.monitor].name, e.direction < 0 ? "falling" : "rising", e.stopped ? "true" : "false");
+    json_num(ev.N);
+    printf(", \"friction\": ");
+    json_num(ev.fs);
+    // at a detachment: the free flight's initial vertical acceleration (< 0: no lift-off)
+    double xf[2 * NH_BALL_MAX_MASSES + 13], zacc;
+    if (what[0] == 'd' && nh_ball_flight_state(m, e.t, e.x, xf, &zacc) == NH_OK) {
+      printf(", \"flight_z_acceleration\": ");
+      json_num(zacc);
+    }
+    printf("}");
+  }
+  printf("], \"final\": {");
+  for (int i = 0; i < m->nx; i++) {
+    printf("%s\"%s\": ", i ? ", " : "", m->state_names[i]);
+    json_num(nh_sim_x(sim)[i]);
+  }
+  printf("}}\n");
+}
+
+static void print_text(const nh_sim *sim, const ball_run *r, const char *method, int status, double wall) {
+  const nh_model *m = r->model;
+  const nh_sim_stats *st = nh_sim_get_stats(sim);
+  printf("model %s, method %s: t = %.10g, %ld steps (%ld rejected), %ld evaluations, %.3f s wall\n", m->name,
+         method, nh_sim_time(sim), st->steps, st->rejected, st->evals, wall);
+  printf("normal force: min %.10g at t = %.6g%s\n", r->st.min_N, r->st.t_min_N, r->st.detached ? " (detached)" : "");
+  if (!r->st.detached)
+    printf("minimum static friction coefficient to roll without slipping: %.7f (max f_s/N, at t = %.6g)\n",
+           r->st.min_mu, r->st.t_min_mu);
+  for (long k = 0; k < nh_sim_event_count(sim); k++) {
+    nh_event_record e;
+    nh_sim_event_get(sim, k, &e);
+    printf("  event: %s at t = %.10g%s\n",
+           strcmp(m->monitors[e.monitor].name, "normal_force") == 0 ? "detachment (N = 0)" : "slip (f_s = mu N)", e.t,
+           e.stopped ? " (run stopped)" : "");
+  }
+  printf("status: %s%s%s\n", nh_status_name(status), status ? ": " : "", status ? nh_sim_message(sim) : "");
+}
+
+/* N, f_s and f_s/N against time */
+static int plot_run(const char *path, const ball_run *r, const char *title, char *msg, size_t size) {
+  double *N = malloc(sizeof(double) * (size_t)(r->n ? r->n : 1) * 3);
+  if (!N) return NH_ERR_NOMEM;
+  double *fs = N + r->n, *ratio = fs + r->n;
+  for (long k = 0; k < r->n; k++) N[k] = r->ev[k].N, fs[k] = r->ev[k].fs, ratio[k] = r->ev[k].N > 0 ? r->ev[k].ratio : NAN;
+  nh_plot_curve c[3] = {{r->n, r->t, N, NULL, 0}, {r->n, r->t, fs, NULL, 0}, {r->n, r->t, ratio, NULL, 0}};
+  nh_plot_panel p[3] = {{"normal force", "t", "N", 1, &c[0], 0, 0.0},
+                        {"static friction", "t", "f#ds#u", 1, &c[1], 0, NAN},
+                        {"friction / normal force", "t", "f#ds#u/N", 1, &c[2], 0, NAN}};
+  int st = nh_plot_panels(path, 1, 3, 3, p, title, msg, size);
+  free(N);
+  return st;
+}
+
+/* ---- `nholo run` for balls ---------------------------------------------------------------- */
+
+typedef struct ball_opts {
+  const char *model, *method, *out, *events, *plot;
+  double t_end, dt, rtol, atol, sample, mu;
+  int json, dt_set, mu_set, on_detach, on_slip; /* -1: the model's default */
+  int dae;                                      /* --form dae */
+  const char *sets[64];
+  int nsets;
+} ball_opts;
+
+static void ball_help(void) {
+  printf("usage: nholo run rolling-disk|rolling-ball|rolling-ball-detach|FILE.ball [options]\n\n"
+         "A ball (or disk) rolling without slipping, driven by internal point masses (Putkaradze &\n"
+         "Rogers). Reports the normal force N, the static friction and the minimum friction\n"
+         "coefficient max f_s/N; detachment (N = 0) and slip (f_s = mu N) are located as events.\n\n"
+         "options:\n"
+         "  --t-end T             final time (default 20)\n"
+         "  --method NAME         dopri5 (adaptive, default) or rk4 (fixed step; both renormalise\n"
+         "                        the quaternion after every step)\n"
+         "  --form ode|dae        the paper's ODE form (6.4, default) or its DAE form (6.5, q0 solved\n"
+         "                        from |q| = 1; it cannot pass q0 = 0, see docs/rolling-ball.md)\n"
+         "  --dt H                rk4 step, first dopri5 trial step (default 1e-3)\n"
+         "  --rtol R, --atol A    dopri5 tolerances (default 1e-12 both)\n"
+         "  --sample DT           CSV output interval (default 0.01; 0: every %g, the grid on which\n"
+         "                        N and f_s/N are tracked)\n"
+         "  --mu MU               friction coefficient: report where f_s exceeds MU N (slip)\n"
+         "  --on-detach stop|report   at N = 0 (default stop)\n"
+         "  --on-slip stop|report     at f_s = MU N (default report)\n"
+         "  --set NAME=VALUE      override r, g, m0, m1.., theta1.., theta1_dot.., mu; repeatable\n"
+         "  --out FILE            CSV: t, state, N, friction_x, friction_y, friction, friction_over_N,\n"
+         "                        min_mu_so_far (running max of f_s/N), energy, power, contact point\n"
+         "                        x_cp, y_cp, centre of mass cm_x, cm_y, cm_z\n"
+         "  --events FILE         CSV of the detachment/slip events\n"
+         "  --plot FILE           N, f_s and f_s/N against t (.png, .svg, .pdf)\n"
+         "  --json                JSON summary: min_mu_static, t_min_mu_static, min_normal_force,\n"
+         "                        events, ...\n"
+         "A FILE.ball describes your own ball: see docs/rolling-ball.md.\n",
+         BALL_STATS_DT);
+}
+
+static int set_value(nh_ball_params *p, const char *name, double v) {
+  int i;
+  char tail[32];
+  if (!strcmp(name, "r")) p->r = v;
+  else if (!strcmp(name, "g")) p->g = v;
+  else if (!strcmp(name, "m0")) p->m0 = v;
+  else if (!strcmp(name, "mu")) p->mu = v;
+  else if (sscanf(name, "m%d%31s", &i, tail) == 1 && i >= 1 && i <= p->n) p->m[i - 1] = v;
+  else if (sscanf(name, "theta%d%31s", &i, tail) == 2 && i >= 1 && i <= p->n && !strcmp(tail, "_dot")) p->thetad0[i - 1] = v;
+  else if (sscanf(name, "theta%d%31s", &i, tail) == 1 && i >= 1 && i <= p->n) p->theta0[i - 1] = v;
+  else return 0;
+  return 1;
+}
+
+static int parse_ball_opts(int argc, char **argv, ball_opts *o) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] != '-') {
+      if (o->model) return cli_usage_error("unexpected argument '%s' (model already given: '%s')", a, o->model);
+      o->model = a;
+      continue;
+    }
+    int flag = !strcmp(a, "--json");
+    if (flag) {
+      o->json = 1;
+      continue;
+    }
+    if (i + 1 >= argc) return cli_usage_error("option %s needs a value (see 'nholo run --help')", a);
+    const char *v = argv[++i];
+    if (!strcmp(a, "--t-end") || !strcmp(a, "--dt") || !strcmp(a, "--rtol") || !strcmp(a, "--atol")) {
+      double x;
+      if (!cli_parse_double(a, v, &x)) return CLI_USAGE;
+      if (!(x > 0.0)) return cli_usage_error("%s: %s must be positive", a, v);
+      if (!strcmp(a, "--t-end")) o->t_end = x;
+      else if (!strcmp(a, "--dt")) o->dt = x, o->dt_set = 1;
+      else if (!strcmp(a, "--rtol")) o->rtol = x;
+      else o->atol = x;
+    } else if (!strcmp(a, "--sample") || !strcmp(a, "--mu")) {
+      double x;
+      if (!cli_parse_double(a, v, &x)) return CLI_USAGE;
+      if (!(x >= 0.0)) return cli_usage_error("%s: %s must be >= 0", a, v);
+      if (!strcmp(a, "--sample")) o->sample = x;
+      else o->mu = x, o->mu_set = 1;
+    } else if (!strcmp(a, "--form")) {
+      if (strcmp(v, "ode") && strcmp(v, "dae")) return cli_usage_error("--form: expected ode or dae, got '%s'", v);
+      o->dae = !strcmp(v, "dae");
+    } else if (!strcmp(a, "--method")) {
+      if (strcmp(v, "dopri5") && strcmp(v, "rk4"))
+        return cli_usage_error("--method: '%s' cannot run a ball (use dopri5 or rk4)", v);
+      o->method = v;
+    } else if (!strcmp(a, "--on-detach") || !strcmp(a, "--on-slip")) {
+      if (strcmp(v, "stop") && strcmp(v, "report")) return cli_usage_error("%s: expected stop or report, got '%s'", a, v);
+      *(!strcmp(a, "--on-detach") ? &o->on_detach : &o->on_slip) = !strcmp(v, "stop");
+    } else if (!strcmp(a, "--set")) {
+      if (o->nsets >= 64) return cli_usage_error("--set: at most 64 of them");
+      o->sets[o->nsets++] = v;
+    } else if (!strcmp(a, "--out")) o->out = v;
+    else if (!strcmp(a, "--events")) o->events = v;
+    else if (!strcmp(a, "--plot")) {
+      const char *dot = strrchr(v, '.');
+      if (!dot || (strcmp(dot, ".png") && strcmp(dot, ".svg") && strcmp(dot, ".pdf")))
+        return cli_usage_error("--plot: '%s' must end in .png, .svg or .pdf", v);
+      o->plot = v;
+    } else
+      return cli_usage_error("unknown option '%s' for a ball (see 'nholo run rolling-ball --help')", a);
+  }
+  return CLI_OK;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cmd_run_ball(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      ball_help();
+      return CLI_OK;
+    }
+  ball_opts o;
+  memset(&o, 0, sizeof o);
+  o.t_end = BALL_T_END, o.dt = 1e-3, o.rtol = BALL_TOL, o.atol = BALL_TOL, o.sample = 0.01;
+  o.on_detach = -1, o.on_slip = -1;
+  int rc = parse_ball_opts(argc, argv, &o);
+  if (rc) return rc;
+  nh_ball_params p;
+  int disk;
+  nh_ball_file *file = NULL;
+  if ((rc = ball_params_for(o.model, &p, &disk, &file))) return rc;
+  for (int k = 0; k < o.nsets; k++) {
+    const char *eq = strchr(o.sets[k], '=');
+    char name[64];
+    double v;
+    if (!eq || eq == o.sets[k] || (size_t)(eq - o.sets[k]) >= sizeof name) {
+      nh_ball_file_destroy(file);
+      return cli_usage_error("--set: expected NAME=VALUE, got '%s'", o.sets[k]);
+    }
+    memcpy(name, o.sets[k], (size_t)(eq - o.sets[k]));
+    name[eq - o.sets[k]] = 0;
+    if (!cli_parse_double("--set", eq + 1, &v) || !set_value(&p, name, v)) {
+      nh_ball_file_destroy(file);
+      return cli_usage_error("--set: model '%s' has no parameter or initial value '%s'", o.model, name);
+    }
+  }
+  if (o.mu_set) p.mu = o.mu;
+  if (o.on_detach >= 0) p.stop_on_detach = o.on_detach;
+  else p.stop_on_detach = 1;
+  if (o.on_slip >= 0) p.stop_on_slip = o.on_slip;
+  char msg[1024];
+  if (disk && o.dae) {
+    nh_ball_file_destroy(file);
+    return cli_usage_error("--form dae: the disk has no DAE form (it has no quaternion)");
+  }
+  nh_model *model = disk ? nh_disk_create(&p, msg, sizeof msg)
+                  : o.dae ? nh_ball_dae_create(&p, msg, sizeof msg) : nh_ball_create(&p, msg, sizeof msg);
+  if (!model) {
+    nh_ball_file_destroy(file);
+    return cli_usage_error("%s: %s", o.model, msg);
+  }
+  const char *paths[3] = {o.out, o.events, o.plot};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < i; j++)
+      if (paths[i] && paths[j] && !strcmp(paths[i], paths[j])) {
+        nh_model_destroy(model);
+        nh_ball_file_destroy(file);
+        return cli_usage_error("the same file '%s' is given for two outputs", paths[i]);
+      }
+  for (int i = 0; i < 3; i++)
+    if (paths[i] && nh_check_writable(paths[i], msg, sizeof msg) != NH_OK) {
+      nh_model_destroy(model);
+      nh_ball_file_destroy(file);
+      return cli_usage_error("%s", msg);
+    }
+  const nh_method *method = nh_method_find(o.method ? o.method : "dopri5");
+  ball_run r;
+  nh_sim *sim = NULL;
+  double t0 = now_seconds();
+  int status = ball_simulate(model, method, o.dt, o.rtol, o.atol, o.t_end, &r, &sim, msg, sizeof msg);
+  double wall = now_seconds() - t0;
+  if (!sim) {
+    nh_model_destroy(model);
+    nh_ball_file_destroy(file);
+    return cli_usage_error("%s", msg);
+  }
+  int exit_code = (status == NH_OK || status == NH_EVENT_STOP) && !r.failed ? CLI_OK : CLI_FAILED;
+  if (o.out && write_csv(o.out, &r, o.sample, msg, sizeof msg) != NH_OK)
+    fprintf(stderr, "nholo: %s\n", msg), exit_code = CLI_FAILED;
+  if (o.events && write_events(o.events, sim, msg, sizeof msg) != NH_OK)
+    fprintf(stderr, "nholo: %s\n", msg), exit_code = CLI_FAILED;
+  if (o.plot) {
+    char title[200];
+    snprintf(title, sizeof title, "%s: normal force and static friction", model->name);
+    if (plot_run(o.plot, &r, title, msg, sizeof msg) != NH_OK) fprintf(stderr, "nholo: %s\n", msg), exit_code = CLI_FAILED;
+  }
+  if (status < 0) fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(sim));
+  if (o.json) print_json(sim, &r, nh_method_name(method), status, wall);
+  else print_text(sim, &r, nh_method_name(method), status, wall);
+  ball_run_free(&r);
+  nh_sim_destroy(sim);
+  nh_model_destroy(model);
+  nh_ball_file_destroy(file);
+  return exit_code;
+}
+
+/* ---- the paper's figures ------------------------------------------------------------------- */
+
+const char *const cli_ball_figure_names[] = {"ball-fig5.1", "ball-fig5.2", "ball-fig5.3", "ball-fig5.4",
+                                             "ball-fig6.1", "ball-fig6.2", "ball-fig6.3", "ball-fig6.4", NULL};
+static const char *const fig_what[] = {
+    "Putkaradze & Rogers Fig. 5.1: the input profile |u_i(t)| = p(t)",
+    "Fig. 5.2: the disk of Table 5.1 at t = 0 (rails, masses)",
+    "Fig. 5.3: disk: mass and centre-of-mass paths (body, space), phi', GC/CP",
+    "Fig. 5.4: disk: N(t), friction f1(t), f_s/N (min mu .2951)",
+    "Fig. 6.1: the ball of Table 6.2 at t = 0 (rails, masses; three projections)",
+    "Fig. 6.2: ball: mass and centre-of-mass paths (body, space), Om(t), GC/CP path",
+    "Fig. 6.3: ball: N(t), f_s(t), f_s/N (min mu .19), friction along the path",
+    "Fig. 6.4: detachment (m3 = 60): N(t) to N = 0, f_s(t), Om(t), friction along the path",
+};
+
+void cli_ball_figure_help(void) {
+  for (int i = 0; cli_ball_figure_names[i]; i++) printf("  %-12s %s\n", cli_ball_figure_names[i], fig_what[i]);
+}
+
+/* a circle of radius R about (cx, cy) as a curve (nseg + 1 points in xy) */
+static void circle_pts(double cx, double cy, double R, int nseg, double *x, double *y) {
+  for (int k = 0; k <= nseg; k++) x[k] = cx + R * cos(2 * 3.14159265358979323846 * k / nseg), y[k] = cy + R * sin(2 * 3.14159265358979323846 * k / nseg);
+}
+
+#define FIG_SEG 200
+
+/* Figs. 5.2, 6.1: the body at t = 0, projections (a, b) of the body frame */
+static int fig_body(const char *path, int ball, char *msg, size_t size) {
+  nh_ball_params p = ball ? nh_ball_params_ball_example() : nh_ball_params_disk_example();
+  nh_model *m = ball ? nh_ball_create(&p, msg, size) : nh_disk_create(&p, msg, size);
+  if (!m) return NH_ERR_ARG;
+  nh_ball_eval e;
+  nh_ball_evaluate(m, 0.0, m->x0, &e);
+  const int np = ball ? 3 : 1, axes[3][2] = {{0, 2}, {0, 1}, {1, 2}};
+  const char *xl[3] = {"E#d1#u", "E#d1#u", "E#d2#u"}, *yl[3] = {"E#d3#u", "E#d2#u", "E#d3#u"};
+  static double cx[FIG_SEG + 1], cy[FIG_SEG + 1], rx[NH_BALL_MAX_MASSES][3][FIG_SEG + 1], ry[NH_BALL_MAX_MASSES][3][FIG_SEG + 1];
+  double mx[3][NH_BALL_MAX_MASSES + 2], my[3][NH_BALL_MAX_MASSES + 2];
+  nh_plot_curve cv[3][NH_BALL_MAX_MASSES + 3];
+  nh_plot_panel pn[3];
+  circle_pts(0, 0, p.r, FIG_SEG, cx, cy);
+  char titles[3][64];
+  for (int a = 0; a < np; a++) {
+    int ix = axes[a][0], iy = axes[a][1], nc = 0;
+    cv[a][nc++] = (nh_plot_curve){FIG_SEG + 1, cx, cy, "shell", 0};
+    for (int i = 0; i < p.n; i++) {
+      for (int k = 0; k <= FIG_SEG; k++) {
+        double th = 2 * 3.14159265358979323846 * k / FIG_SEG, z[3], zp[3], zpp[3];
+        for (int c = 0; c < 3; c++)
+          z[c] = p.rail_radius[i] * (p.rail_basis[i][3 * c] * cos(th) + p.rail_basis[i][3 * c + 2] * sin(th));
+        (void)zp, (void)zpp;
+        rx[i][a][k] = z[ix], ry[i][a][k] = z[iy];
+      }
+      cv[a][nc++] = (nh_plot_curve){FIG_SEG + 1, rx[i][a], ry[i][a], NULL, 2};
+    }
+    for (int i = 0; i < p.n; i++) mx[a][i] = e.chi[i][ix], my[a][i] = e.chi[i][iy];
+    mx[a][p.n] = p.chi0[ix], my[a][p.n] = p.chi0[iy];
+    mx[a][p.n + 1] = e.cm_body[ix], my[a][p.n + 1] = e.cm_body[iy];
+    cv[a][nc++] = (nh_plot_curve){p.n + 2, mx[a], my[a], "masses m1..mn, m0, total CM", 1};
+    snprintf(titles[a], sizeof titles[a], "body frame at the GC, t = 0");
+    pn[a] = (nh_plot_panel){titles[a], xl[a], yl[a], nc, cv[a], 1, NAN};
+  }
+  int st = nh_plot_panels(path, 1, np, np, pn, ball ? "the ball of Table 6.2 (rails dashed)" : "the disk of Table 5.1 (rails dashed)", msg, size);
+  nh_model_destroy(m);
+  return st;
+}
+
+/* trajectory figures from one run */
+static int fig_run(const char *path, int fig, char *msg, size_t size) {
+  const int disk = fig <= 4, detach = fig == 8;
+  nh_ball_params p = disk ? nh_ball_params_disk_example() : detach ? nh_ball_params_detach_example() : nh_ball_params_ball_example();
+  p.stop_on_detach = 1;
+  nh_model *m = disk ? nh_disk_create(&p, msg, size) : nh_ball_create(&p, msg, size);
+  if (!m) return NH_ERR_ARG;
+  ball_run r;
+  nh_sim *sim = NULL;
+  int st = ball_simulate(m, nh_method_find("dopri5"), 1e-3, BALL_TOL, BALL_TOL, BALL_T_END, &r, &sim, msg, size);
+  if (!sim || st < 0 || r.failed) {
+    if (sim) snprintf(msg, size, "%s", nh_sim_message(sim));
+    nh_sim_destroy(sim), ball_run_free(&r), nh_model_destroy(m);
+    return NH_ERR_EVENT;
+  }
+  const long n = r.n;
+  const int nm = p.n;
+  double *buf = malloc(sizeof(double) * (size_t)n * (size_t)(4 * (nm + 1) + 16));
+  if (!buf) {
+    nh_sim_destroy(sim), ball_run_free(&r), nh_model_destroy(m);
+    return NH_ERR_NOMEM;
+  }
+  // columns: body and space paths of masses and CM (x, second axis), series against t
+  double *bx = buf, *by = bx + n * (nm + 1), *sx = by + n * (nm + 1), *sy = sx + n * (nm + 1);
+  double *c1 = sy + n * (nm + 1), *c2 = c1 + n, *c3 = c2 + n, *c4 = c3 + n, *c5 = c4 + n, *c6 = c5 + n;
+  double *fx = c6 + n, *fy = fx + 3 * n; /* friction arrows: 3 points per arrow */
+  const int iy = disk ? 2 : 1; /* second axis: E3 for the disk (planar), E2 for the ball */
+  for (long k = 0; k < n; k++) {
+    const nh_ball_eval *e = &r.ev[k];
+    const double *L = e->Lam;
+    for (int i = 0; i <= nm; i++) {
+      const double *c = i < nm ? e->chi[i] : e->cm_body;
+      bx[i * n + k] = c[0], by[i * n + k] = c[iy];
+      sx[i * n + k] = L[0] * c[0] + L[1] * c[1] + L[2] * c[2];
+      sy[i * n + k] = L[3 * iy] * c[0] + L[3 * iy + 1] * c[1] + L[3 * iy + 2] * c[2];
+    }
+    c1[k] = e->N, c2[k] = disk ? e->fvec[0] : e->fs, c3[k] = e->N > 0 ? e->ratio : NAN;
+    c4[k] = e->Om[0], c5[k] = disk ? -e->Om[1] : e->Om[1], c6[k] = e->Om[2];
+    fx[3 * k] = e->z_cp[0], fy[3 * k] = e->z_cp[1];
+    const int arrow = k % (n / 40 + 1) == 0;
+    fx[3 * k + 1] = arrow ? e->z_cp[0] + e->fvec[0] : NAN, fy[3 * k + 1] = arrow ? e->z_cp[1] + e->fvec[1] : NAN;
+    fx[3 * k + 2] = NAN, fy[3 * k + 2] = NAN;
+  }
+  double *zgc = fx; /* reuse: disk GC/CP e1 coordinate against t */
+  static const char *mass_names[] = {"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"};
+  nh_plot_curve pb[NH_BALL_MAX_MASSES + 1], ps[NH_BALL_MAX_MASSES + 1], cs[6];
+  for (int i = 0; i <= nm; i++) {
+    pb[i] = (nh_plot_curve){n, bx + i * n, by + i * n, i < nm ? (i < 8 ? mass_names[i] : NULL) : "total CM", 0};
+    ps[i] = (nh_plot_curve){n, sx + i * n, sy + i * n, i < nm ? (i < 8 ? mass_names[i] : NULL) : "total CM", 0};
+  }
+  const char *ax2 = disk ? "E#d3#u" : "E#d2#u", *ax2s = disk ? "e#d3#u" : "e#d2#u";
+  nh_plot_panel pn[4];
+  char title[256];
+  double tend = nh_sim_time(sim);
+  if (fig == 3 || fig == 6) {
+    pn[0] = (nh_plot_panel){"masses and CM, body frame at the GC", "E#d1#u", ax2, nm + 1, pb, 1, NAN};
+    pn[1] = (nh_plot_panel){"masses and CM, spatial frame at the GC", "e#d1#u", ax2s, nm + 1, ps, 1, NAN};
+    if (disk) {
+      double *xcp = fy; /* e1 coordinate of the GC and CP */
+      for (long k = 0; k < n; k++) zgc[k] = r.t[k], xcp[k] = r.ev[k].z_cp[0];
+      cs[0] = (nh_plot_curve){n, r.t, c5, NULL, 0};
+      cs[1] = (nh_plot_curve){n, zgc, xcp, NULL, 0};
+      pn[2] = (nh_plot_panel){"disk angular velocity", "t", "#gf'", 1, &cs[0], 0, 0.0};
+      pn[3] = (nh_plot_panel){"GC and CP, e1 coordinate", "t", "z", 1, &cs[1], 0, 0.0};
+    } else {
+      double *px = c1, *py = c2; /* path of the GC/CP */
+      for (long k = 0; k < n; k++) px[k] = r.ev[k].z_cp[0], py[k] = r.ev[k].z_cp[1];
+      cs[0] = (nh_plot_curve){n, r.t, c4, "Om1", 0};
+      cs[1] = (nh_plot_curve){n, r.t, c5, "Om2", 0};
+      cs[2] = (nh_plot_curve){n, r.t, c6, "Om3", 0};
+      cs[3] = (nh_plot_curve){n, px, py, NULL, 0};
+      pn[2] = (nh_plot_panel){"body angular velocity", "t", "#gW", 3, cs, 0, 0.0};
+      pn[3] = (nh_plot_panel){"GC and CP in the e1-e2 plane", "e#d1#u", "e#d2#u", 1, &cs[3], 1, NAN};
+    }
+    snprintf(title, sizeof title, "%s, t in [0, %g]", disk ? "rolling disk (Fig. 5.3)" : "rolling ball (Fig. 6.2)", tend);
+    st = nh_plot_panels(path, 2, 2, 4, pn, title, msg, size);
+  } else {
+    char cap[128];
+    snprintf(cap, sizeof cap, "f_s/N, max %.4f at t = %.3f", r.st.min_mu, r.st.t_min_mu);
+    cs[0] = (nh_plot_curve){n, r.t, c1, NULL, 0};
+    cs[1] = (nh_plot_curve){n, r.t, c2, NULL, 0};
+    cs[2] = (nh_plot_curve){n, r.t, c3, NULL, 0};
+    cs[3] = (nh_plot_curve){n, r.t, c4, "Om1", 0};
+    cs[4] = (nh_plot_curve){n, r.t, c5, "Om2", 0};
+    cs[5] = (nh_plot_curve){n, r.t, c6, "Om3", 0};
+    nh_plot_curve fr[2] = {{n, NULL, NULL, "GC/CP path", 0}, {3 * n, fx, fy, "friction vectors", 0}};
+    double *px = malloc(sizeof(double) * 2 * (size_t)n);
+    if (!px) st = NH_ERR_NOMEM;
+    else {
+      for (long k = 0; k < n; k++) px[k] = r.ev[k].z_cp[0], px[n + k] = r.ev[k].z_cp[1];
+      fr[0].x = px, fr[0].y = px + n;
+      pn[0] = (nh_plot_panel){"normal force", "t", "N", 1, &cs[0], 0, 0.0};
+      pn[1] = (nh_plot_panel){disk ? "e1-component of the static friction" : "static friction magnitude", "t",
+                              disk ? "f#d1#u" : "f#ds#u", 1, &cs[1], 0, disk ? 0.0 : NAN};
+      pn[2] = (nh_plot_panel){cap, "t", "f#ds#u/N", 1, &cs[2], 0, r.st.detached ? NAN : r.st.min_mu};
+      if (detach) pn[2] = (nh_plot_panel){"body angular velocity", "t", "#gW", 3, &cs[3], 0, 0.0};
+      pn[3] = (nh_plot_panel){"static friction along the GC/CP path", "e#d1#u", "e#d2#u", 2, fr, 1, NAN};
+      if (detach) snprintf(title, sizeof title, "detachment (Fig. 6.4): N = 0 at t = %.7f (paper: 3.7358)", tend);
+      else snprintf(title, sizeof title, "%s: minimum static friction coefficient %.7f", disk ? "rolling disk (Fig. 5.4)" : "rolling ball (Fig. 6.3)", r.st.min_mu);
+      st = nh_plot_panels(path, disk ? 1 : 2, disk ? 3 : 2, disk ? 3 : 4, pn, title, msg, size);
+      free(px);
+    }
+  }
+  printf("%s: t in [0, %.7f], min N %.7f at t = %.4f, min mu %.7f at t = %.4f%s -> %s\n", cli_ball_figure_names[fig - 1], tend,
+         r.st.min_N, r.st.t_min_N, r.st.min_mu, r.st.t_min_mu, nh_sim_event_count(sim) ? " (stopped at N = 0)" : "", path);
+  free(buf);
+  nh_sim_destroy(sim), ball_run_free(&r), nh_model_destroy(m);
+  return st;
+}
+
+/* Fig. 5.1: the input profile */
+static int fig_profile(const char *path, char *msg, size_t size) {
+  double t[601], u[601];
+  for (int k = 0; k <= 600; k++) t[k] = 0.3 * k / 600, u[k] = fabs(nh_ball_profile(t[k]));
+  nh_plot_curve c = {601, t, u, NULL, 0};
+  nh_plot_panel pn = {"|u#di#u(t)| = p(t)", "t", "|u#di#u|", 1, &c, 0, 0.0};
+  return nh_plot_panels(path, 1, 1, 1, &pn, "the mass accelerations (Fig. 5.1)", msg, size);
+}
+
+int cli_ball_figure(const char *name, const char *path, int *rc) {
+  int fig = 0;
+  for (int i = 0; cli_ball_figure_names[i]; i++)
+    if (!strcmp(name, cli_ball_figure_names[i])) fig = i + 1;
+  if (!fig) return 0;
+  char msg[1024];
+  int st = fig == 1 ? fig_profile(path, msg, sizeof msg)
+         : fig == 2 || fig == 5 ? fig_body(path, fig == 5, msg, sizeof msg)
+                                : fig_run(path, fig, msg, sizeof msg);
+  if (st == NH_OK && (fig == 1 || fig == 2 || fig == 5)) printf("%s -> %s\n", name, path);
+  if (st != NH_OK) fprintf(stderr, "nholo: %s: %s\n", name, msg);
+  *rc = st == NH_OK ? CLI_OK : CLI_FAILED;
+  return 1;
+}

@@ -1,0 +1,396 @@
+/* test_modelfile.c - models from text: the penny file against the hand-written penny, every
+ * derived quantity against finite differences, generated C against the tape, overrides and
+ * the initial-velocity check. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "nholo/nholo.h"
+
+#ifndef NHOLO_SOURCE_DIR
+#define NHOLO_SOURCE_DIR "."
+#endif
+#ifndef NHOLO_TEST_CACHE
+#define NHOLO_TEST_CACHE "nholo-test-cache"
+#endif
+
+/* the file and the hand-written penny: impact times agree to this (relative) */
+#define PENNY_TIME_TOL 1e-13
+/* ... and post-impact velocities to this, relative to max_i |v_i| */
+#define PENNY_VEL_TOL 1e-13
+/* on the elliptical table, where the impact map near grazing amplifies the differences */
+#define PENNY_VEL_TOL_ELLIPSE 1e-12
+/* central differences with step FD_H: truncation O(FD_H^2) ~ 1e-10 against the exact values */
+#define FD_H 1e-5
+#define FD_TOL 1e-7
+/* generated C against the tape: the same operations in the same order */
+#define CODEGEN_TOL 1e-15
+
+static nh_load_opts opts(nh_backend backend) {
+  nh_load_opts o = nh_load_opts_default();
+  o.backend = backend;
+  o.cache_dir = NHOLO_TEST_CACHE;
+  return o;
+}
+
+/* ---- the penny from its file equals the hand-written penny ----------------------------- */
+
+/* Impact after impact: the hand-written penny runs 20 impacts; from each of its post-impact
+ * states the file model runs to its own next impact, which must agree with the hand-written
+ * one in time and velocity. (Whole runs cannot be compared this way: the impact sequence
+ * amplifies a 1e-15 change of the initial rolling rate to 2e-12 in the 5th impact time, for
+ * either model, so 1-ulp differences of the evaluators grow the same way.) */
+static nh_sim *penny_sim(nh_model *m) {
+  nh_sim_def d = nh_sim_def_default();
+  /* fixed steps: both models take the same steps, so only their evaluators differ */
+  d.method = nh_method_find("rk4");
+  d.h = 1e-3;
+  d.event_tol = 1e-15; /* locate impacts to round-off, so the models' difference shows */
+  char msg[256];
+  nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
+  if (!s) printf("  %s\n", msg);
+  return s;
+}
+
+static int penny_vs_file(nh_backend backend, double a, int n, double vel_tol) {
+  /* the hand-written penny's inertias are the literals 1.25e-7 and 6.25e-8; the file computes
+   * them (1/2 m R^2 = 1.2500000000000002e-07), so set them to the same numbers */
+  const char *names[] = {"a", "I", "J"};
+  double values[] = {a, 1.25e-7, 6.25e-8};
+  nh_load_opts o = opts(backend);
+  o.nset = 3, o.set_names = names, o.set_values = values;
+  char msg[2048];
+  nh_model *file = nh_model_load(NHOLO_SOURCE_DIR "/examples/penny.nh", &o, msg, sizeof msg);
+  if (!file) printf("  %s\n", msg);
+  ENSURE(file);
+  ENSURE(strcmp(nh_model_backend(file), backend == NH_BACKEND_TAPE ? "tape" : "codegen") == 0);
+  nh_penny_params p = nh_penny_params_default();
+  p.a = a, p.b = 0.2;
+  nh_model *hand = nh_penny_create(&p, msg, sizeof msg);
+  ENSURE(hand);
+  nh_sim *sh = penny_sim(hand), *sf = penny_sim(file);
+  ENSURE(sh && sf);
+  ENSURE(nh_sim_run(sh, 1e3, n, NULL, NULL) == NH_OK && nh_sim_impact_count(sh) == n);
+  /* the first impact from the common initial state, then one segment per impact */
+  double worst_t = 0.0, worst_v = 0.0;
+  for (int k = 0; k < n; k++) {
+    nh_impact_record rh, prev;
+    nh_sim_impact_get(sh, k, &rh);
+    if (k > 0) {
+      nh_sim_impact_get(sh, k - 1, &prev);
+      ENSURE(nh_sim_set_state(sf, prev.t, prev.q, prev.v_after) == NH_OK);
+    }
+    ENSURE(nh_sim_run(sf, 1e3, 1, NULL, NULL) == NH_OK);
+    nh_impact_record rf;
+    ENSURE(nh_sim_impact_count(sf) == 1 && nh_sim_impact_get(sf, 0, &rf) == NH_OK);
+    ENSURE(rf.gap == rh.gap);
+    ENSURE_REL(rf.t, rh.t, PENNY_TIME_TOL);
+    worst_t = fmax(worst_t, fabs(rf.t - rh.t) / rh.t);
+    double scale = 0.0; /* the size of the velocity vector */
+    for (int i = 0; i < 4; i++) scale = fmax(scale, fabs(rh.v_after[i]));
+    for (int i = 0; i < 4; i++) {
+      ENSURE_NEAR(rf.v_after[i], rh.v_after[i], vel_tol * scale);
+      worst_v = fmax(worst_v, fabs(rf.v_after[i] - rh.v_after[i]) / scale);
+    }
+  }
+  printf("  %s, a = %g, %d impacts: times agree to %.2e, velocities to %.2e (relative)\n",
+         nh_model_backend(file), a, n, worst_t, worst_v);
+  nh_sim_destroy(sh);
+  nh_sim_destroy(sf);
+  nh_model_destroy(file);
+  nh_model_destroy(hand);
+  return 0;
+}
+
+static int test_penny_file_tape(void) { return penny_vs_file(NH_BACKEND_TAPE, 0.2, 20, PENNY_VEL_TOL); }
+static int test_penny_file_codegen(void) {
+  if (penny_vs_file(NH_BACKEND_CODEGEN, 0.2, 20, PENNY_VEL_TOL)) return 1;
+  return penny_vs_file(NH_BACKEND_CODEGEN, 0.15, 20, PENNY_VEL_TOL_ELLIPSE);
+}
+
+/* ---- derived quantities against finite differences ------------------------------------- */
+
+/* a model with everything nontrivial: configuration-dependent M, potential, a force of t, q
+ * and v, a constraint with q-dependent coefficients, two gaps */
+static const char *rich_model =
+    "model rich\n"
+    "coordinates a b c\n"
+    "parameter k = 1.7\n"
+    "let s = sin(a)*b\n"
+    "kinetic 1/2*(2 + cos(b))*a'^2 + a'*b'*s + 1/2*(1 + a^2)*b'^2 + 1/2*exp(0.1*c)*c'^2 \\\n"
+    "        + 0.3*b'*c'\n"
+    "potential k*(a^2*b - cos(c)) + b^4/4\n"
+    "constraint roll: cos(a)*a' + b*c' - sin(b)*b' = 0\n"
+    "force a: -0.2*a'*abs(b') + sin(t)*c\n"
+    "force c: 0.5*a*b' - t^2*c'\n"
+    "gap wall: 2 - a^2 - b^2*exp(c/3)\n"
+    "gap floor: c + 3 + a*b   impact plastic\n"
+    "initial a = 0.3, b = -0.4, c = 0.2, a' = 0.1, b' = 0.2, c' = -(cos(0.3)*0.1 - sin(-0.4)*0.2)/(-0.4)\n";
+
+static double rel_err(double a, double b, double scale) { return fabs(a - b) / fmax(scale, 1.0); }
+
+static int test_derivatives_fd(void) {
+  nh_load_opts o = opts(NH_BACKEND_TAPE);
+  char msg[2048];
+  nh_model *m = nh_model_parse(rich_model, "rich.nh", &o, msg, sizeof msg);
+  if (!m) printf("%s\n", msg);
+  ENSURE(m);
+  ENSURE(m->exact_derivs == (NH_DERIV_MASS | NH_DERIV_MASS2 | NH_DERIV_POTENTIAL |
+                             NH_DERIV_CONSTRAINT | NH_DERIV_FORCE));
+  enum { N = 3, C = 1, G = 2 };
+  unsigned long long seed = 11;
+  double worst = 0.0;
+  for (int trial = 0; trial < 25; trial++) {
+    double q[N], v[N], t = nh_test_rand(&seed, -2, 2);
+    for (int i = 0; i < N; i++) q[i] = nh_test_rand(&seed, -0.8, 0.8), v[i] = nh_test_rand(&seed, -1, 1);
+    double M[N * N], dM[N * N * N], d2M[N * N * N * N], V, dV[N], H[N * N], c[N], f[N];
+    double dfdq[N * N], dfdv[N * N], A[C * N], Adv[C], dA[N * C * N], g[G], dg[G * N];
+    ENSURE(m->mass(q, M, m->user) == 0);
+    ENSURE(m->mass_deriv(q, dM, m->user) == 0);
+    ENSURE(m->mass_deriv2(q, d2M, m->user) == 0);
+    ENSURE(m->potential(q, &V, dV, m->user) == 0);
+    ENSURE(m->potential_hess(q, H, m->user) == 0);
+    ENSURE(m->coriolis(q, v, c, m->user) == 0);
+    ENSURE(m->force(t, q, v, f, m->user) == 0);
+    ENSURE(m->force_jac(t, q, v, dfdq, dfdv, m->user) == 0);
+    ENSURE(m->constraint(q, v, A, Adv, m->user) == 0);
+    ENSURE(m->constraint_deriv(q, dA, m->user) == 0);
+    ENSURE(m->gap(q, g, dg, m->user) == 0);
+    /* M is the Hessian of the energy in v: central second differences are exact on quadratics */
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++) {
+        double e[4], vv[N];
+        int sg[4][2] = {{1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
+        for (int s = 0; s < 4; s++) {
+          memcpy(vv, v, sizeof vv);
+          vv[i] += sg[s][0] * 1e-3, vv[j] += sg[s][1] * 1e-3;
+          ENSURE(nh_model_energy(m, q, vv, &e[s]) == NH_OK);
+        }
+        double fd = (e[0] - e[1] - e[2] + e[3]) / 4e-6;
+        worst = fmax(worst, rel_err(fd, M[i * N + j], fabs(M[i * N + j])));
+        ENSURE_NEAR(fd, M[i * N + j], FD_TOL * fmax(1.0, fabs(M[i * N + j])));
+      }
+    /* first derivatives in q of M, dM, V, dV, A, g, f and in v of f */
+    for (int k = 0; k < N; k++) {
+      double qp[N], qm[N], Mp[N * N], Mm[N * N], dMp[N * N * N], dMm[N * N * N], Vp, Vm, dVp[N],
+          dVm[N], Ap[C * N], Am[C * N], gp[G], gm[G], fp[N], fm[N], vp[N], vm[N];
+      memcpy(qp, q, sizeof qp), memcpy(qm, q, sizeof qm);
+      qp[k] += FD_H, qm[k] -= FD_H;
+      m->mass(qp, Mp, m->user), m->mass(qm, Mm, m->user);
+      m->mass_deriv(qp, dMp, m->user), m->mass_deriv(qm, dMm, m->user);
+      m->potential(qp, &Vp, dVp, m->user), m->potential(qm, &Vm, dVm, m->user);
+      m->constraint(qp, v, Ap, NULL, m->user), m->constraint(qm, v, Am, NULL, m->user);
+      m->gap(qp, gp, NULL, m->user), m->gap(qm, gm, NULL, m->user);
+      m->force(t, qp, v, fp, m->user), m->force(t, qm, v, fm, m->user);
+#define FD(p, mm) (((p) - (mm)) / (2 * FD_H))
+      for (int ij = 0; ij < N * N; ij++) ENSURE_NEAR(FD(Mp[ij], Mm[ij]), dM[k * N * N + ij], FD_TOL);
+      for (int lij = 0; lij < N * N * N; lij++)
+        ENSURE_NEAR(FD(dMp[lij], dMm[lij]), d2M[k * N * N * N + lij], FD_TOL);
+      ENSURE_NEAR(FD(Vp, Vm), dV[k], FD_TOL);
+      for (int i = 0; i < N; i++) ENSURE_NEAR(FD(dVp[i], dVm[i]), H[i * N + k], FD_TOL);
+      for (int ij = 0; ij < C * N; ij++) ENSURE_NEAR(FD(Ap[ij], Am[ij]), dA[k * C * N + ij], FD_TOL);
+      for (int i = 0; i < G; i++) ENSURE_NEAR(FD(gp[i], gm[i]), dg[i * N + k], FD_TOL);
+      for (int i = 0; i < N; i++) ENSURE_NEAR(FD(fp[i], fm[i]), dfdq[i * N + k], FD_TOL);
+      memcpy(vp, v, sizeof vp), memcpy(vm, v, sizeof vm);
+      vp[k] += FD_H, vm[k] -= FD_H;
+      m->force(t, q, vp, fp, m->user), m->force(t, q, vm, fm, m->user);
+      for (int i = 0; i < N; i++) ENSURE_NEAR(FD(fp[i], fm[i]), dfdv[i * N + k], FD_TOL);
+#undef FD
+    }
+    /* Coriolis from dM (checked above): c_i = sum_jk (dM_ij/dq_k - 1/2 dM_jk/dq_i) v_j v_k */
+    for (int i = 0; i < N; i++) {
+      double ci = 0.0;
+      for (int j = 0; j < N; j++)
+        for (int k = 0; k < N; k++)
+          ci += (dM[(k * N + i) * N + j] - 0.5 * dM[(i * N + j) * N + k]) * v[j] * v[k];
+      ENSURE_NEAR(c[i], ci, 1e-12 * fmax(1.0, fabs(ci)));
+    }
+    /* Adot v = sum_k dA/dq_k v_k v */
+    for (int r = 0; r < C; r++) {
+      double s = 0.0;
+      for (int k = 0; k < N; k++)
+        for (int j = 0; j < N; j++) s += dA[(k * C + r) * N + j] * v[k] * v[j];
+      ENSURE_NEAR(Adv[r], s, 1e-12 * fmax(1.0, fabs(s)));
+    }
+  }
+  printf("  M against second differences of the energy: worst %.2e\n", worst);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* ---- generated C against the tape ---------------------------------------------------------- */
+
+static int compare(const char *what, int n, const double *a, const double *b, double *worst) {
+  for (int i = 0; i < n; i++) {
+    double e = fabs(a[i] - b[i]) / fmax(fabs(b[i]), 1e-300);
+    if (a[i] != b[i] && !(e <= CODEGEN_TOL)) {
+      printf("  %s[%d]: codegen %.17g, tape %.17g\n", what, i, a[i], b[i]);
+      return 1;
+    }
+    if (a[i] != b[i] && e > *worst) *worst = e;
+  }
+  return 0;
+}
+
+static int codegen_vs_tape(const char *text, const char *name) {
+  char msg[2048];
+  nh_load_opts ot = opts(NH_BACKEND_TAPE), oc = opts(NH_BACKEND_CODEGEN);
+  nh_model *t = nh_model_parse(text, name, &ot, msg, sizeof msg);
+  nh_model *c = nh_model_parse(text, name, &oc, msg, sizeof msg);
+  if (!c) printf("  %s\n", msg);
+  ENSURE(t && c);
+  ENSURE(strcmp(nh_model_backend(c), "codegen") == 0);
+  const int n = t->nq, nc = t->nc, ng = t->ngap;
+  enum { MAXN = 8 };
+  ENSURE(n <= MAXN);
+  unsigned long long seed = 5;
+  double worst = 0.0;
+  for (int trial = 0; trial < 50; trial++) {
+    double q[MAXN], v[MAXN], tt = nh_test_rand(&seed, 0, 5);
+    for (int i = 0; i < n; i++) q[i] = nh_test_rand(&seed, -1, 1), v[i] = nh_test_rand(&seed, -2, 2);
+    double a1[MAXN * MAXN * MAXN * MAXN], a2[MAXN * MAXN * MAXN * MAXN], b1[MAXN * MAXN], b2[MAXN * MAXN];
+    nh_model *ms[2] = {c, t};
+    double *out[2] = {a1, a2}, *out2[2] = {b1, b2};
+#define BOTH(call, size, what)                                                   \
+  for (int w = 0; w < 2; w++) {                                                  \
+    nh_model *m = ms[w];                                                         \
+    double *o = out[w], *o2 = out2[w];                                           \
+    (void)o2;                                                                    \
+    ENSURE((call) == 0);                                                         \
+  }                                                                              \
+  if (compare(what, size, a1, a2, &worst)) return 1;
+    BOTH(m->mass(q, o, m->user), n * n, "M");
+    ENSURE(!t->coriolis == !c->coriolis && !t->force == !c->force && !t->potential == !c->potential);
+    if (t->coriolis) {
+      BOTH(m->coriolis(q, v, o, m->user), n, "c");
+    }
+    if (t->force) {
+      BOTH(m->force(tt, q, v, o, m->user), n, "f");
+      BOTH(m->force_jac(tt, q, v, o, o2, m->user), n * n, "dfdq");
+      if (compare("dfdv", n * n, b1, b2, &worst)) return 1;
+    }
+    BOTH(m->mass_deriv(q, o, m->user), n * n * n, "dM");
+    BOTH(m->mass_deriv2 ? m->mass_deriv2(q, o, m->user) : 0, t->mass_deriv2 ? n * n * n * n : 0, "d2M");
+    BOTH(m->potential_hess(q, o, m->user), n * n, "H");
+    if (t->potential) {
+      BOTH(m->potential(q, o, o + 1, m->user), n + 1, "V,dV");
+    }
+    if (nc) {
+      BOTH(m->constraint(q, v, o, o2, m->user), nc * n, "A");
+      if (compare("Adot v", nc, b1, b2, &worst)) return 1;
+      BOTH(m->constraint_deriv(q, o, m->user), n * nc * n, "dA");
+    }
+    if (ng) {
+      BOTH(m->gap(q, o, o2, m->user), ng, "g");
+      if (compare("dg", ng * n, b1, b2, &worst)) return 1;
+    }
+#undef BOTH
+  }
+  printf("  %s: codegen and tape agree (largest relative difference %.2e)\n", name, worst);
+  nh_model_destroy(t);
+  nh_model_destroy(c);
+  return 0;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  static char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return buf;
+}
+
+static int test_codegen_matches_tape(void) {
+  if (access("/usr/bin/cc", X_OK) != 0 && !getenv("CC")) {
+    printf("  no C compiler: skipped\n");
+    return 0;
+  }
+  if (codegen_vs_tape(rich_model, "rich.nh")) return 1;
+  const char *files[] = {"penny.nh", "chaplygin_sleigh.nh", "snakeboard.nh", "quartic2.nh",
+                         "pendulum_wall.nh"};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/%s", NHOLO_SOURCE_DIR, files[i]);
+    char *text = slurp(path);
+    ENSURE(text);
+    if (codegen_vs_tape(text, files[i])) return 1;
+  }
+  return 0;
+}
+
+/* ---- overrides, the initial-velocity check, the report ------------------------------------- */
+
+static const char *sleigh_bad_v0 =
+    "coordinates theta x y\n"
+    "kinetic 1/2*theta'^2 + 1/2*(x'^2 + y'^2)\n"
+    "constraint skate: theta' + sin(theta)*x' - cos(theta)*y' = 0\n"
+    "initial theta' = 1, x' = 0.5\n";
+
+static int test_overrides_and_initial(void) {
+  char msg[2048];
+  nh_load_opts o = opts(NH_BACKEND_TAPE);
+  /* a parameter override reaches its dependants */
+  const char *names[] = {"m", "phi'"};
+  double values[] = {0.005, 0.5};
+  o.nset = 2, o.set_names = names, o.set_values = values;
+  nh_model *m = nh_model_load(NHOLO_SOURCE_DIR "/examples/penny.nh", &o, msg, sizeof msg);
+  if (!m) printf("  %s\n", msg);
+  ENSURE(m);
+  int iI = -1;
+  for (int i = 0; i < m->npar; i++)
+    if (strcmp(m->param_names[i], "I") == 0) iI = i;
+  ENSURE(iI >= 0);
+  ENSURE_REL(m->param_values[iI], 0.5 * 0.005 * 0.01 * 0.01, 1e-15);
+  ENSURE(m->v0[3] == 0.5);
+  nh_model_destroy(m);
+  /* an override that names nothing */
+  const char *bad[] = {"zz"};
+  o.nset = 1, o.set_names = bad;
+  ENSURE(!nh_model_load(NHOLO_SOURCE_DIR "/examples/penny.nh", &o, msg, sizeof msg));
+  ENSURE(strstr(msg, "--set zz") != NULL);
+  /* initial velocities off the constraints: an error with the residual, or projected */
+  o = opts(NH_BACKEND_TAPE);
+  ENSURE(!nh_model_parse(sleigh_bad_v0, "s.nh", &o, msg, sizeof msg));
+  ENSURE(strstr(msg, "s.nh:4:1: error: the initial velocities violate constraint 'skate' (residual 1 ") == msg);
+  o.project_initial = 1;
+  m = nh_model_parse(sleigh_bad_v0, "s.nh", &o, msg, sizeof msg);
+  ENSURE(m);
+  nh_sim_def d = nh_sim_def_default();
+  d.project_initial = 1;
+  nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
+  ENSURE(s);
+  double res = 1.0;
+  ENSURE(nh_model_constraint_residual(m, nh_sim_q(s), nh_sim_v(s), &res) == NH_OK);
+  ENSURE(res < 1e-14);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
+static int test_describe(void) {
+  char msg[2048];
+  nh_load_opts o = opts(NH_BACKEND_TAPE);
+  char *r = nh_model_describe(NHOLO_SOURCE_DIR "/examples/chaplygin_sleigh.nh", &o, msg, sizeof msg);
+  ENSURE(r);
+  ENSURE(strstr(r, "M[theta,theta] = 1\n") != NULL);
+  ENSURE(strstr(r, "constraint skate: A = [1, sin(theta), -cos(theta)]") != NULL);
+  ENSURE(strstr(r, "energy E = 1.5\n") != NULL);
+  ENSURE(strstr(r, "evaluation: tape\n") != NULL);
+  nh_free(r);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  TEST_INIT(argc, argv);
+  RUN_TEST(test_penny_file_tape);
+  RUN_TEST(test_penny_file_codegen);
+  RUN_TEST(test_derivatives_fd);
+  RUN_TEST(test_codegen_matches_tape);
+  RUN_TEST(test_overrides_and_initial);
+  RUN_TEST(test_describe);
+  return TEST_SUMMARY();
+}
