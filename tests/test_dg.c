@@ -353,9 +353,9 @@ static int test_orders(void) {
   ENSURE(mq && ma);
   run_out ref, o;
   ENSURE(run_model(mq, "dopri5", 0.01, 10.0, NULL, &ref) == 0);
-  const char *meth[7] = {"avf", "gonzalez", "itoh-abe", "gonzalez-r", "gonzalez-f", "si-dla", "i-dla"};
-  const double want[7] = {2, 2, 1, 2, 2, 2, 2};
-  for (int k = 0; k < 7; k++) {
+  const char *meth[8] = {"avf", "gonzalez", "itoh-abe", "gonzalez-r", "gonzalez-r-fd", "gonzalez-f", "si-dla", "i-dla"};
+  const double want[8] = {2, 2, 1, 2, 2, 2, 2, 2};
+  for (int k = 0; k < 8; k++) {
     nh_model *m = k < 3 ? ma : mq;
     double e[3];
     for (int j = 0; j < 3; j++) {
