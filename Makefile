@@ -33,6 +33,7 @@ bench: build
 	./$(BUILD)/bench/bench_modelfile
 	./$(BUILD)/bench/bench_ball
 	./$(BUILD)/bench/bench_gni
+	./$(BUILD)/bench/bench_dg
 
 figures: build
 	./$(BUILD)/nholo figure all --out-dir out/figures

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "figures_dg.h"
 
 typedef struct fig_opts {
   const char *out_dir;
@@ -214,6 +215,9 @@ static const struct {
     {"penny-fig5", "Clark & Bloch Fig. 5: 100 perturbed initial conditions at several times"},
     {"sleigh-fig2", "Kobilarov et al. Fig. 2: sleigh heart curves and energy, GNI, RDP, RK2, exact"},
     {"snakeboard-fig4", "Kobilarov et al. Fig. 4: snakeboard, N = 128 over T = 10, RK2, GNI, RDP, true"},
+    {"dg-fig2", "Celledoni et al. Fig. 2: quartic system, order, constraint, energy, variance"},
+    {"dg-fig3", "Celledoni et al. Fig. 3: Chaplygin sleigh, method (23), rho1(0) = +-0.001"},
+    {"dg-fig4", "Celledoni et al. Fig. 4: gearbox, GONZALEZ-R/-F and SI-DLA to t = 50000"},
 };
 #define NFIGURES ((int)(sizeof figures / sizeof figures[0]))
 
@@ -230,7 +234,10 @@ static void figure_help(void) {
          "  --seed S           Fig. 5 random seed (default 2024)\n"
          "  --spread D         Fig. 5 perturbation half-width (default 0.005)\n"
          "  --times T1,T2,...  Fig. 5 panel times in s (default 5,10,20,40; at most 8)\n"
-         "  --table circle|ellipse, --impact elastic|plastic   Fig. 5 system (default ellipse, elastic)\n");
+         "  --table circle|ellipse, --impact elastic|plastic   Fig. 5 system (default ellipse, elastic)\n"
+         "  --t-end T          dg figures: horizon (defaults: dg-fig2 1000, dg-fig3 300, dg-fig4 50000)\n"
+         "  --dt H             dg figures: step (defaults: dg-fig2 0.1, dg-fig3 0.5, dg-fig4 0.1)\n"
+         "  --members N        dg-fig2: ensemble size (default 200); --seed S its seed (default 2024)\n");
 }
 
 static int parse_times(const char *text, fig_opts *o) {
@@ -271,6 +278,7 @@ int cmd_figure(int argc, char **argv) {
   memcpy(o.times, deft, sizeof deft);
   o.ntimes = 4;
   const char *name = NULL;
+  dg_fig_opts dgo = {0.0, 0.0, 0, 2024};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *val = (i + 1 < argc) ? argv[i + 1] : NULL;
@@ -287,12 +295,19 @@ int cmd_figure(int argc, char **argv) {
     int known = !strcmp(a, "--out-dir") || !strcmp(a, "--out") || !strcmp(a, "--method") ||
                 !strcmp(a, "--impacts") || !strcmp(a, "--members") || !strcmp(a, "--seed") ||
                 !strcmp(a, "--spread") || !strcmp(a, "--times") || !strcmp(a, "--table") ||
-                !strcmp(a, "--impact");
+                !strcmp(a, "--impact") || !strcmp(a, "--t-end") || !strcmp(a, "--dt");
     if (!known) return cli_usage_error("unknown option '%s' (see 'nholo figure --help')", a);
     if (!val) return cli_usage_error("option %s needs a value", a);
     i++;
     if (!strcmp(a, "--out-dir")) o.out_dir = val;
     else if (!strcmp(a, "--out")) o.out = val;
+    else if (!strcmp(a, "--t-end") || !strcmp(a, "--dt")) {
+      double dv;
+      if (!cli_parse_double(a, val, &dv)) return CLI_USAGE;
+      if (!(dv > 0.0)) return cli_usage_error("%s: must be > 0 (got %s)", a, val);
+      if (!strcmp(a, "--dt")) dgo.dt = dv;
+      else dgo.t_end = dv;
+    }
     else if (!strcmp(a, "--method")) {
       if (!nh_method_find(val)) return cli_usage_error("--method: unknown method '%s' (see 'nholo list')", val);
       o.method = val;
@@ -300,9 +315,11 @@ int cmd_figure(int argc, char **argv) {
       if (!cli_parse_long(a, val, 1, 100000000L, &o.impacts)) return CLI_USAGE;
     } else if (!strcmp(a, "--members")) {
       if (!cli_parse_long(a, val, 1, 1000000L, &o.members)) return CLI_USAGE;
+      dgo.members = o.members;
     } else if (!strcmp(a, "--seed")) {
       if (!cli_parse_long(a, val, 1, 0x7fffffffL, &lv)) return CLI_USAGE;
       o.seed = (unsigned long long)lv;
+      dgo.seed = o.seed;
     } else if (!strcmp(a, "--spread")) {
       if (!cli_parse_double(a, val, &o.spread)) return CLI_USAGE;
       if (!(o.spread >= 0.0)) return cli_usage_error("--spread: must be >= 0");
@@ -342,9 +359,11 @@ int cmd_figure(int argc, char **argv) {
   int rc = CLI_OK;
   for (int i = 0; i < NFIGURES && rc == CLI_OK; i++) {
     if (!all && strcmp(name, figures[i].name) != 0) continue;
-    char path[1024];
+    char path[1100];
     out_path(path, sizeof path, &o, figures[i].name);
-    if (i < 4)
+    if (strncmp(figures[i].name, "dg-", 3) == 0)
+      rc = cli_dg_figure(figures[i].name, path, &dgo);
+    else if (i < 4)
       rc = fig_penny_run(&o, figures[i].name, i >= 2, i % 2 == 1);
     else if (i == 4)
       rc = fig_penny_ensemble(&o, figures[i].name);

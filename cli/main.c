@@ -99,9 +99,9 @@ static int cmd_list(int argc, char **argv) {
   if (argc > 1) return cli_usage_error("list takes no arguments");
   printf("models:\n");
   for (int i = 0; i < nh_builtin_count(); i++)
-    printf("  %-12s %s\n", nh_builtin_at(i)->name, nh_builtin_at(i)->summary);
+    printf("  %-14s %s\n", nh_builtin_at(i)->name, nh_builtin_at(i)->summary);
   printf("\nmethods (--method):\n");
-  printf("  %-12s %-6s %s\n", "name", "order", "preserves");
+  printf("  %-14s %-6s %s\n", "name", "order", "preserves");
   for (int i = 0; i < nh_method_count(); i++) {
     const nh_method *m = nh_method_at(i);
     char order[16];
@@ -109,8 +109,8 @@ static int cmd_list(int argc, char **argv) {
       snprintf(order, sizeof order, "exact");
     else
       snprintf(order, sizeof order, "%d", nh_method_order(m));
-    printf("  %-12s %-6s %s\n", nh_method_name(m), order, nh_method_preserves(m));
-    printf("  %-12s %-6s   %s\n", "", "", nh_method_summary(m));
+    printf("  %-14s %-6s %s\n", nh_method_name(m), order, nh_method_preserves(m));
+    printf("  %-14s %-6s   %s\n", "", "", nh_method_summary(m));
   }
   printf("\nimpact laws (--impact):\n"
          "  elastic          energy conserved, constraints kept, normal velocity reversed (Clark & Bloch eqs. 15-17)\n"

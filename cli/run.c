@@ -345,8 +345,12 @@ static void print_json(FILE *f, const nh_sim *sim, const char *method, int statu
   json_num(f, st->max_constraint_residual);
   fputs(", \"max_event_gap\": ", f);
   json_num(f, st->max_event_gap);
-  fprintf(f, ", \"solver_iterations\": %ld, \"solver_max_iterations\": %d", st->solver_iterations,
-          st->solver_max_iterations);
+  fputs(", \"solver_iterations\": ", f);
+  json_num(f, (double)st->solver_iterations);
+  fputs(", \"solver_max_iterations\": ", f);
+  json_num(f, (double)st->solver_max_iterations);
+  fputs(", \"solver_last_residual\": ", f);
+  json_num(f, st->solver_last_residual);
   fputs(", \"solver_max_residual\": ", f);
   json_num(f, st->solver_max_residual);
   fputs(", \"wall_seconds\": ", f);
@@ -359,6 +363,14 @@ static void print_json(FILE *f, const nh_sim *sim, const char *method, int statu
   json_vec(f, m, nh_sim_q(sim));
   fputs(", \"final_velocity\": ", f);
   json_vec(f, m, nh_sim_v(sim));
+  fputs(", \"final_state\": {", f);
+  for (int i = 0; i < m->nx; i++) {
+    if (i) fputs(", ", f);
+    json_str(f, m->state_names[i]);
+    fputs(": ", f);
+    json_num(f, nh_sim_x(sim)[i]);
+  }
+  fputc('}', f);
   fputs(", \"outputs\": {", f);
   int first = 1;
   const char *keys[3] = {"trajectory", "events", "plot"};
@@ -403,8 +415,9 @@ static void print_text(const nh_sim *sim, const char *method, int status, double
   printf("energy %.12g -> %.12g J; max relative energy error between impacts %.3e; max |A v| %.3e\n",
          st->energy_initial, st->energy, st->max_energy_rel_error, st->max_constraint_residual);
   if (st->solver_iterations > 0)
-    printf("Newton: %ld iterations (at most %d in a step), largest final residual %.3e\n",
-           st->solver_iterations, st->solver_max_iterations, st->solver_max_residual);
+    printf("solver: %.2f iterations per step (max %d), max residual %.3e\n",
+           (double)st->solver_iterations / (double)(st->steps > 0 ? st->steps : 1), st->solver_max_iterations,
+           st->solver_max_residual);
   long n = nh_sim_impact_count(sim);
   long show = n < 5 ? n : 5;
   for (long k = 0; k < show; k++) {
@@ -506,10 +519,13 @@ int cmd_run(int argc, char **argv) {
   } else {
     is_penny = strcmp(o.model, "penny") == 0;
     int is_sleigh = strcmp(o.model, "sleigh") == 0, is_snake = strcmp(o.model, "snakeboard") == 0;
-    if (!is_penny && !is_sleigh && !is_snake)
-      return cli_usage_error("unknown model '%s' (see 'nholo list'; a model file ends in .nh)", o.model);
     if (o.law_set && !is_penny) return cli_usage_error("--impact: model '%s' has no impacts", o.model);
     if (o.table_set && !is_penny) return cli_usage_error("--table: only for the built-in penny");
+    if (!is_penny && !is_sleigh && !is_snake) {
+      if (o.nset > 0) return cli_usage_error("--set: model '%s' takes no overrides (a model file does)", o.model);
+      if (!(model = nh_builtin_create(o.model, msg, sizeof msg)))
+        return cli_usage_error("unknown model '%s' (see 'nholo list'; a model file ends in .nh)", o.model);
+    }
     for (int i = 0; i < o.nset; i++) {
       const char *name = o.set_names[i];
       double v = o.set_values[i];
@@ -519,9 +535,9 @@ int cmd_run(int argc, char **argv) {
       if (!known) return cli_usage_error("--set: model '%s' has no parameter or initial value '%s'", o.model, name);
     }
     if (o.law_set) o.penny.law = o.law;
-    model = is_penny ? nh_penny_create(&o.penny, msg, sizeof msg)
-            : is_sleigh ? nh_sleigh_create(&o.sleigh, msg, sizeof msg)
-                        : nh_snakeboard_create(&o.snake, msg, sizeof msg);
+    if (!model) model = is_penny ? nh_penny_create(&o.penny, msg, sizeof msg)
+                        : is_sleigh ? nh_sleigh_create(&o.sleigh, msg, sizeof msg)
+                                    : nh_snakeboard_create(&o.snake, msg, sizeof msg);
     if (!model) return cli_usage_error("%s", msg);
   }
 
@@ -529,12 +545,14 @@ int cmd_run(int argc, char **argv) {
   const nh_method *method = o.method ? nh_method_find(o.method)
                                      : (model->flow ? nh_method_find("exact") : nh_method_find("dopri5"));
   if (nh_method_supports(method, model) != NH_OK) {
+    char name[NH_MAX_NAME];
+    snprintf(name, sizeof name, "%s", model->name);
     nh_model_destroy(model);
-    return cli_usage_error("--method %s: cannot run model '%s' (%s)", nh_method_name(method), o.model,
+    return cli_usage_error("--method %s: cannot run model '%s' (%s)", nh_method_name(method), name,
                            !strcmp(nh_method_name(method), "rdp") ? "no SE(2)-invariant structure"
                            : !strcmp(nh_method_name(method), "del") ? "its constraints are not holonomic"
                            : !strcmp(nh_method_name(method), "exact") ? "no closed-form flow"
-                                                                       : "configuration-dependent mass matrix");
+                                                                       : nh_method_summary(method));
   }
   nh_sim_def def = nh_sim_def_default();
   def.method = method;

@@ -64,6 +64,27 @@ fi
 "$NHOLO" figure penny-fig5 --members 6 --times 1,2 --out "$T/f5.png" >"$T/f5" 2>"$T/err" && [ -s "$T/f5.png" ] \
   && grep -q "rms spread" "$T/f5" && ok "figure penny-fig5 (small ensemble)" || bad "figure penny-fig5: $(cat "$T/err")"
 
+# ---- discrete gradients (Celledoni et al.) -------------------------------------------------
+"$NHOLO" list >"$T/l" 2>&1 && grep -q "^  gonzalez-r " "$T/l" && grep -q "^  itoh-abe  *1 " "$T/l" && grep -q "quartic-ap" "$T/l" \
+  && ok "list: discrete-gradient methods and models" || bad "list: discrete-gradient methods and models"
+"$NHOLO" run quartic-ap --method gonzalez --dt 0.05 --t-end 10 --json >"$T/jq" 2>"$T/err" \
+  && grep -q '"solver_iterations"' "$T/jq" && grep -q '"final_state": {"x": ' "$T/jq" && ok "run quartic-ap gonzalez --json" \
+  || bad "run quartic-ap gonzalez: $(cat "$T/err")"
+num() { sed -n "s/.*\"$1\": \([-0-9.eE+]*\).*/\1/p" "$2"; }
+awk -v e="$(num max_energy_rel_error "$T/jq")" -v r="$(num solver_max_residual "$T/jq")" -v i="$(num solver_iterations "$T/jq")" \
+  'BEGIN { exit !(e < 1e-13 && r < 1e-13 && i > 0) }' && ok "gonzalez: energy to 1e-13, residual reported" \
+  || bad "gonzalez energy/residual: $(cat "$T/jq")"
+"$NHOLO" run gearbox --method gonzalez-r --dt 0.1 --t-end 5 >"$T/tg" 2>"$T/err" && grep -q "solver:" "$T/tg" \
+  && ok "run gearbox gonzalez-r (text, solver line)" || bad "run gearbox gonzalez-r: $(cat "$T/err")"
+"$NHOLO" figure dg-fig3 --t-end 50 --out "$T/d3.png" >"$T/d3" 2>"$T/err" && [ -s "$T/d3.png" ] && grep -q "heading change" "$T/d3" \
+  && ok "figure dg-fig3 (short)" || bad "figure dg-fig3: $(cat "$T/err")"
+"$NHOLO" figure dg-fig4 --t-end 100 --out "$T/d4.svg" >"$T/d4" 2>"$T/err" && [ -s "$T/d4.svg" ] && grep -q "SI-DLA" "$T/d4" \
+  && ok "figure dg-fig4 (short)" || bad "figure dg-fig4: $(cat "$T/err")"
+"$NHOLO" figure dg-fig2 --members 4 --t-end 20 --out "$T/d2.png" >"$T/d2" 2>"$T/err" && [ -s "$T/d2.png" ] && grep -q "variance" "$T/d2" \
+  && ok "figure dg-fig2 (small ensemble)" || bad "figure dg-fig2: $(cat "$T/err")"
+expect_usage "dg method on a mechanical model" run penny --method gonzalez --out "$T/o/x.csv"
+expect_usage "si-dla needs a constant mass matrix" run sleigh-dg-q --method si-dla --out "$T/o/x.csv"
+expect_usage "dg figure bad t-end" figure dg-fig3 --t-end -5 --out-dir "$T/o"
 # ---- the rolling ball and disk (Putkaradze & Rogers) --------------------------------------
 grep -q "rolling-ball-detach" "$T/l" && ok "list shows the rolling ball" || bad "list: no rolling ball"
 "$NHOLO" run rolling-disk --json --sample 0.1 --out "$T/d.csv" >"$T/jd" 2>"$T/err" \

@@ -126,7 +126,9 @@ enum {
   NH_DERIV_MASS2 = 1 << 1,
   NH_DERIV_POTENTIAL = 1 << 2,
   NH_DERIV_CONSTRAINT = 1 << 3,
-  NH_DERIV_FORCE = 1 << 4
+  NH_DERIV_FORCE = 1 << 4,
+  NH_DERIV_HAMILTONIAN = 1 << 5, /* almost-Poisson form: Hessian of H */
+  NH_DERIV_POISSON = 1 << 6      /* almost-Poisson form: Jacobian of Pi g */
 };
 
 /* Relative finite-difference step for derivatives a model does not provide:
@@ -169,6 +171,25 @@ typedef struct nh_monitor_def {
   nh_monitor_dir direction;
   nh_monitor_action action;
 } nh_monitor_def;
+
+/* ---- almost-Poisson (skew-gradient) form of an ODE-form model ---------------------- *
+ * An ODE-form model may give its vector field as x' = Pi(x) grad H(x) with Pi(x) an
+ * (nx x nx) skew-symmetric matrix (the almost-Poisson matrix: the Jacobi identity is not
+ * required) and H(x) its energy: the reduced equations of a nonholonomic system on D*
+ * (Celledoni et al., "Energy-Preserving Integrators Applied to Nonholonomic Systems",
+ * eq. (9)), the Suslov problem on so(3), ... Then rhs and energy are left NULL: the library
+ * derives F = Pi grad H and E = H, and the discrete-gradient methods (avf, gonzalez,
+ * itoh-abe) apply. The system is autonomous. Hessian and Pi-Jacobian are optional (central
+ * differences otherwise, as for the mechanical derivatives):
+ *   Hs[i*nx + j] = d^2 H / dx_i dx_j,     T[i*nx + k] = sum_j dPi_ij/dx_k g_j  (at fixed g) */
+/* H(x) and grad H (nx); either output may be NULL. */
+typedef int (*nh_hamiltonian_fn)(const double *x, double *H, double *dH, void *user);
+/* Pi(x) (nx x nx), skew-symmetric. */
+typedef int (*nh_poisson_fn)(const double *x, double *Pi, void *user);
+/* Hessian of H (nx x nx). */
+typedef int (*nh_hamiltonian_hess_fn)(const double *x, double *Hs, void *user);
+/* T = d(Pi(x) g)/dx at fixed g (nx), as above. */
+typedef int (*nh_poisson_jac_fn)(const double *x, const double *g, double *T, void *user);
 
 /* ---- definition and model --------------------------------------------------------- */
 
@@ -217,6 +238,13 @@ typedef struct nh_model_def {
   nh_rhs_fn rhs;                    /* required for the ODE form */
   nh_energy_fn energy;              /* Nullable: E = 0 */
   nh_project_fn project;            /* Nullable: no projection */
+  /* almost-Poisson form (ODE form with rhs = energy = NULL; see above) */
+  nh_hamiltonian_fn hamiltonian;    /* H and grad H; with poisson */
+  nh_poisson_fn poisson;            /* Pi(x); with hamiltonian */
+  nh_hamiltonian_hess_fn hamiltonian_hess; /* Nullable: finite differences of grad H */
+  nh_poisson_jac_fn poisson_jac;    /* Nullable: finite differences of Pi g */
+  int hamiltonian_degree;           /* H a polynomial of this total degree (the AVF quadrature is
+                                       then exact), 0: not polynomial (adaptive quadrature) */
 
   /* monitors (either form) */
   int nmon;                         /* >= 0 */
@@ -274,6 +302,11 @@ typedef struct nh_model {
   nh_rhs_fn rhs;
   nh_energy_fn energy;
   nh_project_fn project;
+  nh_hamiltonian_fn hamiltonian; /* almost-Poisson form: all NULL otherwise */
+  nh_poisson_fn poisson;
+  nh_hamiltonian_hess_fn hamiltonian_hess;
+  nh_poisson_jac_fn poisson_jac;
+  int hamiltonian_degree;
   int nmon;
   const nh_monitor_def *monitors; /* names copied */
   nh_monitor_fn monitor;
@@ -325,6 +358,12 @@ NH_API int nh_model_constraint_deriv(const nh_model *model, const double *q, dou
 /* f Jacobians at (t, q, v); either output may be NULL. Zero when the model has no force. */
 NH_API int nh_model_force_jac(const nh_model *model, double t, const double *q, const double *v,
                               double *dfdq, double *dfdv, double *work);
+/* Almost-Poisson form: the Hessian of H and T = d(Pi g)/dx at x (conventions above; work:
+ * nh_model_deriv_work_size doubles or NULL as above). NH_ERR_UNSUPPORTED for other models. */
+NH_API int nh_model_hamiltonian_hess(const nh_model *model, const double *x, double *Hs,
+                                     double *work);
+NH_API int nh_model_poisson_jac(const nh_model *model, const double *x, const double *g, double *T,
+                                double *work);
 
 #ifdef __cplusplus
 }

@@ -108,4 +108,21 @@ void nh_la_qr_q(int m, int n, const double *QR, const double *tau, double *b);
  * (returns NH_ERR_SINGULAR when some |R_kk| <= tol * max|R_jj|). */
 int nh_la_qr_solve(int m, int n, const double *QR, const double *tau, double *b, double tol);
 
+/* ---- Householder QR with differentiated reflections (src/la/qrdiff.c) --------------- */
+
+/* Flag for nh_la_qrdiff: use the sign printed in the paper's Algorithm 1 (wrong, spec 002
+ * E8). Only for the test that shows the erratum. */
+#define NH_LA_QRDIFF_PAPER_SIGN 1u
+
+/* Doubles of work for nh_la_qrdiff (deriv: with derivatives). */
+size_t nh_la_qrdiff_work_size(int n, int r, int deriv);
+/* A (n x r, r <= n) = Q R by r explicit Householder reflections I - 2 w w^T with the sign
+ * vector s (r): s_k = +-1 fixes reflection k; s_k = 0 picks sign(R_kk) and writes it back.
+ * Q (n x n) full. With dA (n slices of n x r, dA + i n r = dA/dq_i) and dQ (n slices of
+ * n x n, Nullable together), also dQ/dq_i (Celledoni et al. Algorithm 1, corrected).
+ * Returns 0, or NH_ERR_SINGULAR when a column is (numerically) dependent or the sign makes
+ * the reflection degenerate. The last n - r columns of Q span ker A^T. */
+int nh_la_qrdiff(int n, int r, const double *A, const double *dA, double *s, double *Q, double *dQ,
+                 unsigned flags, double *work);
+
 #endif

@@ -15,6 +15,14 @@ static const nh_method *const nh_methods[] = {
     &nh_method_shake,
     &nh_method_del,
     &nh_method_rdp,
+    &nh_method_avf,
+    &nh_method_gonzalez,
+    &nh_method_itoh_abe,
+    &nh_method_gonzalez_r,
+    &nh_method_gonzalez_r_fd,
+    &nh_method_gonzalez_f,
+    &nh_method_si_dla,
+    &nh_method_i_dla,
 };
 
 #define NH_NMETHODS ((int)(sizeof nh_methods / sizeof nh_methods[0]))
@@ -75,4 +83,22 @@ int nh_retraction_find(const char *name) {
   for (int i = 0; name && i < 3; i++)
     if (strcmp(retraction_names[i], name) == 0) return i;
   return -1;
+}
+
+int nh_hermite_dense(nh_stepper *s, double t, const double *x0, double h, const double *x1,
+                     double theta, double *x, double *f, double *valid) {
+  const int n = s->nx;
+  double *f0 = f, *f1 = f + n;
+  int rc;
+  // slopes at both ends, once per step
+  if (*valid == 0.0) {
+    if ((rc = nh_dyn_rhs(s->dyn, t, x0, f0)) || (rc = nh_dyn_rhs(s->dyn, t + h, x1, f1))) return rc;
+    s->evals += 2;
+    *valid = 1.0;
+  }
+  double th = theta, th2 = th * th, th3 = th2 * th;
+  double h00 = 2 * th3 - 3 * th2 + 1, h10 = th3 - 2 * th2 + th;
+  double h01 = -2 * th3 + 3 * th2, h11 = th3 - th2;
+  for (int i = 0; i < n; i++) x[i] = h00 * x0[i] + h10 * h * f0[i] + h01 * x1[i] + h11 * h * f1[i];
+  return 0;
 }

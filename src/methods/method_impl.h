@@ -85,6 +85,20 @@ void nh_vi_set_carried(nh_stepper *s, double t, const double *x, const double *c
 /* Dense output linear in q and v over the step (fixed-step structure-preserving methods). */
 int nh_dense_linear(nh_stepper *s, double t, const double *x0, double h, const double *x1,
                     double theta, double *x);
+extern const nh_method nh_method_avf;
+extern const nh_method nh_method_gonzalez;
+extern const nh_method nh_method_itoh_abe;
+extern const nh_method nh_method_gonzalez_r;
+extern const nh_method nh_method_gonzalez_r_fd;
+extern const nh_method nh_method_gonzalez_f;
+extern const nh_method nh_method_si_dla;
+extern const nh_method nh_method_i_dla;
+
+/* Dense output for one-step methods without their own interpolant: the cubic Hermite
+ * interpolant through (x0, F(t, x0)) and (x1, F(t + h, x1)), the slopes computed once per
+ * step into f (2 nx doubles, valid[0] = 0 after each step). */
+int nh_hermite_dense(nh_stepper *s, double t, const double *x0, double h, const double *x1,
+                     double theta, double *x, double *f, double *valid);
 
 /* Weighted RMS norm of err with weights atol + rtol max(|x0|, |x1|). */
 double nh_err_norm(int n, const double *err, const double *x0, const double *x1, double rtol,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "la/la.h"
 #include "model/model_impl.h"
 #include "nholo/model.h"
 
@@ -68,7 +69,9 @@ size_t nh_model_deriv_work_size(const nh_model *m) {
   size_t big = nq * nq * nq > nc * nq ? nq * nq * nq : nc * nq;
   if (big < nq * nq) big = nq * nq;
   /* outer difference of dM (nq + 2 nq^3) around an inner difference of M (nq + 2 nq^2) */
-  return 2 * nq + 2 * big + 2 * nq * nq + 4 * nq + 8;
+  size_t n = 2 * nq + 2 * big + 2 * nq * nq + 4 * nq + 8;
+  size_t nx = m->poisson ? (size_t)m->nx : 0; /* almost-Poisson: Pi twice, x, g twice */
+  return n > 2 * nx * nx + 4 * nx ? n : 2 * nx * nx + 4 * nx + 8;
 }
 
 /* run q(work) with caller work, or a temporary block */
@@ -160,4 +163,60 @@ int nh_model_force_jac(const nh_model *m, double t, const double *q, const doubl
   if (!rc && dfdv) rc = fd_force(m, t, q, v, 1, dfdv, w);
   if (!work) free(w);
   return rc == 0 ? NH_OK : NH_ERR_CALLBACK;
+}
+
+/* ---- almost-Poisson form: Hessian of H and d(Pi g)/dx -------------------------------- */
+
+static int px_hess(const nh_model *m, const double *x, double *Hs, double *w) {
+  const int n = m->nx;
+  if (m->hamiltonian_hess) return nh_cb(m->hamiltonian_hess(x, Hs, m->user));
+  double *z = w, *gp = z + n, *gm = gp + n;
+  memcpy(z, x, sizeof(double) * (size_t)n);
+  for (int k = 0; k < n; k++) {
+    double h = NH_FD_STEP * fmax(1.0, fabs(x[k]));
+    int rc;
+    z[k] = x[k] + h;
+    if ((rc = nh_cb(m->hamiltonian(z, NULL, gp, m->user)))) return rc;
+    z[k] = x[k] - h;
+    if ((rc = nh_cb(m->hamiltonian(z, NULL, gm, m->user)))) return rc;
+    z[k] = x[k];
+    for (int i = 0; i < n; i++) Hs[i * n + k] = (gp[i] - gm[i]) / (2.0 * h);
+  }
+  for (int i = 0; i < n; i++) /* symmetrise the difference quotient */
+    for (int j = 0; j < i; j++) Hs[i * n + j] = Hs[j * n + i] = 0.5 * (Hs[i * n + j] + Hs[j * n + i]);
+  return 0;
+}
+
+int nh_model_hamiltonian_hess(const nh_model *m, const double *x, double *Hs, double *work) {
+  if (m && !m->poisson) return NH_ERR_UNSUPPORTED;
+  return with_work(m, x, Hs, work, px_hess);
+}
+
+int nh_model_poisson_jac(const nh_model *m, const double *x, const double *g, double *T,
+                         double *work) {
+  if (!m || !x || !g || !T) return NH_ERR_ARG;
+  if (!m->poisson) return NH_ERR_UNSUPPORTED;
+  if (m->poisson_jac) return m->poisson_jac(x, g, T, m->user) == 0 ? NH_OK : NH_ERR_CALLBACK;
+  const int n = m->nx;
+  double *w = work ? work : malloc(sizeof(double) * nh_model_deriv_work_size(m));
+  if (!w) return NH_ERR_NOMEM;
+  double *P = w, *z = P + (size_t)n * n, *yp = z + n, *ym = yp + n;
+  int rc = 0;
+  memcpy(z, x, sizeof(double) * (size_t)n);
+  for (int k = 0; k < n && !rc; k++) {
+    double h = NH_FD_STEP * fmax(1.0, fabs(x[k]));
+    z[k] = x[k] + h;
+    if (!(rc = nh_cb(m->poisson(z, P, m->user)))) {
+      for (int i = 0; i < n; i++) yp[i] = nh_la_dot(n, P + (size_t)i * n, g);
+      z[k] = x[k] - h;
+      rc = nh_cb(m->poisson(z, P, m->user));
+    }
+    for (int i = 0; !rc && i < n; i++) {
+      ym[i] = nh_la_dot(n, P + (size_t)i * n, g);
+      T[i * n + k] = (yp[i] - ym[i]) / (2.0 * h);
+    }
+    z[k] = x[k];
+  }
+  if (!work) free(w);
+  return rc ? NH_ERR_CALLBACK : NH_OK;
 }

@@ -14,8 +14,8 @@
 #include "model/model_impl.h"
 
 size_t nh_dyn_work_size(const nh_model *m) {
-  size_t nq = (size_t)m->nq, nc = (size_t)m->nc;
-  return nq * nq + 2 * nc * nq + nc * nc + 2 * nq + nc;
+  size_t nq = (size_t)m->nq, nc = (size_t)m->nc, np = m->poisson ? (size_t)m->nx : 0;
+  return nq * nq + 2 * nc * nq + nc * nc + 2 * nq + nc + np * np + np;
 }
 
 void nh_dyn_init(nh_dyn *d, const nh_model *m, double *work) {
@@ -30,6 +30,8 @@ void nh_dyn_init(nh_dyn *d, const nh_model *m, double *work) {
   d->r = d->G + nc * nc;
   d->tmp = d->r + nq;
   d->tmpc = d->tmp + nq;
+  d->Pi = d->tmpc + nc;
+  d->g = d->Pi + (m->poisson ? (size_t)m->nx * (size_t)m->nx : 0);
   d->evals = 0;
 }
 
@@ -85,7 +87,13 @@ int nh_dyn_rhs(nh_dyn *d, double t, const double *x, double *xdot) {
   const nh_model *m = d->model;
   if (m->form == NH_FORM_ODE) {
     d->evals++;
-    return nh_cb(m->rhs(t, x, xdot, m->user));
+    if (!m->poisson) return nh_cb(m->rhs(t, x, xdot, m->user));
+    // almost-Poisson form: x' = Pi(x) grad H(x)
+    int rc;
+    if ((rc = nh_cb(m->hamiltonian(x, NULL, d->g, m->user))) || (rc = nh_cb(m->poisson(x, d->Pi, m->user))))
+      return rc;
+    nh_la_gemv(m->nx, m->nx, d->Pi, d->g, xdot);
+    return 0;
   }
   const int nq = d->nq;
   memcpy(xdot, x + nq, sizeof(double) * (size_t)nq);

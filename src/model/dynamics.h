@@ -23,6 +23,7 @@ typedef struct nh_dyn {
   double *r;      /* (nq) */
   double *tmp;    /* (nq) */
   double *tmpc;   /* (nc) */
+  double *Pi, *g; /* almost-Poisson form: (nx x nx), (nx) */
   long evals;     /* accel evaluations */
 } nh_dyn;
 

@@ -145,7 +145,16 @@ static int check_ode_def(const nh_model_def *d, char *msg, size_t size) {
     nh_set_msg(msg, size, "an ODE-form model has no coordinates, constraints, gaps, mass or flow");
     return 0;
   }
-  if (!d->rhs) {
+  if (d->hamiltonian || d->poisson) {
+    if (!d->hamiltonian || !d->poisson || d->rhs || d->energy) {
+      nh_set_msg(msg, size, "an almost-Poisson model gives hamiltonian and poisson, and no rhs or energy (derived)");
+      return 0;
+    }
+    if (d->hamiltonian_degree < 0) {
+      nh_set_msg(msg, size, "bad hamiltonian_degree %d (>= 0; 0: not polynomial)", d->hamiltonian_degree);
+      return 0;
+    }
+  } else if (!d->rhs) {
     nh_set_msg(msg, size, "an ODE-form model needs a right-hand side evaluator");
     return 0;
   }
@@ -169,8 +178,8 @@ static int check_def(const nh_model_def *d, char *msg, size_t size) {
     nh_set_msg(msg, size, "unknown model form %d", (int)d->form);
     return 0;
   }
-  if (d->rhs || d->project || d->energy || d->nx != 0) {
-    nh_set_msg(msg, size, "rhs, energy, project and nx belong to the ODE form (form = NH_FORM_ODE)");
+  if (d->rhs || d->project || d->energy || d->nx != 0 || d->hamiltonian || d->poisson) {
+    nh_set_msg(msg, size, "rhs, energy, project, nx, hamiltonian and poisson belong to the ODE form (form = NH_FORM_ODE)");
     return 0;
   }
   if (d->nq < 1 || d->nc < 0 || d->ngap < 0 || d->npar < 0) {
@@ -322,6 +331,13 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   m->rhs = d->rhs;
   m->energy = d->energy;
   m->project = d->project;
+  m->hamiltonian = d->hamiltonian;
+  m->poisson = d->poisson;
+  m->hamiltonian_hess = d->hamiltonian_hess;
+  m->poisson_jac = d->poisson_jac;
+  m->hamiltonian_degree = d->hamiltonian_degree;
+  if (d->hamiltonian_hess) m->exact_derivs |= NH_DERIV_HAMILTONIAN;
+  if (d->poisson_jac) m->exact_derivs |= NH_DERIV_POISSON;
   m->nmon = d->nmon;
   for (int i = 0; i < d->nmon; i++) {
     mon[i] = d->monitors[i];
@@ -439,5 +455,6 @@ int nh_model_energy_x(const nh_model *m, double t, const double *x, double *E) {
   if (!m || !x || !E) return NH_ERR_ARG;
   if (m->form == NH_FORM_MECHANICAL) return nh_model_energy(m, x, x + m->nq, E);
   *E = 0.0;
+  if (m->hamiltonian) return query_status(m->hamiltonian(x, E, NULL, m->user));
   return m->energy ? query_status(m->energy(t, x, E, m->user)) : NH_OK;
 }

@@ -276,6 +276,7 @@ static int energy(nh_sim *s, double t, const double *x, double *E) {
   const nh_model *m = s->model;
   if (m->form == NH_FORM_ODE) {
     *E = 0.0;
+    if (m->hamiltonian) return nh_cb(m->hamiltonian(x, E, NULL, m->user));
     return m->energy ? nh_cb(m->energy(t, x, E, m->user)) : 0;
   }
   return nh_model_energy_ws(m, x, x + s->nq, s->M, E);

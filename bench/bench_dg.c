@@ -1,0 +1,126 @@
+/* bench_dg.c - the energy-preserving methods of Celledoni et al. (spec 002) against the
+ * reference integrators, in the same process:
+ *   1. ns per step and Newton iterations per step of every applicable method on every
+ *      example (quartic, quartic-ap, gearbox, sleigh-dg, sleigh-dg-q, suslov), with the ratio
+ *      to one RK4 step on the same model;
+ *   2. a work-precision table on the quartic system: position error at t = 10 against a
+ *      DOPRI5 reference (tolerance 1e-13), wall time and max relative energy error, for
+ *      RK4, DOPRI5 (rtol sweep), the GNI methods when present, and the DG methods.
+ * Target (issue 5): a Gonzalez step on the quartic system (n = 3) below 2 us.
+ * Times are process CPU time, best of three.
+ * Usage: bench_dg [steps]  (default 20000 per measurement) */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nholo/nholo.h"
+
+/* CPU time of this process: the machine may be shared, and waiting is not work */
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct meas {
+  double ns_step, iters, energy, wall;
+  long steps;
+  int status;
+  double x[16];
+} meas;
+
+/* run n steps of h (fixed-step) or to t_end (adaptive: h is the tolerance) */
+static meas run(const nh_model *m, const nh_method *meth, double h, double t_end) {
+  meas r = {0};
+  nh_sim_def d = nh_sim_def_default();
+  d.method = meth;
+  if (nh_method_flags(meth) & NH_METHOD_ADAPTIVE)
+    d.rtol = h, d.atol = h, d.h = 1e-3;
+  else
+    d.h = h;
+  nh_sim *s = nh_sim_create(m, &d, NULL, 0);
+  if (!s) {
+    r.status = -1;
+    return r;
+  }
+  // best of three (the machine may be shared)
+  r.wall = INFINITY;
+  for (int rep = 0; rep < 3; rep++) {
+    nh_sim_set_state_x(s, 0.0, m->x0);
+    double t0 = now();
+    r.status = nh_sim_run(s, t_end, 0, NULL, NULL);
+    r.wall = fmin(r.wall, now() - t0);
+  }
+  const nh_sim_stats *st = nh_sim_get_stats(s);
+  r.steps = st->steps;
+  r.ns_step = 1e9 * r.wall / (double)(st->steps ? st->steps : 1);
+  r.iters = (double)st->solver_iterations / (double)(st->steps ? st->steps : 1);
+  r.energy = st->max_energy_rel_error;
+  for (int i = 0; i < m->nx && i < 16; i++) r.x[i] = nh_sim_x(s)[i];
+  nh_sim_destroy(s);
+  return r;
+}
+
+int main(int argc, char **argv) {
+  long nsteps = argc > 1 ? atol(argv[1]) : 20000;
+  if (nsteps < 100) nsteps = 100;
+  const char *models[] = {"quartic", "quartic-ap", "gearbox", "sleigh-dg-q", "sleigh-dg", "suslov"};
+  const double hs[] = {0.05, 0.05, 0.1, 0.5, 0.5, 0.1};
+  printf("1. cost per step (%ld steps each; ratio = ns per step / ns per RK4 step on the same model)\n", nsteps);
+  printf("%-12s %-14s %10s %8s %10s %12s\n", "model", "method", "ns/step", "ratio", "iter/step", "max dE/E");
+  double gonzalez_ns = 0.0;
+  for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
+    nh_model *m = nh_builtin_create(models[k], NULL, 0);
+    if (!m) continue;
+    meas base = run(m, nh_method_find("rk4"), hs[k], hs[k] * (double)nsteps);
+    for (int i = 0; i < nh_method_count(); i++) {
+      const nh_method *meth = nh_method_at(i);
+      if (nh_method_supports(meth, m) != NH_OK || (nh_method_flags(meth) & (NH_METHOD_EXACT | NH_METHOD_ADAPTIVE)))
+        continue;
+      long n = strncmp(nh_method_name(meth), "gonzalez-r", 10) == 0 ? nsteps / 20 : nsteps;
+      meas r = run(m, meth, hs[k], hs[k] * (double)n);
+      if (r.status < 0) {
+        printf("%-12s %-14s failed (%s)\n", models[k], nh_method_name(meth), nh_status_name(r.status));
+        continue;
+      }
+      printf("%-12s %-14s %10.0f %8.1f %10.2f %12.2e\n", models[k], nh_method_name(meth), r.ns_step,
+             r.ns_step / base.ns_step, r.iters, r.energy);
+      if (strcmp(models[k], "quartic-ap") == 0 && strcmp(nh_method_name(meth), "gonzalez") == 0) gonzalez_ns = r.ns_step;
+    }
+    nh_model_destroy(m);
+  }
+  printf("target: gonzalez on quartic-ap %.0f ns per step (goal < 2000 ns): %s\n\n", gonzalez_ns,
+         gonzalez_ns < 2000.0 ? "met" : "NOT met");
+
+  // 2. work-precision on the quartic system, positions at t = 10
+  nh_model *mq = nh_quartic_create(NULL, 0), *ma = nh_quartic_ap_create(NULL, 0);
+  meas ref = run(mq, nh_method_find("dopri5"), 1e-13, 10.0);
+  printf("2. work-precision, quartic system to t = 10 (error: |q - q_ref|, reference DOPRI5 tol 1e-13)\n");
+  printf("%-14s %10s %10s %12s %12s %12s\n", "method", "h / tol", "steps", "error", "wall (s)", "max dE/E");
+  // every method that runs the quartic system (configuration or almost-Poisson form): the
+  // references, the DG methods, and any other integrator in the table (the GNI of issue 4)
+  for (int k = 0; k < nh_method_count(); k++) {
+    const nh_method *meth = nh_method_at(k);
+    if (nh_method_flags(meth) & NH_METHOD_EXACT) continue;
+    if (!strcmp(nh_method_name(meth), "gonzalez-r-fd") || !strcmp(nh_method_name(meth), "itoh-abe")) continue;
+    const nh_model *m = nh_method_supports(meth, ma) == NH_OK && strcmp(nh_method_name(meth), "rk4") &&
+                                strcmp(nh_method_name(meth), "dopri5")
+                            ? ma
+                            : mq;
+    if (nh_method_supports(meth, m) != NH_OK) continue;
+    int adaptive = (nh_method_flags(meth) & NH_METHOD_ADAPTIVE) != 0;
+    for (int j = 0; j < 4; j++) {
+      double h = adaptive ? pow(10.0, -4.0 - 2.0 * j) : 0.1 / (double)(1 << (2 * j));
+      meas r = run(m, meth, h, 10.0);
+      double e = 0.0;
+      for (int i = 0; i < 7; i++) e += (r.x[i] - ref.x[i]) * (r.x[i] - ref.x[i]);
+      printf("%-14s %10.2e %10ld %12.3e %12.3e %12.2e\n", nh_method_name(meth), h, r.steps, sqrt(e), r.wall, r.energy);
+    }
+  }
+  nh_model_destroy(mq);
+  nh_model_destroy(ma);
+  return 0;
+}

@@ -1,0 +1,336 @@
+/* dg.c - discrete gradients and the discrete-gradient step (see dg.h).
+ *
+ * Celledoni, Farre Puiggali, Hoiseth, Martin de Diego, "Energy-Preserving Integrators
+ * Applied to Nonholonomic Systems"; spec 002 M1-M2. With d = x' - x, xbar = (x + x')/2:
+ *
+ *   (10a) G . (x' - x) = H(x') - H(x)        (10b) G(x, x) = grad H(x)
+ *   (11)  AVF:      G = int_0^1 grad H(x + xi d) dxi      (Gauss-Legendre, exact for polynomial H)
+ *   (12)  Gonzalez: G = grad H(xbar) + [H(x') - H(x) - grad H(xbar) . d] / |d|^2 d
+ *   (13)  Itoh-Abe: G_i = [H(y_i) - H(y_{i-1})] / d_i,  y_i = (x'_1..x'_i, x_{i+1}..x_N)
+ *   (14)  (x' - x) / h = Pi(xbar) G(x, x')
+ *
+ * Newton on R(x') = x' - x - h Pi(xbar) G(x, x') with the exact Jacobian
+ *   dR/dx' = I - h [ 1/2 T(xbar, G) + Pi(xbar) dG/dx' ],   T_ik = sum_j dPi_ij/dx_k G_j,
+ *   AVF:      dG/dx' = int_0^1 xi Hess H(x + xi d) dxi
+ *   Gonzalez: dG/dx' = 1/2 Hess H(xbar) + c I + d (dc/dx')^T,  c = [H(x') - H(x) - g.d] / |d|^2,
+ *             dc/dx' = [ (grad H(x') - g - 1/2 Hess H(xbar) d) - 2 c d ] / |d|^2,  g = grad H(xbar)
+ *   Itoh-Abe: dG_i/dx'_j = [dH/dx_j(y_i) - dH/dx_j(y_{i-1})] / d_i (j < i),
+ *             dG_i/dx'_i = [dH/dx_i(y_i) - G_i] / d_i,   0 (j > i)
+ *             (for |d_i| <= NH_DG_IA_DELTA (1 + |x_i|) the quotient loses digits to
+ *             cancellation, eps |H| / |d_i|, and Newton cannot converge; there G_i is the
+ *             same mean value computed as int_0^1 dH/dx_i(y_{i-1} + xi d_i e_i) dxi by 4-point
+ *             Gauss-Legendre, error O(d_i^8), with the Jacobian of the Hessian at y_{i-1})
+ * or, for systems without derivatives, a forward-difference Jacobian formed once per step. */
+#include "dg/dg.h"
+
+#include <math.h>
+
+#include "dg/gl_table.h"
+#include "la/la.h"
+#include "nholo/status.h"
+
+/* the first node of the Gauss-Legendre rule with K nodes (K a power of two <= 32) */
+static int gl_first(int K) { return K - 1; }
+
+/* workspace of nh_dg_grad: Hs (n x n), Y ((n+2) x n), Hy (n+1), y, xb, d, Gp (n) */
+static size_t grad_work(int n) { return (size_t)n * n + (size_t)(n + 2) * n + (size_t)(n + 1) + 4 * (size_t)n; }
+
+
+/* callback status: positive passes through, anything negative becomes NH_ERR_CALLBACK */
+static int cb(int rc) { return rc > 0 ? rc : (rc < 0 ? NH_ERR_CALLBACK : 0); }
+
+/* AVF with the K-node rule: G, and dG (Nullable) += ... */
+static int avf_rule(const nh_dg_sys *s, int K, const double *x, const double *d, double *G,
+                    double *dG, double *Hs, double *y, double *g) {
+  const int n = s->n;
+  int rc;
+  for (int i = 0; i < n; i++) G[i] = 0.0;
+  if (dG)
+    for (int i = 0; i < n * n; i++) dG[i] = 0.0;
+  for (int k = 0; k < K; k++) {
+    double xi = gl_x[gl_first(K) + k], wk = gl_w[gl_first(K) + k];
+    for (int i = 0; i < n; i++) y[i] = x[i] + xi * d[i];
+    if ((rc = cb(s->eval(y, NULL, g, NULL, s->user)))) return rc;
+    nh_la_axpy(n, wk, g, G);
+    if (dG) {
+      if ((rc = cb(s->hess(y, Hs, s->user)))) return rc;
+      nh_la_axpy(n * n, wk * xi, Hs, dG);
+    }
+  }
+  return 0;
+}
+
+static int dg_avf(const nh_dg_sys *s, const double *x, const double *x1, double *G, double *dG,
+                  int *nodes, double *w) {
+  const int n = s->n;
+  double *Hs = w, *y = Hs + (size_t)n * n, *d = y + n, *Gp = d + n, *g = Gp + n;
+  for (int i = 0; i < n; i++) d[i] = x1[i] - x[i];
+  int rc, K;
+  if (s->degree > 0) {
+    // smallest rule exact for grad H of degree p - 1 along the segment: 2K - 1 >= p - 1
+    K = 1;
+    while (2 * K < s->degree && K < 32) K *= 2;
+    if ((rc = avf_rule(s, K, x, d, G, dG, Hs, y, g))) return rc;
+  } else {
+    // doubling until two rules agree
+    K = 8;
+    if ((rc = avf_rule(s, K, x, d, Gp, NULL, Hs, y, g))) return rc;
+    for (;;) {
+      K *= 2;
+      if ((rc = avf_rule(s, K, x, d, G, NULL, Hs, y, g))) return rc;
+      double diff = 0.0, scale = nh_la_norm_inf(n, G);
+      for (int i = 0; i < n; i++) diff = fmax(diff, fabs(G[i] - Gp[i]));
+      if (diff <= NH_DG_AVF_TOL * scale || K == 32) break;
+      nh_la_copy(n, G, Gp);
+    }
+    // the Jacobian (for Newton only) from the 8-node rule
+    if (dG && (rc = avf_rule(s, 8, x, d, Gp, dG, Hs, y, g))) return rc;
+  }
+  if (nodes) *nodes = K;
+  return 0;
+}
+
+/* Gonzalez (12); H0 (Nullable) caches H(x) across calls with the same x; Pi (Nullable)
+ * receives Pi(xbar) from the same evaluation as grad H(xbar) */
+static int dg_gonzalez(const nh_dg_sys *s, const double *x, const double *x1, double *G,
+                       double *dG, double *H0, double *Pi, double *w) {
+  const int n = s->n;
+  double *Hs = w, *xb = Hs + (size_t)n * n, *d = xb + n, *g1 = d + n;
+  double h0, H1;
+  int rc;
+  for (int i = 0; i < n; i++) xb[i] = 0.5 * (x[i] + x1[i]), d[i] = x1[i] - x[i];
+  if ((rc = cb(s->eval(xb, NULL, G, Pi, s->user)))) return rc;
+  double dd = nh_la_dot(n, d, d);
+  if (dG && (rc = cb(s->hess(xb, Hs, s->user)))) return rc;
+  if (H0 && !isnan(*H0)) {
+    h0 = *H0;
+  } else {
+    if ((rc = cb(s->eval(x, &h0, NULL, NULL, s->user)))) return rc;
+    if (H0) *H0 = h0;
+  }
+  if (dd > 0.0 && (rc = cb(s->eval(x1, &H1, dG ? g1 : NULL, NULL, s->user)))) return rc;
+  // numerator H(x') - H(x) - g.d = O(|d|^3), and its rounding noise
+  double num = 0.0, noise = 0.0;
+  if (dd > 0.0) {
+    double gd = 0.0, agd = 0.0;
+    for (int i = 0; i < n; i++) gd += G[i] * d[i], agd += fabs(G[i] * d[i]);
+    num = H1 - h0 - gd;
+    noise = NH_DG_GZ_NOISE * 2.220446049250313e-16 * (fabs(H1) + fabs(h0) + agd);
+  }
+  if (!(fabs(num) > noise)) {
+    // coincident points, or a correction below its own rounding noise (near equilibria, or
+    // large coordinates): G = grad H(xbar), dG = 1/2 Hess; (10a) then holds to that noise
+    if (dG)
+      for (int i = 0; i < n * n; i++) dG[i] = 0.5 * Hs[i];
+    return 0;
+  }
+  double c = num / dd;
+  if (dG) {
+    // dc/dx' into g1: (grad H(x') - g - 1/2 Hs d - 2 c d) / |d|^2
+    for (int i = 0; i < n; i++) {
+      double hd = 0.5 * nh_la_dot(n, Hs + (size_t)i * n, d);
+      g1[i] = (g1[i] - G[i] - hd - 2.0 * c * d[i]) / dd;
+    }
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) dG[(size_t)i * n + j] = 0.5 * Hs[(size_t)i * n + j] + d[i] * g1[j] + (i == j ? c : 0.0);
+  }
+  nh_la_axpy(n, c, d, G);
+  return 0;
+}
+
+static int dg_itoh_abe(const nh_dg_sys *s, const double *x, const double *x1, double *G,
+                       double *dG, double *w) {
+  const int n = s->n;
+  double *Hs = w, *Y = Hs + (size_t)n * n, *g = Y + (size_t)(n + 1) * n, *Hy = g + n, *y = Hy + n + 1;
+  int rc;
+  // H and grad H at y_0 = x, y_1, ..., y_n = x'
+  nh_la_copy(n, x, y);
+  for (int i = 0; i <= n; i++) {
+    if (i > 0) y[i - 1] = x1[i - 1];
+    if ((rc = cb(s->eval(y, Hy + i, dG ? Y + (size_t)i * n : NULL, NULL, s->user)))) return rc;
+  }
+  if (dG)
+    for (int i = 0; i < n * n; i++) dG[i] = 0.0;
+  nh_la_copy(n, x, y);
+  for (int i = 0; i < n; i++) {
+    double di = x1[i] - x[i];
+    if (fabs(di) > NH_DG_IA_DELTA * (1.0 + fabs(x[i]))) {
+      G[i] = (Hy[i + 1] - Hy[i]) / di;
+      if (dG) {
+        for (int j = 0; j < i; j++) dG[(size_t)i * n + j] = (Y[(size_t)(i + 1) * n + j] - Y[(size_t)i * n + j]) / di;
+        dG[(size_t)i * n + i] = (Y[(size_t)(i + 1) * n + i] - G[i]) / di;
+      }
+    } else {
+      // short increment: the same mean value as an integral of dH/dx_i along the segment
+      // (Gauss-Legendre, 4 nodes, error O(d_i^8)), free of the cancellation of the quotient
+      double yi = y[i];
+      G[i] = 0.0;
+      for (int k = 0; k < 4; k++) {
+        y[i] = yi + gl_x[gl_first(4) + k] * di;
+        if ((rc = cb(s->eval(y, NULL, g, NULL, s->user)))) return rc;
+        G[i] += gl_w[gl_first(4) + k] * g[i];
+      }
+      y[i] = yi;
+      if (dG && s->hess) {
+        if ((rc = cb(s->hess(y, Hs, s->user)))) return rc;
+        for (int j = 0; j < i; j++) dG[(size_t)i * n + j] = Hs[(size_t)i * n + j];
+        dG[(size_t)i * n + i] = 0.5 * Hs[(size_t)i * n + i];
+      }
+    }
+    y[i] = x1[i];
+  }
+  return 0;
+}
+
+int nh_dg_grad(const nh_dg_sys *s, nh_dg_kind kind, const double *x, const double *x1, double *G,
+               double *dG, int *nodes, double *work) {
+  if (nodes) *nodes = 0;
+  if (dG && !s->hess) return NH_ERR_UNSUPPORTED;
+  switch (kind) {
+  case NH_DG_AVF: return dg_avf(s, x, x1, G, dG, nodes, work);
+  case NH_DG_GONZALEZ: return dg_gonzalez(s, x, x1, G, dG, NULL, NULL, work);
+  case NH_DG_ITOH_ABE: return dg_itoh_abe(s, x, x1, G, dG, work);
+  }
+  return NH_ERR_ARG;
+}
+
+/* ---- Newton ------------------------------------------------------------------------ */
+
+size_t nh_newton_work_size(int n) { return (size_t)n * n + 4 * (size_t)n + 8; }
+
+int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio, double *z,
+              nh_dg_newton *st, double *work, int *jac_kept) {
+  double *J = work, *R = J + (size_t)n * n, *Rs = R + n, *dx = Rs + n;
+  int *piv = (int *)(dx + n); /* n ints in 2 n doubles */
+  int rc;
+  st->iters = 0;
+  st->residual = 0.0;
+  // factors of an earlier solve (jac_kept) are reused until they contract poorly
+  int need = !jac_kept || !*jac_kept, fresh = 0;
+  if (jac_kept) *jac_kept = 0;
+  if ((rc = F(z, R, exact && need ? J : NULL, user))) return rc;
+  int have_exact = exact && need; /* J holds the exact Jacobian at z, not yet factored */
+  double dx_prev = INFINITY, dx_prev_keep = INFINITY;
+  for (;;) {
+    if (nh_la_norm_inf(n, R) == 0.0) break;
+    if (st->iters >= NH_DG_MAXIT) {
+      st->residual = nh_la_norm_inf(n, R);
+      return NH_ERR_NO_CONVERGENCE;
+    }
+    // a new Jacobian at the current iterate: exact from F, or forward differences
+    if (need) {
+      if (exact && !have_exact && (rc = F(z, R, J, user))) return rc;
+      for (int j = 0; !exact && j < n; j++) {
+        double zj = z[j], dj = 1.4901161193847656e-08 * fmax(1.0, fabs(zj)); /* sqrt(eps) */
+        z[j] = zj + dj;
+        dj = z[j] - zj;
+        rc = F(z, Rs, NULL, user);
+        z[j] = zj;
+        if (rc) return rc;
+        for (int i = 0; i < n; i++) J[(size_t)i * n + j] = (Rs[i] - R[i]) / dj;
+      }
+      if (nh_la_lu(n, J, piv, 0.0)) return NH_ERR_SINGULAR;
+      need = 0, fresh = 1;
+    }
+    have_exact = 0;
+    for (int i = 0; i < n; i++) dx[i] = -R[i];
+    nh_la_lu_solve(n, J, piv, dx);
+    int small = 1;
+    double dxn = 0.0, zn = 0.0;
+    for (int i = 0; i < n; i++) {
+      z[i] += dx[i];
+      if (fabs(dx[i]) > NH_DG_NEWTON_TOL * (1.0 + fabs(z[i]))) small = 0;
+      dxn = fmax(dxn, fabs(dx[i]));
+      zn = fmax(zn, fabs(z[i]));
+    }
+    st->iters++;
+    if (!small && fresh && st->iters >= 3 && dxn >= 0.5 * dx_prev && dxn <= NH_DG_STALL_TOL * (1.0 + zn)) {
+      small = 1; /* stagnation at the round-off floor (with a Jacobian of this solve) counts as converged */
+    } else if (!small && !fresh && dxn > NH_NEWTON_CHORD_RATIO * dx_prev) {
+      need = 1; /* reused factors contract poorly */
+    } else if (!small && exact && dxn > refresh_ratio * dx_prev_keep) {
+      need = 1; /* simplified Newton contracts slowly (always, for refresh_ratio 0) */
+    }
+    dx_prev = dxn;
+    dx_prev_keep = dxn;
+    if ((rc = F(z, R, exact && need && !small ? J : NULL, user))) return rc;
+    have_exact = exact && need && !small;
+    if (small) break;
+  }
+  st->residual = nh_la_norm_inf(n, R);
+  if (jac_kept) *jac_kept = !need;
+  return 0;
+}
+
+/* ---- the discrete-gradient step -------------------------------------------------------- */
+
+typedef struct dg_prob {
+  const nh_dg_sys *s;
+  nh_dg_kind kind;
+  const double *x;
+  double h;
+  int nodes;
+  double H0; /* H(x), NAN until computed */
+  double *gw, *Pi, *T, *dG, *xb, *G;
+} dg_prob;
+
+/* R(x1) = x1 - x - h Pi(xbar) G(x, x1); J = dR/dx1 = I - h (1/2 T + Pi dG) */
+static int dg_residual(const double *x1, double *R, double *J, void *user) {
+  dg_prob *c = user;
+  const nh_dg_sys *s = c->s;
+  const int n = s->n;
+  const double h = c->h, *x = c->x;
+  int rc;
+  if (c->kind == NH_DG_GONZALEZ) {
+    if ((rc = dg_gonzalez(s, x, x1, c->G, J ? c->dG : NULL, &c->H0, c->Pi, c->gw))) return rc;
+  } else {
+    if ((rc = nh_dg_grad(s, c->kind, x, x1, c->G, J ? c->dG : NULL, &c->nodes, c->gw))) return rc;
+    for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]);
+    if ((rc = cb(s->eval(c->xb, NULL, NULL, c->Pi, s->user)))) return rc;
+  }
+  for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]);
+  for (int i = 0; i < n; i++) R[i] = x1[i] - x[i] - h * nh_la_dot(n, c->Pi + (size_t)i * n, c->G);
+  if (!J) return 0;
+  // Pi dG, skipping the zeros of Pi (sparse in the examples)
+  for (int i = 0; i < n * n; i++) J[i] = 0.0;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++) {
+      double p = c->Pi[(size_t)i * n + k];
+      if (p != 0.0) nh_la_axpy(n, p, c->dG + (size_t)k * n, J + (size_t)i * n);
+    }
+  if (s->pijac) {
+    if ((rc = cb(s->pijac(c->xb, c->G, c->T, s->user)))) return rc;
+    nh_la_axpy(n * n, 0.5, c->T, J);
+  }
+  nh_la_scale(n * n, -h, J);
+  for (int i = 0; i < n; i++) J[(size_t)i * n + i] += 1.0;
+  return 0;
+}
+
+size_t nh_dg_work_size(int n) {
+  size_t nn = (size_t)n;
+  return grad_work(n) + 3 * nn * nn + 2 * nn + nh_newton_work_size(n) + 8;
+}
+
+int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, double *x1,
+               nh_dg_newton *st, double *work, int *jac_kept) {
+  const int n = s->n;
+  const size_t nn = (size_t)n;
+  dg_prob c = {.s = s, .kind = kind, .x = x, .h = h, .nodes = 0, .H0 = NAN};
+  double *w = work;
+  c.gw = w, w += grad_work(n);
+  c.Pi = w, w += nn * nn;
+  c.T = w, w += nn * nn;
+  c.dG = w, w += nn * nn;
+  c.xb = w, w += nn;
+  c.G = w, w += nn;
+  int rc;
+  // explicit midpoint predictor (local error O(h^3): one Newton iteration fewer than Euler)
+  if ((rc = cb(s->eval(x, &c.H0, c.G, c.Pi, s->user)))) return rc;
+  for (int i = 0; i < n; i++) c.xb[i] = x[i] + 0.5 * h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
+  if ((rc = cb(s->eval(c.xb, NULL, c.G, c.Pi, s->user)))) return rc;
+  for (int i = 0; i < n; i++) x1[i] = x[i] + h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
+  rc = nh_newton(n, dg_residual, &c, s->hess != NULL, NH_NEWTON_REFRESH, x1, st, w, jac_kept);
+  st->nodes = c.nodes;
+  return rc;
+}

@@ -1,0 +1,291 @@
+/* dg_poisson.c - almost-Poisson models x' = Pi(x) grad H(x) (nholo/model.h) of Celledoni,
+ * Farre Puiggali, Hoiseth, Martin de Diego, "Energy-Preserving Integrators Applied to
+ * Nonholonomic Systems" (spec 002 S1-S3), each with the exact Hessian of H and d(Pi g)/dx:
+ *
+ *   quartic-ap  sec. 4.1, eq. (21) (with erratum E4): x = (x, w1..w3, z1..z3, xi1..xi3,
+ *               eta1..eta3), kappa = w.eta / (1 + |w|^2),
+ *               H = 1/2 |xi|^2 + 1/2 (|eta|^2 - (w.eta)^2/(1 + |w|^2)) + V(x, w, z)
+ *               Pi: x-eta w^T, w-xi I, z-eta -I, xi-eta -kappa I (and skew)
+ *   sleigh-dg   sec. 4.2: x = (x1, x2, theta, rho1, rho2), H = 1/2 (rho1^2 + rho2^2),
+ *               Pi[x1,rho2] = cos(th)/sqrt(m), Pi[x2,rho2] = sin(th)/sqrt(m),
+ *               Pi[th,rho1] = 1/sqrt(J + m a^2), Pi[rho1,rho2] = -C rho1, C = a sqrt(m)/(J + m a^2)
+ *   suslov      sec. 4.3: x = (rho1, rho2), H = 1/2 (rho1^2/I11 + rho2^2/I22),
+ *               Pi = [[0, -s], [s, 0]], s = C1 rho1 + C2 rho2, C1 = I13/I11, C2 = I23/I22 */
+#include <math.h>
+#include <string.h>
+
+#include "model/msg.h"
+#include "nholo/systems.h"
+
+/* ---- quartic-ap ---------------------------------------------------------------------- */
+
+#define QN 3
+#define QX 0
+#define QW 1
+#define QZ (1 + QN)
+#define QXI (1 + 2 * QN)
+#define QETA (1 + 3 * QN)
+#define QNX (1 + 4 * QN)
+
+static double qap_kappa(const double *x, double *s) {
+  double ww = 0.0, we = 0.0;
+  for (int i = 0; i < QN; i++) ww += x[QW + i] * x[QW + i], we += x[QW + i] * x[QETA + i];
+  *s = 1.0 + ww;
+  return we / *s;
+}
+
+static int qap_hamiltonian(const double *x, double *H, double *dH, void *user) {
+  (void)user;
+  const double *w = x + QW, *z = x + QZ, *xi = x + QXI, *eta = x + QETA;
+  double s, k = qap_kappa(x, &s);
+  if (H) {
+    double V = z[0] * z[0] * z[1] * z[1], K = 0.0, we = k * s;
+    for (int i = 0; i < 1 + 2 * QN; i++) V += x[i] * x[i];
+    for (int i = 0; i < QN; i++) V += w[i] * w[i] * z[i] * z[i], K += xi[i] * xi[i] + eta[i] * eta[i];
+    *H = 0.5 * (K - we * we / s) + 0.5 * V;
+  }
+  if (dH) {
+    dH[QX] = x[QX];
+    for (int i = 0; i < QN; i++) {
+      dH[QW + i] = w[i] * (1.0 + z[i] * z[i]) - k * eta[i] + k * k * w[i];
+      dH[QZ + i] = z[i] * (1.0 + w[i] * w[i]);
+      dH[QXI + i] = xi[i];
+      dH[QETA + i] = eta[i] - k * w[i];
+    }
+    dH[QZ] += z[0] * z[1] * z[1];
+    dH[QZ + 1] += z[0] * z[0] * z[1];
+  }
+  return 0;
+}
+
+static int qap_hess(const double *x, double *Hs, void *user) {
+  (void)user;
+  const int n = QNX;
+  const double *w = x + QW, *z = x + QZ, *eta = x + QETA;
+  double s, k = qap_kappa(x, &s);
+  for (int i = 0; i < n * n; i++) Hs[i] = 0.0;
+  // potential
+  Hs[QX * n + QX] = 1.0;
+  for (int i = 0; i < QN; i++) {
+    int a = QW + i, b = QZ + i;
+    Hs[a * n + a] = 1.0 + z[i] * z[i];
+    Hs[b * n + b] = 1.0 + w[i] * w[i];
+    Hs[a * n + b] = Hs[b * n + a] = 2.0 * w[i] * z[i];
+  }
+  Hs[QZ * n + QZ] += z[1] * z[1];
+  Hs[(QZ + 1) * n + QZ + 1] += z[0] * z[0];
+  Hs[QZ * n + QZ + 1] = Hs[(QZ + 1) * n + QZ] = 2.0 * z[0] * z[1];
+  // kinetic: dkappa/dw_j = (eta_j - 2 kappa w_j)/s, dkappa/deta_j = w_j/s
+  for (int i = 0; i < QN; i++) {
+    Hs[(QXI + i) * n + QXI + i] = 1.0;
+    for (int j = 0; j < QN; j++) {
+      double a = 2.0 * k * w[i] - eta[i], dkw = (eta[j] - 2.0 * k * w[j]) / s;
+      Hs[(QW + i) * n + QW + j] += a * dkw + (i == j ? k * k : 0.0);
+      double we = (i == j ? -k : 0.0) + a * w[j] / s; /* d^2 K / dw_i deta_j */
+      Hs[(QW + i) * n + QETA + j] = Hs[(QETA + j) * n + QW + i] = we;
+      Hs[(QETA + i) * n + QETA + j] = (i == j ? 1.0 : 0.0) - w[i] * w[j] / s;
+    }
+  }
+  return 0;
+}
+
+static int qap_poisson(const double *x, double *P, void *user) {
+  (void)user;
+  const int n = QNX;
+  double s, k = qap_kappa(x, &s);
+  for (int i = 0; i < n * n; i++) P[i] = 0.0;
+  for (int i = 0; i < QN; i++) {
+    P[QX * n + QETA + i] = x[QW + i], P[(QETA + i) * n + QX] = -x[QW + i];
+    P[(QW + i) * n + QXI + i] = 1.0, P[(QXI + i) * n + QW + i] = -1.0;
+    P[(QZ + i) * n + QETA + i] = -1.0, P[(QETA + i) * n + QZ + i] = 1.0;
+    P[(QXI + i) * n + QETA + i] = -k, P[(QETA + i) * n + QXI + i] = k;
+  }
+  return 0;
+}
+
+static int qap_poisson_jac(const double *x, const double *g, double *T, void *user) {
+  (void)user;
+  const int n = QNX;
+  const double *w = x + QW, *eta = x + QETA;
+  double s, k = qap_kappa(x, &s);
+  for (int i = 0; i < n * n; i++) T[i] = 0.0;
+  for (int kk = 0; kk < QN; kk++) {
+    double dkw = (eta[kk] - 2.0 * k * w[kk]) / s, dke = w[kk] / s;
+    T[QX * n + QW + kk] = g[QETA + kk];
+    for (int i = 0; i < QN; i++) {
+      T[(QETA + i) * n + QW + kk] = (i == kk ? -g[QX] : 0.0) + g[QXI + i] * dkw;
+      T[(QETA + i) * n + QETA + kk] = g[QXI + i] * dke;
+      T[(QXI + i) * n + QW + kk] = -g[QETA + i] * dkw;
+      T[(QXI + i) * n + QETA + kk] = -g[QETA + i] * dke;
+    }
+  }
+  return 0;
+}
+
+int nh_quartic_reduced_state(const double *q, const double *rho, double H, double *x) {
+  if (!q || !rho || !x) return NH_ERR_ARG;
+  double v[7];
+  int rc = nh_quartic_velocity(q, rho, H, v);
+  if (rc) return rc;
+  // rho = X^T qdot: xi = w', eta_i = w_i x' - z_i'
+  memcpy(x, q, sizeof(double) * 7);
+  for (int i = 0; i < QN; i++) {
+    x[QXI + i] = v[1 + i];
+    x[QETA + i] = q[1 + i] * v[0] - v[1 + QN + i];
+  }
+  return NH_OK;
+}
+
+nh_model *nh_quartic_ap_create(char *msg, size_t msg_size) {
+  static const char *names[] = {"x", "w1", "w2", "w3", "z1", "z2", "z3", "xi1", "xi2", "xi3", "eta1", "eta2", "eta3"};
+  static const char *pnames[] = {"n", "H"};
+  const double q0[7] = {0.3, -0.5, 0.8, 0.2, 0.6, -0.4, 0.1};
+  const double rho_dir[6] = {0.5, -0.2, 0.3, 0.4, 0.1, -0.7};
+  const double pv[2] = {QN, 3.06};
+  double x0[QNX];
+  nh_quartic_reduced_state(q0, rho_dir, pv[1], x0);
+  nh_model_def d = nh_model_def_default();
+  d.name = "quartic-ap";
+  d.form = NH_FORM_ODE;
+  d.nx = QNX, d.npar = 2;
+  d.state_names = names, d.param_names = pnames, d.param_values = pv;
+  d.x0 = x0;
+  d.hamiltonian = qap_hamiltonian;
+  d.poisson = qap_poisson;
+  d.hamiltonian_hess = qap_hess;
+  d.poisson_jac = qap_poisson_jac;
+  d.hamiltonian_degree = 0; /* rational kinetic energy */
+  return nh_model_create(&d, msg, msg_size);
+}
+
+/* ---- sleigh-dg ----------------------------------------------------------------------- */
+
+typedef struct sleigh_ap {
+  double k1, k2, C; /* 1/sqrt(m), 1/sqrt(J + m a^2), a sqrt(m)/(J + m a^2) */
+} sleigh_ap;
+
+static int sap_hamiltonian(const double *x, double *H, double *dH, void *user) {
+  (void)user;
+  if (H) *H = 0.5 * (x[3] * x[3] + x[4] * x[4]);
+  if (dH) dH[0] = dH[1] = dH[2] = 0.0, dH[3] = x[3], dH[4] = x[4];
+  return 0;
+}
+static int sap_hess(const double *x, double *Hs, void *user) {
+  (void)user;
+  (void)x;
+  for (int i = 0; i < 25; i++) Hs[i] = 0.0;
+  Hs[18] = Hs[24] = 1.0;
+  return 0;
+}
+static int sap_poisson(const double *x, double *P, void *user) {
+  const sleigh_ap *p = user;
+  double c = cos(x[2]) * p->k1, s = sin(x[2]) * p->k1;
+  for (int i = 0; i < 25; i++) P[i] = 0.0;
+  P[0 * 5 + 4] = c, P[4 * 5 + 0] = -c;
+  P[1 * 5 + 4] = s, P[4 * 5 + 1] = -s;
+  P[2 * 5 + 3] = p->k2, P[3 * 5 + 2] = -p->k2;
+  P[3 * 5 + 4] = -p->C * x[3], P[4 * 5 + 3] = p->C * x[3];
+  return 0;
+}
+static int sap_poisson_jac(const double *x, const double *g, double *T, void *user) {
+  const sleigh_ap *p = user;
+  double c = cos(x[2]) * p->k1, s = sin(x[2]) * p->k1;
+  for (int i = 0; i < 25; i++) T[i] = 0.0;
+  T[0 * 5 + 2] = -s * g[4];
+  T[1 * 5 + 2] = c * g[4];
+  T[3 * 5 + 3] = -p->C * g[4];
+  T[4 * 5 + 2] = s * g[0] - c * g[1];
+  T[4 * 5 + 3] = p->C * g[3];
+  return 0;
+}
+
+nh_model *nh_sleigh_dg_create(const nh_sleigh_dg_params *p, char *msg, size_t msg_size) {
+  static const char *names[] = {"x1", "x2", "theta", "rho1", "rho2"};
+  static const char *pnames[] = {"J", "a", "m"};
+  if (!p || !(p->J > 0.0) || !(p->m > 0.0) || !isfinite(p->a) || !isfinite(p->J) || !isfinite(p->m)) {
+    nh_set_msg(msg, msg_size, "sleigh: J and m must be positive and a finite");
+    return NULL;
+  }
+  double I = p->J + p->m * p->a * p->a;
+  sleigh_ap sp = {1.0 / sqrt(p->m), 1.0 / sqrt(I), p->a * sqrt(p->m) / I};
+  const double pv[3] = {p->J, p->a, p->m};
+  const double x0[5] = {p->x1, p->x2, p->theta, p->rho1, p->rho2};
+  nh_model_def d = nh_model_def_default();
+  d.name = "sleigh-dg";
+  d.form = NH_FORM_ODE;
+  d.nx = 5, d.npar = 3;
+  d.state_names = names, d.param_names = pnames, d.param_values = pv;
+  d.x0 = x0;
+  d.hamiltonian = sap_hamiltonian;
+  d.poisson = sap_poisson;
+  d.hamiltonian_hess = sap_hess;
+  d.poisson_jac = sap_poisson_jac;
+  d.hamiltonian_degree = 2;
+  d.user = &sp;
+  d.user_size = sizeof sp;
+  return nh_model_create(&d, msg, msg_size);
+}
+
+/* ---- suslov -------------------------------------------------------------------------- */
+
+typedef struct suslov_ap {
+  double I11, I22, C1, C2;
+} suslov_ap;
+
+static int sus_hamiltonian(const double *x, double *H, double *dH, void *user) {
+  const suslov_ap *p = user;
+  if (H) *H = 0.5 * (x[0] * x[0] / p->I11 + x[1] * x[1] / p->I22);
+  if (dH) dH[0] = x[0] / p->I11, dH[1] = x[1] / p->I22;
+  return 0;
+}
+static int sus_hess(const double *x, double *Hs, void *user) {
+  const suslov_ap *p = user;
+  (void)x;
+  Hs[0] = 1.0 / p->I11, Hs[1] = Hs[2] = 0.0, Hs[3] = 1.0 / p->I22;
+  return 0;
+}
+static int sus_poisson(const double *x, double *P, void *user) {
+  const suslov_ap *p = user;
+  double s = p->C1 * x[0] + p->C2 * x[1];
+  P[0] = 0.0, P[1] = -s, P[2] = s, P[3] = 0.0;
+  return 0;
+}
+static int sus_poisson_jac(const double *x, const double *g, double *T, void *user) {
+  const suslov_ap *p = user;
+  (void)x;
+  T[0] = -p->C1 * g[1], T[1] = -p->C2 * g[1];
+  T[2] = p->C1 * g[0], T[3] = p->C2 * g[0];
+  return 0;
+}
+
+nh_suslov_params nh_suslov_params_default(void) {
+  /* spec 002 A.4 (the paper gives no values) */
+  return (nh_suslov_params){.I11 = 2.0, .I22 = 3.0, .I13 = 0.5, .I23 = 0.4, .rho1 = 1.0, .rho2 = 0.5};
+}
+
+nh_model *nh_suslov_create(const nh_suslov_params *p, char *msg, size_t msg_size) {
+  static const char *names[] = {"rho1", "rho2"};
+  static const char *pnames[] = {"I11", "I22", "I13", "I23"};
+  if (!p || !(p->I11 > 0.0) || !(p->I22 > 0.0) || !isfinite(p->I13) || !isfinite(p->I23) ||
+      !isfinite(p->I11) || !isfinite(p->I22)) {
+    nh_set_msg(msg, msg_size, "suslov: I11 and I22 must be positive and I13, I23 finite");
+    return NULL;
+  }
+  suslov_ap sp = {p->I11, p->I22, p->I13 / p->I11, p->I23 / p->I22};
+  const double pv[4] = {p->I11, p->I22, p->I13, p->I23};
+  const double x0[2] = {p->rho1, p->rho2};
+  nh_model_def d = nh_model_def_default();
+  d.name = "suslov";
+  d.form = NH_FORM_ODE;
+  d.nx = 2, d.npar = 4;
+  d.state_names = names, d.param_names = pnames, d.param_values = pv;
+  d.x0 = x0;
+  d.hamiltonian = sus_hamiltonian;
+  d.poisson = sus_poisson;
+  d.hamiltonian_hess = sus_hess;
+  d.poisson_jac = sus_poisson_jac;
+  d.hamiltonian_degree = 2;
+  d.user = &sp;
+  d.user_size = sizeof sp;
+  return nh_model_create(&d, msg, msg_size);
+}
