@@ -465,6 +465,99 @@ static int test_holonomic(void) {
   return 0;
 }
 
+/* ---- almost-Poisson model files ------------------------------------------------------------- */
+
+/* the Suslov problem and the sleigh of Fig. 3 from files against the built-in models */
+static int poisson_vs_builtin(const char *file, const char *builtin, const char *method, double h,
+                              double T) {
+  char msg[2048], path[512];
+  snprintf(path, sizeof path, "%s/examples/%s", NHOLO_SOURCE_DIR, file);
+  nh_load_opts o = opts(NH_BACKEND_CODEGEN);
+  nh_model *mf = nh_model_load(path, &o, msg, sizeof msg);
+  if (!mf) printf("  %s\n", msg);
+  ENSURE(mf && mf->form == NH_FORM_ODE && mf->hamiltonian && mf->poisson && mf->hamiltonian_degree == 2);
+  nh_model *mb = nh_builtin_create(builtin, msg, sizeof msg);
+  ENSURE(mb && mb->nx == mf->nx);
+  double xf[2][8];
+  nh_model *ms[2] = {mf, mb};
+  for (int w = 0; w < 2; w++) {
+    nh_sim_def d = nh_sim_def_default();
+    d.method = nh_method_find(method);
+    d.h = h;
+    nh_sim *s = nh_sim_create(ms[w], &d, msg, sizeof msg);
+    if (!s) printf("  %s\n", msg);
+    ENSURE(s);
+    ENSURE(nh_sim_run(s, T, 0, NULL, NULL) == NH_OK);
+    memcpy(xf[w], nh_sim_x(s), sizeof(double) * (size_t)mf->nx);
+    nh_sim_destroy(s);
+  }
+  double worst = 0.0;
+  for (int i = 0; i < mf->nx; i++) {
+    ENSURE_NEAR(xf[0][i], xf[1][i], 1e-10 * fmax(1.0, fabs(xf[1][i])));
+    worst = fmax(worst, fabs(xf[0][i] - xf[1][i]));
+  }
+  printf("  %s, %s h = %g to t = %g: file and built-in agree to %.1e\n", file, method, h, T, worst);
+  nh_model_destroy(mf);
+  nh_model_destroy(mb);
+  return 0;
+}
+
+static int test_poisson_files(void) {
+  if (poisson_vs_builtin("suslov.nh", "suslov", "gonzalez", 0.1, 50.0)) return 1;
+  if (poisson_vs_builtin("suslov.nh", "suslov", "avf", 0.1, 50.0)) return 1;
+  return poisson_vs_builtin("sleigh_dg.nh", "sleigh-dg", "gonzalez", 0.5, 300.0);
+}
+
+/* the derived Hessian of H and T = d(Pi g)/dx against differences, and tape against codegen */
+static int test_poisson_derivatives(void) {
+  char msg[2048];
+  nh_load_opts ot = opts(NH_BACKEND_TAPE), oc = opts(NH_BACKEND_CODEGEN);
+  const char *text =
+      "state a b c\n"
+      "parameter k = 0.7\n"
+      "hamiltonian 1/2*(a^2 + 2*b^2) + k*c^4 + sin(a*b)\n"
+      "poisson a b: c*cos(a)\n"
+      "poisson b c: a*b - 1\n"
+      "poisson a c: exp(0.1*b)\n"
+      "initial a = 0.3, b = -0.2, c = 0.5\n";
+  nh_model *t = nh_model_parse(text, "p.nh", &ot, msg, sizeof msg), *c = nh_model_parse(text, "p.nh", &oc, msg, sizeof msg);
+  if (!c) printf("  %s\n", msg);
+  ENSURE(t && c && t->hamiltonian_degree == 0); /* sin(a b): not a polynomial */
+  unsigned long long seed = 3;
+  for (int trial = 0; trial < 20; trial++) {
+    double x[3], g[3], Hs[9], T[9], Pi[9], Pc[9], dH[3], dHc[3], H, Hc, Tc[9];
+    for (int i = 0; i < 3; i++) x[i] = nh_test_rand(&seed, -1, 1), g[i] = nh_test_rand(&seed, -1, 1);
+    ENSURE(t->hamiltonian(x, &H, dH, t->user) == 0 && c->hamiltonian(x, &Hc, dHc, c->user) == 0);
+    ENSURE(t->poisson(x, Pi, t->user) == 0 && c->poisson(x, Pc, c->user) == 0);
+    ENSURE(t->hamiltonian_hess(x, Hs, t->user) == 0 && t->poisson_jac(x, g, T, t->user) == 0);
+    ENSURE(c->poisson_jac(x, g, Tc, c->user) == 0);
+    ENSURE(H == Hc);
+    for (int i = 0; i < 3; i++) ENSURE(dH[i] == dHc[i]);
+    for (int i = 0; i < 9; i++) ENSURE(Pi[i] == Pc[i] && T[i] == Tc[i]);
+    for (int i = 0; i < 3; i++) {
+      ENSURE(Pi[i * 3 + i] == 0.0);
+      for (int j = 0; j < 3; j++) ENSURE(Pi[i * 3 + j] == -Pi[j * 3 + i]);
+    }
+    for (int k = 0; k < 3; k++) {
+      double xp[3], xm[3], dp[3], dm[3], Pp[9], Pm[9], Hp, Hm;
+      memcpy(xp, x, sizeof xp), memcpy(xm, x, sizeof xm);
+      xp[k] += FD_H, xm[k] -= FD_H;
+      t->hamiltonian(xp, &Hp, dp, t->user), t->hamiltonian(xm, &Hm, dm, t->user);
+      t->poisson(xp, Pp, t->user), t->poisson(xm, Pm, t->user);
+      ENSURE_NEAR((Hp - Hm) / (2 * FD_H), dH[k], FD_TOL);
+      for (int i = 0; i < 3; i++) {
+        ENSURE_NEAR((dp[i] - dm[i]) / (2 * FD_H), Hs[i * 3 + k], FD_TOL);
+        double fd = 0.0;
+        for (int j = 0; j < 3; j++) fd += (Pp[i * 3 + j] - Pm[i * 3 + j]) / (2 * FD_H) * g[j];
+        ENSURE_NEAR(fd, T[i * 3 + k], FD_TOL);
+      }
+    }
+  }
+  nh_model_destroy(t);
+  nh_model_destroy(c);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_penny_file_tape);
@@ -475,5 +568,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_describe);
   RUN_TEST(test_snakeboard_file_vs_builtin);
   RUN_TEST(test_holonomic);
+  RUN_TEST(test_poisson_files);
+  RUN_TEST(test_poisson_derivatives);
   return TEST_SUMMARY();
 }

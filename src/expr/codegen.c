@@ -118,6 +118,17 @@ static void emit_evaluators(nh_text *b, const mf *m) {
              "static void pack(const double *q, const double *v, double t, double *x) {\n"
              "  for (int i = 0; i < NQ; i++) x[i] = q[i], x[NQ + i] = v ? v[i] : 0.0;\n"
              "  x[2 * NQ] = t;\n}\n", nq);
+  if (m->poisson) { /* H and grad H, Pi, the Hessian, T = d(Pi g)/dx */
+    nh_text_printf(b, "int nh_mf_e_ham(const double *x, double *H, double *dH, void *u) {\n  (void)u;\n"
+               "  if (H && dH) return nh_mf_hdh(x, H, dH);\n"
+               "  if (H) return nh_mf_ham(x, H, 0);\n"
+               "  return dH ? nh_mf_dh(x, dH, 0) : 0;\n}\n");
+    nh_text_printf(b, "int nh_mf_e_pi(const double *x, double *o, void *u) {\n  (void)u;\n  return nh_mf_pi(x, o, 0);\n}\n");
+    nh_text_printf(b, "int nh_mf_e_hs(const double *x, double *o, void *u) {\n  (void)u;\n  return nh_mf_hs(x, o, 0);\n}\n");
+    nh_text_printf(b, "int nh_mf_e_pt(const double *x, const double *g, double *o, void *u) {\n"
+               "  double xg[2 * NQ + 1];\n  (void)u;\n  pack(x, g, 0.0, xg);\n  return nh_mf_pt(xg, o, 0);\n}\n");
+    return;
+  }
   nh_text_printf(b, "int nh_mf_e_mass(const double *q, double *M, void *u) {\n"
              "  (void)u;\n  return nh_mf_mass(q, M, 0);\n}\n");
   nh_text_printf(b, "int nh_mf_e_potential(const double *q, double *V, double *dV, void *u) {\n  (void)u;\n"
@@ -174,8 +185,10 @@ char *mf_codegen_source(const mf *m) {
   int rc = ids ? 0 : NH_ERR_NOMEM;
   for (int ev = 0; ev < MF_EV_COUNT && !rc; ev++) {
     /* the pair groups split their outputs between two arrays */
-    int split = ev == MF_EV_VDV ? 1 : ev == MF_EV_AADV ? m->nc * m->nq : ev == MF_EV_GDG ? m->ngap
-                                                                                       : mf_group_size(m, ev);
+    int split = ev == MF_EV_VDV || ev == MF_EV_HDH ? 1
+                : ev == MF_EV_AADV                 ? m->nc * m->nq
+                : ev == MF_EV_GDG                  ? m->ngap
+                                                   : mf_group_size(m, ev);
     rc = emit_group(&b, m, ev, split, ids);
   }
   free(ids);
@@ -305,13 +318,17 @@ int mf_codegen_load(const mf *m, mf_compiled *fns, void **dl, char *why, size_t 
     void *slot; /* where the function pointer goes */
     int wanted;
   } syms[] = {
-      {"nh_mf_e_mass", &fns->mass, 1},
-      {"nh_mf_e_potential", &fns->potential, 1},
-      {"nh_mf_e_coriolis", &fns->coriolis, 1},
-      {"nh_mf_e_force", &fns->force, 1},
-      {"nh_mf_e_force_jac", &fns->fjac, 1},
-      {"nh_mf_e_dmass", &fns->dmass, 1},
-      {"nh_mf_e_hess", &fns->hess, 1},
+      {"nh_mf_e_mass", &fns->mass, !m->poisson},
+      {"nh_mf_e_potential", &fns->potential, !m->poisson},
+      {"nh_mf_e_coriolis", &fns->coriolis, !m->poisson},
+      {"nh_mf_e_force", &fns->force, !m->poisson},
+      {"nh_mf_e_force_jac", &fns->fjac, !m->poisson},
+      {"nh_mf_e_dmass", &fns->dmass, !m->poisson},
+      {"nh_mf_e_hess", &fns->hess, !m->poisson},
+      {"nh_mf_e_ham", &fns->ham, m->poisson},
+      {"nh_mf_e_pi", &fns->pi, m->poisson},
+      {"nh_mf_e_hs", &fns->hs, m->poisson},
+      {"nh_mf_e_pt", &fns->pt, m->poisson},
       {"nh_mf_e_d2mass", &fns->d2mass, m->d2M != NULL},
       {"nh_mf_e_constraint", &fns->constraint, m->nc > 0},
       {"nh_mf_e_dA", &fns->dA, m->nc > 0},

@@ -55,6 +55,15 @@ typedef struct mf {
   int q0_set[NH_MF_MAX_Q], v0_set[NH_MF_MAX_Q];
   size_t initial_off; /* first `initial` statement, or the end of the text */
   int has_se2, se2[3]; /* `group se2 THETA X Y` */
+  /* an almost-Poisson model (`state` instead of `coordinates`): x' = Pi(x) grad H(x). Its
+   * state variables use the coordinate slots (nq = nx), and the velocity variable slots carry
+   * the vector g of the Pi-Jacobian T = d(Pi g)/dx. */
+  int poisson;
+  int ham;        /* H, -1 until given */
+  size_t ham_off;
+  int npi;
+  int pi_a[NH_MF_MAX_ITEMS], pi_b[NH_MF_MAX_ITEMS], pi_node[NH_MF_MAX_ITEMS];
+  size_t pi_off[NH_MF_MAX_ITEMS];
   int has_initial;
 
   /* derived (mf_derive): node ids, -1 where zero is implied by absence */
@@ -73,6 +82,12 @@ typedef struct mf {
   int *g;      /* ngap */
   int *dg;     /* ngap x nq */
   int *phi;    /* nc: phi_k when every constraint is holonomic, else NULL */
+  /* almost-Poisson form */
+  int *dH;     /* nx */
+  int *Hs;     /* nx x nx */
+  int *Pi;     /* nx x nx */
+  int *PT;     /* nx x nx: T[i*nx + k] = sum_j dPi_ij/dx_k g_j */
+  int hdeg;    /* polynomial degree of H, 0 when not a polynomial */
   int *ids;    /* one block holding all of the above */
 
   /* the first error */
@@ -123,6 +138,12 @@ enum {
   MF_EV_DFDQ,      /* df/dq */
   MF_EV_DFDV,      /* df/dv */
   MF_EV_PHI,       /* holonomic constraints phi(q) (all constraints holonomic) */
+  MF_EV_HAM,       /* almost-Poisson: H */
+  MF_EV_DH,        /* grad H */
+  MF_EV_HDH,       /* H, grad H */
+  MF_EV_PI,        /* Pi */
+  MF_EV_HS,        /* Hessian of H */
+  MF_EV_PT,        /* d(Pi g)/dx */
   MF_EV_COUNT
 };
 
@@ -147,6 +168,10 @@ typedef struct mf_compiled {
   nh_constraint_deriv_fn dA;
   nh_force_jac_fn fjac;
   nh_holonomic_fn phi;
+  nh_hamiltonian_fn ham; /* the almost-Poisson form */
+  nh_poisson_fn pi;
+  nh_hamiltonian_hess_fn hs;
+  nh_poisson_jac_fn pt;
 } mf_compiled;
 
 /* Generate C for the evaluators of m, compile it with the system compiler into a shared

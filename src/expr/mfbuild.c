@@ -51,7 +51,73 @@ static int *take(int **p, size_t n) {
   return r;
 }
 
+/* Polynomial degree of e in the variables [lo, hi) (constants and other variables count 0), or
+ * -1 when e is not a polynomial in them. Recursive over the DAG (depth bounded by the
+ * parser's limits), memo-free: for the small Hamiltonians of model files. */
+static int poly_degree(const nh_expr_pool *p, int e, int lo, int hi, int depth) {
+  const nh_expr_node *n = nh_expr_get(p, e);
+  if (!n || depth > 2000) return -1;
+  if (nh_expr_uses_vars(p, e, lo, hi) == 0) return 0;
+  int a, b;
+  switch (n->kind) {
+  case NH_EX_VAR: return 1;
+  case NH_EX_ADD:
+  case NH_EX_SUB:
+    a = poly_degree(p, n->a, lo, hi, depth + 1), b = poly_degree(p, n->b, lo, hi, depth + 1);
+    return a < 0 || b < 0 ? -1 : a > b ? a : b;
+  case NH_EX_MUL:
+    a = poly_degree(p, n->a, lo, hi, depth + 1), b = poly_degree(p, n->b, lo, hi, depth + 1);
+    return a < 0 || b < 0 ? -1 : a + b;
+  case NH_EX_NEG: return poly_degree(p, n->a, lo, hi, depth + 1);
+  case NH_EX_DIV: /* by a constant only */
+    return nh_expr_uses_vars(p, n->b, lo, hi) == 0 ? poly_degree(p, n->a, lo, hi, depth + 1) : -1;
+  case NH_EX_POWI:
+    a = poly_degree(p, n->a, lo, hi, depth + 1);
+    return a < 0 || n->k < 0 ? -1 : a * n->k;
+  default: return -1;
+  }
+}
+
+/* the almost-Poisson form: grad H, its Hessian, Pi and T = d(Pi g)/dx (g in the velocity slots) */
+static int derive_poisson(mf *m) {
+  const int n = m->nq;
+  const size_t nn = (size_t)n * (size_t)n;
+  m->ids = malloc((4 * nn + (size_t)n + 1) * sizeof(int));
+  if (!m->ids) return m->status = NH_ERR_NOMEM;
+  int *p = m->ids;
+  m->dH = take(&p, (size_t)n), m->Hs = take(&p, nn), m->Pi = take(&p, nn), m->PT = take(&p, nn);
+  nh_expr_pool *P = m->pool;
+  int bad = 0;
+#define CHK(x) ((x) < 0 ? (bad = 1, 0) : (x))
+  int zero = CHK(nh_expr_const(P, 0.0));
+  for (int i = 0; i < n; i++) m->dH[i] = CHK(nh_expr_diff(P, m->ham, i));
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) m->Hs[i * n + j] = CHK(nh_expr_diff(P, m->dH[i], j));
+  for (size_t ij = 0; ij < nn; ij++) m->Pi[ij] = zero;
+  for (int k = 0; k < m->npi; k++) {
+    m->Pi[m->pi_a[k] * n + m->pi_b[k]] = m->pi_node[k];
+    m->Pi[m->pi_b[k] * n + m->pi_a[k]] = CHK(nh_expr_neg(P, m->pi_node[k]));
+  }
+  for (int i = 0; i < n && !bad; i++)
+    for (int k = 0; k < n; k++) {
+      int t = zero;
+      for (int j = 0; j < n; j++) {
+        int d = CHK(nh_expr_diff(P, m->Pi[i * n + j], k));
+        int g = CHK(nh_expr_var(P, n + j));
+        int dg = CHK(nh_expr_mul(P, d, g));
+        t = CHK(nh_expr_add(P, t, dg));
+      }
+      m->PT[i * n + k] = t;
+    }
+#undef CHK
+  if (bad) return m->status = NH_ERR_NOMEM;
+  int deg = poly_degree(P, m->ham, 0, n, 0);
+  m->hdeg = deg > 0 ? deg : 0;
+  return NH_OK;
+}
+
 int mf_derive(mf *m) {
+  if (m->poisson) return derive_poisson(m);
   const int nq = m->nq, nc = m->nc, ng = m->ngap;
   const size_t n = (size_t)nq, n2 = n * n;
   const int want_d2m = nq <= MF_D2M_MAX_Q;
@@ -146,6 +212,17 @@ int mf_derive(mf *m) {
 
 int mf_group_size(const mf *m, int ev) {
   const int nq = m->nq, nc = m->nc, ng = m->ngap;
+  if (m->poisson) { /* only the almost-Poisson groups */
+    switch (ev) {
+    case MF_EV_HAM: return 1;
+    case MF_EV_DH: return nq;
+    case MF_EV_HDH: return 1 + nq;
+    case MF_EV_PI:
+    case MF_EV_HS:
+    case MF_EV_PT: return nq * nq;
+    default: return 0;
+    }
+  }
   switch (ev) {
   case MF_EV_MASS: return nq * nq;
   case MF_EV_V: return 1;
@@ -166,7 +243,7 @@ int mf_group_size(const mf *m, int ev) {
   case MF_EV_DFDQ: return nq * nq;
   case MF_EV_DFDV: return nq * nq;
   case MF_EV_PHI: return m->phi ? nc : 0;
-  default: return 0;
+  default: return 0; /* the almost-Poisson groups */
   }
 }
 
@@ -197,6 +274,12 @@ void mf_group_outputs(const mf *m, int ev, int *ids) {
   case MF_EV_DFDQ: put(ids, m->dfdq, nq * nq); break;
   case MF_EV_DFDV: put(ids, m->dfdv, nq * nq); break;
   case MF_EV_PHI: if (m->phi) put(ids, m->phi, nc); break;
+  case MF_EV_HAM: ids[0] = m->ham; break;
+  case MF_EV_DH: put(ids, m->dH, nq); break;
+  case MF_EV_HDH: ids[0] = m->ham, put(ids + 1, m->dH, nq); break;
+  case MF_EV_PI: put(ids, m->Pi, nq * nq); break;
+  case MF_EV_HS: put(ids, m->Hs, nq * nq); break;
+  case MF_EV_PT: put(ids, m->PT, nq * nq); break;
   default: break;
   }
 }
@@ -205,7 +288,8 @@ const char *mf_group_symbol(int ev) {
   static const char *const names[MF_EV_COUNT] = {
       "nh_mf_mass", "nh_mf_v",   "nh_mf_dv", "nh_mf_vdv", "nh_mf_cor", "nh_mf_force",
       "nh_mf_a",    "nh_mf_adv", "nh_mf_aadv", "nh_mf_g", "nh_mf_dg",  "nh_mf_gdg",
-      "nh_mf_dm",   "nh_mf_d2m", "nh_mf_h",  "nh_mf_da",  "nh_mf_dfdq", "nh_mf_dfdv", "nh_mf_phi"};
+      "nh_mf_dm",   "nh_mf_d2m", "nh_mf_h",  "nh_mf_da",  "nh_mf_dfdq", "nh_mf_dfdv", "nh_mf_phi",
+      "nh_mf_ham",  "nh_mf_dh",  "nh_mf_hdh", "nh_mf_pi",  "nh_mf_hs",   "nh_mf_pt"};
   return ev >= 0 && ev < MF_EV_COUNT ? names[ev] : "";
 }
 
@@ -310,6 +394,18 @@ static int ev_d2mass(const double *q, double *d2M, void *user) { return run(user
 static int ev_hess(const double *q, double *H, void *user) { return run(user, MF_EV_H, q, H); }
 static int ev_dA(const double *q, double *dA, void *user) { return run(user, MF_EV_DA, q, dA); }
 static int ev_phi(const double *q, double *phi, void *user) { return run(user, MF_EV_PHI, q, phi); }
+static int ev_ham(const double *x, double *H, double *dH, void *user) {
+  const mf_eval *u = user;
+  return run_pair(u, MF_EV_HAM, MF_EV_DH, MF_EV_HDH, 1, u->nq, x, H, dH);
+}
+static int ev_pi(const double *x, double *Pi, void *user) { return run(user, MF_EV_PI, x, Pi); }
+static int ev_hs(const double *x, double *Hs, void *user) { return run(user, MF_EV_HS, x, Hs); }
+static int ev_pt(const double *x, const double *g, double *T, void *user) {
+  const mf_eval *u = user;
+  double xg[2 * NH_MF_MAX_Q + 1];
+  pack(u->nq, x, g, 0.0, xg);
+  return run(u, MF_EV_PT, xg, T);
+}
 static int ev_fjac(double t, const double *q, const double *v, double *dfdq, double *dfdv, void *user) {
   const mf_eval *u = user;
   double x[2 * NH_MF_MAX_Q + 1];
@@ -354,7 +450,7 @@ static int mf_evaluators(const mf *m, nh_model_def *d, int codegen, char *why, s
     rc = ids ? NH_OK : NH_ERR_NOMEM;
     for (int ev = 0; ev < MF_EV_COUNT && rc == NH_OK; ev++) {
       int n = mf_group_size(m, ev);
-      if (n == 0 && ev != MF_EV_MASS) continue;
+      if (n == 0) continue;
       mf_group_outputs(m, ev, ids);
       if (!(u->t[ev] = nh_tape_create(m->pool, n, ids))) rc = NH_ERR_NOMEM;
     }
@@ -362,29 +458,38 @@ static int mf_evaluators(const mf *m, nh_model_def *d, int codegen, char *why, s
     c.mass = ev_mass, c.potential = ev_potential, c.coriolis = ev_coriolis, c.force = ev_force;
     c.constraint = ev_constraint, c.gap = ev_gap, c.dmass = ev_dmass, c.d2mass = ev_d2mass;
     c.hess = ev_hess, c.dA = ev_dA, c.fjac = ev_fjac, c.phi = ev_phi;
+    c.ham = ev_ham, c.pi = ev_pi, c.hs = ev_hs, c.pt = ev_pt;
   }
   if (rc != NH_OK) {
     mf_eval_free(u);
     return rc;
   }
-  const int nq = m->nq;
-  double V0 = 1.0;
-  int no_V = nh_expr_is_const(m->pool, m->V, &V0) && V0 == 0.0;
-  int no_f = all_zero(m, m->f, nq);
-  d->mass = c.mass;
-  d->potential = no_V ? NULL : c.potential;
-  d->coriolis = all_zero(m, m->c, nq) ? NULL : c.coriolis;
-  d->force = no_f ? NULL : c.force;
-  d->constraint = m->nc ? c.constraint : NULL;
-  d->gap = m->ngap ? c.gap : NULL;
-  d->mass_deriv = c.dmass;
-  d->mass_deriv2 = m->d2M ? c.d2mass : NULL;
-  d->potential_hess = c.hess;
-  d->constraint_deriv = m->nc ? c.dA : NULL;
-  d->force_jac = no_f ? NULL : c.fjac;
-  d->holonomic = m->phi ? c.phi : NULL;
-  d->has_se2 = m->has_se2;
-  for (int i = 0; i < 3; i++) d->se2[i] = m->se2[i];
+  if (m->poisson) {
+    d->hamiltonian = c.ham;
+    d->poisson = c.pi;
+    d->hamiltonian_hess = c.hs;
+    d->poisson_jac = c.pt;
+    d->hamiltonian_degree = m->hdeg;
+  } else {
+    const int nq = m->nq;
+    double V0 = 1.0;
+    int no_V = nh_expr_is_const(m->pool, m->V, &V0) && V0 == 0.0;
+    int no_f = all_zero(m, m->f, nq);
+    d->mass = c.mass;
+    d->potential = no_V ? NULL : c.potential;
+    d->coriolis = all_zero(m, m->c, nq) ? NULL : c.coriolis;
+    d->force = no_f ? NULL : c.force;
+    d->constraint = m->nc ? c.constraint : NULL;
+    d->gap = m->ngap ? c.gap : NULL;
+    d->mass_deriv = c.dmass;
+    d->mass_deriv2 = m->d2M ? c.d2mass : NULL;
+    d->potential_hess = c.hess;
+    d->constraint_deriv = m->nc ? c.dA : NULL;
+    d->force_jac = no_f ? NULL : c.fjac;
+    d->holonomic = m->phi ? c.phi : NULL;
+    d->has_se2 = m->has_se2;
+    for (int i = 0; i < 3; i++) d->se2[i] = m->se2[i];
+  }
   d->user = u;
   d->user_free = mf_eval_free;
   d->backend = codegen ? "codegen" : "tape";
@@ -399,7 +504,26 @@ static double rnd(unsigned long long *s) {
   return (double)((*s * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
 }
 
+/* an almost-Poisson model at its initial state: H, grad H and Pi finite */
+static int check_poisson(mf *m) {
+  const int n = m->nq;
+  double x[2 * NH_MF_MAX_Q + 1] = {0};
+  for (int i = 0; i < n; i++) x[i] = m->q0[i];
+  double H = nh_expr_eval(m->pool, m->ham, x);
+  if (!isfinite(H)) return mf_fail(m, m->ham_off, "the Hamiltonian is not finite at the initial state (H = %g)", H), m->status;
+  for (int i = 0; i < n; i++)
+    if (!isfinite(nh_expr_eval(m->pool, m->dH[i], x)))
+      return mf_fail(m, m->ham_off, "the gradient of the Hamiltonian is not finite at the initial state "
+                                    "(dH/d%s)", m->coord[i]), m->status;
+  for (int k = 0; k < m->npi; k++)
+    if (!isfinite(nh_expr_eval(m->pool, m->pi_node[k], x)))
+      return mf_fail(m, m->pi_off[k], "Pi[%s,%s] is not finite at the initial state", m->coord[m->pi_a[k]],
+                     m->coord[m->pi_b[k]]), m->status;
+  return NH_OK;
+}
+
 int mf_check(mf *m) {
+  if (m->poisson) return check_poisson(m);
   const int nq = m->nq, nc = m->nc;
   /* one tape for everything checked here: T, M, phi, A, g */
   int nout = 1 + nq * nq + nc + nc * nq + m->ngap;
@@ -570,15 +694,23 @@ static nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
   }
   nh_model_def d = nh_model_def_default();
   d.name = m->name;
-  d.nq = m->nq, d.nc = m->nc, d.ngap = m->ngap, d.npar = m->npar;
-  d.coord_names = cnames;
-  d.constraint_names = kn;
-  d.gap_names = gn;
+  d.npar = m->npar;
   d.param_names = pn;
   d.param_values = pv;
-  d.impact = law;
-  d.q0 = m->q0;
-  d.v0 = m->v0;
+  if (m->poisson) { /* an ODE-form model given by Pi and H */
+    d.form = NH_FORM_ODE;
+    d.nx = m->nq;
+    d.state_names = cnames;
+    d.x0 = m->q0;
+  } else {
+    d.nq = m->nq, d.nc = m->nc, d.ngap = m->ngap;
+    d.coord_names = cnames;
+    d.constraint_names = kn;
+    d.gap_names = gn;
+    d.impact = law;
+    d.q0 = m->q0;
+    d.v0 = m->v0;
+  }
   char why[512] = "";
   int rc = NH_ERR_UNSUPPORTED;
   if (m->opts->backend != NH_BACKEND_TAPE) rc = mf_evaluators(m, &d, 1, why, sizeof why);
@@ -699,6 +831,39 @@ static int is_zero(const mf *m, int e) {
   return nh_expr_is_const(m->pool, e, &v) && v == 0.0;
 }
 
+/* the report of an almost-Poisson model */
+static void describe_poisson(nh_text *b, const mf *m, const nh_model *model, const char *const *names) {
+  const int n = m->nq;
+  nh_text_printf(b, "model %s: almost-Poisson form, %d state variables, %d parameters\nstate:", m->name, n,
+                 m->npar);
+  for (int i = 0; i < n; i++) nh_text_printf(b, " %s", m->coord[i]);
+  nh_text_printf(b, "\n");
+  for (int i = 0; i < m->npar; i++) nh_text_printf(b, "parameter %s = %.15g\n", m->par[i].name, m->par[i].value);
+  nh_text_printf(b, "\nHamiltonian H = ");
+  sb_expr(b, m, m->ham, names);
+  if (m->hdeg > 0) nh_text_printf(b, "   (a polynomial of degree %d: AVF quadrature exact)", m->hdeg);
+  nh_text_printf(b, "\ngradient dH/dx (nonzero entries):\n");
+  for (int i = 0; i < n; i++)
+    if (!is_zero(m, m->dH[i])) {
+      nh_text_printf(b, "  dH/d%s = ", m->coord[i]);
+      sb_expr(b, m, m->dH[i], names);
+      nh_text_printf(b, "\n");
+    }
+  nh_text_printf(b, "Pi(x) (upper triangle; Pi is skew-symmetric):\n");
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (!is_zero(m, m->Pi[i * n + j])) {
+        nh_text_printf(b, "  Pi[%s,%s] = ", m->coord[i], m->coord[j]);
+        sb_expr(b, m, m->Pi[i * n + j], names);
+        nh_text_printf(b, "\n");
+      }
+  nh_text_printf(b, "\nat the initial state:\n ");
+  for (int i = 0; i < n; i++) nh_text_printf(b, " %s = %.10g", m->coord[i], m->q0[i]);
+  double H = 0.0;
+  model->hamiltonian(m->q0, &H, NULL, model->user);
+  nh_text_printf(b, "\n  energy H = %.15g\n", H);
+}
+
 char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, size_t msg_size) {
   char *text = read_file(path, msg, msg_size);
   if (!text) return NULL;
@@ -716,98 +881,102 @@ char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, s
   char primed[NH_MF_MAX_Q][NH_PARSE_NAME_MAX + 2];
   mf_var_names(m, names, primed);
 
-  nh_text_printf(&b, "model %s: %d coordinates, %d constraints, %d gaps, %d parameters\n", m->name, nq,
-            m->nc, m->ngap, m->npar);
-  nh_text_printf(&b, "coordinates:");
-  for (int i = 0; i < nq; i++) nh_text_printf(&b, " %s", m->coord[i]);
-  nh_text_printf(&b, "\n");
-  for (int i = 0; i < m->npar; i++) nh_text_printf(&b, "parameter %s = %.15g\n", m->par[i].name, m->par[i].value);
-  nh_text_printf(&b, "\nmass matrix M(q) = d2T/dq'dq' (nonzero entries, upper triangle):\n");
-  for (int i = 0; i < nq; i++)
-    for (int j = i; j < nq; j++)
-      if (!is_zero(m, m->M[i * nq + j])) {
-        nh_text_printf(&b, "  M[%s,%s] = ", m->coord[i], m->coord[j]);
-        sb_expr(&b, m, m->M[i * nq + j], names);
+  if (m->poisson) {
+    describe_poisson(&b, m, model, names);
+  } else {
+    nh_text_printf(&b, "model %s: %d coordinates, %d constraints, %d gaps, %d parameters\n", m->name, nq,
+              m->nc, m->ngap, m->npar);
+    nh_text_printf(&b, "coordinates:");
+    for (int i = 0; i < nq; i++) nh_text_printf(&b, " %s", m->coord[i]);
+    nh_text_printf(&b, "\n");
+    for (int i = 0; i < m->npar; i++) nh_text_printf(&b, "parameter %s = %.15g\n", m->par[i].name, m->par[i].value);
+    nh_text_printf(&b, "\nmass matrix M(q) = d2T/dq'dq' (nonzero entries, upper triangle):\n");
+    for (int i = 0; i < nq; i++)
+      for (int j = i; j < nq; j++)
+        if (!is_zero(m, m->M[i * nq + j])) {
+          nh_text_printf(&b, "  M[%s,%s] = ", m->coord[i], m->coord[j]);
+          sb_expr(&b, m, m->M[i * nq + j], names);
+          nh_text_printf(&b, "\n");
+        }
+    nh_text_printf(&b, "potential V = ");
+    sb_expr(&b, m, m->V, names);
+    nh_text_printf(&b, "\ngradient dV/dq (nonzero entries):\n");
+    for (int i = 0; i < nq; i++)
+      if (!is_zero(m, m->dV[i])) {
+        nh_text_printf(&b, "  dV/d%s = ", m->coord[i]);
+        sb_expr(&b, m, m->dV[i], names);
         nh_text_printf(&b, "\n");
       }
-  nh_text_printf(&b, "potential V = ");
-  sb_expr(&b, m, m->V, names);
-  nh_text_printf(&b, "\ngradient dV/dq (nonzero entries):\n");
-  for (int i = 0; i < nq; i++)
-    if (!is_zero(m, m->dV[i])) {
-      nh_text_printf(&b, "  dV/d%s = ", m->coord[i]);
-      sb_expr(&b, m, m->dV[i], names);
-      nh_text_printf(&b, "\n");
-    }
-  nh_text_printf(&b, "Coriolis and centrifugal terms c(q, q') (nonzero entries):\n");
-  for (int i = 0; i < nq; i++)
-    if (!is_zero(m, m->c[i])) {
-      nh_text_printf(&b, "  c[%s] = ", m->coord[i]);
-      sb_expr(&b, m, m->c[i], names);
-      nh_text_printf(&b, "\n");
-    }
-  nh_text_printf(&b, "generalized forces f(t, q, q') (nonzero entries):\n");
-  for (int i = 0; i < nq; i++)
-    if (!is_zero(m, m->f[i])) {
-      nh_text_printf(&b, "  f[%s] = ", m->coord[i]);
-      sb_expr(&b, m, m->f[i], names);
-      nh_text_printf(&b, "\n");
-    }
-  if (m->has_se2) {
-    nh_text_printf(&b, "group se2: theta = %s, x = %s, y = %s; shape:", m->coord[m->se2[0]],
-                   m->coord[m->se2[1]], m->coord[m->se2[2]]);
+    nh_text_printf(&b, "Coriolis and centrifugal terms c(q, q') (nonzero entries):\n");
     for (int i = 0; i < nq; i++)
-      if (i != m->se2[0] && i != m->se2[1] && i != m->se2[2]) nh_text_printf(&b, " %s", m->coord[i]);
-    nh_text_printf(&b, "\n");
-  }
-  for (int k = 0; k < m->nc; k++) {
-    if (m->con[k].holonomic) {
-      nh_text_printf(&b, "holonomic %s: phi = ", m->con[k].name);
-      sb_expr(&b, m, m->con[k].phi, names);
+      if (!is_zero(m, m->c[i])) {
+        nh_text_printf(&b, "  c[%s] = ", m->coord[i]);
+        sb_expr(&b, m, m->c[i], names);
+        nh_text_printf(&b, "\n");
+      }
+    nh_text_printf(&b, "generalized forces f(t, q, q') (nonzero entries):\n");
+    for (int i = 0; i < nq; i++)
+      if (!is_zero(m, m->f[i])) {
+        nh_text_printf(&b, "  f[%s] = ", m->coord[i]);
+        sb_expr(&b, m, m->f[i], names);
+        nh_text_printf(&b, "\n");
+      }
+    if (m->has_se2) {
+      nh_text_printf(&b, "group se2: theta = %s, x = %s, y = %s; shape:", m->coord[m->se2[0]],
+                     m->coord[m->se2[1]], m->coord[m->se2[2]]);
+      for (int i = 0; i < nq; i++)
+        if (i != m->se2[0] && i != m->se2[1] && i != m->se2[2]) nh_text_printf(&b, " %s", m->coord[i]);
       nh_text_printf(&b, "\n");
     }
-    nh_text_printf(&b, "constraint %s: A = [", m->con[k].name);
-    for (int j = 0; j < nq; j++) {
-      nh_text_printf(&b, j ? ", " : "");
-      sb_expr(&b, m, m->A[k * nq + j], names);
+    for (int k = 0; k < m->nc; k++) {
+      if (m->con[k].holonomic) {
+        nh_text_printf(&b, "holonomic %s: phi = ", m->con[k].name);
+        sb_expr(&b, m, m->con[k].phi, names);
+        nh_text_printf(&b, "\n");
+      }
+      nh_text_printf(&b, "constraint %s: A = [", m->con[k].name);
+      for (int j = 0; j < nq; j++) {
+        nh_text_printf(&b, j ? ", " : "");
+        sb_expr(&b, m, m->A[k * nq + j], names);
+      }
+      nh_text_printf(&b, "], (Adot v) = ");
+      sb_expr(&b, m, m->Adv[k], names);
+      nh_text_printf(&b, "\n");
     }
-    nh_text_printf(&b, "], (Adot v) = ");
-    sb_expr(&b, m, m->Adv[k], names);
-    nh_text_printf(&b, "\n");
-  }
-  for (int k = 0; k < m->ngap; k++) {
-    static const char *laws[] = {"elastic", "plastic", "restitution"};
-    nh_text_printf(&b, "gap %s (impact %s", m->gap[k].name, laws[m->gap[k].law]);
-    if (m->gap[k].law == NH_IMPACT_RESTITUTION) nh_text_printf(&b, " %g", m->gap[k].value);
-    nh_text_printf(&b, "): g = ");
-    sb_expr(&b, m, m->g[k], names);
-    nh_text_printf(&b, "\n  dg = [");
-    for (int j = 0; j < nq; j++) {
-      nh_text_printf(&b, j ? ", " : "");
-      sb_expr(&b, m, m->dg[k * nq + j], names);
+    for (int k = 0; k < m->ngap; k++) {
+      static const char *laws[] = {"elastic", "plastic", "restitution"};
+      nh_text_printf(&b, "gap %s (impact %s", m->gap[k].name, laws[m->gap[k].law]);
+      if (m->gap[k].law == NH_IMPACT_RESTITUTION) nh_text_printf(&b, " %g", m->gap[k].value);
+      nh_text_printf(&b, "): g = ");
+      sb_expr(&b, m, m->g[k], names);
+      nh_text_printf(&b, "\n  dg = [");
+      for (int j = 0; j < nq; j++) {
+        nh_text_printf(&b, j ? ", " : "");
+        sb_expr(&b, m, m->dg[k * nq + j], names);
+      }
+      nh_text_printf(&b, "]\n");
     }
-    nh_text_printf(&b, "]\n");
-  }
 
-  /* evaluated at the initial state */
-  nh_text_printf(&b, "\nat the initial state:\n ");
-  for (int i = 0; i < nq; i++) nh_text_printf(&b, " %s = %.10g", m->coord[i], m->q0[i]);
-  nh_text_printf(&b, "\n ");
-  for (int i = 0; i < nq; i++) nh_text_printf(&b, " %s' = %.10g", m->coord[i], m->v0[i]);
-  double E = 0.0, res = 0.0, Mq[NH_MF_MAX_Q * NH_MF_MAX_Q];
-  int rank = 0;
-  nh_model_energy(model, m->q0, m->v0, &E);
-  nh_model_constraint_residual(model, m->q0, m->v0, &res);
-  model->mass(m->q0, Mq, model->user);
-  nh_la_chol(nq, Mq, MF_RANK_TOL, &rank);
-  double minpiv = INFINITY;
-  for (int i = 0; i < nq; i++) minpiv = fmin(minpiv, Mq[i * nq + i] * Mq[i * nq + i]);
-  nh_text_printf(&b, "\n  energy E = %.15g\n  max |A v| = %.3g\n", E, res);
-  nh_text_printf(&b, "  M positive definite (smallest squared Cholesky pivot %.6g)\n", minpiv);
-  if (m->ngap) {
-    double gv[NH_MF_MAX_ITEMS];
-    model->gap(m->q0, gv, NULL, model->user);
-    for (int k = 0; k < m->ngap; k++) nh_text_printf(&b, "  gap %s = %.10g\n", m->gap[k].name, gv[k]);
+    /* evaluated at the initial state */
+    nh_text_printf(&b, "\nat the initial state:\n ");
+    for (int i = 0; i < nq; i++) nh_text_printf(&b, " %s = %.10g", m->coord[i], m->q0[i]);
+    nh_text_printf(&b, "\n ");
+    for (int i = 0; i < nq; i++) nh_text_printf(&b, " %s' = %.10g", m->coord[i], m->v0[i]);
+    double E = 0.0, res = 0.0, Mq[NH_MF_MAX_Q * NH_MF_MAX_Q];
+    int rank = 0;
+    nh_model_energy(model, m->q0, m->v0, &E);
+    nh_model_constraint_residual(model, m->q0, m->v0, &res);
+    model->mass(m->q0, Mq, model->user);
+    nh_la_chol(nq, Mq, MF_RANK_TOL, &rank);
+    double minpiv = INFINITY;
+    for (int i = 0; i < nq; i++) minpiv = fmin(minpiv, Mq[i * nq + i] * Mq[i * nq + i]);
+    nh_text_printf(&b, "\n  energy E = %.15g\n  max |A v| = %.3g\n", E, res);
+    nh_text_printf(&b, "  M positive definite (smallest squared Cholesky pivot %.6g)\n", minpiv);
+    if (m->ngap) {
+      double gv[NH_MF_MAX_ITEMS];
+      model->gap(m->q0, gv, NULL, model->user);
+      for (int k = 0; k < m->ngap; k++) nh_text_printf(&b, "  gap %s = %.10g\n", m->gap[k].name, gv[k]);
+    }
   }
   nh_text_printf(&b, "evaluation: %s\n", model->backend);
   if (b.nomem) {

@@ -216,7 +216,7 @@ static int lookup(void *user, const char *name, int primed, int *out) {
     return NH_SYM_VAR;
   }
   if (primed) return NH_SYM_NOT_COORD;
-  if (strcmp(name, "t") == 0) {
+  if (strcmp(name, "t") == 0 && !m->poisson) {
     *out = 2 * m->nq;
     return NH_SYM_VAR;
   }
@@ -300,23 +300,59 @@ static int st_model(cursor *c, size_t off) {
   return 0;
 }
 
-static int st_coordinates(cursor *c, size_t off) {
+/* coordinates NAMES   and   state NAMES (an almost-Poisson model) */
+static int st_coordinates(cursor *c, size_t off, int state) {
   mf *m = c->m;
   if (m->nq)
-    return mf_fail(m, off, "a second 'coordinates' statement (the first is at line %d)",
-                   line_of(m, m->coord_off));
+    return mf_fail(m, off, "a second '%s' statement (the first is at line %d)",
+                   m->poisson ? "state" : "coordinates", line_of(m, m->coord_off));
   m->coord_off = off;
+  m->poisson = state;
   char name[NH_PARSE_NAME_MAX + 1];
   while (!at_end(c)) {
     size_t off = c->pos;
-    if (!read_name(c, name)) return m->status ? -1 : expect_fail(c, "a coordinate name");
-    if (check_new_name(m, off, name, "coordinate")) return -1;
-    if (m->nq >= NH_MF_MAX_Q) return mf_fail(m, off, "more than %d coordinates", NH_MF_MAX_Q);
+    const char *what = state ? "state variable" : "coordinate";
+    if (!read_name(c, name)) return m->status ? -1 : expect_fail(c, state ? "a state variable name" : "a coordinate name");
+    if (check_new_name(m, off, name, what)) return -1;
+    if (m->nq >= NH_MF_MAX_Q) return mf_fail(m, off, "more than %d %ss", NH_MF_MAX_Q, what);
     snprintf(m->coord[m->nq++], sizeof m->coord[0], "%s", name);
     accept_char(c, ',');
   }
-  if (!m->nq) return expect_fail(c, "coordinate names");
+  if (!m->nq) return expect_fail(c, state ? "state variable names" : "coordinate names");
   for (int i = 0; i < m->nq; i++) m->force[i] = -1;
+  return 0;
+}
+
+/* hamiltonian EXPR (almost-Poisson models) */
+static int st_hamiltonian(cursor *c, size_t off) {
+  mf *m = c->m;
+  if (m->ham >= 0) return mf_fail(m, off, "a second 'hamiltonian' statement");
+  m->ham_off = (skip_ws(c), c->pos);
+  return expr_at(c, 0, &m->ham);
+}
+
+/* poisson A B: EXPR  sets Pi[A,B] = EXPR and Pi[B,A] = -EXPR */
+static int st_poisson(cursor *c, size_t off) {
+  mf *m = c->m;
+  if (m->npi >= NH_MF_MAX_ITEMS) return mf_fail(m, off, "more than %d poisson entries", NH_MF_MAX_ITEMS);
+  int ab[2];
+  for (int k = 0; k < 2; k++) {
+    char name[NH_PARSE_NAME_MAX + 1];
+    size_t noff = (skip_ws(c), c->pos);
+    if (!read_name(c, name)) return m->status ? -1 : expect_fail(c, "a state variable");
+    if ((ab[k] = find_coord(m, name)) < 0) return mf_fail(m, noff, "'%s' is not a state variable", name);
+    if (k == 1 && ab[1] == ab[0])
+      return mf_fail(m, noff, "the diagonal of Pi is zero (Pi is skew-symmetric): name two different variables");
+  }
+  for (int i = 0; i < m->npi; i++)
+    if ((m->pi_a[i] == ab[0] && m->pi_b[i] == ab[1]) || (m->pi_a[i] == ab[1] && m->pi_b[i] == ab[0]))
+      return mf_fail(m, off, "Pi[%s,%s] is given twice (the first at line %d)", m->coord[ab[0]],
+                     m->coord[ab[1]], line_of(m, m->pi_off[i]));
+  if (!accept_char(c, ':')) return expect_fail(c, "':' after the two state variables");
+  m->pi_a[m->npi] = ab[0], m->pi_b[m->npi] = ab[1];
+  m->pi_off[m->npi] = (skip_ws(c), c->pos);
+  if (expr_at(c, 0, &m->pi_node[m->npi])) return -1;
+  m->npi++;
   return 0;
 }
 
@@ -518,6 +554,8 @@ static int st_initial(cursor *c, size_t off) {
     size_t noff = (skip_ws(c), c->pos);
     if (!read_name(c, name)) return m->status ? -1 : expect_fail(c, "a coordinate or velocity (NAME or NAME')");
     int primed = accept_char(c, '\'');
+    if (primed && m->poisson)
+      return mf_fail(m, noff, "an almost-Poisson model has no velocities: give the state variables");
     int i = find_coord(m, name);
     if (i < 0) return mf_fail(m, noff, "'%s' is not a coordinate", name);
     int *set = primed ? &m->v0_set[i] : &m->q0_set[i];
@@ -540,13 +578,14 @@ typedef struct statement {
 } statement;
 
 enum { S_MODEL, S_COORDS, S_PARAM, S_LET, S_KINETIC, S_POTENTIAL, S_CONSTRAINT, S_FORCE, S_GAP, S_INITIAL,
-       S_HOLONOMIC, S_GROUP };
+       S_HOLONOMIC, S_GROUP, S_STATE, S_HAMILTONIAN, S_POISSON };
 
 static const statement statements[] = {
     {"model", S_MODEL},         {"coordinates", S_COORDS}, {"parameter", S_PARAM},
     {"let", S_LET},             {"kinetic", S_KINETIC},    {"potential", S_POTENTIAL},
     {"constraint", S_CONSTRAINT}, {"force", S_FORCE},      {"gap", S_GAP},
     {"initial", S_INITIAL},     {"holonomic", S_HOLONOMIC}, {"group", S_GROUP},
+    {"state", S_STATE},         {"hamiltonian", S_HAMILTONIAN}, {"poisson", S_POISSON},
 };
 
 static int is_keyword(const char *s, size_t n) {
@@ -561,14 +600,29 @@ static int statement_at(mf *m, size_t off, size_t end, int line, int col) {
   if (!read_name(&c, word)) {
     if (m->status) return -1;
     return expect_fail(&c, "a statement (model, coordinates, parameter, let, kinetic, potential, "
-                           "constraint, holonomic, force, gap, initial, group)");
+                           "constraint, holonomic, force, gap, initial, group, state, hamiltonian, poisson)");
   }
   int kind = -1;
   for (size_t i = 0; i < sizeof statements / sizeof statements[0]; i++)
     if (strcmp(word, statements[i].keyword) == 0) kind = statements[i].kind;
+  /* the two kinds of model take different statements */
+  int mech_only = kind == S_KINETIC || kind == S_POTENTIAL || kind == S_CONSTRAINT || kind == S_FORCE ||
+                  kind == S_GAP || kind == S_HOLONOMIC || kind == S_GROUP;
+  int poisson_only = kind == S_HAMILTONIAN || kind == S_POISSON;
+  if (m->nq && m->poisson && mech_only)
+    return mf_fail(m, off, "'%s' is not part of an almost-Poisson model (declared by 'state'; it "
+                           "takes hamiltonian and poisson statements)", word);
+  if (poisson_only && !m->nq)
+    return mf_fail(m, off, "this statement needs the state variables: declare them first ('state x y ...')");
+  if (poisson_only && !m->poisson)
+    return mf_fail(m, off, "'%s' belongs to an almost-Poisson model: declare its variables with "
+                           "'state' instead of 'coordinates'", word);
   switch (kind) {
   case S_MODEL: return st_model(&c, off);
-  case S_COORDS: return st_coordinates(&c, off);
+  case S_COORDS: return st_coordinates(&c, off, 0);
+  case S_STATE: return st_coordinates(&c, off, 1);
+  case S_HAMILTONIAN: return st_hamiltonian(&c, off);
+  case S_POISSON: return st_poisson(&c, off);
   case S_PARAM: return st_binding(&c, 0);
   case S_LET: return need_coordinates(&c, off) ? -1 : st_binding(&c, 1);
   case S_KINETIC: return st_energy(&c, 1, off);
@@ -581,12 +635,13 @@ static int statement_at(mf *m, size_t off, size_t end, int line, int col) {
   case S_INITIAL: return st_initial(&c, off);
   default:
     return mf_fail(m, off, "unknown statement '%s' (expected model, coordinates, parameter, let, "
-                           "kinetic, potential, constraint, holonomic, force, gap, initial or group)", word);
+                           "kinetic, potential, constraint, holonomic, force, gap, initial, group, state, hamiltonian "
+                           "or poisson)", word);
   }
 }
 
 int mf_read(mf *m) {
-  m->kinetic = m->potential = -1;
+  m->kinetic = m->potential = m->ham = -1;
   m->pool = nh_expr_pool_create();
   m->set_used = calloc((size_t)(m->opts ? m->opts->nset : 0) + 1, sizeof(int));
   if (!m->pool || !m->set_used) return m->status = NH_ERR_NOMEM;
@@ -612,7 +667,10 @@ int mf_read(mf *m) {
   if (!m->nq)
     return mf_fail(m, text_end(m), "the file ends without coordinates (expected a statement "
                                    "'coordinates x y ...')"), m->status;
-  if (m->kinetic < 0)
+  if (m->poisson && m->ham < 0)
+    return mf_fail(m, text_end(m), "the file ends without a Hamiltonian (expected a statement "
+                                   "'hamiltonian EXPR')"), m->status;
+  if (!m->poisson && m->kinetic < 0)
     return mf_fail(m, text_end(m), "the file ends without a kinetic energy (expected a statement "
                                    "'kinetic EXPR')"), m->status;
   if (!m->has_initial) m->initial_off = m->len;
