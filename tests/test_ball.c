@@ -749,6 +749,158 @@ static int test_free_flight(void) {
   return 0;
 }
 
+/* --on-detach fly (nh_ball_run_flight) on examples/hopping-ball.ball: a clean lift-off (f_s = 0
+ * at N = 0 by symmetry), a flight in which m2 is driven round its rail, and a touchdown. */
+typedef struct fly_obs {
+  int n, nroll, nfly;
+  double x_event[2 * NH_BALL_MAX_MASSES + 13], x_start[2 * NH_BALL_MAX_MASSES + 13];
+  double E_event, E_start, zxy_rate[2];
+  double t[64], L[64][3], zcm[64][3]; /* flight samples every 0.1 from the switch */
+  int nt;
+  double min_z;
+} fly_obs;
+
+/* the system's total angular momentum about its centre of mass and the CM position (flight
+ * state): L = Lam I Om + sum m_i (z_i - z_cm) x (z_i' - z_cm'), z_i = z_GC + Lam zeta_i,
+ * z_i' = z_GC' + Lam (Om x zeta_i + theta_i' dzeta_i/dtheta_i) (the rail's tangent by central
+ * differences in theta_i, step FLY_DTH) */
+#define FLY_DTH 1e-5
+static void flight_momentum(const nh_model *m, double t, const double *x, double L[3], double zcm[3]) {
+  const nh_ball_params *p = nh_ball_model_params(m);
+  const int n = p->n;
+  nh_ball_eval e, ep, em;
+  nh_ball_evaluate(m, t, x, &e);
+  double xp[2 * NH_BALL_MAX_MASSES + 13], z[NH_BALL_MAX_MASSES + 1][3], v[NH_BALL_MAX_MASSES + 1][3], mass[NH_BALL_MAX_MASSES + 1];
+  double Mt = 0.0, vcm[3] = {0, 0, 0}, IOm[3];
+  for (int i = 0; i <= n; i++) {
+    const double *zeta = i ? e.chi[i - 1] : p->chi0;
+    double tan[3] = {0, 0, 0}, w[3];
+    if (i) {
+      memcpy(xp, x, sizeof(double) * (size_t)m->nx);
+      xp[i - 1] = x[i - 1] + FLY_DTH;
+      nh_ball_evaluate(m, t, xp, &ep);
+      xp[i - 1] = x[i - 1] - FLY_DTH;
+      nh_ball_evaluate(m, t, xp, &em);
+      for (int c = 0; c < 3; c++) tan[c] = (ep.chi[i - 1][c] - em.chi[i - 1][c]) / (2 * FLY_DTH);
+    }
+    w[0] = e.Om[1] * zeta[2] - e.Om[2] * zeta[1];
+    w[1] = e.Om[2] * zeta[0] - e.Om[0] * zeta[2];
+    w[2] = e.Om[0] * zeta[1] - e.Om[1] * zeta[0];
+    for (int c = 0; c < 3; c++) w[c] += (i ? x[n + i - 1] : 0.0) * tan[c];
+    mass[i] = i ? p->m[i - 1] : p->m0;
+    Mt += mass[i];
+    for (int a = 0; a < 3; a++) {
+      z[i][a] = e.z_gc[a], v[i][a] = x[2 * n + 10 + a];
+      for (int c = 0; c < 3; c++) z[i][a] += e.Lam[3 * a + c] * zeta[c], v[i][a] += e.Lam[3 * a + c] * w[c];
+    }
+  }
+  for (int a = 0; a < 3; a++) {
+    zcm[a] = vcm[a] = 0.0;
+    for (int i = 0; i <= n; i++) zcm[a] += mass[i] * z[i][a] / Mt, vcm[a] += mass[i] * v[i][a] / Mt;
+  }
+  for (int c = 0; c < 3; c++) IOm[c] = p->I[3 * c] * e.Om[0] + p->I[3 * c + 1] * e.Om[1] + p->I[3 * c + 2] * e.Om[2];
+  for (int a = 0; a < 3; a++) L[a] = e.Lam[3 * a] * IOm[0] + e.Lam[3 * a + 1] * IOm[1] + e.Lam[3 * a + 2] * IOm[2];
+  for (int i = 0; i <= n; i++) {
+    double r[3], u[3];
+    for (int a = 0; a < 3; a++) r[a] = z[i][a] - zcm[a], u[a] = v[i][a] - vcm[a];
+    L[0] += mass[i] * (r[1] * u[2] - r[2] * u[1]);
+    L[1] += mass[i] * (r[2] * u[0] - r[0] * u[2]);
+    L[2] += mass[i] * (r[0] * u[1] - r[1] * u[0]);
+  }
+}
+
+static int fly_observer(const nh_sim *s, nh_sample_kind kind, double t, const double *x, const double *v, void *user) {
+  (void)v;
+  fly_obs *o = user;
+  const nh_model *m = nh_sim_model(s);
+  nh_ball_eval e;
+  if (nh_ball_evaluate(m, t, x, &e) != NH_OK) return 1;
+  if (nh_ball_model_kind(m) != NH_BALL_FLIGHT) {
+    o->nroll++;
+    if (kind == NH_SAMPLE_EVENT) {
+      double xd[2 * NH_BALL_MAX_MASSES + 9];
+      memcpy(o->x_event, x, sizeof(double) * (size_t)m->nx);
+      o->E_event = e.energy;
+      m->rhs(t, x, xd, m->user);
+      o->zxy_rate[0] = xd[2 * o->n + 7], o->zxy_rate[1] = xd[2 * o->n + 8];
+    }
+    return 0;
+  }
+  if (o->nfly++ == 0) {
+    if (kind != NH_SAMPLE_START) return 1;
+    memcpy(o->x_start, x, sizeof(double) * (size_t)m->nx);
+    o->E_start = e.energy;
+  }
+  o->min_z = fmin(o->min_z, x[2 * o->n + 9]);
+  if (kind == NH_SAMPLE_OUTPUT && o->nt < 64) { /* every 0.1 from the switch */
+    o->t[o->nt] = t;
+    flight_momentum(m, t, x, o->L[o->nt], o->zcm[o->nt]);
+    o->nt++;
+  }
+  return 0;
+}
+
+static int test_flight_switch(void) {
+  char msg[512];
+  nh_ball_file *f = nh_ball_file_load(NHOLO_SOURCE_DIR "/examples/hopping-ball.ball", msg, sizeof msg);
+  if (!f) printf("  %s\n", msg);
+  ENSURE(f);
+  nh_ball_params p = *nh_ball_file_params(f);
+  p.stop_on_detach = 1;
+  nh_model *ball = nh_ball_create(&p, msg, sizeof msg), *fl = nh_ball_flight_create(&p, msg, sizeof msg);
+  ENSURE(ball && fl);
+  const int n = p.n;
+  nh_sim *s = make_sim(ball, "dopri5", 1e-3, 1e-12, 0.1), *sf = make_sim(fl, "dopri5", 1e-3, 1e-12, 0.1);
+  fly_obs o;
+  memset(&o, 0, sizeof o);
+  o.n = n, o.min_z = INFINITY;
+  nh_ball_flight_info info;
+  int rc = nh_ball_run_flight(s, sf, 3.0, fly_observer, &o, &info);
+  printf("  lift-off at t = %.10f (z_GC'' = %.1e), touchdown at t = %.10f with z_GC' = %.6f; %d flight samples\n",
+         info.t_detach, info.z_acc, info.t_touchdown, info.vz_touchdown, o.nt);
+  ENSURE(rc == NH_EVENT_STOP && info.detached && info.flew && info.touchdown);
+  // lift-off where N = 1.8 - 4 sin 4t = 0 (m1 on the axis, nothing else moves)
+  ENSURE_NEAR(info.t_detach, asin(0.45) / 4.0, 1e-10);
+  ENSURE(fabs(info.z_acc) <= NH_BALL_LIFTOFF_TOL && info.t_touchdown > 1.0 && info.vz_touchdown < -0.1);
+  ENSURE(o.min_z >= -1e-12 && nh_sim_time(sf) == info.t_touchdown && o.nroll >= 3);
+  // continuity at the switch: same theta, theta', q, Om; z_GC = [x, y, 0]; z_GC' the rolling
+  // velocity r [om_2, -om_1] (the rolling model's own rate), 0 vertically; the same energy
+  for (int i = 0; i < 2 * n + 9; i++) ENSURE(o.x_start[i] == o.x_event[i]);
+  ENSURE(o.x_start[2 * n + 9] == 0.0 && o.x_start[2 * n + 12] == 0.0);
+  ENSURE_NEAR(o.x_start[2 * n + 10], o.zxy_rate[0], 1e-14);
+  ENSURE_NEAR(o.x_start[2 * n + 11], o.zxy_rate[1], 1e-14);
+  ENSURE_NEAR(o.E_start, o.E_event, 1e-13);
+  // free flight: the CM falls freely (second differences of the CM on a 0.1 grid are exact
+  // for a parabola); angular momentum about the CM constant while m2 is driven round its rail
+  ENSURE(o.nt >= 10);
+  double dz = 0.0, dL = 0.0, Lmax = 0.0;
+  for (int k = 1; k + 1 < o.nt; k++)
+    for (int a = 0; a < 3; a++) {
+      double h = o.t[k + 1] - o.t[k];
+      dz = fmax(dz, fabs((o.zcm[k + 1][a] - 2 * o.zcm[k][a] + o.zcm[k - 1][a]) / (h * h) - (a == 2 ? -p.g : 0.0)));
+    }
+  for (int k = 0; k < o.nt; k++)
+    for (int a = 0; a < 3; a++) dL = fmax(dL, fabs(o.L[k][a] - o.L[0][a])), Lmax = fmax(Lmax, fabs(o.L[k][a]));
+  const double *xe = nh_sim_x(sf);
+  printf("  flight: max |z_cm'' + g e3| %.1e, max |L - L(0)| %.1e (|L| ~ %.3f), theta2' %.3f, Om %.3f %.3f %.3f\n", dz, dL,
+         Lmax, xe[n + 1], xe[2 * n + 4], xe[2 * n + 5], xe[2 * n + 6]);
+  ENSURE(dz < 1e-8 && dL < 1e-8 && Lmax > 0.05);
+  ENSURE(fabs(xe[n + 1] - 3.0) < 1e-9); /* m2 was driven: theta2' from 0 to 3 */
+  // the paper's detachment: f_s = 5.05 at N = 0, the free ball would be pressed into the floor
+  nh_ball_params pd = nh_ball_params_detach_example();
+  nh_model *bd = nh_ball_create(&pd, NULL, 0), *fd = nh_ball_flight_create(&pd, NULL, 0);
+  nh_sim *s2 = make_sim(bd, "dopri5", 1e-3, 1e-12, 0.0), *sf2 = make_sim(fd, "dopri5", 1e-3, 1e-12, 0.0);
+  ENSURE(nh_ball_run_flight(s2, sf2, 20.0, NULL, NULL, &info) == NH_EVENT_STOP);
+  ENSURE(info.detached && !info.flew && info.z_acc < -1.0 && nh_sim_time(sf2) == 0.0);
+  ENSURE_NEAR(info.t_detach, 3.6095007, 1e-7);
+  // wrong pairs are refused
+  ENSURE(nh_ball_run_flight(sf2, s2, 20.0, NULL, NULL, &info) == NH_ERR_ARG);
+  nh_sim_destroy(s2), nh_sim_destroy(sf2), nh_model_destroy(bd), nh_model_destroy(fd);
+  nh_sim_destroy(s), nh_sim_destroy(sf), nh_model_destroy(ball), nh_model_destroy(fl);
+  nh_ball_file_destroy(f);
+  return 0;
+}
+
 /* the slip monitor: f_s = mu N is reported (or stops the run) where f_s / N first reaches mu;
  * the paper's printed .19 is below the computed minimum 0.190594, so mu = .19 slips */
 static int test_slip_monitor(void) {
@@ -945,6 +1097,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_sphere_invariants);
   RUN_TEST(test_detachment);
   RUN_TEST(test_free_flight);
+  RUN_TEST(test_flight_switch);
   RUN_TEST(test_slip_monitor);
   RUN_TEST(test_fixed_step);
   RUN_TEST(test_bad_params);
