@@ -400,7 +400,9 @@ static void ball_help(void) {
          "options:\n"
          "  --t-end T             final time (default 20)\n"
          "  --method NAME         dopri5 (adaptive, default) or rk4 (fixed step; both renormalise\n"
-         "                        the quaternion after every step)\n"
+         "                        the quaternion after every step), or rkmk4 (fixed step, a Lie-group\n"
+         "                        method: the quaternion is updated by exponentials, |q| = 1 without\n"
+         "                        projection; not for the disk or --form dae)\n"
          "  --form ode|dae        the paper's ODE form (6.4, default) or its DAE form (6.5, q0 solved\n"
          "                        from |q| = 1; it cannot pass q0 = 0, see docs/rolling-ball.md)\n"
          "  --dt H                rk4 step, first dopri5 trial step (default 1e-3)\n"
@@ -471,8 +473,8 @@ static int parse_ball_opts(int argc, char **argv, ball_opts *o) {
       if (strcmp(v, "ode") && strcmp(v, "dae")) return cli_usage_error("--form: expected ode or dae, got '%s'", v);
       o->dae = !strcmp(v, "dae");
     } else if (!strcmp(a, "--method")) {
-      if (strcmp(v, "dopri5") && strcmp(v, "rk4"))
-        return cli_usage_error("--method: '%s' cannot run a ball (use dopri5 or rk4)", v);
+      if (strcmp(v, "dopri5") && strcmp(v, "rk4") && strcmp(v, "rkmk4"))
+        return cli_usage_error("--method: '%s' cannot run a ball (use dopri5, rk4 or rkmk4)", v);
       o->method = v;
     } else if (!strcmp(a, "--on-detach") && !strcmp(v, "fly")) {
       o->on_detach = 2;

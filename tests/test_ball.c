@@ -959,6 +959,109 @@ static int test_fixed_step(void) {
   return 0;
 }
 
+/* the Lie-group method rkmk4 (src/methods/rkmk4.c) on the ball's rotation part */
+#define LIE_QDEV_TOL 1e-13 /* ||q| - 1| over 1e5 steps: round-off only (a random walk of ~1e-16 per step) */
+
+/* a free rigid body in ODE form, x = [q (4), Om (3)], I Om' = I Om x Om, declaring its
+ * rotation part but no projection: another model rkmk4 runs */
+static const double rb_I[3] = {1.0, 2.0, 3.5};
+static int rb_rhs(double t, const double *x, double *xd, void *user) {
+  (void)t, (void)user;
+  const double *q = x, *w = x + 4;
+  xd[0] = -0.5 * (q[1] * w[0] + q[2] * w[1] + q[3] * w[2]);
+  xd[1] = 0.5 * (q[0] * w[0] + q[2] * w[2] - q[3] * w[1]);
+  xd[2] = 0.5 * (q[0] * w[1] + q[3] * w[0] - q[1] * w[2]);
+  xd[3] = 0.5 * (q[0] * w[2] + q[1] * w[1] - q[2] * w[0]);
+  xd[4] = (rb_I[1] - rb_I[2]) * w[1] * w[2] / rb_I[0];
+  xd[5] = (rb_I[2] - rb_I[0]) * w[2] * w[0] / rb_I[1];
+  xd[6] = (rb_I[0] - rb_I[1]) * w[0] * w[1] / rb_I[2];
+  return 0;
+}
+static int rb_angvel(double t, const double *x, double *w, void *user) {
+  (void)t, (void)user;
+  memcpy(w, x + 4, 3 * sizeof(double));
+  return 0;
+}
+
+static double qdev(const double *q) { return fabs(sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]) - 1.0); }
+
+static int test_lie_group_method(void) {
+  const nh_method *lie = nh_method_find("rkmk4");
+  ENSURE(lie && nh_method_order(lie) == 4 && (nh_method_flags(lie) & NH_METHOD_LIE));
+  // which models it runs: the ball and its flight declare q at 2n, the disk and the DAE not
+  nh_ball_params p = nh_ball_params_ball_example();
+  nh_model *m = nh_ball_create(&p, NULL, 0), *dae = nh_ball_dae_create(&p, NULL, 0);
+  nh_model *disk_m = nh_disk_create((nh_ball_params[]){nh_ball_params_disk_example()}, NULL, 0);
+  ENSURE(m->angvel && m->quat == 6 && nh_method_supports(lie, m) == NH_OK);
+  ENSURE(nh_method_supports(lie, dae) == NH_ERR_UNSUPPORTED && nh_method_supports(lie, disk_m) == NH_ERR_UNSUPPORTED);
+  nh_model_destroy(dae), nh_model_destroy(disk_m);
+  // observed order against dopri5 at 1e-13, t in [0, 1] (across the input's kinks), spinning
+  nh_ball_params ps = p;
+  ps.Om0[0] = 1.0, ps.Om0[1] = -0.5, ps.Om0[2] = 2.0;
+  nh_model *ms = nh_ball_create(&ps, NULL, 0);
+  nh_sim *ref = make_sim(ms, "dopri5", 1e-3, 1e-13, 0.0);
+  ENSURE(nh_ball_run(ref, 1.0, NULL, NULL) == NH_OK);
+  double errs[3];
+  for (int k = 0; k < 3; k++) {
+    nh_sim *s = make_sim(ms, "rkmk4", 0.05 / (1 << k), 1e-10, 0.0);
+    ENSURE(s && nh_ball_run(s, 1.0, NULL, NULL) == NH_OK);
+    errs[k] = 0.0;
+    for (int i = 0; i < ms->nx; i++) errs[k] = fmax(errs[k], fabs(nh_sim_x(s)[i] - nh_sim_x(ref)[i]));
+    nh_sim_destroy(s);
+  }
+  const double p1 = log2(errs[0] / errs[1]), p2 = log2(errs[1] / errs[2]);
+  printf("  rkmk4 errors at t = 1, h = .05/.025/.0125: %.2e %.2e %.2e, observed orders %.2f %.2f\n", errs[0], errs[1],
+         errs[2], p1, p2);
+  ENSURE(p1 > 3.7 && p1 < 4.4 && p2 > 3.7 && p2 < 4.4);
+  nh_sim_destroy(ref), nh_model_destroy(ms);
+  // |q| = 1 over a long run with no projection: frozen masses, 1e5 steps of h = .01
+  static int three = 3;
+  nh_ball_params pf = p;
+  pf.input = zero_input, pf.input_user = &three;
+  pf.Om0[0] = 0.4, pf.Om0[1] = -0.3, pf.Om0[2] = 0.5;
+  nh_model *mf = nh_ball_create(&pf, NULL, 0);
+  nh_sim *s = make_sim(mf, "rkmk4", 0.01, 1e-10, 0.0);
+  double dev = 0.0;
+  ENSURE(nh_sim_run(s, 1000.0, 0, q_step_dev, &dev) == NH_OK);
+  printf("  rkmk4 h = .01, 1e5 steps (frozen masses): max ||q| - 1| %.1e, relative energy drift %.1e\n", dev,
+         nh_sim_get_stats(s)->max_energy_rel_error);
+  ENSURE(nh_sim_get_stats(s)->steps >= 100000 && dev < LIE_QDEV_TOL);
+  ENSURE(nh_sim_get_stats(s)->max_energy_rel_error < 1e-7);
+  nh_sim_destroy(s), nh_model_destroy(mf);
+  // a model without a projection: rkmk4 keeps |q| = 1, rk4 drifts
+  nh_model_def d = nh_model_def_default();
+  const double x0[7] = {1, 0, 0, 0, 1.0, 0.1, 2.0};
+  d.name = "rigid-body", d.form = NH_FORM_ODE, d.nx = 7, d.x0 = x0, d.rhs = rb_rhs;
+  d.angvel = rb_angvel, d.quat = 0;
+  nh_model *rb = nh_model_create(&d, NULL, 0);
+  ENSURE(rb);
+  double drift[2];
+  for (int k = 0; k < 2; k++) {
+    nh_sim *sr = make_sim(rb, k ? "rk4" : "rkmk4", 0.05, 1e-10, 0.0);
+    ENSURE(nh_sim_run(sr, 500.0, 0, NULL, NULL) == NH_OK);
+    drift[k] = qdev(nh_sim_x(sr));
+    nh_sim_destroy(sr);
+  }
+  printf("  free rigid body, h = .05, t = 500, no projection: ||q| - 1| rkmk4 %.1e, rk4 %.1e\n", drift[0], drift[1]);
+  ENSURE(drift[0] < LIE_QDEV_TOL && drift[1] > 1e-8);
+  d.quat = 4; /* the quaternion must fit in the state */
+  ENSURE(nh_model_create(&d, NULL, 0) == NULL);
+  nh_model_destroy(rb);
+  // spec test 18 with rkmk4: E(t) - E(0) = int power dt with moving masses; min mu as dopri5
+  run_obs o;
+  memset(&o, 0, sizeof o);
+  nh_ball_stats_init(&o.st);
+  s = make_sim(m, "rkmk4", 0.01, 1e-10, 1e-3);
+  ENSURE(nh_ball_run(s, 20.0, run_observer, &o) == NH_OK);
+  printf("  rkmk4 h = .01 over [0, 20]: energy balance %.1e, min mu %.7f, ||q| - 1| at samples %.1e\n", o.max_balance,
+         o.st.min_mu, o.max_qdev);
+  ENSURE(o.max_balance < 1e-5 && o.max_qdev < LIE_QDEV_TOL);
+  ENSURE_NEAR(o.st.min_mu, 0.190594, 1e-6);
+  ENSURE(qdev(nh_sim_x(s) + 6) < LIE_QDEV_TOL);
+  nh_sim_destroy(s), nh_model_destroy(m);
+  return 0;
+}
+
 /* a callback rail that leaves the ball for some theta */
 static int bad_rail(int i, double th, double z[3], double zp[3], double zpp[3], void *user) {
   (void)i, (void)user;
@@ -1100,6 +1203,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_flight_switch);
   RUN_TEST(test_slip_monitor);
   RUN_TEST(test_fixed_step);
+  RUN_TEST(test_lie_group_method);
   RUN_TEST(test_bad_params);
   RUN_TEST(test_ball_file);
   return TEST_SUMMARY();

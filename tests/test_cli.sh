@@ -102,6 +102,10 @@ HOP=$(cd "$(dirname "$0")/.." && pwd)/examples/hopping-ball.ball
   && ok "--mu 0.17: slip event stops the run" || bad "slip: $(cat "$T/err" "$T/js")"
 "$NHOLO" run rolling-ball --method rk4 --dt 0.01 --set m1=0.5 --json >"$T/jk" 2>"$T/err" \
   && grep -q '"method": "rk4"' "$T/jk" && ok "rk4 with --set" || bad "rk4: $(cat "$T/err")"
+"$NHOLO" run rolling-ball --method rkmk4 --dt 0.01 --json >"$T/jlie" 2>"$T/err" \
+  && grep -q '"method": "rkmk4"' "$T/jlie" && grep -q '"min_mu_static": 0.190594' "$T/jlie" \
+  && "$NHOLO" list | grep -q "rkmk4 .*|q| = 1" \
+  && ok "--method rkmk4 (Lie group) runs the ball" || bad "rkmk4: $(cat "$T/err" "$T/jlie")"
 "$NHOLO" run rolling-ball --form dae --json >"$T/jdae" 2>"$T/err"
 rc=$?
 [ $rc -eq 1 ] && grep -q '"status": "NH_ERR_STEP_UNDERFLOW"' "$T/jdae" && grep -q '"t_end": 9.2066' "$T/jdae" \
@@ -126,6 +130,8 @@ expect_usage "ball: zero radius" run rolling-ball --set r=0 --out "$T/o/x.csv"
 expect_usage "ball: unknown parameter" run rolling-ball --set zz=1 --out "$T/o/x.csv"
 expect_usage "ball: exact method" run rolling-ball --method exact --out "$T/o/x.csv"
 expect_usage "ball: the disk cannot fly" run rolling-disk --on-detach fly --out "$T/o/x.csv"
+expect_usage "ball: rkmk4 on the disk" run rolling-disk --method rkmk4 --out "$T/o/x.csv"
+expect_usage "rkmk4 on a model without rotation" run penny --method rkmk4 --out "$T/o/x.csv"
 expect_usage "ball: bad --on-detach" run rolling-ball --on-detach maybe --out "$T/o/x.csv"
 expect_usage "disk: no DAE form" run rolling-disk --form dae --out "$T/o/x.csv"
 expect_usage "ball: non-unit quaternion" run "$T/q.ball" --out "$T/o/x.csv"

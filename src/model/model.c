@@ -149,6 +149,10 @@ static int check_ode_def(const nh_model_def *d, char *msg, size_t size) {
     nh_set_msg(msg, size, "an ODE-form model needs a right-hand side evaluator");
     return 0;
   }
+  if (d->angvel && (d->quat < 0 || d->quat > d->nx - 4)) {
+    nh_set_msg(msg, size, "rotation part: quaternion index %d must be in [0, nx - 4 = %d]", d->quat, d->nx - 4);
+    return 0;
+  }
   if (!check_common(d, msg, size)) return 0;
   if (!check_names(d->nx, d->state_names, "state", msg, size)) return 0;
   for (int i = 0; i < d->nx && d->x0; i++)
@@ -169,8 +173,8 @@ static int check_def(const nh_model_def *d, char *msg, size_t size) {
     nh_set_msg(msg, size, "unknown model form %d", (int)d->form);
     return 0;
   }
-  if (d->rhs || d->project || d->energy || d->nx != 0) {
-    nh_set_msg(msg, size, "rhs, energy, project and nx belong to the ODE form (form = NH_FORM_ODE)");
+  if (d->rhs || d->project || d->energy || d->angvel || d->nx != 0) {
+    nh_set_msg(msg, size, "rhs, energy, project, angvel and nx belong to the ODE form (form = NH_FORM_ODE)");
     return 0;
   }
   if (d->nq < 1 || d->nc < 0 || d->ngap < 0 || d->npar < 0) {
@@ -313,6 +317,8 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   m->rhs = d->rhs;
   m->energy = d->energy;
   m->project = d->project;
+  m->angvel = d->angvel;
+  m->quat = d->angvel ? d->quat : 0;
   m->nmon = d->nmon;
   for (int i = 0; i < d->nmon; i++) {
     mon[i] = d->monitors[i];

@@ -135,8 +135,8 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
   else if (!d->method)
     snprintf(buf, sizeof buf, "no method given");
   else if (nh_method_supports(d->method, m) != NH_OK)
-    snprintf(buf, sizeof buf, "method '%s' cannot run model '%s' (it has no closed-form flow)",
-             d->method->name, m->name);
+    snprintf(buf, sizeof buf, "method '%s' cannot run model '%s' (it has no %s)", d->method->name, m->name,
+             d->method->flags & NH_METHOD_LIE ? "rotation part (nh_model_def.angvel)" : "closed-form flow");
   else if (!(d->h > 0.0) || !isfinite(d->h))
     snprintf(buf, sizeof buf, "step size h = %g must be positive and finite", d->h);
   else if (!(d->h_max >= 0.0) || !isfinite(d->h_max))
@@ -867,8 +867,9 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
     if ((rc = gaps(s, xnew, s->g1, NULL))) return rc;
   }
 
-  // projection method: the kept state is projected onto the model's manifold
-  if (s->model->project && (rc = s->model->project(xnew, s->model->user))) {
+  // projection method: the kept state is projected onto the model's manifold (a Lie-group
+  // method keeps the model's rotation part on it by construction)
+  if (s->model->project && !(meth->flags & NH_METHOD_LIE) && (rc = s->model->project(xnew, s->model->user))) {
     sim_msg(s, "projection failed at t = %.17g", s->t + h);
     return NH_ERR_CALLBACK;
   }
