@@ -341,10 +341,11 @@ static void print_text(nh_sim *const sims[2], const ball_run *r, const nh_ball_f
                        int status, double wall) {
   const nh_model *m = nh_sim_model(sims[0]);
   const nh_sim *last = sims[1] && fi->flew ? sims[1] : sims[0];
-  const nh_sim_stats *st = nh_sim_get_stats(sims[0]);
+  const nh_sim_stats *st = nh_sim_get_stats(sims[0]), *fst = last != sims[0] ? nh_sim_get_stats(last) : NULL;
   run_events ev = events_of(sims);
   printf("model %s, method %s: t = %.10g, %ld steps (%ld rejected), %ld evaluations, %.3f s wall\n", m->name,
-         method, nh_sim_time(last), st->steps, st->rejected, st->evals, wall);
+         method, nh_sim_time(last), st->steps + (fst ? fst->steps : 0), st->rejected + (fst ? fst->rejected : 0),
+         st->evals + (fst ? fst->evals : 0), wall);
   printf("normal force: min %.10g at t = %.6g%s\n", r->st.min_N, r->st.t_min_N, r->st.detached ? " (detached)" : "");
   if (!r->st.detached)
     printf("minimum static friction coefficient to roll without slipping: %.7f (max f_s/N, at t = %.6g)\n",
@@ -421,7 +422,8 @@ static void ball_help(void) {
          "  --events FILE         CSV of the detachment/slip events\n"
          "  --plot FILE           N, f_s and f_s/N against t (.png, .svg, .pdf)\n"
          "  --json                JSON summary: min_mu_static, t_min_mu_static, min_normal_force,\n"
-         "                        events, ...\n"
+         "                        events, ... (with --on-detach fly: flight, phases; the CSVs get a\n"
+         "                        phase column and the flight's state layout)\n"
          "A FILE.ball describes your own ball: see docs/rolling-ball.md.\n",
          BALL_STATS_DT);
 }
