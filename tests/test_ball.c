@@ -749,13 +749,15 @@ static int test_free_flight(void) {
   return 0;
 }
 
-/* --on-detach fly (nh_ball_run_flight) on examples/hopping-ball.ball: a clean lift-off (f_s = 0
- * at N = 0 by symmetry), a flight in which m2 is driven round its rail, and a touchdown. */
 typedef struct fly_obs {
   int n, nroll, nfly;
   double x_event[2 * NH_BALL_MAX_MASSES + 13], x_start[2 * NH_BALL_MAX_MASSES + 13];
   double E_event, E_start, zxy_rate[2];
-  double t[64], L[64][3], zcm[64][3]; /* flight samples every 0.1 from the switch */
+  double Fe[3];               /* the (constant) external force at the GC */
+  double L0[3], tprev, tau_prev[3], impulse[3]; /* int (z_GC - z_cm) x F_e dt (trapezoid) */
+  double max_balance;         /* max |L(t) - L(t0) - impulse(t)| */
+  double max_impulse;         /* max |impulse| */
+  double t[64], zcm[64][3];   /* flight samples every 0.1 from the switch */
   int nt;
   double min_z;
 } fly_obs;
@@ -826,67 +828,94 @@ static int fly_observer(const nh_sim *s, nh_sample_kind kind, double t, const do
     }
     return 0;
   }
+  // flight: angular momentum about the CM against the impulse of the torque of F_e about it
+  double L[3], zcm[3], r[3], tau[3];
+  flight_momentum(m, t, x, L, zcm);
+  for (int a = 0; a < 3; a++) r[a] = e.z_gc[a] - zcm[a];
+  tau[0] = r[1] * o->Fe[2] - r[2] * o->Fe[1], tau[1] = r[2] * o->Fe[0] - r[0] * o->Fe[2], tau[2] = r[0] * o->Fe[1] - r[1] * o->Fe[0];
   if (o->nfly++ == 0) {
     if (kind != NH_SAMPLE_START) return 1;
     memcpy(o->x_start, x, sizeof(double) * (size_t)m->nx);
     o->E_start = e.energy;
+    memcpy(o->L0, L, sizeof L);
+  } else {
+    for (int a = 0; a < 3; a++) o->impulse[a] += 0.5 * (t - o->tprev) * (tau[a] + o->tau_prev[a]);
   }
+  for (int a = 0; a < 3; a++) {
+    o->max_balance = fmax(o->max_balance, fabs(L[a] - o->L0[a] - o->impulse[a]));
+    o->max_impulse = fmax(o->max_impulse, fabs(o->impulse[a]));
+  }
+  o->tprev = t;
+  memcpy(o->tau_prev, tau, sizeof tau);
   o->min_z = fmin(o->min_z, x[2 * o->n + 9]);
-  if (kind == NH_SAMPLE_OUTPUT && o->nt < 64) { /* every 0.1 from the switch */
+  if (kind == NH_SAMPLE_OUTPUT && o->nfly % 100 == 1 && o->nt < 64) { /* every 0.1 from the switch */
     o->t[o->nt] = t;
-    flight_momentum(m, t, x, o->L[o->nt], o->zcm[o->nt]);
+    memcpy(o->zcm[o->nt], zcm, sizeof zcm);
     o->nt++;
   }
   return 0;
 }
 
+/* --on-detach fly (nh_ball_run_flight) on examples/hopping-ball.ball: a clean lift-off (f_s = 0
+ * at N = 0 by symmetry), a flight in which m2 is driven round its rail, and a touchdown; with
+ * F_e = 0 and with a vertical force 0.2 at the GC (N = 1.8 - 0.2 - 4 sin 4t) */
+#define FLY_BALANCE_TOL 1e-7 /* trapezoid rule on a 1e-3 grid over ~1.2 time units */
 static int test_flight_switch(void) {
   char msg[512];
   nh_ball_file *f = nh_ball_file_load(NHOLO_SOURCE_DIR "/examples/hopping-ball.ball", msg, sizeof msg);
   if (!f) printf("  %s\n", msg);
   ENSURE(f);
-  nh_ball_params p = *nh_ball_file_params(f);
-  p.stop_on_detach = 1;
-  nh_model *ball = nh_ball_create(&p, msg, sizeof msg), *fl = nh_ball_flight_create(&p, msg, sizeof msg);
-  ENSURE(ball && fl);
-  const int n = p.n;
-  nh_sim *s = make_sim(ball, "dopri5", 1e-3, 1e-12, 0.1), *sf = make_sim(fl, "dopri5", 1e-3, 1e-12, 0.1);
-  fly_obs o;
-  memset(&o, 0, sizeof o);
-  o.n = n, o.min_z = INFINITY;
-  nh_ball_flight_info info;
-  int rc = nh_ball_run_flight(s, sf, 3.0, fly_observer, &o, &info);
-  printf("  lift-off at t = %.10f (z_GC'' = %.1e), touchdown at t = %.10f with z_GC' = %.6f; %d flight samples\n",
-         info.t_detach, info.z_acc, info.t_touchdown, info.vz_touchdown, o.nt);
-  ENSURE(rc == NH_EVENT_STOP && info.detached && info.flew && info.touchdown);
-  // lift-off where N = 1.8 - 4 sin 4t = 0 (m1 on the axis, nothing else moves)
-  ENSURE_NEAR(info.t_detach, asin(0.45) / 4.0, 1e-10);
-  ENSURE(fabs(info.z_acc) <= NH_BALL_LIFTOFF_TOL && info.t_touchdown > 1.0 && info.vz_touchdown < -0.1);
-  ENSURE(o.min_z >= -1e-12 && nh_sim_time(sf) == info.t_touchdown && o.nroll >= 3);
-  // continuity at the switch: same theta, theta', q, Om; z_GC = [x, y, 0]; z_GC' the rolling
-  // velocity r [om_2, -om_1] (the rolling model's own rate), 0 vertically; the same energy
-  for (int i = 0; i < 2 * n + 9; i++) ENSURE(o.x_start[i] == o.x_event[i]);
-  ENSURE(o.x_start[2 * n + 9] == 0.0 && o.x_start[2 * n + 12] == 0.0);
-  ENSURE_NEAR(o.x_start[2 * n + 10], o.zxy_rate[0], 1e-14);
-  ENSURE_NEAR(o.x_start[2 * n + 11], o.zxy_rate[1], 1e-14);
-  ENSURE_NEAR(o.E_start, o.E_event, 1e-13);
-  // free flight: the CM falls freely (second differences of the CM on a 0.1 grid are exact
-  // for a parabola); angular momentum about the CM constant while m2 is driven round its rail
-  ENSURE(o.nt >= 10);
-  double dz = 0.0, dL = 0.0, Lmax = 0.0;
-  for (int k = 1; k + 1 < o.nt; k++)
-    for (int a = 0; a < 3; a++) {
-      double h = o.t[k + 1] - o.t[k];
-      dz = fmax(dz, fabs((o.zcm[k + 1][a] - 2 * o.zcm[k][a] + o.zcm[k - 1][a]) / (h * h) - (a == 2 ? -p.g : 0.0)));
-    }
-  for (int k = 0; k < o.nt; k++)
-    for (int a = 0; a < 3; a++) dL = fmax(dL, fabs(o.L[k][a] - o.L[0][a])), Lmax = fmax(Lmax, fabs(o.L[k][a]));
-  const double *xe = nh_sim_x(sf);
-  printf("  flight: max |z_cm'' + g e3| %.1e, max |L - L(0)| %.1e (|L| ~ %.3f), theta2' %.3f, Om %.3f %.3f %.3f\n", dz, dL,
-         Lmax, xe[n + 1], xe[2 * n + 4], xe[2 * n + 5], xe[2 * n + 6]);
-  ENSURE(dz < 1e-8 && dL < 1e-8 && Lmax > 0.05);
-  ENSURE(fabs(xe[n + 1] - 3.0) < 1e-9); /* m2 was driven: theta2' from 0 to 3 */
+  for (int k = 0; k < 2; k++) {
+    nh_ball_params p = *nh_ball_file_params(f);
+    p.stop_on_detach = 1;
+    p.Fe[2] = k ? 0.2 : 0.0;
+    nh_model *ball = nh_ball_create(&p, msg, sizeof msg), *fl = nh_ball_flight_create(&p, msg, sizeof msg);
+    ENSURE(ball && fl);
+    const int n = p.n;
+    const double M = p.m0 + p.m[0] + p.m[1];
+    nh_sim *s = make_sim(ball, "dopri5", 1e-3, 1e-12, 0.1), *sf = make_sim(fl, "dopri5", 1e-3, 1e-12, 1e-3);
+    fly_obs o;
+    memset(&o, 0, sizeof o);
+    o.n = n, o.min_z = INFINITY;
+    memcpy(o.Fe, p.Fe, sizeof o.Fe);
+    nh_ball_flight_info info;
+    int rc = nh_ball_run_flight(s, sf, 3.0, fly_observer, &o, &info);
+    printf("  F_e3 = %.1f: lift-off at t = %.10f (z_GC'' = %.1e), touchdown at t = %.10f with z_GC' = %.6f\n", p.Fe[2],
+           info.t_detach, info.z_acc, info.t_touchdown, info.vz_touchdown);
+    ENSURE(rc == NH_EVENT_STOP && info.detached && info.flew && info.touchdown);
+    // lift-off where N = M g - F_e3 - 4 sin 4t = 0 (m1 on the axis, nothing else moves)
+    ENSURE_NEAR(info.t_detach, asin((M * p.g - p.Fe[2]) / 4.0) / 4.0, 1e-10);
+    ENSURE(fabs(info.z_acc) <= NH_BALL_LIFTOFF_TOL && info.t_touchdown > 1.0 && info.vz_touchdown < -0.1);
+    ENSURE(o.min_z >= -1e-12 && nh_sim_time(sf) == info.t_touchdown && o.nroll >= 3);
+    // continuity at the switch: same theta, theta', q, Om; z_GC = [x, y, 0]; z_GC' the rolling
+    // velocity r [om_2, -om_1] (the rolling model's own rate), 0 vertically; the same energy
+    for (int i = 0; i < 2 * n + 9; i++) ENSURE(o.x_start[i] == o.x_event[i]);
+    ENSURE(o.x_start[2 * n + 9] == 0.0 && fabs(o.x_start[2 * n + 12]) < 1e-15);
+    ENSURE_NEAR(o.x_start[2 * n + 10], o.zxy_rate[0], 1e-14);
+    ENSURE_NEAR(o.x_start[2 * n + 11], o.zxy_rate[1], 1e-14);
+    ENSURE_NEAR(o.E_start, o.E_event, 1e-13);
+    // free flight: the CM moves on a parabola with acceleration F_e/M - g e3 (second
+    // differences on a 0.1 grid are exact for it); the angular momentum about the CM changes by
+    // the impulse of the torque (z_GC - z_cm) x F_e (0 when F_e = 0) while m2 is driven
+    ENSURE(o.nt >= 10);
+    double dz = 0.0;
+    for (int j = 1; j + 1 < o.nt; j++)
+      for (int a = 0; a < 3; a++) {
+        double h = o.t[j + 1] - o.t[j];
+        dz = fmax(dz, fabs((o.zcm[j + 1][a] - 2 * o.zcm[j][a] + o.zcm[j - 1][a]) / (h * h) - (p.Fe[a] / M - (a == 2 ? p.g : 0.0))));
+      }
+    const double *xe = nh_sim_x(sf);
+    printf("  flight: max |z_cm'' - F_e/M + g e3| %.1e, |L(0)| %.3f, max |L - L(0) - impulse| %.1e (max |impulse| %.1e), "
+           "theta2' %.3f\n", dz, sqrt(o.L0[0] * o.L0[0] + o.L0[1] * o.L0[1] + o.L0[2] * o.L0[2]), o.max_balance,
+           o.max_impulse, xe[n + 1]);
+    ENSURE(dz < 1e-8 && o.max_balance < FLY_BALANCE_TOL);
+    ENSURE(k == 0 ? o.max_impulse == 0.0 : o.max_impulse > 1e-3);
+    ENSURE(fabs(xe[n + 1] - 3.0) < 1e-9); /* m2 was driven: theta2' from 0 to 3 */
+    nh_sim_destroy(s), nh_sim_destroy(sf), nh_model_destroy(ball), nh_model_destroy(fl);
+  }
+  nh_ball_file_destroy(f);
   // the paper's detachment: f_s = 5.05 at N = 0, the free ball would be pressed into the floor
+  nh_ball_flight_info info;
   nh_ball_params pd = nh_ball_params_detach_example();
   nh_model *bd = nh_ball_create(&pd, NULL, 0), *fd = nh_ball_flight_create(&pd, NULL, 0);
   nh_sim *s2 = make_sim(bd, "dopri5", 1e-3, 1e-12, 0.0), *sf2 = make_sim(fd, "dopri5", 1e-3, 1e-12, 0.0);
@@ -896,8 +925,6 @@ static int test_flight_switch(void) {
   // wrong pairs are refused
   ENSURE(nh_ball_run_flight(sf2, s2, 20.0, NULL, NULL, &info) == NH_ERR_ARG);
   nh_sim_destroy(s2), nh_sim_destroy(sf2), nh_model_destroy(bd), nh_model_destroy(fd);
-  nh_sim_destroy(s), nh_sim_destroy(sf), nh_model_destroy(ball), nh_model_destroy(fl);
-  nh_ball_file_destroy(f);
   return 0;
 }
 
