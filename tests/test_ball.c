@@ -632,7 +632,8 @@ static int test_sphere_invariants(void) {
  * (tolerances 1e-10 and 1e-12 agree to 1e-7), not the 4-digit theta_a (exact centring values
  * move it by 4e-5); the rolling model's N is negative on (3.6095, 3.7226) and positive at
  * 3.7358, so N = 0 at 3.7358 is not a zero of this model's normal force in either direction:
- * the paper's run must have used data it does not state (docs/rolling-ball.md). */
+ * the paper's run must have used data it does not state (docs/rolling-ball.md; every remaining
+ * explanation, ode45's own event handling included, is tried in test_ball_detach.c). */
 static int test_detachment(void) {
   double tdet[3];
   for (int k = 0; k < 3; k++) {
@@ -960,7 +961,7 @@ static int test_slip_monitor(void) {
   return 0;
 }
 
-/* the structure-respecting fixed-step option: RK4 with the quaternion projection keeps |q| = 1
+/* the projection option: RK4 with the quaternion projection keeps |q| = 1
  * at every step to round-off and reproduces min mu */
 static int q_step_dev(const nh_sim *s, nh_sample_kind kind, double t, const double *x, const double *v, void *user) {
   (void)s, (void)t, (void)v;
