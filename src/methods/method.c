@@ -8,8 +8,8 @@
 static const nh_method *const nh_methods[] = {
     &nh_method_exact,
     &nh_method_rk4,
-    &nh_method_dopri5,
     &nh_method_rkmk4,
+    &nh_method_dopri5,
 };
 
 #define NH_NMETHODS ((int)(sizeof nh_methods / sizeof nh_methods[0]))

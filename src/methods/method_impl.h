@@ -47,8 +47,8 @@ struct nh_method {
 
 extern const nh_method nh_method_exact;
 extern const nh_method nh_method_rk4;
-extern const nh_method nh_method_dopri5;
 extern const nh_method nh_method_rkmk4;
+extern const nh_method nh_method_dopri5;
 
 /* Weighted RMS norm of err with weights atol + rtol max(|x0|, |x1|). */
 double nh_err_norm(int n, const double *err, const double *x0, const double *x1, double rtol,

@@ -134,9 +134,12 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
     snprintf(buf, sizeof buf, "simulation definition not initialised with nh_sim_def_default()");
   else if (!d->method)
     snprintf(buf, sizeof buf, "no method given");
+  else if ((d->method->flags & NH_METHOD_LIE) && nh_method_supports(d->method, m) != NH_OK)
+    snprintf(buf, sizeof buf, "method '%s' cannot run model '%s' (it has no rotation part: nh_model_def.angvel)",
+             d->method->name, m->name);
   else if (nh_method_supports(d->method, m) != NH_OK)
-    snprintf(buf, sizeof buf, "method '%s' cannot run model '%s' (it has no %s)", d->method->name, m->name,
-             d->method->flags & NH_METHOD_LIE ? "rotation part (nh_model_def.angvel)" : "closed-form flow");
+    snprintf(buf, sizeof buf, "method '%s' cannot run model '%s' (it has no closed-form flow)",
+             d->method->name, m->name);
   else if (!(d->h > 0.0) || !isfinite(d->h))
     snprintf(buf, sizeof buf, "step size h = %g must be positive and finite", d->h);
   else if (!(d->h_max >= 0.0) || !isfinite(d->h_max))
