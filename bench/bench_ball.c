@@ -1,6 +1,7 @@
 /* bench_ball.c - the rolling ball with 3 internal masses (Putkaradze & Rogers sec. 6): ns per
  * right-hand-side evaluation and per driver step (DOPRI5 at rtol 1e-12 with N/slip monitors
- * and the quaternion projection; RK4 at h = 1e-2), each against baselines in the same process:
+ * and the quaternion projection; RK4 at h = 1e-2 with the projection and the Lie-group RKMK4 at
+ * h = 1e-2 without it), each against baselines in the same process:
  *   the disk's rhs (4 masses, planar equations) and a driver step of an ODE-form harmonic
  *   oscillator (the driver's own overhead per step).
  * Usage: bench_ball [evaluations]  (default 2000000) */
@@ -77,11 +78,15 @@ int main(int argc, char **argv) {
   long sb, eb, sk, ek, so, eo;
   double db = ns_per_step(ball, "dopri5", 1e-3, 1e-12, 20.0, &sb, &eb);
   double dk = ns_per_step(ball, "rk4", 1e-2, 1e-12, 20.0, &sk, &ek);
+  long sl, el;
+  double dl = ns_per_step(ball, "rkmk4", 1e-2, 1e-12, 20.0, &sl, &el);
   double dosc = ns_per_step(osc, "dopri5", 1e-3, 1e-12, 200.0, &so, &eo);
   printf("dopri5 step, ball, rtol 1e-12: %.0f ns (%ld steps, %.2f rhs/step; %.1f rhs-equivalents per step)\n", db, sb,
          (double)eb / sb, db / rb);
   printf("rk4 step, ball, h = 1e-2: %.0f ns (%ld steps, %.2f rhs/step; %.1f rhs-equivalents per step)\n", dk, sk,
          (double)ek / sk, dk / rb);
+  printf("rkmk4 step, ball, h = 1e-2: %.0f ns (%ld steps, %.2f rhs/step); ratio rkmk4 / rk4 step: %.2f\n", dl, sl,
+         (double)el / sl, dl / dk);
   printf("dopri5 step, oscillator (driver overhead baseline): %.0f ns (%ld steps)\n", dosc, so);
   printf("  one ball step costs %.1f oscillator steps; monitors, energy and projection add %.1f rhs-equivalents\n",
          db / dosc, db / rb - (double)eb / sb);

@@ -66,15 +66,19 @@ typedef struct ball_run {
   double *t, *x;     /* (n), (n x nx) */
   nh_ball_eval *ev;  /* (n) */
   int *kind;
-  nh_ball_stats st;
+  int *phase;        /* (n) 1: free flight (--on-detach fly), else rolling */
+  nh_ball_stats st;  /* over the rolling samples */
+  int fly;           /* states are stored in the flight layout (model: the flight model) */
   int failed;
 } ball_run;
 
 static int run_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *x,
                         const double *v, void *user) {
-  (void)sim, (void)v;
+  (void)v;
   ball_run *r = user;
   const int nx = r->model->nx;
+  const nh_model *sm = nh_sim_model(sim); /* the phase's model */
+  const int flight = nh_ball_model_kind(sm) == NH_BALL_FLIGHT;
   if (kind == NH_SAMPLE_END && r->n > 0 && r->t[r->n - 1] == t) return 0; /* already recorded */
   if (r->n == r->cap) {
     long cap = r->cap ? 2 * r->cap : 1024;
@@ -86,28 +90,41 @@ static int run_observer(const nh_sim *sim, nh_sample_kind kind, double t, const 
     if (ne) r->ev = ne;
     int *nk = realloc(r->kind, sizeof(int) * (size_t)cap);
     if (nk) r->kind = nk;
-    if (!nt || !nxs || !ne || !nk) return r->failed = 1;
+    int *np = realloc(r->phase, sizeof(int) * (size_t)cap);
+    if (np) r->phase = np;
+    if (!nt || !nxs || !ne || !nk || !np) return r->failed = 1;
     r->cap = cap;
   }
   r->t[r->n] = t;
   r->kind[r->n] = (int)kind;
-  memcpy(r->x + (size_t)r->n * (size_t)nx, x, sizeof(double) * (size_t)nx);
-  if (nh_ball_evaluate(r->model, t, x, &r->ev[r->n]) != NH_OK) return r->failed = 1;
-  nh_ball_stats_update(&r->st, r->model, t, x);
+  r->phase[r->n] = flight;
+  double *xs = r->x + (size_t)r->n * (size_t)nx;
+  // one layout for the whole run: a rolling state in the flight layout when flying is on
+  if (r->fly && !flight) {
+    if (nh_ball_flight_state(sm, t, x, xs, NULL) != NH_OK) return r->failed = 1;
+  } else {
+    memcpy(xs, x, sizeof(double) * (size_t)nx);
+  }
+  if (nh_ball_evaluate(sm, t, x, &r->ev[r->n]) != NH_OK) return r->failed = 1;
+  if (!flight) nh_ball_stats_update(&r->st, sm, t, x);
   r->n++;
   return 0;
 }
 
 static void ball_run_free(ball_run *r) {
-  free(r->t), free(r->x), free(r->ev), free(r->kind);
+  free(r->t), free(r->x), free(r->ev), free(r->kind), free(r->phase);
   memset(r, 0, sizeof *r);
 }
 
-/* simulate to t_end; returns the status of the run (the samples hold what was computed) */
-static int ball_simulate(const nh_model *model, const nh_method *method, double dt, double rtol,
-                         double atol, double t_end, ball_run *r, nh_sim **sim_out, char *msg, size_t size) {
+/* simulate to t_end; with a flight model (Nullable) a detachment switches to free flight
+ * (sim_out[1], else NULL); returns the status of the run (the samples hold what was computed) */
+static int ball_simulate(const nh_model *model, const nh_model *flight, const nh_method *method, double dt,
+                         double rtol, double atol, double t_end, ball_run *r, nh_sim **sim_out,
+                         nh_ball_flight_info *info, char *msg, size_t size) {
   memset(r, 0, sizeof *r);
-  r->model = model;
+  r->model = flight ? flight : model;
+  r->fly = flight != NULL;
+  sim_out[0] = sim_out[1] = NULL;
   nh_ball_stats_init(&r->st);
   nh_sim_def def = nh_sim_def_default();
   def.method = method;
@@ -115,11 +132,16 @@ static int ball_simulate(const nh_model *model, const nh_method *method, double 
   def.rtol = rtol;
   def.atol = atol;
   def.out_dt = BALL_STATS_DT;
-  nh_sim *sim = nh_sim_create(model, &def, msg, size);
+  nh_sim *sim = nh_sim_create(model, &def, msg, size), *fsim = NULL;
   if (!sim) return NH_ERR_ARG;
-  int st = nh_ball_run(sim, t_end, run_observer, r);
+  if (flight && !(fsim = nh_sim_create(flight, &def, msg, size))) {
+    nh_sim_destroy(sim);
+    return NH_ERR_ARG;
+  }
+  int st = fsim ? nh_ball_run_flight(sim, fsim, t_end, run_observer, r, info)
+                : nh_ball_run(sim, t_end, run_observer, r);
   if (r->failed) snprintf(msg, size, "out of memory or evaluation failure while recording the run");
-  *sim_out = sim;
+  sim_out[0] = sim, sim_out[1] = fsim;
   return st;
 }
 
@@ -143,17 +165,19 @@ static int write_csv(const char *path, const ball_run *r, double sample, char *m
   const nh_model *m = r->model;
   fputs("t", out.fp);
   for (int i = 0; i < m->nx; i++) fprintf(out.fp, ",%s", m->state_names[i]);
-  fputs(",N,friction_x,friction_y,friction,friction_over_N,min_mu_so_far,energy,power,x_cp,y_cp,cm_x,cm_y,cm_z\n", out.fp);
+  fputs(",N,friction_x,friction_y,friction,friction_over_N,min_mu_so_far,energy,power,x_cp,y_cp,cm_x,cm_y,cm_z", out.fp);
+  fputs(r->fly ? ",phase\n" : "\n", out.fp);
   double next = sample, run_max = 0.0; /* the running max of f_s/N over every tracked sample */
   for (long k = 0; k < r->n; k++) {
     const nh_ball_eval *e = &r->ev[k];
-    run_max = e->N > 0 && run_max == run_max ? fmax(run_max, e->ratio) : NAN;
+    run_max = e->N > 0 && !r->phase[k] && run_max == run_max ? fmax(run_max, e->ratio) : NAN;
     if (!keep_sample(r, k, sample, &next)) continue;
     fprintf(out.fp, "%.17g", r->t[k]);
     for (int i = 0; i < m->nx; i++) fprintf(out.fp, ",%.17g", r->x[(size_t)k * m->nx + i]);
-    fprintf(out.fp, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", e->N,
+    fprintf(out.fp, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", e->N,
             e->fvec[0], e->fvec[1], e->fs, e->N > 0 ? e->ratio : NAN, run_max, e->energy, e->power, e->z_cp[0],
             e->z_cp[1], e->cm_space[0], e->cm_space[1], e->cm_space[2]);
+    fputs(!r->fly ? "\n" : r->phase[k] ? ",flight\n" : ",rolling\n", out.fp);
   }
   if (ferror(out.fp)) {
     nh_outfile_abort(&out);
@@ -163,20 +187,51 @@ static int write_csv(const char *path, const ball_run *r, double sample, char *m
   return nh_outfile_commit(&out, msg, size);
 }
 
-static int write_events(const char *path, const nh_sim *sim, char *msg, size_t size) {
+/* the kind of a monitor event */
+static const char *event_kind(const char *monitor) {
+  return !strcmp(monitor, "normal_force") ? "detachment" : !strcmp(monitor, "touchdown") ? "touchdown" : "slip";
+}
+
+/* the events of the run's phases (sims[1]: the flight, Nullable), in time order */
+typedef struct run_events {
+  const nh_sim *sim[2];
+  long count[2];
+} run_events;
+
+static run_events events_of(nh_sim *const sims[2]) {
+  run_events ev = {{sims[0], sims[1]}, {nh_sim_event_count(sims[0]), sims[1] ? nh_sim_event_count(sims[1]) : 0}};
+  return ev;
+}
+
+/* the k-th event over both phases; *flight: from the flight phase */
+static void event_at(const run_events *ev, long k, nh_event_record *e, const nh_model **m, int *flight) {
+  *flight = k >= ev->count[0];
+  const nh_sim *s = ev->sim[*flight];
+  nh_sim_event_get(s, *flight ? k - ev->count[0] : k, e);
+  *m = nh_sim_model(s);
+}
+
+static int write_events(const char *path, const ball_run *r, nh_sim *const sims[2], char *msg, size_t size) {
   nh_outfile out;
   int st = nh_outfile_open(&out, path, msg, size);
   if (st != NH_OK) return st;
-  const nh_model *m = nh_sim_model(sim);
-  fputs("index,t,monitor,direction,stopped,value", out.fp);
-  for (int i = 0; i < m->nx; i++) fprintf(out.fp, ",%s", m->state_names[i]);
+  const nh_model *lm = r->model; /* the state layout */
+  run_events ev = events_of(sims);
+  fputs(r->fly ? "index,t,monitor,direction,stopped,value,phase" : "index,t,monitor,direction,stopped,value", out.fp);
+  for (int i = 0; i < lm->nx; i++) fprintf(out.fp, ",%s", lm->state_names[i]);
   fputc('\n', out.fp);
-  for (long k = 0; k < nh_sim_event_count(sim); k++) {
+  for (long k = 0; k < ev.count[0] + ev.count[1]; k++) {
     nh_event_record e;
-    nh_sim_event_get(sim, k, &e);
+    const nh_model *m;
+    int flight;
+    double xf[2 * NH_BALL_MAX_MASSES + 13];
+    event_at(&ev, k, &e, &m, &flight);
+    const double *x = e.x;
+    if (r->fly && !flight && nh_ball_flight_state(m, e.t, e.x, xf, NULL) == NH_OK) x = xf;
     fprintf(out.fp, "%ld,%.17g,%s,%s,%d,%.17g", k, e.t, m->monitors[e.monitor].name,
             e.direction < 0 ? "falling" : "rising", e.stopped, e.value);
-    for (int i = 0; i < m->nx; i++) fprintf(out.fp, ",%.17g", e.x[i]);
+    if (r->fly) fputs(flight ? ",flight" : ",rolling", out.fp);
+    for (int i = 0; i < lm->nx; i++) fprintf(out.fp, ",%.17g", x[i]);
     fputc('\n', out.fp);
   }
   return nh_outfile_commit(&out, msg, size);
@@ -187,13 +242,17 @@ static void json_num(double x) {
   else fputs("null", stdout);
 }
 
-static void print_json(const nh_sim *sim, const ball_run *r, const char *method, int status, double wall) {
-  const nh_model *m = r->model;
-  const nh_sim_stats *st = nh_sim_get_stats(sim);
+static void print_json(nh_sim *const sims[2], const ball_run *r, const nh_ball_flight_info *fi, const char *method,
+                       int status, double wall) {
+  const nh_model *m = nh_sim_model(sims[0]);
+  const nh_sim *last = sims[1] && fi->flew ? sims[1] : sims[0];
+  const nh_sim_stats *st = nh_sim_get_stats(sims[0]), *fst = sims[1] && fi->flew ? nh_sim_get_stats(sims[1]) : NULL;
+  run_events ev = events_of(sims);
   printf("{\"model\": \"%s\", \"method\": \"%s\", \"t_end\": ", m->name, method);
-  json_num(nh_sim_time(sim));
-  printf(", \"steps\": %ld, \"rejected_steps\": %ld, \"evaluations\": %ld, \"samples\": %ld", st->steps,
-         st->rejected, st->evals, r->st.samples);
+  json_num(nh_sim_time(last));
+  printf(", \"steps\": %ld, \"rejected_steps\": %ld, \"evaluations\": %ld, \"samples\": %ld",
+         st->steps + (fst ? fst->steps : 0), st->rejected + (fst ? fst->rejected : 0),
+         st->evals + (fst ? fst->evals : 0), r->st.samples);
   printf(", \"min_mu_static\": ");
   json_num(r->st.detached ? NAN : r->st.min_mu);
   printf(", \"t_min_mu_static\": ");
@@ -207,65 +266,105 @@ static void print_json(const nh_sim *sim, const ball_run *r, const char *method,
   printf(", \"t_max_friction\": ");
   json_num(r->st.t_max_fs);
   int detached = r->st.detached;
-  for (long k = 0; k < nh_sim_event_count(sim); k++) {
+  for (long k = 0; k < ev.count[0]; k++) {
     nh_event_record e;
-    nh_sim_event_get(sim, k, &e);
+    nh_sim_event_get(sims[0], k, &e);
     detached |= strcmp(m->monitors[e.monitor].name, "normal_force") == 0;
   }
   printf(", \"detached\": %s, \"energy_initial\": ", detached ? "true" : "false");
   json_num(st->energy_initial);
   printf(", \"energy_final\": ");
-  json_num(st->energy);
+  json_num(nh_sim_get_stats(last)->energy);
   printf(", \"wall_seconds\": ");
   json_num(wall);
+  if (sims[1]) { /* --on-detach fly: the phases */
+    printf(", \"flight\": {\"lifted_off\": %s, \"t_detach\": ", fi->flew ? "true" : "false");
+    json_num(fi->t_detach);
+    printf(", \"z_acceleration\": ");
+    json_num(fi->z_acc);
+    printf(", \"touchdown\": %s, \"t_touchdown\": ", fi->touchdown ? "true" : "false");
+    json_num(fi->t_touchdown);
+    printf(", \"vz_touchdown\": ");
+    json_num(fi->vz_touchdown);
+    printf(", \"steps\": %ld}", fst ? fst->steps : 0);
+    printf(", \"phases\": [{\"phase\": \"rolling\", \"t_start\": 0, \"t_end\": ");
+    json_num(nh_sim_time(sims[0]));
+    if (fi->flew) {
+      printf("}, {\"phase\": \"flight\", \"t_start\": ");
+      json_num(fi->t_detach);
+      printf(", \"t_end\": ");
+      json_num(nh_sim_time(sims[1]));
+    }
+    printf("}]");
+  }
   printf(", \"status\": \"%s\", \"message\": \"%s\", \"events\": [", nh_status_name(status),
-         status == NH_OK ? "" : nh_sim_message(sim));
-  for (long k = 0; k < nh_sim_event_count(sim); k++) {
+         status == NH_OK ? "" : nh_sim_message(last));
+  for (long k = 0; k < ev.count[0] + ev.count[1]; k++) {
     nh_event_record e;
-    nh_sim_event_get(sim, k, &e);
-    nh_ball_eval ev;
-    nh_ball_evaluate(m, e.t, e.x, &ev);
-    const char *what = strcmp(m->monitors[e.monitor].name, "normal_force") == 0 ? "detachment" : "slip";
+    const nh_model *em;
+    int flight;
+    event_at(&ev, k, &e, &em, &flight);
+    nh_ball_eval bv;
+    nh_ball_evaluate(em, e.t, e.x, &bv);
+    const char *what = event_kind(em->monitors[e.monitor].name);
     printf("%s{\"t\": ", k ? ", " : "");
     json_num(e.t);
-    printf(", \"kind\": \"%s\", \"monitor\": \"%s\", \"direction\": \"%s\", \"stopped\": %s, \"normal_force\": ",
-           what, m->monitors[e.monitor].name, e.direction < 0 ? "falling" : "rising", e.stopped ? "true" : "false");
-    json_num(ev.N);
+    printf(", \"kind\": \"%s\", \"monitor\": \"%s\", \"phase\": \"%s\", \"direction\": \"%s\", \"stopped\": %s, "
+           "\"normal_force\": ",
+           what, em->monitors[e.monitor].name, flight ? "flight" : "rolling", e.direction < 0 ? "falling" : "rising",
+           e.stopped ? "true" : "false");
+    json_num(bv.N);
     printf(", \"friction\": ");
-    json_num(ev.fs);
+    json_num(bv.fs);
     // at a detachment: the free flight's initial vertical acceleration (< 0: no lift-off)
     double xf[2 * NH_BALL_MAX_MASSES + 13], zacc;
-    if (what[0] == 'd' && nh_ball_flight_state(m, e.t, e.x, xf, &zacc) == NH_OK) {
+    if (what[0] == 'd' && nh_ball_flight_state(em, e.t, e.x, xf, &zacc) == NH_OK) {
       printf(", \"flight_z_acceleration\": ");
       json_num(zacc);
+    }
+    if (what[0] == 't') { /* touchdown: the vertical velocity of the GC */
+      printf(", \"z_velocity\": ");
+      json_num(e.x[em->nx - 1]);
     }
     printf("}");
   }
   printf("], \"final\": {");
-  for (int i = 0; i < m->nx; i++) {
-    printf("%s\"%s\": ", i ? ", " : "", m->state_names[i]);
-    json_num(nh_sim_x(sim)[i]);
+  const nh_model *lm = nh_sim_model(last);
+  for (int i = 0; i < lm->nx; i++) {
+    printf("%s\"%s\": ", i ? ", " : "", lm->state_names[i]);
+    json_num(nh_sim_x(last)[i]);
   }
   printf("}}\n");
 }
 
-static void print_text(const nh_sim *sim, const ball_run *r, const char *method, int status, double wall) {
-  const nh_model *m = r->model;
-  const nh_sim_stats *st = nh_sim_get_stats(sim);
+static void print_text(nh_sim *const sims[2], const ball_run *r, const nh_ball_flight_info *fi, const char *method,
+                       int status, double wall) {
+  const nh_model *m = nh_sim_model(sims[0]);
+  const nh_sim *last = sims[1] && fi->flew ? sims[1] : sims[0];
+  const nh_sim_stats *st = nh_sim_get_stats(sims[0]), *fst = last != sims[0] ? nh_sim_get_stats(last) : NULL;
+  run_events ev = events_of(sims);
   printf("model %s, method %s: t = %.10g, %ld steps (%ld rejected), %ld evaluations, %.3f s wall\n", m->name,
-         method, nh_sim_time(sim), st->steps, st->rejected, st->evals, wall);
+         method, nh_sim_time(last), st->steps + (fst ? fst->steps : 0), st->rejected + (fst ? fst->rejected : 0),
+         st->evals + (fst ? fst->evals : 0), wall);
   printf("normal force: min %.10g at t = %.6g%s\n", r->st.min_N, r->st.t_min_N, r->st.detached ? " (detached)" : "");
   if (!r->st.detached)
     printf("minimum static friction coefficient to roll without slipping: %.7f (max f_s/N, at t = %.6g)\n",
            r->st.min_mu, r->st.t_min_mu);
-  for (long k = 0; k < nh_sim_event_count(sim); k++) {
+  for (long k = 0; k < ev.count[0] + ev.count[1]; k++) {
     nh_event_record e;
-    nh_sim_event_get(sim, k, &e);
+    const nh_model *em;
+    int flight;
+    event_at(&ev, k, &e, &em, &flight);
+    const char *what = event_kind(em->monitors[e.monitor].name);
     printf("  event: %s at t = %.10g%s\n",
-           strcmp(m->monitors[e.monitor].name, "normal_force") == 0 ? "detachment (N = 0)" : "slip (f_s = mu N)", e.t,
-           e.stopped ? " (run stopped)" : "");
+           what[0] == 'd' ? "detachment (N = 0)" : what[0] == 't' ? "touchdown (z_GC = 0)" : "slip (f_s = mu N)", e.t,
+           e.stopped && !(what[0] == 'd' && fi->flew) ? " (run stopped)" : "");
   }
-  printf("status: %s%s%s\n", nh_status_name(status), status ? ": " : "", status ? nh_sim_message(sim) : "");
+  if (sims[1] && fi->detached)
+    printf(fi->flew ? "  free flight from t = %.10g (z_GC'' = %.3g at the switch)\n"
+                    : "  no lift-off at t = %.10g: the free ball would be pressed into the floor (z_GC'' = %.3g)\n",
+           fi->t_detach, fi->z_acc);
+  printf("status: %s%s%s\n", nh_status_name(status), status ? ": " : "", status ? nh_sim_message(last) : "");
 }
 
 /* N, f_s and f_s/N against time */
@@ -288,7 +387,7 @@ static int plot_run(const char *path, const ball_run *r, const char *title, char
 typedef struct ball_opts {
   const char *model, *method, *out, *events, *plot;
   double t_end, dt, rtol, atol, sample, mu;
-  int json, dt_set, mu_set, on_detach, on_slip; /* -1: the model's default */
+  int json, dt_set, mu_set, on_detach, on_slip; /* -1: the model's default; on_detach 2: fly */
   int dae;                                      /* --form dae */
   const char *sets[64];
   int nsets;
@@ -302,7 +401,9 @@ static void ball_help(void) {
          "options:\n"
          "  --t-end T             final time (default 20)\n"
          "  --method NAME         dopri5 (adaptive, default) or rk4 (fixed step; both renormalise\n"
-         "                        the quaternion after every step)\n"
+         "                        the quaternion after every step), or rkmk4 (fixed step, a Lie-group\n"
+         "                        method: the quaternion is updated by exponentials, |q| = 1 without\n"
+         "                        projection; not for the disk or --form dae)\n"
          "  --form ode|dae        the paper's ODE form (6.4, default) or its DAE form (6.5, q0 solved\n"
          "                        from |q| = 1; it cannot pass q0 = 0, see docs/rolling-ball.md)\n"
          "  --dt H                rk4 step, first dopri5 trial step (default 1e-3)\n"
@@ -310,7 +411,9 @@ static void ball_help(void) {
          "  --sample DT           CSV output interval (default 0.01; 0: every %g, the grid on which\n"
          "                        N and f_s/N are tracked)\n"
          "  --mu MU               friction coefficient: report where f_s exceeds MU N (slip)\n"
-         "  --on-detach stop|report   at N = 0 (default stop)\n"
+         "  --on-detach stop|report|fly   at N = 0 (default stop); fly: continue in free flight\n"
+         "                        (App. B) to t-end or touchdown (where the run stops; no lift-off\n"
+         "                        when the free ball would be pressed into the floor)\n"
          "  --on-slip stop|report     at f_s = MU N (default report)\n"
          "  --set NAME=VALUE      override r, g, m0, m1.., theta1.., theta1_dot.., mu; repeatable\n"
          "  --out FILE            CSV: t, state, N, friction_x, friction_y, friction, friction_over_N,\n"
@@ -319,7 +422,8 @@ static void ball_help(void) {
          "  --events FILE         CSV of the detachment/slip events\n"
          "  --plot FILE           N, f_s and f_s/N against t (.png, .svg, .pdf)\n"
          "  --json                JSON summary: min_mu_static, t_min_mu_static, min_normal_force,\n"
-         "                        events, ...\n"
+         "                        events, ... (with --on-detach fly: flight, phases; the CSVs get a\n"
+         "                        phase column and the flight's state layout)\n"
          "A FILE.ball describes your own ball: see docs/rolling-ball.md.\n",
          BALL_STATS_DT);
 }
@@ -371,11 +475,14 @@ static int parse_ball_opts(int argc, char **argv, ball_opts *o) {
       if (strcmp(v, "ode") && strcmp(v, "dae")) return cli_usage_error("--form: expected ode or dae, got '%s'", v);
       o->dae = !strcmp(v, "dae");
     } else if (!strcmp(a, "--method")) {
-      if (strcmp(v, "dopri5") && strcmp(v, "rk4"))
-        return cli_usage_error("--method: '%s' cannot run a ball (use dopri5 or rk4)", v);
+      if (strcmp(v, "dopri5") && strcmp(v, "rk4") && strcmp(v, "rkmk4"))
+        return cli_usage_error("--method: '%s' cannot run a ball (use dopri5, rk4 or rkmk4)", v);
       o->method = v;
+    } else if (!strcmp(a, "--on-detach") && !strcmp(v, "fly")) {
+      o->on_detach = 2;
     } else if (!strcmp(a, "--on-detach") || !strcmp(a, "--on-slip")) {
-      if (strcmp(v, "stop") && strcmp(v, "report")) return cli_usage_error("%s: expected stop or report, got '%s'", a, v);
+      if (strcmp(v, "stop") && strcmp(v, "report"))
+        return cli_usage_error("%s: expected stop or report%s, got '%s'", a, !strcmp(a, "--on-detach") ? " or fly" : "", v);
       *(!strcmp(a, "--on-detach") ? &o->on_detach : &o->on_slip) = !strcmp(v, "stop");
     } else if (!strcmp(a, "--set")) {
       if (o->nsets >= 64) return cli_usage_error("--set: at most 64 of them");
@@ -431,17 +538,22 @@ int cmd_run_ball(int argc, char **argv) {
     }
   }
   if (o.mu_set) p.mu = o.mu;
-  if (o.on_detach >= 0) p.stop_on_detach = o.on_detach;
-  else p.stop_on_detach = 1;
+  p.stop_on_detach = o.on_detach != 0; /* stop (default) and fly stop the rolling phase */
   if (o.on_slip >= 0) p.stop_on_slip = o.on_slip;
   char msg[1024];
   if (disk && o.dae) {
     nh_ball_file_destroy(file);
     return cli_usage_error("--form dae: the disk has no DAE form (it has no quaternion)");
   }
+  if (disk && o.on_detach == 2) {
+    nh_ball_file_destroy(file);
+    return cli_usage_error("--on-detach fly: the disk has no free-flight model (use a ball)");
+  }
   nh_model *model = disk ? nh_disk_create(&p, msg, sizeof msg)
                   : o.dae ? nh_ball_dae_create(&p, msg, sizeof msg) : nh_ball_create(&p, msg, sizeof msg);
-  if (!model) {
+  nh_model *flight = model && o.on_detach == 2 ? nh_ball_flight_create(&p, msg, sizeof msg) : NULL;
+  if (!model || (o.on_detach == 2 && !flight)) {
+    nh_model_destroy(model);
     nh_ball_file_destroy(file);
     return cli_usage_error("%s: %s", o.model, msg);
   }
@@ -449,43 +561,45 @@ int cmd_run_ball(int argc, char **argv) {
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < i; j++)
       if (paths[i] && paths[j] && !strcmp(paths[i], paths[j])) {
-        nh_model_destroy(model);
+        nh_model_destroy(flight), nh_model_destroy(model);
         nh_ball_file_destroy(file);
         return cli_usage_error("the same file '%s' is given for two outputs", paths[i]);
       }
   for (int i = 0; i < 3; i++)
     if (paths[i] && nh_check_writable(paths[i], msg, sizeof msg) != NH_OK) {
-      nh_model_destroy(model);
+      nh_model_destroy(flight), nh_model_destroy(model);
       nh_ball_file_destroy(file);
       return cli_usage_error("%s", msg);
     }
   const nh_method *method = nh_method_find(o.method ? o.method : "dopri5");
   ball_run r;
-  nh_sim *sim = NULL;
+  nh_sim *sims[2] = {NULL, NULL};
+  nh_ball_flight_info fi = {0, 0, 0, NAN, NAN, NAN, NAN};
   double t0 = now_seconds();
-  int status = ball_simulate(model, method, o.dt, o.rtol, o.atol, o.t_end, &r, &sim, msg, sizeof msg);
+  int status = ball_simulate(model, flight, method, o.dt, o.rtol, o.atol, o.t_end, &r, sims, &fi, msg, sizeof msg);
   double wall = now_seconds() - t0;
+  nh_sim *sim = sims[0], *last = fi.flew ? sims[1] : sims[0];
   if (!sim) {
-    nh_model_destroy(model);
+    nh_model_destroy(flight), nh_model_destroy(model);
     nh_ball_file_destroy(file);
     return cli_usage_error("%s", msg);
   }
   int exit_code = (status == NH_OK || status == NH_EVENT_STOP) && !r.failed ? CLI_OK : CLI_FAILED;
   if (o.out && write_csv(o.out, &r, o.sample, msg, sizeof msg) != NH_OK)
     fprintf(stderr, "nholo: %s\n", msg), exit_code = CLI_FAILED;
-  if (o.events && write_events(o.events, sim, msg, sizeof msg) != NH_OK)
+  if (o.events && write_events(o.events, &r, sims, msg, sizeof msg) != NH_OK)
     fprintf(stderr, "nholo: %s\n", msg), exit_code = CLI_FAILED;
   if (o.plot) {
     char title[200];
     snprintf(title, sizeof title, "%s: normal force and static friction", model->name);
     if (plot_run(o.plot, &r, title, msg, sizeof msg) != NH_OK) fprintf(stderr, "nholo: %s\n", msg), exit_code = CLI_FAILED;
   }
-  if (status < 0) fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(sim));
-  if (o.json) print_json(sim, &r, nh_method_name(method), status, wall);
-  else print_text(sim, &r, nh_method_name(method), status, wall);
+  if (status < 0) fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(last));
+  if (o.json) print_json(sims, &r, &fi, nh_method_name(method), status, wall);
+  else print_text(sims, &r, &fi, nh_method_name(method), status, wall);
   ball_run_free(&r);
-  nh_sim_destroy(sim);
-  nh_model_destroy(model);
+  nh_sim_destroy(sims[1]), nh_sim_destroy(sim);
+  nh_model_destroy(flight), nh_model_destroy(model);
   nh_ball_file_destroy(file);
   return exit_code;
 }
@@ -564,8 +678,9 @@ static int fig_run(const char *path, int fig, char *msg, size_t size) {
   nh_model *m = disk ? nh_disk_create(&p, msg, size) : nh_ball_create(&p, msg, size);
   if (!m) return NH_ERR_ARG;
   ball_run r;
-  nh_sim *sim = NULL;
-  int st = ball_simulate(m, nh_method_find("dopri5"), 1e-3, BALL_TOL, BALL_TOL, BALL_T_END, &r, &sim, msg, size);
+  nh_sim *sims[2], *sim;
+  int st = ball_simulate(m, NULL, nh_method_find("dopri5"), 1e-3, BALL_TOL, BALL_TOL, BALL_T_END, &r, sims, NULL, msg, size);
+  sim = sims[0];
   if (!sim || st < 0 || r.failed) {
     if (sim) snprintf(msg, size, "%s", nh_sim_message(sim));
     nh_sim_destroy(sim), ball_run_free(&r), nh_model_destroy(m);

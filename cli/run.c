@@ -544,6 +544,10 @@ int cmd_run(int argc, char **argv) {
   // the method and simulation
   const nh_method *method = o.method ? nh_method_find(o.method)
                                      : (model->flow ? nh_method_find("exact") : nh_method_find("dopri5"));
+  if ((nh_method_flags(method) & NH_METHOD_LIE) && nh_method_supports(method, model) != NH_OK) {
+    nh_model_destroy(model);
+    return cli_usage_error("--method %s: model '%s' has no rotation part", nh_method_name(method), model->name);
+  }
   if (nh_method_supports(method, model) != NH_OK) {
     char name[NH_MAX_NAME];
     snprintf(name, sizeof name, "%s", model->name);

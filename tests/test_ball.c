@@ -632,7 +632,8 @@ static int test_sphere_invariants(void) {
  * (tolerances 1e-10 and 1e-12 agree to 1e-7), not the 4-digit theta_a (exact centring values
  * move it by 4e-5); the rolling model's N is negative on (3.6095, 3.7226) and positive at
  * 3.7358, so N = 0 at 3.7358 is not a zero of this model's normal force in either direction:
- * the paper's run must have used data it does not state (docs/rolling-ball.md). */
+ * the paper's run must have used data it does not state (docs/rolling-ball.md; every remaining
+ * explanation, ode45's own event handling included, is tried in test_ball_detach.c). */
 static int test_detachment(void) {
   double tdet[3];
   for (int k = 0; k < 3; k++) {
@@ -749,6 +750,185 @@ static int test_free_flight(void) {
   return 0;
 }
 
+typedef struct fly_obs {
+  int n, nroll, nfly;
+  double x_event[2 * NH_BALL_MAX_MASSES + 13], x_start[2 * NH_BALL_MAX_MASSES + 13];
+  double E_event, E_start, zxy_rate[2];
+  double Fe[3];               /* the (constant) external force at the GC */
+  double L0[3], tprev, tau_prev[3], impulse[3]; /* int (z_GC - z_cm) x F_e dt (trapezoid) */
+  double max_balance;         /* max |L(t) - L(t0) - impulse(t)| */
+  double max_impulse;         /* max |impulse| */
+  double t[64], zcm[64][3];   /* flight samples every 0.1 from the switch */
+  int nt;
+  double min_z;
+} fly_obs;
+
+/* the system's total angular momentum about its centre of mass and the CM position (flight
+ * state): L = Lam I Om + sum m_i (z_i - z_cm) x (z_i' - z_cm'), z_i = z_GC + Lam zeta_i,
+ * z_i' = z_GC' + Lam (Om x zeta_i + theta_i' dzeta_i/dtheta_i) (the rail's tangent by central
+ * differences in theta_i, step FLY_DTH) */
+#define FLY_DTH 1e-5
+static void flight_momentum(const nh_model *m, double t, const double *x, double L[3], double zcm[3]) {
+  const nh_ball_params *p = nh_ball_model_params(m);
+  const int n = p->n;
+  nh_ball_eval e, ep, em;
+  nh_ball_evaluate(m, t, x, &e);
+  double xp[2 * NH_BALL_MAX_MASSES + 13], z[NH_BALL_MAX_MASSES + 1][3], v[NH_BALL_MAX_MASSES + 1][3], mass[NH_BALL_MAX_MASSES + 1];
+  double Mt = 0.0, vcm[3] = {0, 0, 0}, IOm[3];
+  for (int i = 0; i <= n; i++) {
+    const double *zeta = i ? e.chi[i - 1] : p->chi0;
+    double tan[3] = {0, 0, 0}, w[3];
+    if (i) {
+      memcpy(xp, x, sizeof(double) * (size_t)m->nx);
+      xp[i - 1] = x[i - 1] + FLY_DTH;
+      nh_ball_evaluate(m, t, xp, &ep);
+      xp[i - 1] = x[i - 1] - FLY_DTH;
+      nh_ball_evaluate(m, t, xp, &em);
+      for (int c = 0; c < 3; c++) tan[c] = (ep.chi[i - 1][c] - em.chi[i - 1][c]) / (2 * FLY_DTH);
+    }
+    w[0] = e.Om[1] * zeta[2] - e.Om[2] * zeta[1];
+    w[1] = e.Om[2] * zeta[0] - e.Om[0] * zeta[2];
+    w[2] = e.Om[0] * zeta[1] - e.Om[1] * zeta[0];
+    for (int c = 0; c < 3; c++) w[c] += (i ? x[n + i - 1] : 0.0) * tan[c];
+    mass[i] = i ? p->m[i - 1] : p->m0;
+    Mt += mass[i];
+    for (int a = 0; a < 3; a++) {
+      z[i][a] = e.z_gc[a], v[i][a] = x[2 * n + 10 + a];
+      for (int c = 0; c < 3; c++) z[i][a] += e.Lam[3 * a + c] * zeta[c], v[i][a] += e.Lam[3 * a + c] * w[c];
+    }
+  }
+  for (int a = 0; a < 3; a++) {
+    zcm[a] = vcm[a] = 0.0;
+    for (int i = 0; i <= n; i++) zcm[a] += mass[i] * z[i][a] / Mt, vcm[a] += mass[i] * v[i][a] / Mt;
+  }
+  for (int c = 0; c < 3; c++) IOm[c] = p->I[3 * c] * e.Om[0] + p->I[3 * c + 1] * e.Om[1] + p->I[3 * c + 2] * e.Om[2];
+  for (int a = 0; a < 3; a++) L[a] = e.Lam[3 * a] * IOm[0] + e.Lam[3 * a + 1] * IOm[1] + e.Lam[3 * a + 2] * IOm[2];
+  for (int i = 0; i <= n; i++) {
+    double r[3], u[3];
+    for (int a = 0; a < 3; a++) r[a] = z[i][a] - zcm[a], u[a] = v[i][a] - vcm[a];
+    L[0] += mass[i] * (r[1] * u[2] - r[2] * u[1]);
+    L[1] += mass[i] * (r[2] * u[0] - r[0] * u[2]);
+    L[2] += mass[i] * (r[0] * u[1] - r[1] * u[0]);
+  }
+}
+
+static int fly_observer(const nh_sim *s, nh_sample_kind kind, double t, const double *x, const double *v, void *user) {
+  (void)v;
+  fly_obs *o = user;
+  const nh_model *m = nh_sim_model(s);
+  nh_ball_eval e;
+  if (nh_ball_evaluate(m, t, x, &e) != NH_OK) return 1;
+  if (nh_ball_model_kind(m) != NH_BALL_FLIGHT) {
+    o->nroll++;
+    if (kind == NH_SAMPLE_EVENT) {
+      double xd[2 * NH_BALL_MAX_MASSES + 9];
+      memcpy(o->x_event, x, sizeof(double) * (size_t)m->nx);
+      o->E_event = e.energy;
+      m->rhs(t, x, xd, m->user);
+      o->zxy_rate[0] = xd[2 * o->n + 7], o->zxy_rate[1] = xd[2 * o->n + 8];
+    }
+    return 0;
+  }
+  // flight: angular momentum about the CM against the impulse of the torque of F_e about it
+  double L[3], zcm[3], r[3], tau[3];
+  flight_momentum(m, t, x, L, zcm);
+  for (int a = 0; a < 3; a++) r[a] = e.z_gc[a] - zcm[a];
+  tau[0] = r[1] * o->Fe[2] - r[2] * o->Fe[1], tau[1] = r[2] * o->Fe[0] - r[0] * o->Fe[2], tau[2] = r[0] * o->Fe[1] - r[1] * o->Fe[0];
+  if (o->nfly++ == 0) {
+    if (kind != NH_SAMPLE_START) return 1;
+    memcpy(o->x_start, x, sizeof(double) * (size_t)m->nx);
+    o->E_start = e.energy;
+    memcpy(o->L0, L, sizeof L);
+  } else {
+    for (int a = 0; a < 3; a++) o->impulse[a] += 0.5 * (t - o->tprev) * (tau[a] + o->tau_prev[a]);
+  }
+  for (int a = 0; a < 3; a++) {
+    o->max_balance = fmax(o->max_balance, fabs(L[a] - o->L0[a] - o->impulse[a]));
+    o->max_impulse = fmax(o->max_impulse, fabs(o->impulse[a]));
+  }
+  o->tprev = t;
+  memcpy(o->tau_prev, tau, sizeof tau);
+  o->min_z = fmin(o->min_z, x[2 * o->n + 9]);
+  if (kind == NH_SAMPLE_OUTPUT && o->nfly % 100 == 1 && o->nt < 64) { /* every 0.1 from the switch */
+    o->t[o->nt] = t;
+    memcpy(o->zcm[o->nt], zcm, sizeof zcm);
+    o->nt++;
+  }
+  return 0;
+}
+
+/* --on-detach fly (nh_ball_run_flight) on examples/hopping-ball.ball: a clean lift-off (f_s = 0
+ * at N = 0 by symmetry), a flight in which m2 is driven round its rail, and a touchdown; with
+ * F_e = 0 and with a vertical force 0.2 at the GC (N = 1.8 - 0.2 - 4 sin 4t) */
+#define FLY_BALANCE_TOL 1e-7 /* trapezoid rule on a 1e-3 grid over ~1.2 time units */
+static int test_flight_switch(void) {
+  char msg[512];
+  nh_ball_file *f = nh_ball_file_load(NHOLO_SOURCE_DIR "/examples/hopping-ball.ball", msg, sizeof msg);
+  if (!f) printf("  %s\n", msg);
+  ENSURE(f);
+  for (int k = 0; k < 2; k++) {
+    nh_ball_params p = *nh_ball_file_params(f);
+    p.stop_on_detach = 1;
+    p.Fe[2] = k ? 0.2 : 0.0;
+    nh_model *ball = nh_ball_create(&p, msg, sizeof msg), *fl = nh_ball_flight_create(&p, msg, sizeof msg);
+    ENSURE(ball && fl);
+    const int n = p.n;
+    const double M = p.m0 + p.m[0] + p.m[1];
+    nh_sim *s = make_sim(ball, "dopri5", 1e-3, 1e-12, 0.1), *sf = make_sim(fl, "dopri5", 1e-3, 1e-12, 1e-3);
+    fly_obs o;
+    memset(&o, 0, sizeof o);
+    o.n = n, o.min_z = INFINITY;
+    memcpy(o.Fe, p.Fe, sizeof o.Fe);
+    nh_ball_flight_info info;
+    int rc = nh_ball_run_flight(s, sf, 3.0, fly_observer, &o, &info);
+    printf("  F_e3 = %.1f: lift-off at t = %.10f (z_GC'' = %.1e), touchdown at t = %.10f with z_GC' = %.6f\n", p.Fe[2],
+           info.t_detach, info.z_acc, info.t_touchdown, info.vz_touchdown);
+    ENSURE(rc == NH_EVENT_STOP && info.detached && info.flew && info.touchdown);
+    // lift-off where N = M g - F_e3 - 4 sin 4t = 0 (m1 on the axis, nothing else moves)
+    ENSURE_NEAR(info.t_detach, asin((M * p.g - p.Fe[2]) / 4.0) / 4.0, 1e-10);
+    ENSURE(fabs(info.z_acc) <= NH_BALL_LIFTOFF_TOL && info.t_touchdown > 1.0 && info.vz_touchdown < -0.1);
+    ENSURE(o.min_z >= -1e-12 && nh_sim_time(sf) == info.t_touchdown && o.nroll >= 3);
+    // continuity at the switch: same theta, theta', q, Om; z_GC = [x, y, 0]; z_GC' the rolling
+    // velocity r [om_2, -om_1] (the rolling model's own rate), 0 vertically; the same energy
+    for (int i = 0; i < 2 * n + 9; i++) ENSURE(o.x_start[i] == o.x_event[i]);
+    ENSURE(o.x_start[2 * n + 9] == 0.0 && fabs(o.x_start[2 * n + 12]) < 1e-15);
+    ENSURE_NEAR(o.x_start[2 * n + 10], o.zxy_rate[0], 1e-14);
+    ENSURE_NEAR(o.x_start[2 * n + 11], o.zxy_rate[1], 1e-14);
+    ENSURE_NEAR(o.E_start, o.E_event, 1e-13);
+    // free flight: the CM moves on a parabola with acceleration F_e/M - g e3 (second
+    // differences on a 0.1 grid are exact for it); the angular momentum about the CM changes by
+    // the impulse of the torque (z_GC - z_cm) x F_e (0 when F_e = 0) while m2 is driven
+    ENSURE(o.nt >= 10);
+    double dz = 0.0;
+    for (int j = 1; j + 1 < o.nt; j++)
+      for (int a = 0; a < 3; a++) {
+        double h = o.t[j + 1] - o.t[j];
+        dz = fmax(dz, fabs((o.zcm[j + 1][a] - 2 * o.zcm[j][a] + o.zcm[j - 1][a]) / (h * h) - (p.Fe[a] / M - (a == 2 ? p.g : 0.0))));
+      }
+    const double *xe = nh_sim_x(sf);
+    printf("  flight: max |z_cm'' - F_e/M + g e3| %.1e, |L(0)| %.3f, max |L - L(0) - impulse| %.1e (max |impulse| %.1e), "
+           "theta2' %.3f\n", dz, sqrt(o.L0[0] * o.L0[0] + o.L0[1] * o.L0[1] + o.L0[2] * o.L0[2]), o.max_balance,
+           o.max_impulse, xe[n + 1]);
+    ENSURE(dz < 1e-8 && o.max_balance < FLY_BALANCE_TOL);
+    ENSURE(k == 0 ? o.max_impulse == 0.0 : o.max_impulse > 1e-3);
+    ENSURE(fabs(xe[n + 1] - 3.0) < 1e-9); /* m2 was driven: theta2' from 0 to 3 */
+    nh_sim_destroy(s), nh_sim_destroy(sf), nh_model_destroy(ball), nh_model_destroy(fl);
+  }
+  nh_ball_file_destroy(f);
+  // the paper's detachment: f_s = 5.05 at N = 0, the free ball would be pressed into the floor
+  nh_ball_flight_info info;
+  nh_ball_params pd = nh_ball_params_detach_example();
+  nh_model *bd = nh_ball_create(&pd, NULL, 0), *fd = nh_ball_flight_create(&pd, NULL, 0);
+  nh_sim *s2 = make_sim(bd, "dopri5", 1e-3, 1e-12, 0.0), *sf2 = make_sim(fd, "dopri5", 1e-3, 1e-12, 0.0);
+  ENSURE(nh_ball_run_flight(s2, sf2, 20.0, NULL, NULL, &info) == NH_EVENT_STOP);
+  ENSURE(info.detached && !info.flew && info.z_acc < -1.0 && nh_sim_time(sf2) == 0.0);
+  ENSURE_NEAR(info.t_detach, 3.6095007, 1e-7);
+  // wrong pairs are refused
+  ENSURE(nh_ball_run_flight(sf2, s2, 20.0, NULL, NULL, &info) == NH_ERR_ARG);
+  nh_sim_destroy(s2), nh_sim_destroy(sf2), nh_model_destroy(bd), nh_model_destroy(fd);
+  return 0;
+}
+
 /* the slip monitor: f_s = mu N is reported (or stops the run) where f_s / N first reaches mu;
  * the paper's printed .19 is below the computed minimum 0.190594, so mu = .19 slips */
 static int test_slip_monitor(void) {
@@ -781,7 +961,7 @@ static int test_slip_monitor(void) {
   return 0;
 }
 
-/* the structure-respecting fixed-step option: RK4 with the quaternion projection keeps |q| = 1
+/* the projection option: RK4 with the quaternion projection keeps |q| = 1
  * at every step to round-off and reproduces min mu */
 static int q_step_dev(const nh_sim *s, nh_sample_kind kind, double t, const double *x, const double *v, void *user) {
   (void)s, (void)t, (void)v;
@@ -804,6 +984,109 @@ static int test_fixed_step(void) {
   ENSURE(fabs(x[10] - 0.5030790872) < 1e-6);
   nh_sim_destroy(s);
   nh_model_destroy(m);
+  return 0;
+}
+
+/* the Lie-group method rkmk4 (src/methods/rkmk4.c) on the ball's rotation part */
+#define LIE_QDEV_TOL 1e-13 /* ||q| - 1| over 1e5 steps: round-off only (a random walk of ~1e-16 per step) */
+
+/* a free rigid body in ODE form, x = [q (4), Om (3)], I Om' = I Om x Om, declaring its
+ * rotation part but no projection: another model rkmk4 runs */
+static const double rb_I[3] = {1.0, 2.0, 3.5};
+static int rb_rhs(double t, const double *x, double *xd, void *user) {
+  (void)t, (void)user;
+  const double *q = x, *w = x + 4;
+  xd[0] = -0.5 * (q[1] * w[0] + q[2] * w[1] + q[3] * w[2]);
+  xd[1] = 0.5 * (q[0] * w[0] + q[2] * w[2] - q[3] * w[1]);
+  xd[2] = 0.5 * (q[0] * w[1] + q[3] * w[0] - q[1] * w[2]);
+  xd[3] = 0.5 * (q[0] * w[2] + q[1] * w[1] - q[2] * w[0]);
+  xd[4] = (rb_I[1] - rb_I[2]) * w[1] * w[2] / rb_I[0];
+  xd[5] = (rb_I[2] - rb_I[0]) * w[2] * w[0] / rb_I[1];
+  xd[6] = (rb_I[0] - rb_I[1]) * w[0] * w[1] / rb_I[2];
+  return 0;
+}
+static int rb_angvel(double t, const double *x, double *w, void *user) {
+  (void)t, (void)user;
+  memcpy(w, x + 4, 3 * sizeof(double));
+  return 0;
+}
+
+static double qdev(const double *q) { return fabs(sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]) - 1.0); }
+
+static int test_lie_group_method(void) {
+  const nh_method *lie = nh_method_find("rkmk4");
+  ENSURE(lie && nh_method_order(lie) == 4 && (nh_method_flags(lie) & NH_METHOD_LIE));
+  // which models it runs: the ball and its flight declare q at 2n, the disk and the DAE not
+  nh_ball_params p = nh_ball_params_ball_example();
+  nh_model *m = nh_ball_create(&p, NULL, 0), *dae = nh_ball_dae_create(&p, NULL, 0);
+  nh_model *disk_m = nh_disk_create((nh_ball_params[]){nh_ball_params_disk_example()}, NULL, 0);
+  ENSURE(m->angvel && m->quat == 6 && nh_method_supports(lie, m) == NH_OK);
+  ENSURE(nh_method_supports(lie, dae) == NH_ERR_UNSUPPORTED && nh_method_supports(lie, disk_m) == NH_ERR_UNSUPPORTED);
+  nh_model_destroy(dae), nh_model_destroy(disk_m);
+  // observed order against dopri5 at 1e-13, t in [0, 1] (across the input's kinks), spinning
+  nh_ball_params ps = p;
+  ps.Om0[0] = 1.0, ps.Om0[1] = -0.5, ps.Om0[2] = 2.0;
+  nh_model *ms = nh_ball_create(&ps, NULL, 0);
+  nh_sim *ref = make_sim(ms, "dopri5", 1e-3, 1e-13, 0.0);
+  ENSURE(nh_ball_run(ref, 1.0, NULL, NULL) == NH_OK);
+  double errs[3];
+  for (int k = 0; k < 3; k++) {
+    nh_sim *s = make_sim(ms, "rkmk4", 0.05 / (1 << k), 1e-10, 0.0);
+    ENSURE(s && nh_ball_run(s, 1.0, NULL, NULL) == NH_OK);
+    errs[k] = 0.0;
+    for (int i = 0; i < ms->nx; i++) errs[k] = fmax(errs[k], fabs(nh_sim_x(s)[i] - nh_sim_x(ref)[i]));
+    nh_sim_destroy(s);
+  }
+  const double p1 = log2(errs[0] / errs[1]), p2 = log2(errs[1] / errs[2]);
+  printf("  rkmk4 errors at t = 1, h = .05/.025/.0125: %.2e %.2e %.2e, observed orders %.2f %.2f\n", errs[0], errs[1],
+         errs[2], p1, p2);
+  ENSURE(p1 > 3.7 && p1 < 4.4 && p2 > 3.7 && p2 < 4.4);
+  nh_sim_destroy(ref), nh_model_destroy(ms);
+  // |q| = 1 over a long run with no projection: frozen masses, 1e5 steps of h = .01
+  static int three = 3;
+  nh_ball_params pf = p;
+  pf.input = zero_input, pf.input_user = &three;
+  pf.Om0[0] = 0.4, pf.Om0[1] = -0.3, pf.Om0[2] = 0.5;
+  nh_model *mf = nh_ball_create(&pf, NULL, 0);
+  nh_sim *s = make_sim(mf, "rkmk4", 0.01, 1e-10, 0.0);
+  double dev = 0.0;
+  ENSURE(nh_sim_run(s, 1000.0, 0, q_step_dev, &dev) == NH_OK);
+  printf("  rkmk4 h = .01, 1e5 steps (frozen masses): max ||q| - 1| %.1e, relative energy drift %.1e\n", dev,
+         nh_sim_get_stats(s)->max_energy_rel_error);
+  ENSURE(nh_sim_get_stats(s)->steps >= 100000 && dev < LIE_QDEV_TOL);
+  ENSURE(nh_sim_get_stats(s)->max_energy_rel_error < 1e-7);
+  nh_sim_destroy(s), nh_model_destroy(mf);
+  // a model without a projection: rkmk4 keeps |q| = 1, rk4 drifts
+  nh_model_def d = nh_model_def_default();
+  const double x0[7] = {1, 0, 0, 0, 1.0, 0.1, 2.0};
+  d.name = "rigid-body", d.form = NH_FORM_ODE, d.nx = 7, d.x0 = x0, d.rhs = rb_rhs;
+  d.angvel = rb_angvel, d.quat = 0;
+  nh_model *rb = nh_model_create(&d, NULL, 0);
+  ENSURE(rb);
+  double drift[2];
+  for (int k = 0; k < 2; k++) {
+    nh_sim *sr = make_sim(rb, k ? "rk4" : "rkmk4", 0.05, 1e-10, 0.0);
+    ENSURE(nh_sim_run(sr, 500.0, 0, NULL, NULL) == NH_OK);
+    drift[k] = qdev(nh_sim_x(sr));
+    nh_sim_destroy(sr);
+  }
+  printf("  free rigid body, h = .05, t = 500, no projection: ||q| - 1| rkmk4 %.1e, rk4 %.1e\n", drift[0], drift[1]);
+  ENSURE(drift[0] < LIE_QDEV_TOL && drift[1] > 1e-8);
+  d.quat = 4; /* the quaternion must fit in the state */
+  ENSURE(nh_model_create(&d, NULL, 0) == NULL);
+  nh_model_destroy(rb);
+  // spec test 18 with rkmk4: E(t) - E(0) = int power dt with moving masses; min mu as dopri5
+  run_obs o;
+  memset(&o, 0, sizeof o);
+  nh_ball_stats_init(&o.st);
+  s = make_sim(m, "rkmk4", 0.01, 1e-10, 1e-3);
+  ENSURE(nh_ball_run(s, 20.0, run_observer, &o) == NH_OK);
+  printf("  rkmk4 h = .01 over [0, 20]: energy balance %.1e, min mu %.7f, ||q| - 1| at samples %.1e\n", o.max_balance,
+         o.st.min_mu, o.max_qdev);
+  ENSURE(o.max_balance < 1e-5 && o.max_qdev < LIE_QDEV_TOL);
+  ENSURE_NEAR(o.st.min_mu, 0.190594, 1e-6);
+  ENSURE(qdev(nh_sim_x(s) + 6) < LIE_QDEV_TOL);
+  nh_sim_destroy(s), nh_model_destroy(m);
   return 0;
 }
 
@@ -945,8 +1228,10 @@ int main(int argc, char **argv) {
   RUN_TEST(test_sphere_invariants);
   RUN_TEST(test_detachment);
   RUN_TEST(test_free_flight);
+  RUN_TEST(test_flight_switch);
   RUN_TEST(test_slip_monitor);
   RUN_TEST(test_fixed_step);
+  RUN_TEST(test_lie_group_method);
   RUN_TEST(test_bad_params);
   RUN_TEST(test_ball_file);
   return TEST_SUMMARY();

@@ -106,11 +106,27 @@ head -1 "$T/d.csv" | grep -q "^t,theta1,.*,phi,phi_dot,N,friction_x,friction_y,f
 "$NHOLO" run rolling-ball-detach --on-detach report --t-end 4 --json >"$T/jr" 2>"$T/err" \
   && grep -q '"status": "NH_OK"' "$T/jr" && grep -q '"stopped": false' "$T/jr" \
   && ok "--on-detach report continues" || bad "--on-detach report: $(cat "$T/err" "$T/jr")"
+HOP=$(cd "$(dirname "$0")/.." && pwd)/examples/hopping-ball.ball
+"$NHOLO" run "$HOP" --on-detach fly --t-end 3 --json --out "$T/hop.csv" --events "$T/hopev.csv" >"$T/jh" 2>"$T/err" \
+  && grep -q '"lifted_off": true' "$T/jh" && grep -q '"kind": "touchdown", "monitor": "touchdown", "phase": "flight"' "$T/jh" \
+  && grep -q '"t_touchdown": 1.32725' "$T/jh" && grep -q '"status": "NH_EVENT_STOP"' "$T/jh" \
+  && head -1 "$T/hop.csv" | grep -q ',z,x_dot,y_dot,z_dot,.*,phase$' \
+  && [ "$(grep -c ',rolling$' "$T/hop.csv")" -ge 3 ] && [ "$(grep -c ',flight$' "$T/hop.csv")" -ge 100 ] \
+  && awk -F, 'NR > 1 && $NF == "rolling" && $15 != 0 { exit 1 } NR > 1 && $NF == "flight" && $15 < -1e-12 { exit 1 }' "$T/hop.csv" \
+  && grep -q '^1,1.32725[0-9]*,touchdown,falling,1,.*,flight,' "$T/hopev.csv" \
+  && ok "--on-detach fly: lift-off, flight, touchdown in one CSV/JSON" || bad "--on-detach fly: $(cat "$T/err" "$T/jh")"
+"$NHOLO" run rolling-ball-detach --on-detach fly --json >"$T/jnf" 2>"$T/err" \
+  && grep -q '"lifted_off": false' "$T/jnf" && grep -q '"t_detach": 3.6095007' "$T/jnf" \
+  && ok "--on-detach fly: the paper's ball does not lift off" || bad "fly, no lift-off: $(cat "$T/err" "$T/jnf")"
 "$NHOLO" run rolling-ball --mu 0.17 --on-slip stop --json >"$T/js" 2>"$T/err" \
   && grep -q '"kind": "slip"' "$T/js" && grep -q '"status": "NH_EVENT_STOP"' "$T/js" \
   && ok "--mu 0.17: slip event stops the run" || bad "slip: $(cat "$T/err" "$T/js")"
 "$NHOLO" run rolling-ball --method rk4 --dt 0.01 --set m1=0.5 --json >"$T/jk" 2>"$T/err" \
   && grep -q '"method": "rk4"' "$T/jk" && ok "rk4 with --set" || bad "rk4: $(cat "$T/err")"
+"$NHOLO" run rolling-ball --method rkmk4 --dt 0.01 --json >"$T/jlie" 2>"$T/err" \
+  && grep -q '"method": "rkmk4"' "$T/jlie" && grep -q '"min_mu_static": 0.190594' "$T/jlie" \
+  && "$NHOLO" list | grep -q "rkmk4 .*|q| = 1" \
+  && ok "--method rkmk4 (Lie group) runs the ball" || bad "rkmk4: $(cat "$T/err" "$T/jlie")"
 "$NHOLO" run rolling-ball --form dae --json >"$T/jdae" 2>"$T/err"
 rc=$?
 [ $rc -eq 1 ] && grep -q '"status": "NH_ERR_STEP_UNDERFLOW"' "$T/jdae" && grep -q '"t_end": 9.2066' "$T/jdae" \
@@ -134,6 +150,9 @@ expect_usage "ball: negative mass" run rolling-ball --set m1=-1 --out "$T/o/x.cs
 expect_usage "ball: zero radius" run rolling-ball --set r=0 --out "$T/o/x.csv"
 expect_usage "ball: unknown parameter" run rolling-ball --set zz=1 --out "$T/o/x.csv"
 expect_usage "ball: exact method" run rolling-ball --method exact --out "$T/o/x.csv"
+expect_usage "ball: the disk cannot fly" run rolling-disk --on-detach fly --out "$T/o/x.csv"
+expect_usage "ball: rkmk4 on the disk" run rolling-disk --method rkmk4 --out "$T/o/x.csv"
+expect_usage "rkmk4 on a model without rotation" run penny --method rkmk4 --out "$T/o/x.csv"
 expect_usage "ball: bad --on-detach" run rolling-ball --on-detach maybe --out "$T/o/x.csv"
 expect_usage "disk: no DAE form" run rolling-disk --form dae --out "$T/o/x.csv"
 expect_usage "ball: non-unit quaternion" run "$T/q.ball" --out "$T/o/x.csv"

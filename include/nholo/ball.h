@@ -124,6 +124,32 @@ NH_API nh_model *nh_ball_flight_create(const nh_ball_params *p, char *msg, size_
 NH_API int nh_ball_flight_state(const nh_model *ball, double t, const double *x_ball,
                                 double *x_flight, double *z_acc);
 
+/* Rolling, then free flight (CLI `--on-detach fly`). roll: a simulation of a ball (ODE or
+ * DAE form) built with stop_on_detach = 1; fly: a simulation of nh_ball_flight_create with the
+ * same parameters (any method). Runs roll like nh_ball_run to t_end; if it stops at a
+ * detachment (N falls to 0), fly starts from nh_ball_flight_state of that state (same masses
+ * and mass trajectories; theta, theta', q, Om continuous, z_GC = [zxy, 0], z_GC' the rolling
+ * velocity) and runs to t_end or to touchdown (z_GC3 falls to 0), where the run ends: the
+ * paper gives no landing law. If the flight's initial z_GC3'' is below -NH_BALL_LIFTOFF_TOL
+ * the free ball would be pressed into the floor (f_s > 0 at N = 0: it must slip, which no
+ * model here describes): no lift-off, the run ends at the detachment. The observer sees the
+ * rolling samples (START ... EVENT), then the flight's (START at the switch, ..., END): the
+ * phase of a sample is nh_ball_model_kind(nh_sim_model(sim)). Returns the last phase's
+ * status: NH_OK at t_end, NH_EVENT_STOP at a stopping event (detachment without lift-off,
+ * touchdown, slip with stop_on_slip), or a failure; info (Nullable) says what happened. */
+#define NH_BALL_LIFTOFF_TOL 1e-9 /* z_GC3'' at the switch above -this lifts off (|.| ~ round-off of g) */
+typedef struct nh_ball_flight_info {
+  int detached;        /* the rolling phase stopped at a detachment */
+  int flew;            /* the ball lifted off and the flight phase ran */
+  int touchdown;       /* the flight ended at touchdown */
+  double t_detach;     /* NAN without detachment */
+  double z_acc;        /* the flight's initial z_GC3'' at the switch */
+  double t_touchdown;  /* NAN without touchdown */
+  double vz_touchdown; /* z_GC3' at touchdown (< 0) */
+} nh_ball_flight_info;
+NH_API int nh_ball_run_flight(nh_sim *roll, nh_sim *fly, double t_end, nh_observer_fn observer,
+                              void *user, nh_ball_flight_info *info);
+
 /* Is this a model built by nh_ball_create, nh_disk_create, nh_ball_flight_create? */
 typedef enum nh_ball_kind {
   NH_BALL_NONE = 0,

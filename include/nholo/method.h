@@ -19,7 +19,9 @@ enum {
   NH_METHOD_ADAPTIVE = 1 << 0, /* error-controlled step size (uses rtol/atol) */
   NH_METHOD_EXACT = 1 << 1,    /* uses the model's closed-form flow */
   NH_METHOD_IMPLICIT = 1 << 2, /* solves nonlinear equations each step */
-  NH_METHOD_SYMMETRIC = 1 << 3 /* time-reversible */
+  NH_METHOD_SYMMETRIC = 1 << 3, /* time-reversible */
+  NH_METHOD_LIE = 1 << 4        /* a Lie-group method: needs the model's rotation part
+                                   (nh_model_def.angvel), keeps |q| = 1 without projection */
 };
 
 /* Options of the structure-preserving methods (gni, rattle, shake, del, rdp). */

@@ -149,6 +149,8 @@ typedef int (*nh_energy_fn)(double t, const double *x, double *E, void *user);
  * accepted step (not on the initial state, nor on dense-output samples); P must be
  * idempotent up to round-off. */
 typedef int (*nh_project_fn)(double *x, void *user);
+/* Body angular velocity w (3) of an ODE-form model's rotation part at (t, x) (see quat). */
+typedef int (*nh_angvel_fn)(double t, const double *x, double *w, void *user);
 /* All monitor values m_j(t, x), j < nmon, with x the first-order state ((q, v) for a
  * mechanical model). */
 typedef int (*nh_monitor_fn)(double t, const double *x, double *m, void *user);
@@ -245,6 +247,13 @@ typedef struct nh_model_def {
   nh_poisson_jac_fn poisson_jac;    /* Nullable: finite differences of Pi g */
   int hamiltonian_degree;           /* H a polynomial of this total degree (the AVF quadrature is
                                        then exact), 0: not polynomial (adaptive quadrature) */
+  /* rotation part (ODE form, optional): x[quat .. quat + 3] is a unit quaternion (scalar
+   * first, body to space) with q' = 1/2 q * [0; w] and w = angvel(t, x) the body angular
+   * velocity. Lie-group methods (NH_METHOD_LIE, e.g. "rkmk4") update it by exponentials of
+   * so(3) elements, so |q| = 1 holds by construction; they skip `project`, which must then
+   * do no more than renormalise q. */
+  nh_angvel_fn angvel;              /* Nullable: no rotation part */
+  int quat;                         /* index of q0 in x, 0 <= quat <= nx - 4 (with angvel) */
 
   /* monitors (either form) */
   int nmon;                         /* >= 0 */
@@ -307,6 +316,8 @@ typedef struct nh_model {
   nh_hamiltonian_hess_fn hamiltonian_hess;
   nh_poisson_jac_fn poisson_jac;
   int hamiltonian_degree;
+  nh_angvel_fn angvel; /* rotation part: NULL or q at x[quat .. quat + 3] (see nh_model_def) */
+  int quat;
   int nmon;
   const nh_monitor_def *monitors; /* names copied */
   nh_monitor_fn monitor;

@@ -8,6 +8,7 @@
 static const nh_method *const nh_methods[] = {
     &nh_method_exact,
     &nh_method_rk4,
+    &nh_method_rkmk4,
     &nh_method_dopri5,
     &nh_method_rk2,
     &nh_method_gni,

@@ -158,6 +158,10 @@ static int check_ode_def(const nh_model_def *d, char *msg, size_t size) {
     nh_set_msg(msg, size, "an ODE-form model needs a right-hand side evaluator");
     return 0;
   }
+  if (d->angvel && (d->quat < 0 || d->quat > d->nx - 4)) {
+    nh_set_msg(msg, size, "rotation part: quaternion index %d must be in [0, nx - 4 = %d]", d->quat, d->nx - 4);
+    return 0;
+  }
   if (!check_common(d, msg, size)) return 0;
   if (!check_names(d->nx, d->state_names, "state", msg, size)) return 0;
   for (int i = 0; i < d->nx && d->x0; i++)
@@ -178,8 +182,8 @@ static int check_def(const nh_model_def *d, char *msg, size_t size) {
     nh_set_msg(msg, size, "unknown model form %d", (int)d->form);
     return 0;
   }
-  if (d->rhs || d->project || d->energy || d->nx != 0 || d->hamiltonian || d->poisson) {
-    nh_set_msg(msg, size, "rhs, energy, project, nx, hamiltonian and poisson belong to the ODE form (form = NH_FORM_ODE)");
+  if (d->rhs || d->project || d->energy || d->angvel || d->nx != 0 || d->hamiltonian || d->poisson) {
+    nh_set_msg(msg, size, "rhs, energy, project, angvel, nx, hamiltonian and poisson belong to the ODE form (form = NH_FORM_ODE)");
     return 0;
   }
   if (d->nq < 1 || d->nc < 0 || d->ngap < 0 || d->npar < 0) {
@@ -338,6 +342,8 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   m->hamiltonian_degree = d->hamiltonian_degree;
   if (d->hamiltonian_hess) m->exact_derivs |= NH_DERIV_HAMILTONIAN;
   if (d->poisson_jac) m->exact_derivs |= NH_DERIV_POISSON;
+  m->angvel = d->angvel;
+  m->quat = d->angvel ? d->quat : 0;
   m->nmon = d->nmon;
   for (int i = 0; i < d->nmon; i++) {
     mon[i] = d->monitors[i];

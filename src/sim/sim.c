@@ -135,6 +135,9 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
     snprintf(buf, sizeof buf, "simulation definition not initialised with nh_sim_def_default()");
   else if (!d->method)
     snprintf(buf, sizeof buf, "no method given");
+  else if ((d->method->flags & NH_METHOD_LIE) && nh_method_supports(d->method, m) != NH_OK)
+    snprintf(buf, sizeof buf, "method '%s' cannot run model '%s' (it has no rotation part: nh_model_def.angvel)",
+             d->method->name, m->name);
   else if (nh_method_supports(d->method, m) != NH_OK)
     snprintf(buf, sizeof buf, "method '%s' cannot run model '%s' (exact needs a closed-form flow, "
              "rdp an SE(2)-invariant model, del holonomic constraints only, rattle and shake a constant M)",
@@ -883,8 +886,9 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
     if ((rc = gaps(s, xnew, s->g1, NULL))) return rc;
   }
 
-  // projection method: the kept state is projected onto the model's manifold
-  if (s->model->project && (rc = s->model->project(xnew, s->model->user))) {
+  // projection method: the kept state is projected onto the model's manifold (a Lie-group
+  // method keeps the model's rotation part on it by construction)
+  if (s->model->project && !(meth->flags & NH_METHOD_LIE) && (rc = s->model->project(xnew, s->model->user))) {
     sim_msg(s, "projection failed at t = %.17g", s->t + h);
     return NH_ERR_CALLBACK;
   }

@@ -668,6 +668,13 @@ static int ball_energy(double t, const double *x, double *E, void *user) {
   return 0;
 }
 
+/* the rotation part: q at x[2n], body angular velocity Om at x[2n + 4] (ball, flight) */
+static int ball_angvel(double t, const double *x, double *w, void *user) {
+  (void)t;
+  memcpy(w, x + 2 * data_of(user)->p.n + 4, 3 * sizeof(double));
+  return 0;
+}
+
 /* the projection method: q <- q / |q| */
 static int ball_project(double *x, void *user) {
   double *q = x + 2 * data_of(user)->p.n;
@@ -757,6 +764,7 @@ static nh_model *build(const nh_ball_params *p, nh_ball_kind kind, char *msg, si
   md.rhs = kind == NH_BALL_DISK ? disk_rhs : kind == NH_BALL_FLIGHT ? flight_rhs : kind == NH_BALL_DAE ? dae_rhs : ball_rhs;
   md.energy = ball_energy;
   md.project = kind == NH_BALL_DISK ? NULL : kind == NH_BALL_DAE ? dae_project : ball_project;
+  if (kind == NH_BALL_ROLLING || kind == NH_BALL_FLIGHT) md.angvel = ball_angvel, md.quat = 2 * n;
   if (kind == NH_BALL_FLIGHT) {
     md.nmon = 1, md.monitors = &touch, md.monitor = flight_monitor;
   } else {
