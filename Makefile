@@ -32,6 +32,7 @@ bench: build
 	./$(BUILD)/bench/bench_penny
 	./$(BUILD)/bench/bench_modelfile
 	./$(BUILD)/bench/bench_ball
+	./$(BUILD)/bench/bench_gni
 	./$(BUILD)/bench/bench_dg
 
 figures: build

@@ -40,4 +40,8 @@ void cli_ball_figure_help(void);
 extern const char *const cli_ball_figure_names[];
 int cmd_figure(int argc, char **argv);
 
+/* The figures of "Simulating Nonholonomic Dynamics" (figures_nh.c), written to path. */
+int cli_fig_sleigh2(const char *path);
+int cli_fig_snakeboard4(const char *path);
+
 #endif

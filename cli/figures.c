@@ -8,7 +8,9 @@
  *   penny-fig5  sensitivity: 100 initial conditions (theta'0, phi'0 perturbed), positions
  *               at several times. The paper leaves the details open (spec 000 D11); our
  *               choice, all options: elastic ellipse, independent uniform perturbations in
- *               (-0.005, 0.005), xorshift64* seeded with 2024, times 5, 10, 20, 40 s. */
+ *               (-0.005, 0.005), xorshift64* seeded with 2024, times 5, 10, 20, 40 s.
+ * Kobilarov, Martin de Diego, Ferraro, "Simulating Nonholonomic Dynamics" (figures_nh.c):
+ *   sleigh-fig2, snakeboard-fig4 */
 #define _POSIX_C_SOURCE 200809L /* mkdir */
 #include <errno.h>
 #include <math.h>
@@ -211,6 +213,8 @@ static const struct {
     {"penny-fig3", "Clark & Bloch Fig. 3: first 20 impacts, elastic, elliptical table"},
     {"penny-fig4", "Clark & Bloch Fig. 4: first 20 impacts, plastic, elliptical table"},
     {"penny-fig5", "Clark & Bloch Fig. 5: 100 perturbed initial conditions at several times"},
+    {"sleigh-fig2", "Kobilarov et al. Fig. 2: sleigh heart curves and energy, GNI, RDP, RK2, exact"},
+    {"snakeboard-fig4", "Kobilarov et al. Fig. 4: snakeboard, N = 128 over T = 10, RK2, GNI, RDP, true"},
     {"dg-fig2", "Celledoni et al. Fig. 2: quartic system, order, constraint, energy, variance"},
     {"dg-fig3", "Celledoni et al. Fig. 3: Chaplygin sleigh, method (23), rho1(0) = +-0.001"},
     {"dg-fig4", "Celledoni et al. Fig. 4: gearbox, GONZALEZ-R/-F and SI-DLA to t = 50000"},
@@ -355,14 +359,18 @@ int cmd_figure(int argc, char **argv) {
   int rc = CLI_OK;
   for (int i = 0; i < NFIGURES && rc == CLI_OK; i++) {
     if (!all && strcmp(name, figures[i].name) != 0) continue;
-    if (strncmp(figures[i].name, "dg-", 3) == 0) {
-      char path[1100];
-      out_path(path, sizeof path, &o, figures[i].name);
+    char path[1100];
+    out_path(path, sizeof path, &o, figures[i].name);
+    if (strncmp(figures[i].name, "dg-", 3) == 0)
       rc = cli_dg_figure(figures[i].name, path, &dgo);
-    } else if (i < 4)
+    else if (i < 4)
       rc = fig_penny_run(&o, figures[i].name, i >= 2, i % 2 == 1);
-    else
+    else if (i == 4)
       rc = fig_penny_ensemble(&o, figures[i].name);
+    else if (i == 5)
+      rc = cli_fig_sleigh2(path);
+    else
+      rc = cli_fig_snakeboard4(path);
   }
   for (int i = 0; cli_ball_figure_names[i] && rc == CLI_OK; i++) {
     if (!all && strcmp(name, cli_ball_figure_names[i]) != 0) continue;

@@ -11,6 +11,9 @@
 typedef struct run_opts {
   const char *model;
   nh_penny_params penny;
+  nh_sleigh_params sleigh;
+  nh_snakeboard_params snake;
+  nh_method_opts mopts;
   nh_impact_law law;
   int law_set;
   long impacts;
@@ -69,6 +72,46 @@ static int set_method(run_opts *o, const char *opt, const char *val) {
     return 0;
   }
   o->method = val;
+  return 1;
+}
+static int set_retraction(run_opts *o, const char *opt, const char *val) {
+  int r = nh_retraction_find(val);
+  if (r < 0) {
+    cli_usage_error("%s: unknown retraction '%s' (expected exp, ccsk or cay)", opt, val);
+    return 0;
+  }
+  o->mopts.retraction = (nh_retraction)r;
+  return 1;
+}
+static int set_start(run_opts *o, const char *opt, const char *val) {
+  static const char *const names[] = {"paper", "consistent", "midpoint"};
+  for (int i = 0; i < 3; i++)
+    if (strcmp(val, names[i]) == 0) return o->mopts.start = (nh_start)i, 1;
+  cli_usage_error("%s: unknown start '%s' (expected paper, consistent or midpoint)", opt, val);
+  return 0;
+}
+static int set_dexp(run_opts *o, const char *opt, const char *val) {
+  long k;
+  if (!cli_parse_long(opt, val, 0, 2, &k)) return 0;
+  o->mopts.dexp_order = (int)k;
+  return 1;
+}
+static int set_ld(run_opts *o, const char *opt, const char *val) {
+  if (strcmp(val, "trapezoid") && strcmp(val, "midpoint")) {
+    cli_usage_error("%s: unknown discrete Lagrangian '%s' (expected trapezoid or midpoint)", opt, val);
+    return 0;
+  }
+  o->mopts.midpoint_ld = strcmp(val, "midpoint") == 0;
+  return 1;
+}
+static int set_alpha(run_opts *o, const char *opt, const char *val) {
+  double a;
+  if (!cli_parse_double(opt, val, &a)) return 0;
+  if (!(a >= 0.0 && a <= 1.0)) {
+    cli_usage_error("%s: %s must be in [0, 1]", opt, val);
+    return 0;
+  }
+  o->mopts.alpha = a;
   return 1;
 }
 static int set_dt(run_opts *o, const char *opt, const char *val) {
@@ -171,11 +214,16 @@ static const opt_def run_options[] = {
     {"--impacts", "N", "stop after N impacts (default: no limit)", set_impacts},
     {"--t-end", "T", "final time in s (default 100)", set_t_end},
     {"--method", "NAME", "integrator (see 'nholo list'; default exact when the model has a closed-form flow, else dopri5)", set_method},
+    {"--retraction", "exp|ccsk|cay", "rdp: the SE(2) retraction (default exp)", set_retraction},
+    {"--dexp-order", "K", "rdp with exp: 0 exact dexp^-1 (default), 1 or 2 its truncation (paper eq. 42)", set_dexp},
+    {"--alpha", "A", "rdp: shape quadrature point r_k+A, A in [0, 1] (default 0.5; 0 is first order)", set_alpha},
+    {"--start", "NAME", "paper, consistent or midpoint: gni paper (eq. 16) or midpoint start; rattle lambda_0 = 0 (paper) or consistent", set_start},
+    {"--ld", "trapezoid|midpoint", "del: the discrete Lagrangian (default trapezoid)", set_ld},
     {"--dt", "H", "step of fixed-step methods, first trial step of adaptive ones (default 1e-3 s)", set_dt},
     {"--rtol", "R", "relative tolerance of adaptive methods (default 1e-10)", set_rtol},
     {"--atol", "A", "absolute tolerance of adaptive methods (default 1e-12)", set_atol},
     {"--sample", "DT", "output interval on dense output (default 0.01 s for exact, else every step; 0 = every step)", set_sample},
-    {"--set", "NAME=VALUE", "override a parameter or initial value (NAME, or NAME' for a velocity; penny: m R I J a b x y theta phi theta' phi'), repeatable", set_param},
+    {"--set", "NAME=VALUE", "override a parameter or initial value (NAME, or NAME' for a velocity; penny: m R I J a b x y theta phi theta' phi'; sleigh: I m a theta x y omega v; snakeboard: m l I J Apsi fpsi Aphi fphi psi phi theta x y p1 psi' phi'; model files: any parameter, coordinate or velocity), repeatable", set_param},
     {"--backend", "auto|tape|codegen", "model files: evaluate compiled C (codegen), the tape interpreter, or codegen when a compiler works (auto, default)", set_backend},
     {"--project-initial", NULL, "project an initial velocity that violates the constraints", set_project},
     {"--zeno-count", "N", "Zeno guard: stop after N consecutive impacts closer than --zeno-interval (default 100)", set_zeno_count},
@@ -441,6 +489,9 @@ int cmd_run(int argc, char **argv) {
   run_opts o;
   memset(&o, 0, sizeof o);
   o.penny = nh_penny_params_default();
+  o.sleigh = nh_sleigh_params_default();
+  o.snake = nh_snakeboard_params_default();
+  o.mopts = nh_method_opts_default();
   o.t_end = 100.0;
   o.dt = 1e-3;
   o.rtol = 1e-10;
@@ -465,17 +516,29 @@ int cmd_run(int argc, char **argv) {
     lo.impact_override = o.law_set;
     lo.impact = o.law;
     if (!(model = nh_model_load(o.model, &lo, msg, sizeof msg))) return cli_usage_error("%s", msg);
-  } else if (strcmp(o.model, "penny") != 0) {
-    if (o.table_set || o.nset > 0) return cli_usage_error("--table and --set: only for the penny and model files");
-    if (!(model = nh_builtin_create(o.model, msg, sizeof msg)))
-      return cli_usage_error("unknown model '%s' (see 'nholo list'; a model file ends in .nh)", o.model);
   } else {
-    is_penny = 1;
-    for (int i = 0; i < o.nset; i++)
-      if (!cli_penny_set(&o.penny, o.set_names[i], o.set_values[i]))
-        return cli_usage_error("--set: model 'penny' has no parameter or initial value '%s'", o.set_names[i]);
+    is_penny = strcmp(o.model, "penny") == 0;
+    int is_sleigh = strcmp(o.model, "sleigh") == 0, is_snake = strcmp(o.model, "snakeboard") == 0;
+    if (o.law_set && !is_penny) return cli_usage_error("--impact: model '%s' has no impacts", o.model);
+    if (o.table_set && !is_penny) return cli_usage_error("--table: only for the built-in penny");
+    if (!is_penny && !is_sleigh && !is_snake) {
+      if (o.nset > 0) return cli_usage_error("--set: model '%s' takes no overrides (a model file does)", o.model);
+      if (!(model = nh_builtin_create(o.model, msg, sizeof msg)))
+        return cli_usage_error("unknown model '%s' (see 'nholo list'; a model file ends in .nh)", o.model);
+    }
+    for (int i = 0; i < o.nset; i++) {
+      const char *name = o.set_names[i];
+      double v = o.set_values[i];
+      int known = is_sleigh ? nh_sleigh_set(&o.sleigh, name, v)
+                  : is_snake ? nh_snakeboard_set(&o.snake, name, v)
+                             : cli_penny_set(&o.penny, name, v);
+      if (!known) return cli_usage_error("--set: model '%s' has no parameter or initial value '%s'", o.model, name);
+    }
     if (o.law_set) o.penny.law = o.law;
-    if (!(model = nh_penny_create(&o.penny, msg, sizeof msg))) return cli_usage_error("%s", msg);
+    if (!model) model = is_penny ? nh_penny_create(&o.penny, msg, sizeof msg)
+                        : is_sleigh ? nh_sleigh_create(&o.sleigh, msg, sizeof msg)
+                                    : nh_snakeboard_create(&o.snake, msg, sizeof msg);
+    if (!model) return cli_usage_error("%s", msg);
   }
 
   if (o.plot && model->form == NH_FORM_ODE) {
@@ -490,7 +553,11 @@ int cmd_run(int argc, char **argv) {
     char name[NH_MAX_NAME];
     snprintf(name, sizeof name, "%s", model->name);
     nh_model_destroy(model);
-    return cli_usage_error("--method %s cannot run model '%s' (%s)", nh_method_name(method), name, nh_method_summary(method));
+    return cli_usage_error("--method %s: cannot run model '%s' (%s)", nh_method_name(method), name,
+                           !strcmp(nh_method_name(method), "rdp") ? "no SE(2)-invariant structure"
+                           : !strcmp(nh_method_name(method), "del") ? "its constraints are not holonomic"
+                           : !strcmp(nh_method_name(method), "exact") ? "no closed-form flow"
+                                                                       : nh_method_summary(method));
   }
   nh_sim_def def = nh_sim_def_default();
   def.method = method;
@@ -501,6 +568,7 @@ int cmd_run(int argc, char **argv) {
   def.project_initial = o.project_initial;
   def.zeno_count = (int)o.zeno_count;
   def.zeno_interval = o.zeno_interval;
+  def.opts = o.mopts;
   nh_sim *sim = nh_sim_create(model, &def, msg, sizeof msg);
   if (!sim) {
     nh_model_destroy(model);
@@ -528,7 +596,14 @@ int cmd_run(int argc, char **argv) {
     fprintf(stderr, "nholo: %s\n", msg);
     exit_code = CLI_FAILED;
   }
-  if (o.plot) {
+  if (o.plot && !is_penny) {
+    char title[160];
+    snprintf(title, sizeof title, "%s (%s)", model->name, nh_method_name(method));
+    if (nh_plot_timeseries(o.plot, model, traj, sim, title, msg, sizeof msg) != NH_OK) {
+      fprintf(stderr, "nholo: %s\n", msg);
+      exit_code = CLI_FAILED;
+    }
+  } else if (o.plot) {
     char title[160];
     char lb[64];
     int prc;

@@ -465,7 +465,8 @@ static int back_and_forth(nh_model *m, const char *name, double h, double *err) 
   double *work = calloc(nw + nd, sizeof(double));
   nh_dyn d;
   nh_dyn_init(&d, m, work + nw);
-  nh_stepper st = {m, meth, m->nx, 1e-10, 1e-12, work, &d, 0, {0}, 0, 0, 0.0};
+  nh_stepper st = {.model = m, .method = meth, .nx = m->nx, .rtol = 1e-10, .atol = 1e-12, .work = work, .dyn = &d,
+                   .opts = nh_method_opts_default(), .restart = 1};
   double x1[16], x2[16];
   int rc = meth->step(&st, 0.0, m->x0, h, x1, NULL);
   if (!rc) rc = meth->step(&st, h, x1, -h, x2, NULL);

@@ -124,7 +124,7 @@ static int test_dense_output(void) {
       double *work = calloc(nw + nd, sizeof(double));
       nh_dyn d;
       nh_dyn_init(&d, m, work + nw);
-      nh_stepper st = {m, meth, 4, 1e-10, 1e-12, work, &d, 0, {0}, 0, 0, 0.0};
+      nh_stepper st = {.model = m, .method = meth, .nx = 4, .rtol = 1e-10, .atol = 1e-12, .work = work, .dyn = &d};
       double x0[4] = {polar_q0[0], polar_q0[1], polar_v0[0], polar_v0[1]}, x1[4], xd[4], err;
       ENSURE(meth->step(&st, 0.0, x0, hs[j], x1, &err) == 0);
       maxerr[j] = 0;

@@ -257,6 +257,72 @@ static int test_good_corpus(void) {
   return 0;
 }
 
+/* write text to a fresh file named like the template; 0 on failure */
+static int write_temp(char *path, const char *text) {
+  int fd = mkstemps(path, 3);
+  if (fd < 0) return 0;
+  FILE *f = fdopen(fd, "wb");
+  if (!f) return 0;
+  fputs(text, f);
+  return fclose(f) == 0;
+}
+
+/* text of a model with n lets a_k = a_{k-1}*a_{k-1} + x: a DAG of O(n) nodes whose text as
+ * a tree doubles with every let (malloc'd) */
+static char *doubling_model(int n) {
+  size_t cap = 256 + (size_t)n * 64, len = 0;
+  char *t = malloc(cap);
+  if (!t) return NULL;
+  len += (size_t)snprintf(t + len, cap - len, "model blow\ncoordinates x\nlet a0 = 1 + x^2\n");
+  for (int k = 1; k <= n; k++)
+    len += (size_t)snprintf(t + len, cap - len, "let a%d = a%d*a%d + x\n", k, k - 1, k - 1);
+  snprintf(t + len, cap - len, "kinetic 1/2*x'^2\npotential a%d/1e300\ninitial x = 0.1\n", n);
+  return t;
+}
+
+/* nholo check on a model whose expressions print exponentially long as trees: the report is
+ * cut (ends in "...") instead of running out of time and memory */
+static int test_describe_cuts_long_expressions(void) {
+  char path[] = "/tmp/nholo-blow-XXXXXX.nh";
+  char *text = doubling_model(40);
+  ENSURE(text && write_temp(path, text));
+  free(text);
+  char msg[1024];
+  nh_load_opts lo = nh_load_opts_default();
+  lo.backend = NH_BACKEND_TAPE;
+  char *report = nh_model_describe(path, &lo, msg, sizeof msg);
+  remove(path);
+  ENSURE(report != NULL);
+  ENSURE(strstr(report, "potential V = ") && strstr(report, "...\n"));
+  ENSURE(strlen(report) < (size_t)1 << 20);
+  nh_free(report);
+  return 0;
+}
+
+/* forces on one coordinate add up, however many statements there are (the reader keeps its
+ * line count as it goes, so a long file reads in linear time) */
+static int test_many_statements(void) {
+  enum { N = 20000 };
+  size_t cap = 128 + (size_t)N * 24, len = 0;
+  char *t = malloc(cap);
+  ENSURE(t != NULL);
+  len += (size_t)snprintf(t + len, cap - len, "model many\ncoordinates x\nkinetic 1/2*x'^2\n");
+  for (int k = 1; k <= N; k++) len += (size_t)snprintf(t + len, cap - len, "force x: %d*x\n", k % 7);
+  snprintf(t + len, cap - len, "initial x = 0.5\n");
+  char msg[1024];
+  nh_load_opts lo = nh_load_opts_default();
+  lo.backend = NH_BACKEND_TAPE;
+  nh_model *m = nh_model_parse(t, "many.nh", &lo, msg, sizeof msg);
+  free(t);
+  ENSURE(m != NULL);
+  double sum = 0.0, f = 0.0, v = 0.0;
+  for (int k = 1; k <= N; k++) sum += k % 7;
+  ENSURE(m->force(0.0, m->q0, &v, &f, m->user) == 0);
+  ENSURE_REL(f, 0.5 * sum, 1e-12);
+  nh_model_destroy(m);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: test_modelfile_errors BAD_DIR GOOD_DIR [FILTER]\n");
@@ -267,5 +333,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_bad_corpus);
   RUN_TEST(test_nul_byte);
   RUN_TEST(test_good_corpus);
+  RUN_TEST(test_describe_cuts_long_expressions);
+  RUN_TEST(test_many_statements);
   return TEST_SUMMARY();
 }

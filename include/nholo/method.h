@@ -22,6 +22,39 @@ enum {
   NH_METHOD_SYMMETRIC = 1 << 3 /* time-reversible */
 };
 
+/* Options of the structure-preserving methods (gni, rattle, shake, del, rdp). */
+typedef enum nh_retraction {
+  NH_RETRACTION_EXP = 0,  /* exponential map, exact dexp^-1 */
+  NH_RETRACTION_CCSK = 1, /* canonical coordinates of the second kind */
+  NH_RETRACTION_CAY = 2   /* Cayley map (corrected rotation block) */
+} nh_retraction;
+
+typedef enum nh_start {
+  /* gni: p_{1/2} = p_0 + h/2 P^T f (paper eq. 16); rattle: lambda_0 = 0 (paper Remark 1) */
+  NH_START_PAPER = 0,
+  /* rattle: lambda_0 chosen so that it reproduces gni (spec A4); gni: as PAPER */
+  NH_START_CONSISTENT = 1,
+  /* gni: the constraint-direction part of p_{1/2} chosen so that the constraint holds at
+   * q_0 + h/2 M^-1 p_{1/2}; seeds the parasitic period-2 mode much more weakly (spec 5.1.1) */
+  NH_START_MIDPOINT = 2
+} nh_start;
+
+typedef struct nh_method_opts {
+  nh_retraction retraction; /* rdp: default exp */
+  nh_start start;           /* gni, rattle: default NH_START_PAPER */
+  int midpoint_ld;          /* del: 1 = midpoint discrete Lagrangian, 0 = trapezoidal (default) */
+  double alpha;             /* rdp: r_{k+alpha} = (1-alpha) r_k + alpha r_{k+1}, default 1/2 */
+  int dexp_order;           /* rdp with exp: 0 = exact dexp^-1 (default), 1 or 2 = the truncation
+                               I - ad/2 (+ ad^2/12) of paper eq. 42 */
+  double newton_tol;        /* implicit methods: residual tolerance (relative), default 1e-12 */
+  int newton_max_iter;      /* implicit methods: iterations before NH_ERR_NO_CONVERGENCE, default 30 */
+} nh_method_opts;
+
+NH_API nh_method_opts nh_method_opts_default(void);
+/* "exp", "ccsk", "cay"; and back (-1 when unknown) */
+NH_API const char *nh_retraction_name(nh_retraction r);
+NH_API int nh_retraction_find(const char *name);
+
 /* Number of methods, and the i-th (0 <= i < count); NULL when out of range. */
 NH_API int nh_method_count(void);
 NH_API const nh_method *nh_method_at(int i);

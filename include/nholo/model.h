@@ -112,6 +112,10 @@ typedef int (*nh_mass_deriv_fn)(const double *q, double *dM, void *user);
 typedef int (*nh_mass_deriv2_fn)(const double *q, double *d2M, void *user);
 typedef int (*nh_potential_hess_fn)(const double *q, double *H, void *user);
 typedef int (*nh_constraint_deriv_fn)(const double *q, double *dA, void *user);
+/* Holonomic constraints phi(q) = 0 (nc values), Nullable: when given, the nc constraint rows
+ * are their gradients (A = dphi/dq, which the constraint evaluator must return), and the
+ * variational integrator "del" keeps phi(q_k) = 0 at every node. */
+typedef int (*nh_holonomic_fn)(const double *q, double *phi, void *user);
 /* Either output may be NULL. */
 typedef int (*nh_force_jac_fn)(double t, const double *q, const double *v, double *dfdq,
                                double *dfdv, void *user);
@@ -246,6 +250,16 @@ typedef struct nh_model_def {
   int nmon;                         /* >= 0 */
   const nh_monitor_def *monitors;   /* (nmon) required when nmon > 0 */
   nh_monitor_fn monitor;            /* required when nmon > 0 */
+  /* Lie-group structure (optional; method "rdp" needs it). has_se2 = 1 declares that the
+   * coordinates se2[0], se2[1], se2[2] are (theta, x, y) of a planar pose g in SE(2) (x, y in
+   * the spatial frame) and that every other coordinate is a shape variable r. The model must
+   * then be left-invariant: with the group velocity in the body frame, xi = g^-1 g' =
+   * (theta', R(theta)^T (x', y')), the kinetic energy, the constraint rows and V depend on r
+   * only (the methods evaluate them at g = identity). Forces may depend on anything. */
+  int has_se2;
+  int se2[3];
+
+  nh_holonomic_fn holonomic; /* Nullable: the constraints are holonomic, phi(q) = 0 (see above) */
 
   const void *user;  /* passed to every evaluator */
   size_t user_size;  /* > 0: copy user_size bytes of *user into the model and pass the copy */
@@ -296,6 +310,8 @@ typedef struct nh_model {
   int nmon;
   const nh_monitor_def *monitors; /* names copied */
   nh_monitor_fn monitor;
+  int has_se2, se2[3];   /* Lie-group structure, as in nh_model_def */
+  nh_holonomic_fn holonomic;
   void *user;
 } nh_model;
 

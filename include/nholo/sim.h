@@ -39,6 +39,7 @@ typedef struct nh_sim_def {
   int zeno_count;       /* a burst of this many consecutive impacts stops with NH_ZENO, default 100 */
   double constraint_tol; /* initial state: max |A v| allowed (absolute), default 1e-9 */
   int project_initial;   /* 1: project an initial velocity that violates the constraints */
+  nh_method_opts opts;   /* options of the structure-preserving methods (nholo/method.h) */
   int internal_cookie;   /* set by nh_sim_def_default; do not touch */
 } nh_sim_def;
 
@@ -110,12 +111,12 @@ typedef struct nh_sim_stats {
   double max_energy_rel_error;  /* max |E - E_seg| / |E_seg| where E_seg = energy after the last impact */
   double max_constraint_residual; /* max |A v| at step ends */
   double max_event_gap;         /* max |g| at located impacts */
-  /* implicit methods (Newton on the discrete equations): */
-  long solver_iterations;       /* total iterations (linear solves) */
-  int solver_last_iterations;   /* iterations of the last step */
-  int solver_max_iterations;    /* most iterations in one step */
-  double solver_last_residual;  /* max-norm residual of the discrete equations after the last step */
-  double solver_max_residual;   /* largest such residual over the steps */
+  /* implicit methods (rdp, del, gni with a configuration-dependent M): Newton iterations */
+  long solver_iterations;       /* total */
+  int solver_max_iterations;    /* most in one step */
+  int solver_last_iterations;   /* in the last step (read it from an observer for per-step values) */
+  double solver_last_residual;  /* final residual of the last step */
+  double solver_max_residual;   /* largest final residual of a step */
 } nh_sim_stats;
 
 NH_API const nh_sim_stats *nh_sim_get_stats(const nh_sim *sim);

@@ -38,6 +38,65 @@ NH_API int nh_penny_params_check(const nh_penny_params *p, char *msg, size_t msg
 /* Build the penny model. NULL with a reason in msg on bad parameters. */
 NH_API nh_model *nh_penny_create(const nh_penny_params *p, char *msg, size_t msg_size);
 
+/* The Chaplygin sleigh (Kobilarov, Martin de Diego, Ferraro, "Simulating Nonholonomic
+ * Dynamics", sec. 6.1; spec 001 sec. 5.1): a planar rigid body of mass m and inertia I about
+ * its centre of mass, on a knife edge (skate) at distance a behind the centre of mass.
+ *   q = (theta, x, y), (x, y) the centre of mass; M = diag(I, m, m); no potential.
+ *   constraint skate:  a theta' + sin(theta) x' - cos(theta) y' = 0
+ * Initial data by the heading rate omega0 and the forward speed v0 of the centre of mass:
+ *   q'(0) = (omega0, v0 cos th0 - a omega0 sin th0, v0 sin th0 + a omega0 cos th0).
+ * SE(2) structure: se2 = (0, 1, 2), no shape. */
+typedef struct nh_sleigh_params {
+  double I, m, a;              /* inertia about the centre of mass, mass, skate offset */
+  double theta0, x0, y0;       /* initial configuration */
+  double omega0, v0;           /* initial heading rate and forward speed */
+} nh_sleigh_params;
+
+/* Spec 001 sec. 5.1 defaults: I = m = a = 1, q(0) = 0, omega0 = 1, v0 = -1 (E = 1.5). */
+NH_API nh_sleigh_params nh_sleigh_params_default(void);
+NH_API int nh_sleigh_params_check(const nh_sleigh_params *p, char *msg, size_t msg_size);
+NH_API nh_model *nh_sleigh_create(const nh_sleigh_params *p, char *msg, size_t msg_size);
+/* Set a parameter or initial value by name (I m a theta x y omega v); 0 if the name is unknown. */
+NH_API int nh_sleigh_set(nh_sleigh_params *p, const char *name, double value);
+
+/* The closed-form sleigh solution at time t (spec 001 sec. 5.1):
+ *   v = V tanh(k (t - t_c)),  omega = sgn(omega0) w_max sech(k (t - t_c)),
+ *   theta = theta0 + sgn(omega0) (w_max / k) [gd(k (t - t_c)) - gd(-k t_c)],
+ * V = sqrt(2E/m), w_max = sqrt(2E/I'), I' = I + a^2 m, k = a m V / I', t_c = -atanh(v0/V)/k;
+ * the skate point (x_s, y_s) = (x - a cos th, y - a sin th) moves with speed v along the heading,
+ * integrated by composite 8-point Gauss-Legendre quadrature (accurate to round-off for
+ * t k <= 1e3). Outputs q = (theta, x, y) and qdot (either Nullable), and omega, v (Nullable). */
+NH_API int nh_sleigh_exact(const nh_sleigh_params *p, double t, double *q, double *qdot,
+                           double *omega, double *v);
+
+/* The snakeboard (paper sec. 6.2; spec 001 sec. 5.2): board of mass m with wheel axles at
+ * distance l from the centre, steered by phi (front +phi, back -phi), with a rotor of
+ * inertia I driven by a torque u_psi and a steering torque u_phi (inertia J per axle).
+ *   q = (psi, phi, theta, x, y);  L = 1/2 q'^T M q',
+ *   M = [[I,0,I,0,0],[0,2J,0,0,0],[I,0,m l^2,0,0],[0,0,0,m,0],[0,0,0,0,m]]
+ *   constraints (paper eq. 34)  front: -l cos(phi) theta' - sin(theta+phi) x' + cos(theta+phi) y' = 0
+ *                               back:   l cos(phi) theta' - sin(theta-phi) x' + cos(theta-phi) y' = 0
+ *   controls (generalized forces on psi and phi): u_psi = A_psi cos(2 pi f_psi t),
+ *                                                 u_phi = A_phi sin(2 pi f_phi t)
+ * Initial data as in the paper's Fig. 4: psi, phi, theta, x, y, the nonholonomic momentum
+ * p1 = <d_xi l, e_1(phi)> with e_1 = (sin 2phi, -2 l cos^2 phi, 0), psi' and phi'.
+ * SE(2) structure: se2 = (2, 3, 4), shape (psi, phi). Singular at phi = +-pi/2. */
+typedef struct nh_snakeboard_params {
+  double m, l, I, J;
+  double A_psi, f_psi, A_phi, f_phi;   /* control amplitudes (N m) and frequencies (Hz) */
+  double psi0, phi0, theta0, x0, y0;   /* initial configuration */
+  double p1_0, psi_dot0, phi_dot0;     /* initial momentum p1 and joint rates */
+} nh_snakeboard_params;
+
+/* Spec 001 sec. 5.2/7 defaults: m = l = 1, I = 0.5, J = 1.5, controls cos(20 pi t), sin(2 pi t),
+ * psi = pi/2, phi = pi/3, theta = x = y = 0, p1 = -1, psi' = 2.5, phi' = -0.02. */
+NH_API nh_snakeboard_params nh_snakeboard_params_default(void);
+NH_API int nh_snakeboard_params_check(const nh_snakeboard_params *p, char *msg, size_t msg_size);
+NH_API nh_model *nh_snakeboard_create(const nh_snakeboard_params *p, char *msg, size_t msg_size);
+/* Set by name (m l I J Apsi fpsi Aphi fphi psi phi theta x y p1 psi' phi'); 0 if unknown. */
+NH_API int nh_snakeboard_set(nh_snakeboard_params *p, const char *name, double value);
+/* The initial velocity q'(0) the parameters define (spec 001 sec. 5.2). */
+NH_API void nh_snakeboard_initial_velocity(const nh_snakeboard_params *p, double qdot[5]);
 /* ---- examples of Celledoni, Farre Puiggali, Hoiseth, Martin de Diego, "Energy-Preserving
  * Integrators Applied to Nonholonomic Systems" (spec 002), in configuration form -------- */
 

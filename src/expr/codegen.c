@@ -143,6 +143,8 @@ static void emit_evaluators(nh_text *b, const mf *m) {
                "  return A ? nh_mf_aadv(x, A, Adv) : nh_mf_adv(x, Adv, 0);\n}\n");
     nh_text_printf(b, "int nh_mf_e_dA(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_da(q, o, 0);\n}\n");
   }
+  if (m->phi)
+    nh_text_printf(b, "int nh_mf_e_phi(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_phi(q, o, 0);\n}\n");
   if (m->ngap)
     nh_text_printf(b, "int nh_mf_e_gap(const double *q, double *g, double *dg, void *u) {\n  (void)u;\n"
                "  if (g && dg) return nh_mf_gdg(q, g, dg);\n"
@@ -314,6 +316,7 @@ int mf_codegen_load(const mf *m, mf_compiled *fns, void **dl, char *why, size_t 
       {"nh_mf_e_constraint", &fns->constraint, m->nc > 0},
       {"nh_mf_e_dA", &fns->dA, m->nc > 0},
       {"nh_mf_e_gap", &fns->gap, m->ngap > 0},
+      {"nh_mf_e_phi", &fns->phi, m->phi != NULL},
   };
   for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
     if (!syms[i].wanted) continue;

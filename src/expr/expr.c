@@ -548,14 +548,26 @@ const char *nh_expr_kind_name(int kind) {
 
 /* ---- printing ------------------------------------------------------------------------ */
 
+/* A DAG that shares subexpressions can print exponentially long (let a2 = a1*a1, ...), and
+ * nest as deep as its chains: the text is cut, and ends in "...", after this many characters
+ * or below this depth of nesting. */
+#define PRINT_MAX_CHARS 65536
+#define PRINT_MAX_DEPTH 2000
+
 typedef struct out_buf {
   char *buf;
   size_t size, len;
+  int depth, cut;
 } out_buf;
 
 static void put(out_buf *o, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++, o->len++)
+  for (size_t i = 0; i < n && !o->cut; i++, o->len++) {
+    if (o->len >= PRINT_MAX_CHARS) {
+      o->cut = 1;
+      break;
+    }
     if (o->len + 1 < o->size) o->buf[o->len] = s[i];
+  }
 }
 static void puts_(out_buf *o, const char *s) { put(o, s, strlen(s)); }
 
@@ -600,7 +612,20 @@ static void print_number(double c, out_buf *o) {
   puts_(o, s);
 }
 
+static void print_node_at(const nh_expr_pool *p, int e, const char *const *names, out_buf *o);
+
 static void print_node(const nh_expr_pool *p, int e, const char *const *names, out_buf *o) {
+  if (o->cut) return;
+  if (o->depth >= PRINT_MAX_DEPTH) {
+    o->cut = 1;
+    return;
+  }
+  o->depth++;
+  print_node_at(p, e, names, o);
+  o->depth--;
+}
+
+static void print_node_at(const nh_expr_pool *p, int e, const char *const *names, out_buf *o) {
   const nh_expr_node *n = &p->nodes[e];
   char s[32];
   switch (n->kind) {
@@ -657,11 +682,13 @@ static void print_node(const nh_expr_pool *p, int e, const char *const *names, o
 
 size_t nh_expr_print(const nh_expr_pool *pool, int e, const char *const *names, char *buf,
                      size_t size) {
-  out_buf o = {buf, size, 0};
+  out_buf o = {buf, size, 0, 0, 0};
   if (!valid(pool, e))
     puts_(&o, "<invalid>");
   else
     print_node(pool, e, names, &o);
+  for (const char *d = "..."; o.cut && *d; d++, o.len++) /* past the cut */
+    if (o.len + 1 < size) buf[o.len] = *d;
   if (size) buf[o.len < size ? o.len : size - 1] = '\0';
   return o.len;
 }

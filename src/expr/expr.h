@@ -162,7 +162,9 @@ long nh_expr_tree_ops(const nh_expr_pool *pool, int e);
  * constants round-trip; the derivative of abs prints as sign(x), which the language does
  * not have; infinities and NaN print as (1/0), (-1/0), (0/0)). names[k] names variable k
  * (Nullable: "v0", "v1", ...). Like snprintf: writes at most size bytes including the NUL
- * and returns the full length. */
+ * and returns the full length; but a text longer than 65536 characters or nested deeper
+ * than 2000 levels (shared subexpressions print at every use, so the text of a small DAG can
+ * be exponentially long) is cut there and ends in "...". */
 size_t nh_expr_print(const nh_expr_pool *pool, int e, const char *const *names, char *buf,
                      size_t size);
 

@@ -26,6 +26,8 @@ typedef struct mf_item {
   int node;      /* expression (constraint: lhs - rhs) */
   double value;  /* parameter value; restitution coefficient of a gap */
   int law;       /* gap: nh_impact_kind */
+  int holonomic; /* constraint: 1 when given as phi(q) = 0 (node is then dphi/dq q') */
+  int phi;       /* holonomic constraint: phi = LHS - RHS */
   size_t off;    /* where its statement starts (for diagnostics) */
 } mf_item;
 
@@ -52,6 +54,7 @@ typedef struct mf {
   double q0[NH_MF_MAX_Q], v0[NH_MF_MAX_Q];
   int q0_set[NH_MF_MAX_Q], v0_set[NH_MF_MAX_Q];
   size_t initial_off; /* first `initial` statement, or the end of the text */
+  int has_se2, se2[3]; /* `group se2 THETA X Y` */
   int has_initial;
 
   /* derived (mf_derive): node ids, -1 where zero is implied by absence */
@@ -69,6 +72,7 @@ typedef struct mf {
   int *dA;     /* nq x nc x nq */
   int *g;      /* ngap */
   int *dg;     /* ngap x nq */
+  int *phi;    /* nc: phi_k when every constraint is holonomic, else NULL */
   int *ids;    /* one block holding all of the above */
 
   /* the first error */
@@ -118,6 +122,7 @@ enum {
   MF_EV_DA,        /* dA */
   MF_EV_DFDQ,      /* df/dq */
   MF_EV_DFDV,      /* df/dv */
+  MF_EV_PHI,       /* holonomic constraints phi(q) (all constraints holonomic) */
   MF_EV_COUNT
 };
 
@@ -141,6 +146,7 @@ typedef struct mf_compiled {
   nh_potential_hess_fn hess;
   nh_constraint_deriv_fn dA;
   nh_force_jac_fn fjac;
+  nh_holonomic_fn phi;
 } mf_compiled;
 
 /* Generate C for the evaluators of m, compile it with the system compiler into a shared

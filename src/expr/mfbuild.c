@@ -55,8 +55,11 @@ int mf_derive(mf *m) {
   const int nq = m->nq, nc = m->nc, ng = m->ngap;
   const size_t n = (size_t)nq, n2 = n * n;
   const int want_d2m = nq <= MF_D2M_MAX_Q;
+  int all_holonomic = nc > 0;
+  for (int k = 0; k < nc; k++) all_holonomic &= m->con[k].holonomic;
   size_t total = n2 + n + n + n2 + n2 * n + (want_d2m ? n2 * n2 : 0) + n + 2 * n2 +
-                 (size_t)nc * n + (size_t)nc + n * (size_t)nc * n + (size_t)ng + (size_t)ng * n + 1;
+                 (size_t)nc * n + (size_t)nc + n * (size_t)nc * n + (size_t)ng + (size_t)ng * n +
+                 (all_holonomic ? (size_t)nc : 0) + 1;
   m->ids = malloc(total * sizeof(int));
   if (!m->ids) return m->status = NH_ERR_NOMEM;
   int *p = m->ids;
@@ -65,6 +68,8 @@ int mf_derive(mf *m) {
   m->f = take(&p, n), m->dfdq = take(&p, n2), m->dfdv = take(&p, n2);
   m->A = take(&p, (size_t)nc * n), m->Adv = take(&p, (size_t)nc);
   m->dA = take(&p, n * (size_t)nc * n), m->g = take(&p, (size_t)ng), m->dg = take(&p, (size_t)ng * n);
+  m->phi = all_holonomic ? take(&p, (size_t)nc) : NULL;
+  for (int k = 0; m->phi && k < nc; k++) m->phi[k] = m->con[k].phi;
 
   nh_expr_pool *P = m->pool;
   int bad = 0; /* any -1: out of memory */
@@ -160,6 +165,7 @@ int mf_group_size(const mf *m, int ev) {
   case MF_EV_DA: return nq * nc * nq;
   case MF_EV_DFDQ: return nq * nq;
   case MF_EV_DFDV: return nq * nq;
+  case MF_EV_PHI: return m->phi ? nc : 0;
   default: return 0;
   }
 }
@@ -190,6 +196,7 @@ void mf_group_outputs(const mf *m, int ev, int *ids) {
   case MF_EV_DA: put(ids, m->dA, nq * nc * nq); break;
   case MF_EV_DFDQ: put(ids, m->dfdq, nq * nq); break;
   case MF_EV_DFDV: put(ids, m->dfdv, nq * nq); break;
+  case MF_EV_PHI: if (m->phi) put(ids, m->phi, nc); break;
   default: break;
   }
 }
@@ -198,7 +205,7 @@ const char *mf_group_symbol(int ev) {
   static const char *const names[MF_EV_COUNT] = {
       "nh_mf_mass", "nh_mf_v",   "nh_mf_dv", "nh_mf_vdv", "nh_mf_cor", "nh_mf_force",
       "nh_mf_a",    "nh_mf_adv", "nh_mf_aadv", "nh_mf_g", "nh_mf_dg",  "nh_mf_gdg",
-      "nh_mf_dm",   "nh_mf_d2m", "nh_mf_h",  "nh_mf_da",  "nh_mf_dfdq", "nh_mf_dfdv"};
+      "nh_mf_dm",   "nh_mf_d2m", "nh_mf_h",  "nh_mf_da",  "nh_mf_dfdq", "nh_mf_dfdv", "nh_mf_phi"};
   return ev >= 0 && ev < MF_EV_COUNT ? names[ev] : "";
 }
 
@@ -302,6 +309,7 @@ static int ev_dmass(const double *q, double *dM, void *user) { return run(user, 
 static int ev_d2mass(const double *q, double *d2M, void *user) { return run(user, MF_EV_D2M, q, d2M); }
 static int ev_hess(const double *q, double *H, void *user) { return run(user, MF_EV_H, q, H); }
 static int ev_dA(const double *q, double *dA, void *user) { return run(user, MF_EV_DA, q, dA); }
+static int ev_phi(const double *q, double *phi, void *user) { return run(user, MF_EV_PHI, q, phi); }
 static int ev_fjac(double t, const double *q, const double *v, double *dfdq, double *dfdv, void *user) {
   const mf_eval *u = user;
   double x[2 * NH_MF_MAX_Q + 1];
@@ -353,7 +361,7 @@ static int mf_evaluators(const mf *m, nh_model_def *d, int codegen, char *why, s
     free(ids);
     c.mass = ev_mass, c.potential = ev_potential, c.coriolis = ev_coriolis, c.force = ev_force;
     c.constraint = ev_constraint, c.gap = ev_gap, c.dmass = ev_dmass, c.d2mass = ev_d2mass;
-    c.hess = ev_hess, c.dA = ev_dA, c.fjac = ev_fjac;
+    c.hess = ev_hess, c.dA = ev_dA, c.fjac = ev_fjac, c.phi = ev_phi;
   }
   if (rc != NH_OK) {
     mf_eval_free(u);
@@ -374,6 +382,9 @@ static int mf_evaluators(const mf *m, nh_model_def *d, int codegen, char *why, s
   d->potential_hess = c.hess;
   d->constraint_deriv = m->nc ? c.dA : NULL;
   d->force_jac = no_f ? NULL : c.fjac;
+  d->holonomic = m->phi ? c.phi : NULL;
+  d->has_se2 = m->has_se2;
+  for (int i = 0; i < 3; i++) d->se2[i] = m->se2[i];
   d->user = u;
   d->user_free = mf_eval_free;
   d->backend = codegen ? "codegen" : "tape";
@@ -465,6 +476,11 @@ int mf_check(mf *m) {
     for (int a = 0; a <= k; a++)
       for (int b = 0; b <= k; b++) G[a * (k + 1) + b] = nh_la_dot(nq, A + a * nq, A + b * nq);
     int r = 0;
+    if (nh_la_norm_inf(nq, A + k * nq) == 0.0) {
+      mf_fail(m, m->con[k].off, "constraint '%s' has no velocity terms at the initial state (all its "
+                                "coefficients vanish)", m->con[k].name);
+      goto done;
+    }
     if (!isfinite(G[k * (k + 1) + k]) || nh_la_chol(k + 1, G, MF_RANK_TOL, &r) != NH_OK) {
       mf_fail(m, m->con[k].off, "constraint '%s' is not independent of the constraints before it "
                                 "at the initial state", m->con[k].name);
@@ -475,9 +491,19 @@ int mf_check(mf *m) {
   for (int k = 0; k < nc && !m->opts->project_initial; k++) {
     double r = nh_la_dot(nq, A + k * nq, m->v0);
     if (!(fabs(r) <= MF_CONSTRAINT_TOL)) {
-      mf_fail(m, m->initial_off, "the initial velocities violate constraint '%s' (residual %.3g > "
+      mf_fail(m, m->initial_off, "the initial velocities violate constraint '%s' (|A v| = %.3g > "
                                  "%g); correct them, or project them with --project-initial",
-              m->con[k].name, r, MF_CONSTRAINT_TOL);
+              m->con[k].name, fabs(r), MF_CONSTRAINT_TOL);
+      goto done;
+    }
+  }
+  /* holonomic constraints hold at the initial configuration */
+  for (int k = 0; k < nc; k++) {
+    if (!m->con[k].holonomic) continue;
+    double phi = nh_expr_eval(m->pool, m->con[k].phi, x);
+    if (!(fabs(phi) <= MF_CONSTRAINT_TOL)) {
+      mf_fail(m, m->con[k].off, "the initial configuration violates holonomic constraint '%s' "
+                                "(phi = %.3g, |phi| > %g)", m->con[k].name, phi, MF_CONSTRAINT_TOL);
       goto done;
     }
   }
@@ -621,9 +647,16 @@ static char *read_file(const char *path, char *msg, size_t msg_size) {
     return NULL;
   }
   buf[len] = '\0';
-  if (strlen(buf) != len) {
-    size_t at = strlen(buf);
-    nh_set_msg(msg, msg_size, "%s: unexpected NUL byte at offset %zu (not a text file?)", path, at);
+  if (strlen(buf) != len) { /* FILE:LINE:COL, the line up to the NUL, a caret */
+    nh_parse_error e = {1, 1, ""};
+    for (size_t i = 0; i < strlen(buf); i++) {
+      if (buf[i] == '\n')
+        e.line++, e.col = 1;
+      else
+        e.col++;
+    }
+    snprintf(e.msg, sizeof e.msg, "unexpected NUL byte (not a text file?)");
+    nh_parse_error_format(msg, msg_size, path, buf, &e);
     free(buf);
     return NULL;
   }
@@ -720,7 +753,19 @@ char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, s
       sb_expr(&b, m, m->f[i], names);
       nh_text_printf(&b, "\n");
     }
+  if (m->has_se2) {
+    nh_text_printf(&b, "group se2: theta = %s, x = %s, y = %s; shape:", m->coord[m->se2[0]],
+                   m->coord[m->se2[1]], m->coord[m->se2[2]]);
+    for (int i = 0; i < nq; i++)
+      if (i != m->se2[0] && i != m->se2[1] && i != m->se2[2]) nh_text_printf(&b, " %s", m->coord[i]);
+    nh_text_printf(&b, "\n");
+  }
   for (int k = 0; k < m->nc; k++) {
+    if (m->con[k].holonomic) {
+      nh_text_printf(&b, "holonomic %s: phi = ", m->con[k].name);
+      sb_expr(&b, m, m->con[k].phi, names);
+      nh_text_printf(&b, "\n");
+    }
     nh_text_printf(&b, "constraint %s: A = [", m->con[k].name);
     for (int j = 0; j < nq; j++) {
       nh_text_printf(&b, j ? ", " : "");

@@ -111,6 +111,8 @@ static size_t statement_end(mf *m, size_t off) {
 typedef struct cursor {
   mf *m;
   size_t pos, end;
+  size_t start;   /* where the statement starts ... */
+  int line, col;  /* ... and its line and column (positions are counted from there) */
 } cursor;
 
 static void skip_ws(cursor *c) {
@@ -234,8 +236,8 @@ static int lookup(void *user, const char *name, int primed, int *out) {
 static int expr_at(cursor *c, int stop, int *node) {
   mf *m = c->m;
   skip_ws(c);
-  int line = 1, col = 1; /* position of c->pos, for the parser's diagnostics */
-  for (size_t i = 0; i < c->pos; i++) {
+  int line = c->line, col = c->col; /* position of c->pos, for the parser's diagnostics */
+  for (size_t i = c->start; i < c->pos; i++) {
     if (m->text[i] == '\n')
       line++, col = 1;
     else
@@ -258,8 +260,15 @@ static int const_expr_at(cursor *c, int stop, const char *what, double *value) {
   size_t start = (skip_ws(c), c->pos);
   int node;
   if (expr_at(c, stop, &node)) return -1;
-  if (!nh_expr_is_const(c->m->pool, node, value))
-    return mf_fail(c->m, start, "%s must be a constant (numbers, pi and parameters only)", what);
+  if (!nh_expr_is_const(c->m->pool, node, value)) {
+    mf *m = c->m; /* name the first coordinate, velocity or t it reads */
+    for (int k = 0; k <= 2 * m->nq; k++)
+      if (nh_expr_uses_vars(m->pool, node, k, k + 1) > 0)
+        return mf_fail(m, start, "%s must be a constant (numbers, pi and parameters), but it "
+                                 "depends on %s%s", what, k == 2 * m->nq ? "t" : m->coord[k % m->nq],
+                       k >= m->nq && k < 2 * m->nq ? "'" : "");
+    return mf_fail(m, start, "%s must be a constant (numbers, pi and parameters only)", what);
+  }
   if (!isfinite(*value)) return mf_fail(c->m, start, "%s is not finite (%g)", what, *value);
   return 0;
 }
@@ -379,8 +388,9 @@ static int st_force(cursor *c, size_t off) {
   return 0;
 }
 
-/* constraint [NAME:] EXPR = EXPR */
-static int st_constraint(cursor *c, size_t off) {
+/* constraint [NAME:] LHS = RHS   and   holonomic [NAME:] LHS = RHS (LHS, RHS of q only: the
+ * constraint is then d(LHS - RHS)/dq q' = 0) */
+static int st_constraint(cursor *c, size_t off, int holonomic) {
   mf *m = c->m;
   if (need_coordinates(c, off)) return -1;
   if (m->nc >= NH_MF_MAX_ITEMS) return mf_fail(m, off, "more than %d constraints", NH_MF_MAX_ITEMS);
@@ -408,7 +418,44 @@ static int st_constraint(cursor *c, size_t off) {
   if (!accept_char(c, '=')) return expect_fail(c, "'=' (a constraint is written LHS = RHS)");
   if (expr_at(c, 0, &rhs)) return -1;
   if ((it->node = nh_expr_sub(m->pool, lhs, rhs)) < 0) return mf_fail(m, off, "out of memory");
+  if (holonomic) {
+    if (uses(m, it->node, m->nq, 2 * m->nq + 1) > 0)
+      return mf_fail(m, it->off, "holonomic constraint '%s' depends on velocities or time (it is a "
+                                 "function of the coordinates, phi(q) = 0)", it->name);
+    /* the velocity form dphi/dq q' = 0 */
+    int phi = it->node, rate = nh_expr_const(m->pool, 0.0);
+    for (int j = 0; j < m->nq && rate >= 0; j++)
+      rate = nh_expr_add(m->pool, rate, nh_expr_mul(m->pool, nh_expr_diff(m->pool, phi, j),
+                                                    nh_expr_var(m->pool, m->nq + j)));
+    if (rate < 0) return mf_fail(m, off, "out of memory");
+    it->holonomic = 1, it->phi = phi, it->node = rate;
+  }
   m->nc++;
+  return 0;
+}
+
+/* group se2 THETA X Y: the coordinates of a planar pose; the others are shape variables */
+static int st_group(cursor *c, size_t off) {
+  mf *m = c->m;
+  if (need_coordinates(c, off)) return -1;
+  if (m->has_se2) return mf_fail(m, off, "a second 'group' statement");
+  char name[NH_PARSE_NAME_MAX + 1];
+  size_t noff = (skip_ws(c), c->pos);
+  if (!read_name(c, name)) return m->status ? -1 : expect_fail(c, "a group name (se2)");
+  if (strcmp(name, "se2") != 0)
+    return mf_fail(m, noff, "unknown group '%s' (expected se2)", name);
+  static const char *const role[3] = {"the heading (theta)", "the x position", "the y position"};
+  for (int k = 0; k < 3; k++) {
+    noff = (skip_ws(c), c->pos);
+    if (!read_name(c, name)) return m->status ? -1 : expect_fail(c, role[k]);
+    int i = find_coord(m, name);
+    if (i < 0) return mf_fail(m, noff, "'%s' is not a coordinate (expected %s)", name, role[k]);
+    for (int j = 0; j < k; j++)
+      if (m->se2[j] == i) return mf_fail(m, noff, "'%s' is named twice in the group", name);
+    m->se2[k] = i;
+  }
+  if (!at_end(c)) return expect_fail(c, "the end of the group statement");
+  m->has_se2 = 1;
   return 0;
 }
 
@@ -492,13 +539,14 @@ typedef struct statement {
   int kind;
 } statement;
 
-enum { S_MODEL, S_COORDS, S_PARAM, S_LET, S_KINETIC, S_POTENTIAL, S_CONSTRAINT, S_FORCE, S_GAP, S_INITIAL };
+enum { S_MODEL, S_COORDS, S_PARAM, S_LET, S_KINETIC, S_POTENTIAL, S_CONSTRAINT, S_FORCE, S_GAP, S_INITIAL,
+       S_HOLONOMIC, S_GROUP };
 
 static const statement statements[] = {
     {"model", S_MODEL},         {"coordinates", S_COORDS}, {"parameter", S_PARAM},
     {"let", S_LET},             {"kinetic", S_KINETIC},    {"potential", S_POTENTIAL},
     {"constraint", S_CONSTRAINT}, {"force", S_FORCE},      {"gap", S_GAP},
-    {"initial", S_INITIAL},
+    {"initial", S_INITIAL},     {"holonomic", S_HOLONOMIC}, {"group", S_GROUP},
 };
 
 static int is_keyword(const char *s, size_t n) {
@@ -507,13 +555,13 @@ static int is_keyword(const char *s, size_t n) {
   return 0;
 }
 
-static int statement_at(mf *m, size_t off, size_t end) {
-  cursor c = {m, off, end};
+static int statement_at(mf *m, size_t off, size_t end, int line, int col) {
+  cursor c = {m, off, end, off, line, col};
   char word[NH_PARSE_NAME_MAX + 1];
   if (!read_name(&c, word)) {
     if (m->status) return -1;
     return expect_fail(&c, "a statement (model, coordinates, parameter, let, kinetic, potential, "
-                           "constraint, force, gap, initial)");
+                           "constraint, holonomic, force, gap, initial, group)");
   }
   int kind = -1;
   for (size_t i = 0; i < sizeof statements / sizeof statements[0]; i++)
@@ -525,13 +573,15 @@ static int statement_at(mf *m, size_t off, size_t end) {
   case S_LET: return need_coordinates(&c, off) ? -1 : st_binding(&c, 1);
   case S_KINETIC: return st_energy(&c, 1, off);
   case S_POTENTIAL: return st_energy(&c, 0, off);
-  case S_CONSTRAINT: return st_constraint(&c, off);
+  case S_CONSTRAINT: return st_constraint(&c, off, 0);
+  case S_HOLONOMIC: return st_constraint(&c, off, 1);
+  case S_GROUP: return st_group(&c, off);
   case S_FORCE: return st_force(&c, off);
   case S_GAP: return st_gap(&c, off);
   case S_INITIAL: return st_initial(&c, off);
   default:
     return mf_fail(m, off, "unknown statement '%s' (expected model, coordinates, parameter, let, "
-                           "kinetic, potential, constraint, force, gap or initial)", word);
+                           "kinetic, potential, constraint, holonomic, force, gap, initial or group)", word);
   }
 }
 
@@ -541,14 +591,21 @@ int mf_read(mf *m) {
   m->set_used = calloc((size_t)(m->opts ? m->opts->nset : 0) + 1, sizeof(int));
   if (!m->pool || !m->set_used) return m->status = NH_ERR_NOMEM;
   if (clean_text(m)) return m->status;
-  size_t off = 0;
+  size_t off = 0, at = 0; /* the line and column of offset at, kept as the statements go */
+  int line = 1, col = 1;
   while (off < m->len) {
     /* skip blank lines */
     size_t i = off;
     while (i < m->len && isspace((unsigned char)m->clean[i])) i++;
     if (i >= m->len) break;
+    for (; at < i; at++) {
+      if (m->text[at] == '\n')
+        line++, col = 1;
+      else
+        col++;
+    }
     size_t end = statement_end(m, i);
-    if (statement_at(m, i, end)) return m->status;
+    if (statement_at(m, i, end, line, col)) return m->status;
     off = end;
   }
   /* what the file must have */
@@ -598,8 +655,8 @@ int mf_read(mf *m) {
   if (uses(m, m->kinetic, 2 * m->nq, 2 * m->nq + 1) > 0)
     return mf_fail(m, m->kinetic_off, "the kinetic energy depends on time t"), m->status;
   if (m->nc >= m->nq)
-    return mf_fail(m, m->con[m->nc - 1].off, "%d constraints on %d coordinates leave no motion",
-                   m->nc, m->nq), m->status;
+    return mf_fail(m, m->con[m->nc - 1].off, "%d constraints on %d coordinates leave no motion "
+                                             "(at most %d)", m->nc, m->nq, m->nq - 1), m->status;
   return NH_OK;
 }
 

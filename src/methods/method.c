@@ -9,6 +9,12 @@ static const nh_method *const nh_methods[] = {
     &nh_method_exact,
     &nh_method_rk4,
     &nh_method_dopri5,
+    &nh_method_rk2,
+    &nh_method_gni,
+    &nh_method_rattle,
+    &nh_method_shake,
+    &nh_method_del,
+    &nh_method_rdp,
     &nh_method_avf,
     &nh_method_gonzalez,
     &nh_method_itoh_abe,
@@ -52,6 +58,31 @@ double nh_err_norm(int n, const double *err, const double *x0, const double *x1,
     s += e * e;
   }
   return sqrt(s / n);
+}
+
+nh_method_opts nh_method_opts_default(void) {
+  nh_method_opts o;
+  memset(&o, 0, sizeof o);
+  o.retraction = NH_RETRACTION_EXP;
+  o.start = NH_START_PAPER;
+  o.midpoint_ld = 0;
+  o.alpha = 0.5;
+  o.dexp_order = 0;
+  o.newton_tol = 1e-12;
+  o.newton_max_iter = 30;
+  return o;
+}
+
+static const char *const retraction_names[] = {"exp", "ccsk", "cay"};
+
+const char *nh_retraction_name(nh_retraction r) {
+  return (int)r >= 0 && (int)r < 3 ? retraction_names[r] : "";
+}
+
+int nh_retraction_find(const char *name) {
+  for (int i = 0; name && i < 3; i++)
+    if (strcmp(retraction_names[i], name) == 0) return i;
+  return -1;
 }
 
 int nh_hermite_dense(nh_stepper *s, double t, const double *x0, double h, const double *x1,

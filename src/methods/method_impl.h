@@ -23,11 +23,16 @@ typedef struct nh_stepper {
   double *work;      /* method->work_size(model) doubles */
   nh_dyn *dyn;       /* the dynamics x' = F(t, x) */
   long evals;        /* F (or flow) evaluations */
+  nh_method_opts opts; /* options of the structure-preserving methods */
+  int restart;       /* set by the driver when the state was set from outside (set_state): a
+                        method with internal state (hidden momentum, previous step) starts anew */
+  /* nonlinear solves of implicit methods: totals, and the last step's */
+  long iters;        /* Newton iterations, total */
+  int max_iters;     /* most in one step */
+  int last_iters;    /* in the last step */
+  double last_res;   /* final residual of the last step */
+  double max_res;    /* largest final residual of a step */
   char msg[256];     /* detail of the last failure */
-  /* implicit methods: nonlinear solver statistics (iterations = linear solves) */
-  long solver_iters;    /* total iterations */
-  int last_iters;       /* iterations of the last step */
-  double last_residual; /* max-norm residual of the discrete equations after the last step */
 } nh_stepper;
 
 struct nh_method {
@@ -52,6 +57,34 @@ struct nh_method {
 extern const nh_method nh_method_exact;
 extern const nh_method nh_method_rk4;
 extern const nh_method nh_method_dopri5;
+extern const nh_method nh_method_rk2;
+extern const nh_method nh_method_gni;
+extern const nh_method nh_method_rattle;
+extern const nh_method nh_method_shake;
+extern const nh_method nh_method_del;
+extern const nh_method nh_method_rdp;
+
+/* record one step's Newton iterations and final residual in the stepper's statistics */
+static inline void nh_stepper_solved(nh_stepper *s, int iters, double res) {
+  s->iters += iters;
+  if (iters > s->max_iters) s->max_iters = iters;
+  s->last_iters = iters;
+  s->last_res = res;
+  if (res > s->max_res) s->max_res = res;
+}
+
+/* The incoming half-step momentum p_{k+1/2} of the last step of gni, rattle or shake (nq), for
+ * tests and monitors; NULL for other methods. */
+const double *nh_vi_half_momentum(const nh_stepper *s);
+/* The vector gni, rattle and shake carry past the last step end (gni: p+ = D2 L_d; rattle:
+ * lambda (nc); shake: q_k-1) and a way to set it for the state (t, x) with previous step h_prev
+ * (tests: time reversal). */
+void nh_vi_carried(nh_stepper *s, double *c);
+void nh_vi_set_carried(nh_stepper *s, double t, const double *x, const double *c, double h_prev);
+
+/* Dense output linear in q and v over the step (fixed-step structure-preserving methods). */
+int nh_dense_linear(nh_stepper *s, double t, const double *x0, double h, const double *x1,
+                    double theta, double *x);
 extern const nh_method nh_method_avf;
 extern const nh_method nh_method_gonzalez;
 extern const nh_method nh_method_itoh_abe;
@@ -60,13 +93,6 @@ extern const nh_method nh_method_gonzalez_r_fd;
 extern const nh_method nh_method_gonzalez_f;
 extern const nh_method nh_method_si_dla;
 extern const nh_method nh_method_i_dla;
-
-/* Record a solve in the stepper's statistics. */
-static inline void nh_stepper_solved(nh_stepper *s, int iters, double residual) {
-  s->solver_iters += iters;
-  s->last_iters = iters;
-  s->last_residual = residual;
-}
 
 /* Dense output for one-step methods without their own interpolant: the cubic Hermite
  * interpolant through (x0, F(t, x0)) and (x1, F(t + h, x1)), the slopes computed once per

@@ -208,6 +208,15 @@ static int check_def(const nh_model_def *d, char *msg, size_t size) {
     return 0;
   }
   if (!check_common(d, msg, size)) return 0;
+  if (d->has_se2) {
+    const int *g = d->se2;
+    if (d->nq < 3 || g[0] < 0 || g[1] < 0 || g[2] < 0 || g[0] >= d->nq || g[1] >= d->nq ||
+        g[2] >= d->nq || g[0] == g[1] || g[0] == g[2] || g[1] == g[2]) {
+      nh_set_msg(msg, size, "SE(2) coordinates (%d, %d, %d) must be three distinct indices below nq = %d",
+                 g[0], g[1], g[2], d->nq);
+      return 0;
+    }
+  }
   if (!check_names(d->nq, d->coord_names, "coordinate", msg, size)) return 0;
   if (!check_names(d->nc, d->constraint_names, "constraint", msg, size)) return 0;
   if (!check_names(d->ngap, d->gap_names, "gap", msg, size)) return 0;
@@ -337,6 +346,9 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   }
   m->monitors = mon;
   m->monitor = d->monitor;
+  m->holonomic = d->nc > 0 ? d->holonomic : NULL;
+  m->has_se2 = d->has_se2 ? 1 : 0;
+  for (int i = 0; i < 3; i++) m->se2[i] = d->has_se2 ? d->se2[i] : -1;
   if (d->user_size > 0) {
     memcpy(user, d->user, d->user_size);
     m->user = user;

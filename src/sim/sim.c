@@ -123,6 +123,7 @@ nh_sim_def nh_sim_def_default(void) {
   d.zeno_count = 100;
   d.constraint_tol = 1e-9;
   d.project_initial = 0;
+  d.opts = nh_method_opts_default();
   d.internal_cookie = NH_SIM_DEF_COOKIE;
   return d;
 }
@@ -135,7 +136,8 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
   else if (!d->method)
     snprintf(buf, sizeof buf, "no method given");
   else if (nh_method_supports(d->method, m) != NH_OK)
-    snprintf(buf, sizeof buf, "method '%s' cannot run model '%s' (it has no closed-form flow)",
+    snprintf(buf, sizeof buf, "method '%s' cannot run model '%s' (exact needs a closed-form flow, "
+             "rdp an SE(2)-invariant model, del holonomic constraints only, rattle and shake a constant M)",
              d->method->name, m->name);
   else if (!(d->h > 0.0) || !isfinite(d->h))
     snprintf(buf, sizeof buf, "step size h = %g must be positive and finite", d->h);
@@ -155,6 +157,12 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
     snprintf(buf, sizeof buf, "zeno_interval must be >= 0 and zeno_count >= 1");
   else if (!(d->constraint_tol >= 0.0))
     snprintf(buf, sizeof buf, "constraint_tol must be >= 0");
+  else if ((int)d->opts.retraction < 0 || (int)d->opts.retraction > 2 || (int)d->opts.start < 0 ||
+           (int)d->opts.start > 2 || !(d->opts.alpha >= 0.0 && d->opts.alpha <= 1.0) ||
+           !(d->opts.newton_tol > 0.0) || d->opts.newton_max_iter < 1 || d->opts.dexp_order < 0 ||
+           d->opts.dexp_order > 2)
+    snprintf(buf, sizeof buf, "method options out of range (retraction and start 0..2, alpha in "
+                              "[0, 1], dexp_order 0..2, newton_tol > 0, newton_max_iter >= 1)");
   if (buf[0]) {
     nh_set_msg(msg, size, "%s", buf);
     return 0;
@@ -220,6 +228,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->st.method = d.method;
   s->st.nx = (int)nx;
   s->st.rtol = d.rtol;
+  s->st.opts = d.opts;
   s->st.atol = d.atol;
   s->st.work = p;
   s->st.dyn = &s->dyn;
@@ -361,7 +370,6 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
 
   // statistics and logs
   memset(&s->stats, 0, sizeof s->stats);
-  s->st.solver_iters = 0;
   if ((rc = energy(s, t, s->x, &s->stats.energy_initial))) {
     sim_msg(s, "energy evaluation failed at the initial state");
     return NH_ERR_CALLBACK;
@@ -370,6 +378,9 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
   s->stats.max_constraint_residual = status == NH_PROJECTED ? 0.0 : res;
   if (status == NH_PROJECTED) residual(s, s->x, &s->stats.max_constraint_residual);
   s->E_seg = s->stats.energy_initial;
+  s->st.restart = 1;
+  s->st.iters = 0, s->st.max_iters = 0, s->st.last_iters = 0;
+  s->st.last_res = 0.0, s->st.max_res = 0.0;
   s->nlog = 0;
   s->nev = 0;
   s->h = s->def.h;
@@ -784,7 +795,10 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   if (exact && s->model->predict) h = remaining; /* events are predicted exactly */
   if (s->def.h_max > 0.0 && h > s->def.h_max) h = s->def.h_max;
   int last = 0;
-  if (h >= remaining * (1.0 - 1e-12)) h = remaining, last = 1;
+  /* land on t_max; a remainder below 1e-6 h (round-off of t accumulated over fixed steps) is
+   * absorbed into this step rather than left as a tiny extra step (ill-conditioned for implicit
+   * methods) */
+  if (h >= remaining * (1.0 - 1e-12) || remaining - h < 1e-6 * h) h = remaining, last = 1;
 
   // exact flow with exact events: predict first, then step once, to the event or to h
   int gi = -1;
@@ -882,11 +896,11 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
   s->stats.steps++;
   s->stats.evals = s->st.evals;
-  s->stats.solver_iterations = s->st.solver_iters;
+  s->stats.solver_iterations = s->st.iters;
+  s->stats.solver_max_iterations = s->st.max_iters;
   s->stats.solver_last_iterations = s->st.last_iters;
-  s->stats.solver_last_residual = s->st.last_residual;
-  if (s->st.last_iters > s->stats.solver_max_iterations) s->stats.solver_max_iterations = s->st.last_iters;
-  if (s->st.last_residual > s->stats.solver_max_residual) s->stats.solver_max_residual = s->st.last_residual;
+  s->stats.solver_last_residual = s->st.last_res;
+  s->stats.solver_max_residual = s->st.max_res;
 
   // invariant monitors and the monitor functions at the new state
   double E, res;

@@ -25,6 +25,8 @@ static const nh_builtin builtins[] = {
     {"rolling-disk", "disk rolled by 4 internal masses on circles (Putkaradze & Rogers sec. 5)", NULL},
     {"rolling-ball", "ball rolled by 3 internal masses on tilted circles (Putkaradze & Rogers sec. 6)", NULL},
     {"rolling-ball-detach", "that ball with m3 = 60: the normal force vanishes (Fig. 6.4)", NULL},
+    {"sleigh", "Chaplygin sleigh on SE(2) (Kobilarov, Martin de Diego, Ferraro, sec. 6.1)", NULL},
+    {"snakeboard", "snakeboard with rotor and steering torques (Kobilarov et al., sec. 6.2)", NULL},
     {"quartic", "chaotic quartic nonholonomic system on R^7, H = 3.06 (Celledoni et al. 4.1)", nh_quartic_create},
     {"gearbox", "continuous gearbox driven by an asymmetric pendulum (Celledoni et al. 4.4)", gearbox_default},
     {"quartic-ap", "the quartic system in almost-Poisson form (x, w, z, xi, eta), eq. (21)", nh_quartic_ap_create},

@@ -1,0 +1,262 @@
+/* bench_gni.c - the integrators of "Simulating Nonholonomic Dynamics" on the built-in (hand-
+ * written C) sleigh and snakeboard:
+ *   1. ns per step of every fixed-step method through the driver (nh_sim_run), against two
+ *      baselines in the same process: one right-hand-side evaluation of the multiplier form
+ *      (nh_dyn_rhs), and a hand-coded sleigh GNI loop (spec 5.1 component form: no driver, no
+ *      model callbacks) - the floor a generic implementation can approach;
+ *   2. work-precision at T = 1000: final pose error and max relative energy error against CPU
+ *      time for rk4, dopri5, gni and rdp (sleigh: against the closed form; snakeboard without
+ *      control and phi'(0) = -0.002: against dopri5 at rtol 1e-13). Times are CPU times. For gni the energy it conserves is the half-step
+ *      one (1/2 v_k+1/2^T M v_k+1/2, v_k+1/2 = (q_k+1 - q_k)/h), reported next to the nodal one.
+ *   3. the same per-step figures for the sleigh and the snakeboard read from model files
+ *      (the .nh files of examples/, generated C and tape).
+ * Targets (issue 4): gni on the sleigh below 100 ns per step from a model file; at equal CPU time the structure-preserving methods keep the energy
+ * error of long runs at least 100x below rk4's.
+ * Usage: bench_gni [steps]  (default 400000) */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "methods/method_impl.h"
+#include "model/dynamics.h"
+#include "nholo/nholo.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: the machine may be shared */
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static volatile double sink;
+
+#ifndef NHOLO_SOURCE_DIR
+#define NHOLO_SOURCE_DIR "."
+#endif
+
+static nh_model *load_example(const char *file, nh_backend backend) {
+  nh_load_opts o = nh_load_opts_default();
+  o.backend = backend;
+  char msg[2048], path[512];
+  snprintf(path, sizeof path, "%s/examples/%s", NHOLO_SOURCE_DIR, file);
+  nh_model *m = nh_model_load(path, &o, msg, sizeof msg);
+  if (!m) fprintf(stderr, "bench_gni: %s\n", msg);
+  return m;
+}
+
+/* ns per driver step of a fixed-step method over n steps of size h */
+static double ns_per_step(const nh_model *m, const char *method, double h, long n) {
+  nh_sim_def d = nh_sim_def_default();
+  d.method = nh_method_find(method);
+  d.h = h;
+  nh_sim *s = nh_sim_create(m, &d, NULL, 0);
+  if (!s) return NAN;
+  double t0 = now();
+  int rc = nh_sim_run(s, h * (double)n, 0, NULL, NULL);
+  double dt = now() - t0;
+  long steps = nh_sim_get_stats(s)->steps;
+  if (rc != NH_OK) fprintf(stderr, "bench: %s: %s\n", method, nh_status_name(rc));
+  nh_sim_destroy(s);
+  return 1e9 * dt / (double)steps;
+}
+
+/* ns per right-hand-side evaluation (multiplier form) */
+static double ns_per_rhs(const nh_model *m, long n) {
+  double *w = calloc(nh_dyn_work_size(m), sizeof(double));
+  nh_dyn d;
+  nh_dyn_init(&d, m, w);
+  double x[10], f[10], acc = 0;
+  memcpy(x, m->q0, sizeof(double) * (size_t)m->nq);
+  memcpy(x + m->nq, m->v0, sizeof(double) * (size_t)m->nq);
+  double t0 = now();
+  for (long i = 0; i < n; i++) {
+    x[0] += 1e-9;
+    nh_dyn_rhs(&d, 0.0, x, f);
+    acc += f[m->nq];
+  }
+  double dt = now() - t0;
+  sink = acc;
+  free(w);
+  return 1e9 * dt / (double)n;
+}
+
+/* ns per step of a method's step function alone (no driver: no monitors, events, output) */
+static double ns_raw_step(const nh_model *m, const char *method, double h, long n) {
+  const nh_method *meth = nh_method_find(method);
+  size_t nw = meth->work_size(m), nd = nh_dyn_work_size(m);
+  double *mem = calloc(nw + nd, sizeof(double));
+  nh_dyn dyn;
+  nh_dyn_init(&dyn, m, mem + nw);
+  nh_stepper st = {.model = m, .method = meth, .nx = 2 * m->nq, .rtol = 1e-10, .atol = 1e-12,
+                   .work = mem, .dyn = &dyn, .opts = nh_method_opts_default(), .restart = 1};
+  double x[2][16];
+  memcpy(x[0], m->q0, sizeof(double) * (size_t)m->nq);
+  memcpy(x[0] + m->nq, m->v0, sizeof(double) * (size_t)m->nq);
+  double t0 = now(), t = 0.0;
+  for (long k = 0; k < n; k++, t += h)
+    if (meth->step(&st, t, x[k & 1], h, x[(k + 1) & 1], NULL)) break;
+  double dt = now() - t0;
+  sink = x[n & 1][0];
+  free(mem);
+  return 1e9 * dt / (double)n;
+}
+
+/* the sleigh GNI of spec 5.1 written out by hand: v_k+1/2 = (Id - 2Q(th_k)) v_k-1/2 (eq. 33) */
+static double ns_hand_sleigh_gni(long n, double h) {
+  const double I = 1, m = 1, a = 1;
+  double th = 0, x = 0, y = 0, vt = 1, vx = -1, vy = 1;
+  double t0 = now();
+  for (long k = 0; k < n; k++) {
+    th += h * vt, x += h * vx, y += h * vy;
+    double s = sin(th), c = cos(th);
+    /* (Id - 2Q) v with Q of eq. 33: lam = mu v / (mu M^-1 mu^T) */
+    double lam = (a * vt + s * vx - c * vy) / (a * a / I + 1.0 / m);
+    double nt = vt - 2.0 * lam * a / I, nx = vx - 2.0 * lam * s / m, ny = vy + 2.0 * lam * c / m;
+    vt = nt, vx = nx, vy = ny;
+  }
+  double dt = now() - t0;
+  sink = th + x + y;
+  return 1e9 * dt / (double)n;
+}
+
+/* ---- work-precision --------------------------------------------------------------------- */
+
+typedef struct halfE {
+  const nh_model *m;
+  double E0, emax, tprev, qprev[8];
+  int have;
+} halfE;
+
+/* max |E_k+1/2 - E0| / E0 of the chord velocities (the energy gni conserves) */
+static int half_energy_obs(const nh_sim *sim, nh_sample_kind kind, double t, const double *q,
+                           const double *v, void *user) {
+  halfE *he = user;
+  const nh_model *m = he->m;
+  (void)sim, (void)v;
+  if (kind == NH_SAMPLE_STEP && he->have && t > he->tprev) {
+    double h = t - he->tprev, qd[8], M[64], e = 0;
+    for (int i = 0; i < m->nq; i++) qd[i] = (q[i] - he->qprev[i]) / h;
+    m->mass(q, M, m->user);
+    for (int i = 0; i < m->nq; i++)
+      for (int j = 0; j < m->nq; j++) e += 0.5 * qd[i] * M[i * m->nq + j] * qd[j];
+    double r = fabs(e - he->E0) / he->E0;
+    if (r > he->emax) he->emax = r;
+  }
+  if (kind == NH_SAMPLE_START || kind == NH_SAMPLE_STEP) {
+    memcpy(he->qprev, q, sizeof(double) * (size_t)m->nq);
+    he->tprev = t;
+    he->have = 1;
+  }
+  return 0;
+}
+
+static void wp_row(const nh_model *m, const char *method, double h, double rtol, double T,
+                   const double *qref, nh_method_opts o) {
+  nh_sim_def d = nh_sim_def_default();
+  d.method = nh_method_find(method);
+  d.opts = o;
+  if (rtol > 0) d.rtol = rtol, d.atol = rtol * 1e-2, d.h = 1e-3;
+  else d.h = h;
+  nh_sim *s = nh_sim_create(m, &d, NULL, 0);
+  halfE he = {m, 0, 0, 0, {0}, 0};
+  nh_model_energy(m, m->q0, m->v0, &he.E0);
+  int gni = strcmp(method, "gni") == 0;
+  double t0 = now();
+  int rc = nh_sim_run(s, T, 0, gni ? half_energy_obs : NULL, gni ? &he : NULL);
+  double cpu = now() - t0;
+  const double *q = nh_sim_q(s);
+  double e = 0;
+  for (int i = 0; i < 3; i++) {
+    double dd = q[m->se2[i]] - qref[m->se2[i]];
+    e += dd * dd;
+  }
+  const nh_sim_stats *st = nh_sim_get_stats(s);
+  char hs[32], eh[32];
+  if (rtol > 0) snprintf(hs, sizeof hs, "rtol %.0e", rtol);
+  else snprintf(hs, sizeof hs, "h %.4g", h);
+  if (gni) snprintf(eh, sizeof eh, "%.2e", he.emax);
+  else snprintf(eh, sizeof eh, "-");
+  printf("  %-7s %-12s %9ld %10.4f %12.3e %12.3e %12s%s\n", method, hs, st->steps, cpu, sqrt(e),
+         st->max_energy_rel_error, eh, rc ? "  (failed)" : "");
+  nh_sim_destroy(s);
+}
+
+static void work_precision(const char *title, const nh_model *m, const double *qref, double T,
+                           nh_method_opts rdp_opts) {
+  nh_method_opts o = nh_method_opts_default();
+  printf("\n%s, T = %g\n  %-7s %-12s %9s %10s %12s %12s %12s\n", title, T, "method", "step/tol",
+         "steps", "cpu (s)", "pose error", "max dE/E", "half-step");
+  const double hs[4] = {0.1, 0.05, 0.02, 0.01};
+  for (int i = 0; i < 4; i++) wp_row(m, "rk4", hs[i], 0, T, qref, o);
+  const double rt[4] = {1e-6, 1e-8, 1e-10, 1e-12};
+  for (int i = 0; i < 4; i++) wp_row(m, "dopri5", 0, rt[i], T, qref, o);
+  for (int i = 0; i < 4; i++) wp_row(m, "gni", hs[i], 0, T, qref, o);
+  for (int i = 0; i < 4; i++) wp_row(m, "rdp", hs[i], 0, T, qref, rdp_opts);
+}
+
+int main(int argc, char **argv) {
+  long n = argc > 1 ? atol(argv[1]) : 400000;
+  if (n < 1000) n = 1000;
+  nh_sleigh_params sp = nh_sleigh_params_default();
+  nh_model *sl = nh_sleigh_create(&sp, NULL, 0);
+  nh_snakeboard_params bp = nh_snakeboard_params_default();
+  nh_model *sb = nh_snakeboard_create(&bp, NULL, 0);
+  const char *methods[] = {"rk2", "rk4", "gni", "rattle", "shake", "rdp"};
+
+  printf("ns per step through the driver (%ld steps, h = 1e-3), hand-written C models\n", n);
+  double rs = ns_per_rhs(sl, n), rb = ns_per_rhs(sb, n), hand = ns_hand_sleigh_gni(n, 1e-3);
+  printf("  %-8s %12s %12s   %s\n", "method", "sleigh", "snakeboard", "(in units of one RHS evaluation)");
+  for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+    double a = ns_per_step(sl, methods[i], 1e-3, n), b = ns_per_step(sb, methods[i], 1e-3, n);
+    printf("  %-8s %9.1f ns %9.1f ns   (%.1f, %.1f)\n", methods[i], a, b, a / rs, b / rb);
+  }
+  printf("  step function alone (no driver): gni %.1f ns (sleigh), %.1f ns (snakeboard); rk4 %.1f, %.1f\n",
+         ns_raw_step(sl, "gni", 1e-3, n), ns_raw_step(sb, "gni", 1e-3, n), ns_raw_step(sl, "rk4", 1e-3, n),
+         ns_raw_step(sb, "rk4", 1e-3, n));
+  printf("  baseline: one RHS evaluation %.1f ns (sleigh), %.1f ns (snakeboard);\n"
+         "            hand-coded sleigh GNI loop (no driver, eq. 33) %.1f ns per step\n", rs, rb, hand);
+
+  // the same systems from model files
+  for (int b = 0; b < 2; b++) {
+    nh_backend be = b == 0 ? NH_BACKEND_CODEGEN : NH_BACKEND_TAPE;
+    nh_model *fs = load_example("chaplygin_sleigh.nh", be), *fb = load_example("snakeboard.nh", be);
+    if (!fs || !fb) return 1;
+    printf("\nns per step through the driver, models from files (%s)\n", nh_model_backend(fs));
+    printf("  %-8s %12s %12s   %s\n", "method", "sleigh", "snakeboard", "(ratio to the hand-written C model)");
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+      double a = ns_per_step(fs, methods[i], 1e-3, n), c = ns_per_step(fb, methods[i], 1e-3, n);
+      double a0 = ns_per_step(sl, methods[i], 1e-3, n), c0 = ns_per_step(sb, methods[i], 1e-3, n);
+      printf("  %-8s %9.1f ns %9.1f ns   (%.2f, %.2f)\n", methods[i], a, c, a / a0, c / c0);
+    }
+    printf("  step function alone: gni %.1f ns (sleigh), %.1f ns (snakeboard)\n",
+           ns_raw_step(fs, "gni", 1e-3, n), ns_raw_step(fb, "gni", 1e-3, n));
+    nh_model_destroy(fs);
+    nh_model_destroy(fb);
+  }
+  printf("\n");
+
+  // work-precision at T = 1000
+  const double T = 1000.0;
+  double qs[3];
+  nh_sleigh_exact(&sp, T, qs, NULL, NULL, NULL);
+  work_precision("sleigh (closed-form reference)", sl, qs, T, nh_method_opts_default());
+  bp.A_psi = bp.A_phi = 0.0;
+  bp.phi_dot0 = -0.002; /* phi stays inside (-pi/2, pi/2) up to T = 1000 (singular at +-pi/2) */
+  nh_model *sb0 = nh_snakeboard_create(&bp, NULL, 0);
+  nh_sim_def d = nh_sim_def_default();
+  d.rtol = 1e-13, d.atol = 1e-15;
+  nh_sim *s = nh_sim_create(sb0, &d, NULL, 0);
+  nh_sim_run(s, T, 0, NULL, NULL);
+  double qb[5];
+  memcpy(qb, nh_sim_q(s), sizeof qb);
+  nh_sim_destroy(s);
+  nh_method_opts o1 = nh_method_opts_default();
+  o1.dexp_order = 1;
+  work_precision("snakeboard without control, phi' = -0.002 (dopri5 rtol 1e-13 reference; rdp with dexp order 1)", sb0, qb, T, o1);
+  nh_model_destroy(sb0);
+  nh_model_destroy(sl);
+  nh_model_destroy(sb);
+  return 0;
+}

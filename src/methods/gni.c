@@ -1,0 +1,776 @@
+/* gni.c - variational and nonholonomic variational integrators: gni, rattle, shake, del
+ * (Kobilarov, Martin de Diego, Ferraro, "Simulating Nonholonomic Dynamics", secs. 2, 4;
+ * spec 001 A1-A5). f below is the generalized force of the model (controls B(q)u included);
+ * P = Id - Q, Q = M^-1 mu^T (mu M^-1 mu^T)^-1 mu (eq. 12), S = P^T - Q^T = Id - 2 Q^T.
+ *
+ * del (A1, eq. 2), unconstrained: the discrete Euler-Lagrange equations in momentum form,
+ *   -D1 L_d(q_k, q_k+1) = p_k + h/2 f_k,      p_k+1 = D2 L_d(q_k, q_k+1) + h/2 f_k+1,
+ *   trapezoidal  L_d = h/2 (L(q0, v) + L(q1, v)),  midpoint  L_d = h L((q0 + q1)/2, v),
+ *   v = (q1 - q0)/h, L = 1/2 v^T M(q) v - V(q); solved by Newton with the exact Jacobian
+ *   (model derivatives dM, d2M, Hess V). With holonomic constraints phi(q) = 0 (A = dphi/dq):
+ *   -D1 L_d(q_k, q_k+1) = p_k + h/2 (f_k - A_k^T lam), phi(q_k+1) = 0, p_k+1 = P_k+1^T (D2 L_d + h/2 f_k+1)
+ *   (the variational RATTLE; Newton on (q_k+1, lam)).
+ *
+ * gni (A2/A5, eqs. 5, 6, 14-16), trapezoidal L_d: with p+_k = D2 L_d(q_k-1, q_k) + h/2 f_k the
+ * incoming and p-_k = -D1 L_d(q_k, q_k+1) the outgoing momentum at node k,
+ *   p-_k = S(q_k) p+_k + h/2 P(q_k)^T f_k                  (momentum jump, eq. 6 with forces)
+ *   (for a step h_k != h_k-1, as in a partial step of event location, the reflected normal
+ *    part is scaled by h_k/h_k-1, so that it stays the normal velocity at t_k + h_k/2)
+ *   p_k  = P(q_k)^T p+_k                                   (nodal momentum, eq. 15)
+ * For constant M this is eq. 14 (v_k+1/2 = (Id - 2Q) v_k-1/2 + h P M^-1 f, the factor 2 that the
+ * paper's compact sec. 6 forms omit, spec [E] 5), explicit; otherwise Newton on -D1 L_d = p-.
+ *
+ * rattle (A4, eq. 10), constant M, one multiplier per node:
+ *   p_k+1/2 = p_k + h/2 (f_k - mu_k^T lam_k),   q_k+1 = q_k + h M^-1 p_k+1/2,
+ *   (mu M^-1 mu^T)_k+1 lam_k+1 = mu_k+1 M^-1 (2/h p_k+1/2 + f_k+1),
+ *   p_k+1 = p_k+1/2 + h/2 (f_k+1 - mu_k+1^T lam_k+1).
+ *   lam_0 = 0 (paper, Remark 1) or the consistent lam_0 = (mu M^-1 mu^T)^-1 mu M^-1 f_0 (= gni).
+ *
+ * shake (A3, eq. 9), constant M: the two-step form, for steps h_k-1, h_k (h_bar their mean)
+ *   M (v+ - v-) = h_bar (f_k - mu_k^T lam_k),   mu_k (h_k-1 v+ + h_k v-) = 0,
+ *   v- = (q_k - q_k-1)/h_k-1,  v+ = (q_k+1 - q_k)/h_k           (h_k-1 = h_k: eq. 9 exactly)
+ *   started with q_-1 = q_0 - h M^-1 (p_0 - h/2 P^T f_0) (reproduces A5's q_1); the nodal velocity
+ *   handed back is RATTLE's, p_k+1 = P^T (M v+ + h/2 f_k+1).
+ *
+ * The driver's state is the nodal (q_k, v_k). What a two-step method carries beyond it (gni:
+ * the incoming momentum p+_k, whose constraint-normal part -Q^T p+_k the nodal p_k = P^T p+_k
+ * does not hold and which the jump reflects; rattle: lam_k; shake: q_k-1 and h_k-1) is kept in the workspace, keyed
+ * by the exact (q, v) of the step end it belongs to. A step from that state continues the
+ * recursion; a step from any other state (the first one, the state after an impact, after
+ * nh_sim_set_state) restarts with the start rule. Partial steps from the same state (event
+ * location: step(x0, tau), tau < h) reuse the carried value with the shorter step, which is
+ * the variable-step form above, so a located impact state is a genuine step of the method. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "la/la.h"
+#include "methods/method_impl.h"
+#include "model/model_impl.h"
+
+/* the symmetric systems of these methods are well conditioned; singular below this pivot */
+#define VI_PIVOT_TOL 1e-14
+/* midpoint start of gni: fixed-point iterations on the constraint at the half point */
+#define VI_START_MAX_ITER 50
+
+enum { VI_GNI, VI_DEL }; /* the two users of vi_step */
+
+/* ---- workspace ---------------------------------------------------------------------- */
+
+typedef struct vi_ws {
+  int n, m;
+  double *M0, *L0, *M1, *L1;   /* mass matrices and Cholesky factors at q_k, q_k+1 */
+  double *A, *W, *G, *Gi;      /* constraint rows, M^-1 A^T (by column), factor of A M^-1 A^T
+                                  and its inverse */
+  double *dM0, *dM1, *d2M, *H; /* derivatives (Newton) */
+  double *J, *dwork;           /* Newton Jacobian; model derivative scratch */
+  int *piv;
+  double *p, *pm, *f, *g, *r, *v, *tmp, *tmp2, *z, *zz; /* (n) / (m) vectors */
+  double *kin, *kout;          /* keys (t, q, v) of the carried state: input and output */
+  double *cin, *cout;          /* carried vector for kin / kout */
+  double *hin, *hout;          /* the step length the carried vector belongs to */
+  double *phalf;               /* last step's half-step momentum */
+  double *mfact;               /* 1 when M0/L0 hold the (constant) factored mass matrix */
+  double *Minv;                /* M^-1 (constant M, with mfact) */
+  double *pvalid;              /* 1 when A, W, G hold the projector at the q of kout */
+  double *K, *A0, *rz;         /* del with holonomic constraints: KKT Newton matrix, A(q_k), residual */
+  int *kpiv;
+} vi_ws;
+
+static size_t vi_work_size(const nh_model *mo) {
+  size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
+  return 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + 2 * n * n +
+         nh_model_deriv_work_size(mo) + n + 10 * n + 2 * m + 2 * (1 + nx) + 4 * n + 2 + n + 1 +
+         n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 8;
+}
+
+static vi_ws vi_carve(nh_stepper *s) {
+  const nh_model *mo = s->model;
+  vi_ws w;
+  size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
+  double *p = s->work;
+  w.n = (int)n, w.m = (int)m;
+  w.M0 = p, p += n * n;
+  w.L0 = p, p += n * n;
+  w.M1 = p, p += n * n;
+  w.L1 = p, p += n * n;
+  w.A = p, p += m * n;
+  w.W = p, p += m * n;
+  w.G = p, p += m * m;
+  w.Gi = p, p += m * m;
+  w.dM0 = p, p += n * n * n;
+  w.dM1 = p, p += n * n * n;
+  w.d2M = p, p += n * n * n * n;
+  w.H = p, p += n * n;
+  w.J = p, p += n * n;
+  w.dwork = p, p += nh_model_deriv_work_size(mo);
+  w.piv = (int *)p, p += n;
+  w.p = p, p += n;
+  w.pm = p, p += n;
+  w.f = p, p += n;
+  w.g = p, p += n;
+  w.r = p, p += n;
+  w.v = p, p += n;
+  w.tmp = p, p += n;
+  w.tmp2 = p, p += n;
+  w.z = p, p += n;
+  w.zz = p, p += n;
+  w.kin = p, p += 1 + nx;
+  w.kout = p, p += 1 + nx;
+  w.cin = p, p += n;
+  w.cout = p, p += n;
+  w.hin = p, p += 1;
+  w.hout = p, p += 1;
+  w.phalf = p, p += n;
+  w.mfact = p, p += 1;
+  w.Minv = p, p += n * n;
+  w.pvalid = p, p += 1;
+  w.K = p, p += (n + m) * (n + m);
+  w.A0 = p, p += m * n;
+  w.rz = p, p += n + m;
+  w.kpiv = (int *)p, p += n + m;
+  return w;
+}
+
+/* ---- building blocks ---------------------------------------------------------------- */
+
+/* x = 0 (inline: the vectors are short) */
+static inline void vzero(int n, double *x) {
+  for (int i = 0; i < n; i++) x[i] = 0.0;
+}
+
+static void set_key(double *key, double t, const double *x, int nx) {
+  key[0] = t;
+  nh_la_copy(nx, x, key + 1);
+}
+/* the time is not compared: the driver may land the last step exactly on t_max (t + h rounded
+ * differently), and the same (q, v) at two different times does not happen in practice */
+static int key_eq(const double *key, double t, const double *x, int nx) {
+  (void)t;
+  for (int i = 0; i < nx; i++)
+    if (key[1 + i] != x[i]) return 0;
+  return 1;
+}
+
+/* Decide where the carried vector comes from. Returns 1 when the method must restart; *cont
+ * is set when x0 is the end of the last step (the projector there is still in A, W, G). */
+static int vi_resolve(nh_stepper *s, vi_ws *w, double t, const double *x0, int *cont) {
+  const int nx = 2 * w->n;
+  *cont = 0;
+  if (s->restart) {
+    s->restart = 0;
+    return 1;
+  }
+  if (key_eq(w->kout, t, x0, nx)) {
+    *cont = *w->pvalid == 1.0;
+    nh_la_copy((1 + nx), w->kout, w->kin);
+    nh_la_copy(w->n, w->cout, w->cin);
+    *w->hin = *w->hout;
+    return 0;
+  }
+  return key_eq(w->kin, t, x0, nx) ? 0 : 1;
+}
+
+/* M(q) into M and its Cholesky factor into L (once, for a constant M) */
+static int mass_factor(const nh_model *mo, const double *q, double *M, double *L, int constant,
+                       double *flag, double *Minv) {
+  const int n = mo->nq;
+  if (constant && flag && *flag == 1.0) return 0;
+  int rc = nh_cb(mo->mass(q, M, mo->user));
+  if (rc) return rc;
+  memcpy(L, M, sizeof(double) * (size_t)n * n);
+  if (nh_la_chol(n, L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
+  if (constant && flag) {
+    // M^-1 once: a step then needs no triangular solves (their divisions dominated the cost)
+    for (int j = 0; j < n; j++) {
+      double *col = Minv + (size_t)j * n; /* M^-1 is symmetric: column j = row j */
+      vzero(n, col);
+      col[j] = 1.0;
+      nh_la_chol_solve(n, L, col);
+    }
+    *flag = 1.0;
+  }
+  return 0;
+}
+
+/* y = M^-1 x: with the factor L, or with M^-1 (w->Minv) for the constant factor w->L0 */
+static void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) {
+  if (L == w->L0 && *w->mfact == 1.0) {
+    nh_la_gemv(w->n, w->n, w->Minv, x, y);
+    return;
+  }
+  nh_la_copy(w->n, x, y);
+  nh_la_chol_solve(w->n, L, y);
+}
+
+/* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W). Nothing when m = 0. */
+static int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const double *L) {
+  const int n = w->n, m = w->m;
+  if (m == 0) return 0;
+  int rc = nh_cb(mo->constraint(q, w->tmp2, w->A, NULL, mo->user));
+  if (rc) return rc;
+  for (int k = 0; k < m; k++) msolve_w(w, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+  if (nh_la_chol(m, w->G, VI_PIVOT_TOL, NULL) != NH_OK) return NH_ERR_SINGULAR;
+  // (A M^-1 A^T)^-1 explicitly: Q^T p is applied two or three times per step
+  for (int j = 0; j < m; j++) {
+    double *col = w->Gi + (size_t)j * m; /* symmetric: column j = row j */
+    vzero(m, col);
+    col[j] = 1.0;
+    nh_la_chol_solve(m, w->G, col);
+  }
+  return 0;
+}
+
+/* out = Q^T p = A^T G^-1 A M^-1 p (momenta), with proj_setup's A, W, G */
+static void qt_apply(const vi_ws *w, const double *p, double *out) {
+  const int n = w->n, m = w->m;
+  vzero(n, out);
+  if (m == 0) return;
+  double *z = w->zz;
+  for (int k = 0; k < m; k++) z[k] = nh_la_dot(n, w->W + (size_t)k * n, p); /* A M^-1 p */
+  for (int k = 0; k < m; k++) nh_la_axpy(n, nh_la_dot(m, w->Gi + (size_t)k * m, z), w->A + (size_t)k * n, out);
+}
+
+/* f = f(t, q, v) (+ -dV(q) when with_potential) */
+static int force(const nh_model *mo, double t, const double *q, const double *v, int with_potential,
+                 double *f, double *tmp) {
+  const int n = mo->nq;
+  int rc;
+  vzero(n, f);
+  if (mo->force && (rc = nh_cb(mo->force(t, q, v, f, mo->user)))) return rc;
+  if (with_potential && mo->potential) {
+    if ((rc = nh_cb(mo->potential(q, NULL, tmp, mo->user)))) return rc;
+    nh_la_axpy(n, -1.0, tmp, f);
+  }
+  return 0;
+}
+
+/* P^T x in place (x -= Q^T x), tmp scratch */
+static void pt_inplace(const vi_ws *w, double *x, double *tmp) {
+  qt_apply(w, x, tmp);
+  nh_la_axpy(w->n, -1.0, tmp, x);
+}
+
+/* ---- discrete Lagrangians ------------------------------------------------------------- */
+
+/* out_k = 1/2 v^T dM_k v (dM[(k n + i) n + j]) */
+static void quad_dM(int n, const double *dM, const double *v, double *out) {
+  for (int k = 0; k < n; k++) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += v[i] * nh_la_dot(n, dM + ((size_t)k * n + i) * n, v);
+    out[k] = 0.5 * s;
+  }
+}
+
+/* -D1 L_d(q0, q1) - pm into r (and its q1-Jacobian into J when J != NULL).
+ * trapezoidal: -D1 = 1/2 (M0 + M1) v - h/2 (1/2 v^T dM(q0) v - dV(q0))
+ * midpoint:    -D1 = M(qb) v - h/2 (1/2 v^T dM(qb) v - dV(qb)),  qb = (q0 + q1)/2
+ * Needs w->M0, w->dM0 and w->g = dV(q0) at q0 (trapezoidal). */
+static int dl_residual(const nh_model *mo, vi_ws *w, int midpoint, const double *q0,
+                       const double *q1, double h, const double *pm, double *r, double *J) {
+  const int n = w->n;
+  double *v = w->v, *qb = w->tmp2;
+  int rc;
+  for (int i = 0; i < n; i++) v[i] = (q1[i] - q0[i]) / h;
+  if (!midpoint) {
+    if ((rc = nh_cb(mo->mass(q1, w->M1, mo->user)))) return rc;
+    quad_dM(n, w->dM0, v, w->tmp);
+    for (int i = 0; i < n; i++) {
+      double s = 0.0;
+      for (int j = 0; j < n; j++) s += 0.5 * (w->M0[i * n + j] + w->M1[i * n + j]) * v[j];
+      r[i] = s - 0.5 * h * (w->tmp[i] - w->g[i]) - pm[i];
+    }
+    if (!J) return 0;
+    if ((rc = nh_model_mass_deriv(mo, q1, w->dM1, w->dwork))) return rc;
+    for (int i = 0; i < n; i++)
+      for (int l = 0; l < n; l++) {
+        double s = 0.5 * (w->M0[i * n + l] + w->M1[i * n + l]) / h;
+        s += 0.5 * nh_la_dot(n, w->dM1 + ((size_t)l * n + i) * n, v);
+        double u = 0.0;
+        for (int a = 0; a < n; a++) u += w->dM0[((size_t)i * n + a) * n + l] * v[a];
+        J[i * n + l] = s - 0.5 * u;
+      }
+    return 0;
+  }
+  for (int i = 0; i < n; i++) qb[i] = 0.5 * (q0[i] + q1[i]);
+  if ((rc = nh_cb(mo->mass(qb, w->M1, mo->user)))) return rc;
+  if ((rc = nh_model_mass_deriv(mo, qb, w->dM1, w->dwork))) return rc;
+  vzero(n, w->z);
+  if (mo->potential && (rc = nh_cb(mo->potential(qb, NULL, w->z, mo->user)))) return rc;
+  quad_dM(n, w->dM1, v, w->tmp);
+  for (int i = 0; i < n; i++)
+    r[i] = nh_la_dot(n, w->M1 + (size_t)i * n, v) - 0.5 * h * (w->tmp[i] - w->z[i]) - pm[i];
+  if (!J) return 0;
+  if ((rc = nh_model_mass_deriv2(mo, qb, w->d2M, w->dwork))) return rc;
+  memset(w->H, 0, sizeof(double) * (size_t)n * n);
+  if (mo->potential && (rc = nh_model_potential_hess(mo, qb, w->H, w->dwork))) return rc;
+  // J_kl = M_kl/h + 1/2 (dM_l v)_k - h/4 (1/2 v^T d2M_kl v - H_kl) - 1/2 (dM_k v)_l
+  for (int k = 0; k < n; k++)
+    for (int l = 0; l < n; l++) {
+      double s = w->M1[k * n + l] / h + 0.5 * nh_la_dot(n, w->dM1 + ((size_t)l * n + k) * n, v);
+      double q2 = 0.0;
+      for (int i = 0; i < n; i++) q2 += v[i] * nh_la_dot(n, w->d2M + (((size_t)k * n + l) * n + i) * n, v);
+      s -= 0.25 * h * (0.5 * q2 - w->H[k * n + l]);
+      s -= 0.5 * nh_la_dot(n, w->dM1 + ((size_t)k * n + l) * n, v);
+      J[k * n + l] = s;
+    }
+  return 0;
+}
+
+/* D2 L_d(q0, q1) into out (after dl_residual at the solution: w->M1 / dM1 hold q1 / qb) */
+static int dl_d2(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, const double *q1,
+                 double h, double *out) {
+  const int n = w->n;
+  double *v = w->v;
+  int rc;
+  for (int i = 0; i < n; i++) v[i] = (q1[i] - q0[i]) / h;
+  if (!midpoint) {
+    if ((rc = nh_model_mass_deriv(mo, q1, w->dM1, w->dwork))) return rc;
+    vzero(n, w->z);
+    if (mo->potential && (rc = nh_cb(mo->potential(q1, NULL, w->z, mo->user)))) return rc;
+    quad_dM(n, w->dM1, v, w->tmp);
+    for (int i = 0; i < n; i++) {
+      double s = 0.0;
+      for (int j = 0; j < n; j++) s += 0.5 * (w->M0[i * n + j] + w->M1[i * n + j]) * v[j];
+      out[i] = s + 0.5 * h * (w->tmp[i] - w->z[i]);
+    }
+    return 0;
+  }
+  // midpoint: w->M1, w->dM1 and w->z (dV) hold the values at qb from dl_residual
+  quad_dM(n, w->dM1, v, w->tmp);
+  for (int i = 0; i < n; i++) out[i] = nh_la_dot(n, w->M1 + (size_t)i * n, v) + 0.5 * h * (w->tmp[i] - w->z[i]);
+  return 0;
+}
+
+/* Solve -D1 L_d(q0, q1) = pm for q1 (guess in q1) by Newton; statistics into s. */
+static int dl_solve(nh_stepper *s, vi_ws *w, int midpoint, const double *q0, double h,
+                    const double *pm, double *q1) {
+  const nh_model *mo = s->model;
+  const int n = w->n;
+  const double scale = 1.0 + nh_la_norm_inf(n, pm);
+  double res = INFINITY;
+  int it, rc;
+  for (it = 0; it <= s->opts.newton_max_iter; it++) {
+    int final = 0;
+    if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, pm, w->r, NULL))) return rc;
+    res = nh_la_norm_inf(n, w->r) / scale;
+    if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) final = 1;
+    if (final) break;
+    if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, pm, w->r, w->J))) return rc;
+    if (nh_la_lu(n, w->J, w->piv, VI_PIVOT_TOL) != NH_OK) {
+      snprintf(s->msg, sizeof s->msg, "singular Newton matrix (discrete Lagrangian not regular)");
+      return NH_ERR_SINGULAR;
+    }
+    nh_la_lu_solve(n, w->J, w->piv, w->r);
+    nh_la_axpy(n, -1.0, w->r, q1);
+  }
+  nh_stepper_solved(s, it, res);
+  if (!(res <= s->opts.newton_tol)) {
+    snprintf(s->msg, sizeof s->msg, "Newton did not converge in %d iterations (residual %.3e)", it, res);
+    return NH_ERR_NO_CONVERGENCE;
+  }
+  return 0;
+}
+
+/* ---- gni and del ---------------------------------------------------------------------- */
+
+/* gni midpoint start: c = A(q0)^T lam with mu(q_mid) M^-1 (pm + c) = 0, q_mid = q0 + h/2 M^-1 (pm + c).
+ * On entry w->A, W, G hold the projector at q0; pm the paper's p_1/2; result in c. */
+static int gni_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, double h, const double *pm,
+                              double *c) {
+  const nh_model *mo = s->model;
+  const int n = w->n, m = w->m;
+  double *A0 = w->J;               /* (m x n) copy of A(q0); J is free here */
+  double *B = w->J + (size_t)m * n; /* (m x m) */
+  double *lam = w->z, *ph = w->tmp, *y = w->r, *qm = w->v;
+  int rc, it;
+  double res = INFINITY;
+  memcpy(A0, w->A, sizeof(double) * (size_t)m * n);
+  vzero(m, lam);
+  for (it = 0; it < VI_START_MAX_ITER; it++) {
+    nh_la_copy(n, pm, ph);
+    for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, ph);
+    msolve_w(w, w->L0, ph, y);
+    for (int i = 0; i < n; i++) qm[i] = q0[i] + 0.5 * h * y[i];
+    if ((rc = nh_cb(mo->constraint(qm, w->tmp2, w->A, NULL, mo->user)))) return rc;
+    // residual A(qm) y and matrix A(qm) M^-1 A0^T (the W of q0 is still in w->W)
+    double *e = w->zz;
+    for (int i = 0; i < m; i++) e[i] = nh_la_dot(n, w->A + (size_t)i * n, y);
+    res = nh_la_norm_inf(m, e) / (1.0 + nh_la_norm_inf(n, y));
+    if (res <= s->opts.newton_tol) break;
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < m; j++) B[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+    if (nh_la_lu(m, B, w->piv, VI_PIVOT_TOL) != NH_OK) return NH_ERR_SINGULAR;
+    nh_la_lu_solve(m, B, w->piv, e);
+    nh_la_axpy(m, -1.0, e, lam);
+  }
+  nh_stepper_solved(s, it, res);
+  if (!(res <= s->opts.newton_tol)) {
+    snprintf(s->msg, sizeof s->msg, "gni midpoint start did not converge (residual %.3e)", res);
+    return NH_ERR_NO_CONVERGENCE;
+  }
+  vzero(n, c);
+  for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, c);
+  // restore A(q0)
+  memcpy(w->A, A0, sizeof(double) * (size_t)m * n);
+  return 0;
+}
+
+static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *x1, int kind) {
+  const nh_model *mo = s->model;
+  vi_ws w = vi_carve(s);
+  const int n = w.n, nx = 2 * n;
+  const double *q0 = x0, *v0 = x0 + n;
+  double *q1 = x1, *v1 = x1 + n;
+  const int constM = mo->coriolis == NULL, midpoint = kind == VI_DEL && s->opts.midpoint_ld;
+  const int fast = constM && !midpoint; /* -D1 L_d is linear in q1 */
+  int rc;
+  s->evals++;
+  // the carried incoming momentum (gni)
+  int cont;
+  int fresh = vi_resolve(s, &w, t, x0, &cont);
+  // at q_k: M, projector (kept from the last step when continuing from its end), forces (the
+  // potential is inside L_d)
+  if ((rc = mass_factor(mo, q0, w.M0, w.L0, constM, w.mfact, w.Minv))) return rc;
+  if (!fast && (rc = nh_model_mass_deriv(mo, q0, w.dM0, w.dwork))) return rc;
+  vzero(n, w.g);
+  if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w.g, mo->user)))) return rc;
+  if (!(cont && constM) && (rc = proj_setup(mo, &w, q0, w.L0))) return rc;
+  *w.pvalid = 0.0;
+  if ((rc = force(mo, t, q0, v0, 0, w.f, w.tmp))) return rc;
+  if (mo->force) pt_inplace(&w, w.f, w.tmp);
+  // the incoming momentum p+_k: carried (exact, no round trip through v), or at a restart
+  // built from the nodal p_k = M v_k: P^T p+ = p_k - h/2 P^T f, Q^T p+ = -c_0 with
+  // paper start (eq. 16: M v_1/2 = p_0 + h/2 P^T (f - dV)): c_0 = h/2 Q^T dV(q_0);
+  // midpoint start: c_0 in span A(q_0)^T with the constraint at q_0 + h/2 v_1/2
+  if (fresh) {
+    double *c0 = w.tmp2;
+    qt_apply(&w, w.g, c0);
+    nh_la_scale(n, 0.5 * h, c0);
+    nh_la_gemv(n, n, w.M0, v0, w.pm);
+    nh_la_axpy(n, 0.5 * h, w.f, w.pm);
+    if (kind == VI_GNI && s->opts.start == NH_START_MIDPOINT && w.m > 0) {
+      nh_la_axpy(n, -0.5 * h, w.g, w.pm); /* M v_1/2 without c */
+      if ((rc = gni_midpoint_start(s, &w, q0, h, w.pm, c0))) return rc;
+    }
+    nh_la_gemv(n, n, w.M0, v0, w.cin);
+    nh_la_axpy(n, -0.5 * h, w.f, w.cin);
+    nh_la_axpy(n, -1.0, c0, w.cin);
+    *w.hin = h;
+    set_key(w.kin, t, x0, nx);
+  }
+  // outgoing p-_k = p+ - (1 + h/h_k-1) Q^T p+ + (h_k-1 + h)/2 P^T f  (= S p+ + h P^T f for equal
+  // steps; for h != h_k-1 the reflected normal part scales with h)
+  qt_apply(&w, w.cin, w.z);
+  nh_la_copy(n, w.cin, w.pm);
+  nh_la_axpy(n, -(1.0 + h / *w.hin), w.z, w.pm);
+  nh_la_axpy(n, 0.5 * (*w.hin + h), w.f, w.pm);
+  // q_k+1 from -D1 L_d(q_k, q_k+1) = p-_k
+  if (fast) {
+    for (int i = 0; i < n; i++) w.r[i] = w.pm[i] - 0.5 * h * w.g[i]; /* M v_k+1/2 */
+    nh_la_copy(n, w.r, w.phalf);
+    msolve_w(&w, w.L0, w.r, w.v);
+    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w.v[i];
+  } else {
+    msolve_w(&w, w.L0, w.pm, w.v);
+    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w.v[i];
+    if ((rc = dl_solve(s, &w, midpoint, q0, h, w.pm, q1))) return rc;
+    for (int i = 0; i < n; i++) w.v[i] = (q1[i] - q0[i]) / h;
+    nh_la_gemv(n, n, w.M0, w.v, w.phalf);
+  }
+  const double *L1 = constM ? w.L0 : w.L1; /* the factor of M(q_k+1) */
+  // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1)
+  double *pp = w.p;
+  if (fast) {
+    nh_la_copy(n, w.phalf, pp);
+    vzero(n, w.z);
+    if (mo->potential && (rc = nh_cb(mo->potential(q1, NULL, w.z, mo->user)))) return rc;
+    nh_la_axpy(n, -0.5 * h, w.z, pp);
+  } else {
+    if ((rc = dl_d2(mo, &w, midpoint, q0, q1, h, pp))) return rc;
+    if (!constM && (rc = mass_factor(mo, q1, w.M1, w.L1, 0, NULL, NULL))) return rc;
+  }
+  // at q_k+1: projector, force; nodal momentum and the carried part
+  if ((rc = proj_setup(mo, &w, q1, L1))) return rc;
+  for (int i = 0; i < n; i++) w.v[i] = (q1[i] - q0[i]) / h;
+  if ((rc = force(mo, t + h, q1, w.v, 0, w.f, w.tmp))) return rc;
+  nh_la_copy(n, pp, w.cout); /* carried: p+_k+1 */
+  qt_apply(&w, pp, w.tmp2);
+  if (mo->force) pt_inplace(&w, w.f, w.tmp);
+  for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w.f[i] - w.tmp2[i]; /* p_k+1 = P^T (p+ + h/2 f) */
+  msolve_w(&w, L1, pp, v1);
+  *w.pvalid = 1.0;
+  set_key(w.kout, t + h, x1, nx);
+  *w.hout = h;
+  return 0;
+}
+
+static int gni_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
+  if (err) *err = 0.0;
+  return vi_step(s, t, x0, h, x1, VI_GNI);
+}
+
+/* del with holonomic constraints phi(q) = 0, A = dphi/dq (the variational RATTLE):
+ *   -D1 L_d(q_k, q_k+1) = p_k + h/2 (f_k - A(q_k)^T lam),   phi(q_k+1) = 0      (Newton in q_k+1, lam)
+ *   p_k+1 = P(q_k+1)^T (D2 L_d(q_k, q_k+1) + h/2 f_k+1)       (A(q_k+1) M^-1 p_k+1 = 0)
+ * One step from the nodal (q_k, p_k): nothing is carried. */
+static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double h, double *x1) {
+  const nh_model *mo = s->model;
+  vi_ws w = vi_carve(s);
+  const int n = w.n, m = w.m, nk = n + m, midpoint = s->opts.midpoint_ld;
+  const double *q0 = x0, *v0 = x0 + n;
+  double *q1 = x1, *v1 = x1 + n, *lam = w.rz + n;
+  int rc;
+  s->evals++;
+  // at q_k: M, dM, dV, A(q_k), forces; the outgoing momentum without the reaction
+  if ((rc = mass_factor(mo, q0, w.M0, w.L0, 0, NULL, NULL))) return rc;
+  if ((rc = nh_model_mass_deriv(mo, q0, w.dM0, w.dwork))) return rc;
+  vzero(n, w.g);
+  if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w.g, mo->user)))) return rc;
+  vzero(n, w.tmp2);
+  if ((rc = nh_cb(mo->constraint(q0, w.tmp2, w.A0, NULL, mo->user)))) return rc;
+  if ((rc = force(mo, t, q0, v0, 0, w.f, w.tmp))) return rc;
+  nh_la_gemv(n, n, w.M0, v0, w.p);
+  nh_la_axpy(n, 0.5 * h, w.f, w.p);
+  // Newton on (q_k+1, lam) from (q_k + h v_k, 0)
+  for (int i = 0; i < n; i++) q1[i] = q0[i] + h * v0[i];
+  vzero(m, lam);
+  const double scale = 1.0 + nh_la_norm_inf(n, w.p);
+  double res = INFINITY;
+  int it;
+  for (it = 0; it <= s->opts.newton_max_iter; it++) {
+    nh_la_copy(n, w.p, w.pm);
+    for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w.A0 + (size_t)k * n, w.pm);
+    if ((rc = dl_residual(mo, &w, midpoint, q0, q1, h, w.pm, w.r, w.J))) return rc;
+    if ((rc = nh_cb(mo->holonomic(q1, w.zz, mo->user)))) return rc;
+    res = fmax(nh_la_norm_inf(n, w.r) / scale, nh_la_norm_inf(m, w.zz) / (1.0 + nh_la_norm_inf(n, q1)));
+    if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
+    // K = [J, h/2 A(q_k)^T; A(q_k+1), 0]
+    if ((rc = nh_cb(mo->constraint(q1, w.tmp2, w.A, NULL, mo->user)))) return rc;
+    for (int i = 0; i < nk; i++)
+      for (int j = 0; j < nk; j++)
+        w.K[i * nk + j] = i < n && j < n   ? w.J[i * n + j]
+                          : i < n          ? 0.5 * h * w.A0[(size_t)(j - n) * n + i]
+                          : j < n          ? w.A[(size_t)(i - n) * n + j]
+                                           : 0.0;
+    if (nh_la_lu(nk, w.K, w.kpiv, VI_PIVOT_TOL) != NH_OK) {
+      snprintf(s->msg, sizeof s->msg, "del: singular Newton matrix (constraints dependent?)");
+      return NH_ERR_SINGULAR;
+    }
+    double step[64]; /* nq + nc <= 64 (supports) */
+    for (int i = 0; i < n; i++) step[i] = w.r[i];
+    for (int k = 0; k < m; k++) step[n + k] = w.zz[k];
+    nh_la_lu_solve(nk, w.K, w.kpiv, step);
+    for (int i = 0; i < n; i++) q1[i] -= step[i];
+    for (int k = 0; k < m; k++) lam[k] -= step[n + k];
+  }
+  nh_stepper_solved(s, it, res);
+  if (!(res <= s->opts.newton_tol)) {
+    snprintf(s->msg, sizeof s->msg, "del: Newton did not converge in %d iterations (residual %.3e)", it, res);
+    return NH_ERR_NO_CONVERGENCE;
+  }
+  // p+ = D2 L_d, then the projection onto the constraint at q_k+1
+  if ((rc = dl_d2(mo, &w, midpoint, q0, q1, h, w.p))) return rc;
+  if ((rc = mass_factor(mo, q1, w.M1, w.L1, 0, NULL, NULL))) return rc;
+  if ((rc = proj_setup(mo, &w, q1, w.L1))) return rc;
+  for (int i = 0; i < n; i++) w.v[i] = (q1[i] - q0[i]) / h;
+  if ((rc = force(mo, t + h, q1, w.v, 0, w.f, w.tmp))) return rc;
+  nh_la_axpy(n, 0.5 * h, w.f, w.p);
+  pt_inplace(&w, w.p, w.tmp);
+  nh_la_copy(n, w.p, w.phalf);
+  msolve_w(&w, w.L1, w.p, v1);
+  return 0;
+}
+
+static int del_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
+  if (err) *err = 0.0;
+  if (s->model->nc > 0) return del_holonomic_step(s, t, x0, h, x1);
+  return vi_step(s, t, x0, h, x1, VI_DEL);
+}
+
+/* ---- rattle and shake (constant M) ---------------------------------------------------- */
+
+static int rattle_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
+  const nh_model *mo = s->model;
+  vi_ws w = vi_carve(s);
+  const int n = w.n, m = w.m, nx = 2 * n;
+  const double *q0 = x0, *v0 = x0 + n;
+  double *q1 = x1, *v1 = x1 + n, *lam = w.z;
+  int rc;
+  if (err) *err = 0.0;
+  s->evals++;
+  int cont, fresh = vi_resolve(s, &w, t, x0, &cont);
+  (void)cont;
+  if ((rc = mass_factor(mo, q0, w.M0, w.L0, 1, w.mfact, w.Minv))) return rc;
+  if ((rc = force(mo, t, q0, v0, 1, w.f, w.tmp))) return rc;
+  if ((rc = proj_setup(mo, &w, q0, w.L0))) return rc;
+  if (fresh) {
+    // lambda_0: 0 (paper) or (A M^-1 A^T)^-1 A M^-1 f_0 (consistent with gni)
+    vzero(n, w.cin);
+    if (s->opts.start != NH_START_PAPER && m > 0) {
+      for (int k = 0; k < m; k++) w.cin[k] = nh_la_dot(n, w.W + (size_t)k * n, w.f);
+      nh_la_chol_solve(m, w.G, w.cin);
+    }
+    set_key(w.kin, t, x0, nx);
+  }
+  // (10a) p_k+1/2 = p_k + h/2 (f_k - A_k^T lam_k), (10b) q_k+1
+  nh_la_gemv(n, n, w.M0, v0, w.phalf);
+  nh_la_axpy(n, 0.5 * h, w.f, w.phalf);
+  for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * w.cin[k], w.A + (size_t)k * n, w.phalf);
+  msolve_w(&w, w.L0, w.phalf, w.v);
+  for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w.v[i];
+  // (10e) lam_k+1 from G lam = A M^-1 (2/h p_k+1/2 + f_k+1), (10d) p_k+1
+  if ((rc = force(mo, t + h, q1, w.v, 1, w.f, w.tmp))) return rc;
+  if ((rc = proj_setup(mo, &w, q1, w.L0))) return rc;
+  for (int i = 0; i < n; i++) w.tmp[i] = 2.0 / h * w.phalf[i] + w.f[i];
+  for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w.W + (size_t)k * n, w.tmp);
+  if (m > 0) nh_la_chol_solve(m, w.G, lam);
+  nh_la_copy(n, w.phalf, w.p);
+  nh_la_axpy(n, 0.5 * h, w.f, w.p);
+  for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w.A + (size_t)k * n, w.p);
+  msolve_w(&w, w.L0, w.p, v1);
+  nh_la_copy(m, lam, w.cout);
+  set_key(w.kout, t + h, x1, nx);
+  return 0;
+}
+
+static int shake_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
+  const nh_model *mo = s->model;
+  vi_ws w = vi_carve(s);
+  const int n = w.n, m = w.m, nx = 2 * n;
+  const double *q0 = x0, *v0 = x0 + n;
+  double *q1 = x1, *v1 = x1 + n, *vm = w.r, *lam = w.z;
+  int rc;
+  if (err) *err = 0.0;
+  s->evals++;
+  int cont, fresh = vi_resolve(s, &w, t, x0, &cont);
+  (void)cont;
+  if ((rc = mass_factor(mo, q0, w.M0, w.L0, 1, w.mfact, w.Minv))) return rc;
+  if ((rc = force(mo, t, q0, v0, 1, w.f, w.tmp))) return rc;
+  if ((rc = proj_setup(mo, &w, q0, w.L0))) return rc;
+  if (fresh) {
+    // q_-1 = q_0 - h M^-1 (p_0 - h/2 P^T f_0), h_-1 = h
+    nh_la_gemv(n, n, w.M0, v0, w.p);
+    nh_la_copy(n, w.f, w.tmp2);
+    pt_inplace(&w, w.tmp2, w.tmp);
+    nh_la_axpy(n, -0.5 * h, w.tmp2, w.p);
+    msolve_w(&w, w.L0, w.p, w.v);
+    for (int i = 0; i < n; i++) w.cin[i] = q0[i] - h * w.v[i];
+    *w.hin = h;
+    set_key(w.kin, t, x0, nx);
+  }
+  const double hp = *w.hin, hb = 0.5 * (hp + h);
+  // v- and lam = G^-1 A (2 v-/h_k-1 + M^-1 f)
+  for (int i = 0; i < n; i++) vm[i] = (q0[i] - w.cin[i]) / hp;
+  msolve_w(&w, w.L0, w.f, w.tmp);
+  for (int i = 0; i < n; i++) w.tmp[i] += 2.0 / hp * vm[i];
+  for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w.A + (size_t)k * n, w.tmp);
+  if (m > 0) nh_la_chol_solve(m, w.G, lam);
+  // v+ = v- + hb M^-1 (f - A^T lam), q_k+1 = q_k + h v+
+  nh_la_copy(n, w.f, w.tmp);
+  for (int k = 0; k < m; k++) nh_la_axpy(n, -lam[k], w.A + (size_t)k * n, w.tmp);
+  msolve_w(&w, w.L0, w.tmp, w.v);
+  for (int i = 0; i < n; i++) w.v[i] = vm[i] + hb * w.v[i];
+  for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w.v[i];
+  nh_la_gemv(n, n, w.M0, w.v, w.phalf);
+  // nodal velocity p_k+1 = P^T (M v+ + h/2 f_k+1)
+  if ((rc = force(mo, t + h, q1, w.v, 1, w.f, w.tmp))) return rc;
+  if ((rc = proj_setup(mo, &w, q1, w.L0))) return rc;
+  nh_la_copy(n, w.phalf, w.p);
+  nh_la_axpy(n, 0.5 * h, w.f, w.p);
+  pt_inplace(&w, w.p, w.tmp);
+  msolve_w(&w, w.L0, w.p, v1);
+  nh_la_copy(n, q0, w.cout);
+  *w.hout = h;
+  set_key(w.kout, t + h, x1, nx);
+  return 0;
+}
+
+/* ---- shared: dense output, support, table ------------------------------------------------ */
+
+/* Dense output of the fixed-step structure-preserving methods: linear in q and v over the step
+ * (the discrete path between nodes is a chord; only used to bracket events, which the driver
+ * then locates with genuine partial steps). */
+int nh_dense_linear(nh_stepper *s, double t, const double *x0, double h, const double *x1,
+                    double theta, double *x) {
+  (void)t, (void)h;
+  for (int i = 0; i < s->nx; i++) x[i] = x0[i] + theta * (x1[i] - x0[i]);
+  return 0;
+}
+
+const double *nh_vi_half_momentum(const nh_stepper *s) {
+  if (s->method != &nh_method_gni && s->method != &nh_method_rattle && s->method != &nh_method_shake &&
+      s->method != &nh_method_del)
+    return NULL;
+  nh_stepper *ms = (nh_stepper *)s;
+  vi_ws w = vi_carve(ms);
+  return w.phalf;
+}
+
+void nh_vi_carried(nh_stepper *s, double *c) {
+  vi_ws w = vi_carve(s);
+  nh_la_copy(w.n, w.cout, c);
+}
+
+void nh_vi_set_carried(nh_stepper *s, double t, const double *x, const double *c, double h_prev) {
+  vi_ws w = vi_carve(s);
+  set_key(w.kout, t, x, 2 * w.n);
+  nh_la_copy(w.n, c, w.cout);
+  *w.hout = h_prev;
+  s->restart = 0;
+}
+
+static int constant_mass(const nh_model *mo) { return mo->coriolis == NULL ? NH_OK : NH_ERR_UNSUPPORTED; }
+static int unconstrained_or_holonomic(const nh_model *mo) {
+  return mo->nc == 0 || (mo->holonomic && mo->nq + mo->nc <= 64) ? NH_OK : NH_ERR_UNSUPPORTED;
+}
+
+const nh_method nh_method_gni = {
+    .name = "gni",
+    .summary = "nonholonomic GNI, momentum-jump form (eqs. 5, 14-16); Newton for a q-dependent M",
+    .preserves = "energy exactly for V = 0 (constant M); constraints on average; nonholonomic momentum of horizontal symmetries",
+    .order = 2,
+    .flags = NH_METHOD_SYMMETRIC,
+    .work_size = vi_work_size,
+    .supports = NULL,
+    .step = gni_step,
+    .dense = nh_dense_linear,
+};
+
+const nh_method nh_method_rattle = {
+    .name = "rattle",
+    .summary = "nonholonomic RATTLE (eq. 10), constant M, one multiplier per node",
+    .preserves = "energy exactly for V = 0; constraints exactly at the nodes",
+    .order = 2,
+    .flags = NH_METHOD_SYMMETRIC,
+    .work_size = vi_work_size,
+    .supports = constant_mass,
+    .step = rattle_step,
+    .dense = nh_dense_linear,
+};
+
+const nh_method nh_method_shake = {
+    .name = "shake",
+    .summary = "nonholonomic SHAKE (eq. 9), two-step, constant M",
+    .preserves = "energy exactly for V = 0; constraints on average",
+    .order = 2,
+    .flags = NH_METHOD_SYMMETRIC,
+    .work_size = vi_work_size,
+    .supports = constant_mass,
+    .step = shake_step,
+    .dense = nh_dense_linear,
+};
+
+const nh_method nh_method_del = {
+    .name = "del",
+    .summary = "discrete Euler-Lagrange variational integrator (eq. 2), trapezoidal or midpoint L_d; holonomic constraints by multipliers",
+    .preserves = "symplectic form; momentum maps of symmetries; energy to O(h^2) without drift",
+    .order = 2,
+    .flags = NH_METHOD_SYMMETRIC | NH_METHOD_IMPLICIT,
+    .work_size = vi_work_size,
+    .supports = unconstrained_or_holonomic,
+    .step = del_step,
+    .dense = nh_dense_linear,
+};
