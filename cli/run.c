@@ -541,6 +541,11 @@ int cmd_run(int argc, char **argv) {
     if (!model) return cli_usage_error("%s", msg);
   }
 
+  if (o.plot && model->form == NH_FORM_ODE) {
+    nh_model_destroy(model);
+    return cli_usage_error("--plot: no plot for a first-order (ODE-form) model; use --out for the trajectory");
+  }
+
   // the method and simulation
   const nh_method *method = o.method ? nh_method_find(o.method)
                                      : (model->flow ? nh_method_find("exact") : nh_method_find("dopri5"));
@@ -580,7 +585,7 @@ int cmd_run(int argc, char **argv) {
   }
 
   // run
-  nh_traj *traj = (o.out || o.plot) ? nh_traj_create(model->nq) : NULL;
+  nh_traj *traj = (o.out || o.plot) ? nh_traj_create(model->form == NH_FORM_ODE ? model->nx : model->nq) : NULL;
   double t0 = now_seconds();
   int status = nh_sim_run(sim, o.t_end, o.impacts, traj ? nh_traj_observer : NULL, traj);
   double wall = now_seconds() - t0;

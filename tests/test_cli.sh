@@ -82,6 +82,9 @@ awk -v e="$(num max_energy_rel_error "$T/jq")" -v r="$(num solver_max_residual "
   && ok "figure dg-fig4 (short)" || bad "figure dg-fig4: $(cat "$T/err")"
 "$NHOLO" figure dg-fig2 --members 4 --t-end 20 --out "$T/d2.png" >"$T/d2" 2>"$T/err" && [ -s "$T/d2.png" ] && grep -q "variance" "$T/d2" \
   && ok "figure dg-fig2 (small ensemble)" || bad "figure dg-fig2: $(cat "$T/err")"
+"$NHOLO" run suslov --method avf --dt 0.1 --t-end 1 --out "$T/su.csv" >/dev/null 2>"$T/err" && head -1 "$T/su.csv" | grep -qx "t,rho1,rho2" \
+  && [ "$(wc -l <"$T/su.csv")" -ge 12 ] && ok "run suslov --out (ODE-form CSV)" || bad "run suslov --out: $(cat "$T/err")"
+expect_usage "plot of an ODE-form model" run suslov --plot "$T/o/s.png"
 expect_usage "dg method on a mechanical model" run penny --method gonzalez --out "$T/o/x.csv"
 expect_usage "si-dla needs a constant mass matrix" run sleigh-dg-q --method si-dla --out "$T/o/x.csv"
 expect_usage "dg figure bad t-end" figure dg-fig3 --t-end -5 --out-dir "$T/o"

@@ -35,7 +35,8 @@ NH_API int nh_traj_append(nh_traj *traj, nh_sample_kind kind, double t, const do
 NH_API int nh_traj_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q,
                             const double *v, void *user);
 
-/* CSV of a trajectory: header "t,<coords>,<coords>_dot". */
+/* CSV of a trajectory: header "t,<coords>,<coords>_dot"; for an ODE-form model (trajectory of
+ * nx values per sample, v unused) "t,<state names>". */
 NH_API int nh_write_traj_csv(const char *path, const nh_model *model, const nh_traj *traj,
                              char *msg, size_t msg_size);
 /* CSV of the impact log: index (from 0), t, surface, status, energy_before, energy_after,

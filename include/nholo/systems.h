@@ -143,6 +143,11 @@ NH_API int nh_quartic_reduced_state(const double *q, const double *rho, double H
 /* Chaplygin sleigh, reduced (eq. (22)-(23)): x = (x1, x2, theta, rho1, rho2). */
 NH_API nh_model *nh_sleigh_dg_create(const nh_sleigh_dg_params *p, char *msg, size_t msg_size);
 
+/* Gearbox, reduced in the frame X1 = (-sin q3, 1, 0), X2 = (0, 0, 1) (spec 002 S4):
+ * x = (q1, q2, q3, rho1, rho2), the same initial state as nh_gearbox_create(rotating).
+ * Without Hessian or Pi-Jacobian (the library differences them). */
+NH_API nh_model *nh_gearbox_ap_create(int rotating, char *msg, size_t msg_size);
+
 /* Euler-Poincare-Suslov problem on so(3) (sec. 4.3), frame with I12 = 0 and constraint
  * omega3 = 0: x = (rho1, rho2), omega = (rho1/I11, rho2/I22, 0). Defaults (the paper gives no
  * values): spec 002 A.4, I11 = 2, I22 = 3, I13 = 0.5, I23 = 0.4, rho = (1, 0.5). */

@@ -248,7 +248,7 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
       small = 1; /* stagnation at the round-off floor (with a Jacobian of this solve) counts as converged */
     } else if (!small && !fresh && dxn > NH_NEWTON_CHORD_RATIO * dx_prev) {
       need = 1; /* reused factors contract poorly */
-    } else if (!small && exact && dxn > refresh_ratio * dx_prev_keep) {
+    } else if (!small && exact && (refresh_ratio <= 0.0 || dxn > refresh_ratio * dx_prev_keep)) {
       need = 1; /* simplified Newton contracts slowly (always, for refresh_ratio 0) */
     }
     dx_prev = dxn;

@@ -167,10 +167,11 @@ int nh_write_traj_csv(const char *path, const nh_model *model, const nh_traj *tr
     nh_set_msg(msg, msg_size, "nh_write_traj_csv: %s is NULL", model ? "trajectory" : "model");
     return NH_ERR_ARG;
   }
-  if (traj->nq != model->nq) {
+  const int ode = model->form == NH_FORM_ODE; /* ODE form: the samples are the state x (nx) */
+  if (traj->nq != (ode ? model->nx : model->nq)) {
     nh_set_msg(msg, msg_size,
             "nh_write_traj_csv: the trajectory has %d coordinates, the model '%s' has %d",
-            traj->nq, model->name, model->nq);
+            traj->nq, model->name, ode ? model->nx : model->nq);
     return NH_ERR_ARG;
   }
   if (traj->n < 0 || (traj->n > 0 && (!traj->t || !traj->q || !traj->v))) {
@@ -183,6 +184,21 @@ int nh_write_traj_csv(const char *path, const nh_model *model, const nh_traj *tr
   FILE *fp = out.fp;
   int nq = model->nq;
 
+  if (ode) {
+    // header t, the state names; rows t, x
+    fputs("t", fp);
+    for (int i = 0; i < model->nx; i++) {
+      fputc(',', fp);
+      put_name(fp, "", model->state_names, i, "x", "");
+    }
+    fputc('\n', fp);
+    for (long k = 0; k < traj->n && !ferror(fp); k++) {
+      fprintf(fp, "%.17g", traj->t[k]);
+      for (int i = 0; i < model->nx; i++) put_num(fp, traj->q[(size_t)k * (size_t)model->nx + (size_t)i]);
+      fputc('\n', fp);
+    }
+    return nh_outfile_commit(&out, msg, msg_size);
+  }
   fputs("t", fp);
   for (int i = 0; i < nq; i++) {
     fputc(',', fp);

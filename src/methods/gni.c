@@ -722,8 +722,13 @@ void nh_vi_set_carried(nh_stepper *s, double t, const double *x, const double *c
   s->restart = 0;
 }
 
-static int constant_mass(const nh_model *mo) { return mo->coriolis == NULL ? NH_OK : NH_ERR_UNSUPPORTED; }
+/* all four need a mechanical model (an ODE-form model has no M, V or A) */
+static int mechanical(const nh_model *mo) { return mo->form == NH_FORM_MECHANICAL ? NH_OK : NH_ERR_UNSUPPORTED; }
+static int constant_mass(const nh_model *mo) {
+  return mechanical(mo) == NH_OK && mo->coriolis == NULL ? NH_OK : NH_ERR_UNSUPPORTED;
+}
 static int unconstrained_or_holonomic(const nh_model *mo) {
+  if (mechanical(mo) != NH_OK) return NH_ERR_UNSUPPORTED;
   return mo->nc == 0 || (mo->holonomic && mo->nq + mo->nc <= 64) ? NH_OK : NH_ERR_UNSUPPORTED;
 }
 
@@ -734,7 +739,7 @@ const nh_method nh_method_gni = {
     .order = 2,
     .flags = NH_METHOD_SYMMETRIC,
     .work_size = vi_work_size,
-    .supports = NULL,
+    .supports = mechanical,
     .step = gni_step,
     .dense = nh_dense_linear,
 };

@@ -8,7 +8,7 @@
 #include "methods/method_impl.h"
 
 /* work layout: k1 k2 xt (nx each) */
-static size_t rk2_work_size(const nh_model *m) { return 3 * (size_t)(2 * m->nq); }
+static size_t rk2_work_size(const nh_model *m) { return 3 * (size_t)m->nx; }
 
 static int rk2_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
   const int n = s->nx;

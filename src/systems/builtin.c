@@ -14,6 +14,7 @@ static nh_model *sleigh_dg_default(char *msg, size_t msg_size) {
   nh_sleigh_dg_params p = nh_sleigh_dg_params_default();
   return nh_sleigh_dg_create(&p, msg, msg_size);
 }
+static nh_model *gearbox_ap_default(char *msg, size_t msg_size) { return nh_gearbox_ap_create(1, msg, msg_size); }
 static nh_model *suslov_default(char *msg, size_t msg_size) {
   nh_suslov_params p = nh_suslov_params_default();
   return nh_suslov_create(&p, msg, msg_size);
@@ -31,6 +32,7 @@ static const nh_builtin builtins[] = {
     {"quartic-ap", "the quartic system in almost-Poisson form (x, w, z, xi, eta), eq. (21)", nh_quartic_ap_create},
     {"sleigh-dg", "Chaplygin sleigh in almost-Poisson form (x1, x2, theta, rho1, rho2), eq. (22)", sleigh_dg_default},
     {"suslov", "Euler-Poincare-Suslov problem on so(3), almost-Poisson form (rho1, rho2)", suslov_default},
+    {"gearbox-ap", "the gearbox in almost-Poisson form (q1, q2, q3, rho1, rho2), frame of spec 002 S4", gearbox_ap_default},
     {"sleigh-dg-q", "Chaplygin sleigh in (x1, x2, theta), Fig. 3 data (Celledoni et al. 4.2)", sleigh_dg_q_default},
 };
 

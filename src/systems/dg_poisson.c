@@ -10,7 +10,12 @@
  *               Pi[x1,rho2] = cos(th)/sqrt(m), Pi[x2,rho2] = sin(th)/sqrt(m),
  *               Pi[th,rho1] = 1/sqrt(J + m a^2), Pi[rho1,rho2] = -C rho1, C = a sqrt(m)/(J + m a^2)
  *   suslov      sec. 4.3: x = (rho1, rho2), H = 1/2 (rho1^2/I11 + rho2^2/I22),
- *               Pi = [[0, -s], [s, 0]], s = C1 rho1 + C2 rho2, C1 = I13/I11, C2 = I23/I22 */
+ *               Pi = [[0, -s], [s, 0]], s = C1 rho1 + C2 rho2, C1 = I13/I11, C2 = I23/I22
+ *   gearbox-ap  sec. 4.4 in the frame X1 = (-sin q3, 1, 0), X2 = (0, 0, 1) (spec 002 S4, not in
+ *               the paper): x = (q1, q2, q3, rho1, rho2), H = rho1^2 / (2 (1 + sin^2 q3))
+ *               + rho2^2/2 + V(q), Pi = [[0, X], [-X^T, S]], S = [[0, k], [-k, 0]],
+ *               k = sin q3 cos q3 rho1 / (1 + sin^2 q3); Hessian and Pi-Jacobian left to the
+ *               library's differences */
 #include <math.h>
 #include <string.h>
 
@@ -287,5 +292,45 @@ nh_model *nh_suslov_create(const nh_suslov_params *p, char *msg, size_t msg_size
   d.hamiltonian_degree = 2;
   d.user = &sp;
   d.user_size = sizeof sp;
+  return nh_model_create(&d, msg, msg_size);
+}
+
+/* ---- gearbox-ap ------------------------------------------------------------------------ */
+
+static int gap_hamiltonian(const double *x, double *H, double *dH, void *user) {
+  (void)user;
+  double s = sin(x[2]), c = cos(x[2]), d = 1.0 + s * s, r1 = x[3], r2 = x[4];
+  if (H) *H = 0.5 * r1 * r1 / d + 0.5 * r2 * r2 + 0.5 * (x[0] * x[0] + x[1] * x[1]) + c - 0.2 * sin(2.0 * x[2]);
+  if (dH) {
+    dH[0] = x[0], dH[1] = x[1];
+    dH[2] = -r1 * r1 * s * c / (d * d) - s - 0.4 * cos(2.0 * x[2]);
+    dH[3] = r1 / d, dH[4] = r2;
+  }
+  return 0;
+}
+static int gap_poisson(const double *x, double *P, void *user) {
+  (void)user;
+  double s = sin(x[2]), c = cos(x[2]), k = s * c * x[3] / (1.0 + s * s);
+  for (int i = 0; i < 25; i++) P[i] = 0.0;
+  P[0 * 5 + 3] = -s, P[3 * 5 + 0] = s;   /* X1 = (-sin q3, 1, 0) */
+  P[1 * 5 + 3] = 1.0, P[3 * 5 + 1] = -1.0;
+  P[2 * 5 + 4] = 1.0, P[4 * 5 + 2] = -1.0; /* X2 = (0, 0, 1) */
+  P[3 * 5 + 4] = k, P[4 * 5 + 3] = -k;
+  return 0;
+}
+
+nh_model *nh_gearbox_ap_create(int rotating, char *msg, size_t msg_size) {
+  static const char *names[] = {"q1", "q2", "q3", "rho1", "rho2"};
+  /* the state of nh_gearbox_create: rho1 = p2 - sin(q3) p1 = (1 + sin^2 q3) p2, rho2 = p3 */
+  double s = sin(0.2);
+  const double x0[5] = {0.5, -0.3, 0.2, (1.0 + s * s) * 0.4, rotating ? 1.6 : 0.3};
+  nh_model_def d = nh_model_def_default();
+  d.name = "gearbox-ap";
+  d.form = NH_FORM_ODE;
+  d.nx = 5;
+  d.state_names = names;
+  d.x0 = x0;
+  d.hamiltonian = gap_hamiltonian;
+  d.poisson = gap_poisson;
   return nh_model_create(&d, msg, msg_size);
 }
