@@ -115,23 +115,28 @@ void nh_tape_ins(const nh_tape *tape, int i, int *kind, int *a, int *b, int *k, 
 int nh_tape_out_slot(const nh_tape *tape, int i) { return tape->out_slot[i]; }
 
 void nh_tape_eval(const nh_tape *tape, const double *vars, double *slots, double *outputs) {
-  const tape_ins *in = tape->ins;
-  const int nc = tape->nconst, first = nc + tape->nvarslot;
+  /* locals and restrict: the stores to slots cannot change the tape, so nothing is reloaded */
+  const tape_ins *restrict in = tape->ins;
+  const int nc = tape->nconst, nv = tape->nvarslot, first = nc + nv, nins = tape->nins;
+  const int nout = tape->nout;
+  const double *restrict cval = tape->cval;
+  const int *restrict vk = tape->var_k, *restrict os = tape->out_slot;
+  double *restrict sl = slots;
   /* constants and variables in, then one pass over the operations */
-  for (int i = 0; i < nc; i++) slots[i] = tape->cval[i];
-  for (int j = 0; j < tape->nvarslot; j++) slots[nc + j] = vars[tape->var_k[j]];
-  for (int i = first; i < tape->nins; i++) {
+  for (int i = 0; i < nc; i++) sl[i] = cval[i];
+  for (int j = 0; j < nv; j++) sl[nc + j] = vars[vk[j]];
+  for (int i = first; i < nins; i++) {
     const tape_ins *p = &in[i];
     switch (p->kind) { /* the common operations inline, the rest through nh_expr_op */
-    case NH_EX_ADD: slots[i] = slots[p->a] + slots[p->b]; break;
-    case NH_EX_SUB: slots[i] = slots[p->a] - slots[p->b]; break;
-    case NH_EX_MUL: slots[i] = slots[p->a] * slots[p->b]; break;
-    case NH_EX_NEG: slots[i] = -slots[p->a]; break;
+    case NH_EX_ADD: sl[i] = sl[p->a] + sl[p->b]; break;
+    case NH_EX_SUB: sl[i] = sl[p->a] - sl[p->b]; break;
+    case NH_EX_MUL: sl[i] = sl[p->a] * sl[p->b]; break;
+    case NH_EX_NEG: sl[i] = -sl[p->a]; break;
     case NH_EX_POWI: /* squares are the common case; x*x is what binary powering computes */
-      slots[i] = p->k == 2 ? slots[p->a] * slots[p->a] : nh_expr_powi_eval(slots[p->a], p->k);
+      sl[i] = p->k == 2 ? sl[p->a] * sl[p->a] : nh_expr_powi_eval(sl[p->a], p->k);
       break;
-    default: slots[i] = nh_expr_op(p->kind, slots[p->a], slots[p->b], p->k); break;
+    default: sl[i] = nh_expr_op(p->kind, sl[p->a], sl[p->b], p->k); break;
     }
   }
-  for (int i = 0; i < tape->nout; i++) outputs[i] = slots[tape->out_slot[i]];
+  for (int i = 0; i < nout; i++) outputs[i] = sl[os[i]];
 }
