@@ -37,8 +37,9 @@
  * up to the root s_T of the Taylor model  g + g' s + g'' s^2/2,  g certainly decreases on
  * [t, t + s_T] (a "Taylor" step: at most one crossing, approached with third-order
  * convergence; a step whose remainder L3 s_T^3/6 is below the rounding of g lands on the
- * root). Both ends share one sincos per step and the step is the shorter proposal; a sign
- * change is refined by bracketed Newton to |g| <= 2 eps (or to the rounding of g). Far from
+ * root when the other end is certified inside up to there, by its own safe step). Both
+ * ends share one sincos per step and the step is the shorter proposal; a sign change is
+ * refined by bracketed Newton to |g| <= 2 eps (or to the rounding of g). Far from
  * the wall the steps are long; near a tangency the cubic model converges superlinearly to the
  * touching point, so a graze that dips below zero by more than the rounding of g is never
  * skipped, and an exact tangency costs ~20 evaluations. The paper's runs take 4-6.
@@ -477,10 +478,12 @@ static int penny_predict(const double *q0, const double *v0, double tau_max, dou
       tn = lim;
     }
     // a Taylor step whose remainder L3 s^3/6 is below the rounding of g lands on the root;
-    // done without evaluating when the other end is certified beyond it
-    int kb = prop[0] <= prop[1] ? 0 : 1;
+    // done without evaluating when the other end is certified beyond it (its safe step, or
+    // the safe step from its Taylor data when it is approaching too)
+    int kb = prop[0] <= prop[1] ? 0 : 1, ko = 1 - kb;
     if (taylor[kb] && step == prop[kb] && tn == t + step &&
-        L3 * step * step * step <= 24.0 * DBL_EPSILON && !taylor[1 - kb] && prop[1 - kb] > step) {
+        L3 * step * step * step <= 24.0 * DBL_EPSILON &&
+        (taylor[ko] ? safe_step(e[ko].g, e[ko].g1, L2) : prop[ko]) > step) {
       best = tn, best_k = kb;
       break;
     }
