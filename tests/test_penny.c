@@ -741,16 +741,62 @@ static int test_run_circle_elastic(void) {
   return 0;
 }
 
+/* The circle's impact times by the circle-circle oracle instead of the predictor (the same
+ * flow and impact map), while the normal speed at the crossing is at least vn_min; returns
+ * the number of impacts, their times in t. */
+static int oracle_chain(int plastic, double vn_min, double *t_out) {
+  nh_penny_params p = run_params(0, plastic);
+  nh_model *m = nh_penny_create(&p, NULL, 0);
+  double q[4], v[4], t = 0.0, work[256];
+  memcpy(q, m->q0, sizeof q);
+  memcpy(v, m->v0, sizeof v);
+  int n = 0;
+  while (n < NIMP) {
+    int k;
+    double tau = oracle(p.R, p.a, q, v, &k, NULL), q1[4], v1[4], vout[4], dg[8];
+    if (!(tau < INFINITY)) break;
+    flow(m, q, v, tau, q1, v1);
+    m->gap(q1, NULL, dg, m->user);
+    double g1 = fabs(dg[4 * k] * v1[0] + dg[4 * k + 1] * v1[1] + dg[4 * k + 3] * v1[3]);
+    if (g1 / hypot(dg[4 * k], dg[4 * k + 1]) < vn_min) break;
+    if (nh_model_impact(m, k, q1, v1, NULL, NULL, vout, NULL, NULL, work) != NH_OK) break;
+    t += tau;
+    t_out[n++] = t;
+    memcpy(q, q1, sizeof q);
+    memcpy(v, vout, sizeof v);
+  }
+  nh_model_destroy(m);
+  return n;
+}
+
+/* normal speed (m/s) above which a crossing is resolved independently of rounding (see
+ * run_chain: below ~1e-8 "crossing or graze" is decided by the last bits of g) */
+#define PENNY_VN_RESOLVED 1e-7
+
 /* T18 (circle, plastic), T15, T19, T20 */
 static int test_run_circle_plastic(void) {
   run_log L;
   ENSURE(run_chain(0, 1, &L) == 0);
   print_run("circle plastic", &L);
   // converging to a grazing spin (spec 000 sec. 3.5): the last impacts are at the rounding
-  // level of g, so the run ends with the 20th impact (t ~ 8.23 s) or slightly earlier
+  // level of g, so the run ends with the 20th impact or earlier
   ENSURE(L.n >= 17 && L.checked >= 14 && (L.n == NIMP || L.grazing));
   ENSURE(L.vn[L.n - 1] < 1e-8);
-  ENSURE_NEAR(L.t[L.n - 1], 8.23, 0.01);
+  // the impacts well above the rounding floor happen at the oracle chain's times (T15:
+  // 1e-9 relative); whether the ones at the floor (vn ~ 1e-8 .. 1e-9, the 15th on) happen
+  // at all depends on the last bits of g (a 1-ulp change of the initial rolling rate flips
+  // the 20th), so those are only required to stay at the floor
+  double tO[NIMP];
+  int nO = oracle_chain(1, PENNY_VN_RESOLVED, tO), nres = 0;
+  while (nres < L.n && L.vn[nres] >= PENNY_VN_RESOLVED) nres++;
+  printf("  circle plastic: %d impacts above vn = %g m/s (oracle chain %d), t_%d = %.12f\n", nres,
+         PENNY_VN_RESOLVED, nO, nres, L.t[nres - 1]);
+  ENSURE(nres == nO && nres >= 14);
+  double dmax = 0.0;
+  for (int i = 0; i < nres; i++) dmax = fmax(dmax, fabs(L.t[i] - tO[i]) / tO[i]);
+  printf("  largest relative difference of those times: %.2e\n", dmax);
+  for (int i = 0; i < nres; i++) ENSURE_REL(L.t[i], tO[i], 1e-9);
+  for (int i = nres; i < L.n; i++) ENSURE(L.vn[i] < PENNY_VN_RESOLVED);
   ENSURE(check_fbfbf(&L) == 0);
   for (int k = 1; k <= 8; k++) ENSURE_NEAR(L.sig[k] / L.sig[k - 1], 0.371889465601, 1e-6);
   const double ratio[] = {0.288913234093, 0.190568672455, 0.176967445056, 0.175086371169,

@@ -39,6 +39,9 @@
 #include "la/la.h"
 #include "nholo/impact.h"
 
+/* helpers forced inline so that the fixed-size copies of the map unroll */
+#define IMPACT_INLINE NH_LA_INLINE
+
 nh_impact_tol nh_impact_tol_default(void) {
   nh_impact_tol t;
   t.sig_tol = 0.0;
@@ -70,7 +73,7 @@ size_t nh_impact_work_size(int nq, int nc) {
   return n * n + m * n + m * m + 5 * n + 2 * m;
 }
 
-static impact_work carve(int nq, int nc, double *work) {
+IMPACT_INLINE impact_work carve(int nq, int nc, double *work) {
   size_t n = (size_t)nq, m = (size_t)nc;
   impact_work iw;
   iw.L = work;
@@ -87,25 +90,25 @@ static impact_work carve(int nq, int nc, double *work) {
   return iw;
 }
 
-static int all_finite(int n, const double *x) {
+IMPACT_INLINE int all_finite(int n, const double *x) {
   for (int i = 0; i < n; i++)
     if (!isfinite(x[i])) return 0;
   return 1;
 }
 
 /* b <- M^-1 b with the factor of M (a diagonal one tested once, in factor_metric) */
-static void solve_M(int nq, const impact_work *iw, double *b) {
+IMPACT_INLINE void solve_M(int nq, const impact_work *iw, double *b) {
   if (iw->diag)
     nh_la_diag_solve(nq, iw->L, b);
   else
-    nh_la_chol_solve(nq, iw->L, b);
+    nh_la_chol_solve_inline(nq, iw->L, b);
 }
 
 /* Factor M and G = A M^-1 A^T, forming W = M^-1 A^T on the way. */
-static int factor_metric(int nq, int nc, const double *M, const double *A, impact_work *iw) {
+IMPACT_INLINE int factor_metric(int nq, int nc, const double *M, const double *A, impact_work *iw) {
   memcpy(iw->L, M, sizeof(double) * (size_t)nq * (size_t)nq);
-  if (nh_la_chol(nq, iw->L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
-  iw->diag = nh_la_lower_zero(nq, iw->L);
+  if (nh_la_chol_inline(nq, iw->L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
+  iw->diag = nh_la_lower_zero_inline(nq, iw->L);
   if (nc == 0) return NH_OK;
   if (nc > nq) return NH_ERR_SINGULAR; /* more one-forms than coordinates */
   /* W^k = M^-1 A_k^T (rows of W) */
@@ -118,21 +121,21 @@ static int factor_metric(int nq, int nc, const double *M, const double *A, impac
       iw->G[(size_t)k * nc + l] = g;
       iw->G[(size_t)l * nc + k] = g;
     }
-  if (nh_la_chol(nc, iw->G, 0.0, NULL) != NH_OK) return NH_ERR_SINGULAR;
+  if (nh_la_chol_inline(nc, iw->G, 0.0, NULL) != NH_OK) return NH_ERR_SINGULAR;
   return NH_OK;
 }
 
 /* x <- x - W^T G^-1 (A x) for a vector x (nq): the projection Pi x. coef (nc) receives
  * G^-1 A x. */
-static void project(int nq, int nc, const double *A, const impact_work *iw, double *x,
+IMPACT_INLINE void project(int nq, int nc, const double *A, const impact_work *iw, double *x,
                     double *coef) {
   for (int k = 0; k < nc; k++) coef[k] = nh_la_dot(nq, A + (size_t)k * nq, x);
-  nh_la_chol_solve(nc, iw->G, coef);
+  nh_la_chol_solve_inline(nc, iw->G, coef);
   for (int k = 0; k < nc; k++) nh_la_axpy(nq, -coef[k], iw->W + (size_t)k * nq, x);
 }
 
 /* |A v|_inf and |A|_inf (row-sum norm) */
-static double residual(int nq, int nc, const double *A, const double *v, double *normA) {
+IMPACT_INLINE double residual(int nq, int nc, const double *A, const double *v, double *normA) {
   double res = 0.0, na = 0.0;
   for (int k = 0; k < nc; k++) {
     const double *Ak = A + (size_t)k * nq;
@@ -150,9 +153,12 @@ static int valid_tol(const nh_impact_tol *t) {
          isfinite(t->degenerate_tol) && t->constraint_tol >= 0.0 && isfinite(t->constraint_tol);
 }
 
-int nh_impact_map(int nq, int nc, const double *M, const double *A, const double *dg,
-                  const double *v, nh_impact_law law, const nh_impact_tol *tol, double *v_out,
-                  double *lambda, nh_impact_info *info, double *work) {
+/* the map for given sizes; inlined into nh_impact_map once per small size, where the
+ * constant nq, nc unroll every loop (the same operations in the same order: the same
+ * results) */
+IMPACT_INLINE int impact_map_n(int nq, int nc, const double *M, const double *A, const double *dg,
+                               const double *v, nh_impact_law law, const nh_impact_tol *tol,
+                               double *v_out, double *lambda, nh_impact_info *info, double *work) {
   nh_impact_info inf;
   memset(&inf, 0, sizeof inf);
   if (info) *info = inf;
@@ -246,6 +252,24 @@ fail:
   nh_la_copy(nq, v, v_out);
   if (info) *info = inf;
   return status;
+}
+
+int nh_impact_map(int nq, int nc, const double *M, const double *A, const double *dg,
+                  const double *v, nh_impact_law law, const nh_impact_tol *tol, double *v_out,
+                  double *lambda, nh_impact_info *info, double *work) {
+#define IMPACT_MAP_N(n, c) impact_map_n(n, c, M, A, dg, v, law, tol, v_out, lambda, info, work)
+  /* small systems (the penny is nq = 4, nc = 2): fixed-size copies */
+  switch (nq * 8 + nc) {
+  case 2 * 8 + 0: return IMPACT_MAP_N(2, 0);
+  case 2 * 8 + 1: return IMPACT_MAP_N(2, 1);
+  case 3 * 8 + 0: return IMPACT_MAP_N(3, 0);
+  case 3 * 8 + 1: return IMPACT_MAP_N(3, 1);
+  case 3 * 8 + 2: return IMPACT_MAP_N(3, 2);
+  case 4 * 8 + 1: return IMPACT_MAP_N(4, 1);
+  case 4 * 8 + 2: return IMPACT_MAP_N(4, 2);
+  default: return IMPACT_MAP_N(nq, nc);
+  }
+#undef IMPACT_MAP_N
 }
 
 int nh_project_velocity(int nq, int nc, const double *M, const double *A, const double *v,

@@ -11,18 +11,9 @@
 #include "nholo/status.h"
 
 /* the relative threshold actually used */
-static double rank_tol(double tol) { return tol > 0.0 ? tol : NH_LA_RANK_TOL; }
+static double rank_tol(double tol) { return nh_la_rank_tol(tol); }
 
 /* ---- BLAS-like helpers ------------------------------------------------------------- */
-
-double nh_la_norm_inf(int n, const double *x) {
-  double m = 0.0;
-  for (int i = 0; i < n; i++) {
-    double a = fabs(x[i]);
-    if (a > m || isnan(a)) m = a; /* NaN propagates */
-  }
-  return m;
-}
 
 double nh_la_norm2(int n, const double *x) {
   /* scale by the largest entry so that the squares neither overflow nor underflow */
@@ -66,75 +57,11 @@ void nh_la_transpose(int m, int n, const double *A, double *B) {
 
 /* ---- Cholesky A = L L^T ------------------------------------------------------------ */
 
-int nh_la_lower_zero(int n, const double *A) {
-  const double *row = A;
-  for (int i = 1; i < n; i++) {
-    row += n;
-    for (int j = 0; j < i; j++)
-      if (row[j] != 0.0) return 0;
-  }
-  return 1;
-}
+int nh_la_lower_zero(int n, const double *A) { return nh_la_lower_zero_inline(n, A); }
 
-int nh_la_chol(int n, double *A, double tol, int *rank) {
-  /* scale: the largest diagonal entry (only the lower triangle is read) */
-  double dmax = 0.0;
-  for (int i = 0; i < n; i++)
-    if (A[(size_t)i * n + i] > dmax) dmax = A[(size_t)i * n + i];
-  double thr = rank_tol(tol) * dmax;
-  int r = 0;
+int nh_la_chol(int n, double *A, double tol, int *rank) { return nh_la_chol_inline(n, A, tol, rank); }
 
-  /* diagonal A (a common mass matrix): the sweep below reduces to L_jj = sqrt(A_jj) */
-  if (nh_la_lower_zero(n, A)) {
-    for (int j = 0; j < n; j++) {
-      double d = A[(size_t)j * n + j];
-      if (!(d > thr) || !(d > 0.0)) {
-        for (int i = j; i < n; i++) A[(size_t)i * n + j] = 0.0;
-        continue;
-      }
-      A[(size_t)j * n + j] = sqrt(d);
-      r++;
-    }
-    if (rank) *rank = r;
-    return r == n ? NH_OK : NH_ERR_NOT_SPD;
-  }
-
-  /* left-looking column by column; a rejected pivot zeroes its column of L, so a
-   * positive semi-definite matrix of rank r accepts exactly r pivots */
-  for (int j = 0; j < n; j++) {
-    double *Lj = A + (size_t)j * n;
-    double d = Lj[j] - nh_la_dot(j, Lj, Lj);
-    if (!(d > thr) || !(d > 0.0)) {
-      for (int i = j; i < n; i++) A[(size_t)i * n + j] = 0.0;
-      continue;
-    }
-    double ljj = sqrt(d);
-    Lj[j] = ljj;
-    r++;
-    for (int i = j + 1; i < n; i++) {
-      double *Li = A + (size_t)i * n;
-      Li[j] = (Li[j] - nh_la_dot(j, Li, Lj)) / ljj;
-    }
-  }
-  if (rank) *rank = r;
-  return r == n ? NH_OK : NH_ERR_NOT_SPD;
-}
-
-void nh_la_chol_solve(int n, const double *L, double *b) {
-  /* diagonal L: both sweeps divide by L_ii (the same roundings as the general sweeps) */
-  if (nh_la_lower_zero(n, L)) {
-    nh_la_diag_solve(n, L, b);
-    return;
-  }
-  /* forward: L y = b */
-  for (int i = 0; i < n; i++) b[i] = (b[i] - nh_la_dot(i, L + (size_t)i * n, b)) / L[(size_t)i * n + i];
-  /* backward: L^T x = y */
-  for (int i = n - 1; i >= 0; i--) {
-    double s = b[i];
-    for (int k = i + 1; k < n; k++) s -= L[(size_t)k * n + i] * b[k];
-    b[i] = s / L[(size_t)i * n + i];
-  }
-}
+void nh_la_chol_solve(int n, const double *L, double *b) { nh_la_chol_solve_inline(n, L, b); }
 
 void nh_la_chol_solve_mat(int n, int nrhs, const double *L, double *B) {
   /* the same two sweeps on whole rows of B */

@@ -7,7 +7,26 @@
 #ifndef NH_LA_H
 #define NH_LA_H
 
+#include <math.h>
 #include <stddef.h>
+
+#include "nholo/status.h"
+
+/* Forced inlining where the compiler allows it (GCC, Clang): small fixed-size callers rely
+ * on it for unrolled loops. */
+#if defined(__GNUC__)
+#define NH_LA_INLINE static inline __attribute__((always_inline))
+#else
+#define NH_LA_INLINE static inline
+#endif
+/* Loops of the inline helpers are unrolled: completely where n is a compile-time constant */
+#if defined(__clang__)
+#define NH_LA_UNROLL _Pragma("unroll 4")
+#elif defined(__GNUC__)
+#define NH_LA_UNROLL _Pragma("GCC unroll 4")
+#else
+#define NH_LA_UNROLL
+#endif
 
 /* Relative pivot threshold used for rank decisions when the caller passes tol <= 0. */
 #define NH_LA_RANK_TOL 1e-13
@@ -15,22 +34,29 @@
 /* ---- BLAS-like helpers ------------------------------------------------------------- */
 
 /* The level-1 helpers are inline: the systems are tiny, so call overhead dominates. */
-static inline double nh_la_dot(int n, const double *x, const double *y) { /* x . y */
+NH_LA_INLINE double nh_la_dot(int n, const double *x, const double *y) { /* x . y */
   double s = 0.0;
-  for (int i = 0; i < n; i++) s += x[i] * y[i];
+  NH_LA_UNROLL for (int i = 0; i < n; i++) s += x[i] * y[i];
   return s;
 }
-static inline void nh_la_axpy(int n, double a, const double *x, double *y) { /* y += a x */
-  for (int i = 0; i < n; i++) y[i] += a * x[i];
+NH_LA_INLINE void nh_la_axpy(int n, double a, const double *x, double *y) { /* y += a x */
+  NH_LA_UNROLL for (int i = 0; i < n; i++) y[i] += a * x[i];
 }
-static inline void nh_la_copy(int n, const double *x, double *y) { /* y = x */
+NH_LA_INLINE void nh_la_copy(int n, const double *x, double *y) { /* y = x */
   if (x == y) return;
-  for (int i = 0; i < n; i++) y[i] = x[i];
+  NH_LA_UNROLL for (int i = 0; i < n; i++) y[i] = x[i];
 }
-static inline void nh_la_scale(int n, double a, double *x) { /* x *= a */
-  for (int i = 0; i < n; i++) x[i] *= a;
+NH_LA_INLINE void nh_la_scale(int n, double a, double *x) { /* x *= a */
+  NH_LA_UNROLL for (int i = 0; i < n; i++) x[i] *= a;
 }
-double nh_la_norm_inf(int n, const double *x);                  /* max |x_i| */
+NH_LA_INLINE double nh_la_norm_inf(int n, const double *x) { /* max |x_i|, NaN propagates */
+  double m = 0.0;
+  NH_LA_UNROLL for (int i = 0; i < n; i++) {
+    double a = fabs(x[i]);
+    if (a > m || isnan(a)) m = a;
+  }
+  return m;
+}
 double nh_la_norm2(int n, const double *x);                     /* sqrt(x . x), overflow-safe */
 /* y = A x, A (m x n). y must not alias x. */
 void nh_la_gemv(int m, int n, const double *A, const double *x, double *y);
@@ -49,8 +75,8 @@ void nh_la_transpose(int m, int n, const double *A, double *B);
 int nh_la_lower_zero(int n, const double *A);
 /* Solve L L^T x = b in place for a diagonal L (nh_la_lower_zero(n, L)): b_i / L_ii / L_ii,
  * the roundings of nh_la_chol_solve, which takes this path for such an L. */
-static inline void nh_la_diag_solve(int n, const double *L, double *b) {
-  for (int i = 0; i < n; i++) b[i] = b[i] / L[(size_t)i * n + i] / L[(size_t)i * n + i];
+NH_LA_INLINE void nh_la_diag_solve(int n, const double *L, double *b) {
+  NH_LA_UNROLL for (int i = 0; i < n; i++) b[i] = b[i] / L[(size_t)i * n + i] / L[(size_t)i * n + i];
 }
 
 /* Factor SPD A (n x n) in place: the lower triangle receives L (the strict upper triangle is
@@ -65,6 +91,83 @@ int nh_la_chol(int n, double *A, double tol, int *rank);
  * short path with the same roundings (b_i / L_ii / L_ii; for finite b, up to the sign of a
  * zero result). */
 void nh_la_chol_solve(int n, const double *L, double *b);
+/* The factorization and its solve are inline as well (nh_la_*_inline): a caller that
+ * knows n at compile time (the impact map's small-size paths) gets them unrolled, with the
+ * same roundings as the out-of-line functions, which call them. */
+
+/* the relative threshold actually used for a caller's tol */
+NH_LA_INLINE double nh_la_rank_tol(double tol) { return tol > 0.0 ? tol : NH_LA_RANK_TOL; }
+
+NH_LA_INLINE int nh_la_lower_zero_inline(int n, const double *A) {
+  const double *row = A;
+  NH_LA_UNROLL for (int i = 1; i < n; i++) {
+    row += n;
+    NH_LA_UNROLL for (int j = 0; j < i; j++)
+      if (row[j] != 0.0) return 0;
+  }
+  return 1;
+}
+
+NH_LA_INLINE int nh_la_chol_inline(int n, double *A, double tol, int *rank) {
+  /* scale: the largest diagonal entry (only the lower triangle is read) */
+  double dmax = 0.0;
+  NH_LA_UNROLL for (int i = 0; i < n; i++)
+    if (A[(size_t)i * n + i] > dmax) dmax = A[(size_t)i * n + i];
+  double thr = nh_la_rank_tol(tol) * dmax;
+  int r = 0;
+
+  /* diagonal A (a common mass matrix): the sweep below reduces to L_jj = sqrt(A_jj) */
+  if (nh_la_lower_zero_inline(n, A)) {
+    NH_LA_UNROLL for (int j = 0; j < n; j++) {
+      double d = A[(size_t)j * n + j];
+      if (!(d > thr) || !(d > 0.0)) {
+        NH_LA_UNROLL for (int i = j; i < n; i++) A[(size_t)i * n + j] = 0.0;
+        continue;
+      }
+      A[(size_t)j * n + j] = sqrt(d);
+      r++;
+    }
+    if (rank) *rank = r;
+    return r == n ? NH_OK : NH_ERR_NOT_SPD;
+  }
+
+  /* left-looking column by column; a rejected pivot zeroes its column of L, so a
+   * positive semi-definite matrix of rank r accepts exactly r pivots */
+  NH_LA_UNROLL for (int j = 0; j < n; j++) {
+    double *Lj = A + (size_t)j * n;
+    double d = Lj[j] - nh_la_dot(j, Lj, Lj);
+    if (!(d > thr) || !(d > 0.0)) {
+      NH_LA_UNROLL for (int i = j; i < n; i++) A[(size_t)i * n + j] = 0.0;
+      continue;
+    }
+    double ljj = sqrt(d);
+    Lj[j] = ljj;
+    r++;
+    NH_LA_UNROLL for (int i = j + 1; i < n; i++) {
+      double *Li = A + (size_t)i * n;
+      Li[j] = (Li[j] - nh_la_dot(j, Li, Lj)) / ljj;
+    }
+  }
+  if (rank) *rank = r;
+  return r == n ? NH_OK : NH_ERR_NOT_SPD;
+}
+
+NH_LA_INLINE void nh_la_chol_solve_inline(int n, const double *L, double *b) {
+  /* diagonal L: both sweeps divide by L_ii (the same roundings as the general sweeps) */
+  if (nh_la_lower_zero_inline(n, L)) {
+    nh_la_diag_solve(n, L, b);
+    return;
+  }
+  /* forward: L y = b */
+  NH_LA_UNROLL for (int i = 0; i < n; i++) b[i] = (b[i] - nh_la_dot(i, L + (size_t)i * n, b)) / L[(size_t)i * n + i];
+  /* backward: L^T x = y */
+  NH_LA_UNROLL for (int i = n - 1; i >= 0; i--) {
+    double s = b[i];
+    NH_LA_UNROLL for (int k = i + 1; k < n; k++) s -= L[(size_t)k * n + i] * b[k];
+    b[i] = s / L[(size_t)i * n + i];
+  }
+}
+
 /* Solve for nrhs right-hand sides stored as the columns of B (n x nrhs), in place. */
 void nh_la_chol_solve_mat(int n, int nrhs, const double *L, double *B);
 

@@ -15,7 +15,8 @@
  *   y = y0 - (Omega/omega) R (cos(omega t + phi0) - cos phi0)                            (26)
  * (26) is evaluated in its regular form (no singularity at omega = 0):
  *   half = omega t / 2,  amp = R Omega t sinc(half),
- *   x = x0 + amp cos(phi0 + half),  y = y0 + amp sin(phi0 + half).
+ *   x = x0 + amp cos(phi0 + half),  y = y0 + amp sin(phi0 + half),
+ * with e(phi0 + half) = e(phi) turned back by half (one sincos of the large angle phi).
  * The coin's ends (front s = +1, eq. 27; back s = -1, eq. 34) are P_s = (x, y) + s R d. The
  * table (35) is h(X, Y) = X^2/a^2 + Y^2/b^2 - 1 < 0 inside; the model's gaps are
  *   g_s(q) = -h(P_s) = 1 - X_s^2/a^2 - Y_s^2/b^2   (admissible where >= 0),
@@ -37,8 +38,9 @@
  * up to the root s_T of the Taylor model  g + g' s + g'' s^2/2,  g certainly decreases on
  * [t, t + s_T] (a "Taylor" step: at most one crossing, approached with third-order
  * convergence; a step whose remainder L3 s_T^3/6 is below the rounding of g lands on the
- * root). Both ends share one sincos per step and the step is the shorter proposal; a sign
- * change is refined by bracketed Newton to |g| <= 2 eps (or to the rounding of g). Far from
+ * root when the other end is certified inside up to there, by its own safe step). Both
+ * ends share one sincos per step and the step is the shorter proposal; a sign change is
+ * refined by bracketed Newton to |g| <= 2 eps (or to the rounding of g). Far from
  * the wall the steps are long; near a tangency the cubic model converges superlinearly to the
  * touching point, so a graze that dips below zero by more than the rounding of g is never
  * skipped, and an exact tangency costs ~20 evaluations. The paper's runs take 4-6.
@@ -71,13 +73,13 @@ typedef struct penny_data {
   double ia2, ib2; /* 1/a^2, 1/b^2 */
 } penny_data;
 
-/* sin(z)/z, with its series near 0 */
-static double sinc(double z) {
+/* sin(z)/z given sz = sin(z), with its series near 0 */
+static inline double sinc_of(double z, double sz) {
   if (fabs(z) < 1e-4) {
     double z2 = z * z;
     return 1.0 - z2 / 6.0 * (1.0 - z2 / 20.0);
   }
-  return sin(z) / z;
+  return sz / z;
 }
 
 /* ---- parameters ------------------------------------------------------------------- */
@@ -221,15 +223,16 @@ static int penny_flow(const double *q0, const double *v0, double tau, double *q,
   const penny_data *p = user;
   double x0 = q0[0], y0 = q0[1], th0 = q0[2], phi0 = q0[3];
   double Om = v0[2], om = v0[3];
-  double half = 0.5 * om * tau;
-  double amp = p->R * Om * tau * sinc(half);
-  double phi = phi0 + om * tau;
-  q[0] = x0 + amp * cos(phi0 + half);
-  q[1] = y0 + amp * sin(phi0 + half);
+  double half = 0.5 * om * tau, sh = sin(half), ch = cos(half);
+  double amp = p->R * Om * tau * sinc_of(half, sh);
+  double phi = phi0 + om * tau, cp = cos(phi), sp = sin(phi);
+  // e(phi0 + half) = e(phi) turned back by half: one sincos of the large angle phi
+  q[0] = x0 + amp * (cp * ch + sp * sh);
+  q[1] = y0 + amp * (sp * ch - cp * sh);
   q[2] = th0 + Om * tau;
   q[3] = phi;
-  v[0] = p->R * cos(phi) * Om; /* rounded as A(q) v, so that A(q) v = 0 exactly */
-  v[1] = p->R * sin(phi) * Om;
+  v[0] = p->R * cp * Om; /* rounded as A(q) v, so that A(q) v = 0 exactly */
+  v[1] = p->R * sp * Om;
   v[2] = Om;
   v[3] = om;
   return 0;
@@ -252,7 +255,7 @@ typedef struct endval {
 static inline double dmin(double a, double b) { return a < b ? a : b; }
 static inline double dmax(double a, double b) { return a > b ? a : b; }
 
-static void flight_eval(const flight *f, double t, endval e[2]) {
+static inline void flight_eval(const flight *f, double t, endval e[2]) {
   double sh = 0.0, ch = 1.0, S = t;
   if (t != 0.0) {
     double half = 0.5 * f->w * t;
@@ -477,10 +480,12 @@ static int penny_predict(const double *q0, const double *v0, double tau_max, dou
       tn = lim;
     }
     // a Taylor step whose remainder L3 s^3/6 is below the rounding of g lands on the root;
-    // done without evaluating when the other end is certified beyond it
-    int kb = prop[0] <= prop[1] ? 0 : 1;
+    // done without evaluating when the other end is certified beyond it (its safe step, or
+    // the safe step from its Taylor data when it is approaching too)
+    int kb = prop[0] <= prop[1] ? 0 : 1, ko = 1 - kb;
     if (taylor[kb] && step == prop[kb] && tn == t + step &&
-        L3 * step * step * step <= 24.0 * DBL_EPSILON && !taylor[1 - kb] && prop[1 - kb] > step) {
+        L3 * step * step * step <= 24.0 * DBL_EPSILON &&
+        (taylor[ko] ? safe_step(e[ko].g, e[ko].g1, L2) : prop[ko]) > step) {
       best = tn, best_k = kb;
       break;
     }
