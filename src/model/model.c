@@ -387,10 +387,9 @@ int nh_model_monitor_index(const nh_model *m, const char *name) {
 /* max nq for the small stack buffers of the pointwise queries below */
 #define NH_QUERY_MAX 32
 
-int nh_model_energy_ws(const nh_model *m, const double *q, const double *v, double *M, double *E) {
+int nh_model_energy_given_M(const nh_model *m, const double *q, const double *v, const double *M, double *E) {
   const int n = m->nq;
-  int rc = nh_cb(m->mass(q, M, m->user));
-  if (rc) return rc;
+  int rc;
   double T = 0.0, V = 0.0;
   for (int i = 0; i < n; i++) T += v[i] * nh_la_dot(n, M + (size_t)i * n, v);
   if (m->potential && (rc = nh_cb(m->potential(q, &V, NULL, m->user)))) return rc;
@@ -398,15 +397,26 @@ int nh_model_energy_ws(const nh_model *m, const double *q, const double *v, doub
   return 0;
 }
 
+int nh_model_energy_ws(const nh_model *m, const double *q, const double *v, double *M, double *E) {
+  int rc = nh_cb(m->mass(q, M, m->user));
+  if (rc) return rc;
+  return nh_model_energy_given_M(m, q, v, M, E);
+}
+
+void nh_model_residual_given_A(const nh_model *m, const double *v, const double *A, double *res) {
+  *res = 0.0;
+  for (int k = 0; k < m->nc; k++) {
+    double r = fabs(nh_la_dot(m->nq, A + (size_t)k * m->nq, v));
+    if (r > *res) *res = r;
+  }
+}
+
 int nh_model_residual_ws(const nh_model *m, const double *q, const double *v, double *A, double *res) {
   *res = 0.0;
   if (m->nc == 0) return 0;
   int rc = nh_cb(m->constraint(q, v, A, NULL, m->user));
   if (rc) return rc;
-  for (int k = 0; k < m->nc; k++) {
-    double r = fabs(nh_la_dot(m->nq, A + (size_t)k * m->nq, v));
-    if (r > *res) *res = r;
-  }
+  nh_model_residual_given_A(m, v, A, res);
   return 0;
 }
 
