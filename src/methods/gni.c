@@ -222,16 +222,50 @@ static int mass_factor(const nh_model *mo, const double *q, double *M, double *L
 }
 
 /* y = M^-1 x: with the factor L, or with M^-1 (w->Minv) for the constant factor w->L0 */
-static void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) {
+static inline void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) {
+  const int n = w->n;
   if (L == w->L0 && *w->mfact == 1.0) {
-    nh_la_gemv(w->n, w->n, w->Minv, x, y);
+    for (int i = 0; i < n; i++) y[i] = nh_la_dot(n, w->Minv + (size_t)i * n, x); /* nh_la_gemv */
     return;
   }
-  nh_la_copy(w->n, x, y);
-  nh_la_chol_solve(w->n, L, y);
+  nh_la_copy(n, x, y);
+  nh_la_chol_solve(n, L, y);
 }
 
-/* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W). Nothing when m = 0. */
+/* G (m x m, SPD) <- its Cholesky factor and Gi <- G^-1: the operations of nh_la_chol (tol
+ * VI_PIVOT_TOL) and of nh_la_chol_solve on the unit vectors, written out for the tiny m of a
+ * constraint block (a call each cost more than the arithmetic) */
+static inline int chol_inverse(int m, double *G, double *Gi) {
+  double dmax = 0.0;
+  for (int i = 0; i < m; i++)
+    if (G[i * m + i] > dmax) dmax = G[i * m + i];
+  const double thr = VI_PIVOT_TOL * dmax;
+  for (int j = 0; j < m; j++) {
+    double *Lj = G + (size_t)j * m;
+    double d = Lj[j] - nh_la_dot(j, Lj, Lj);
+    if (!(d > thr) || !(d > 0.0)) return NH_ERR_SINGULAR;
+    double ljj = sqrt(d);
+    Lj[j] = ljj;
+    for (int i = j + 1; i < m; i++) {
+      double *Li = G + (size_t)i * m;
+      Li[j] = (Li[j] - nh_la_dot(j, Li, Lj)) / ljj;
+    }
+  }
+  for (int j = 0; j < m; j++) {
+    double *b = Gi + (size_t)j * m; /* symmetric: column j = row j */
+    for (int i = 0; i < m; i++) b[i] = i == j ? 1.0 : 0.0;
+    for (int i = 0; i < m; i++) b[i] = (b[i] - nh_la_dot(i, G + (size_t)i * m, b)) / G[(size_t)i * m + i];
+    for (int i = m - 1; i >= 0; i--) {
+      double sum = b[i];
+      for (int k = i + 1; k < m; k++) sum -= G[(size_t)k * m + i] * b[k];
+      b[i] = sum / G[(size_t)i * m + i];
+    }
+  }
+  return 0;
+}
+
+/* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W) and Gi = (A W)^-1 (applied two or
+ * three times per step). Nothing when m = 0. */
 static int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const double *L) {
   const int n = w->n, m = w->m;
   if (m == 0) return 0;
@@ -240,25 +274,21 @@ static int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const doubl
   for (int k = 0; k < m; k++) msolve_w(w, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
   for (int i = 0; i < m; i++)
     for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
-  if (nh_la_chol(m, w->G, VI_PIVOT_TOL, NULL) != NH_OK) return NH_ERR_SINGULAR;
-  // (A M^-1 A^T)^-1 explicitly: Q^T p is applied two or three times per step
-  for (int j = 0; j < m; j++) {
-    double *col = w->Gi + (size_t)j * m; /* symmetric: column j = row j */
-    vzero(m, col);
-    col[j] = 1.0;
-    nh_la_chol_solve(m, w->G, col);
-  }
-  return 0;
+  return chol_inverse(m, w->G, w->Gi);
 }
 
-/* out = Q^T p = A^T G^-1 A M^-1 p (momenta), with proj_setup's A, W, G */
-static void qt_apply(const vi_ws *w, const double *p, double *out) {
+/* out = Q^T p = A^T G^-1 A M^-1 p (momenta), with proj_setup's A, W, Gi */
+static inline void qt_apply(const vi_ws *w, const double *p, double *out) {
   const int n = w->n, m = w->m;
-  vzero(n, out);
-  if (m == 0) return;
+  if (m == 0) {
+    for (int i = 0; i < n; i++) out[i] = 0.0;
+    return;
+  }
   double *z = w->zz;
   for (int k = 0; k < m; k++) z[k] = nh_la_dot(n, w->W + (size_t)k * n, p); /* A M^-1 p */
-  for (int k = 0; k < m; k++) nh_la_axpy(n, nh_la_dot(m, w->Gi + (size_t)k * m, z), w->A + (size_t)k * n, out);
+  const double c0 = nh_la_dot(m, w->Gi, z);
+  for (int i = 0; i < n; i++) out[i] = c0 * w->A[i];
+  for (int k = 1; k < m; k++) nh_la_axpy(n, nh_la_dot(m, w->Gi + (size_t)k * m, z), w->A + (size_t)k * n, out);
 }
 
 /* f = f(t, q, v) (+ -dV(q) when with_potential) */
@@ -461,14 +491,20 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
   int fresh = vi_resolve(s, w, t, x0, &cont);
   // at q_k: M, projector (kept from the last step when continuing from its end), forces (the
   // potential is inside L_d)
-  if ((rc = mass_factor(mo, q0, w->M0, w->L0, constM, w->mfact, w->Minv))) return rc;
+  // (absent forces and potential: f and g are zero from the restart on, and terms adding
+  // them are skipped)
+  if (!(constM && *w->mfact == 1.0) && (rc = mass_factor(mo, q0, w->M0, w->L0, constM, w->mfact, w->Minv)))
+    return rc;
   if (!fast && (rc = nh_model_mass_deriv(mo, q0, w->dM0, w->dwork))) return rc;
-  vzero(n, w->g);
+  if (mo->potential || fresh) vzero(n, w->g);
   if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w->g, mo->user)))) return rc;
   if (!(cont && constM) && (rc = proj_setup(mo, w, q0, w->L0))) return rc;
   *w->pvalid = 0.0;
-  if ((rc = force(mo, t, q0, v0, 0, w->f, w->tmp))) return rc;
-  if (mo->force) pt_inplace(w, w->f, w->tmp);
+  if (mo->force || fresh) vzero(n, w->f);
+  if (mo->force) {
+    if ((rc = force(mo, t, q0, v0, 0, w->f, w->tmp))) return rc;
+    pt_inplace(w, w->f, w->tmp);
+  }
   // the incoming momentum p+_k: carried (exact, no round trip through v), or at a restart
   // built from the nodal p_k = M v_k: P^T p+ = p_k - h/2 P^T f, Q^T p+ = -c_0 with
   // paper start (eq. 16: M v_1/2 = p_0 + h/2 P^T (f - dV)): c_0 = h/2 Q^T dV(q_0);
@@ -494,12 +530,11 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
   qt_apply(w, w->cin, w->z);
   nh_la_copy(n, w->cin, w->pm);
   nh_la_axpy(n, -(1.0 + h / *w->hin), w->z, w->pm);
-  nh_la_axpy(n, 0.5 * (*w->hin + h), w->f, w->pm);
+  if (mo->force) nh_la_axpy(n, 0.5 * (*w->hin + h), w->f, w->pm);
   // q_k+1 from -D1 L_d(q_k, q_k+1) = p-_k
   if (fast) {
-    for (int i = 0; i < n; i++) w->r[i] = w->pm[i] - 0.5 * h * w->g[i]; /* M v_k+1/2 */
-    nh_la_copy(n, w->r, w->phalf);
-    msolve_w(w, w->L0, w->r, w->v);
+    for (int i = 0; i < n; i++) w->phalf[i] = mo->potential ? w->pm[i] - 0.5 * h * w->g[i] : w->pm[i]; /* M v_k+1/2 */
+    msolve_w(w, w->L0, w->phalf, w->v);
     for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
   } else {
     msolve_w(w, w->L0, w->pm, w->v);
@@ -513,21 +548,29 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
   double *pp = w->p;
   if (fast) {
     nh_la_copy(n, w->phalf, pp);
-    vzero(n, w->z);
-    if (mo->potential && (rc = nh_cb(mo->potential(q1, NULL, w->z, mo->user)))) return rc;
-    nh_la_axpy(n, -0.5 * h, w->z, pp);
+    if (mo->potential) {
+      vzero(n, w->z);
+      if ((rc = nh_cb(mo->potential(q1, NULL, w->z, mo->user)))) return rc;
+      nh_la_axpy(n, -0.5 * h, w->z, pp);
+    }
   } else {
     if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, pp))) return rc;
     if (!constM && (rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL))) return rc;
   }
   // at q_k+1: projector, force; nodal momentum and the carried part
   if ((rc = proj_setup(mo, w, q1, L1))) return rc;
-  for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
-  if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
+  if (mo->force) {
+    for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
+    if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
+  }
   nh_la_copy(n, pp, w->cout); /* carried: p+_k+1 */
   qt_apply(w, pp, w->tmp2);
-  if (mo->force) pt_inplace(w, w->f, w->tmp);
-  for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w->f[i] - w->tmp2[i]; /* p_k+1 = P^T (p+ + h/2 f) */
+  if (mo->force) {
+    pt_inplace(w, w->f, w->tmp);
+    for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w->f[i] - w->tmp2[i]; /* p_k+1 = P^T (p+ + h/2 f) */
+  } else {
+    for (int i = 0; i < n; i++) pp[i] -= w->tmp2[i];
+  }
   msolve_w(w, L1, pp, v1);
   *w->pvalid = 1.0;
   set_key(w->kout, t + h, x1, nx);
