@@ -221,9 +221,16 @@ static int mass_factor(const nh_model *mo, const double *q, double *M, double *L
   return 0;
 }
 
+/* The helpers below take n (= w->n) as an argument: the step's tail is compiled for a few
+ * fixed small n (vi_tail), where the compiler unrolls their loops. */
+#if defined(__GNUC__)
+#define VI_INLINE static inline __attribute__((always_inline))
+#else
+#define VI_INLINE static inline
+#endif
+
 /* y = M^-1 x: with the factor L, or with M^-1 (w->Minv) for the constant factor w->L0 */
-static inline void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) {
-  const int n = w->n;
+VI_INLINE void msolve_n(const vi_ws *w, int n, const double *L, const double *x, double *y) {
   if (L == w->L0 && *w->mfact == 1.0) {
     for (int i = 0; i < n; i++) y[i] = nh_la_dot(n, w->Minv + (size_t)i * n, x); /* nh_la_gemv */
     return;
@@ -231,11 +238,18 @@ static inline void msolve_w(const vi_ws *w, const double *L, const double *x, do
   nh_la_copy(n, x, y);
   nh_la_chol_solve(n, L, y);
 }
+static void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) { msolve_n(w, w->n, L, x, y); }
 
 /* G (m x m, SPD) <- its Cholesky factor and Gi <- G^-1: the operations of nh_la_chol (tol
  * VI_PIVOT_TOL) and of nh_la_chol_solve on the unit vectors, written out for the tiny m of a
  * constraint block (a call each cost more than the arithmetic) */
 static inline int chol_inverse(int m, double *G, double *Gi) {
+  if (m == 1) { /* one constraint: L = sqrt(G), G^-1 = (1 / L) / L */
+    if (!(G[0] > VI_PIVOT_TOL * G[0]) || !(G[0] > 0.0)) return NH_ERR_SINGULAR;
+    G[0] = sqrt(G[0]);
+    Gi[0] = 1.0 / G[0] / G[0];
+    return 0;
+  }
   double dmax = 0.0;
   for (int i = 0; i < m; i++)
     if (G[i * m + i] > dmax) dmax = G[i * m + i];
@@ -266,20 +280,23 @@ static inline int chol_inverse(int m, double *G, double *Gi) {
 
 /* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W) and Gi = (A W)^-1 (applied two or
  * three times per step). Nothing when m = 0. */
-static int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const double *L) {
-  const int n = w->n, m = w->m;
+VI_INLINE int proj_setup_n(const nh_model *mo, vi_ws *w, int n, const double *q, const double *L) {
+  const int m = w->m;
   if (m == 0) return 0;
   int rc = nh_cb(mo->constraint(q, w->tmp2, w->A, NULL, mo->user));
   if (rc) return rc;
-  for (int k = 0; k < m; k++) msolve_w(w, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
+  for (int k = 0; k < m; k++) msolve_n(w, n, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
   for (int i = 0; i < m; i++)
     for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
   return chol_inverse(m, w->G, w->Gi);
 }
+static int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const double *L) {
+  return proj_setup_n(mo, w, w->n, q, L);
+}
 
 /* out = Q^T p = A^T G^-1 A M^-1 p (momenta), with proj_setup's A, W, Gi */
-static inline void qt_apply(const vi_ws *w, const double *p, double *out) {
-  const int n = w->n, m = w->m;
+VI_INLINE void qt_apply_n(const vi_ws *w, int n, const double *p, double *out) {
+  const int m = w->m;
   if (m == 0) {
     for (int i = 0; i < n; i++) out[i] = 0.0;
     return;
@@ -290,6 +307,7 @@ static inline void qt_apply(const vi_ws *w, const double *p, double *out) {
   for (int i = 0; i < n; i++) out[i] = c0 * w->A[i];
   for (int k = 1; k < m; k++) nh_la_axpy(n, nh_la_dot(m, w->Gi + (size_t)k * m, z), w->A + (size_t)k * n, out);
 }
+static void qt_apply(const vi_ws *w, const double *p, double *out) { qt_apply_n(w, w->n, p, out); }
 
 /* f = f(t, q, v) (+ -dV(q) when with_potential) */
 static int force(const nh_model *mo, double t, const double *q, const double *v, int with_potential,
@@ -476,12 +494,88 @@ static int gni_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, double 
   return 0;
 }
 
+/* The second half of a gni/del step, from the outgoing momentum p-_k on (vi_step has the
+ * carried p+_k, the forces and the projector at q_k in place); n = w->n. */
+VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
+                        int constM, int midpoint, const int n) {
+  const nh_model *mo = s->model;
+  const int nx = 2 * n, fast = constM && !midpoint;
+  const double *q0 = x0;
+  double *q1 = x1, *v1 = x1 + n;
+  int rc;
+  // outgoing p-_k = p+ - (1 + h/h_k-1) Q^T p+ + (h_k-1 + h)/2 P^T f  (= S p+ + h P^T f for equal
+  // steps; for h != h_k-1 the reflected normal part scales with h)
+  qt_apply_n(w, n, w->cin, w->z);
+  nh_la_copy(n, w->cin, w->pm);
+  nh_la_axpy(n, -(1.0 + h / *w->hin), w->z, w->pm);
+  if (mo->force) nh_la_axpy(n, 0.5 * (*w->hin + h), w->f, w->pm);
+  // q_k+1 from -D1 L_d(q_k, q_k+1) = p-_k
+  if (fast) {
+    for (int i = 0; i < n; i++) w->phalf[i] = mo->potential ? w->pm[i] - 0.5 * h * w->g[i] : w->pm[i]; /* M v_k+1/2 */
+    msolve_n(w, n, w->L0, w->phalf, w->v);
+    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
+  } else {
+    msolve_n(w, n, w->L0, w->pm, w->v);
+    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
+    if ((rc = dl_solve(s, w, midpoint, q0, h, w->pm, q1))) return rc;
+    for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
+    nh_la_gemv(n, n, w->M0, w->v, w->phalf);
+  }
+  const double *L1 = constM ? w->L0 : w->L1; /* the factor of M(q_k+1) */
+  // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1)
+  double *pp = w->p;
+  if (fast) {
+    nh_la_copy(n, w->phalf, pp);
+    if (mo->potential) {
+      vzero(n, w->z);
+      if ((rc = nh_cb(mo->potential(q1, NULL, w->z, mo->user)))) return rc;
+      nh_la_axpy(n, -0.5 * h, w->z, pp);
+    }
+  } else {
+    if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, pp))) return rc;
+    if (!constM && (rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL))) return rc;
+  }
+  // at q_k+1: projector, force; nodal momentum and the carried part
+  if ((rc = proj_setup_n(mo, w, n, q1, L1))) return rc;
+  if (mo->force) {
+    for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
+    if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
+  }
+  nh_la_copy(n, pp, w->cout); /* carried: p+_k+1 */
+  qt_apply_n(w, n, pp, w->tmp2);
+  if (mo->force) {
+    qt_apply_n(w, n, w->f, w->tmp); /* P^T f */
+    nh_la_axpy(n, -1.0, w->tmp, w->f);
+    for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w->f[i] - w->tmp2[i]; /* p_k+1 = P^T (p+ + h/2 f) */
+  } else {
+    for (int i = 0; i < n; i++) pp[i] -= w->tmp2[i];
+  }
+  msolve_n(w, n, L1, pp, v1);
+  *w->pvalid = 1.0;
+  set_key(w->kout, t + h, x1, nx);
+  *w->hout = h;
+  vi_end(s, w, constM ? w->M0 : w->M1, x1);
+  return 0;
+}
+
+/* vi_tail_n compiled for the small n of most models */
+static int vi_tail(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
+                   int constM, int midpoint) {
+  switch (w->n) {
+  case 2: return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, 2);
+  case 3: return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, 3);
+  case 4: return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, 4);
+  case 5: return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, 5);
+  case 6: return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, 6);
+  default: return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, w->n);
+  }
+}
+
 static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *x1, int kind) {
   const nh_model *mo = s->model;
   vi_ws *w = vi_get(s);
   const int n = w->n, nx = 2 * n;
   const double *q0 = x0, *v0 = x0 + n;
-  double *q1 = x1, *v1 = x1 + n;
   const int constM = mo->coriolis == NULL, midpoint = kind == VI_DEL && s->opts.midpoint_ld;
   const int fast = constM && !midpoint; /* -D1 L_d is linear in q1 */
   int rc;
@@ -525,58 +619,7 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
     *w->hin = h;
     set_key(w->kin, t, x0, nx);
   }
-  // outgoing p-_k = p+ - (1 + h/h_k-1) Q^T p+ + (h_k-1 + h)/2 P^T f  (= S p+ + h P^T f for equal
-  // steps; for h != h_k-1 the reflected normal part scales with h)
-  qt_apply(w, w->cin, w->z);
-  nh_la_copy(n, w->cin, w->pm);
-  nh_la_axpy(n, -(1.0 + h / *w->hin), w->z, w->pm);
-  if (mo->force) nh_la_axpy(n, 0.5 * (*w->hin + h), w->f, w->pm);
-  // q_k+1 from -D1 L_d(q_k, q_k+1) = p-_k
-  if (fast) {
-    for (int i = 0; i < n; i++) w->phalf[i] = mo->potential ? w->pm[i] - 0.5 * h * w->g[i] : w->pm[i]; /* M v_k+1/2 */
-    msolve_w(w, w->L0, w->phalf, w->v);
-    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
-  } else {
-    msolve_w(w, w->L0, w->pm, w->v);
-    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
-    if ((rc = dl_solve(s, w, midpoint, q0, h, w->pm, q1))) return rc;
-    for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
-    nh_la_gemv(n, n, w->M0, w->v, w->phalf);
-  }
-  const double *L1 = constM ? w->L0 : w->L1; /* the factor of M(q_k+1) */
-  // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1)
-  double *pp = w->p;
-  if (fast) {
-    nh_la_copy(n, w->phalf, pp);
-    if (mo->potential) {
-      vzero(n, w->z);
-      if ((rc = nh_cb(mo->potential(q1, NULL, w->z, mo->user)))) return rc;
-      nh_la_axpy(n, -0.5 * h, w->z, pp);
-    }
-  } else {
-    if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, pp))) return rc;
-    if (!constM && (rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL))) return rc;
-  }
-  // at q_k+1: projector, force; nodal momentum and the carried part
-  if ((rc = proj_setup(mo, w, q1, L1))) return rc;
-  if (mo->force) {
-    for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
-    if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
-  }
-  nh_la_copy(n, pp, w->cout); /* carried: p+_k+1 */
-  qt_apply(w, pp, w->tmp2);
-  if (mo->force) {
-    pt_inplace(w, w->f, w->tmp);
-    for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w->f[i] - w->tmp2[i]; /* p_k+1 = P^T (p+ + h/2 f) */
-  } else {
-    for (int i = 0; i < n; i++) pp[i] -= w->tmp2[i];
-  }
-  msolve_w(w, L1, pp, v1);
-  *w->pvalid = 1.0;
-  set_key(w->kout, t + h, x1, nx);
-  *w->hout = h;
-  vi_end(s, w, constM ? w->M0 : w->M1, x1);
-  return 0;
+  return vi_tail(s, w, t, x0, h, x1, constM, midpoint);
 }
 
 static int gni_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {

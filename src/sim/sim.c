@@ -893,7 +893,7 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   if ((rc = emit_outputs(s, h, xnew, obs, user))) return rc;
   memcpy(s->x, xnew, sizeof(double) * (size_t)s->nx);
   s->t = last ? t_max : s->t + h;
-  memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
+  if (s->ng > 0) memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
   s->stats.steps++;
   s->stats.evals = s->st.evals;
   s->stats.solver_iterations = s->st.iters;
@@ -922,7 +922,8 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
     return rc < 0 ? rc : NH_ERR_CALLBACK;
   }
   s->stats.energy = E;
-  double rel = fabs(E - s->E_seg) / fmax(fabs(s->E_seg), 1e-300);
+  const double Es = fabs(s->E_seg) > 1e-300 ? fabs(s->E_seg) : 1e-300; /* fmax(|E_seg|, 1e-300) */
+  double rel = fabs(E - s->E_seg) / Es;
   if (rel > s->stats.max_energy_rel_error) s->stats.max_energy_rel_error = rel;
   if (res > s->stats.max_constraint_residual) s->stats.max_constraint_residual = res;
 
