@@ -30,6 +30,28 @@ static inline void nh_la_copy(int n, const double *x, double *y) { /* y = x */
 static inline void nh_la_scale(int n, double a, double *x) { /* x *= a */
   for (int i = 0; i < n; i++) x[i] *= a;
 }
+/* The same three for a size known at compile time after inlining (a caller specialised for a
+ * fixed small n): fully unrolled, the same operations in the same order. For a run-time n
+ * use the plain ones (the unrolled loop needs a remainder loop there). */
+#if defined(__GNUC__)
+#define NH_LA_UNROLL _Pragma("GCC unroll 8")
+#else
+#define NH_LA_UNROLL
+#endif
+static inline double nh_la_dot_fixed(int n, const double *x, const double *y) {
+  double s = 0.0;
+  NH_LA_UNROLL
+  for (int i = 0; i < n; i++) s += x[i] * y[i];
+  return s;
+}
+static inline void nh_la_axpy_fixed(int n, double a, const double *x, double *y) {
+  NH_LA_UNROLL
+  for (int i = 0; i < n; i++) y[i] += a * x[i];
+}
+static inline void nh_la_copy_fixed(int n, const double *x, double *y) {
+  NH_LA_UNROLL
+  for (int i = 0; i < n; i++) y[i] = x[i];
+}
 double nh_la_norm_inf(int n, const double *x);                  /* max |x_i| */
 double nh_la_norm2(int n, const double *x);                     /* sqrt(x . x), overflow-safe */
 /* y = A x, A (m x n). y must not alias x. */

@@ -232,10 +232,10 @@ static int mass_factor(const nh_model *mo, const double *q, double *M, double *L
 /* y = M^-1 x: with the factor L, or with M^-1 (w->Minv) for the constant factor w->L0 */
 VI_INLINE void msolve_n(const vi_ws *w, int n, const double *L, const double *x, double *y) {
   if (L == w->L0 && *w->mfact == 1.0) {
-    for (int i = 0; i < n; i++) y[i] = nh_la_dot(n, w->Minv + (size_t)i * n, x); /* nh_la_gemv */
+    for (int i = 0; i < n; i++) y[i] = nh_la_dot_fixed(n, w->Minv + (size_t)i * n, x); /* nh_la_gemv */
     return;
   }
-  nh_la_copy(n, x, y);
+  nh_la_copy_fixed(n, x, y);
   nh_la_chol_solve(n, L, y);
 }
 static void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) { msolve_n(w, w->n, L, x, y); }
@@ -287,7 +287,7 @@ VI_INLINE int proj_setup_n(const nh_model *mo, vi_ws *w, int n, const double *q,
   if (rc) return rc;
   for (int k = 0; k < m; k++) msolve_n(w, n, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
   for (int i = 0; i < m; i++)
-    for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+    for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
   return chol_inverse(m, w->G, w->Gi);
 }
 static int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const double *L) {
@@ -302,10 +302,11 @@ VI_INLINE void qt_apply_n(const vi_ws *w, int n, const double *p, double *out) {
     return;
   }
   double *z = w->zz;
-  for (int k = 0; k < m; k++) z[k] = nh_la_dot(n, w->W + (size_t)k * n, p); /* A M^-1 p */
+  for (int k = 0; k < m; k++) z[k] = nh_la_dot_fixed(n, w->W + (size_t)k * n, p); /* A M^-1 p */
   const double c0 = nh_la_dot(m, w->Gi, z);
+  NH_LA_UNROLL
   for (int i = 0; i < n; i++) out[i] = c0 * w->A[i];
-  for (int k = 1; k < m; k++) nh_la_axpy(n, nh_la_dot(m, w->Gi + (size_t)k * m, z), w->A + (size_t)k * n, out);
+  for (int k = 1; k < m; k++) nh_la_axpy_fixed(n, nh_la_dot(m, w->Gi + (size_t)k * m, z), w->A + (size_t)k * n, out);
 }
 static void qt_apply(const vi_ws *w, const double *p, double *out) { qt_apply_n(w, w->n, p, out); }
 
@@ -506,13 +507,15 @@ VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
   // outgoing p-_k = p+ - (1 + h/h_k-1) Q^T p+ + (h_k-1 + h)/2 P^T f  (= S p+ + h P^T f for equal
   // steps; for h != h_k-1 the reflected normal part scales with h)
   qt_apply_n(w, n, w->cin, w->z);
-  nh_la_copy(n, w->cin, w->pm);
-  nh_la_axpy(n, -(1.0 + h / *w->hin), w->z, w->pm);
-  if (mo->force) nh_la_axpy(n, 0.5 * (*w->hin + h), w->f, w->pm);
+  nh_la_copy_fixed(n, w->cin, w->pm);
+  nh_la_axpy_fixed(n, -(1.0 + h / *w->hin), w->z, w->pm);
+  if (mo->force) nh_la_axpy_fixed(n, 0.5 * (*w->hin + h), w->f, w->pm);
   // q_k+1 from -D1 L_d(q_k, q_k+1) = p-_k
   if (fast) {
+    NH_LA_UNROLL
     for (int i = 0; i < n; i++) w->phalf[i] = mo->potential ? w->pm[i] - 0.5 * h * w->g[i] : w->pm[i]; /* M v_k+1/2 */
     msolve_n(w, n, w->L0, w->phalf, w->v);
+    NH_LA_UNROLL
     for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
   } else {
     msolve_n(w, n, w->L0, w->pm, w->v);
@@ -525,11 +528,11 @@ VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
   // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1)
   double *pp = w->p;
   if (fast) {
-    nh_la_copy(n, w->phalf, pp);
+    nh_la_copy_fixed(n, w->phalf, pp);
     if (mo->potential) {
       vzero(n, w->z);
       if ((rc = nh_cb(mo->potential(q1, NULL, w->z, mo->user)))) return rc;
-      nh_la_axpy(n, -0.5 * h, w->z, pp);
+      nh_la_axpy_fixed(n, -0.5 * h, w->z, pp);
     }
   } else {
     if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, pp))) return rc;
@@ -541,13 +544,14 @@ VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
     if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
   }
-  nh_la_copy(n, pp, w->cout); /* carried: p+_k+1 */
+  nh_la_copy_fixed(n, pp, w->cout); /* carried: p+_k+1 */
   qt_apply_n(w, n, pp, w->tmp2);
   if (mo->force) {
     qt_apply_n(w, n, w->f, w->tmp); /* P^T f */
-    nh_la_axpy(n, -1.0, w->tmp, w->f);
+    nh_la_axpy_fixed(n, -1.0, w->tmp, w->f);
     for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w->f[i] - w->tmp2[i]; /* p_k+1 = P^T (p+ + h/2 f) */
   } else {
+    NH_LA_UNROLL
     for (int i = 0; i < n; i++) pp[i] -= w->tmp2[i];
   }
   msolve_n(w, n, L1, pp, v1);
