@@ -55,6 +55,15 @@
 
 enum { VI_GNI, VI_DEL }; /* the two users of vi_step */
 
+/* Helpers forced inline take n (= w->n) as an argument: the step is compiled for a few fixed
+ * small n (vi_step), where the compiler unrolls their loops. */
+#if defined(__GNUC__)
+#define VI_INLINE static inline __attribute__((always_inline))
+#else
+#define VI_INLINE static inline
+#endif
+
+
 /* ---- workspace ---------------------------------------------------------------------- */
 
 typedef struct vi_ws {
@@ -166,14 +175,15 @@ static inline void vzero(int n, double *x) {
   for (int i = 0; i < n; i++) x[i] = 0.0;
 }
 
-static void set_key(double *key, double t, const double *x, int nx) {
+VI_INLINE void set_key(double *key, double t, const double *x, int nx) {
   key[0] = t;
-  nh_la_copy(nx, x, key + 1);
+  nh_la_copy_fixed(nx, x, key + 1);
 }
 /* the time is not compared: the driver may land the last step exactly on t_max (t + h rounded
  * differently), and the same (q, v) at two different times does not happen in practice */
-static int key_eq(const double *key, double t, const double *x, int nx) {
+VI_INLINE int key_eq(const double *key, double t, const double *x, int nx) {
   (void)t;
+  NH_LA_UNROLL
   for (int i = 0; i < nx; i++)
     if (key[1 + i] != x[i]) return 0;
   return 1;
@@ -181,8 +191,8 @@ static int key_eq(const double *key, double t, const double *x, int nx) {
 
 /* Decide where the carried vector comes from. Returns 1 when the method must restart; *cont
  * is set when x0 is the end of the last step (the projector there is still in A, W, G). */
-static int vi_resolve(nh_stepper *s, vi_ws *w, double t, const double *x0, int *cont) {
-  const int nx = 2 * w->n;
+VI_INLINE int vi_resolve(nh_stepper *s, vi_ws *w, int n, double t, const double *x0, int *cont) {
+  const int nx = 2 * n;
   *cont = 0;
   if (s->restart) {
     s->restart = 0;
@@ -221,13 +231,6 @@ static int mass_factor(const nh_model *mo, const double *q, double *M, double *L
   return 0;
 }
 
-/* The helpers below take n (= w->n) as an argument: the step's tail is compiled for a few
- * fixed small n (vi_tail), where the compiler unrolls their loops. */
-#if defined(__GNUC__)
-#define VI_INLINE static inline __attribute__((always_inline))
-#else
-#define VI_INLINE static inline
-#endif
 
 /* y = M^-1 x: with the factor L, or with M^-1 (w->Minv) for the constant factor w->L0 */
 VI_INLINE void msolve_n(const vi_ws *w, int n, const double *L, const double *x, double *y) {
@@ -562,23 +565,10 @@ VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
   return 0;
 }
 
-/* vi_tail_n compiled for the small n of most models */
-static int vi_tail(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
-                   int constM, int midpoint) {
-  switch (w->n) {
-  case 2: return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, 2);
-  case 3: return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, 3);
-  case 4: return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, 4);
-  case 5: return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, 5);
-  case 6: return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, 6);
-  default: return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, w->n);
-  }
-}
-
-static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *x1, int kind) {
+VI_INLINE int vi_step_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
+                        int kind, const int n) {
   const nh_model *mo = s->model;
-  vi_ws *w = vi_get(s);
-  const int n = w->n, nx = 2 * n;
+  const int nx = 2 * n;
   const double *q0 = x0, *v0 = x0 + n;
   const int constM = mo->coriolis == NULL, midpoint = kind == VI_DEL && s->opts.midpoint_ld;
   const int fast = constM && !midpoint; /* -D1 L_d is linear in q1 */
@@ -586,7 +576,7 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
   s->evals++;
   // the carried incoming momentum (gni)
   int cont;
-  int fresh = vi_resolve(s, w, t, x0, &cont);
+  int fresh = vi_resolve(s, w, n, t, x0, &cont);
   // at q_k: M, projector (kept from the last step when continuing from its end), forces (the
   // potential is inside L_d)
   // (absent forces and potential: f and g are zero from the restart on, and terms adding
@@ -623,7 +613,20 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
     *w->hin = h;
     set_key(w->kin, t, x0, nx);
   }
-  return vi_tail(s, w, t, x0, h, x1, constM, midpoint);
+  return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, n);
+}
+
+/* vi_step_n compiled for the small n of most models */
+static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *x1, int kind) {
+  vi_ws *w = vi_get(s);
+  switch (w->n) {
+  case 2: return vi_step_n(s, w, t, x0, h, x1, kind, 2);
+  case 3: return vi_step_n(s, w, t, x0, h, x1, kind, 3);
+  case 4: return vi_step_n(s, w, t, x0, h, x1, kind, 4);
+  case 5: return vi_step_n(s, w, t, x0, h, x1, kind, 5);
+  case 6: return vi_step_n(s, w, t, x0, h, x1, kind, 6);
+  default: return vi_step_n(s, w, t, x0, h, x1, kind, w->n);
+  }
 }
 
 static int gni_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
@@ -721,7 +724,7 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
   int rc;
   if (err) *err = 0.0;
   s->evals++;
-  int cont, fresh = vi_resolve(s, w, t, x0, &cont);
+  int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
   (void)cont;
   if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv))) return rc;
   if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
@@ -766,7 +769,7 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   int rc;
   if (err) *err = 0.0;
   s->evals++;
-  int cont, fresh = vi_resolve(s, w, t, x0, &cont);
+  int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
   (void)cont;
   if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv))) return rc;
   if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;

@@ -387,11 +387,26 @@ int nh_model_monitor_index(const nh_model *m, const char *name) {
 /* max nq for the small stack buffers of the pointwise queries below */
 #define NH_QUERY_MAX 32
 
+/* v^T M v, the loops unrolled for the small n of most models (the same operations) */
+static inline double quad_n(int n, const double *M, const double *v) {
+  double T = 0.0;
+  NH_LA_UNROLL
+  for (int i = 0; i < n; i++) T += v[i] * nh_la_dot_fixed(n, M + (size_t)i * n, v);
+  return T;
+}
+static double quad(int n, const double *M, const double *v) {
+  switch (n) {
+  case 2: return quad_n(2, M, v);
+  case 3: return quad_n(3, M, v);
+  case 4: return quad_n(4, M, v);
+  case 5: return quad_n(5, M, v);
+  default: return quad_n(n, M, v);
+  }
+}
+
 int nh_model_energy_given_M(const nh_model *m, const double *q, const double *v, const double *M, double *E) {
-  const int n = m->nq;
   int rc;
-  double T = 0.0, V = 0.0;
-  for (int i = 0; i < n; i++) T += v[i] * nh_la_dot(n, M + (size_t)i * n, v);
+  double T = quad(m->nq, M, v), V = 0.0;
   if (m->potential && (rc = nh_cb(m->potential(q, &V, NULL, m->user)))) return rc;
   *E = 0.5 * T + V;
   return 0;
