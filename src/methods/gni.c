@@ -725,10 +725,10 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
   if (err) *err = 0.0;
   s->evals++;
   int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
-  (void)cont;
   if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv))) return rc;
   if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
-  if ((rc = proj_setup(mo, w, q0, w->L0))) return rc;
+  if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
+  *w->pvalid = 0.0;
   if (fresh) {
     // lambda_0: 0 (paper) or (A M^-1 A^T)^-1 A M^-1 f_0 (consistent with gni)
     vzero(n, w->cin);
@@ -756,6 +756,7 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
   msolve_w(w, w->L0, w->p, v1);
   nh_la_copy(m, lam, w->cout);
   set_key(w->kout, t + h, x1, nx);
+  *w->pvalid = 1.0;
   vi_end(s, w, w->M0, x1);
   return 0;
 }
@@ -770,10 +771,10 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   if (err) *err = 0.0;
   s->evals++;
   int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
-  (void)cont;
   if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv))) return rc;
   if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
-  if ((rc = proj_setup(mo, w, q0, w->L0))) return rc;
+  if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
+  *w->pvalid = 0.0;
   if (fresh) {
     // q_-1 = q_0 - h M^-1 (p_0 - h/2 P^T f_0), h_-1 = h
     nh_la_gemv(n, n, w->M0, v0, w->p);
@@ -809,6 +810,7 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   nh_la_copy(n, q0, w->cout);
   *w->hout = h;
   set_key(w->kout, t + h, x1, nx);
+  *w->pvalid = 1.0;
   vi_end(s, w, w->M0, x1);
   return 0;
 }
@@ -844,6 +846,7 @@ void nh_vi_set_carried(nh_stepper *s, double t, const double *x, const double *c
   set_key(w->kout, t, x, 2 * w->n);
   nh_la_copy(w->n, c, w->cout);
   *w->hout = h_prev;
+  *w->pvalid = 0.0; /* the projector in the workspace is not at x's q */
   s->restart = 0;
 }
 
