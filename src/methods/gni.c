@@ -246,7 +246,7 @@ static void msolve_w(const vi_ws *w, const double *L, const double *x, double *y
 /* G (m x m, SPD) <- its Cholesky factor and Gi <- G^-1: the operations of nh_la_chol (tol
  * VI_PIVOT_TOL) and of nh_la_chol_solve on the unit vectors, written out for the tiny m of a
  * constraint block (a call each cost more than the arithmetic) */
-static inline int chol_inverse(int m, double *G, double *Gi) {
+VI_INLINE int chol_inverse(int m, double *G, double *Gi) {
   if (m == 1) { /* one constraint: L = sqrt(G), G^-1 = (1 / L) / L */
     if (!(G[0] > VI_PIVOT_TOL * G[0]) || !(G[0] > 0.0)) return NH_ERR_SINGULAR;
     G[0] = sqrt(G[0]);

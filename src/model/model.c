@@ -418,11 +418,23 @@ int nh_model_energy_ws(const nh_model *m, const double *q, const double *v, doub
   return nh_model_energy_given_M(m, q, v, M, E);
 }
 
+/* max_k |A_k v|, the dot products unrolled for the small n of most models */
+static inline double resid_n(int n, int nc, const double *A, const double *v) {
+  double res = 0.0;
+  for (int k = 0; k < nc; k++) {
+    double r = fabs(nh_la_dot_fixed(n, A + (size_t)k * n, v));
+    if (r > res) res = r;
+  }
+  return res;
+}
+
 void nh_model_residual_given_A(const nh_model *m, const double *v, const double *A, double *res) {
-  *res = 0.0;
-  for (int k = 0; k < m->nc; k++) {
-    double r = fabs(nh_la_dot(m->nq, A + (size_t)k * m->nq, v));
-    if (r > *res) *res = r;
+  switch (m->nq) {
+  case 2: *res = resid_n(2, m->nc, A, v); break;
+  case 3: *res = resid_n(3, m->nc, A, v); break;
+  case 4: *res = resid_n(4, m->nc, A, v); break;
+  case 5: *res = resid_n(5, m->nc, A, v); break;
+  default: *res = resid_n(m->nq, m->nc, A, v); break;
   }
 }
 
