@@ -591,7 +591,8 @@ VI_INLINE int vi_step_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
   if (mo->force || fresh) vzero(n, w->f);
   if (mo->force) {
     if ((rc = force(mo, t, q0, v0, 0, w->f, w->tmp))) return rc;
-    pt_inplace(w, w->f, w->tmp);
+    qt_apply_n(w, n, w->f, w->tmp); /* P^T f */
+    nh_la_axpy_fixed(n, -1.0, w->tmp, w->f);
   }
   // the incoming momentum p+_k: carried (exact, no round trip through v), or at a restart
   // built from the nodal p_k = M v_k: P^T p+ = p_k - h/2 P^T f, Q^T p+ = -c_0 with
