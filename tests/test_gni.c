@@ -1231,6 +1231,56 @@ static int test_penny_gni_impacts(void) {
   return 0;
 }
 
+/* The driver's monitors of a fixed-step structure-preserving method use the M(q) and A(q)
+ * the step leaves at its end instead of evaluating the model again: the energy, its largest
+ * relative error and the largest constraint residual it reports must be exactly those of the
+ * model's own evaluations at every step end. */
+typedef struct mon_obs {
+  double E0, E, emax, rmax;
+} mon_obs;
+
+static int mon_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q,
+                        const double *v, void *user) {
+  mon_obs *o = user;
+  double E, r;
+  (void)t;
+  if (kind != NH_SAMPLE_START && kind != NH_SAMPLE_STEP) return 0;
+  if (nh_model_energy(nh_sim_model(sim), q, v, &E) || nh_model_constraint_residual(nh_sim_model(sim), q, v, &r))
+    return 1;
+  if (kind == NH_SAMPLE_START) o->E0 = E;
+  o->E = E;
+  double rel = fabs(E - o->E0) / fmax(fabs(o->E0), 1e-300);
+  if (rel > o->emax) o->emax = rel;
+  if (r > o->rmax) o->rmax = r;
+  return 0;
+}
+
+static int test_monitors_from_step(void) {
+  nh_sleigh_params sp = nh_sleigh_params_default();
+  nh_snakeboard_params bp = nh_snakeboard_params_default();
+  nh_model *ms[2] = {nh_sleigh_create(&sp, NULL, 0), nh_snakeboard_create(&bp, NULL, 0)};
+  const char *meths[3] = {"gni", "rattle", "shake"};
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 3; j++) {
+      nh_sim_def d = nh_sim_def_default();
+      d.method = nh_method_find(meths[j]);
+      d.h = 0.01;
+      nh_sim *sim = nh_sim_create(ms[i], &d, NULL, 0);
+      ENSURE(sim != NULL);
+      mon_obs o = {0, 0, 0, 0};
+      ENSURE(nh_sim_run(sim, 5.0, 0, mon_observer, &o) == NH_OK);
+      const nh_sim_stats *st = nh_sim_get_stats(sim);
+      ENSURE(st->energy == o.E);
+      ENSURE(st->max_energy_rel_error == o.emax);
+      ENSURE(st->max_constraint_residual == o.rmax);
+      ENSURE(o.emax > 0.0 && o.rmax > 0.0); /* the monitors saw something */
+      nh_sim_destroy(sim);
+    }
+  nh_model_destroy(ms[0]);
+  nh_model_destroy(ms[1]);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_t1_projectors);
@@ -1255,5 +1305,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_gni_newton_polar_sleigh);
   RUN_TEST(test_del_holonomic_pendulum);
   RUN_TEST(test_penny_gni_impacts);
+  RUN_TEST(test_monitors_from_step);
   return TEST_SUMMARY();
 }

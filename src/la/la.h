@@ -22,10 +22,13 @@
 /* Loops of the inline helpers are unrolled: completely where n is a compile-time constant */
 #if defined(__clang__)
 #define NH_LA_UNROLL _Pragma("unroll 4")
+#define NH_LA_UNROLL_FULL _Pragma("unroll 8")
 #elif defined(__GNUC__)
 #define NH_LA_UNROLL _Pragma("GCC unroll 4")
+#define NH_LA_UNROLL_FULL _Pragma("GCC unroll 8")
 #else
 #define NH_LA_UNROLL
+#define NH_LA_UNROLL_FULL
 #endif
 
 /* Relative pivot threshold used for rank decisions when the caller passes tol <= 0. */
@@ -56,6 +59,19 @@ NH_LA_INLINE double nh_la_norm_inf(int n, const double *x) { /* max |x_i|, NaN p
     if (a > m || isnan(a)) m = a;
   }
   return m;
+}
+/* The same three for a size known at compile time after inlining (a caller specialised for a
+ * fixed small n): fully unrolled, the same operations in the same order. */
+NH_LA_INLINE double nh_la_dot_fixed(int n, const double *x, const double *y) {
+  double s = 0.0;
+  NH_LA_UNROLL_FULL for (int i = 0; i < n; i++) s += x[i] * y[i];
+  return s;
+}
+NH_LA_INLINE void nh_la_axpy_fixed(int n, double a, const double *x, double *y) {
+  NH_LA_UNROLL_FULL for (int i = 0; i < n; i++) y[i] += a * x[i];
+}
+NH_LA_INLINE void nh_la_copy_fixed(int n, const double *x, double *y) {
+  NH_LA_UNROLL_FULL for (int i = 0; i < n; i++) y[i] = x[i];
 }
 double nh_la_norm2(int n, const double *x);                     /* sqrt(x . x), overflow-safe */
 /* y = A x, A (m x n). y must not alias x. */

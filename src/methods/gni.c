@@ -55,6 +55,15 @@
 
 enum { VI_GNI, VI_DEL }; /* the two users of vi_step */
 
+/* Helpers forced inline take n (= w->n) as an argument: the step is compiled for a few fixed
+ * small n (vi_step), where the compiler unrolls their loops. */
+#if defined(__GNUC__)
+#define VI_INLINE static inline __attribute__((always_inline))
+#else
+#define VI_INLINE static inline
+#endif
+
+
 /* ---- workspace ---------------------------------------------------------------------- */
 
 typedef struct vi_ws {
@@ -77,9 +86,18 @@ typedef struct vi_ws {
   int *kpiv;
 } vi_ws;
 
+/* The carved workspace is cached at the head of s->work (carving costs as much as a small
+ * step): valid while it records this work block and this model. */
+typedef struct vi_hdr {
+  const double *self;
+  const nh_model *model;
+  vi_ws w;
+} vi_hdr;
+#define VI_HDR_DOUBLES ((sizeof(vi_hdr) + sizeof(double) - 1) / sizeof(double))
+
 static size_t vi_work_size(const nh_model *mo) {
   size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
-  return 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + 2 * n * n +
+  return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + 2 * n * n +
          nh_model_deriv_work_size(mo) + n + 10 * n + 2 * m + 2 * (1 + nx) + 4 * n + 2 + n + 1 +
          n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 8;
 }
@@ -88,7 +106,7 @@ static vi_ws vi_carve(nh_stepper *s) {
   const nh_model *mo = s->model;
   vi_ws w;
   size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
-  double *p = s->work;
+  double *p = s->work + VI_HDR_DOUBLES;
   w.n = (int)n, w.m = (int)m;
   w.M0 = p, p += n * n;
   w.L0 = p, p += n * n;
@@ -132,6 +150,24 @@ static vi_ws vi_carve(nh_stepper *s) {
   return w;
 }
 
+/* the workspace of s, carved on first use */
+static vi_ws *vi_get(const nh_stepper *s) {
+  vi_hdr *hd = (vi_hdr *)(void *)s->work;
+  if (hd->self != s->work || hd->model != s->model) {
+    hd->w = vi_carve((nh_stepper *)s);
+    hd->self = s->work;
+    hd->model = s->model;
+  }
+  return &hd->w;
+}
+
+/* hand the driver M(q1) and A(q1) (w->A: every step ends with proj_setup at q1) */
+static void vi_end(nh_stepper *s, const vi_ws *w, const double *M1, const double *x1) {
+  s->end_M = M1;
+  s->end_A = w->A;
+  s->end_x = x1;
+}
+
 /* ---- building blocks ---------------------------------------------------------------- */
 
 /* x = 0 (inline: the vectors are short) */
@@ -139,14 +175,15 @@ static inline void vzero(int n, double *x) {
   for (int i = 0; i < n; i++) x[i] = 0.0;
 }
 
-static void set_key(double *key, double t, const double *x, int nx) {
+VI_INLINE void set_key(double *key, double t, const double *x, int nx) {
   key[0] = t;
-  nh_la_copy(nx, x, key + 1);
+  nh_la_copy_fixed(nx, x, key + 1);
 }
 /* the time is not compared: the driver may land the last step exactly on t_max (t + h rounded
  * differently), and the same (q, v) at two different times does not happen in practice */
-static int key_eq(const double *key, double t, const double *x, int nx) {
+VI_INLINE int key_eq(const double *key, double t, const double *x, int nx) {
   (void)t;
+  NH_LA_UNROLL
   for (int i = 0; i < nx; i++)
     if (key[1 + i] != x[i]) return 0;
   return 1;
@@ -154,8 +191,8 @@ static int key_eq(const double *key, double t, const double *x, int nx) {
 
 /* Decide where the carried vector comes from. Returns 1 when the method must restart; *cont
  * is set when x0 is the end of the last step (the projector there is still in A, W, G). */
-static int vi_resolve(nh_stepper *s, vi_ws *w, double t, const double *x0, int *cont) {
-  const int nx = 2 * w->n;
+VI_INLINE int vi_resolve(nh_stepper *s, vi_ws *w, int n, double t, const double *x0, int *cont) {
+  const int nx = 2 * n;
   *cont = 0;
   if (s->restart) {
     s->restart = 0;
@@ -163,9 +200,10 @@ static int vi_resolve(nh_stepper *s, vi_ws *w, double t, const double *x0, int *
   }
   if (key_eq(w->kout, t, x0, nx)) {
     *cont = *w->pvalid == 1.0;
-    nh_la_copy((1 + nx), w->kout, w->kin);
-    nh_la_copy(w->n, w->cout, w->cin);
-    *w->hin = *w->hout;
+    // the output becomes the input: swap the buffers (the old input is overwritten next)
+    double *k = w->kin, *c = w->cin, *hh = w->hin;
+    w->kin = w->kout, w->cin = w->cout, w->hin = w->hout;
+    w->kout = k, w->cout = c, w->hout = hh;
     return 0;
   }
   return key_eq(w->kin, t, x0, nx) ? 0 : 1;
@@ -193,45 +231,87 @@ static int mass_factor(const nh_model *mo, const double *q, double *M, double *L
   return 0;
 }
 
+
 /* y = M^-1 x: with the factor L, or with M^-1 (w->Minv) for the constant factor w->L0 */
-static void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) {
+VI_INLINE void msolve_n(const vi_ws *w, int n, const double *L, const double *x, double *y) {
   if (L == w->L0 && *w->mfact == 1.0) {
-    nh_la_gemv(w->n, w->n, w->Minv, x, y);
+    for (int i = 0; i < n; i++) y[i] = nh_la_dot_fixed(n, w->Minv + (size_t)i * n, x); /* nh_la_gemv */
     return;
   }
-  nh_la_copy(w->n, x, y);
-  nh_la_chol_solve(w->n, L, y);
+  nh_la_copy_fixed(n, x, y);
+  nh_la_chol_solve(n, L, y);
 }
+static void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) { msolve_n(w, w->n, L, x, y); }
 
-/* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W). Nothing when m = 0. */
-static int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const double *L) {
-  const int n = w->n, m = w->m;
-  if (m == 0) return 0;
-  int rc = nh_cb(mo->constraint(q, w->tmp2, w->A, NULL, mo->user));
-  if (rc) return rc;
-  for (int k = 0; k < m; k++) msolve_w(w, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
+/* G (m x m, SPD) <- its Cholesky factor and Gi <- G^-1: the operations of nh_la_chol (tol
+ * VI_PIVOT_TOL) and of nh_la_chol_solve on the unit vectors, written out for the tiny m of a
+ * constraint block (a call each cost more than the arithmetic) */
+VI_INLINE int chol_inverse(int m, double *G, double *Gi) {
+  if (m == 1) { /* one constraint: L = sqrt(G), G^-1 = (1 / L) / L */
+    if (!(G[0] > VI_PIVOT_TOL * G[0]) || !(G[0] > 0.0)) return NH_ERR_SINGULAR;
+    G[0] = sqrt(G[0]);
+    Gi[0] = 1.0 / G[0] / G[0];
+    return 0;
+  }
+  double dmax = 0.0;
   for (int i = 0; i < m; i++)
-    for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
-  if (nh_la_chol(m, w->G, VI_PIVOT_TOL, NULL) != NH_OK) return NH_ERR_SINGULAR;
-  // (A M^-1 A^T)^-1 explicitly: Q^T p is applied two or three times per step
+    if (G[i * m + i] > dmax) dmax = G[i * m + i];
+  const double thr = VI_PIVOT_TOL * dmax;
   for (int j = 0; j < m; j++) {
-    double *col = w->Gi + (size_t)j * m; /* symmetric: column j = row j */
-    vzero(m, col);
-    col[j] = 1.0;
-    nh_la_chol_solve(m, w->G, col);
+    double *Lj = G + (size_t)j * m;
+    double d = Lj[j] - nh_la_dot(j, Lj, Lj);
+    if (!(d > thr) || !(d > 0.0)) return NH_ERR_SINGULAR;
+    double ljj = sqrt(d);
+    Lj[j] = ljj;
+    for (int i = j + 1; i < m; i++) {
+      double *Li = G + (size_t)i * m;
+      Li[j] = (Li[j] - nh_la_dot(j, Li, Lj)) / ljj;
+    }
+  }
+  for (int j = 0; j < m; j++) {
+    double *b = Gi + (size_t)j * m; /* symmetric: column j = row j */
+    for (int i = 0; i < m; i++) b[i] = i == j ? 1.0 : 0.0;
+    for (int i = 0; i < m; i++) b[i] = (b[i] - nh_la_dot(i, G + (size_t)i * m, b)) / G[(size_t)i * m + i];
+    for (int i = m - 1; i >= 0; i--) {
+      double sum = b[i];
+      for (int k = i + 1; k < m; k++) sum -= G[(size_t)k * m + i] * b[k];
+      b[i] = sum / G[(size_t)i * m + i];
+    }
   }
   return 0;
 }
 
-/* out = Q^T p = A^T G^-1 A M^-1 p (momenta), with proj_setup's A, W, G */
-static void qt_apply(const vi_ws *w, const double *p, double *out) {
-  const int n = w->n, m = w->m;
-  vzero(n, out);
-  if (m == 0) return;
-  double *z = w->zz;
-  for (int k = 0; k < m; k++) z[k] = nh_la_dot(n, w->W + (size_t)k * n, p); /* A M^-1 p */
-  for (int k = 0; k < m; k++) nh_la_axpy(n, nh_la_dot(m, w->Gi + (size_t)k * m, z), w->A + (size_t)k * n, out);
+/* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W) and Gi = (A W)^-1 (applied two or
+ * three times per step). Nothing when m = 0. */
+VI_INLINE int proj_setup_n(const nh_model *mo, vi_ws *w, int n, const double *q, const double *L) {
+  const int m = w->m;
+  if (m == 0) return 0;
+  int rc = nh_cb(mo->constraint(q, w->tmp2, w->A, NULL, mo->user));
+  if (rc) return rc;
+  for (int k = 0; k < m; k++) msolve_n(w, n, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+  return chol_inverse(m, w->G, w->Gi);
 }
+static int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const double *L) {
+  return proj_setup_n(mo, w, w->n, q, L);
+}
+
+/* out = Q^T p = A^T G^-1 A M^-1 p (momenta), with proj_setup's A, W, Gi */
+VI_INLINE void qt_apply_n(const vi_ws *w, int n, const double *p, double *out) {
+  const int m = w->m;
+  if (m == 0) {
+    for (int i = 0; i < n; i++) out[i] = 0.0;
+    return;
+  }
+  double *z = w->zz;
+  for (int k = 0; k < m; k++) z[k] = nh_la_dot_fixed(n, w->W + (size_t)k * n, p); /* A M^-1 p */
+  const double c0 = nh_la_dot(m, w->Gi, z);
+  NH_LA_UNROLL
+  for (int i = 0; i < n; i++) out[i] = c0 * w->A[i];
+  for (int k = 1; k < m; k++) nh_la_axpy_fixed(n, nh_la_dot(m, w->Gi + (size_t)k * m, z), w->A + (size_t)k * n, out);
+}
+static void qt_apply(const vi_ws *w, const double *p, double *out) { qt_apply_n(w, w->n, p, out); }
 
 /* f = f(t, q, v) (+ -dV(q) when with_potential) */
 static int force(const nh_model *mo, double t, const double *q, const double *v, int with_potential,
@@ -418,93 +498,136 @@ static int gni_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, double 
   return 0;
 }
 
-static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *x1, int kind) {
+/* The second half of a gni/del step, from the outgoing momentum p-_k on (vi_step has the
+ * carried p+_k, the forces and the projector at q_k in place); n = w->n. */
+VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
+                        int constM, int midpoint, const int n) {
   const nh_model *mo = s->model;
-  vi_ws w = vi_carve(s);
-  const int n = w.n, nx = 2 * n;
-  const double *q0 = x0, *v0 = x0 + n;
+  const int nx = 2 * n, fast = constM && !midpoint;
+  const double *q0 = x0;
   double *q1 = x1, *v1 = x1 + n;
+  int rc;
+  // outgoing p-_k = p+ - (1 + h/h_k-1) Q^T p+ + (h_k-1 + h)/2 P^T f  (= S p+ + h P^T f for equal
+  // steps; for h != h_k-1 the reflected normal part scales with h)
+  qt_apply_n(w, n, w->cin, w->z);
+  nh_la_copy_fixed(n, w->cin, w->pm);
+  nh_la_axpy_fixed(n, -(1.0 + h / *w->hin), w->z, w->pm);
+  if (mo->force) nh_la_axpy_fixed(n, 0.5 * (*w->hin + h), w->f, w->pm);
+  // q_k+1 from -D1 L_d(q_k, q_k+1) = p-_k
+  if (fast) {
+    NH_LA_UNROLL
+    for (int i = 0; i < n; i++) w->phalf[i] = mo->potential ? w->pm[i] - 0.5 * h * w->g[i] : w->pm[i]; /* M v_k+1/2 */
+    msolve_n(w, n, w->L0, w->phalf, w->v);
+    NH_LA_UNROLL
+    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
+  } else {
+    msolve_n(w, n, w->L0, w->pm, w->v);
+    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
+    if ((rc = dl_solve(s, w, midpoint, q0, h, w->pm, q1))) return rc;
+    for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
+    nh_la_gemv(n, n, w->M0, w->v, w->phalf);
+  }
+  const double *L1 = constM ? w->L0 : w->L1; /* the factor of M(q_k+1) */
+  // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1)
+  double *pp = w->p;
+  if (fast) {
+    nh_la_copy_fixed(n, w->phalf, pp);
+    if (mo->potential) {
+      vzero(n, w->z);
+      if ((rc = nh_cb(mo->potential(q1, NULL, w->z, mo->user)))) return rc;
+      nh_la_axpy_fixed(n, -0.5 * h, w->z, pp);
+    }
+  } else {
+    if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, pp))) return rc;
+    if (!constM && (rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL))) return rc;
+  }
+  // at q_k+1: projector, force; nodal momentum and the carried part
+  if ((rc = proj_setup_n(mo, w, n, q1, L1))) return rc;
+  if (mo->force) {
+    for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
+    if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
+  }
+  nh_la_copy_fixed(n, pp, w->cout); /* carried: p+_k+1 */
+  qt_apply_n(w, n, pp, w->tmp2);
+  if (mo->force) {
+    qt_apply_n(w, n, w->f, w->tmp); /* P^T f */
+    nh_la_axpy_fixed(n, -1.0, w->tmp, w->f);
+    for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w->f[i] - w->tmp2[i]; /* p_k+1 = P^T (p+ + h/2 f) */
+  } else {
+    NH_LA_UNROLL
+    for (int i = 0; i < n; i++) pp[i] -= w->tmp2[i];
+  }
+  msolve_n(w, n, L1, pp, v1);
+  *w->pvalid = 1.0;
+  set_key(w->kout, t + h, x1, nx);
+  *w->hout = h;
+  vi_end(s, w, constM ? w->M0 : w->M1, x1);
+  return 0;
+}
+
+VI_INLINE int vi_step_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
+                        int kind, const int n) {
+  const nh_model *mo = s->model;
+  const int nx = 2 * n;
+  const double *q0 = x0, *v0 = x0 + n;
   const int constM = mo->coriolis == NULL, midpoint = kind == VI_DEL && s->opts.midpoint_ld;
   const int fast = constM && !midpoint; /* -D1 L_d is linear in q1 */
   int rc;
   s->evals++;
   // the carried incoming momentum (gni)
   int cont;
-  int fresh = vi_resolve(s, &w, t, x0, &cont);
+  int fresh = vi_resolve(s, w, n, t, x0, &cont);
   // at q_k: M, projector (kept from the last step when continuing from its end), forces (the
   // potential is inside L_d)
-  if ((rc = mass_factor(mo, q0, w.M0, w.L0, constM, w.mfact, w.Minv))) return rc;
-  if (!fast && (rc = nh_model_mass_deriv(mo, q0, w.dM0, w.dwork))) return rc;
-  vzero(n, w.g);
-  if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w.g, mo->user)))) return rc;
-  if (!(cont && constM) && (rc = proj_setup(mo, &w, q0, w.L0))) return rc;
-  *w.pvalid = 0.0;
-  if ((rc = force(mo, t, q0, v0, 0, w.f, w.tmp))) return rc;
-  if (mo->force) pt_inplace(&w, w.f, w.tmp);
+  // (absent forces and potential: f and g are zero from the restart on, and terms adding
+  // them are skipped)
+  if (!(constM && *w->mfact == 1.0) && (rc = mass_factor(mo, q0, w->M0, w->L0, constM, w->mfact, w->Minv)))
+    return rc;
+  if (!fast && (rc = nh_model_mass_deriv(mo, q0, w->dM0, w->dwork))) return rc;
+  if (mo->potential || fresh) vzero(n, w->g);
+  if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w->g, mo->user)))) return rc;
+  if (!(cont && constM) && (rc = proj_setup(mo, w, q0, w->L0))) return rc;
+  *w->pvalid = 0.0;
+  if (mo->force || fresh) vzero(n, w->f);
+  if (mo->force) {
+    if ((rc = force(mo, t, q0, v0, 0, w->f, w->tmp))) return rc;
+    qt_apply_n(w, n, w->f, w->tmp); /* P^T f */
+    nh_la_axpy_fixed(n, -1.0, w->tmp, w->f);
+  }
   // the incoming momentum p+_k: carried (exact, no round trip through v), or at a restart
   // built from the nodal p_k = M v_k: P^T p+ = p_k - h/2 P^T f, Q^T p+ = -c_0 with
   // paper start (eq. 16: M v_1/2 = p_0 + h/2 P^T (f - dV)): c_0 = h/2 Q^T dV(q_0);
   // midpoint start: c_0 in span A(q_0)^T with the constraint at q_0 + h/2 v_1/2
   if (fresh) {
-    double *c0 = w.tmp2;
-    qt_apply(&w, w.g, c0);
+    double *c0 = w->tmp2;
+    qt_apply(w, w->g, c0);
     nh_la_scale(n, 0.5 * h, c0);
-    nh_la_gemv(n, n, w.M0, v0, w.pm);
-    nh_la_axpy(n, 0.5 * h, w.f, w.pm);
-    if (kind == VI_GNI && s->opts.start == NH_START_MIDPOINT && w.m > 0) {
-      nh_la_axpy(n, -0.5 * h, w.g, w.pm); /* M v_1/2 without c */
-      if ((rc = gni_midpoint_start(s, &w, q0, h, w.pm, c0))) return rc;
+    nh_la_gemv(n, n, w->M0, v0, w->pm);
+    nh_la_axpy(n, 0.5 * h, w->f, w->pm);
+    if (kind == VI_GNI && s->opts.start == NH_START_MIDPOINT && w->m > 0) {
+      nh_la_axpy(n, -0.5 * h, w->g, w->pm); /* M v_1/2 without c */
+      if ((rc = gni_midpoint_start(s, w, q0, h, w->pm, c0))) return rc;
     }
-    nh_la_gemv(n, n, w.M0, v0, w.cin);
-    nh_la_axpy(n, -0.5 * h, w.f, w.cin);
-    nh_la_axpy(n, -1.0, c0, w.cin);
-    *w.hin = h;
-    set_key(w.kin, t, x0, nx);
+    nh_la_gemv(n, n, w->M0, v0, w->cin);
+    nh_la_axpy(n, -0.5 * h, w->f, w->cin);
+    nh_la_axpy(n, -1.0, c0, w->cin);
+    *w->hin = h;
+    set_key(w->kin, t, x0, nx);
   }
-  // outgoing p-_k = p+ - (1 + h/h_k-1) Q^T p+ + (h_k-1 + h)/2 P^T f  (= S p+ + h P^T f for equal
-  // steps; for h != h_k-1 the reflected normal part scales with h)
-  qt_apply(&w, w.cin, w.z);
-  nh_la_copy(n, w.cin, w.pm);
-  nh_la_axpy(n, -(1.0 + h / *w.hin), w.z, w.pm);
-  nh_la_axpy(n, 0.5 * (*w.hin + h), w.f, w.pm);
-  // q_k+1 from -D1 L_d(q_k, q_k+1) = p-_k
-  if (fast) {
-    for (int i = 0; i < n; i++) w.r[i] = w.pm[i] - 0.5 * h * w.g[i]; /* M v_k+1/2 */
-    nh_la_copy(n, w.r, w.phalf);
-    msolve_w(&w, w.L0, w.r, w.v);
-    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w.v[i];
-  } else {
-    msolve_w(&w, w.L0, w.pm, w.v);
-    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w.v[i];
-    if ((rc = dl_solve(s, &w, midpoint, q0, h, w.pm, q1))) return rc;
-    for (int i = 0; i < n; i++) w.v[i] = (q1[i] - q0[i]) / h;
-    nh_la_gemv(n, n, w.M0, w.v, w.phalf);
+  return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, n);
+}
+
+/* vi_step_n compiled for the small n of most models */
+static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *x1, int kind) {
+  vi_ws *w = vi_get(s);
+  switch (w->n) {
+  case 2: return vi_step_n(s, w, t, x0, h, x1, kind, 2);
+  case 3: return vi_step_n(s, w, t, x0, h, x1, kind, 3);
+  case 4: return vi_step_n(s, w, t, x0, h, x1, kind, 4);
+  case 5: return vi_step_n(s, w, t, x0, h, x1, kind, 5);
+  case 6: return vi_step_n(s, w, t, x0, h, x1, kind, 6);
+  default: return vi_step_n(s, w, t, x0, h, x1, kind, w->n);
   }
-  const double *L1 = constM ? w.L0 : w.L1; /* the factor of M(q_k+1) */
-  // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1)
-  double *pp = w.p;
-  if (fast) {
-    nh_la_copy(n, w.phalf, pp);
-    vzero(n, w.z);
-    if (mo->potential && (rc = nh_cb(mo->potential(q1, NULL, w.z, mo->user)))) return rc;
-    nh_la_axpy(n, -0.5 * h, w.z, pp);
-  } else {
-    if ((rc = dl_d2(mo, &w, midpoint, q0, q1, h, pp))) return rc;
-    if (!constM && (rc = mass_factor(mo, q1, w.M1, w.L1, 0, NULL, NULL))) return rc;
-  }
-  // at q_k+1: projector, force; nodal momentum and the carried part
-  if ((rc = proj_setup(mo, &w, q1, L1))) return rc;
-  for (int i = 0; i < n; i++) w.v[i] = (q1[i] - q0[i]) / h;
-  if ((rc = force(mo, t + h, q1, w.v, 0, w.f, w.tmp))) return rc;
-  nh_la_copy(n, pp, w.cout); /* carried: p+_k+1 */
-  qt_apply(&w, pp, w.tmp2);
-  if (mo->force) pt_inplace(&w, w.f, w.tmp);
-  for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w.f[i] - w.tmp2[i]; /* p_k+1 = P^T (p+ + h/2 f) */
-  msolve_w(&w, L1, pp, v1);
-  *w.pvalid = 1.0;
-  set_key(w.kout, t + h, x1, nx);
-  *w.hout = h;
-  return 0;
 }
 
 static int gni_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
@@ -518,51 +641,51 @@ static int gni_step(nh_stepper *s, double t, const double *x0, double h, double 
  * One step from the nodal (q_k, p_k): nothing is carried. */
 static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double h, double *x1) {
   const nh_model *mo = s->model;
-  vi_ws w = vi_carve(s);
-  const int n = w.n, m = w.m, nk = n + m, midpoint = s->opts.midpoint_ld;
+  vi_ws *w = vi_get(s);
+  const int n = w->n, m = w->m, nk = n + m, midpoint = s->opts.midpoint_ld;
   const double *q0 = x0, *v0 = x0 + n;
-  double *q1 = x1, *v1 = x1 + n, *lam = w.rz + n;
+  double *q1 = x1, *v1 = x1 + n, *lam = w->rz + n;
   int rc;
   s->evals++;
   // at q_k: M, dM, dV, A(q_k), forces; the outgoing momentum without the reaction
-  if ((rc = mass_factor(mo, q0, w.M0, w.L0, 0, NULL, NULL))) return rc;
-  if ((rc = nh_model_mass_deriv(mo, q0, w.dM0, w.dwork))) return rc;
-  vzero(n, w.g);
-  if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w.g, mo->user)))) return rc;
-  vzero(n, w.tmp2);
-  if ((rc = nh_cb(mo->constraint(q0, w.tmp2, w.A0, NULL, mo->user)))) return rc;
-  if ((rc = force(mo, t, q0, v0, 0, w.f, w.tmp))) return rc;
-  nh_la_gemv(n, n, w.M0, v0, w.p);
-  nh_la_axpy(n, 0.5 * h, w.f, w.p);
+  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 0, NULL, NULL))) return rc;
+  if ((rc = nh_model_mass_deriv(mo, q0, w->dM0, w->dwork))) return rc;
+  vzero(n, w->g);
+  if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w->g, mo->user)))) return rc;
+  vzero(n, w->tmp2);
+  if ((rc = nh_cb(mo->constraint(q0, w->tmp2, w->A0, NULL, mo->user)))) return rc;
+  if ((rc = force(mo, t, q0, v0, 0, w->f, w->tmp))) return rc;
+  nh_la_gemv(n, n, w->M0, v0, w->p);
+  nh_la_axpy(n, 0.5 * h, w->f, w->p);
   // Newton on (q_k+1, lam) from (q_k + h v_k, 0)
   for (int i = 0; i < n; i++) q1[i] = q0[i] + h * v0[i];
   vzero(m, lam);
-  const double scale = 1.0 + nh_la_norm_inf(n, w.p);
+  const double scale = 1.0 + nh_la_norm_inf(n, w->p);
   double res = INFINITY;
   int it;
   for (it = 0; it <= s->opts.newton_max_iter; it++) {
-    nh_la_copy(n, w.p, w.pm);
-    for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w.A0 + (size_t)k * n, w.pm);
-    if ((rc = dl_residual(mo, &w, midpoint, q0, q1, h, w.pm, w.r, w.J))) return rc;
-    if ((rc = nh_cb(mo->holonomic(q1, w.zz, mo->user)))) return rc;
-    res = fmax(nh_la_norm_inf(n, w.r) / scale, nh_la_norm_inf(m, w.zz) / (1.0 + nh_la_norm_inf(n, q1)));
+    nh_la_copy(n, w->p, w->pm);
+    for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w->A0 + (size_t)k * n, w->pm);
+    if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, w->pm, w->r, w->J))) return rc;
+    if ((rc = nh_cb(mo->holonomic(q1, w->zz, mo->user)))) return rc;
+    res = fmax(nh_la_norm_inf(n, w->r) / scale, nh_la_norm_inf(m, w->zz) / (1.0 + nh_la_norm_inf(n, q1)));
     if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
     // K = [J, h/2 A(q_k)^T; A(q_k+1), 0]
-    if ((rc = nh_cb(mo->constraint(q1, w.tmp2, w.A, NULL, mo->user)))) return rc;
+    if ((rc = nh_cb(mo->constraint(q1, w->tmp2, w->A, NULL, mo->user)))) return rc;
     for (int i = 0; i < nk; i++)
       for (int j = 0; j < nk; j++)
-        w.K[i * nk + j] = i < n && j < n   ? w.J[i * n + j]
-                          : i < n          ? 0.5 * h * w.A0[(size_t)(j - n) * n + i]
-                          : j < n          ? w.A[(size_t)(i - n) * n + j]
+        w->K[i * nk + j] = i < n && j < n   ? w->J[i * n + j]
+                          : i < n          ? 0.5 * h * w->A0[(size_t)(j - n) * n + i]
+                          : j < n          ? w->A[(size_t)(i - n) * n + j]
                                            : 0.0;
-    if (nh_la_lu(nk, w.K, w.kpiv, VI_PIVOT_TOL) != NH_OK) {
+    if (nh_la_lu(nk, w->K, w->kpiv, VI_PIVOT_TOL) != NH_OK) {
       snprintf(s->msg, sizeof s->msg, "del: singular Newton matrix (constraints dependent?)");
       return NH_ERR_SINGULAR;
     }
     double step[64]; /* nq + nc <= 64 (supports) */
-    for (int i = 0; i < n; i++) step[i] = w.r[i];
-    for (int k = 0; k < m; k++) step[n + k] = w.zz[k];
-    nh_la_lu_solve(nk, w.K, w.kpiv, step);
+    for (int i = 0; i < n; i++) step[i] = w->r[i];
+    for (int k = 0; k < m; k++) step[n + k] = w->zz[k];
+    nh_la_lu_solve(nk, w->K, w->kpiv, step);
     for (int i = 0; i < n; i++) q1[i] -= step[i];
     for (int k = 0; k < m; k++) lam[k] -= step[n + k];
   }
@@ -572,15 +695,16 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
     return NH_ERR_NO_CONVERGENCE;
   }
   // p+ = D2 L_d, then the projection onto the constraint at q_k+1
-  if ((rc = dl_d2(mo, &w, midpoint, q0, q1, h, w.p))) return rc;
-  if ((rc = mass_factor(mo, q1, w.M1, w.L1, 0, NULL, NULL))) return rc;
-  if ((rc = proj_setup(mo, &w, q1, w.L1))) return rc;
-  for (int i = 0; i < n; i++) w.v[i] = (q1[i] - q0[i]) / h;
-  if ((rc = force(mo, t + h, q1, w.v, 0, w.f, w.tmp))) return rc;
-  nh_la_axpy(n, 0.5 * h, w.f, w.p);
-  pt_inplace(&w, w.p, w.tmp);
-  nh_la_copy(n, w.p, w.phalf);
-  msolve_w(&w, w.L1, w.p, v1);
+  if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, w->p))) return rc;
+  if ((rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL))) return rc;
+  if ((rc = proj_setup(mo, w, q1, w->L1))) return rc;
+  for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
+  if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
+  nh_la_axpy(n, 0.5 * h, w->f, w->p);
+  pt_inplace(w, w->p, w->tmp);
+  nh_la_copy(n, w->p, w->phalf);
+  msolve_w(w, w->L1, w->p, v1);
+  vi_end(s, w, w->M1, x1);
   return 0;
 }
 
@@ -594,97 +718,101 @@ static int del_step(nh_stepper *s, double t, const double *x0, double h, double 
 
 static int rattle_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
   const nh_model *mo = s->model;
-  vi_ws w = vi_carve(s);
-  const int n = w.n, m = w.m, nx = 2 * n;
+  vi_ws *w = vi_get(s);
+  const int n = w->n, m = w->m, nx = 2 * n;
   const double *q0 = x0, *v0 = x0 + n;
-  double *q1 = x1, *v1 = x1 + n, *lam = w.z;
+  double *q1 = x1, *v1 = x1 + n, *lam = w->z;
   int rc;
   if (err) *err = 0.0;
   s->evals++;
-  int cont, fresh = vi_resolve(s, &w, t, x0, &cont);
-  (void)cont;
-  if ((rc = mass_factor(mo, q0, w.M0, w.L0, 1, w.mfact, w.Minv))) return rc;
-  if ((rc = force(mo, t, q0, v0, 1, w.f, w.tmp))) return rc;
-  if ((rc = proj_setup(mo, &w, q0, w.L0))) return rc;
+  int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
+  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv))) return rc;
+  if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
+  if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
+  *w->pvalid = 0.0;
   if (fresh) {
     // lambda_0: 0 (paper) or (A M^-1 A^T)^-1 A M^-1 f_0 (consistent with gni)
-    vzero(n, w.cin);
+    vzero(n, w->cin);
     if (s->opts.start != NH_START_PAPER && m > 0) {
-      for (int k = 0; k < m; k++) w.cin[k] = nh_la_dot(n, w.W + (size_t)k * n, w.f);
-      nh_la_chol_solve(m, w.G, w.cin);
+      for (int k = 0; k < m; k++) w->cin[k] = nh_la_dot(n, w->W + (size_t)k * n, w->f);
+      nh_la_chol_solve(m, w->G, w->cin);
     }
-    set_key(w.kin, t, x0, nx);
+    set_key(w->kin, t, x0, nx);
   }
   // (10a) p_k+1/2 = p_k + h/2 (f_k - A_k^T lam_k), (10b) q_k+1
-  nh_la_gemv(n, n, w.M0, v0, w.phalf);
-  nh_la_axpy(n, 0.5 * h, w.f, w.phalf);
-  for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * w.cin[k], w.A + (size_t)k * n, w.phalf);
-  msolve_w(&w, w.L0, w.phalf, w.v);
-  for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w.v[i];
+  nh_la_gemv(n, n, w->M0, v0, w->phalf);
+  nh_la_axpy(n, 0.5 * h, w->f, w->phalf);
+  for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * w->cin[k], w->A + (size_t)k * n, w->phalf);
+  msolve_w(w, w->L0, w->phalf, w->v);
+  for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
   // (10e) lam_k+1 from G lam = A M^-1 (2/h p_k+1/2 + f_k+1), (10d) p_k+1
-  if ((rc = force(mo, t + h, q1, w.v, 1, w.f, w.tmp))) return rc;
-  if ((rc = proj_setup(mo, &w, q1, w.L0))) return rc;
-  for (int i = 0; i < n; i++) w.tmp[i] = 2.0 / h * w.phalf[i] + w.f[i];
-  for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w.W + (size_t)k * n, w.tmp);
-  if (m > 0) nh_la_chol_solve(m, w.G, lam);
-  nh_la_copy(n, w.phalf, w.p);
-  nh_la_axpy(n, 0.5 * h, w.f, w.p);
-  for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w.A + (size_t)k * n, w.p);
-  msolve_w(&w, w.L0, w.p, v1);
-  nh_la_copy(m, lam, w.cout);
-  set_key(w.kout, t + h, x1, nx);
+  if ((rc = force(mo, t + h, q1, w->v, 1, w->f, w->tmp))) return rc;
+  if ((rc = proj_setup(mo, w, q1, w->L0))) return rc;
+  for (int i = 0; i < n; i++) w->tmp[i] = 2.0 / h * w->phalf[i] + w->f[i];
+  for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w->W + (size_t)k * n, w->tmp);
+  if (m > 0) nh_la_chol_solve(m, w->G, lam);
+  nh_la_copy(n, w->phalf, w->p);
+  nh_la_axpy(n, 0.5 * h, w->f, w->p);
+  for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w->A + (size_t)k * n, w->p);
+  msolve_w(w, w->L0, w->p, v1);
+  nh_la_copy(m, lam, w->cout);
+  set_key(w->kout, t + h, x1, nx);
+  *w->pvalid = 1.0;
+  vi_end(s, w, w->M0, x1);
   return 0;
 }
 
 static int shake_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
   const nh_model *mo = s->model;
-  vi_ws w = vi_carve(s);
-  const int n = w.n, m = w.m, nx = 2 * n;
+  vi_ws *w = vi_get(s);
+  const int n = w->n, m = w->m, nx = 2 * n;
   const double *q0 = x0, *v0 = x0 + n;
-  double *q1 = x1, *v1 = x1 + n, *vm = w.r, *lam = w.z;
+  double *q1 = x1, *v1 = x1 + n, *vm = w->r, *lam = w->z;
   int rc;
   if (err) *err = 0.0;
   s->evals++;
-  int cont, fresh = vi_resolve(s, &w, t, x0, &cont);
-  (void)cont;
-  if ((rc = mass_factor(mo, q0, w.M0, w.L0, 1, w.mfact, w.Minv))) return rc;
-  if ((rc = force(mo, t, q0, v0, 1, w.f, w.tmp))) return rc;
-  if ((rc = proj_setup(mo, &w, q0, w.L0))) return rc;
+  int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
+  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv))) return rc;
+  if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
+  if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
+  *w->pvalid = 0.0;
   if (fresh) {
     // q_-1 = q_0 - h M^-1 (p_0 - h/2 P^T f_0), h_-1 = h
-    nh_la_gemv(n, n, w.M0, v0, w.p);
-    nh_la_copy(n, w.f, w.tmp2);
-    pt_inplace(&w, w.tmp2, w.tmp);
-    nh_la_axpy(n, -0.5 * h, w.tmp2, w.p);
-    msolve_w(&w, w.L0, w.p, w.v);
-    for (int i = 0; i < n; i++) w.cin[i] = q0[i] - h * w.v[i];
-    *w.hin = h;
-    set_key(w.kin, t, x0, nx);
+    nh_la_gemv(n, n, w->M0, v0, w->p);
+    nh_la_copy(n, w->f, w->tmp2);
+    pt_inplace(w, w->tmp2, w->tmp);
+    nh_la_axpy(n, -0.5 * h, w->tmp2, w->p);
+    msolve_w(w, w->L0, w->p, w->v);
+    for (int i = 0; i < n; i++) w->cin[i] = q0[i] - h * w->v[i];
+    *w->hin = h;
+    set_key(w->kin, t, x0, nx);
   }
-  const double hp = *w.hin, hb = 0.5 * (hp + h);
+  const double hp = *w->hin, hb = 0.5 * (hp + h);
   // v- and lam = G^-1 A (2 v-/h_k-1 + M^-1 f)
-  for (int i = 0; i < n; i++) vm[i] = (q0[i] - w.cin[i]) / hp;
-  msolve_w(&w, w.L0, w.f, w.tmp);
-  for (int i = 0; i < n; i++) w.tmp[i] += 2.0 / hp * vm[i];
-  for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w.A + (size_t)k * n, w.tmp);
-  if (m > 0) nh_la_chol_solve(m, w.G, lam);
+  for (int i = 0; i < n; i++) vm[i] = (q0[i] - w->cin[i]) / hp;
+  msolve_w(w, w->L0, w->f, w->tmp);
+  for (int i = 0; i < n; i++) w->tmp[i] += 2.0 / hp * vm[i];
+  for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w->A + (size_t)k * n, w->tmp);
+  if (m > 0) nh_la_chol_solve(m, w->G, lam);
   // v+ = v- + hb M^-1 (f - A^T lam), q_k+1 = q_k + h v+
-  nh_la_copy(n, w.f, w.tmp);
-  for (int k = 0; k < m; k++) nh_la_axpy(n, -lam[k], w.A + (size_t)k * n, w.tmp);
-  msolve_w(&w, w.L0, w.tmp, w.v);
-  for (int i = 0; i < n; i++) w.v[i] = vm[i] + hb * w.v[i];
-  for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w.v[i];
-  nh_la_gemv(n, n, w.M0, w.v, w.phalf);
+  nh_la_copy(n, w->f, w->tmp);
+  for (int k = 0; k < m; k++) nh_la_axpy(n, -lam[k], w->A + (size_t)k * n, w->tmp);
+  msolve_w(w, w->L0, w->tmp, w->v);
+  for (int i = 0; i < n; i++) w->v[i] = vm[i] + hb * w->v[i];
+  for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
+  nh_la_gemv(n, n, w->M0, w->v, w->phalf);
   // nodal velocity p_k+1 = P^T (M v+ + h/2 f_k+1)
-  if ((rc = force(mo, t + h, q1, w.v, 1, w.f, w.tmp))) return rc;
-  if ((rc = proj_setup(mo, &w, q1, w.L0))) return rc;
-  nh_la_copy(n, w.phalf, w.p);
-  nh_la_axpy(n, 0.5 * h, w.f, w.p);
-  pt_inplace(&w, w.p, w.tmp);
-  msolve_w(&w, w.L0, w.p, v1);
-  nh_la_copy(n, q0, w.cout);
-  *w.hout = h;
-  set_key(w.kout, t + h, x1, nx);
+  if ((rc = force(mo, t + h, q1, w->v, 1, w->f, w->tmp))) return rc;
+  if ((rc = proj_setup(mo, w, q1, w->L0))) return rc;
+  nh_la_copy(n, w->phalf, w->p);
+  nh_la_axpy(n, 0.5 * h, w->f, w->p);
+  pt_inplace(w, w->p, w->tmp);
+  msolve_w(w, w->L0, w->p, v1);
+  nh_la_copy(n, q0, w->cout);
+  *w->hout = h;
+  set_key(w->kout, t + h, x1, nx);
+  *w->pvalid = 1.0;
+  vi_end(s, w, w->M0, x1);
   return 0;
 }
 
@@ -705,20 +833,21 @@ const double *nh_vi_half_momentum(const nh_stepper *s) {
       s->method != &nh_method_del)
     return NULL;
   nh_stepper *ms = (nh_stepper *)s;
-  vi_ws w = vi_carve(ms);
-  return w.phalf;
+  vi_ws *w = vi_get(ms);
+  return w->phalf;
 }
 
 void nh_vi_carried(nh_stepper *s, double *c) {
-  vi_ws w = vi_carve(s);
-  nh_la_copy(w.n, w.cout, c);
+  vi_ws *w = vi_get(s);
+  nh_la_copy(w->n, w->cout, c);
 }
 
 void nh_vi_set_carried(nh_stepper *s, double t, const double *x, const double *c, double h_prev) {
-  vi_ws w = vi_carve(s);
-  set_key(w.kout, t, x, 2 * w.n);
-  nh_la_copy(w.n, c, w.cout);
-  *w.hout = h_prev;
+  vi_ws *w = vi_get(s);
+  set_key(w->kout, t, x, 2 * w->n);
+  nh_la_copy(w->n, c, w->cout);
+  *w->hout = h_prev;
+  *w->pvalid = 0.0; /* the projector in the workspace is not at x's q */
   s->restart = 0;
 }
 

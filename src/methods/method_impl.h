@@ -33,6 +33,10 @@ typedef struct nh_stepper {
   double last_res;   /* final residual of the last step */
   double max_res;    /* largest final residual of a step */
   char msg[256];     /* detail of the last failure */
+  /* What a step may leave for the driver's monitors at its end state: M(q1) (nq x nq) and
+   * A(q1) (nc x nq), valid for the x1 it wrote when end_x == x1 (the driver clears end_x
+   * before each step); a method that does not set them leaves end_x NULL. */
+  const double *end_x, *end_M, *end_A;
 } nh_stepper;
 
 struct nh_method {

@@ -409,15 +409,55 @@ int nh_model_monitor_index(const nh_model *m, const char *name) {
 /* max nq for the small stack buffers of the pointwise queries below */
 #define NH_QUERY_MAX 32
 
-int nh_model_energy_ws(const nh_model *m, const double *q, const double *v, double *M, double *E) {
-  const int n = m->nq;
-  int rc = nh_cb(m->mass(q, M, m->user));
-  if (rc) return rc;
-  double T = 0.0, V = 0.0;
-  for (int i = 0; i < n; i++) T += v[i] * nh_la_dot(n, M + (size_t)i * n, v);
+/* v^T M v, the loops unrolled for the small n of most models (the same operations) */
+static inline double quad_n(int n, const double *M, const double *v) {
+  double T = 0.0;
+  NH_LA_UNROLL
+  for (int i = 0; i < n; i++) T += v[i] * nh_la_dot_fixed(n, M + (size_t)i * n, v);
+  return T;
+}
+static double quad(int n, const double *M, const double *v) {
+  switch (n) {
+  case 2: return quad_n(2, M, v);
+  case 3: return quad_n(3, M, v);
+  case 4: return quad_n(4, M, v);
+  case 5: return quad_n(5, M, v);
+  default: return quad_n(n, M, v);
+  }
+}
+
+int nh_model_energy_given_M(const nh_model *m, const double *q, const double *v, const double *M, double *E) {
+  int rc;
+  double T = quad(m->nq, M, v), V = 0.0;
   if (m->potential && (rc = nh_cb(m->potential(q, &V, NULL, m->user)))) return rc;
   *E = 0.5 * T + V;
   return 0;
+}
+
+int nh_model_energy_ws(const nh_model *m, const double *q, const double *v, double *M, double *E) {
+  int rc = nh_cb(m->mass(q, M, m->user));
+  if (rc) return rc;
+  return nh_model_energy_given_M(m, q, v, M, E);
+}
+
+/* max_k |A_k v|, the dot products unrolled for the small n of most models */
+static inline double resid_n(int n, int nc, const double *A, const double *v) {
+  double res = 0.0;
+  for (int k = 0; k < nc; k++) {
+    double r = fabs(nh_la_dot_fixed(n, A + (size_t)k * n, v));
+    if (r > res) res = r;
+  }
+  return res;
+}
+
+void nh_model_residual_given_A(const nh_model *m, const double *v, const double *A, double *res) {
+  switch (m->nq) {
+  case 2: *res = resid_n(2, m->nc, A, v); break;
+  case 3: *res = resid_n(3, m->nc, A, v); break;
+  case 4: *res = resid_n(4, m->nc, A, v); break;
+  case 5: *res = resid_n(5, m->nc, A, v); break;
+  default: *res = resid_n(m->nq, m->nc, A, v); break;
+  }
 }
 
 int nh_model_residual_ws(const nh_model *m, const double *q, const double *v, double *A, double *res) {
@@ -425,10 +465,7 @@ int nh_model_residual_ws(const nh_model *m, const double *q, const double *v, do
   if (m->nc == 0) return 0;
   int rc = nh_cb(m->constraint(q, v, A, NULL, m->user));
   if (rc) return rc;
-  for (int k = 0; k < m->nc; k++) {
-    double r = fabs(nh_la_dot(m->nq, A + (size_t)k * m->nq, v));
-    if (r > *res) *res = r;
-  }
+  nh_model_residual_given_A(m, v, A, res);
   return 0;
 }
 

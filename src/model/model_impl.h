@@ -13,8 +13,12 @@ static inline int nh_cb(int rc) { return rc < 0 ? NH_ERR_CALLBACK : rc; }
 
 /* E = 1/2 v^T M v + V(q); M: (nq x nq) scratch, left holding M(q). */
 int nh_model_energy_ws(const nh_model *m, const double *q, const double *v, double *M, double *E);
+/* the same with M = M(q) given (not evaluated) */
+int nh_model_energy_given_M(const nh_model *m, const double *q, const double *v, const double *M, double *E);
 
 /* max_k |A_k(q) v| (0 when nc = 0); A: (nc x nq) scratch, left holding A(q). */
 int nh_model_residual_ws(const nh_model *m, const double *q, const double *v, double *A, double *res);
+/* the same with A = A(q) given (not evaluated) */
+void nh_model_residual_given_A(const nh_model *m, const double *v, const double *A, double *res);
 
 #endif

@@ -467,6 +467,7 @@ int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
 /* one method step from the current state; remembers it for dense output */
 static int method_step(nh_sim *s, double h, double *x1, double *err) {
   s->last_h = h;
+  s->st.end_x = NULL;
   return s->def.method->step(&s->st, s->t, s->x, h, x1, err);
 }
 
@@ -897,7 +898,7 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   if ((rc = emit_outputs(s, h, xnew, obs, user))) return rc;
   memcpy(s->x, xnew, sizeof(double) * (size_t)s->nx);
   s->t = last ? t_max : s->t + h;
-  memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
+  if (s->ng > 0) memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
   s->stats.steps++;
   s->stats.evals = s->st.evals;
   s->stats.solver_iterations = s->st.iters;
@@ -906,15 +907,28 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   s->stats.solver_last_residual = s->st.last_res;
   s->stats.solver_max_residual = s->st.max_res;
 
-  // invariant monitors and the monitor functions at the new state
+  // invariant monitors and the monitor functions at the new state (with M and A from the
+  // method when its last step produced this state; s->M, s->dyn.A keep them for an impact)
   double E, res;
-  if ((rc = energy(s, s->t, s->x, &E)) || (rc = residual(s, s->x, &res)) ||
-      (rc = monitors(s, s->t, s->x, s->m0))) {
+  const nh_stepper *st = &s->st;
+  if (st->end_x == xnew && !s->model->project) {
+    if (s->ng > 0) {
+      memcpy(s->M, st->end_M, sizeof(double) * (size_t)s->nq * (size_t)s->nq);
+      memcpy(s->dyn.A, st->end_A, sizeof(double) * (size_t)s->nc * (size_t)s->nq);
+    }
+    nh_model_residual_given_A(s->model, s->x + s->nq, st->end_A, &res);
+    rc = nh_model_energy_given_M(s->model, s->x, s->x + s->nq, st->end_M, &E);
+  } else {
+    rc = energy(s, s->t, s->x, &E);
+    if (!rc) rc = residual(s, s->x, &res);
+  }
+  if (rc || (rc = monitors(s, s->t, s->x, s->m0))) {
     sim_msg(s, "model evaluation failed at t = %.17g", s->t);
     return rc < 0 ? rc : NH_ERR_CALLBACK;
   }
   s->stats.energy = E;
-  double rel = fabs(E - s->E_seg) / fmax(fabs(s->E_seg), 1e-300);
+  const double Es = fabs(s->E_seg) > 1e-300 ? fabs(s->E_seg) : 1e-300; /* fmax(|E_seg|, 1e-300) */
+  double rel = fabs(E - s->E_seg) / Es;
   if (rel > s->stats.max_energy_rel_error) s->stats.max_energy_rel_error = rel;
   if (res > s->stats.max_constraint_residual) s->stats.max_constraint_residual = res;
 
