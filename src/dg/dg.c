@@ -206,7 +206,7 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
   st->iters = 0;
   st->residual = 0.0;
   // factors of an earlier solve (jac_kept) are reused until they contract poorly
-  int need = !jac_kept || !*jac_kept, fresh = 0;
+  int need = !jac_kept || !*jac_kept, fresh = 0, same = 0; /* same: factors of the last update */
   if (jac_kept) *jac_kept = 0;
   if ((rc = F(z, R, exact && need ? J : NULL, user))) return rc;
   int have_exact = exact && need; /* J holds the exact Jacobian at z, not yet factored */
@@ -230,7 +230,7 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
         for (int i = 0; i < n; i++) J[(size_t)i * n + j] = (Rs[i] - R[i]) / dj;
       }
       if (nh_la_lu(n, J, piv, 0.0)) return NH_ERR_SINGULAR;
-      need = 0, fresh = 1;
+      need = 0, fresh = 1, same = 0;
     }
     have_exact = 0;
     for (int i = 0; i < n; i++) dx[i] = -R[i];
@@ -244,6 +244,15 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
       zn = fmax(zn, fabs(z[i]));
     }
     st->iters++;
+    // contraction estimate over two updates with the same factors (Hairer-Wanner IV.8)
+    double theta = same ? dxn / dx_prev : INFINITY;
+    if (!small && theta < NH_NEWTON_THETA_MAX) {
+      double q = theta / (1.0 - theta);
+      small = 1;
+      for (int i = 0; i < n && small; i++)
+        if (q * fabs(dx[i]) > NH_NEWTON_EST_TOL * (1.0 + fabs(z[i]))) small = 0;
+    }
+    same = 1;
     if (!small && fresh && st->iters >= 3 && dxn >= 0.5 * dx_prev && dxn <= NH_DG_STALL_TOL * (1.0 + zn)) {
       small = 1; /* stagnation at the round-off floor (with a Jacobian of this solve) counts as converged */
     } else if (!small && !fresh && dxn > NH_NEWTON_CHORD_RATIO * dx_prev) {
@@ -309,11 +318,11 @@ static int dg_residual(const double *x1, double *R, double *J, void *user) {
 
 size_t nh_dg_work_size(int n) {
   size_t nn = (size_t)n;
-  return grad_work(n) + 3 * nn * nn + 2 * nn + nh_newton_work_size(n) + 8;
+  return grad_work(n) + 3 * nn * nn + 3 * nn + nh_newton_work_size(n) + 8;
 }
 
 int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, double *x1,
-               nh_dg_newton *st, double *work, int *jac_kept) {
+               nh_dg_newton *st, double *work, int *jac_kept, nh_dg_pc *pc) {
   const int n = s->n;
   const size_t nn = (size_t)n;
   dg_prob c = {.s = s, .kind = kind, .x = x, .h = h, .nodes = 0, .H0 = NAN};
@@ -324,13 +333,29 @@ int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, d
   c.dG = w, w += nn * nn;
   c.xb = w, w += nn;
   c.G = w, w += nn;
+  double *xp = w; /* the plain predictor */
+  w += nn;
   int rc;
   // explicit midpoint predictor (local error O(h^3): one Newton iteration fewer than Euler)
   if ((rc = cb(s->eval(x, &c.H0, c.G, c.Pi, s->user)))) return rc;
   for (int i = 0; i < n; i++) c.xb[i] = x[i] + 0.5 * h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
   if ((rc = cb(s->eval(c.xb, NULL, c.G, c.Pi, s->user)))) return rc;
-  for (int i = 0; i < n; i++) x1[i] = x[i] + h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
+  for (int i = 0; i < n; i++) x1[i] = xp[i] = x[i] + h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
+  // the extrapolated correction of the previous steps of this trajectory
+  int chain = pc && pc->count > 0 && pc->h == h;
+  for (int i = 0; chain && i < n; i++)
+    if (x[i] != pc->xend[i]) chain = 0;
+  if (chain) {
+    for (int i = 0; i < n; i++) x1[i] += pc->count > 1 ? 2.0 * pc->c[i] - pc->c[n + i] : pc->c[i];
+  }
   rc = nh_newton(n, dg_residual, &c, s->hess != NULL, NH_NEWTON_REFRESH, x1, st, w, jac_kept);
   st->nodes = c.nodes;
+  if (pc && rc) pc->count = 0;
+  if (pc && !rc) {
+    // the new correction x1 - plain predictor
+    pc->count = chain ? (pc->count > 1 ? 2 : pc->count + 1) : 1;
+    pc->h = h;
+    for (int i = 0; i < n; i++) pc->c[n + i] = pc->c[i], pc->c[i] = x1[i] - xp[i], pc->xend[i] = x1[i];
+  }
   return rc;
 }

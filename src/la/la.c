@@ -253,7 +253,7 @@ int nh_la_lu(int n, double *A, int *piv, double tol) {
       double *Ai = A + (size_t)i * n;
       double l = Ai[k] / d;
       Ai[k] = l;
-      for (int j = k + 1; j < n; j++) Ai[j] -= l * A[(size_t)k * n + j];
+      nh_la_axpy(n - k - 1, -l, A + (size_t)k * n + k + 1, Ai + k + 1);
     }
   }
   return status;

@@ -14,14 +14,30 @@
 
 /* ---- BLAS-like helpers ------------------------------------------------------------- */
 
-/* The level-1 helpers are inline: the systems are tiny, so call overhead dominates. */
+/* The level-1 helpers are inline: the systems are tiny, so call overhead dominates. The
+ * loops are unrolled by four by hand (the loop overhead is most of the cost at -O2) and keep
+ * the order of the plain loops, so the results are the same to the bit. */
 static inline double nh_la_dot(int n, const double *x, const double *y) { /* x . y */
   double s = 0.0;
-  for (int i = 0; i < n; i++) s += x[i] * y[i];
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s += x[i] * y[i];
+    s += x[i + 1] * y[i + 1];
+    s += x[i + 2] * y[i + 2];
+    s += x[i + 3] * y[i + 3];
+  }
+  for (; i < n; i++) s += x[i] * y[i];
   return s;
 }
 static inline void nh_la_axpy(int n, double a, const double *x, double *y) { /* y += a x */
-  for (int i = 0; i < n; i++) y[i] += a * x[i];
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    y[i] += a * x[i];
+    y[i + 1] += a * x[i + 1];
+    y[i + 2] += a * x[i + 2];
+    y[i + 3] += a * x[i + 3];
+  }
+  for (; i < n; i++) y[i] += a * x[i];
 }
 static inline void nh_la_copy(int n, const double *x, double *y) { /* y = x */
   if (x == y) return;

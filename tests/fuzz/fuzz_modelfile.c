@@ -14,7 +14,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* every evaluator and derivative query once at the initial state, into arrays of exactly
  * the documented sizes (so that ASan sees any write past them) */
+static void exercise_poisson(const nh_model *m) {
+  const size_t n = (size_t)m->nx;
+  const double *x = m->x0;
+  double H, *dH = malloc(sizeof(double) * n), *P = malloc(sizeof(double) * n * n);
+  double *Hs = malloc(sizeof(double) * n * n), *T = malloc(sizeof(double) * n * n);
+  if (dH && P && Hs && T) {
+    m->hamiltonian(x, &H, dH, m->user);
+    m->poisson(x, P, m->user);
+    nh_model_hamiltonian_hess(m, x, Hs, NULL);
+    nh_model_poisson_jac(m, x, dH, T, NULL);
+  }
+  free(dH), free(P), free(Hs), free(T);
+}
+
 static void exercise(const nh_model *m) {
+  if (m->form == NH_FORM_ODE) {
+    exercise_poisson(m);
+    return;
+  }
   const size_t nq = (size_t)m->nq, nc = (size_t)m->nc, ng = (size_t)m->ngap;
   const double *q = m->q0, *v = m->v0;
   void *u = m->user;
