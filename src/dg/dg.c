@@ -131,8 +131,12 @@ static int dg_gonzalez(const nh_dg_sys *s, const double *x, const double *x1, do
       double hd = 0.5 * nh_la_dot(n, Hs + (size_t)i * n, d);
       g1[i] = (g1[i] - G[i] - hd - 2.0 * c * d[i]) / dd;
     }
-    for (int i = 0; i < n; i++)
-      for (int j = 0; j < n; j++) dG[(size_t)i * n + j] = 0.5 * Hs[(size_t)i * n + j] + d[i] * g1[j] + (i == j ? c : 0.0);
+    for (int i = 0; i < n; i++) {
+      double *dGi = dG + (size_t)i * n, di = d[i];
+      const double *Hsi = Hs + (size_t)i * n;
+      for (int j = 0; j < n; j++) dGi[j] = 0.5 * Hsi[j] + di * g1[j];
+      dGi[i] += c;
+    }
   }
   nh_la_axpy(n, c, d, G);
   return 0;
@@ -239,9 +243,10 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
     double dxn = 0.0, zn = 0.0;
     for (int i = 0; i < n; i++) {
       z[i] += dx[i];
-      if (fabs(dx[i]) > NH_DG_NEWTON_TOL * (1.0 + fabs(z[i]))) small = 0;
-      dxn = fmax(dxn, fabs(dx[i]));
-      zn = fmax(zn, fabs(z[i]));
+      double a = fabs(dx[i]), b = fabs(z[i]); /* max by comparison: no libm call */
+      if (a > NH_DG_NEWTON_TOL * (1.0 + b)) small = 0;
+      if (a > dxn) dxn = a;
+      if (b > zn) zn = b;
     }
     st->iters++;
     // contraction estimate over two updates with the same factors (Hairer-Wanner IV.8)
@@ -300,19 +305,20 @@ static int dg_residual(const double *x1, double *R, double *J, void *user) {
   for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]);
   for (int i = 0; i < n; i++) R[i] = x1[i] - x[i] - h * nh_la_dot(n, c->Pi + (size_t)i * n, c->G);
   if (!J) return 0;
-  // Pi dG, skipping the zeros of Pi (sparse in the examples)
-  for (int i = 0; i < n * n; i++) J[i] = 0.0;
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < n; k++) {
-      double p = c->Pi[(size_t)i * n + k];
-      if (p != 0.0) nh_la_axpy(n, p, c->dG + (size_t)k * n, J + (size_t)i * n);
-    }
+  // -h/2 T, then -h Pi dG skipping the zeros of Pi (sparse in the examples), then I
   if (s->pijac) {
     if ((rc = cb(s->pijac(c->xb, c->G, c->T, s->user)))) return rc;
-    nh_la_axpy(n * n, 0.5, c->T, J);
+    const double ht = -0.5 * h;
+    for (int i = 0; i < n * n; i++) J[i] = ht * c->T[i];
+  } else {
+    for (int i = 0; i < n * n; i++) J[i] = 0.0;
   }
-  nh_la_scale(n * n, -h, J);
-  for (int i = 0; i < n; i++) J[(size_t)i * n + i] += 1.0;
+  for (int i = 0; i < n; i++) {
+    const double *Pii = c->Pi + (size_t)i * n;
+    for (int k = 0; k < n; k++)
+      if (Pii[k] != 0.0) nh_la_axpy(n, -h * Pii[k], c->dG + (size_t)k * n, J + (size_t)i * n);
+    J[(size_t)i * n + i] += 1.0;
+  }
   return 0;
 }
 
