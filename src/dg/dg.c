@@ -295,14 +295,15 @@ static int dg_residual(const double *x1, double *R, double *J, void *user) {
   const int n = s->n;
   const double h = c->h, *x = c->x;
   int rc;
-  if (c->kind == NH_DG_GONZALEZ) {
-    if ((rc = dg_gonzalez(s, x, x1, c->G, J ? c->dG : NULL, &c->H0, c->Pi, c->gw))) return rc;
-  } else {
+  if (c->kind != NH_DG_GONZALEZ) {
     if ((rc = nh_dg_grad(s, c->kind, x, x1, c->G, J ? c->dG : NULL, &c->nodes, c->gw))) return rc;
     for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]);
     if ((rc = cb(s->eval(c->xb, NULL, NULL, c->Pi, s->user)))) return rc;
+  } else {
+    if ((rc = dg_gonzalez(s, x, x1, c->G, J ? c->dG : NULL, &c->H0, c->Pi, c->gw))) return rc;
+    if (J)
+      for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]); /* for the Pi-Jacobian */
   }
-  for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]);
   for (int i = 0; i < n; i++) R[i] = x1[i] - x[i] - h * nh_la_dot(n, c->Pi + (size_t)i * n, c->G);
   if (!J) return 0;
   // -h/2 T, then -h Pi dG skipping the zeros of Pi (sparse in the examples), then I
