@@ -88,7 +88,7 @@ size_t nh_newton_work_size(int n);
  * Jacobian (chord iteration). jac_kept (Nullable, chord only): on entry nonzero when work
  * still holds the factors of an earlier solve of a nearby system, to be reused until an
  * update shrinks by less than NH_NEWTON_CHORD_RATIO; on return nonzero when it holds factors. Stops as described at
- * NH_DG_NEWTON_TOL; st->residual is max |F| at the returned z. Returns 0, a positive value
+ * NH_DG_NEWTON_TOL and NH_NEWTON_EST_TOL; st->residual is max |F| at the returned z. Returns 0, a positive value
  * from F, NH_ERR_NO_CONVERGENCE or NH_ERR_SINGULAR. */
 int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio, double *z,
               nh_dg_newton *st, double *work, int *jac_kept);
