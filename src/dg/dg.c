@@ -131,8 +131,12 @@ static int dg_gonzalez(const nh_dg_sys *s, const double *x, const double *x1, do
       double hd = 0.5 * nh_la_dot(n, Hs + (size_t)i * n, d);
       g1[i] = (g1[i] - G[i] - hd - 2.0 * c * d[i]) / dd;
     }
-    for (int i = 0; i < n; i++)
-      for (int j = 0; j < n; j++) dG[(size_t)i * n + j] = 0.5 * Hs[(size_t)i * n + j] + d[i] * g1[j] + (i == j ? c : 0.0);
+    for (int i = 0; i < n; i++) {
+      double *dGi = dG + (size_t)i * n, di = d[i];
+      const double *Hsi = Hs + (size_t)i * n;
+      for (int j = 0; j < n; j++) dGi[j] = 0.5 * Hsi[j] + di * g1[j];
+      dGi[i] += c;
+    }
   }
   nh_la_axpy(n, c, d, G);
   return 0;
@@ -206,7 +210,7 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
   st->iters = 0;
   st->residual = 0.0;
   // factors of an earlier solve (jac_kept) are reused until they contract poorly
-  int need = !jac_kept || !*jac_kept, fresh = 0;
+  int need = !jac_kept || !*jac_kept, fresh = 0, same = 0; /* same: factors of the last update */
   if (jac_kept) *jac_kept = 0;
   if ((rc = F(z, R, exact && need ? J : NULL, user))) return rc;
   int have_exact = exact && need; /* J holds the exact Jacobian at z, not yet factored */
@@ -230,7 +234,7 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
         for (int i = 0; i < n; i++) J[(size_t)i * n + j] = (Rs[i] - R[i]) / dj;
       }
       if (nh_la_lu(n, J, piv, 0.0)) return NH_ERR_SINGULAR;
-      need = 0, fresh = 1;
+      need = 0, fresh = 1, same = 0;
     }
     have_exact = 0;
     for (int i = 0; i < n; i++) dx[i] = -R[i];
@@ -239,11 +243,21 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
     double dxn = 0.0, zn = 0.0;
     for (int i = 0; i < n; i++) {
       z[i] += dx[i];
-      if (fabs(dx[i]) > NH_DG_NEWTON_TOL * (1.0 + fabs(z[i]))) small = 0;
-      dxn = fmax(dxn, fabs(dx[i]));
-      zn = fmax(zn, fabs(z[i]));
+      double a = fabs(dx[i]), b = fabs(z[i]); /* max by comparison: no libm call */
+      if (a > NH_DG_NEWTON_TOL * (1.0 + b)) small = 0;
+      if (a > dxn) dxn = a;
+      if (b > zn) zn = b;
     }
     st->iters++;
+    // contraction estimate over two updates with the same factors (Hairer-Wanner IV.8)
+    double theta = same ? dxn / dx_prev : INFINITY;
+    if (!small && theta < NH_NEWTON_THETA_MAX) {
+      double q = theta / (1.0 - theta);
+      small = 1;
+      for (int i = 0; i < n && small; i++)
+        if (q * fabs(dx[i]) > NH_NEWTON_EST_TOL * (1.0 + fabs(z[i]))) small = 0;
+    }
+    same = 1;
     if (!small && fresh && st->iters >= 3 && dxn >= 0.5 * dx_prev && dxn <= NH_DG_STALL_TOL * (1.0 + zn)) {
       small = 1; /* stagnation at the round-off floor (with a Jacobian of this solve) counts as converged */
     } else if (!small && !fresh && dxn > NH_NEWTON_CHORD_RATIO * dx_prev) {
@@ -281,39 +295,41 @@ static int dg_residual(const double *x1, double *R, double *J, void *user) {
   const int n = s->n;
   const double h = c->h, *x = c->x;
   int rc;
-  if (c->kind == NH_DG_GONZALEZ) {
-    if ((rc = dg_gonzalez(s, x, x1, c->G, J ? c->dG : NULL, &c->H0, c->Pi, c->gw))) return rc;
-  } else {
+  if (c->kind != NH_DG_GONZALEZ) {
     if ((rc = nh_dg_grad(s, c->kind, x, x1, c->G, J ? c->dG : NULL, &c->nodes, c->gw))) return rc;
     for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]);
     if ((rc = cb(s->eval(c->xb, NULL, NULL, c->Pi, s->user)))) return rc;
+  } else {
+    if ((rc = dg_gonzalez(s, x, x1, c->G, J ? c->dG : NULL, &c->H0, c->Pi, c->gw))) return rc;
+    if (J)
+      for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]); /* for the Pi-Jacobian */
   }
-  for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]);
   for (int i = 0; i < n; i++) R[i] = x1[i] - x[i] - h * nh_la_dot(n, c->Pi + (size_t)i * n, c->G);
   if (!J) return 0;
-  // Pi dG, skipping the zeros of Pi (sparse in the examples)
-  for (int i = 0; i < n * n; i++) J[i] = 0.0;
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < n; k++) {
-      double p = c->Pi[(size_t)i * n + k];
-      if (p != 0.0) nh_la_axpy(n, p, c->dG + (size_t)k * n, J + (size_t)i * n);
-    }
+  // -h/2 T, then -h Pi dG skipping the zeros of Pi (sparse in the examples), then I
   if (s->pijac) {
     if ((rc = cb(s->pijac(c->xb, c->G, c->T, s->user)))) return rc;
-    nh_la_axpy(n * n, 0.5, c->T, J);
+    const double ht = -0.5 * h;
+    for (int i = 0; i < n * n; i++) J[i] = ht * c->T[i];
+  } else {
+    for (int i = 0; i < n * n; i++) J[i] = 0.0;
   }
-  nh_la_scale(n * n, -h, J);
-  for (int i = 0; i < n; i++) J[(size_t)i * n + i] += 1.0;
+  for (int i = 0; i < n; i++) {
+    const double *Pii = c->Pi + (size_t)i * n;
+    for (int k = 0; k < n; k++)
+      if (Pii[k] != 0.0) nh_la_axpy(n, -h * Pii[k], c->dG + (size_t)k * n, J + (size_t)i * n);
+    J[(size_t)i * n + i] += 1.0;
+  }
   return 0;
 }
 
 size_t nh_dg_work_size(int n) {
   size_t nn = (size_t)n;
-  return grad_work(n) + 3 * nn * nn + 2 * nn + nh_newton_work_size(n) + 8;
+  return grad_work(n) + 3 * nn * nn + 3 * nn + nh_newton_work_size(n) + 8;
 }
 
 int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, double *x1,
-               nh_dg_newton *st, double *work, int *jac_kept) {
+               nh_dg_newton *st, double *work, int *jac_kept, nh_dg_pc *pc) {
   const int n = s->n;
   const size_t nn = (size_t)n;
   dg_prob c = {.s = s, .kind = kind, .x = x, .h = h, .nodes = 0, .H0 = NAN};
@@ -324,13 +340,29 @@ int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, d
   c.dG = w, w += nn * nn;
   c.xb = w, w += nn;
   c.G = w, w += nn;
+  double *xp = w; /* the plain predictor */
+  w += nn;
   int rc;
   // explicit midpoint predictor (local error O(h^3): one Newton iteration fewer than Euler)
   if ((rc = cb(s->eval(x, &c.H0, c.G, c.Pi, s->user)))) return rc;
   for (int i = 0; i < n; i++) c.xb[i] = x[i] + 0.5 * h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
   if ((rc = cb(s->eval(c.xb, NULL, c.G, c.Pi, s->user)))) return rc;
-  for (int i = 0; i < n; i++) x1[i] = x[i] + h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
+  for (int i = 0; i < n; i++) x1[i] = xp[i] = x[i] + h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
+  // the extrapolated correction of the previous steps of this trajectory
+  int chain = pc && pc->count > 0 && pc->h == h;
+  for (int i = 0; chain && i < n; i++)
+    if (x[i] != pc->xend[i]) chain = 0;
+  if (chain) {
+    for (int i = 0; i < n; i++) x1[i] += pc->count > 1 ? 2.0 * pc->c[i] - pc->c[n + i] : pc->c[i];
+  }
   rc = nh_newton(n, dg_residual, &c, s->hess != NULL, NH_NEWTON_REFRESH, x1, st, w, jac_kept);
   st->nodes = c.nodes;
+  if (pc && rc) pc->count = 0;
+  if (pc && !rc) {
+    // the new correction x1 - plain predictor
+    pc->count = chain ? (pc->count > 1 ? 2 : pc->count + 1) : 1;
+    pc->h = h;
+    for (int i = 0; i < n; i++) pc->c[n + i] = pc->c[i], pc->c[i] = x1[i] - xp[i], pc->xend[i] = x1[i];
+  }
   return rc;
 }

@@ -40,6 +40,16 @@ typedef enum nh_dg_kind {
 #define NH_DG_NEWTON_TOL 1e-14
 #define NH_DG_STALL_TOL 1e-11
 #define NH_DG_MAXIT 50
+/* A simplified-Newton iteration (the same factors as the previous update) also stops when
+ * the estimated remaining error theta/(1 - theta) |dx_i|, theta = |dx_k| / |dx_{k-1}| (max
+ * norms; Hairer-Wanner IV.8), is below NH_NEWTON_EST_TOL (1 + |x'_i|), with theta below
+ * NH_NEWTON_THETA_MAX: the update that would only confirm convergence is skipped. The bound
+ * is far below round-off on purpose: the error a solve leaves is smooth along a trajectory,
+ * so it adds up in the energy from step to step instead of averaging out like round-off;
+ * 1e-20 is the size the update test leaves in the examples (theta ~ 1e-6 times an update
+ * <= 1e-14). */
+#define NH_NEWTON_EST_TOL 1e-20
+#define NH_NEWTON_THETA_MAX 0.5
 /* Newton keeps its (exact) Jacobian while each update shrinks by at least this factor, and
  * re-evaluates it otherwise (simplified Newton; one Jacobian per step in the examples). */
 #define NH_NEWTON_REFRESH 0.05
@@ -78,10 +88,23 @@ size_t nh_newton_work_size(int n);
  * Jacobian (chord iteration). jac_kept (Nullable, chord only): on entry nonzero when work
  * still holds the factors of an earlier solve of a nearby system, to be reused until an
  * update shrinks by less than NH_NEWTON_CHORD_RATIO; on return nonzero when it holds factors. Stops as described at
- * NH_DG_NEWTON_TOL; st->residual is max |F| at the returned z. Returns 0, a positive value
+ * NH_DG_NEWTON_TOL and NH_NEWTON_EST_TOL; st->residual is max |F| at the returned z. Returns 0, a positive value
  * from F, NH_ERR_NO_CONVERGENCE or NH_ERR_SINGULAR. */
 int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio, double *z,
               nh_dg_newton *st, double *work, int *jac_kept);
+
+/* Predictor corrections carried across the steps of one trajectory (Nullable in nh_dg_step).
+ * The explicit midpoint predictor misses the solution of (14) by c = O(h^3), which varies
+ * smoothly along a trajectory of constant h: the step adds the extrapolation of the last
+ * corrections (c_n, or 2 c_n - c_{n-1}: error O(h^5)), so that Newton starts closer. Only
+ * the start of the iteration changes; the solution and its tolerance do not. Used when x is
+ * bitwise the x1 of the previous step and h is the same; else the history restarts. */
+typedef struct nh_dg_pc {
+  int count; /* valid corrections stored (0, 1, 2); set 0 to restart */
+  double h;  /* their step */
+  double *c; /* 2 n: the last correction, then the one before */
+  double *xend; /* n: x1 of the last step */
+} nh_dg_pc;
 
 /* Doubles of work for nh_dg_grad and nh_dg_step on n variables. */
 size_t nh_dg_work_size(int n);
@@ -92,9 +115,9 @@ int nh_dg_grad(const nh_dg_sys *sys, nh_dg_kind kind, const double *x, const dou
                double *G, double *dG, int *nodes, double *work);
 
 /* One step of (14), (x1 - x)/h = Pi((x + x1)/2) gradbar H(x, x1), by Newton from the explicit
- * midpoint predictor; jac_kept as for nh_newton (systems without derivatives). Returns 0, a positive value from an evaluator, NH_ERR_NO_CONVERGENCE or
+ * midpoint predictor (plus the corrections pc, Nullable); jac_kept as for nh_newton (systems without derivatives). Returns 0, a positive value from an evaluator, NH_ERR_NO_CONVERGENCE or
  * NH_ERR_SINGULAR. x1 must not alias x. */
 int nh_dg_step(const nh_dg_sys *sys, nh_dg_kind kind, const double *x, double h, double *x1,
-               nh_dg_newton *st, double *work, int *jac_kept);
+               nh_dg_newton *st, double *work, int *jac_kept, nh_dg_pc *pc);
 
 #endif

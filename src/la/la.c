@@ -155,16 +155,21 @@ void nh_la_ldlt_solve(int n, const double *LD, const int *perm, double *b, doubl
 
 int nh_la_lu(int n, double *A, int *piv, double tol) {
   double amax = 0.0;
-  for (size_t i = 0; i < (size_t)n * n; i++)
-    if (fabs(A[i]) > amax) amax = fabs(A[i]);
+  for (size_t i = 0; i < (size_t)n * n; i++) {
+    double a = fabs(A[i]);
+    amax = a > amax ? a : amax; /* a branch-free max (maxsd); a NaN is skipped as before */
+  }
   double thr = rank_tol(tol) * amax;
   int status = NH_OK;
 
   for (int k = 0; k < n; k++) {
     /* pivot row: the largest |entry| in column k at or below the diagonal */
     int p = k;
-    for (int i = k + 1; i < n; i++)
-      if (fabs(A[(size_t)i * n + k]) > fabs(A[(size_t)p * n + k])) p = i;
+    double best = fabs(A[(size_t)k * n + k]);
+    for (int i = k + 1; i < n; i++) {
+      double a = fabs(A[(size_t)i * n + k]);
+      if (a > best) best = a, p = i;
+    }
     piv[k] = p;
     if (p != k)
       for (int j = 0; j < n; j++) {
@@ -180,7 +185,7 @@ int nh_la_lu(int n, double *A, int *piv, double tol) {
       double *Ai = A + (size_t)i * n;
       double l = Ai[k] / d;
       Ai[k] = l;
-      for (int j = k + 1; j < n; j++) Ai[j] -= l * A[(size_t)k * n + j];
+      nh_la_axpy(n - k - 1, -l, A + (size_t)k * n + k + 1, Ai + k + 1);
     }
   }
   return status;

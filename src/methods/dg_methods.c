@@ -22,12 +22,13 @@ typedef struct dgm_ctx {
   const nh_model *model;
   double *dw;
   nh_dg_sys sys;
+  nh_dg_pc pc; /* predictor corrections across steps */
 } dgm_ctx;
 
 #define DGM_CTX_DOUBLES ((sizeof(dgm_ctx) + sizeof(double) - 1) / sizeof(double))
 
 static size_t dgm_core_size(const nh_model *m) {
-  return DGM_CTX_DOUBLES + nh_model_deriv_work_size(m) + nh_dg_work_size(m->nx) + 8;
+  return DGM_CTX_DOUBLES + nh_model_deriv_work_size(m) + nh_dg_work_size(m->nx) + 3 * (size_t)m->nx + 8;
 }
 static size_t dgm_work_size(const nh_model *m) { return dgm_core_size(m) + 2 * (size_t)m->nx + 1; }
 
@@ -57,12 +58,16 @@ static int dgm_step(nh_stepper *st, const double *x0, double h, double *x1, doub
   double *w = st->work + DGM_CTX_DOUBLES;
   c->model = m;
   c->dw = w, w += nh_model_deriv_work_size(m);
+  c->pc.c = w, w += 2 * (size_t)m->nx;
+  c->pc.xend = w, w += m->nx;
+  if (st->restart) c->pc.count = 0; /* the state was set from outside */
+  st->restart = 0;
   c->sys = (nh_dg_sys){.n = m->nx, .eval = dgm_eval, .hess = dgm_hess, .pijac = dgm_pijac,
                        .degree = m->hamiltonian_degree, .user = c};
   if (err) *err = 0.0;
   st->work[dgm_core_size(m) + 2 * (size_t)m->nx] = 0.0; /* dense slopes stale */
   nh_dg_newton ns;
-  int rc = nh_dg_step(&c->sys, kind, x0, h, x1, &ns, w, NULL);
+  int rc = nh_dg_step(&c->sys, kind, x0, h, x1, &ns, w, NULL, &c->pc);
   nh_stepper_solved(st, ns.iters, ns.residual);
   st->evals += ns.iters + 1;
   return rc;

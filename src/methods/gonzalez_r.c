@@ -238,7 +238,7 @@ static int gr_step_impl(nh_stepper *st, const double *x0, double h, double *x1, 
   // reuse the previous step's difference factors when the step size is the same
   if (c->jac_h != h) c->jac_kept = 0;
   c->jac_h = h;
-  rc = nh_dg_step(&c->sys, NH_DG_GONZALEZ, c->zeta, h, c->zeta1, &ns, c->dgw, &c->jac_kept);
+  rc = nh_dg_step(&c->sys, NH_DG_GONZALEZ, c->zeta, h, c->zeta1, &ns, c->dgw, &c->jac_kept, NULL);
   nh_stepper_solved(st, ns.iters, ns.residual);
   st->evals += ns.iters;
   if (rc) return rc;
