@@ -10,13 +10,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench.h"
 #include "nholo/nholo.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: robust on a shared machine */
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static volatile double sink;
 
@@ -24,13 +20,13 @@ static volatile double sink;
 static double ns_per_rhs(const nh_model *m, long n) {
   double x[64], xd[64], acc = 0.0;
   for (int i = 0; i < m->nx; i++) x[i] = m->x0[i];
-  double t0 = now();
+  double t0 = bench_now();
   for (long k = 0; k < n; k++) {
     x[0] = m->x0[0] + 1e-6 * (double)(k & 1023);
     m->rhs(1e-3 * (double)(k & 255), x, xd, m->user);
     acc += xd[m->nx - 1];
   }
-  double dt = now() - t0;
+  double dt = bench_now() - t0;
   sink = acc;
   return 1e9 * dt / (double)n;
 }
@@ -43,9 +39,9 @@ static double ns_per_step(const nh_model *m, const char *method, double h, doubl
   d.h = h;
   d.rtol = tol, d.atol = tol;
   nh_sim *s = nh_sim_create(m, &d, NULL, 0);
-  double t0 = now();
+  double t0 = bench_now();
   int rc = nh_sim_run(s, T, 0, NULL, NULL);
-  double dt = now() - t0;
+  double dt = bench_now() - t0;
   if (rc != NH_OK) fprintf(stderr, "bench: run ended with %s\n", nh_status_name(rc));
   *steps = nh_sim_get_stats(s)->steps;
   *evals = nh_sim_get_stats(s)->evals;

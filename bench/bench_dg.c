@@ -16,18 +16,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "nholo/nholo.h"
 
-/* CPU time of this process: the machine may be shared, and waiting is not work */
-#ifndef NHOLO_SOURCE_DIR
-#define NHOLO_SOURCE_DIR "."
-#endif
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct meas {
   double ns_step, iters, energy, wall;
@@ -54,9 +45,9 @@ static meas run(const nh_model *m, const nh_method *meth, double h, double t_end
   r.wall = INFINITY;
   for (int rep = 0; rep < 3; rep++) {
     nh_sim_set_state_x(s, 0.0, m->x0);
-    double t0 = now();
+    double t0 = bench_now();
     r.status = nh_sim_run(s, t_end, 0, NULL, NULL);
-    r.wall = fmin(r.wall, now() - t0);
+    r.wall = fmin(r.wall, bench_now() - t0);
   }
   const nh_sim_stats *st = nh_sim_get_stats(s);
   r.steps = st->steps;
@@ -102,15 +93,8 @@ int main(int argc, char **argv) {
   double gonzalez_file_ns = 0.0;
   for (size_t k = 0; k < sizeof files / sizeof files[0]; k++)
     for (int b = 0; b < 2; b++) {
-      nh_load_opts o = nh_load_opts_default();
-      o.backend = b ? NH_BACKEND_TAPE : NH_BACKEND_CODEGEN;
-      char path[512], msg[2048];
-      snprintf(path, sizeof path, "%s/examples/%s", NHOLO_SOURCE_DIR, files[k]);
-      nh_model *m = nh_model_load(path, &o, msg, sizeof msg);
-      if (!m) {
-        printf("%s: %s\n", files[k], msg);
-        continue;
-      }
+      nh_model *m = bench_load_example(files[k], b ? NH_BACKEND_TAPE : NH_BACKEND_CODEGEN, NULL, NULL, 0);
+      if (!m) continue;
       meas base = run(m, nh_method_find("rk4"), fh[k], fh[k] * (double)nsteps);
       const char *dgm[] = {"avf", "gonzalez", "itoh-abe"};
       for (int i = 0; i < 3; i++) {

@@ -22,29 +22,12 @@
 
 #include "methods/method_impl.h"
 #include "model/dynamics.h"
+#include "bench.h"
 #include "nholo/nholo.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: the machine may be shared */
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static volatile double sink;
 
-#ifndef NHOLO_SOURCE_DIR
-#define NHOLO_SOURCE_DIR "."
-#endif
-
-static nh_model *load_example(const char *file, nh_backend backend) {
-  nh_load_opts o = nh_load_opts_default();
-  o.backend = backend;
-  char msg[2048], path[512];
-  snprintf(path, sizeof path, "%s/examples/%s", NHOLO_SOURCE_DIR, file);
-  nh_model *m = nh_model_load(path, &o, msg, sizeof msg);
-  if (!m) fprintf(stderr, "bench_gni: %s\n", msg);
-  return m;
-}
 
 /* ns per driver step of a fixed-step method over n steps of size h */
 static double ns_per_step(const nh_model *m, const char *method, double h, long n) {
@@ -53,9 +36,9 @@ static double ns_per_step(const nh_model *m, const char *method, double h, long 
   d.h = h;
   nh_sim *s = nh_sim_create(m, &d, NULL, 0);
   if (!s) return NAN;
-  double t0 = now();
+  double t0 = bench_now();
   int rc = nh_sim_run(s, h * (double)n, 0, NULL, NULL);
-  double dt = now() - t0;
+  double dt = bench_now() - t0;
   long steps = nh_sim_get_stats(s)->steps;
   if (rc != NH_OK) fprintf(stderr, "bench: %s: %s\n", method, nh_status_name(rc));
   nh_sim_destroy(s);
@@ -70,13 +53,13 @@ static double ns_per_rhs(const nh_model *m, long n) {
   double x[10], f[10], acc = 0;
   memcpy(x, m->q0, sizeof(double) * (size_t)m->nq);
   memcpy(x + m->nq, m->v0, sizeof(double) * (size_t)m->nq);
-  double t0 = now();
+  double t0 = bench_now();
   for (long i = 0; i < n; i++) {
     x[0] += 1e-9;
     nh_dyn_rhs(&d, 0.0, x, f);
     acc += f[m->nq];
   }
-  double dt = now() - t0;
+  double dt = bench_now() - t0;
   sink = acc;
   free(w);
   return 1e9 * dt / (double)n;
@@ -94,10 +77,10 @@ static double ns_raw_step(const nh_model *m, const char *method, double h, long 
   double x[2][16];
   memcpy(x[0], m->q0, sizeof(double) * (size_t)m->nq);
   memcpy(x[0] + m->nq, m->v0, sizeof(double) * (size_t)m->nq);
-  double t0 = now(), t = 0.0;
+  double t0 = bench_now(), t = 0.0;
   for (long k = 0; k < n; k++, t += h)
     if (meth->step(&st, t, x[k & 1], h, x[(k + 1) & 1], NULL)) break;
-  double dt = now() - t0;
+  double dt = bench_now() - t0;
   sink = x[n & 1][0];
   free(mem);
   return 1e9 * dt / (double)n;
@@ -107,7 +90,7 @@ static double ns_raw_step(const nh_model *m, const char *method, double h, long 
 static double ns_hand_sleigh_gni(long n, double h) {
   const double I = 1, m = 1, a = 1;
   double th = 0, x = 0, y = 0, vt = 1, vx = -1, vy = 1;
-  double t0 = now();
+  double t0 = bench_now();
   for (long k = 0; k < n; k++) {
     th += h * vt, x += h * vx, y += h * vy;
     double s = sin(th), c = cos(th);
@@ -116,7 +99,7 @@ static double ns_hand_sleigh_gni(long n, double h) {
     double nt = vt - 2.0 * lam * a / I, nx = vx - 2.0 * lam * s / m, ny = vy + 2.0 * lam * c / m;
     vt = nt, vx = nx, vy = ny;
   }
-  double dt = now() - t0;
+  double dt = bench_now() - t0;
   sink = th + x + y;
   return 1e9 * dt / (double)n;
 }
@@ -163,9 +146,9 @@ static void wp_row(const nh_model *m, const char *method, double h, double rtol,
   halfE he = {m, 0, 0, 0, {0}, 0};
   nh_model_energy(m, m->q0, m->v0, &he.E0);
   int gni = strcmp(method, "gni") == 0;
-  double t0 = now();
+  double t0 = bench_now();
   int rc = nh_sim_run(s, T, 0, gni ? half_energy_obs : NULL, gni ? &he : NULL);
-  double cpu = now() - t0;
+  double cpu = bench_now() - t0;
   const double *q = nh_sim_q(s);
   double e = 0;
   for (int i = 0; i < 3; i++) {
@@ -221,7 +204,7 @@ int main(int argc, char **argv) {
   // the same systems from model files
   for (int b = 0; b < 2; b++) {
     nh_backend be = b == 0 ? NH_BACKEND_CODEGEN : NH_BACKEND_TAPE;
-    nh_model *fs = load_example("chaplygin_sleigh.nh", be), *fb = load_example("snakeboard.nh", be);
+    nh_model *fs = bench_load_example("chaplygin_sleigh.nh", be, NULL, NULL, 0), *fb = bench_load_example("snakeboard.nh", be, NULL, NULL, 0);
     if (!fs || !fb) return 1;
     printf("\nns per step through the driver, models from files (%s)\n", nh_model_backend(fs));
     printf("  %-8s %12s %12s   %s\n", "method", "sleigh", "snakeboard", "(ratio to the hand-written C model)");

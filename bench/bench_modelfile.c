@@ -13,17 +13,9 @@
 #include <time.h>
 
 #include "model/dynamics.h"
+#include "bench.h"
 #include "nholo/nholo.h"
 
-#ifndef NHOLO_SOURCE_DIR
-#define NHOLO_SOURCE_DIR "."
-#endif
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 static volatile double sink;
 
 /* ---- hand-written evaluators, as a user would write them ------------------------------- */
@@ -144,7 +136,7 @@ static double time_once(const nh_model *m, int ev, long calls) {
   double *work = malloc(sizeof(double) * nh_dyn_work_size(m));
   nh_dyn_init(&dyn, m, work);
   for (int i = 0; i < m->nq; i++) x[i] = q[i], x[m->nq + i] = v[i];
-  double acc = 0.0, t0 = now();
+  double acc = 0.0, t0 = bench_now();
   for (long k = 0; k < calls; k++) {
     q[m->nq - 1] += 1e-9; /* a changing angle defeats any caching */
     x[m->nq - 1] = q[m->nq - 1];
@@ -157,22 +149,12 @@ static double time_once(const nh_model *m, int ev, long calls) {
     }
     acc += out[0];
   }
-  double dt = now() - t0;
+  double dt = bench_now() - t0;
   sink = acc;
   free(work);
   return 1e9 * dt / (double)calls;
 }
 
-static nh_model *load(const char *file, nh_backend b, const char **names, const double *vals, int n) {
-  nh_load_opts o = nh_load_opts_default();
-  o.backend = b;
-  o.nset = n, o.set_names = names, o.set_values = vals;
-  char msg[2048], path[512];
-  snprintf(path, sizeof path, "%s/examples/%s", NHOLO_SOURCE_DIR, file);
-  nh_model *m = nh_model_load(path, &o, msg, sizeof msg);
-  if (!m) fprintf(stderr, "bench: %s\n", msg);
-  return m;
-}
 
 static void report(const char *name, nh_model *hand, nh_model *tape, nh_model *cg, long calls) {
   printf("\n%s (%ld calls each)\n%-8s %12s %12s %12s %10s %10s\n", name, calls, "", "hand C ns",
@@ -209,8 +191,8 @@ int main(int argc, char **argv) {
   d.mass = hp_mass, d.constraint = hp_constraint, d.constraint_deriv = hp_dA, d.potential = hp_potential;
   d.user = &pp, d.user_size = sizeof pp;
   nh_model *ph = nh_model_create(&d, NULL, 0);
-  nh_model *pt = load("penny.nh", NH_BACKEND_TAPE, NULL, NULL, 0);
-  nh_model *pc = load("penny.nh", NH_BACKEND_CODEGEN, NULL, NULL, 0);
+  nh_model *pt = bench_load_example("penny.nh", NH_BACKEND_TAPE, NULL, NULL, 0);
+  nh_model *pc = bench_load_example("penny.nh", NH_BACKEND_CODEGEN, NULL, NULL, 0);
   /* sleigh */
   sleigh_p sp = {1, 1, 1};
   static const char *sn[] = {"theta", "x", "y"};
@@ -223,11 +205,11 @@ int main(int argc, char **argv) {
   e.mass = hs_mass, e.constraint = hs_constraint, e.constraint_deriv = hs_dA;
   e.user = &sp, e.user_size = sizeof sp;
   nh_model *sh = nh_model_create(&e, NULL, 0);
-  nh_model *st = load("chaplygin_sleigh.nh", NH_BACKEND_TAPE, NULL, NULL, 0);
-  nh_model *sc = load("chaplygin_sleigh.nh", NH_BACKEND_CODEGEN, NULL, NULL, 0);
+  nh_model *st = bench_load_example("chaplygin_sleigh.nh", NH_BACKEND_TAPE, NULL, NULL, 0);
+  nh_model *sc = bench_load_example("chaplygin_sleigh.nh", NH_BACKEND_CODEGEN, NULL, NULL, 0);
   /* quartic, nc = 2 */
-  nh_model *qt = load("quartic2.nh", NH_BACKEND_TAPE, NULL, NULL, 0);
-  nh_model *qc = load("quartic2.nh", NH_BACKEND_CODEGEN, NULL, NULL, 0);
+  nh_model *qt = bench_load_example("quartic2.nh", NH_BACKEND_TAPE, NULL, NULL, 0);
+  nh_model *qc = bench_load_example("quartic2.nh", NH_BACKEND_CODEGEN, NULL, NULL, 0);
   if (!qt || !qc) return 1;
   nh_model_def f = nh_model_def_default();
   f.name = "quartic2-hand";

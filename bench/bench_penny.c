@@ -3,7 +3,7 @@
  *   impacts/s (exact flow + exact event prediction + impact map + log) vs one flow evaluation;
  *   ns per driver step vs ns per right-hand-side evaluation (the method's own arithmetic).
  * Target (issue 2): >= 1e6 impacts per second on one core with the closed-form flow.
- * Times are the thread's CPU time, and every figure is the best of BENCH_REPS repetitions
+ * Times are the process's CPU time (single-threaded), and every figure is the best of BENCH_REPS repetitions
  * (fresh model and simulation each), so that a machine shared with other jobs reports what
  * one core can do rather than its load.
  * Usage: bench_penny [impacts per repetition]  (default 500000) */
@@ -14,15 +14,8 @@
 #include <time.h>
 
 #include "model/dynamics.h"
+#include "bench.h"
 #include "nholo/nholo.h"
-
-/* CPU time of this thread (user + system): on a shared machine the time the thread waits
- * for a core is not counted */
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 #define BENCH_REPS 5 /* repetitions per figure; the best (shortest time) is reported */
 
@@ -38,9 +31,9 @@ static double impacts_per_second_once(double a, nh_impact_kind kind, long n, dou
   d.method = nh_method_find("exact");
   d.zeno_count = 1 << 30;
   nh_sim *s = nh_sim_create(m, &d, NULL, 0);
-  double t0 = now();
+  double t0 = bench_now();
   int rc = nh_sim_run(s, 1e12, n, NULL, NULL);
-  double dt = now() - t0;
+  double dt = bench_now() - t0;
   long got = nh_sim_impact_count(s);
   if (rc != NH_OK) fprintf(stderr, "bench: run ended with %s after %ld impacts\n", nh_status_name(rc), got);
   *count = got;
@@ -66,12 +59,12 @@ static double ns_per_flow(long n) {
   nh_model *m = nh_penny_create(&p, NULL, 0);
   double q[4], v[4], acc = 0, best = HUGE_VAL;
   for (int r = 0; r < BENCH_REPS; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     for (long i = 0; i < n; i++) {
       m->flow(m->q0, m->v0, 1e-3 * (double)(i & 1023), q, v, m->user);
       acc += q[0];
     }
-    double dt = now() - t0;
+    double dt = bench_now() - t0;
     if (dt < best) best = dt;
   }
   sink = acc;
@@ -89,13 +82,13 @@ static double ns_per_rhs(long n) {
   nh_dyn_init(&d, m, work);
   for (int r = 0; r < BENCH_REPS; r++) {
     for (int i = 0; i < 4; i++) x[i] = m->q0[i], x[4 + i] = m->v0[i];
-    double t0 = now();
+    double t0 = bench_now();
     for (long i = 0; i < n; i++) {
       x[3] += 1e-9;
       nh_dyn_rhs(&d, 0.0, x, xd);
       acc += xd[4];
     }
-    double dt = now() - t0;
+    double dt = bench_now() - t0;
     if (dt < best) best = dt;
   }
   sink = acc;
@@ -116,9 +109,9 @@ static double ns_per_step(const char *method, double h, double T, long *steps, l
   double best = HUGE_VAL;
   for (int r = 0; r < BENCH_REPS; r++) {
     nh_sim *s = nh_sim_create(m, &d, NULL, 0);
-    double t0 = now();
+    double t0 = bench_now();
     nh_sim_run(s, T, 0, NULL, NULL);
-    double dt = now() - t0;
+    double dt = bench_now() - t0;
     *steps = nh_sim_get_stats(s)->steps;
     *evals = nh_sim_get_stats(s)->evals;
     nh_sim_destroy(s);
@@ -131,7 +124,7 @@ static double ns_per_step(const char *method, double h, double T, long *steps, l
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 500000;
   if (n < 100) n = 100;
-  printf("nholo %s bench_penny (one core: thread CPU time, best of %d repetitions)\n\n", nh_version(), BENCH_REPS);
+  printf("nholo %s bench_penny (one core: CPU time, best of %d repetitions)\n\n", nh_version(), BENCH_REPS);
 
   double flow_ns = ns_per_flow(20 * n);
   printf("baseline: closed-form flow evaluation          %8.1f ns\n", flow_ns);
