@@ -1046,7 +1046,9 @@ int nh_plot_panels(const char *path, int nrows, int ncols, int npanels, const nh
     plvpor(0.0, 1.0, 0.0, 1.0);
     plwind(0.0, 1.0, 0.0, 1.0);
     plcol0(C_FG);
-    plschr(0.0, 1.3);
+    /* a long title shrinks to the page width (about 14.5 px per character at size 1.3) */
+    double fit = 0.95 * width / (14.5 * (double)strlen(title));
+    plschr(0.0, 1.3 * (fit < 1.0 ? fit : 1.0));
     pl_text(tbuf, sizeof tbuf, title);
     plptex(0.5, 1.0 - 40.0 / height, 1.0, 0.0, 0.5, tbuf);
     plschr(0.0, 1.0);
