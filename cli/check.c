@@ -4,6 +4,41 @@
 
 #include "cli.h"
 
+int cli_parse_set(const char *opt, const char *text, cli_sets *sets) {
+  const char *eq = strchr(text, '=');
+  size_t len = eq ? (size_t)(eq - text) : 0;
+  if (!eq || len == 0) {
+    cli_usage_error("%s: expected NAME=VALUE, got '%s'", opt, text);
+    return 0;
+  }
+  if (len >= NH_MAX_NAME) {
+    cli_usage_error("%s: name too long in '%s'", opt, text);
+    return 0;
+  }
+  if (sets->n >= CLI_MAX_SET) {
+    cli_usage_error("%s: more than %d overrides", opt, CLI_MAX_SET);
+    return 0;
+  }
+  double v;
+  if (!cli_parse_double(opt, eq + 1, &v)) return 0;
+  memcpy(sets->name[sets->n], text, len);
+  sets->name[sets->n][len] = '\0';
+  sets->names[sets->n] = sets->name[sets->n];
+  sets->values[sets->n++] = v;
+  return 1;
+}
+
+int cli_parse_backend(const char *opt, const char *text, nh_backend *out) {
+  if (strcmp(text, "auto") == 0) *out = NH_BACKEND_AUTO;
+  else if (strcmp(text, "tape") == 0) *out = NH_BACKEND_TAPE;
+  else if (strcmp(text, "codegen") == 0) *out = NH_BACKEND_CODEGEN;
+  else {
+    cli_usage_error("%s: unknown back end '%s' (expected auto, tape or codegen)", opt, text);
+    return 0;
+  }
+  return 1;
+}
+
 int cli_is_model_file(const char *model) {
   size_t n = strlen(model);
   return strchr(model, '/') != NULL || (n > 3 && strcmp(model + n - 3, ".nh") == 0);
@@ -20,9 +55,8 @@ static void check_help(void) {
 int cmd_check(int argc, char **argv) {
   const char *file = NULL;
   nh_load_opts lo = nh_load_opts_default();
-  char names[CLI_MAX_SET][NH_MAX_NAME];
-  const char *set_names[CLI_MAX_SET];
-  double set_values[CLI_MAX_SET];
+  static cli_sets sets; /* large: not on the stack */
+  sets.n = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -34,22 +68,8 @@ int cmd_check(int argc, char **argv) {
     } else if (strcmp(a, "--set") == 0 || strcmp(a, "--backend") == 0) {
       if (i + 1 >= argc) return cli_usage_error("option %s needs a value", a);
       const char *val = argv[++i];
-      if (strcmp(a, "--backend") == 0) {
-        if (strcmp(val, "auto") == 0) lo.backend = NH_BACKEND_AUTO;
-        else if (strcmp(val, "tape") == 0) lo.backend = NH_BACKEND_TAPE;
-        else if (strcmp(val, "codegen") == 0) lo.backend = NH_BACKEND_CODEGEN;
-        else return cli_usage_error("--backend: unknown back end '%s' (expected auto, tape or codegen)", val);
-        continue;
-      }
-      const char *eq = strchr(val, '=');
-      if (!eq || eq == val || (size_t)(eq - val) >= NH_MAX_NAME)
-        return cli_usage_error("--set: expected NAME=VALUE, got '%s'", val);
-      if (lo.nset >= CLI_MAX_SET) return cli_usage_error("--set: more than %d overrides", CLI_MAX_SET);
-      memcpy(names[lo.nset], val, (size_t)(eq - val));
-      names[lo.nset][eq - val] = '\0';
-      if (!cli_parse_double("--set", eq + 1, &set_values[lo.nset])) return CLI_USAGE;
-      set_names[lo.nset] = names[lo.nset];
-      lo.nset++;
+      int ok = strcmp(a, "--backend") == 0 ? cli_parse_backend(a, val, &lo.backend) : cli_parse_set(a, val, &sets);
+      if (!ok) return CLI_USAGE;
     } else if (a[0] == '-') {
       return cli_usage_error("unknown option '%s' (see 'nholo check --help')", a);
     } else if (file) {
@@ -59,8 +79,9 @@ int cmd_check(int argc, char **argv) {
     }
   }
   if (!file) return cli_usage_error("check: no model file given");
-  lo.set_names = set_names;
-  lo.set_values = set_values;
+  lo.nset = sets.n;
+  lo.set_names = sets.names;
+  lo.set_values = sets.values;
   char msg[2048];
   char *report = nh_model_describe(file, &lo, msg, sizeof msg);
   if (!report) {

@@ -12,6 +12,19 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2, CLI_ZENO = 3 };
 /* most --set overrides on one command line */
 #define CLI_MAX_SET 64
 
+/* The --set NAME=VALUE overrides of one command line. */
+typedef struct cli_sets {
+  int n;
+  char name[CLI_MAX_SET][NH_MAX_NAME];
+  const char *names[CLI_MAX_SET]; /* name[i], for nh_load_opts.set_names */
+  double values[CLI_MAX_SET];
+} cli_sets;
+
+/* Append one NAME=VALUE; on bad input print an error naming the option and return 0. */
+int cli_parse_set(const char *opt, const char *text, cli_sets *sets);
+/* Parse --backend auto|tape|codegen. */
+int cli_parse_backend(const char *opt, const char *text, nh_backend *out);
+
 /* 1 when a MODEL argument names a model file (ends in .nh or contains a '/') */
 int cli_is_model_file(const char *model);
 

@@ -28,10 +28,7 @@ typedef struct run_opts {
   int table_set;
   nh_backend backend;
   /* --set NAME=VALUE, applied once the model is known */
-  int nset;
-  char set_name[CLI_MAX_SET][NH_MAX_NAME];
-  const char *set_names[CLI_MAX_SET];
-  double set_values[CLI_MAX_SET];
+  cli_sets sets;
 } run_opts;
 
 /* ---- option table: name, argument, help, setter ------------------------------------- */
@@ -168,39 +165,10 @@ static int set_zeno_interval(run_opts *o, const char *opt, const char *val) {
   return nonnegative(opt, val, &o->zeno_interval);
 }
 static int set_param(run_opts *o, const char *opt, const char *val) {
-  const char *eq = strchr(val, '=');
-  if (!eq || eq == val) {
-    cli_usage_error("%s: expected NAME=VALUE, got '%s'", opt, val);
-    return 0;
-  }
-  char name[NH_MAX_NAME];
-  size_t len = (size_t)(eq - val);
-  if (len >= sizeof name) {
-    cli_usage_error("%s: name too long in '%s'", opt, val);
-    return 0;
-  }
-  memcpy(name, val, len);
-  name[len] = 0;
-  double v;
-  if (!cli_parse_double(opt, eq + 1, &v)) return 0;
-  if (o->nset >= CLI_MAX_SET) {
-    cli_usage_error("%s: more than %d overrides", opt, CLI_MAX_SET);
-    return 0;
-  }
-  memcpy(o->set_name[o->nset], name, len + 1);
-  o->set_names[o->nset] = o->set_name[o->nset];
-  o->set_values[o->nset++] = v;
-  return 1;
+  return cli_parse_set(opt, val, &o->sets);
 }
 static int set_backend(run_opts *o, const char *opt, const char *val) {
-  if (strcmp(val, "auto") == 0) o->backend = NH_BACKEND_AUTO;
-  else if (strcmp(val, "tape") == 0) o->backend = NH_BACKEND_TAPE;
-  else if (strcmp(val, "codegen") == 0) o->backend = NH_BACKEND_CODEGEN;
-  else {
-    cli_usage_error("%s: unknown back end '%s' (expected auto, tape or codegen)", opt, val);
-    return 0;
-  }
-  return 1;
+  return cli_parse_backend(opt, val, &o->backend);
 }
 
 typedef struct opt_def {
@@ -509,9 +477,9 @@ int cmd_run(int argc, char **argv) {
     if (o.table_set) return cli_usage_error("--table: only for the built-in penny (use --set a=... --set b=...)");
     nh_load_opts lo = nh_load_opts_default();
     lo.backend = o.backend;
-    lo.nset = o.nset;
-    lo.set_names = o.set_names;
-    lo.set_values = o.set_values;
+    lo.nset = o.sets.n;
+    lo.set_names = o.sets.names;
+    lo.set_values = o.sets.values;
     lo.project_initial = o.project_initial;
     lo.impact_override = o.law_set;
     lo.impact = o.law;
@@ -522,13 +490,13 @@ int cmd_run(int argc, char **argv) {
     if (o.law_set && !is_penny) return cli_usage_error("--impact: model '%s' has no impacts", o.model);
     if (o.table_set && !is_penny) return cli_usage_error("--table: only for the built-in penny");
     if (!is_penny && !is_sleigh && !is_snake) {
-      if (o.nset > 0) return cli_usage_error("--set: model '%s' takes no overrides (a model file does)", o.model);
+      if (o.sets.n > 0) return cli_usage_error("--set: model '%s' takes no overrides (a model file does)", o.model);
       if (!(model = nh_builtin_create(o.model, msg, sizeof msg)))
         return cli_usage_error("unknown model '%s' (see 'nholo list'; a model file ends in .nh)", o.model);
     }
-    for (int i = 0; i < o.nset; i++) {
-      const char *name = o.set_names[i];
-      double v = o.set_values[i];
+    for (int i = 0; i < o.sets.n; i++) {
+      const char *name = o.sets.names[i];
+      double v = o.sets.values[i];
       int known = is_sleigh ? nh_sleigh_set(&o.sleigh, name, v)
                   : is_snake ? nh_snakeboard_set(&o.snake, name, v)
                              : cli_penny_set(&o.penny, name, v);
