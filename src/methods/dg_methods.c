@@ -85,11 +85,6 @@ static int itoh_abe_step(nh_stepper *st, double t, const double *x0, double h, d
   (void)t;
   return dgm_step(st, x0, h, x1, err, NH_DG_ITOH_ABE);
 }
-static int dgm_dense(nh_stepper *st, double t, const double *x0, double h, const double *x1,
-                     double theta, double *x) {
-  double *f = st->work + dgm_core_size(st->model);
-  return nh_hermite_dense(st, t, x0, h, x1, theta, x, f, f + 2 * st->nx);
-}
 
 const nh_method nh_method_avf = {
     .name = "avf",
@@ -100,7 +95,7 @@ const nh_method nh_method_avf = {
     .work_size = dgm_work_size,
     .supports = dgm_supports,
     .step = avf_step,
-    .dense = dgm_dense,
+    .dense = nh_hermite_dense_tail,
 };
 
 const nh_method nh_method_gonzalez = {
@@ -112,7 +107,7 @@ const nh_method nh_method_gonzalez = {
     .work_size = dgm_work_size,
     .supports = dgm_supports,
     .step = gonzalez_step,
-    .dense = dgm_dense,
+    .dense = nh_hermite_dense_tail,
 };
 
 const nh_method nh_method_itoh_abe = {
@@ -124,5 +119,5 @@ const nh_method nh_method_itoh_abe = {
     .work_size = dgm_work_size,
     .supports = dgm_supports,
     .step = itoh_abe_step,
-    .dense = dgm_dense,
+    .dense = nh_hermite_dense_tail,
 };

@@ -172,11 +172,6 @@ static int i_step(nh_stepper *st, double t, const double *x0, double h, double *
   dla_dense_buf(st)[2 * st->nx] = 0.0;
   return dla_step_impl(st, x0, h, x1, 1);
 }
-static int dla_dense(nh_stepper *st, double t, const double *x0, double h, const double *x1,
-                     double theta, double *x) {
-  double *f = dla_dense_buf(st);
-  return nh_hermite_dense(st, t, x0, h, x1, theta, x, f, f + 2 * st->nx);
-}
 
 const nh_method nh_method_si_dla = {
     .name = "si-dla",
@@ -187,7 +182,7 @@ const nh_method nh_method_si_dla = {
     .work_size = dla_work_size,
     .supports = dla_supports,
     .step = si_step,
-    .dense = dla_dense,
+    .dense = nh_hermite_dense_tail,
 };
 
 const nh_method nh_method_i_dla = {
@@ -199,5 +194,5 @@ const nh_method nh_method_i_dla = {
     .work_size = dla_work_size,
     .supports = dla_supports,
     .step = i_step,
-    .dense = dla_dense,
+    .dense = nh_hermite_dense_tail,
 };

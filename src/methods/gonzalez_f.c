@@ -226,11 +226,6 @@ static int gf_step(nh_stepper *st, double t, const double *x0, double h, double 
   return 0;
 }
 
-static int gf_dense(nh_stepper *st, double t, const double *x0, double h, const double *x1,
-                    double theta, double *x) {
-  double *f = st->work + gf_core_size(st->model);
-  return nh_hermite_dense(st, t, x0, h, x1, theta, x, f, f + 2 * st->nx);
-}
 
 const nh_method nh_method_gonzalez_f = {
     .name = "gonzalez-f",
@@ -241,5 +236,5 @@ const nh_method nh_method_gonzalez_f = {
     .work_size = gf_work_size,
     .supports = gf_supports,
     .step = gf_step,
-    .dense = gf_dense,
+    .dense = nh_hermite_dense_tail,
 };

@@ -103,3 +103,9 @@ int nh_hermite_dense(nh_stepper *s, double t, const double *x0, double h, const 
   for (int i = 0; i < n; i++) x[i] = h00 * x0[i] + h10 * h * f0[i] + h01 * x1[i] + h11 * h * f1[i];
   return 0;
 }
+
+int nh_hermite_dense_tail(nh_stepper *s, double t, const double *x0, double h, const double *x1,
+                          double theta, double *x) {
+  double *f = s->work + s->method->work_size(s->model) - (2 * (size_t)s->nx + 1);
+  return nh_hermite_dense(s, t, x0, h, x1, theta, x, f, f + 2 * s->nx);
+}

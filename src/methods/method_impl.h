@@ -104,6 +104,10 @@ extern const nh_method nh_method_i_dla;
  * step into f (2 nx doubles, valid[0] = 0 after each step). */
 int nh_hermite_dense(nh_stepper *s, double t, const double *x0, double h, const double *x1,
                      double theta, double *x, double *f, double *valid);
+/* The same, for a method whose workspace ends with those 2 nx + 1 doubles (f, then valid):
+ * usable directly as the method's dense function. */
+int nh_hermite_dense_tail(nh_stepper *s, double t, const double *x0, double h, const double *x1,
+                          double theta, double *x);
 
 /* Weighted RMS norm of err with weights atol + rtol max(|x0|, |x1|). */
 double nh_err_norm(int n, const double *err, const double *x0, const double *x1, double rtol,
