@@ -389,8 +389,7 @@ typedef struct ball_opts {
   double t_end, dt, rtol, atol, sample, mu;
   int json, dt_set, mu_set, on_detach, on_slip; /* -1: the model's default; on_detach 2: fly */
   int dae;                                      /* --form dae */
-  const char *sets[64];
-  int nsets;
+  cli_sets sets;
 } ball_opts;
 
 static void ball_help(void) {
@@ -485,8 +484,7 @@ static int parse_ball_opts(int argc, char **argv, ball_opts *o) {
         return cli_usage_error("%s: expected stop or report%s, got '%s'", a, !strcmp(a, "--on-detach") ? " or fly" : "", v);
       *(!strcmp(a, "--on-detach") ? &o->on_detach : &o->on_slip) = !strcmp(v, "stop");
     } else if (!strcmp(a, "--set")) {
-      if (o->nsets >= 64) return cli_usage_error("--set: at most 64 of them");
-      o->sets[o->nsets++] = v;
+      if (!cli_parse_set(a, v, &o->sets)) return CLI_USAGE;
     } else if (!strcmp(a, "--out")) o->out = v;
     else if (!strcmp(a, "--events")) o->events = v;
     else if (!strcmp(a, "--plot")) {
@@ -522,21 +520,12 @@ int cmd_run_ball(int argc, char **argv) {
   int disk;
   nh_ball_file *file = NULL;
   if ((rc = ball_params_for(o.model, &p, &disk, &file))) return rc;
-  for (int k = 0; k < o.nsets; k++) {
-    const char *eq = strchr(o.sets[k], '=');
-    char name[64];
-    double v;
-    if (!eq || eq == o.sets[k] || (size_t)(eq - o.sets[k]) >= sizeof name) {
+  for (int k = 0; k < o.sets.n; k++)
+    if (!set_value(&p, o.sets.names[k], o.sets.values[k])) {
       nh_ball_file_destroy(file);
-      return cli_usage_error("--set: expected NAME=VALUE, got '%s'", o.sets[k]);
+      return cli_usage_error("--set: model '%s' has no parameter or initial value '%s'", o.model,
+                             o.sets.names[k]);
     }
-    memcpy(name, o.sets[k], (size_t)(eq - o.sets[k]));
-    name[eq - o.sets[k]] = 0;
-    if (!cli_parse_double("--set", eq + 1, &v) || !set_value(&p, name, v)) {
-      nh_ball_file_destroy(file);
-      return cli_usage_error("--set: model '%s' has no parameter or initial value '%s'", o.model, name);
-    }
-  }
   if (o.mu_set) p.mu = o.mu;
   p.stop_on_detach = o.on_detach != 0; /* stop (default) and fly stop the rolling phase */
   if (o.on_slip >= 0) p.stop_on_slip = o.on_slip;
