@@ -22,7 +22,8 @@
  *   g_s(q) = -h(P_s) = 1 - X_s^2/a^2 - Y_s^2/b^2   (admissible where >= 0),
  *   dg_s = -dH_s,  dH_s = (h_X, h_Y, 0, s R (h_Y cos phi - h_X sin phi))  at (X_s, Y_s).
  *
- * Event prediction. Along the flow, with V = R Omega, S(t) = t sinc(half), e(a) = (cos a,
+ * Event prediction on the circular table (a = b): closed form, see predict_circle. Otherwise
+ * (and near a tangency of the circle) by marching. Along the flow, with V = R Omega, S(t) = t sinc(half), e(a) = (cos a,
  * sin a) and H = diag(1/a^2, 1/b^2),
  *   P_s(t)   = (x0, y0) + V S e(phi0 + half) + s R e(phi)         (a rotation by omega t about
  *   P_s'(t)  = e(phi) (V, s R omega)   [in the frame (d, dperp)]    c* = (x0,y0) + (V/omega)
@@ -66,6 +67,13 @@
 #define PENNY_WALL_TOL 1e-12
 #define PENNY_MAX_MARCH 1000
 #define PENNY_MAX_REFINE 200
+/* circular table: the closed-form crossing (acos) is used when |kappa| <= 1 - this margin;
+ * closer to a tangency acos is ill-conditioned and the marching predictor takes over */
+#define PENNY_KAPPA_MARGIN 1e-6
+/* Newton polish of the closed-form crossing: at most this many steps */
+#define PENNY_MAX_POLISH 4
+/* relative distance of two closed-form crossings below which both are polished */
+#define PENNY_CLOSE 1e-9
 
 /* the block the model owns (copied by nh_model_create) */
 typedef struct penny_data {
@@ -384,6 +392,68 @@ static int predict_line(const endval e0[2], double tau_max, double *tau, int *ga
   return NH_OK;
 }
 
+/* Circular table (a = b), omega != 0: each end turns about c* at radius rho, so
+ *   |P_s(t)|^2 = |c*|^2 + rho^2 + 2 |c*| rho cos(u_s + omega t),
+ * u_s the angle from c* to P_s(0) - c*. The end is inside the table where cos u < kappa =
+ * (a^2 - |c*|^2 - rho^2) / (2 |c*| rho), and it reaches the wall moving outwards (|P|^2
+ * increasing, -omega sin u > 0) at u* = -sgn(omega) acos(kappa). Its crossing time is
+ * (u* - u_s)/omega taken in (0, period]; an end on the wall and not departing (the contact
+ * just handled, or one skipped as grazing) skips its current crossing, like the marching
+ * predictor. The earlier crossing is polished by Newton on g along the flow (flight_eval) to
+ * the rounding of g. Returns 1 (not decided: near a tangency, or the polish failed) to hand
+ * over to the marching predictor. */
+/* Newton on g along the flow from a close estimate t of end k's crossing; the step whose
+ * quadratic remainder |g''| dt^2/2 is below the rounding of g is the last one (taken without
+ * a further evaluation). Returns the crossing, or -1 when Newton does not settle. */
+static double polish_crossing(const flight *f, int k, double t) {
+  endval e[2];
+  for (int it = 0; it < PENNY_MAX_POLISH; it++) {
+    flight_eval(f, t, e);
+    if (!(e[k].g1 < 0.0)) return -1.0;
+    double dt = -e[k].g / e[k].g1;
+    if (0.5 * fabs(e[k].g2) * dt * dt <= 0.25 * DBL_EPSILON) return t + dt;
+    t += dt;
+  }
+  return -1.0;
+}
+
+static int predict_circle(const flight *f, const endval e0[2], double a2, double cx, double cy,
+                          double tau_max, double *tau, int *gap) {
+  const double r = f->V / f->w, rho2 = r * r + f->R * f->R, c2 = cx * cx + cy * cy;
+  const double den = 2.0 * sqrt(c2 * rho2);
+  if (!(den > 0.0)) return 1;
+  const double kappa = (a2 - c2 - rho2) / den;
+  if (kappa >= 1.0) return NH_NO_IMPACT; /* the circle of the ends is inside the table */
+  if (!(fabs(kappa) <= 1.0 - PENNY_KAPPA_MARGIN)) return 1;
+  const double sg = f->w > 0.0 ? 1.0 : -1.0, ustar = -sg * acos(kappa);
+  double ta[2];
+  for (int k = 0; k < 2; k++) {
+    const double sR = k == 0 ? f->R : -f->R;
+    const double dx = r * f->s0 + sR * f->c0, dy = -r * f->c0 + sR * f->s0; /* P_s(0) - c* */
+    const double us = atan2(cx * dy - cy * dx, cx * dx + cy * dy);
+    double du = fmod(sg * (ustar - us), PENNY_TWO_PI); /* the angle still to turn */
+    if (du <= 0.0) du += PENNY_TWO_PI;
+    if (fabs(e0[k].g) < PENNY_WALL_TOL && !departing(&e0[k]) && du < 0.5 * PENNY_TWO_PI)
+      du += PENNY_TWO_PI; /* on the wall: this crossing is the one just handled */
+    ta[k] = du / fabs(f->w);
+    if (!(ta[k] > 0.0)) return 1;
+  }
+  // polish the earlier crossing, and the other one too when they are this close
+  int k = ta[0] <= ta[1] ? 0 : 1;
+  if (ta[k] > tau_max * (1.0 + PENNY_CLOSE)) return NH_NO_IMPACT;
+  double t = polish_crossing(f, k, ta[k]);
+  if (!(t > 0.0)) return 1;
+  if (ta[1 - k] <= ta[k] * (1.0 + PENNY_CLOSE)) {
+    double to = polish_crossing(f, 1 - k, ta[1 - k]);
+    if (!(to > 0.0)) return 1;
+    if (to < t) t = to, k = 1 - k;
+  }
+  if (!(t <= tau_max)) return NH_NO_IMPACT;
+  *tau = t;
+  *gap = k;
+  return NH_OK;
+}
+
 enum { END_ARMED, END_OUT, END_DONE };
 
 static int penny_predict(const double *q0, const double *v0, double tau_max, double *tau,
@@ -417,6 +487,10 @@ static int penny_predict(const double *q0, const double *v0, double tau_max, dou
   // both ends circle c* at radius rho: nothing to find when that circle is well inside
   const double r = f.V / f.w, cx = f.x0 - r * f.s0, cy = f.y0 + r * f.c0;
   if (sqrt(cx * cx + cy * cy) + sqrt(r * r + f.R * f.R) < mn * (1.0 - 1e-9)) return NH_NO_IMPACT;
+  if (p->a == p->b) {
+    int rc = predict_circle(&f, e, p->a * p->a, cx, cy, tau_max, tau, gap);
+    if (rc != 1) return rc;
+  }
 
   const double L2 = 2.0 * hm * ve * ve + 2.0 * aw * ve / mn;
   const double L3 = 6.0 * hm * aw * ve * ve + 2.0 * f.w * f.w * ve / mn;
