@@ -676,9 +676,7 @@ static int run_chain(int ellipse, int plastic, run_log *L) {
     ENSURE(g[1 - k] > 0.0);
     nh_impact_info info;
     rc = nh_model_impact(m, k, q1, v1, NULL, NULL, vout, NULL, &info, work);
-    // a crossing at vn < 1e-8 dips ~g'^2/(2|g''|) ~ 1e-15 below the wall: whether the end
-    // is still approaching at the located root is round-off, so the map may decline it
-    if (vn < 1e-9 || (vn < 1e-8 && rc == NH_NO_IMPACT)) {
+    if (vn < 1e-9) {
       L->skipped++;
       memcpy(q, q1, sizeof q);
       memcpy(v, v1, sizeof v);
