@@ -278,6 +278,39 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
 
 /* ---- the discrete-gradient step -------------------------------------------------------- */
 
+size_t nh_dg_pattern_size(int n) { return 2 * (size_t)n * n + (size_t)n + 1; }
+
+void nh_dg_sys_patterns(nh_dg_sys *s, const unsigned char *pi_mask, const unsigned char *t_mask, int *idx) {
+  const int n = s->n;
+  s->pi_row = s->pi_col = s->t_idx = NULL;
+  s->t_nnz = 0;
+  if (pi_mask) {
+    int *row = idx, *col = row + n + 1, p = 0;
+    for (int i = 0; i < n; i++) {
+      row[i] = p;
+      for (int k = 0; k < n; k++)
+        if (pi_mask[i * n + k]) col[p++] = k;
+    }
+    row[n] = p;
+    s->pi_row = row, s->pi_col = col;
+  }
+  if (t_mask) {
+    int *t = idx + n + 1 + n * n;
+    for (int ik = 0; ik < n * n; ik++)
+      if (t_mask[ik]) t[s->t_nnz++] = ik;
+    s->t_idx = t;
+  }
+}
+
+/* (Pi g)_i, skipping the entries of row i outside the pattern (the same sum: they are 0) */
+static inline double pi_dot(const nh_dg_sys *s, const double *Pi, int i, const double *g) {
+  const double *Pii = Pi + (size_t)i * s->n;
+  if (!s->pi_row) return nh_la_dot(s->n, Pii, g);
+  double r = 0.0;
+  for (int p = s->pi_row[i]; p < s->pi_row[i + 1]; p++) r += Pii[s->pi_col[p]] * g[s->pi_col[p]];
+  return r;
+}
+
 typedef struct dg_prob {
   const nh_dg_sys *s;
   nh_dg_kind kind;
@@ -304,21 +337,30 @@ static int dg_residual(const double *x1, double *R, double *J, void *user) {
     if (J)
       for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]); /* for the Pi-Jacobian */
   }
-  for (int i = 0; i < n; i++) R[i] = x1[i] - x[i] - h * nh_la_dot(n, c->Pi + (size_t)i * n, c->G);
+  for (int i = 0; i < n; i++) R[i] = x1[i] - x[i] - h * pi_dot(s, c->Pi, i, c->G);
   if (!J) return 0;
-  // -h/2 T, then -h Pi dG skipping the zeros of Pi (sparse in the examples), then I
-  if (s->pijac) {
-    if ((rc = cb(s->pijac(c->xb, c->G, c->T, s->user)))) return rc;
-    const double ht = -0.5 * h;
+  // -h/2 T (its pattern), then -h Pi dG skipping the zeros of Pi (sparse in the examples), then I
+  const double ht = -0.5 * h;
+  if (s->pijac && (rc = cb(s->pijac(c->xb, c->G, c->T, s->user)))) return rc;
+  if (s->pijac && !s->t_idx) {
     for (int i = 0; i < n * n; i++) J[i] = ht * c->T[i];
   } else {
     for (int i = 0; i < n * n; i++) J[i] = 0.0;
+    for (int p = 0; s->pijac && p < s->t_nnz; p++) J[s->t_idx[p]] = ht * c->T[s->t_idx[p]];
   }
   for (int i = 0; i < n; i++) {
     const double *Pii = c->Pi + (size_t)i * n;
-    for (int k = 0; k < n; k++)
-      if (Pii[k] != 0.0) nh_la_axpy(n, -h * Pii[k], c->dG + (size_t)k * n, J + (size_t)i * n);
-    J[(size_t)i * n + i] += 1.0;
+    double *Ji = J + (size_t)i * n;
+    if (s->pi_row) {
+      for (int p = s->pi_row[i]; p < s->pi_row[i + 1]; p++) {
+        const int k = s->pi_col[p];
+        if (Pii[k] != 0.0) nh_la_axpy_nr(n, -h * Pii[k], c->dG + (size_t)k * n, Ji);
+      }
+    } else {
+      for (int k = 0; k < n; k++)
+        if (Pii[k] != 0.0) nh_la_axpy_nr(n, -h * Pii[k], c->dG + (size_t)k * n, Ji);
+    }
+    Ji[i] += 1.0;
   }
   return 0;
 }
@@ -345,9 +387,9 @@ int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, d
   int rc;
   // explicit midpoint predictor (local error O(h^3): one Newton iteration fewer than Euler)
   if ((rc = cb(s->eval(x, &c.H0, c.G, c.Pi, s->user)))) return rc;
-  for (int i = 0; i < n; i++) c.xb[i] = x[i] + 0.5 * h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
+  for (int i = 0; i < n; i++) c.xb[i] = x[i] + 0.5 * h * pi_dot(s, c.Pi, i, c.G);
   if ((rc = cb(s->eval(c.xb, NULL, c.G, c.Pi, s->user)))) return rc;
-  for (int i = 0; i < n; i++) x1[i] = xp[i] = x[i] + h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
+  for (int i = 0; i < n; i++) x1[i] = xp[i] = x[i] + h * pi_dot(s, c.Pi, i, c.G);
   // the extrapolated correction of the previous steps of this trajectory
   int chain = pc && pc->count > 0 && pc->h == h;
   for (int i = 0; chain && i < n; i++)
