@@ -134,7 +134,7 @@ static int dg_gonzalez(const nh_dg_sys *s, const double *x, const double *x1, do
     for (int i = 0; i < n; i++) {
       double *dGi = dG + (size_t)i * n, di = d[i];
       const double *Hsi = Hs + (size_t)i * n;
-      for (int j = 0; j < n; j++) dGi[j] = 0.5 * Hsi[j] + di * g1[j];
+      nh_la_axpby_nr(n, 0.5, Hsi, di, g1, dGi);
       dGi[i] += c;
     }
   }
@@ -302,13 +302,21 @@ void nh_dg_sys_patterns(nh_dg_sys *s, const unsigned char *pi_mask, const unsign
   }
 }
 
-/* (Pi g)_i, skipping the entries of row i outside the pattern (the same sum: they are 0) */
-static inline double pi_dot(const nh_dg_sys *s, const double *Pi, int i, const double *g) {
-  const double *Pii = Pi + (size_t)i * s->n;
-  if (!s->pi_row) return nh_la_dot(s->n, Pii, g);
-  double r = 0.0;
-  for (int p = s->pi_row[i]; p < s->pi_row[i + 1]; p++) r += Pii[s->pi_col[p]] * g[s->pi_col[p]];
-  return r;
+/* y = Pi g, skipping the entries outside the pattern (the same sums as nh_la_dot by rows:
+ * the skipped terms are 0) */
+static void pi_mv(const nh_dg_sys *s, const double *Pi, const double *g, double *y) {
+  const int n = s->n;
+  if (!s->pi_row) {
+    for (int i = 0; i < n; i++) y[i] = nh_la_dot(n, Pi + (size_t)i * n, g);
+    return;
+  }
+  const int *col = s->pi_col, *row = s->pi_row;
+  for (int i = 0, p = 0; i < n; i++) {
+    const double *Pii = Pi + (size_t)i * n;
+    double r = 0.0;
+    for (const int e = row[i + 1]; p < e; p++) r += Pii[col[p]] * g[col[p]];
+    y[i] = r;
+  }
 }
 
 typedef struct dg_prob {
@@ -318,7 +326,7 @@ typedef struct dg_prob {
   double h;
   int nodes;
   double H0; /* H(x), NAN until computed */
-  double *gw, *Pi, *T, *dG, *xb, *G;
+  double *gw, *Pi, *T, *dG, *xb, *G, *y; /* y: Pi G */
 } dg_prob;
 
 /* R(x1) = x1 - x - h Pi(xbar) G(x, x1); J = dR/dx1 = I - h (1/2 T + Pi dG) */
@@ -337,7 +345,8 @@ static int dg_residual(const double *x1, double *R, double *J, void *user) {
     if (J)
       for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]); /* for the Pi-Jacobian */
   }
-  for (int i = 0; i < n; i++) R[i] = x1[i] - x[i] - h * pi_dot(s, c->Pi, i, c->G);
+  pi_mv(s, c->Pi, c->G, c->y);
+  for (int i = 0; i < n; i++) R[i] = x1[i] - x[i] - h * c->y[i];
   if (!J) return 0;
   // -h/2 T (its pattern), then -h Pi dG skipping the zeros of Pi (sparse in the examples), then I
   const double ht = -0.5 * h;
@@ -367,7 +376,7 @@ static int dg_residual(const double *x1, double *R, double *J, void *user) {
 
 size_t nh_dg_work_size(int n) {
   size_t nn = (size_t)n;
-  return grad_work(n) + 3 * nn * nn + 3 * nn + nh_newton_work_size(n) + 8;
+  return grad_work(n) + 3 * nn * nn + 4 * nn + nh_newton_work_size(n) + 8;
 }
 
 int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, double *x1,
@@ -382,14 +391,17 @@ int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, d
   c.dG = w, w += nn * nn;
   c.xb = w, w += nn;
   c.G = w, w += nn;
+  c.y = w, w += nn;
   double *xp = w; /* the plain predictor */
   w += nn;
   int rc;
   // explicit midpoint predictor (local error O(h^3): one Newton iteration fewer than Euler)
   if ((rc = cb(s->eval(x, &c.H0, c.G, c.Pi, s->user)))) return rc;
-  for (int i = 0; i < n; i++) c.xb[i] = x[i] + 0.5 * h * pi_dot(s, c.Pi, i, c.G);
+  pi_mv(s, c.Pi, c.G, c.y);
+  for (int i = 0; i < n; i++) c.xb[i] = x[i] + 0.5 * h * c.y[i];
   if ((rc = cb(s->eval(c.xb, NULL, c.G, c.Pi, s->user)))) return rc;
-  for (int i = 0; i < n; i++) x1[i] = xp[i] = x[i] + h * pi_dot(s, c.Pi, i, c.G);
+  pi_mv(s, c.Pi, c.G, c.y);
+  for (int i = 0; i < n; i++) x1[i] = xp[i] = x[i] + h * c.y[i];
   // the extrapolated correction of the previous steps of this trajectory
   int chain = pc && pc->count > 0 && pc->h == h;
   for (int i = 0; chain && i < n; i++)

@@ -55,8 +55,20 @@ NH_LA_INLINE void nh_la_axpy_nr(int n, double a, const double *restrict x, doubl
   for (; i + 2 <= n; i += 2) *(nh_la_v2d *)(y + i) = *(nh_la_v2d *)(y + i) + v * *(const nh_la_v2d *)(x + i);
   if (i < n) y[i] += a * x[i];
 }
+/* z = a x + b y (no overlap with z), entry by entry */
+NH_LA_INLINE void nh_la_axpby_nr(int n, double a, const double *restrict x, double b, const double *restrict y,
+                                 double *restrict z) {
+  const nh_la_v2d va = {a, a}, vb = {b, b};
+  int i = 0;
+  for (; i + 2 <= n; i += 2)
+    *(nh_la_v2d *)(z + i) = va * *(const nh_la_v2d *)(x + i) + vb * *(const nh_la_v2d *)(y + i);
+  if (i < n) z[i] = a * x[i] + b * y[i];
+}
 #else
 NH_LA_INLINE void nh_la_axpy_nr(int n, double a, const double *x, double *y) { nh_la_axpy(n, a, x, y); }
+NH_LA_INLINE void nh_la_axpby_nr(int n, double a, const double *x, double b, const double *y, double *z) {
+  for (int i = 0; i < n; i++) z[i] = a * x[i] + b * y[i];
+}
 #endif
 NH_LA_INLINE void nh_la_copy(int n, const double *x, double *y) { /* y = x */
   if (x == y) return;
