@@ -396,7 +396,7 @@ static int test_poisson_patterns(void) {
   msys u = {qa};
   nh_dg_sys dense = {.n = 13, .eval = m_eval, .hess = m_hess, .pijac = m_pijac, .degree = 0, .user = &u};
   nh_dg_sys sparse = dense;
-  int idx[2 * 169 + 14];
+  int idx[5 * 169 + 14];
   ENSURE(nh_dg_pattern_size(13) <= sizeof idx / sizeof idx[0]);
   nh_dg_sys_patterns(&sparse, qa->poisson_pattern, qa->poisson_jac_pattern, idx);
   ENSURE(sparse.pi_row[13] == 24 && sparse.t_nnz == 39);

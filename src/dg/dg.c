@@ -278,11 +278,11 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
 
 /* ---- the discrete-gradient step -------------------------------------------------------- */
 
-size_t nh_dg_pattern_size(int n) { return 2 * (size_t)n * n + (size_t)n + 1; }
+size_t nh_dg_pattern_size(int n) { return 5 * (size_t)n * n + (size_t)n + 1; }
 
 void nh_dg_sys_patterns(nh_dg_sys *s, const unsigned char *pi_mask, const unsigned char *t_mask, int *idx) {
   const int n = s->n;
-  s->pi_row = s->pi_col = s->t_idx = NULL;
+  s->pi_row = s->pi_col = s->pi_ent = s->t_idx = NULL;
   s->t_nnz = 0;
   if (pi_mask) {
     int *row = idx, *col = row + n + 1, p = 0;
@@ -292,7 +292,10 @@ void nh_dg_sys_patterns(nh_dg_sys *s, const unsigned char *pi_mask, const unsign
         if (pi_mask[i * n + k]) col[p++] = k;
     }
     row[n] = p;
-    s->pi_row = row, s->pi_col = col;
+    int *ent = idx + n + 1 + 2 * n * n;
+    for (int i = 0; i < n; i++)
+      for (int q = row[i]; q < row[i + 1]; q++) ent[3 * q] = i, ent[3 * q + 1] = i * n + col[q], ent[3 * q + 2] = col[q];
+    s->pi_row = row, s->pi_col = col, s->pi_ent = ent;
   }
   if (t_mask) {
     int *t = idx + n + 1 + n * n;
@@ -310,13 +313,10 @@ static void pi_mv(const nh_dg_sys *s, const double *Pi, const double *g, double 
     for (int i = 0; i < n; i++) y[i] = nh_la_dot(n, Pi + (size_t)i * n, g);
     return;
   }
-  const int *col = s->pi_col, *row = s->pi_row;
-  for (int i = 0, p = 0; i < n; i++) {
-    const double *Pii = Pi + (size_t)i * n;
-    double r = 0.0;
-    for (const int e = row[i + 1]; p < e; p++) r += Pii[col[p]] * g[col[p]];
-    y[i] = r;
-  }
+  // one pass over the entries in row order: each y_i sums its terms in the same order
+  for (int i = 0; i < n; i++) y[i] = 0.0;
+  const int *e = s->pi_ent, *end = e + 3 * s->pi_row[n];
+  for (; e < end; e += 3) y[e[0]] += Pi[e[1]] * g[e[2]];
 }
 
 typedef struct dg_prob {

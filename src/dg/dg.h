@@ -31,6 +31,7 @@ typedef struct nh_dg_sys {
    * pi_col[pi_row[i] .. pi_row[i+1]), increasing), and the entries i*n + k of T that may be
    * nonzero (t_nnz of them); the step skips the others, which must be exactly 0 */
   const int *pi_row, *pi_col;
+  const int *pi_ent; /* the same entries flat, three ints each: row i, offset i*n + k, column k */
   const int *t_idx;
   int t_nnz;
 } nh_dg_sys;
