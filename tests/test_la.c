@@ -522,6 +522,70 @@ static int test_lu_random(void) {
   return 0;
 }
 
+/* nh_la_lu and nh_la_lu_solve (two rows at a time, vector types) do the operations of the
+ * textbook loops: factors, pivots and solutions bitwise those of the plain code below, with
+ * and without row exchanges */
+static void lu_plain(int n, double *A, int *piv) {
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    for (int i = k + 1; i < n; i++)
+      if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
+    piv[k] = p;
+    for (int j = 0; j < n; j++) {
+      double t = A[k * n + j];
+      A[k * n + j] = A[p * n + j], A[p * n + j] = t;
+    }
+    for (int i = k + 1; i < n; i++) {
+      double l = A[i * n + k] / A[k * n + k];
+      A[i * n + k] = l;
+      for (int j = k + 1; j < n; j++) A[i * n + j] += -l * A[k * n + j];
+    }
+  }
+}
+static void lu_plain_solve(int n, const double *LU, const int *piv, double *b) {
+  for (int k = 0; k < n; k++) {
+    double t = b[k];
+    b[k] = b[piv[k]], b[piv[k]] = t;
+  }
+  for (int i = 0; i < n; i++) {
+    double s = 0.0;
+    for (int j = 0; j < i; j++) s += LU[i * n + j] * b[j];
+    b[i] -= s;
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    double s = 0.0;
+    for (int j = i + 1; j < n; j++) s += LU[i * n + j] * b[j];
+    b[i] = (b[i] - s) / LU[i * n + i];
+  }
+}
+
+static int test_lu_bitwise(void) {
+  unsigned long long s = 43;
+  double A[NMAX * NMAX], B[NMAX * NMAX], x[NMAX], y[NMAX];
+  int pa[NMAX], pb[NMAX], swaps = 0;
+  for (int n = 1; n <= NMAX; n++)
+    for (int rep = 0; rep < SEEDS / 4; rep++) {
+      rand_mat(&s, n, n, A);
+      if (rep % 2) /* diagonally dominant: no exchanges */
+        for (int i = 0; i < n; i++) A[i * n + i] += 2.0 * n;
+      memcpy(B, A, sizeof A);
+      ENSURE(nh_la_lu(n, A, pa, 0.0) == NH_OK);
+      lu_plain(n, B, pb);
+      for (int k = 0; k < n; k++) {
+        ENSURE(pa[k] == pb[k]);
+        swaps += pa[k] != k;
+      }
+      ENSURE(memcmp(A, B, sizeof(double) * (size_t)(n * n)) == 0);
+      rand_mat(&s, 1, n, x);
+      memcpy(y, x, sizeof x);
+      nh_la_lu_solve(n, A, pa, x);
+      lu_plain_solve(n, B, pb, y);
+      ENSURE(memcmp(x, y, sizeof(double) * (size_t)n) == 0);
+    }
+  ENSURE(swaps > 0);
+  return 0;
+}
+
 static int test_lu_det(void) {
   unsigned long long s = 42;
   double A[NMAX * NMAX];
@@ -762,6 +826,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_ldlt_rank);
   RUN_TEST(test_ldlt_hilbert);
   RUN_TEST(test_lu_random);
+  RUN_TEST(test_lu_bitwise);
   RUN_TEST(test_lu_det);
   RUN_TEST(test_lu_singular);
   RUN_TEST(test_lu_hilbert);

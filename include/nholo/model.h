@@ -247,6 +247,10 @@ typedef struct nh_model_def {
   nh_poisson_jac_fn poisson_jac;    /* Nullable: finite differences of Pi g */
   int hamiltonian_degree;           /* H a polynomial of this total degree (the AVF quadrature is
                                        then exact), 0: not polynomial (adaptive quadrature) */
+  /* Nullable (dense): which entries of Pi and of T (nx x nx, row-major) may be nonzero; the
+   * others must be exactly 0 at every x (and g). The discrete-gradient methods skip them. */
+  const unsigned char *poisson_pattern;
+  const unsigned char *poisson_jac_pattern;
   /* rotation part (ODE form, optional): x[quat .. quat + 3] is a unit quaternion (scalar
    * first, body to space) with q' = 1/2 q * [0; w] and w = angvel(t, x) the body angular
    * velocity. Lie-group methods (NH_METHOD_LIE, e.g. "rkmk4") update it by exponentials of
@@ -316,6 +320,7 @@ typedef struct nh_model {
   nh_hamiltonian_hess_fn hamiltonian_hess;
   nh_poisson_jac_fn poisson_jac;
   int hamiltonian_degree;
+  const unsigned char *poisson_pattern, *poisson_jac_pattern; /* NULL or copied (nx x nx) */
   nh_angvel_fn angvel; /* rotation part: NULL or q at x[quat .. quat + 3] (see nh_model_def) */
   int quat;
   int nmon;

@@ -134,7 +134,7 @@ static int dg_gonzalez(const nh_dg_sys *s, const double *x, const double *x1, do
     for (int i = 0; i < n; i++) {
       double *dGi = dG + (size_t)i * n, di = d[i];
       const double *Hsi = Hs + (size_t)i * n;
-      for (int j = 0; j < n; j++) dGi[j] = 0.5 * Hsi[j] + di * g1[j];
+      nh_la_axpby_nr(n, 0.5, Hsi, di, g1, dGi);
       dGi[i] += c;
     }
   }
@@ -278,6 +278,47 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
 
 /* ---- the discrete-gradient step -------------------------------------------------------- */
 
+size_t nh_dg_pattern_size(int n) { return 5 * (size_t)n * n + (size_t)n + 1; }
+
+void nh_dg_sys_patterns(nh_dg_sys *s, const unsigned char *pi_mask, const unsigned char *t_mask, int *idx) {
+  const int n = s->n;
+  s->pi_row = s->pi_col = s->pi_ent = s->t_idx = NULL;
+  s->t_nnz = 0;
+  if (pi_mask) {
+    int *row = idx, *col = row + n + 1, p = 0;
+    for (int i = 0; i < n; i++) {
+      row[i] = p;
+      for (int k = 0; k < n; k++)
+        if (pi_mask[i * n + k]) col[p++] = k;
+    }
+    row[n] = p;
+    int *ent = idx + n + 1 + 2 * n * n;
+    for (int i = 0; i < n; i++)
+      for (int q = row[i]; q < row[i + 1]; q++) ent[3 * q] = i, ent[3 * q + 1] = i * n + col[q], ent[3 * q + 2] = col[q];
+    s->pi_row = row, s->pi_col = col, s->pi_ent = ent;
+  }
+  if (t_mask) {
+    int *t = idx + n + 1 + n * n;
+    for (int ik = 0; ik < n * n; ik++)
+      if (t_mask[ik]) t[s->t_nnz++] = ik;
+    s->t_idx = t;
+  }
+}
+
+/* y = Pi g, skipping the entries outside the pattern (the same sums as nh_la_dot by rows:
+ * the skipped terms are 0) */
+static void pi_mv(const nh_dg_sys *s, const double *Pi, const double *g, double *y) {
+  const int n = s->n;
+  if (!s->pi_row) {
+    for (int i = 0; i < n; i++) y[i] = nh_la_dot(n, Pi + (size_t)i * n, g);
+    return;
+  }
+  // one pass over the entries in row order: each y_i sums its terms in the same order
+  for (int i = 0; i < n; i++) y[i] = 0.0;
+  const int *e = s->pi_ent, *end = e + 3 * s->pi_row[n];
+  for (; e < end; e += 3) y[e[0]] += Pi[e[1]] * g[e[2]];
+}
+
 typedef struct dg_prob {
   const nh_dg_sys *s;
   nh_dg_kind kind;
@@ -285,7 +326,7 @@ typedef struct dg_prob {
   double h;
   int nodes;
   double H0; /* H(x), NAN until computed */
-  double *gw, *Pi, *T, *dG, *xb, *G;
+  double *gw, *Pi, *T, *dG, *xb, *G, *y; /* y: Pi G */
 } dg_prob;
 
 /* R(x1) = x1 - x - h Pi(xbar) G(x, x1); J = dR/dx1 = I - h (1/2 T + Pi dG) */
@@ -304,28 +345,38 @@ static int dg_residual(const double *x1, double *R, double *J, void *user) {
     if (J)
       for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]); /* for the Pi-Jacobian */
   }
-  for (int i = 0; i < n; i++) R[i] = x1[i] - x[i] - h * nh_la_dot(n, c->Pi + (size_t)i * n, c->G);
+  pi_mv(s, c->Pi, c->G, c->y);
+  for (int i = 0; i < n; i++) R[i] = x1[i] - x[i] - h * c->y[i];
   if (!J) return 0;
-  // -h/2 T, then -h Pi dG skipping the zeros of Pi (sparse in the examples), then I
-  if (s->pijac) {
-    if ((rc = cb(s->pijac(c->xb, c->G, c->T, s->user)))) return rc;
-    const double ht = -0.5 * h;
+  // -h/2 T (its pattern), then -h Pi dG skipping the zeros of Pi (sparse in the examples), then I
+  const double ht = -0.5 * h;
+  if (s->pijac && (rc = cb(s->pijac(c->xb, c->G, c->T, s->user)))) return rc;
+  if (s->pijac && !s->t_idx) {
     for (int i = 0; i < n * n; i++) J[i] = ht * c->T[i];
   } else {
     for (int i = 0; i < n * n; i++) J[i] = 0.0;
+    for (int p = 0; s->pijac && p < s->t_nnz; p++) J[s->t_idx[p]] = ht * c->T[s->t_idx[p]];
   }
   for (int i = 0; i < n; i++) {
     const double *Pii = c->Pi + (size_t)i * n;
-    for (int k = 0; k < n; k++)
-      if (Pii[k] != 0.0) nh_la_axpy(n, -h * Pii[k], c->dG + (size_t)k * n, J + (size_t)i * n);
-    J[(size_t)i * n + i] += 1.0;
+    double *Ji = J + (size_t)i * n;
+    if (s->pi_row) {
+      for (int p = s->pi_row[i]; p < s->pi_row[i + 1]; p++) {
+        const int k = s->pi_col[p];
+        if (Pii[k] != 0.0) nh_la_axpy_nr(n, -h * Pii[k], c->dG + (size_t)k * n, Ji);
+      }
+    } else {
+      for (int k = 0; k < n; k++)
+        if (Pii[k] != 0.0) nh_la_axpy_nr(n, -h * Pii[k], c->dG + (size_t)k * n, Ji);
+    }
+    Ji[i] += 1.0;
   }
   return 0;
 }
 
 size_t nh_dg_work_size(int n) {
   size_t nn = (size_t)n;
-  return grad_work(n) + 3 * nn * nn + 3 * nn + nh_newton_work_size(n) + 8;
+  return grad_work(n) + 3 * nn * nn + 4 * nn + nh_newton_work_size(n) + 8;
 }
 
 int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, double *x1,
@@ -340,14 +391,17 @@ int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, d
   c.dG = w, w += nn * nn;
   c.xb = w, w += nn;
   c.G = w, w += nn;
+  c.y = w, w += nn;
   double *xp = w; /* the plain predictor */
   w += nn;
   int rc;
   // explicit midpoint predictor (local error O(h^3): one Newton iteration fewer than Euler)
   if ((rc = cb(s->eval(x, &c.H0, c.G, c.Pi, s->user)))) return rc;
-  for (int i = 0; i < n; i++) c.xb[i] = x[i] + 0.5 * h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
+  pi_mv(s, c.Pi, c.G, c.y);
+  for (int i = 0; i < n; i++) c.xb[i] = x[i] + 0.5 * h * c.y[i];
   if ((rc = cb(s->eval(c.xb, NULL, c.G, c.Pi, s->user)))) return rc;
-  for (int i = 0; i < n; i++) x1[i] = xp[i] = x[i] + h * nh_la_dot(n, c.Pi + (size_t)i * n, c.G);
+  pi_mv(s, c.Pi, c.G, c.y);
+  for (int i = 0; i < n; i++) x1[i] = xp[i] = x[i] + h * c.y[i];
   // the extrapolated correction of the previous steps of this trajectory
   int chain = pc && pc->count > 0 && pc->h == h;
   for (int i = 0; chain && i < n; i++)

@@ -27,7 +27,20 @@ typedef struct nh_dg_sys {
   nh_dg_pijac_fn pijac; /* Nullable: Pi constant */
   int degree;           /* polynomial degree of H (AVF quadrature exact), 0: not polynomial */
   void *user;
+  /* Nullable (dense): the entries of Pi that may be nonzero, by rows (row i: columns
+   * pi_col[pi_row[i] .. pi_row[i+1]), increasing), and the entries i*n + k of T that may be
+   * nonzero (t_nnz of them); the step skips the others, which must be exactly 0 */
+  const int *pi_row, *pi_col;
+  const int *pi_ent; /* the same entries flat, three ints each: row i, offset i*n + k, column k */
+  const int *t_idx;
+  int t_nnz;
 } nh_dg_sys;
+
+/* Ints of the pattern lists for n variables; nh_dg_sys_patterns fills them (at idx) from
+ * byte masks (n x n, Nullable: dense) and points sys at them. */
+size_t nh_dg_pattern_size(int n);
+void nh_dg_sys_patterns(nh_dg_sys *sys, const unsigned char *pi_mask, const unsigned char *t_mask,
+                        int *idx);
 
 typedef enum nh_dg_kind {
   NH_DG_AVF = 0,      /* mean value / averaged vector field, eq. (11) */

@@ -678,6 +678,12 @@ static int mf_prepare(mf *m, const char *text, const char *filename, const nh_lo
   return m->status;
 }
 
+/* e is the constant 0 */
+static int is_zero(const mf *m, int e) {
+  double v;
+  return nh_expr_is_const(m->pool, e, &v) && v == 0.0;
+}
+
 static nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
   const char *cnames[NH_MF_MAX_Q];
   const char *pn[NH_MF_MAX_ITEMS], *kn[NH_MF_MAX_ITEMS], *gn[NH_MF_MAX_ITEMS];
@@ -697,11 +703,15 @@ static nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
   d.npar = m->npar;
   d.param_names = pn;
   d.param_values = pv;
+  unsigned char pip[NH_MF_MAX_Q * NH_MF_MAX_Q], ptp[NH_MF_MAX_Q * NH_MF_MAX_Q];
   if (m->poisson) { /* an ODE-form model given by Pi and H */
     d.form = NH_FORM_ODE;
     d.nx = m->nq;
     d.state_names = cnames;
     d.x0 = m->q0;
+    // the entries of Pi and T that are not identically zero
+    for (int ij = 0; ij < m->nq * m->nq; ij++) pip[ij] = !is_zero(m, m->Pi[ij]), ptp[ij] = !is_zero(m, m->PT[ij]);
+    d.poisson_pattern = pip, d.poisson_jac_pattern = ptp;
   } else {
     d.nq = m->nq, d.nc = m->nc, d.ngap = m->ngap;
     d.coord_names = cnames;
@@ -824,11 +834,6 @@ static void sb_expr(nh_text *b, const mf *m, int e, const char *const *names) {
   nh_expr_print(m->pool, e, names, big, need + 1);
   nh_text_printf(b, "%s", big);
   free(big);
-}
-
-static int is_zero(const mf *m, int e) {
-  double v;
-  return nh_expr_is_const(m->pool, e, &v) && v == 0.0;
 }
 
 /* the report of an almost-Poisson model */

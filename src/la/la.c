@@ -6,6 +6,10 @@
  * are written as !(pivot > threshold)). */
 #include "la/la.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <math.h>
 
 #include "nholo/status.h"
@@ -153,23 +157,82 @@ void nh_la_ldlt_solve(int n, const double *LD, const int *perm, double *b, doubl
 
 /* ---- LU with partial pivoting ------------------------------------------------------ */
 
-int nh_la_lu(int n, double *A, int *piv, double tol) {
-  double amax = 0.0;
-  for (size_t i = 0; i < (size_t)n * n; i++) {
-    double a = fabs(A[i]);
-    amax = a > amax ? a : amax; /* a branch-free max (maxsd); a NaN is skipped as before */
+/* The elimination below does exactly the operations of the plain loops (y += (-l) x per entry,
+ * in the same order for each entry), so the factors are bitwise those of a textbook LU; where
+ * the compiler has vector types (GCC, Clang) two entries go per instruction and two rows share
+ * the loads of the pivot row. */
+#if defined(__GNUC__)
+typedef long long la_v2i __attribute__((vector_size(16), aligned(8), may_alias));
+
+/* max |A_i| over n entries, NaNs skipped */
+static double lu_absmax(size_t n, const double *A) {
+  const la_v2i mask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
+  size_t i = 0;
+#if defined(__SSE2__)
+  __m128d m = _mm_setzero_pd();
+  for (; i + 2 <= n; i += 2) /* maxpd(a, m) = a > m ? a : m, m for a NaN */
+    m = _mm_max_pd((__m128d)(*(const la_v2i *)(A + i) & mask), m);
+  double m0 = _mm_cvtsd_f64(m), m1 = _mm_cvtsd_f64(_mm_unpackhi_pd(m, m));
+#else
+  nh_la_v2d m = {0.0, 0.0};
+  for (; i + 2 <= n; i += 2) {
+    la_v2i a = *(const la_v2i *)(A + i) & mask, gt = (nh_la_v2d)a > m; /* false for a NaN */
+    m = (nh_la_v2d)((gt & a) | (~gt & (la_v2i)m));
   }
-  double thr = rank_tol(tol) * amax;
+  double m0 = m[0], m1 = m[1];
+#endif
+  double amax = m0 > m1 ? m0 : m1;
+  for (; i < n; i++) {
+    double a = fabs(A[i]);
+    amax = a > amax ? a : amax;
+  }
+  return amax;
+}
+/* y0 += a0 x, y1 += a1 x (n entries) */
+static inline void lu_rows2(int n, double a0, double a1, const double *restrict x, double *restrict y0,
+                            double *restrict y1) {
+  const nh_la_v2d v0 = {a0, a0}, v1 = {a1, a1};
+  int i = 0;
+  for (; i + 2 <= n; i += 2) {
+    nh_la_v2d xv = *(const nh_la_v2d *)(x + i);
+    *(nh_la_v2d *)(y0 + i) = *(nh_la_v2d *)(y0 + i) + v0 * xv;
+    *(nh_la_v2d *)(y1 + i) = *(nh_la_v2d *)(y1 + i) + v1 * xv;
+  }
+  if (i < n) y0[i] += a0 * x[i], y1[i] += a1 * x[i];
+}
+#else
+static double lu_absmax(size_t n, const double *A) {
+  double amax = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    double a = fabs(A[i]);
+    amax = a > amax ? a : amax; /* a branch-free max (maxsd); a NaN is skipped */
+  }
+  return amax;
+}
+static inline void lu_rows2(int n, double a0, double a1, const double *x, double *y0, double *y1) {
+  nh_la_axpy(n, a0, x, y0);
+  nh_la_axpy(n, a1, x, y1);
+}
+#endif
+
+int nh_la_lu(int n, double *A, int *piv, double tol) {
+  double thr = rank_tol(tol) * lu_absmax((size_t)n * n, A);
   int status = NH_OK;
 
+  int next = -1; /* the pivot row of column k, when the elimination of column k - 1 found it */
   for (int k = 0; k < n; k++) {
-    /* pivot row: the largest |entry| in column k at or below the diagonal */
+    /* pivot row: the (first) largest |entry| in column k at or below the diagonal */
     int p = k;
-    double best = fabs(A[(size_t)k * n + k]);
-    for (int i = k + 1; i < n; i++) {
-      double a = fabs(A[(size_t)i * n + k]);
-      if (a > best) best = a, p = i;
+    if (next >= 0) {
+      p = next;
+    } else {
+      double best = fabs(A[(size_t)k * n + k]);
+      for (int i = k + 1; i < n; i++) {
+        double a = fabs(A[(size_t)i * n + k]);
+        if (a > best) best = a, p = i;
+      }
     }
+    next = -1;
     piv[k] = p;
     if (p != k)
       for (int j = 0; j < n; j++) {
@@ -180,12 +243,30 @@ int nh_la_lu(int n, double *A, int *piv, double tol) {
     double d = A[(size_t)k * n + k];
     if (!(fabs(d) > thr)) status = NH_ERR_SINGULAR;
     if (!(fabs(d) > 0.0)) continue; /* exact zero column: nothing to eliminate */
-    /* eliminate below the pivot */
-    for (int i = k + 1; i < n; i++) {
+    /* eliminate below the pivot, two rows at a time, and meanwhile search column k + 1 (its
+       entries are final once their row is done; the same comparisons in the same order) */
+    const double *Ak = A + (size_t)k * n + k + 1;
+    double best = 0.0;
+    int i = k + 1;
+    for (; i + 1 < n; i += 2) {
+      double *A0 = A + (size_t)i * n, *A1 = A0 + n;
+      double l0 = A0[k] / d, l1 = A1[k] / d;
+      A0[k] = l0, A1[k] = l1;
+      lu_rows2(n - k - 1, -l0, -l1, Ak, A0 + k + 1, A1 + k + 1);
+      double a0 = fabs(A0[k + 1]), a1 = fabs(A1[k + 1]);
+      if (i == k + 1) {
+        best = a0, next = i;
+      } else if (a0 > best) {
+        best = a0, next = i;
+      }
+      if (a1 > best) best = a1, next = i + 1;
+    }
+    if (i < n) {
       double *Ai = A + (size_t)i * n;
       double l = Ai[k] / d;
       Ai[k] = l;
-      nh_la_axpy(n - k - 1, -l, A + (size_t)k * n + k + 1, Ai + k + 1);
+      nh_la_axpy_nr(n - k - 1, -l, Ak, Ai + k + 1);
+      if (i == k + 1 || fabs(Ai[k + 1]) > best) next = i;
     }
   }
   return status;
@@ -199,8 +280,18 @@ void nh_la_lu_solve(int n, const double *LU, const int *piv, double *b) {
       b[k] = b[piv[k]];
       b[piv[k]] = t;
     }
-  for (int i = 0; i < n; i++) b[i] -= nh_la_dot(i, LU + (size_t)i * n, b);
-  for (int i = n - 1; i >= 0; i--) {
+  /* L two rows at a time: the same sums, in the same order, as nh_la_dot by rows */
+  int i = 0;
+  for (; i + 1 < n; i += 2) {
+    const double *L0 = LU + (size_t)i * n, *L1 = L0 + n;
+    double s0 = 0.0, s1 = 0.0;
+    for (int j = 0; j < i; j++) s0 += L0[j] * b[j], s1 += L1[j] * b[j];
+    b[i] -= s0;
+    s1 += L1[i] * b[i];
+    b[i + 1] -= s1;
+  }
+  if (i < n) b[i] -= nh_la_dot(i, LU + (size_t)i * n, b);
+  for (i = n - 1; i >= 0; i--) {
     const double *Ui = LU + (size_t)i * n;
     b[i] = (b[i] - nh_la_dot(n - i - 1, Ui + i + 1, b + i + 1)) / Ui[i];
   }

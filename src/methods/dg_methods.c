@@ -27,8 +27,13 @@ typedef struct dgm_ctx {
 
 #define DGM_CTX_DOUBLES ((sizeof(dgm_ctx) + sizeof(double) - 1) / sizeof(double))
 
+/* doubles holding the int pattern lists of nh_dg_sys */
+static size_t dgm_pattern_doubles(const nh_model *m) {
+  return (nh_dg_pattern_size(m->nx) * sizeof(int) + sizeof(double) - 1) / sizeof(double);
+}
 static size_t dgm_core_size(const nh_model *m) {
-  return DGM_CTX_DOUBLES + nh_model_deriv_work_size(m) + nh_dg_work_size(m->nx) + 3 * (size_t)m->nx + 8;
+  return DGM_CTX_DOUBLES + nh_model_deriv_work_size(m) + nh_dg_work_size(m->nx) + 3 * (size_t)m->nx +
+         dgm_pattern_doubles(m) + 8;
 }
 static size_t dgm_work_size(const nh_model *m) { return dgm_core_size(m) + 2 * (size_t)m->nx + 1; }
 
@@ -60,10 +65,17 @@ static int dgm_step(nh_stepper *st, const double *x0, double h, double *x1, doub
   c->dw = w, w += nh_model_deriv_work_size(m);
   c->pc.c = w, w += 2 * (size_t)m->nx;
   c->pc.xend = w, w += m->nx;
-  if (st->restart) c->pc.count = 0; /* the state was set from outside */
+  int *pat = (int *)w;
+  w += dgm_pattern_doubles(m);
+  if (st->restart || !c->sys.eval) {
+    // the state was set from outside: the predictor history restarts; the system and its
+    // sparsity (from the model's patterns of Pi and T) are set up once
+    c->pc.count = 0;
+    c->sys = (nh_dg_sys){.n = m->nx, .eval = dgm_eval, .hess = dgm_hess, .pijac = dgm_pijac,
+                         .degree = m->hamiltonian_degree, .user = c};
+    nh_dg_sys_patterns(&c->sys, m->poisson_pattern, m->poisson_jac_pattern, pat);
+  }
   st->restart = 0;
-  c->sys = (nh_dg_sys){.n = m->nx, .eval = dgm_eval, .hess = dgm_hess, .pijac = dgm_pijac,
-                       .degree = m->hamiltonian_degree, .user = c};
   if (err) *err = 0.0;
   st->work[dgm_core_size(m) + 2 * (size_t)m->nx] = 0.0; /* dense slopes stale */
   nh_dg_newton ns;

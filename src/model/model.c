@@ -274,6 +274,9 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   nh_monitor_def *mon = arena_take(a, sizeof(nh_monitor_def) * (size_t)(d->nmon + 1), 16);
   char *mon_chars = arena_take(a, (size_t)(d->nmon + 1) * NH_MAX_NAME, 1);
   void *user = d->user_size > 0 ? arena_take(a, d->user_size, 16) : NULL;
+  const size_t npat = ode && d->poisson ? (size_t)nx * (size_t)nx : 0;
+  unsigned char *pip = npat && d->poisson_pattern ? arena_take(a, npat, 1) : NULL;
+  unsigned char *ptp = npat && d->poisson_jac_pattern ? arena_take(a, npat, 1) : NULL;
   if (!m) {
     if (!ode) mech_state_names(a, d->nq, NULL);
     return NULL;
@@ -340,6 +343,8 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   m->hamiltonian_hess = d->hamiltonian_hess;
   m->poisson_jac = d->poisson_jac;
   m->hamiltonian_degree = d->hamiltonian_degree;
+  if (pip) m->poisson_pattern = memcpy(pip, d->poisson_pattern, npat);
+  if (ptp) m->poisson_jac_pattern = memcpy(ptp, d->poisson_jac_pattern, npat);
   if (d->hamiltonian_hess) m->exact_derivs |= NH_DERIV_HAMILTONIAN;
   if (d->poisson_jac) m->exact_derivs |= NH_DERIV_POISSON;
   m->angvel = d->angvel;

@@ -127,6 +127,20 @@ static int qap_poisson_jac(const double *x, const double *g, double *T, void *us
   return 0;
 }
 
+/* the entries of Pi (skew pairs) and of T that qap_poisson and qap_poisson_jac may set */
+static void qap_patterns(unsigned char *P, unsigned char *T) {
+  const int n = QNX;
+  memset(P, 0, (size_t)n * n), memset(T, 0, (size_t)n * n);
+  for (int i = 0; i < QN; i++) {
+    const int pairs[4][2] = {{QX, QETA + i}, {QW + i, QXI + i}, {QZ + i, QETA + i}, {QXI + i, QETA + i}};
+    for (int p = 0; p < 4; p++) P[pairs[p][0] * n + pairs[p][1]] = P[pairs[p][1] * n + pairs[p][0]] = 1;
+    T[QX * n + QW + i] = 1;
+    for (int k = 0; k < QN; k++)
+      T[(QETA + i) * n + QW + k] = T[(QETA + i) * n + QETA + k] = T[(QXI + i) * n + QW + k] =
+          T[(QXI + i) * n + QETA + k] = 1;
+  }
+}
+
 int nh_quartic_reduced_state(const double *q, const double *rho, double H, double *x) {
   if (!q || !rho || !x) return NH_ERR_ARG;
   double v[7];
@@ -160,6 +174,9 @@ nh_model *nh_quartic_ap_create(char *msg, size_t msg_size) {
   d.hamiltonian_hess = qap_hess;
   d.poisson_jac = qap_poisson_jac;
   d.hamiltonian_degree = 0; /* rational kinetic energy */
+  unsigned char pp[QNX * QNX], tp[QNX * QNX];
+  qap_patterns(pp, tp);
+  d.poisson_pattern = pp, d.poisson_jac_pattern = tp;
   return nh_model_create(&d, msg, msg_size);
 }
 
@@ -226,6 +243,10 @@ nh_model *nh_sleigh_dg_create(const nh_sleigh_dg_params *p, char *msg, size_t ms
   d.hamiltonian_hess = sap_hess;
   d.poisson_jac = sap_poisson_jac;
   d.hamiltonian_degree = 2;
+  /* the entries sap_poisson and sap_poisson_jac set */
+  static const unsigned char pp[25] = {0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 1, 0, 1, 0};
+  static const unsigned char tp[25] = {0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0};
+  d.poisson_pattern = pp, d.poisson_jac_pattern = tp;
   d.user = &sp;
   d.user_size = sizeof sp;
   return nh_model_create(&d, msg, msg_size);
