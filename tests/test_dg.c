@@ -783,6 +783,23 @@ static int test_all_methods_on_poisson(void) {
   return 0;
 }
 
+/* Newton returns a status, not a "converged" NaN, when an update is NaN (a residual that
+ * evaluates to NaN with a finite Jacobian: the first solve gives a NaN update) */
+static int nan_residual(const double *z, double *R, double *J, void *user) {
+  (void)user;
+  R[0] = z[0] - 1.0 + NAN, R[1] = z[1] + 2.0;
+  if (J) J[0] = 1.0, J[1] = 0.0, J[2] = 0.0, J[3] = 1.0;
+  return 0;
+}
+
+static int test_newton_nan(void) {
+  double z[2] = {0.0, 0.0}, work[64];
+  ENSURE(nh_newton_work_size(2) <= 64);
+  nh_dg_newton st = {0};
+  ENSURE(nh_newton(2, nan_residual, NULL, 1, 0.0, z, &st, work, NULL) == NH_ERR_NONFINITE);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_qrdiff);
@@ -800,6 +817,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_symmetry);
   RUN_TEST(test_dg_predictor_history);
   RUN_TEST(test_poisson_patterns);
+  RUN_TEST(test_newton_nan);
   RUN_TEST(test_quartic_drift);
   RUN_TEST(test_dla_variance);
   return TEST_SUMMARY();

@@ -244,11 +244,15 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
     for (int i = 0; i < n; i++) {
       z[i] += dx[i];
       double a = fabs(dx[i]), b = fabs(z[i]); /* max by comparison: no libm call */
-      if (a > NH_DG_NEWTON_TOL * (1.0 + b)) small = 0;
+      if (!(a <= NH_DG_NEWTON_TOL * (1.0 + b))) small = 0; /* a NaN update is not small */
       if (a > dxn) dxn = a;
       if (b > zn) zn = b;
     }
     st->iters++;
+    if (!small && isnan(nh_la_norm_inf(n, dx))) {
+      st->residual = NAN;
+      return NH_ERR_NONFINITE; /* the solve produced NaN: no iterate to continue from */
+    }
     // contraction estimate over two updates with the same factors (Hairer-Wanner IV.8)
     double theta = same ? dxn / dx_prev : INFINITY;
     if (!small && theta < NH_NEWTON_THETA_MAX) {
