@@ -81,6 +81,7 @@ typedef struct vi_ws {
   double *phalf;               /* last step's half-step momentum */
   double *mfact;               /* 1 when M0/L0 hold the (constant) factored mass matrix */
   double *Minv;                /* M^-1 (constant M, with mfact) */
+  double *mdiag;               /* 1 when that M^-1 is diagonal (every off-diagonal entry 0) */
   double *pvalid;              /* 1 when A, W, G hold the projector at the q of kout */
   double *K, *A0, *rz;         /* del with holonomic constraints: KKT Newton matrix, A(q_k), residual */
   int *kpiv;
@@ -99,7 +100,7 @@ static size_t vi_work_size(const nh_model *mo) {
   size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
   return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + 2 * n * n +
          nh_model_deriv_work_size(mo) + n + 10 * n + 2 * m + 2 * (1 + nx) + 4 * n + 2 + n + 1 +
-         n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 8;
+         n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8;
 }
 
 static vi_ws vi_carve(nh_stepper *s) {
@@ -142,6 +143,7 @@ static vi_ws vi_carve(nh_stepper *s) {
   w.phalf = p, p += n;
   w.mfact = p, p += 1;
   w.Minv = p, p += n * n;
+  w.mdiag = p, p += 1;
   w.pvalid = p, p += 1;
   w.K = p, p += (n + m) * (n + m);
   w.A0 = p, p += m * n;
@@ -211,7 +213,7 @@ VI_INLINE int vi_resolve(nh_stepper *s, vi_ws *w, int n, double t, const double 
 
 /* M(q) into M and its Cholesky factor into L (once, for a constant M) */
 static int mass_factor(const nh_model *mo, const double *q, double *M, double *L, int constant,
-                       double *flag, double *Minv) {
+                       double *flag, double *Minv, double *diag) {
   const int n = mo->nq;
   if (constant && flag && *flag == 1.0) return 0;
   int rc = nh_cb(mo->mass(q, M, mo->user));
@@ -226,6 +228,9 @@ static int mass_factor(const nh_model *mo, const double *q, double *M, double *L
       col[j] = 1.0;
       nh_la_chol_solve(n, L, col);
     }
+    *diag = 1.0;
+    for (int i = 0; i < n * n; i++)
+      if (i % (n + 1) != 0 && Minv[i] != 0.0) *diag = 0.0;
     *flag = 1.0;
   }
   return 0;
@@ -539,7 +544,7 @@ VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     }
   } else {
     if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, pp))) return rc;
-    if (!constM && (rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL))) return rc;
+    if (!constM && (rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL, NULL))) return rc;
   }
   // at q_k+1: projector, force; nodal momentum and the carried part
   if ((rc = proj_setup_n(mo, w, n, q1, L1))) return rc;
@@ -565,6 +570,67 @@ VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
   return 0;
 }
 
+/* out = Q^T p (qt_apply_n's operations, in the same order) with n and m compile-time constants */
+VI_INLINE void qt_fixed(int n, int m, const vi_ws *w, const double *p, double *out) {
+  double z[2];
+  for (int k = 0; k < m; k++) z[k] = nh_la_dot_fixed(n, w->W + (size_t)k * n, p);
+  const double c0 = nh_la_dot_fixed(m, w->Gi, z);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) out[i] = c0 * w->A[i];
+  if (m == 2) nh_la_axpy_fixed(n, nh_la_dot_fixed(m, w->Gi + m, z), w->A + n, out);
+}
+
+/* y = M^-1 x with w->Minv (n compile-time constant); for a diagonal M^-1 (diag) the product
+ * 0.0 + d_i x_i, which for finite x is bitwise the full row product (the added zeros change
+ * nothing, and the leading 0.0 turns -0 into +0 as the row's first term does) */
+VI_INLINE void minv_fixed(int n, int diag, const double *Mi, const double *x, double *y) {
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) y[i] = diag ? 0.0 + Mi[(size_t)i * (n + 1)] * x[i] : nh_la_dot_fixed(n, Mi + (size_t)i * n, x);
+}
+
+/* The common case of gni, free motion (no forces, no potential, constant M, M^-1 in w->Minv)
+ * with one or two constraints, continuing from the end of the last step (the projector at q_k
+ * in A, W, Gi): vi_tail_n's operations in the same order (results are bitwise the same) on
+ * local vectors, for n and m constant after inlining (m <= 2, n <= 6):
+ *   p-_k = p+_k - (1 + h/h_k-1) Q^T p+_k,  q_k+1 = q_k + h M^-1 p-_k,  p+_k+1 = p-_k,
+ *   projector at q_k+1,  v_k+1 = M^-1 P^T p+_k+1. */
+VI_INLINE int gni_free_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
+                         const int n, const int m, const int diag) {
+  const nh_model *mo = s->model;
+  const double *Mi = w->Minv;
+  double *q1 = x1, *v1 = x1 + n, pm[6], z[6], v[6];
+  // outgoing momentum and the new position
+  qt_fixed(n, m, w, w->cin, z);
+  const double a = -(1.0 + h / *w->hin);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) {
+    pm[i] = w->cin[i];
+    pm[i] += a * z[i];
+  }
+  minv_fixed(n, diag, Mi, pm, v);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) q1[i] = x0[i] + h * v[i];
+  nh_la_copy_fixed(n, pm, w->phalf);
+  // projector at q_k+1: A, W = M^-1 A^T, G = chol(A W), Gi
+  int rc = nh_cb(mo->constraint(q1, w->tmp2, w->A, NULL, mo->user));
+  if (rc) return rc;
+  for (int k = 0; k < m; k++) minv_fixed(n, diag, Mi, w->A + (size_t)k * n, w->W + (size_t)k * n);
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+  if ((rc = chol_inverse(m, w->G, w->Gi))) return rc;
+  // carried p+_k+1 = p-_k; nodal p_k+1 = P^T p+_k+1 and v_k+1
+  nh_la_copy_fixed(n, pm, w->cout);
+  qt_fixed(n, m, w, pm, z);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) pm[i] -= z[i];
+  minv_fixed(n, diag, Mi, pm, v1);
+  *w->pvalid = 1.0;
+  set_key(w->kout, t + h, x1, 2 * n);
+  *w->hout = h;
+  vi_end(s, w, w->M0, x1);
+  return 0;
+}
+
 VI_INLINE int vi_step_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
                         int kind, const int n) {
   const nh_model *mo = s->model;
@@ -577,11 +643,18 @@ VI_INLINE int vi_step_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
   // the carried incoming momentum (gni)
   int cont;
   int fresh = vi_resolve(s, w, n, t, x0, &cont);
+  if (kind == VI_GNI && cont && constM && !mo->force && !mo->potential && *w->mfact == 1.0 &&
+      (w->m == 1 || w->m == 2) && n <= 6) {
+    *w->pvalid = 0.0;
+    if (*w->mdiag == 1.0)
+      return w->m == 1 ? gni_free_n(s, w, t, x0, h, x1, n, 1, 1) : gni_free_n(s, w, t, x0, h, x1, n, 2, 1);
+    return w->m == 1 ? gni_free_n(s, w, t, x0, h, x1, n, 1, 0) : gni_free_n(s, w, t, x0, h, x1, n, 2, 0);
+  }
   // at q_k: M, projector (kept from the last step when continuing from its end), forces (the
   // potential is inside L_d)
   // (absent forces and potential: f and g are zero from the restart on, and terms adding
   // them are skipped)
-  if (!(constM && *w->mfact == 1.0) && (rc = mass_factor(mo, q0, w->M0, w->L0, constM, w->mfact, w->Minv)))
+  if (!(constM && *w->mfact == 1.0) && (rc = mass_factor(mo, q0, w->M0, w->L0, constM, w->mfact, w->Minv, w->mdiag)))
     return rc;
   if (!fast && (rc = nh_model_mass_deriv(mo, q0, w->dM0, w->dwork))) return rc;
   if (mo->potential || fresh) vzero(n, w->g);
@@ -648,7 +721,7 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
   int rc;
   s->evals++;
   // at q_k: M, dM, dV, A(q_k), forces; the outgoing momentum without the reaction
-  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 0, NULL, NULL))) return rc;
+  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 0, NULL, NULL, NULL))) return rc;
   if ((rc = nh_model_mass_deriv(mo, q0, w->dM0, w->dwork))) return rc;
   vzero(n, w->g);
   if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w->g, mo->user)))) return rc;
@@ -696,7 +769,7 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
   }
   // p+ = D2 L_d, then the projection onto the constraint at q_k+1
   if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, w->p))) return rc;
-  if ((rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL))) return rc;
+  if ((rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL, NULL))) return rc;
   if ((rc = proj_setup(mo, w, q1, w->L1))) return rc;
   for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
   if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
@@ -726,7 +799,7 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
   if (err) *err = 0.0;
   s->evals++;
   int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
-  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv))) return rc;
+  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv, w->mdiag))) return rc;
   if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
   if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
   *w->pvalid = 0.0;
@@ -772,7 +845,7 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   if (err) *err = 0.0;
   s->evals++;
   int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
-  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv))) return rc;
+  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv, w->mdiag))) return rc;
   if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
   if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
   *w->pvalid = 0.0;
