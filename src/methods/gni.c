@@ -170,6 +170,7 @@ static void vi_end(nh_stepper *s, const vi_ws *w, const double *M1, const double
   s->end_M = M1;
   s->end_A = w->A;
   s->end_x = x1;
+  s->end_EA = 0; /* E and the residual: only from the free-motion kernel */
 }
 
 /* ---- building blocks ---------------------------------------------------------------- */
