@@ -1281,6 +1281,75 @@ static int test_monitors_from_step(void) {
   return 0;
 }
 
+/* ---- gni free-motion fast path ------------------------------------------------------------ */
+
+/* n = 4, constant M (diagonal or not), one or two nonholonomic constraints, optionally a zero
+ * force (which sends gni through its general path) */
+typedef struct fp_model {
+  int diag, nc, force;
+} fp_model;
+static int fp_mass(const double *q, double *M, void *u) {
+  const fp_model *p = u;
+  static const double full[16] = {2, 0.3, 0, 0, 0.3, 1.5, 0.1, 0, 0, 0.1, 1, 0.2, 0, 0, 0.2, 1.2};
+  (void)q;
+  for (int i = 0; i < 16; i++) M[i] = p->diag && i % 5 != 0 ? 0.0 : full[i];
+  return 0;
+}
+static int fp_con(const double *q, const double *v, double *A, double *Ad, void *u) {
+  const fp_model *p = u;
+  const double row[2][4] = {{cos(q[0]), sin(q[0]), 0, -1}, {0, sin(q[1]), 1, cos(q[2])}};
+  (void)v;
+  if (A) memcpy(A, row, sizeof(double) * 4 * (size_t)p->nc);
+  if (Ad) memset(Ad, 0, sizeof(double) * (size_t)p->nc); /* not used by gni */
+  return 0;
+}
+static int fp_force(double t, const double *q, const double *v, double *f, void *u) {
+  (void)t, (void)q, (void)v, (void)u;
+  memset(f, 0, sizeof(double) * 4);
+  return 0;
+}
+
+/* The fast path (constant M, no forces, one or two constraints) is the general step's
+ * arithmetic on local vectors: the same trajectory to the last bit as the general path, which
+ * a zero force selects */
+static int test_gni_fast_path_equals_general(void) {
+  for (int c = 0; c < 4; c++) {
+    double xs[2][8];
+    for (int f = 0; f < 2; f++) {
+      fp_model p = {c & 1, 1 + (c >> 1), f};
+      const double q0[4] = {0, 0, 0, 0}, v0[4] = {1, 0.5, -1, 1}; /* A(0) v0 = 0 for both rows */
+      nh_model_def d = nh_model_def_default();
+      static const char *names[4] = {"a", "b", "c", "d"};
+      d.name = "fastpath";
+      d.coord_names = names;
+      d.nq = 4, d.nc = p.nc;
+      d.q0 = q0, d.v0 = v0;
+      d.mass = fp_mass;
+      d.constraint = fp_con;
+      if (f) d.force = fp_force;
+      d.user = &p;
+      d.user_size = sizeof p;
+      char msg[256];
+      nh_model *m = nh_model_create(&d, msg, sizeof msg);
+      if (!m) printf("  %s\n", msg);
+      ENSURE(m != NULL);
+      nh_sim_def sd = nh_sim_def_default();
+      sd.method = nh_method_find("gni");
+      sd.h = 0.01;
+      nh_sim *sim = nh_sim_create(m, &sd, NULL, 0);
+      ENSURE(sim != NULL);
+      ENSURE(nh_sim_run(sim, 3.0, 0, NULL, NULL) == NH_OK);
+      memcpy(xs[f], nh_sim_x(sim), sizeof xs[f]);
+      nh_sim_destroy(sim);
+      nh_model_destroy(m);
+    }
+    for (int i = 0; i < 8; i++) ENSURE(xs[0][i] == xs[1][i]);
+    printf("  gni fast path (M %s, %d constraints) = general path: final theta-like q0 %.17g\n",
+           c & 1 ? "diagonal" : "full", 1 + (c >> 1), xs[0][0]);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_t1_projectors);
@@ -1306,5 +1375,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_del_holonomic_pendulum);
   RUN_TEST(test_penny_gni_impacts);
   RUN_TEST(test_monitors_from_step);
+  RUN_TEST(test_gni_fast_path_equals_general);
   return TEST_SUMMARY();
 }

@@ -68,6 +68,7 @@ enum { VI_GNI, VI_DEL }; /* the two users of vi_step */
 
 typedef struct vi_ws {
   int n, m;
+  int free;                    /* gni: the free-motion kernel for this model (free_code), 0: none */
   double *M0, *L0, *M1, *L1;   /* mass matrices and Cholesky factors at q_k, q_k+1 */
   double *A, *W, *G, *Gi;      /* constraint rows, M^-1 A^T (by column), factor of A M^-1 A^T
                                   and its inverse */
@@ -81,6 +82,7 @@ typedef struct vi_ws {
   double *phalf;               /* last step's half-step momentum */
   double *mfact;               /* 1 when M0/L0 hold the (constant) factored mass matrix */
   double *Minv;                /* M^-1 (constant M, with mfact) */
+  double *mdiag;               /* 1 when that M and M^-1 are diagonal (off-diagonal entries 0) */
   double *pvalid;              /* 1 when A, W, G hold the projector at the q of kout */
   double *K, *A0, *rz;         /* del with holonomic constraints: KKT Newton matrix, A(q_k), residual */
   int *kpiv;
@@ -99,7 +101,7 @@ static size_t vi_work_size(const nh_model *mo) {
   size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
   return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + 2 * n * n +
          nh_model_deriv_work_size(mo) + n + 10 * n + 2 * m + 2 * (1 + nx) + 4 * n + 2 + n + 1 +
-         n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 8;
+         n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8;
 }
 
 static vi_ws vi_carve(nh_stepper *s) {
@@ -108,6 +110,7 @@ static vi_ws vi_carve(nh_stepper *s) {
   size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
   double *p = s->work + VI_HDR_DOUBLES;
   w.n = (int)n, w.m = (int)m;
+  w.free = 0; /* set by the first general gni step */
   w.M0 = p, p += n * n;
   w.L0 = p, p += n * n;
   w.M1 = p, p += n * n;
@@ -142,6 +145,7 @@ static vi_ws vi_carve(nh_stepper *s) {
   w.phalf = p, p += n;
   w.mfact = p, p += 1;
   w.Minv = p, p += n * n;
+  w.mdiag = p, p += 1;
   w.pvalid = p, p += 1;
   w.K = p, p += (n + m) * (n + m);
   w.A0 = p, p += m * n;
@@ -166,6 +170,7 @@ static void vi_end(nh_stepper *s, const vi_ws *w, const double *M1, const double
   s->end_M = M1;
   s->end_A = w->A;
   s->end_x = x1;
+  s->end_EA = 0; /* E and the residual: only from the free-motion kernel */
 }
 
 /* ---- building blocks ---------------------------------------------------------------- */
@@ -183,10 +188,10 @@ VI_INLINE void set_key(double *key, double t, const double *x, int nx) {
  * differently), and the same (q, v) at two different times does not happen in practice */
 VI_INLINE int key_eq(const double *key, double t, const double *x, int nx) {
   (void)t;
-  NH_LA_UNROLL
-  for (int i = 0; i < nx; i++)
-    if (key[1 + i] != x[i]) return 0;
-  return 1;
+  int eq = 1;
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < nx; i++) eq &= key[1 + i] == x[i];
+  return eq;
 }
 
 /* Decide where the carried vector comes from. Returns 1 when the method must restart; *cont
@@ -211,7 +216,7 @@ VI_INLINE int vi_resolve(nh_stepper *s, vi_ws *w, int n, double t, const double 
 
 /* M(q) into M and its Cholesky factor into L (once, for a constant M) */
 static int mass_factor(const nh_model *mo, const double *q, double *M, double *L, int constant,
-                       double *flag, double *Minv) {
+                       double *flag, double *Minv, double *diag) {
   const int n = mo->nq;
   if (constant && flag && *flag == 1.0) return 0;
   int rc = nh_cb(mo->mass(q, M, mo->user));
@@ -226,6 +231,9 @@ static int mass_factor(const nh_model *mo, const double *q, double *M, double *L
       col[j] = 1.0;
       nh_la_chol_solve(n, L, col);
     }
+    *diag = 1.0;
+    for (int i = 0; i < n * n; i++)
+      if (i % (n + 1) != 0 && (Minv[i] != 0.0 || M[i] != 0.0)) *diag = 0.0;
     *flag = 1.0;
   }
   return 0;
@@ -539,7 +547,7 @@ VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     }
   } else {
     if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, pp))) return rc;
-    if (!constM && (rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL))) return rc;
+    if (!constM && (rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL, NULL))) return rc;
   }
   // at q_k+1: projector, force; nodal momentum and the carried part
   if ((rc = proj_setup_n(mo, w, n, q1, L1))) return rc;
@@ -565,24 +573,102 @@ VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
   return 0;
 }
 
-VI_INLINE int vi_step_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
-                        int kind, const int n) {
+/* out = Q^T p (qt_apply_n's operations, in the same order) with n and m compile-time constants */
+VI_INLINE void qt_fixed(int n, int m, const vi_ws *w, const double *p, double *out) {
+  double z[2];
+  for (int k = 0; k < m; k++) z[k] = nh_la_dot_fixed(n, w->W + (size_t)k * n, p);
+  const double c0 = nh_la_dot_fixed(m, w->Gi, z);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) out[i] = c0 * w->A[i];
+  if (m == 2) nh_la_axpy_fixed(n, nh_la_dot_fixed(m, w->Gi + m, z), w->A + n, out);
+}
+
+/* y = B x for B = w->Minv or w->M0 (n compile-time constant); for a diagonal B (diag) the product
+ * 0.0 + d_i x_i, which for finite x is bitwise the full row product (the added zeros change
+ * nothing, and the leading 0.0 turns -0 into +0 as the row's first term does) */
+VI_INLINE void mat_fixed(int n, int diag, const double *Mi, const double *x, double *y) {
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) y[i] = diag ? 0.0 + Mi[(size_t)i * (n + 1)] * x[i] : nh_la_dot_fixed(n, Mi + (size_t)i * n, x);
+}
+
+/* The common case of gni, free motion (no forces, no potential, constant M, M^-1 in w->Minv)
+ * with one or two constraints, continuing from the end of the last step (the projector at q_k
+ * in A, W, Gi): vi_tail_n's operations in the same order (results are bitwise the same) on
+ * local vectors, for n and m constant after inlining (m <= 2, n <= 6):
+ *   p-_k = p+_k - (1 + h/h_k-1) Q^T p+_k,  q_k+1 = q_k + h M^-1 p-_k,  p+_k+1 = p-_k,
+ *   projector at q_k+1,  v_k+1 = M^-1 P^T p+_k+1.
+ * It also hands the driver E(q_k+1, v_k+1) and max |A v_k+1| (nh_stepper.end_EA), computed as
+ * nh_model_energy_given_M and nh_model_residual_given_A do. */
+VI_INLINE int gni_free_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
+                         const int n, const int m, const int diag) {
+  const nh_model *mo = s->model;
+  const double *Mi = w->Minv;
+  double *q1 = x1, *v1 = x1 + n, pm[6], z[6], v[6];
+  // outgoing momentum and the new position
+  qt_fixed(n, m, w, w->cin, z);
+  const double a = -(1.0 + h / *w->hin);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) {
+    pm[i] = w->cin[i];
+    pm[i] += a * z[i];
+  }
+  mat_fixed(n, diag, Mi, pm, v);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) q1[i] = x0[i] + h * v[i];
+  nh_la_copy_fixed(n, pm, w->phalf);
+  // projector at q_k+1: A, W = M^-1 A^T, G = chol(A W), Gi
+  int rc = nh_cb(mo->constraint(q1, w->tmp2, w->A, NULL, mo->user));
+  if (rc) return rc;
+  for (int k = 0; k < m; k++) mat_fixed(n, diag, Mi, w->A + (size_t)k * n, w->W + (size_t)k * n);
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+  if ((rc = chol_inverse(m, w->G, w->Gi))) return rc;
+  // carried p+_k+1 = p-_k; nodal p_k+1 = P^T p+_k+1 and v_k+1
+  nh_la_copy_fixed(n, pm, w->cout);
+  qt_fixed(n, m, w, pm, z);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) pm[i] -= z[i];
+  mat_fixed(n, diag, Mi, pm, v1);
+  // the driver's monitors: E = 1/2 v^T M v + 0 (V = 0), max_k |A_k v|
+  mat_fixed(n, diag, w->M0, v1, v);
+  s->end_E = 0.5 * nh_la_dot_fixed(n, v1, v) + 0.0;
+  double res = 0.0;
+  for (int k = 0; k < m; k++) {
+    double r = fabs(nh_la_dot_fixed(n, w->A + (size_t)k * n, v1));
+    if (r > res) res = r;
+  }
+  s->end_res = res;
+  *w->pvalid = 1.0;
+  set_key(w->kout, t + h, x1, 2 * n);
+  *w->hout = h;
+  vi_end(s, w, w->M0, x1);
+  s->end_EA = 1;
+  return 0;
+}
+
+/* the gni free-motion kernel for this model (gni_free_n with n, m, diag), 0 for none */
+static int free_code(const nh_model *mo, const vi_ws *w) {
+  if (mo->coriolis || mo->force || mo->potential || *w->mfact != 1.0 || w->m < 1 || w->m > 2 || w->n < 2 || w->n > 6)
+    return 0;
+  return 1 + (((w->n - 2) * 2 + (w->m - 1)) * 2 + (*w->mdiag == 1.0));
+}
+
+/* a step of gni or del once vi_resolve has decided where the carried vector comes from */
+VI_INLINE int vi_body_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
+                        int kind, const int n, int fresh, int cont) {
   const nh_model *mo = s->model;
   const int nx = 2 * n;
   const double *q0 = x0, *v0 = x0 + n;
   const int constM = mo->coriolis == NULL, midpoint = kind == VI_DEL && s->opts.midpoint_ld;
   const int fast = constM && !midpoint; /* -D1 L_d is linear in q1 */
   int rc;
-  s->evals++;
-  // the carried incoming momentum (gni)
-  int cont;
-  int fresh = vi_resolve(s, w, n, t, x0, &cont);
   // at q_k: M, projector (kept from the last step when continuing from its end), forces (the
   // potential is inside L_d)
   // (absent forces and potential: f and g are zero from the restart on, and terms adding
   // them are skipped)
-  if (!(constM && *w->mfact == 1.0) && (rc = mass_factor(mo, q0, w->M0, w->L0, constM, w->mfact, w->Minv)))
+  if (!(constM && *w->mfact == 1.0) && (rc = mass_factor(mo, q0, w->M0, w->L0, constM, w->mfact, w->Minv, w->mdiag)))
     return rc;
+  if (kind == VI_GNI) w->free = free_code(mo, w);
   if (!fast && (rc = nh_model_mass_deriv(mo, q0, w->dM0, w->dwork))) return rc;
   if (mo->potential || fresh) vzero(n, w->g);
   if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w->g, mo->user)))) return rc;
@@ -617,7 +703,14 @@ VI_INLINE int vi_step_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
   return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, n);
 }
 
-/* vi_step_n compiled for the small n of most models */
+VI_INLINE int vi_step_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
+                        int kind, const int n) {
+  s->evals++;
+  int cont, fresh = vi_resolve(s, w, n, t, x0, &cont); /* the carried incoming momentum */
+  return vi_body_n(s, w, t, x0, h, x1, kind, n, fresh, cont);
+}
+
+/* vi_step_n and vi_body_n compiled for the small n of most models */
 static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *x1, int kind) {
   vi_ws *w = vi_get(s);
   switch (w->n) {
@@ -629,10 +722,40 @@ static int vi_step(nh_stepper *s, double t, const double *x0, double h, double *
   default: return vi_step_n(s, w, t, x0, h, x1, kind, w->n);
   }
 }
+static int vi_body(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1, int kind,
+                   int fresh, int cont) {
+  switch (w->n) {
+  case 2: return vi_body_n(s, w, t, x0, h, x1, kind, 2, fresh, cont);
+  case 3: return vi_body_n(s, w, t, x0, h, x1, kind, 3, fresh, cont);
+  case 4: return vi_body_n(s, w, t, x0, h, x1, kind, 4, fresh, cont);
+  case 5: return vi_body_n(s, w, t, x0, h, x1, kind, 5, fresh, cont);
+  case 6: return vi_body_n(s, w, t, x0, h, x1, kind, 6, fresh, cont);
+  default: return vi_body_n(s, w, t, x0, h, x1, kind, w->n, fresh, cont);
+  }
+}
+
+/* gni with a free-motion kernel (w->free): the kernel when continuing, else the general step */
+VI_INLINE int gni_free_step_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
+                              const int n, const int m, const int diag) {
+  s->evals++;
+  int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
+  if (!cont) return vi_body(s, w, t, x0, h, x1, VI_GNI, fresh, cont);
+  *w->pvalid = 0.0;
+  return gni_free_n(s, w, t, x0, h, x1, n, m, diag);
+}
 
 static int gni_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
   if (err) *err = 0.0;
-  return vi_step(s, t, x0, h, x1, VI_GNI);
+  vi_ws *w = vi_get(s);
+  switch (w->free) { /* free_code: 1 + ((n - 2) * 2 + m - 1) * 2 + diag */
+#define VI_FREE(n, m, diag) \
+  case 1 + (((n) - 2) * 2 + (m) - 1) * 2 + (diag): return gni_free_step_n(s, w, t, x0, h, x1, n, m, diag);
+#define VI_FREE_N(n) VI_FREE(n, 1, 0) VI_FREE(n, 1, 1) VI_FREE(n, 2, 0) VI_FREE(n, 2, 1)
+    VI_FREE_N(2) VI_FREE_N(3) VI_FREE_N(4) VI_FREE_N(5) VI_FREE_N(6)
+#undef VI_FREE_N
+#undef VI_FREE
+  default: return vi_step(s, t, x0, h, x1, VI_GNI);
+  }
 }
 
 /* del with holonomic constraints phi(q) = 0, A = dphi/dq (the variational RATTLE):
@@ -648,7 +771,7 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
   int rc;
   s->evals++;
   // at q_k: M, dM, dV, A(q_k), forces; the outgoing momentum without the reaction
-  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 0, NULL, NULL))) return rc;
+  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 0, NULL, NULL, NULL))) return rc;
   if ((rc = nh_model_mass_deriv(mo, q0, w->dM0, w->dwork))) return rc;
   vzero(n, w->g);
   if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w->g, mo->user)))) return rc;
@@ -696,7 +819,7 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
   }
   // p+ = D2 L_d, then the projection onto the constraint at q_k+1
   if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, w->p))) return rc;
-  if ((rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL))) return rc;
+  if ((rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL, NULL))) return rc;
   if ((rc = proj_setup(mo, w, q1, w->L1))) return rc;
   for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
   if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
@@ -726,7 +849,7 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
   if (err) *err = 0.0;
   s->evals++;
   int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
-  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv))) return rc;
+  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv, w->mdiag))) return rc;
   if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
   if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
   *w->pvalid = 0.0;
@@ -772,7 +895,7 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   if (err) *err = 0.0;
   s->evals++;
   int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
-  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv))) return rc;
+  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv, w->mdiag))) return rc;
   if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
   if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
   *w->pvalid = 0.0;

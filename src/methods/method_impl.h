@@ -37,6 +37,11 @@ typedef struct nh_stepper {
    * A(q1) (nc x nq), valid for the x1 it wrote when end_x == x1 (the driver clears end_x
    * before each step); a method that does not set them leaves end_x NULL. */
   const double *end_x, *end_M, *end_A;
+  /* and, when end_EA is set (the driver clears it before each step), the energy E(q1, v1) and
+   * the constraint residual max_k |A_k(q1) v1| computed exactly as nh_model_energy_given_M and
+   * nh_model_residual_given_A would */
+  int end_EA;
+  double end_E, end_res;
 } nh_stepper;
 
 struct nh_method {

@@ -40,6 +40,13 @@
  * state restored from a file): nh_sim_set_state accepts it */
 #define NH_SIM_GAP_TOL 1e-12             /* golden-section iterations when looking for a graze */
 
+/* the per-step helpers shared by advance() and advance_plain() are inlined into both */
+#if defined(__GNUC__)
+#define SIM_INLINE static inline __attribute__((always_inline))
+#else
+#define SIM_INLINE static inline
+#endif
+
 typedef struct impact_entry {
   double t, alpha, Eb, Ea, vnb, vna;
   int gap, status;
@@ -54,6 +61,7 @@ struct nh_sim {
   const nh_model *model;
   nh_sim_def def;
   int nq, nc, ng, nx, nmon;
+  int plain; /* fixed-step method, no gaps, monitors or projection: advance_plain */
 
   double t;
   double *x;   /* (nx) current state (q, v) */
@@ -235,6 +243,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->st.atol = d.atol;
   s->st.work = p;
   s->st.dyn = &s->dyn;
+  s->plain = !(d.method->flags & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT)) && ng == 0 && nmon == 0 && !model->project;
 
   int rc = nh_sim_set_state_x(s, 0.0, model->x0);
   if (rc < 0) {
@@ -300,9 +309,10 @@ static int monitors(nh_sim *s, double t, const double *x, double *m) {
 }
 
 static int all_finite(int n, const double *x) {
-  for (int i = 0; i < n; i++)
-    if (!isfinite(x[i])) return 0;
-  return 1;
+  double z = 0.0; /* x_i * 0 is +-0 for finite x_i, NaN for inf or NaN */
+  NH_LA_UNROLL
+  for (int i = 0; i < n; i++) z += x[i] * 0.0;
+  return z == 0.0;
 }
 
 /* ---- state ------------------------------------------------------------------------------ */
@@ -468,6 +478,7 @@ int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
 static int method_step(nh_sim *s, double h, double *x1, double *err) {
   s->last_h = h;
   s->st.end_x = NULL;
+  s->st.end_EA = 0;
   return s->def.method->step(&s->st, s->t, s->x, h, x1, err);
 }
 
@@ -784,6 +795,97 @@ static int do_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
   return 0;
 }
 
+/* 1. step x -> s->x1 over *h, shrinking *h after a rejection (err != NULL: adaptive, accept
+ * when *err <= 1; a positive return or a non-finite state: "too large a step") */
+SIM_INLINE int step_retry(nh_sim *s, double *hp, int *last, double *err) {
+  const int adaptive = err != NULL;
+  double h = *hp;
+  int rc;
+  for (int tries = 0;; tries++) {
+    rc = method_step(s, h, s->x1, err);
+    if (rc == 0 && !all_finite(s->nx, s->x1)) rc = 1; /* treat overflow as "too large a step" */
+    if (rc < 0) {
+      sim_msg(s, "step at t = %.17g with h = %g failed: %s", s->t, h, nh_status_string(rc));
+      return rc;
+    }
+    if (rc == 0 && !(adaptive && *err > 1.0)) break;
+    // reject: shrink
+    s->stats.rejected++;
+    double fac = rc > 0 ? 0.25 : fmax(0.2, 0.9 * pow(*err, -1.0 / (s->def.method->err_order + 1)));
+    h *= fac;
+    *last = 0;
+    if (h < s->def.h_min || tries >= NH_STEP_MAX_RETRY) {
+      sim_msg(s, "step size underflow at t = %.17g (h = %g)", s->t, h);
+      return rc > 0 && !adaptive ? NH_ERR_NONFINITE : NH_ERR_STEP_UNDERFLOW;
+    }
+  }
+  *hp = h;
+  return 0;
+}
+
+/* accept the step to xnew of length h (to t_max when last): state, time, statistics, and the
+ * invariant monitors and monitor functions at the new state (with M and A, or E and the
+ * residual, from the method when its last step produced this state; s->M, s->dyn.A keep M
+ * and A for an impact) */
+SIM_INLINE int accept_step(nh_sim *s, double h, const double *xnew, int last, double t_max) {
+  int rc;
+  memcpy(s->x, xnew, sizeof(double) * (size_t)s->nx);
+  s->t = last ? t_max : s->t + h;
+  if (s->ng > 0) memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
+  s->stats.steps++;
+  s->stats.evals = s->st.evals;
+  s->stats.solver_iterations = s->st.iters;
+  s->stats.solver_max_iterations = s->st.max_iters;
+  s->stats.solver_last_iterations = s->st.last_iters;
+  s->stats.solver_last_residual = s->st.last_res;
+  s->stats.solver_max_residual = s->st.max_res;
+
+  double E, res;
+  const nh_stepper *st = &s->st;
+  if (st->end_x == xnew && !s->model->project) {
+    if (s->ng > 0) {
+      memcpy(s->M, st->end_M, sizeof(double) * (size_t)s->nq * (size_t)s->nq);
+      memcpy(s->dyn.A, st->end_A, sizeof(double) * (size_t)s->nc * (size_t)s->nq);
+    }
+    if (st->end_EA) {
+      E = st->end_E, res = st->end_res, rc = 0;
+    } else {
+      nh_model_residual_given_A(s->model, s->x + s->nq, st->end_A, &res);
+      rc = nh_model_energy_given_M(s->model, s->x, s->x + s->nq, st->end_M, &E);
+    }
+  } else {
+    rc = energy(s, s->t, s->x, &E);
+    if (!rc) rc = residual(s, s->x, &res);
+  }
+  if (rc || (rc = monitors(s, s->t, s->x, s->m0))) {
+    sim_msg(s, "model evaluation failed at t = %.17g", s->t);
+    return rc < 0 ? rc : NH_ERR_CALLBACK;
+  }
+  s->stats.energy = E;
+  const double Es = fabs(s->E_seg) > 1e-300 ? fabs(s->E_seg) : 1e-300; /* fmax(|E_seg|, 1e-300) */
+  double rel = fabs(E - s->E_seg) / Es;
+  if (rel > s->stats.max_energy_rel_error) s->stats.max_energy_rel_error = rel;
+  if (res > s->stats.max_constraint_residual) s->stats.max_constraint_residual = res;
+  return 0;
+}
+
+/* advance() for a fixed-step method on a model without gaps, monitors or projection (s->plain):
+ * the same step, outputs and acceptance, without the event machinery */
+static int advance_plain(nh_sim *s, double t_max, nh_observer_fn obs, void *user) {
+  double remaining = t_max - s->t;
+  if (!(remaining > 0.0)) return 0;
+  double h = s->def.h;
+  if (s->def.h_max > 0.0 && h > s->def.h_max) h = s->def.h_max;
+  int last = 0, rc;
+  if (h >= remaining * (1.0 - 1e-12) || remaining - h < 1e-6 * h) h = remaining, last = 1;
+  if ((rc = step_retry(s, &h, &last, NULL))) return rc;
+  if (obs && s->def.out_dt > 0.0 && (rc = emit_outputs(s, h, s->x1, obs, user))) return rc;
+  if ((rc = accept_step(s, h, s->x1, last, t_max))) return rc;
+  if (obs && s->def.out_dt <= 0.0 && obs(s, NH_SAMPLE_STEP, s->t, s->x, vel(s, s->x), user))
+    return NH_STOPPED;
+  return 0;
+}
+
 /* one accepted step (or a step cut at an impact) not past t_max */
 static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int *impacted) {
   const nh_method *meth = s->def.method;
@@ -827,24 +929,7 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
 
   // 1. step (adaptive: accept when err <= 1)
   double err = 0.0;
-  for (int tries = 0;; tries++) {
-    rc = method_step(s, h, s->x1, adaptive ? &err : NULL);
-    if (rc == 0 && !all_finite(s->nx, s->x1)) rc = 1; /* treat overflow as "too large a step" */
-    if (rc < 0) {
-      sim_msg(s, "step at t = %.17g with h = %g failed: %s", s->t, h, nh_status_string(rc));
-      return rc;
-    }
-    if (rc == 0 && !(adaptive && err > 1.0)) break;
-    // reject: shrink
-    s->stats.rejected++;
-    double fac = rc > 0 ? 0.25 : fmax(0.2, 0.9 * pow(err, -1.0 / (meth->err_order + 1)));
-    h *= fac;
-    last = 0;
-    if (h < s->def.h_min || tries >= NH_STEP_MAX_RETRY) {
-      sim_msg(s, "step size underflow at t = %.17g (h = %g)", s->t, h);
-      return rc > 0 && !adaptive ? NH_ERR_NONFINITE : NH_ERR_STEP_UNDERFLOW;
-    }
-  }
+  if ((rc = step_retry(s, &h, &last, adaptive ? &err : NULL))) return rc;
 
   // 2-3. detect and locate a crossing
   double tau = h;
@@ -896,41 +981,7 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
 
   // 4. outputs inside the accepted step, then accept
   if ((rc = emit_outputs(s, h, xnew, obs, user))) return rc;
-  memcpy(s->x, xnew, sizeof(double) * (size_t)s->nx);
-  s->t = last ? t_max : s->t + h;
-  if (s->ng > 0) memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
-  s->stats.steps++;
-  s->stats.evals = s->st.evals;
-  s->stats.solver_iterations = s->st.iters;
-  s->stats.solver_max_iterations = s->st.max_iters;
-  s->stats.solver_last_iterations = s->st.last_iters;
-  s->stats.solver_last_residual = s->st.last_res;
-  s->stats.solver_max_residual = s->st.max_res;
-
-  // invariant monitors and the monitor functions at the new state (with M and A from the
-  // method when its last step produced this state; s->M, s->dyn.A keep them for an impact)
-  double E, res;
-  const nh_stepper *st = &s->st;
-  if (st->end_x == xnew && !s->model->project) {
-    if (s->ng > 0) {
-      memcpy(s->M, st->end_M, sizeof(double) * (size_t)s->nq * (size_t)s->nq);
-      memcpy(s->dyn.A, st->end_A, sizeof(double) * (size_t)s->nc * (size_t)s->nq);
-    }
-    nh_model_residual_given_A(s->model, s->x + s->nq, st->end_A, &res);
-    rc = nh_model_energy_given_M(s->model, s->x, s->x + s->nq, st->end_M, &E);
-  } else {
-    rc = energy(s, s->t, s->x, &E);
-    if (!rc) rc = residual(s, s->x, &res);
-  }
-  if (rc || (rc = monitors(s, s->t, s->x, s->m0))) {
-    sim_msg(s, "model evaluation failed at t = %.17g", s->t);
-    return rc < 0 ? rc : NH_ERR_CALLBACK;
-  }
-  s->stats.energy = E;
-  const double Es = fabs(s->E_seg) > 1e-300 ? fabs(s->E_seg) : 1e-300; /* fmax(|E_seg|, 1e-300) */
-  double rel = fabs(E - s->E_seg) / Es;
-  if (rel > s->stats.max_energy_rel_error) s->stats.max_energy_rel_error = rel;
-  if (res > s->stats.max_constraint_residual) s->stats.max_constraint_residual = res;
+  if ((rc = accept_step(s, h, xnew, last, t_max))) return rc;
 
   // adaptive proposal for the next step
   if (adaptive && gi < 0 && mi < 0) {
@@ -964,7 +1015,7 @@ int nh_sim_step(nh_sim *s, double t_max, int *impacted) {
   int imp = 0;
   if (!s || !isfinite(t_max)) return NH_ERR_ARG;
   s->msg[0] = 0;
-  int rc = advance(s, t_max, NULL, NULL, &imp);
+  int rc = s->plain ? advance_plain(s, t_max, NULL, NULL) : advance(s, t_max, NULL, NULL, &imp);
   if (impacted) *impacted = imp;
   return rc;
 }
@@ -977,7 +1028,7 @@ int nh_sim_run(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, vo
   if (obs && obs(s, NH_SAMPLE_START, s->t, s->x, vel(s, s->x), user)) return NH_STOPPED;
   while (s->t < t_end) {
     int imp = 0;
-    if ((rc = advance(s, t_end, obs, user, &imp))) break;
+    if ((rc = s->plain ? advance_plain(s, t_end, obs, user) : advance(s, t_end, obs, user, &imp))) break;
     if (max_impacts > 0 && s->stats.impacts >= max_impacts) break;
     if (s->def.max_steps > 0 && ++steps >= s->def.max_steps) {
       sim_msg(s, "reached %ld steps at t = %.17g", s->def.max_steps, s->t);
