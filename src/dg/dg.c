@@ -282,27 +282,24 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
 
 /* ---- the discrete-gradient step -------------------------------------------------------- */
 
-size_t nh_dg_pattern_size(int n) { return 5 * (size_t)n * n + (size_t)n + 1; }
+size_t nh_dg_pattern_size(int n) { return 4 * (size_t)n * n + (size_t)n + 1; }
 
 void nh_dg_sys_patterns(nh_dg_sys *s, const unsigned char *pi_mask, const unsigned char *t_mask, int *idx) {
   const int n = s->n;
-  s->pi_row = s->pi_col = s->pi_ent = s->t_idx = NULL;
+  s->pi_row = s->pi_ent = s->t_idx = NULL;
   s->t_nnz = 0;
   if (pi_mask) {
-    int *row = idx, *col = row + n + 1, p = 0;
+    int *row = idx, *ent = idx + n + 1 + n * n, p = 0;
     for (int i = 0; i < n; i++) {
       row[i] = p;
       for (int k = 0; k < n; k++)
-        if (pi_mask[i * n + k]) col[p++] = k;
+        if (pi_mask[i * n + k]) ent[3 * p] = i, ent[3 * p + 1] = i * n + k, ent[3 * p + 2] = k, p++;
     }
     row[n] = p;
-    int *ent = idx + n + 1 + 2 * n * n;
-    for (int i = 0; i < n; i++)
-      for (int q = row[i]; q < row[i + 1]; q++) ent[3 * q] = i, ent[3 * q + 1] = i * n + col[q], ent[3 * q + 2] = col[q];
-    s->pi_row = row, s->pi_col = col, s->pi_ent = ent;
+    s->pi_row = row, s->pi_ent = ent;
   }
   if (t_mask) {
-    int *t = idx + n + 1 + n * n;
+    int *t = idx + n + 1;
     for (int ik = 0; ik < n * n; ik++)
       if (t_mask[ik]) t[s->t_nnz++] = ik;
     s->t_idx = t;
@@ -366,7 +363,7 @@ static int dg_residual(const double *x1, double *R, double *J, void *user) {
     double *Ji = J + (size_t)i * n;
     if (s->pi_row) {
       for (int p = s->pi_row[i]; p < s->pi_row[i + 1]; p++) {
-        const int k = s->pi_col[p];
+        const int k = s->pi_ent[3 * p + 2];
         if (Pii[k] != 0.0) nh_la_axpy_nr(n, -h * Pii[k], c->dG + (size_t)k * n, Ji);
       }
     } else {

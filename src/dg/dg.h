@@ -27,11 +27,11 @@ typedef struct nh_dg_sys {
   nh_dg_pijac_fn pijac; /* Nullable: Pi constant */
   int degree;           /* polynomial degree of H (AVF quadrature exact), 0: not polynomial */
   void *user;
-  /* Nullable (dense): the entries of Pi that may be nonzero, by rows (row i: columns
-   * pi_col[pi_row[i] .. pi_row[i+1]), increasing), and the entries i*n + k of T that may be
-   * nonzero (t_nnz of them); the step skips the others, which must be exactly 0 */
-  const int *pi_row, *pi_col;
-  const int *pi_ent; /* the same entries flat, three ints each: row i, offset i*n + k, column k */
+  /* Nullable (dense): the entries of Pi that may be nonzero in row order, three ints each
+   * (row i, offset i*n + k, column k), row i's from pi_ent[3 pi_row[i]] to pi_ent[3 pi_row[i+1]]
+   * (columns increasing); and the entries i*n + k of T that may be nonzero (t_nnz of them).
+   * The step skips the others, which must be exactly 0. */
+  const int *pi_row, *pi_ent;
   const int *t_idx;
   int t_nnz;
 } nh_dg_sys;
