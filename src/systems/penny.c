@@ -72,6 +72,9 @@
 #define PENNY_KAPPA_MARGIN 1e-6
 /* Newton polish of the closed-form crossing: at most this many steps */
 #define PENNY_MAX_POLISH 4
+/* predict_circle's answer when the marching predictor must decide (not a status: NH_NO_IMPACT
+ * is 1) */
+#define PENNY_UNDECIDED 1000
 /* relative distance of two closed-form crossings below which both are polished */
 #define PENNY_CLOSE 1e-9
 
@@ -400,7 +403,7 @@ static int predict_line(const endval e0[2], double tau_max, double *tau, int *ga
  * (u* - u_s)/omega taken in (0, period]; an end on the wall and not departing (the contact
  * just handled, or one skipped as grazing) skips its current crossing, like the marching
  * predictor. The earlier crossing is polished by Newton on g along the flow (flight_eval) to
- * the rounding of g. Returns 1 (not decided: near a tangency, or the polish failed) to hand
+ * the rounding of g. Returns PENNY_UNDECIDED (near a tangency, or the polish failed) to hand
  * over to the marching predictor. */
 /* Newton on g along the flow from a close estimate t of end k's crossing; the step whose
  * quadratic remainder |g''| dt^2/2 is below the rounding of g is the last one (taken without
@@ -421,10 +424,11 @@ static int predict_circle(const flight *f, const endval e0[2], double a2, double
                           double tau_max, double *tau, int *gap) {
   const double r = f->V / f->w, rho2 = r * r + f->R * f->R, c2 = cx * cx + cy * cy;
   const double den = 2.0 * sqrt(c2 * rho2);
-  if (!(den > 0.0)) return 1;
+  if (!(den > 0.0)) return PENNY_UNDECIDED;
   const double kappa = (a2 - c2 - rho2) / den;
-  if (kappa >= 1.0) return NH_NO_IMPACT; /* the circle of the ends is inside the table */
-  if (!(fabs(kappa) <= 1.0 - PENNY_KAPPA_MARGIN)) return 1;
+  // near |kappa| = 1 the circle of the ends touches the wall: a graze whose dip below it is
+  // round-off, for the marching predictor (a circle well inside was rejected before)
+  if (!(fabs(kappa) <= 1.0 - PENNY_KAPPA_MARGIN)) return PENNY_UNDECIDED;
   const double sg = f->w > 0.0 ? 1.0 : -1.0, ustar = -sg * acos(kappa);
   double ta[2];
   for (int k = 0; k < 2; k++) {
@@ -436,16 +440,16 @@ static int predict_circle(const flight *f, const endval e0[2], double a2, double
     if (fabs(e0[k].g) < PENNY_WALL_TOL && !departing(&e0[k]) && du < 0.5 * PENNY_TWO_PI)
       du += PENNY_TWO_PI; /* on the wall: this crossing is the one just handled */
     ta[k] = du / fabs(f->w);
-    if (!(ta[k] > 0.0)) return 1;
+    if (!(ta[k] > 0.0)) return PENNY_UNDECIDED;
   }
   // polish the earlier crossing, and the other one too when they are this close
   int k = ta[0] <= ta[1] ? 0 : 1;
   if (ta[k] > tau_max * (1.0 + PENNY_CLOSE)) return NH_NO_IMPACT;
   double t = polish_crossing(f, k, ta[k]);
-  if (!(t > 0.0)) return 1;
+  if (!(t > 0.0)) return PENNY_UNDECIDED;
   if (ta[1 - k] <= ta[k] * (1.0 + PENNY_CLOSE)) {
     double to = polish_crossing(f, 1 - k, ta[1 - k]);
-    if (!(to > 0.0)) return 1;
+    if (!(to > 0.0)) return PENNY_UNDECIDED;
     if (to < t) t = to, k = 1 - k;
   }
   if (!(t <= tau_max)) return NH_NO_IMPACT;
@@ -489,7 +493,7 @@ static int penny_predict(const double *q0, const double *v0, double tau_max, dou
   if (sqrt(cx * cx + cy * cy) + sqrt(r * r + f.R * f.R) < mn * (1.0 - 1e-9)) return NH_NO_IMPACT;
   if (p->a == p->b) {
     int rc = predict_circle(&f, e, p->a * p->a, cx, cy, tau_max, tau, gap);
-    if (rc != 1) return rc;
+    if (rc != PENNY_UNDECIDED) return rc;
   }
 
   const double L2 = 2.0 * hm * ve * ve + 2.0 * aw * ve / mn;
