@@ -77,13 +77,14 @@ typedef struct vi_ws {
   int *piv;
   double *p, *pm, *f, *g, *r, *v, *tmp, *tmp2, *z, *zz; /* (n) / (m) vectors */
   double *kin, *kout;          /* keys (t, q, v) of the carried state: input and output */
-  double *cin, *cout;          /* carried vector for kin / kout */
+  double *cin, *cout;          /* carried vector for kin / kout (gni: then Q^T of it, see zvalid) */
   double *hin, *hout;          /* the step length the carried vector belongs to */
   double *phalf;               /* last step's half-step momentum */
   double *mfact;               /* 1 when M0/L0 hold the (constant) factored mass matrix */
   double *Minv;                /* M^-1 (constant M, with mfact) */
   double *mdiag;               /* 1 when that M and M^-1 are diagonal (off-diagonal entries 0) */
   double *pvalid;              /* 1 when A, W, G hold the projector at the q of kout */
+  double *zvalid;              /* 1 when cout + n holds Q^T cout (written by gni_free_n) */
   double *K, *A0, *rz;         /* del with holonomic constraints: KKT Newton matrix, A(q_k), residual */
   int *kpiv;
 } vi_ws;
@@ -101,7 +102,7 @@ static size_t vi_work_size(const nh_model *mo) {
   size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
   return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + 2 * n * n +
          nh_model_deriv_work_size(mo) + n + 10 * n + 2 * m + 2 * (1 + nx) + 4 * n + 2 + n + 1 +
-         n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8;
+         n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8 + 2 * n + 1;
 }
 
 static vi_ws vi_carve(nh_stepper *s) {
@@ -138,8 +139,8 @@ static vi_ws vi_carve(nh_stepper *s) {
   w.zz = p, p += n;
   w.kin = p, p += 1 + nx;
   w.kout = p, p += 1 + nx;
-  w.cin = p, p += n;
-  w.cout = p, p += n;
+  w.cin = p, p += 2 * n;
+  w.cout = p, p += 2 * n;
   w.hin = p, p += 1;
   w.hout = p, p += 1;
   w.phalf = p, p += n;
@@ -147,6 +148,8 @@ static vi_ws vi_carve(nh_stepper *s) {
   w.Minv = p, p += n * n;
   w.mdiag = p, p += 1;
   w.pvalid = p, p += 1;
+  w.zvalid = p, p += 1;
+  *w.zvalid = 0.0;
   w.K = p, p += (n + m) * (n + m);
   w.A0 = p, p += m * n;
   w.rz = p, p += n + m;
@@ -188,6 +191,20 @@ VI_INLINE void set_key(double *key, double t, const double *x, int nx) {
  * differently), and the same (q, v) at two different times does not happen in practice */
 VI_INLINE int key_eq(const double *key, double t, const double *x, int nx) {
   (void)t;
+#if defined(__GNUC__)
+  if (nx % 2 == 0 && nx <= 12) { /* the same == compares, two at a time (nx fixed after inlining) */
+    typedef double v2d __attribute__((vector_size(16)));
+    typedef long long v2l __attribute__((vector_size(16)));
+    v2l eq = {-1, -1};
+    for (int i = 0; i < nx; i += 2) {
+      v2d a, b;
+      memcpy(&a, key + 1 + i, sizeof a);
+      memcpy(&b, x + i, sizeof b);
+      eq &= (v2l)(a == b);
+    }
+    return (eq[0] & eq[1]) != 0;
+  }
+#endif
   int eq = 1;
   NH_LA_UNROLL_FULL
   for (int i = 0; i < nx; i++) eq &= key[1 + i] == x[i];
@@ -556,6 +573,7 @@ VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
   }
   nh_la_copy_fixed(n, pp, w->cout); /* carried: p+_k+1 */
+  *w->zvalid = 0.0;
   qt_apply_n(w, n, pp, w->tmp2);
   if (mo->force) {
     qt_apply_n(w, n, w->f, w->tmp); /* P^T f */
@@ -573,14 +591,15 @@ VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
   return 0;
 }
 
-/* out = Q^T p (qt_apply_n's operations, in the same order) with n and m compile-time constants */
-VI_INLINE void qt_fixed(int n, int m, const vi_ws *w, const double *p, double *out) {
+/* out = Q^T p (qt_apply_n's operations, in the same order) with n and m compile-time constants;
+ * Gi is w->Gi or a copy of it */
+VI_INLINE void qt_fixed(int n, int m, const vi_ws *w, const double *Gi, const double *p, double *out) {
   double z[2];
   for (int k = 0; k < m; k++) z[k] = nh_la_dot_fixed(n, w->W + (size_t)k * n, p);
-  const double c0 = nh_la_dot_fixed(m, w->Gi, z);
+  const double c0 = nh_la_dot_fixed(m, Gi, z);
   NH_LA_UNROLL_FULL
   for (int i = 0; i < n; i++) out[i] = c0 * w->A[i];
-  if (m == 2) nh_la_axpy_fixed(n, nh_la_dot_fixed(m, w->Gi + m, z), w->A + n, out);
+  if (m == 2) nh_la_axpy_fixed(n, nh_la_dot_fixed(m, Gi + m, z), w->A + n, out);
 }
 
 /* y = B x for B = w->Minv or w->M0 (n compile-time constant); for a diagonal B (diag) the product
@@ -604,9 +623,11 @@ VI_INLINE int gni_free_n(nh_stepper *s, vi_ws *w, double t, const double *x0, do
   const nh_model *mo = s->model;
   const double *Mi = w->Minv;
   double *q1 = x1, *v1 = x1 + n, pm[6], z[6], v[6];
-  // outgoing momentum and the new position
-  qt_fixed(n, m, w, w->cin, z);
-  const double a = -(1.0 + h / *w->hin);
+  // outgoing momentum and the new position (Q^T p+_k as the last step left it when it was this
+  // kernel; -(1 + h/h) = -2 exactly)
+  if (*w->zvalid == 1.0) nh_la_copy_fixed(n, w->cin + n, z);
+  else qt_fixed(n, m, w, w->Gi, w->cin, z);
+  const double hin = *w->hin, a = h == hin ? -2.0 : -(1.0 + h / hin);
   NH_LA_UNROLL_FULL
   for (int i = 0; i < n; i++) {
     pm[i] = w->cin[i];
@@ -623,9 +644,13 @@ VI_INLINE int gni_free_n(nh_stepper *s, vi_ws *w, double t, const double *x0, do
   for (int i = 0; i < m; i++)
     for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
   if ((rc = chol_inverse(m, w->G, w->Gi))) return rc;
+  double Gi[4]; /* a copy in registers: its uses need not wait for the stores below */
+  for (int k = 0; k < m * m; k++) Gi[k] = w->Gi[k];
   // carried p+_k+1 = p-_k; nodal p_k+1 = P^T p+_k+1 and v_k+1
   nh_la_copy_fixed(n, pm, w->cout);
-  qt_fixed(n, m, w, pm, z);
+  qt_fixed(n, m, w, Gi, pm, z);
+  nh_la_copy_fixed(n, z, w->cout + n);
+  *w->zvalid = 1.0;
   NH_LA_UNROLL_FULL
   for (int i = 0; i < n; i++) pm[i] -= z[i];
   mat_fixed(n, diag, Mi, pm, v1);
@@ -970,6 +995,7 @@ void nh_vi_set_carried(nh_stepper *s, double t, const double *x, const double *c
   set_key(w->kout, t, x, 2 * w->n);
   nh_la_copy(w->n, c, w->cout);
   *w->hout = h_prev;
+  *w->zvalid = 0.0;
   *w->pvalid = 0.0; /* the projector in the workspace is not at x's q */
   s->restart = 0;
 }

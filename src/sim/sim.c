@@ -19,6 +19,7 @@
  * models (x' = F(t, x)) have no gaps; their projection, if any, is applied to the state
  * kept by each accepted step.
  * Everything a step needs is carved from one block allocated at creation. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -308,11 +309,14 @@ static int monitors(nh_sim *s, double t, const double *x, double *m) {
   return nh_cb(s->model->monitor(t, x, m, s->model->user));
 }
 
-static int all_finite(int n, const double *x) {
-  double z = 0.0; /* x_i * 0 is +-0 for finite x_i, NaN for inf or NaN */
-  NH_LA_UNROLL
-  for (int i = 0; i < n; i++) z += x[i] * 0.0;
-  return z == 0.0;
+SIM_INLINE int all_finite(int n, const double *x) {
+  double z = 0.0; /* an infinity or a NaN makes the sum infinite or NaN (z - z is then NaN) */
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) z += x[i];
+  if (z - z == 0.0) return 1;
+  for (int i = 0; i < n; i++) /* the sum overflowed, or a component is not finite */
+    if (!isfinite(x[i])) return 0;
+  return 1;
 }
 
 /* ---- state ------------------------------------------------------------------------------ */
@@ -475,12 +479,14 @@ int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
 /* ---- stepping ---------------------------------------------------------------------------- */
 
 /* one method step from the current state; remembers it for dense output */
-static int method_step(nh_sim *s, double h, double *x1, double *err) {
+/* a step of the method from x0 (the state at s->t; s->x but in run_plain) */
+SIM_INLINE int method_step_from(nh_sim *s, const double *x0, double h, double *x1, double *err) {
   s->last_h = h;
   s->st.end_x = NULL;
   s->st.end_EA = 0;
-  return s->def.method->step(&s->st, s->t, s->x, h, x1, err);
+  return s->def.method->step(&s->st, s->t, x0, h, x1, err);
 }
+static int method_step(nh_sim *s, double h, double *x1, double *err) { return method_step_from(s, s->x, h, x1, err); }
 
 static int method_dense(nh_sim *s, double theta, const double *x1, double *x) {
   return s->def.method->dense(&s->st, s->t, s->x, s->last_h, x1, theta, x);
@@ -795,17 +801,30 @@ static int do_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
   return 0;
 }
 
+/* the solver counters of the stepper into the statistics (at each accepted step, and
+ * with the failed attempts when a step fails) */
+SIM_INLINE void solver_stats(nh_sim *s) {
+  s->stats.evals = s->st.evals;
+  s->stats.solver_iterations = s->st.iters;
+  s->stats.solver_max_iterations = s->st.max_iters;
+  s->stats.solver_last_iterations = s->st.last_iters;
+  s->stats.solver_last_residual = s->st.last_res;
+  s->stats.solver_max_residual = s->st.max_res;
+}
+
 /* 1. step x -> s->x1 over *h, shrinking *h after a rejection (err != NULL: adaptive, accept
  * when *err <= 1; a positive return or a non-finite state: "too large a step") */
-SIM_INLINE int step_retry(nh_sim *s, double *hp, int *last, double *err) {
+SIM_INLINE int step_retry_from(nh_sim *s, const double *x0, double *x1, double *hp, int *last, double *err,
+                               const int nx) {
   const int adaptive = err != NULL;
   double h = *hp;
   int rc;
   for (int tries = 0;; tries++) {
-    rc = method_step(s, h, s->x1, err);
-    if (rc == 0 && !all_finite(s->nx, s->x1)) rc = 1; /* treat overflow as "too large a step" */
+    rc = method_step_from(s, x0, h, x1, err);
+    if (rc == 0 && !all_finite(nx, x1)) rc = 1; /* treat overflow as "too large a step" */
     if (rc < 0) {
       sim_msg(s, "step at t = %.17g with h = %g failed: %s", s->t, h, nh_status_string(rc));
+      solver_stats(s);
       return rc;
     }
     if (rc == 0 && !(adaptive && *err > 1.0)) break;
@@ -816,10 +835,43 @@ SIM_INLINE int step_retry(nh_sim *s, double *hp, int *last, double *err) {
     *last = 0;
     if (h < s->def.h_min || tries >= NH_STEP_MAX_RETRY) {
       sim_msg(s, "step size underflow at t = %.17g (h = %g)", s->t, h);
+      solver_stats(s);
       return rc > 0 && !adaptive ? NH_ERR_NONFINITE : NH_ERR_STEP_UNDERFLOW;
     }
   }
   *hp = h;
+  return 0;
+}
+SIM_INLINE int step_retry(nh_sim *s, double *hp, int *last, double *err) {
+  return step_retry_from(s, s->x, s->x1, hp, last, err, s->nx);
+}
+
+/* energy E and constraint residual of the accepted state x (at s->t), which the method wrote
+ * to xend (x itself, or a copy of it); then the monitor functions at x */
+SIM_INLINE int step_invariants(nh_sim *s, const double *xend, const double *x, double *Ep, double *resp) {
+  int rc;
+  double E, res;
+  const nh_stepper *st = &s->st;
+  if (st->end_x == xend && !s->model->project) {
+    if (s->ng > 0) {
+      memcpy(s->M, st->end_M, sizeof(double) * (size_t)s->nq * (size_t)s->nq);
+      memcpy(s->dyn.A, st->end_A, sizeof(double) * (size_t)s->nc * (size_t)s->nq);
+    }
+    if (st->end_EA) {
+      E = st->end_E, res = st->end_res, rc = 0;
+    } else {
+      nh_model_residual_given_A(s->model, x + s->nq, st->end_A, &res);
+      rc = nh_model_energy_given_M(s->model, x, x + s->nq, st->end_M, &E);
+    }
+  } else {
+    rc = energy(s, s->t, x, &E);
+    if (!rc) rc = residual(s, x, &res);
+  }
+  if (rc || (rc = monitors(s, s->t, x, s->m0))) {
+    sim_msg(s, "model evaluation failed at t = %.17g", s->t);
+    return rc < 0 ? rc : NH_ERR_CALLBACK;
+  }
+  *Ep = E, *resp = res;
   return 0;
 }
 
@@ -833,34 +885,9 @@ SIM_INLINE int accept_step(nh_sim *s, double h, const double *xnew, int last, do
   s->t = last ? t_max : s->t + h;
   if (s->ng > 0) memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
   s->stats.steps++;
-  s->stats.evals = s->st.evals;
-  s->stats.solver_iterations = s->st.iters;
-  s->stats.solver_max_iterations = s->st.max_iters;
-  s->stats.solver_last_iterations = s->st.last_iters;
-  s->stats.solver_last_residual = s->st.last_res;
-  s->stats.solver_max_residual = s->st.max_res;
-
+  solver_stats(s);
   double E, res;
-  const nh_stepper *st = &s->st;
-  if (st->end_x == xnew && !s->model->project) {
-    if (s->ng > 0) {
-      memcpy(s->M, st->end_M, sizeof(double) * (size_t)s->nq * (size_t)s->nq);
-      memcpy(s->dyn.A, st->end_A, sizeof(double) * (size_t)s->nc * (size_t)s->nq);
-    }
-    if (st->end_EA) {
-      E = st->end_E, res = st->end_res, rc = 0;
-    } else {
-      nh_model_residual_given_A(s->model, s->x + s->nq, st->end_A, &res);
-      rc = nh_model_energy_given_M(s->model, s->x, s->x + s->nq, st->end_M, &E);
-    }
-  } else {
-    rc = energy(s, s->t, s->x, &E);
-    if (!rc) rc = residual(s, s->x, &res);
-  }
-  if (rc || (rc = monitors(s, s->t, s->x, s->m0))) {
-    sim_msg(s, "model evaluation failed at t = %.17g", s->t);
-    return rc < 0 ? rc : NH_ERR_CALLBACK;
-  }
+  if ((rc = step_invariants(s, xnew, s->x, &E, &res))) return rc;
   s->stats.energy = E;
   const double Es = fabs(s->E_seg) > 1e-300 ? fabs(s->E_seg) : 1e-300; /* fmax(|E_seg|, 1e-300) */
   double rel = fabs(E - s->E_seg) / Es;
@@ -884,6 +911,59 @@ static int advance_plain(nh_sim *s, double t_max, nh_observer_fn obs, void *user
   if (obs && s->def.out_dt <= 0.0 && obs(s, NH_SAMPLE_STEP, s->t, s->x, vel(s, s->x), user))
     return NH_STOPPED;
   return 0;
+}
+
+/* nh_sim_run's steps on a plain simulation without an observer: advance_plain's steps, bit
+ * for bit, with the per-run decisions out of the loop. The state alternates between s->x and
+ * s->x1 (no copy per step; s->x holds it again on return); the solver counters, the last
+ * energy and the maxima of the statistics are written on return (the largest relative energy
+ * error is the largest |E - E_seg| divided by |E_seg|: rounding is monotone, so this is the
+ * largest of the quotients). It stops two steps before t_end (advance_plain lands there) and
+ * one step before max_steps (nh_sim_run reports it); *steps counts the steps taken. nx is
+ * s->nx, a constant for the common sizes (run_plain). */
+SIM_INLINE int run_plain_n(nh_sim *s, double t_end, long *steps, const int nx) {
+  double h0 = s->def.h;
+  if (s->def.h_max > 0.0 && h0 > s->def.h_max) h0 = s->def.h_max;
+  const double far = 2.0 * h0; /* a step with more than this left is not the last */
+  const long nmax = s->def.max_steps > 0 ? s->def.max_steps - 1 : LONG_MAX;
+  const double E_seg = s->E_seg;
+  double *xa = s->x, *xb = s->x1, E = s->stats.energy, dE = 0.0, rmax = s->stats.max_constraint_residual;
+  long n = *steps, n0 = n;
+  int rc = 0;
+  while (t_end - s->t > far && n < nmax) {
+    double h = h0, res;
+    int last = 0;
+    if ((rc = step_retry_from(s, xa, xb, &h, &last, NULL, nx))) break;
+    s->t += h;
+    s->stats.steps++;
+    double *xt = xa;
+    xa = xb, xb = xt; /* the state is in xa */
+    n++;
+    if ((rc = step_invariants(s, xa, xa, &E, &res))) break;
+    const double d = fabs(E - E_seg);
+    if (d > dE) dE = d;
+    if (res > rmax) rmax = res;
+  }
+  if (xa != s->x) memcpy(s->x, xa, sizeof(double) * (size_t)nx);
+  if (n > n0) {
+    solver_stats(s);
+    s->stats.energy = E;
+    const double Es = fabs(E_seg) > 1e-300 ? fabs(E_seg) : 1e-300; /* as accept_step */
+    const double rel = dE / Es;
+    if (rel > s->stats.max_energy_rel_error) s->stats.max_energy_rel_error = rel;
+    s->stats.max_constraint_residual = rmax;
+  }
+  *steps = n;
+  return rc;
+}
+static int run_plain(nh_sim *s, double t_end, long *steps) {
+  switch (s->nx) {
+  case 4: return run_plain_n(s, t_end, steps, 4);
+  case 6: return run_plain_n(s, t_end, steps, 6);
+  case 8: return run_plain_n(s, t_end, steps, 8);
+  case 10: return run_plain_n(s, t_end, steps, 10);
+  default: return run_plain_n(s, t_end, steps, s->nx);
+  }
 }
 
 /* one accepted step (or a step cut at an impact) not past t_max */
@@ -1026,7 +1106,8 @@ int nh_sim_run(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, vo
   int rc = 0;
   long steps = 0;
   if (obs && obs(s, NH_SAMPLE_START, s->t, s->x, vel(s, s->x), user)) return NH_STOPPED;
-  while (s->t < t_end) {
+  if (s->plain && !obs) rc = run_plain(s, t_end, &steps);
+  while (!rc && s->t < t_end) {
     int imp = 0;
     if ((rc = s->plain ? advance_plain(s, t_end, obs, user) : advance(s, t_end, obs, user, &imp))) break;
     if (max_impacts > 0 && s->stats.impacts >= max_impacts) break;
