@@ -847,13 +847,15 @@ SIM_INLINE int step_retry(nh_sim *s, double *hp, int *last, double *err) {
 }
 
 /* energy E and constraint residual of the accepted state x (at s->t), which the method wrote
- * to xend (x itself, or a copy of it); then the monitor functions at x */
-SIM_INLINE int step_invariants(nh_sim *s, const double *xend, const double *x, double *Ep, double *resp) {
+ * to xend (x itself, or a copy of it); then the monitor functions at x (plain: s->plain, known
+ * to have no projection, gaps or monitors) */
+SIM_INLINE int step_invariants(nh_sim *s, const double *xend, const double *x, double *Ep, double *resp,
+                               const int plain) {
   int rc;
   double E, res;
   const nh_stepper *st = &s->st;
-  if (st->end_x == xend && !s->model->project) {
-    if (s->ng > 0) {
+  if (st->end_x == xend && (plain || !s->model->project)) {
+    if (!plain && s->ng > 0) {
       memcpy(s->M, st->end_M, sizeof(double) * (size_t)s->nq * (size_t)s->nq);
       memcpy(s->dyn.A, st->end_A, sizeof(double) * (size_t)s->nc * (size_t)s->nq);
     }
@@ -867,7 +869,7 @@ SIM_INLINE int step_invariants(nh_sim *s, const double *xend, const double *x, d
     rc = energy(s, s->t, x, &E);
     if (!rc) rc = residual(s, x, &res);
   }
-  if (rc || (rc = monitors(s, s->t, x, s->m0))) {
+  if (rc || (!plain && (rc = monitors(s, s->t, x, s->m0)))) {
     sim_msg(s, "model evaluation failed at t = %.17g", s->t);
     return rc < 0 ? rc : NH_ERR_CALLBACK;
   }
@@ -887,7 +889,7 @@ SIM_INLINE int accept_step(nh_sim *s, double h, const double *xnew, int last, do
   s->stats.steps++;
   solver_stats(s);
   double E, res;
-  if ((rc = step_invariants(s, xnew, s->x, &E, &res))) return rc;
+  if ((rc = step_invariants(s, xnew, s->x, &E, &res, 0))) return rc;
   s->stats.energy = E;
   const double Es = fabs(s->E_seg) > 1e-300 ? fabs(s->E_seg) : 1e-300; /* fmax(|E_seg|, 1e-300) */
   double rel = fabs(E - s->E_seg) / Es;
@@ -939,7 +941,7 @@ SIM_INLINE int run_plain_n(nh_sim *s, double t_end, long *steps, const int nx) {
     double *xt = xa;
     xa = xb, xb = xt; /* the state is in xa */
     n++;
-    if ((rc = step_invariants(s, xa, xa, &E, &res))) break;
+    if ((rc = step_invariants(s, xa, xa, &E, &res, 1))) break;
     const double d = fabs(E - E_seg);
     if (d > dE) dE = d;
     if (res > rmax) rmax = res;
