@@ -640,9 +640,25 @@ VI_INLINE int gni_free_n(nh_stepper *s, vi_ws *w, double t, const double *x0, do
   // projector at q_k+1: A, W = M^-1 A^T, G = chol(A W), Gi
   int rc = nh_cb(mo->constraint(q1, w->tmp2, w->A, NULL, mo->user));
   if (rc) return rc;
-  for (int k = 0; k < m; k++) mat_fixed(n, diag, Mi, w->A + (size_t)k * n, w->W + (size_t)k * n);
-  for (int i = 0; i < m; i++)
-    for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+  // (diagonal M^-1: W_i = d_i A_i without the 0.0 + that makes -0 into +0, as W only enters
+  // dot products that start from +0, where the sign of a zero term changes nothing; one
+  // constraint: G = A W without the leading 0.0 +, which differs only for G = +-0, singular
+  // either way; both shorten the chain from sin/cos to the next step)
+  if (diag) {
+    NH_LA_UNROLL_FULL
+    for (int i = 0; i < m * n; i++) w->W[i] = Mi[(size_t)(i % n) * (n + 1)] * w->A[i];
+  } else {
+    for (int k = 0; k < m; k++) mat_fixed(n, diag, Mi, w->A + (size_t)k * n, w->W + (size_t)k * n);
+  }
+  if (m == 1) {
+    double g = w->A[0] * w->W[0];
+    NH_LA_UNROLL_FULL
+    for (int i = 1; i < n; i++) g += w->A[i] * w->W[i];
+    w->G[0] = g;
+  } else {
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+  }
   if ((rc = chol_inverse(m, w->G, w->Gi))) return rc;
   double Gi[4]; /* a copy in registers: its uses need not wait for the stores below */
   for (int k = 0; k < m * m; k++) Gi[k] = w->Gi[k];
