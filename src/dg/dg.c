@@ -129,10 +129,12 @@ static int dg_gonzalez(const nh_dg_sys *s, const double *x, const double *x1, do
   }
   double c = num / dd;
   if (dG) {
-    // dc/dx' into g1: (grad H(x') - g - 1/2 Hs d - 2 c d) / |d|^2
+    // dc/dx' into g1: (grad H(x') - g - 1/2 Hs d - 2 c d) / |d|^2 (times 1/|d|^2: the
+    // Jacobian only steers Newton, its rounding does not reach the solution)
+    const double rdd = 1.0 / dd;
     for (int i = 0; i < n; i++) {
       double hd = 0.5 * nh_la_dot(n, Hs + (size_t)i * n, d);
-      g1[i] = (g1[i] - G[i] - hd - 2.0 * c * d[i]) / dd;
+      g1[i] = (g1[i] - G[i] - hd - 2.0 * c * d[i]) * rdd;
     }
     for (int i = 0; i < n; i++) {
       double *dGi = dG + (size_t)i * n, di = d[i];
@@ -203,12 +205,13 @@ int nh_dg_grad(const nh_dg_sys *s, nh_dg_kind kind, const double *x, const doubl
 
 /* ---- Newton ------------------------------------------------------------------------ */
 
-size_t nh_newton_work_size(int n) { return (size_t)n * n + 4 * (size_t)n + 8; }
+size_t nh_newton_work_size(int n) { return (size_t)n * n + 5 * (size_t)n + 8; }
 
 int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio, double *z,
               nh_dg_newton *st, double *work, int *jac_kept) {
   double *J = work, *R = J + (size_t)n * n, *Rs = R + n, *dx = Rs + n;
   int *piv = (int *)(dx + n); /* n ints in 2 n doubles */
+  double *rinv = dx + 2 * (size_t)n; /* 1 / U_ii, after piv */
   int rc;
   st->iters = 0;
   st->residual = 0.0;
@@ -236,12 +239,12 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
         if (rc) return rc;
         for (int i = 0; i < n; i++) J[(size_t)i * n + j] = (Rs[i] - R[i]) / dj;
       }
-      if (nh_la_lu(n, J, piv, 0.0)) return NH_ERR_SINGULAR;
+      if (nh_la_lu_recip(n, J, piv, 0.0, rinv)) return NH_ERR_SINGULAR;
       need = 0, fresh = 1, same = 0;
     }
     have_exact = 0;
     for (int i = 0; i < n; i++) dx[i] = -R[i];
-    nh_la_lu_solve(n, J, piv, dx);
+    nh_la_lu_solve_rev(n, J, piv, rinv, dx);
     int small = 1;
     double dxn = 0.0, zn = 0.0;
     for (int i = 0; i < n; i++) {
