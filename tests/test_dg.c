@@ -350,6 +350,43 @@ static int test_dg_predictor_history(void) {
   return 0;
 }
 
+/* The extrapolation of the last NH_DG_PC_HIST states (nh_dg_pc.xs) replaces the midpoint
+ * predictor once the history is full and close enough: every step still lands on the solution
+ * of (14) from the same x to the solver's tolerance, in no more iterations than from the
+ * plain midpoint, and with H(x) taken from the previous solve; another h restarts it. */
+static int test_dg_predictor_extrapolation(void) {
+  nh_model *m = nh_quartic_ap_create(NULL, 0);
+  ENSURE(m);
+  msys u = {m};
+  nh_dg_sys sys = {.n = 13, .eval = m_eval, .hess = m_hess, .pijac = m_pijac, .degree = 0, .user = &u};
+  double *w = malloc(sizeof(double) * nh_dg_work_size(13)), c[26], xend[13], xs[NH_DG_PC_HIST * 13];
+  nh_dg_pc pc = {.count = 0, .h = 0.0, .c = c, .xend = xend, .xs = xs};
+  double x[13], xa[13], xb[13], h = 0.05, dmax = 0.0;
+  long ita = 0, itb = 0, used = 0;
+  for (int i = 0; i < 13; i++) x[i] = m->x0[i];
+  for (int k = 0; k < 400; k++) {
+    nh_dg_newton sa, sb;
+    int ext = pc.nhist == NH_DG_PC_HIST && pc.extrap_ok;
+    ENSURE(nh_dg_step(&sys, NH_DG_GONZALEZ, x, h, xa, &sa, w, NULL, &pc) == 0);
+    ENSURE(nh_dg_step(&sys, NH_DG_GONZALEZ, x, h, xb, &sb, w, NULL, NULL) == 0);
+    ita += sa.iters, itb += sb.iters, used += ext;
+    ENSURE(ext == (pc.count == 0)); /* an extrapolated step leaves no midpoint correction */
+    for (int i = 0; i < 13; i++) dmax = fmax(dmax, fabs(xa[i] - xb[i]) / (1.0 + fabs(xb[i])));
+    ENSURE(pc.nhist == (k < NH_DG_PC_HIST ? k + 1 : NH_DG_PC_HIST));
+    for (int i = 0; i < 13; i++) x[i] = xa[i];
+  }
+  printf("  400 steps: %ld extrapolated; iterations %ld, %ld from the plain midpoint; max |difference| %.1e\n",
+         used, ita, itb, dmax);
+  ENSURE(dmax <= 2.0 * NH_DG_NEWTON_TOL);
+  ENSURE(used > 300 && ita <= itb);
+  nh_dg_newton sa;
+  ENSURE(nh_dg_step(&sys, NH_DG_GONZALEZ, x, 0.5 * h, xa, &sa, w, NULL, &pc) == 0);
+  ENSURE(pc.nhist == 1 && pc.count == 1); /* another h: restarted */
+  free(w);
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* The sparsity patterns of Pi and T a model reports (built-ins by hand, model files from the
  * symbolic derivatives): every entry outside them is exactly 0 at random states and
  * multipliers g, every entry inside is nonzero somewhere; and a step that skips the entries
@@ -816,6 +853,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_suslov);
   RUN_TEST(test_symmetry);
   RUN_TEST(test_dg_predictor_history);
+  RUN_TEST(test_dg_predictor_extrapolation);
   RUN_TEST(test_poisson_patterns);
   RUN_TEST(test_newton_nan);
   RUN_TEST(test_quartic_drift);

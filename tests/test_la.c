@@ -522,6 +522,36 @@ static int test_lu_random(void) {
   return 0;
 }
 
+/* nh_la_lu_recip + nh_la_lu_solve_rev (products with 1 / u_kk, U summed from the right):
+ * the same pivots as nh_la_lu, factors and solutions equal to rounding, rinv = 1 / u_kk */
+static int test_lu_recip(void) {
+  unsigned long long s = 43;
+  double A[NMAX * NMAX], LU[NMAX * NMAX], LR[NMAX * NMAX], x[NMAX], y[NMAX], b[NMAX], rinv[NMAX];
+  int piv[NMAX], pr[NMAX];
+  double ef = 0.0, es = 0.0;
+  for (int n = 1; n <= NMAX; n++)
+    for (int rep = 0; rep < SEEDS / 4; rep++) {
+      rand_mat(&s, n, n, A);
+      for (int i = 0; i < n; i++) A[i * n + i] += 2.0 * (rep % 2 ? 1 : -1); /* well-conditioned */
+      memcpy(LU, A, sizeof A);
+      memcpy(LR, A, sizeof A);
+      ENSURE(nh_la_lu(n, LU, piv, 0.0) == NH_OK);
+      ENSURE(nh_la_lu_recip(n, LR, pr, 0.0, rinv) == NH_OK);
+      for (int k = 0; k < n; k++) ENSURE(pr[k] == piv[k] && rinv[k] == 1.0 / LR[k * n + k]);
+      for (int i = 0; i < n * n; i++) ef = fmax(ef, fabs(LR[i] - LU[i]) / (1.0 + fabs(LU[i])));
+      rand_mat(&s, 1, n, b);
+      memcpy(x, b, sizeof(double) * (size_t)n);
+      memcpy(y, b, sizeof(double) * (size_t)n);
+      nh_la_lu_solve(n, LU, piv, x);
+      nh_la_lu_solve_rev(n, LR, pr, rinv, y);
+      for (int i = 0; i < n; i++) es = fmax(es, fabs(y[i] - x[i]) / (1.0 + fabs(x[i])));
+      ENSURE(rel_residual(n, n, A, y, b) < 1e-15);
+    }
+  ENSURE(track("lu_recip: factors vs nh_la_lu", ef) < 1e-13); /* rounding times growth */
+  ENSURE(track("lu_recip: solve vs nh_la_lu_solve", es) < 1e-13);
+  return 0;
+}
+
 /* nh_la_lu and nh_la_lu_solve (two rows at a time, vector types) do the operations of the
  * textbook loops: factors, pivots and solutions bitwise those of the plain code below, with
  * and without row exchanges */
@@ -827,6 +857,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_ldlt_hilbert);
   RUN_TEST(test_lu_random);
   RUN_TEST(test_lu_bitwise);
+  RUN_TEST(test_lu_recip);
   RUN_TEST(test_lu_det);
   RUN_TEST(test_lu_singular);
   RUN_TEST(test_lu_hilbert);

@@ -24,6 +24,7 @@
 #include "dg/dg.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "dg/gl_table.h"
 #include "la/la.h"
@@ -93,7 +94,7 @@ static int dg_avf(const nh_dg_sys *s, const double *x, const double *x1, double 
 /* Gonzalez (12); H0 (Nullable) caches H(x) across calls with the same x; Pi (Nullable)
  * receives Pi(xbar) from the same evaluation as grad H(xbar) */
 static int dg_gonzalez(const nh_dg_sys *s, const double *x, const double *x1, double *G,
-                       double *dG, double *H0, double *Pi, double *w) {
+                       double *dG, double *H0, double *H1out, double *Pi, double *w) {
   const int n = s->n;
   double *Hs = w, *xb = Hs + (size_t)n * n, *d = xb + n, *g1 = d + n;
   double h0, H1;
@@ -108,7 +109,9 @@ static int dg_gonzalez(const nh_dg_sys *s, const double *x, const double *x1, do
     if ((rc = cb(s->eval(x, &h0, NULL, NULL, s->user)))) return rc;
     if (H0) *H0 = h0;
   }
+  H1 = h0;
   if (dd > 0.0 && (rc = cb(s->eval(x1, &H1, dG ? g1 : NULL, NULL, s->user)))) return rc;
+  if (H1out) *H1out = H1;
   // numerator H(x') - H(x) - g.d = O(|d|^3), and its rounding noise
   double num = 0.0, noise = 0.0;
   if (dd > 0.0) {
@@ -126,10 +129,12 @@ static int dg_gonzalez(const nh_dg_sys *s, const double *x, const double *x1, do
   }
   double c = num / dd;
   if (dG) {
-    // dc/dx' into g1: (grad H(x') - g - 1/2 Hs d - 2 c d) / |d|^2
+    // dc/dx' into g1: (grad H(x') - g - 1/2 Hs d - 2 c d) / |d|^2 (times 1/|d|^2: the
+    // Jacobian only steers Newton, its rounding does not reach the solution)
+    const double rdd = 1.0 / dd;
     for (int i = 0; i < n; i++) {
       double hd = 0.5 * nh_la_dot(n, Hs + (size_t)i * n, d);
-      g1[i] = (g1[i] - G[i] - hd - 2.0 * c * d[i]) / dd;
+      g1[i] = (g1[i] - G[i] - hd - 2.0 * c * d[i]) * rdd;
     }
     for (int i = 0; i < n; i++) {
       double *dGi = dG + (size_t)i * n, di = d[i];
@@ -192,7 +197,7 @@ int nh_dg_grad(const nh_dg_sys *s, nh_dg_kind kind, const double *x, const doubl
   if (dG && !s->hess) return NH_ERR_UNSUPPORTED;
   switch (kind) {
   case NH_DG_AVF: return dg_avf(s, x, x1, G, dG, nodes, work);
-  case NH_DG_GONZALEZ: return dg_gonzalez(s, x, x1, G, dG, NULL, NULL, work);
+  case NH_DG_GONZALEZ: return dg_gonzalez(s, x, x1, G, dG, NULL, NULL, NULL, work);
   case NH_DG_ITOH_ABE: return dg_itoh_abe(s, x, x1, G, dG, work);
   }
   return NH_ERR_ARG;
@@ -200,12 +205,13 @@ int nh_dg_grad(const nh_dg_sys *s, nh_dg_kind kind, const double *x, const doubl
 
 /* ---- Newton ------------------------------------------------------------------------ */
 
-size_t nh_newton_work_size(int n) { return (size_t)n * n + 4 * (size_t)n + 8; }
+size_t nh_newton_work_size(int n) { return (size_t)n * n + 5 * (size_t)n + 8; }
 
 int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio, double *z,
               nh_dg_newton *st, double *work, int *jac_kept) {
   double *J = work, *R = J + (size_t)n * n, *Rs = R + n, *dx = Rs + n;
   int *piv = (int *)(dx + n); /* n ints in 2 n doubles */
+  double *rinv = dx + 2 * (size_t)n; /* 1 / U_ii, after piv */
   int rc;
   st->iters = 0;
   st->residual = 0.0;
@@ -233,12 +239,12 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
         if (rc) return rc;
         for (int i = 0; i < n; i++) J[(size_t)i * n + j] = (Rs[i] - R[i]) / dj;
       }
-      if (nh_la_lu(n, J, piv, 0.0)) return NH_ERR_SINGULAR;
+      if (nh_la_lu_recip(n, J, piv, 0.0, rinv)) return NH_ERR_SINGULAR;
       need = 0, fresh = 1, same = 0;
     }
     have_exact = 0;
     for (int i = 0; i < n; i++) dx[i] = -R[i];
-    nh_la_lu_solve(n, J, piv, dx);
+    nh_la_lu_solve_rev(n, J, piv, rinv, dx);
     int small = 1;
     double dxn = 0.0, zn = 0.0;
     for (int i = 0; i < n; i++) {
@@ -327,6 +333,7 @@ typedef struct dg_prob {
   double h;
   int nodes;
   double H0; /* H(x), NAN until computed */
+  double H1; /* Gonzalez: H(x1) at the last evaluation */
   double *gw, *Pi, *T, *dG, *xb, *G, *y; /* y: Pi G */
 } dg_prob;
 
@@ -342,7 +349,7 @@ static int dg_residual(const double *x1, double *R, double *J, void *user) {
     for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]);
     if ((rc = cb(s->eval(c->xb, NULL, NULL, c->Pi, s->user)))) return rc;
   } else {
-    if ((rc = dg_gonzalez(s, x, x1, c->G, J ? c->dG : NULL, &c->H0, c->Pi, c->gw))) return rc;
+    if ((rc = dg_gonzalez(s, x, x1, c->G, J ? c->dG : NULL, &c->H0, &c->H1, c->Pi, c->gw))) return rc;
     if (J)
       for (int i = 0; i < n; i++) c->xb[i] = 0.5 * (x[i] + x1[i]); /* for the Pi-Jacobian */
   }
@@ -377,14 +384,22 @@ static int dg_residual(const double *x1, double *R, double *J, void *user) {
 
 size_t nh_dg_work_size(int n) {
   size_t nn = (size_t)n;
-  return grad_work(n) + 3 * nn * nn + 4 * nn + nh_newton_work_size(n) + 8;
+  return grad_work(n) + 3 * nn * nn + 5 * nn + nh_newton_work_size(n) + 8;
+}
+
+/* the extrapolation of degree NH_DG_PC_HIST - 1 through the last NH_DG_PC_HIST states, newest
+ * first: x_{n+1} = sum_j (-1)^j C(K, j+1) x_{n-j} */
+static void pc_extrapolate(int n, const double *xs, double *y) {
+  static const double cf[NH_DG_PC_HIST] = {7.0, -21.0, 35.0, -35.0, 21.0, -7.0, 1.0};
+  for (int i = 0; i < n; i++) y[i] = cf[0] * xs[i];
+  for (int j = 1; j < NH_DG_PC_HIST; j++) nh_la_axpy(n, cf[j], xs + (size_t)j * n, y);
 }
 
 int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, double *x1,
                nh_dg_newton *st, double *work, int *jac_kept, nh_dg_pc *pc) {
   const int n = s->n;
   const size_t nn = (size_t)n;
-  dg_prob c = {.s = s, .kind = kind, .x = x, .h = h, .nodes = 0, .H0 = NAN};
+  dg_prob c = {.s = s, .kind = kind, .x = x, .h = h, .nodes = 0, .H0 = NAN, .H1 = NAN};
   double *w = work;
   c.gw = w, w += grad_work(n);
   c.Pi = w, w += nn * nn;
@@ -393,31 +408,60 @@ int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, d
   c.xb = w, w += nn;
   c.G = w, w += nn;
   c.y = w, w += nn;
-  double *xp = w; /* the plain predictor */
-  w += nn;
+  double *xp = w, *xe = w + nn; /* the plain predictor, the extrapolated states */
+  w += 2 * nn;
   int rc;
-  // explicit midpoint predictor (local error O(h^3): one Newton iteration fewer than Euler)
-  if ((rc = cb(s->eval(x, &c.H0, c.G, c.Pi, s->user)))) return rc;
-  pi_mv(s, c.Pi, c.G, c.y);
-  for (int i = 0; i < n; i++) c.xb[i] = x[i] + 0.5 * h * c.y[i];
-  if ((rc = cb(s->eval(c.xb, NULL, c.G, c.Pi, s->user)))) return rc;
-  pi_mv(s, c.Pi, c.G, c.y);
-  for (int i = 0; i < n; i++) x1[i] = xp[i] = x[i] + h * c.y[i];
-  // the extrapolated correction of the previous steps of this trajectory
-  int chain = pc && pc->count > 0 && pc->h == h;
+  // a continued trajectory: x is bitwise the x1 of the last step, with the same h
+  int chain = pc && (pc->count > 0 || pc->nhist > 0) && pc->h == h;
   for (int i = 0; chain && i < n; i++)
     if (x[i] != pc->xend[i]) chain = 0;
-  if (chain) {
-    for (int i = 0; i < n; i++) x1[i] += pc->count > 1 ? 2.0 * pc->c[i] - pc->c[n + i] : pc->c[i];
+  if (pc && !chain) pc->count = 0, pc->nhist = 0;
+  int have_xe = chain && pc->xs && pc->nhist >= NH_DG_PC_HIST;
+  if (have_xe) pc_extrapolate(n, pc->xs, xe);
+  int extrap = have_xe && pc->extrap_ok;
+  if (extrap) {
+    // the extrapolated state, and H(x) from the last evaluation of the previous solve
+    nh_la_copy(n, xe, x1);
+    if (kind == NH_DG_GONZALEZ) c.H0 = pc->Hend;
+  } else {
+    // explicit midpoint predictor (local error O(h^3): one Newton iteration fewer than Euler)
+    if ((rc = cb(s->eval(x, &c.H0, c.G, c.Pi, s->user)))) return rc;
+    pi_mv(s, c.Pi, c.G, c.y);
+    for (int i = 0; i < n; i++) c.xb[i] = x[i] + 0.5 * h * c.y[i];
+    if ((rc = cb(s->eval(c.xb, NULL, c.G, c.Pi, s->user)))) return rc;
+    pi_mv(s, c.Pi, c.G, c.y);
+    for (int i = 0; i < n; i++) x1[i] = xp[i] = x[i] + h * c.y[i];
+    // the extrapolated correction of the previous steps of this trajectory
+    if (chain && pc->count > 0) {
+      for (int i = 0; i < n; i++) x1[i] += pc->count > 1 ? 2.0 * pc->c[i] - pc->c[n + i] : pc->c[i];
+    }
   }
   rc = nh_newton(n, dg_residual, &c, s->hess != NULL, NH_NEWTON_REFRESH, x1, st, w, jac_kept);
   st->nodes = c.nodes;
-  if (pc && rc) pc->count = 0;
+  if (pc && rc) pc->count = 0, pc->nhist = 0;
   if (pc && !rc) {
-    // the new correction x1 - plain predictor
-    pc->count = chain ? (pc->count > 1 ? 2 : pc->count + 1) : 1;
+    if (extrap) {
+      pc->count = 0; /* no new correction: the older ones are stale */
+    } else {
+      // the new correction x1 - plain predictor
+      pc->count = chain ? (pc->count > 1 ? 2 : pc->count + 1) : 1;
+      for (int i = 0; i < n; i++) pc->c[n + i] = pc->c[i], pc->c[i] = x1[i] - xp[i];
+    }
     pc->h = h;
-    for (int i = 0; i < n; i++) pc->c[n + i] = pc->c[i], pc->c[i] = x1[i] - xp[i], pc->xend[i] = x1[i];
+    nh_la_copy(n, x1, pc->xend);
+    if (pc->xs) {
+      // the next step extrapolates when this step's extrapolation was close enough
+      pc->extrap_ok = 0;
+      if (have_xe) {
+        pc->extrap_ok = 1;
+        for (int i = 0; i < n; i++)
+          if (!(fabs(x1[i] - xe[i]) <= NH_DG_PC_EXTRAP_TOL * (1.0 + fabs(x1[i])))) pc->extrap_ok = 0;
+      }
+      memmove(pc->xs + nn, pc->xs, (NH_DG_PC_HIST - 1) * nn * sizeof(double));
+      nh_la_copy(n, x1, pc->xs);
+      if (pc->nhist < NH_DG_PC_HIST) pc->nhist++;
+    }
+    pc->Hend = c.H1;
   }
   return rc;
 }

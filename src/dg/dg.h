@@ -106,7 +106,7 @@ size_t nh_newton_work_size(int n);
 int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio, double *z,
               nh_dg_newton *st, double *work, int *jac_kept);
 
-/* Predictor corrections carried across the steps of one trajectory (Nullable in nh_dg_step).
+/* Predictor history carried across the steps of one trajectory (Nullable in nh_dg_step).
  * The explicit midpoint predictor misses the solution of (14) by c = O(h^3), which varies
  * smoothly along a trajectory of constant h: the step adds the extrapolation of the last
  * corrections (c_n, or 2 c_n - c_{n-1}: error O(h^5)), so that Newton starts closer. Only
@@ -117,7 +117,22 @@ typedef struct nh_dg_pc {
   double h;  /* their step */
   double *c; /* 2 n: the last correction, then the one before */
   double *xend; /* n: x1 of the last step */
+  double *xs;    /* Nullable: NH_DG_PC_HIST n, the last states x1, newest first */
+  int nhist;     /* valid states in xs; set 0 with count to restart */
+  int extrap_ok; /* the extrapolation of xs met NH_DG_PC_EXTRAP_TOL at the last step */
+  double Hend;   /* Gonzalez: H(xend) from the solve's last evaluation (H(x) of the next step) */
 } nh_dg_pc;
+
+/* With a state history (xs) of NH_DG_PC_HIST states, the predictor is their polynomial
+ * extrapolation (degree NH_DG_PC_HIST - 1, error O(h^NH_DG_PC_HIST)) instead of the explicit
+ * midpoint step, which saves its two evaluations of grad H and Pi (and, for Gonzalez, H(x)
+ * is the last evaluation's H(x')): as long as the extrapolation of the last step came within
+ * NH_DG_PC_EXTRAP_TOL (1 + |x'_i|) of the solution, else the midpoint predictor is used. On
+ * the quartic system at h = 0.05 it misses by 1.2e-6 on average (the midpoint with
+ * corrections by 2e-6) and Newton still takes two iterations; the start of the iteration
+ * moves, the solution and its tolerance do not. */
+#define NH_DG_PC_HIST 7
+#define NH_DG_PC_EXTRAP_TOL 1e-5
 
 /* Doubles of work for nh_dg_grad and nh_dg_step on n variables. */
 size_t nh_dg_work_size(int n);
@@ -128,7 +143,8 @@ int nh_dg_grad(const nh_dg_sys *sys, nh_dg_kind kind, const double *x, const dou
                double *G, double *dG, int *nodes, double *work);
 
 /* One step of (14), (x1 - x)/h = Pi((x + x1)/2) gradbar H(x, x1), by Newton from the explicit
- * midpoint predictor (plus the corrections pc, Nullable); jac_kept as for nh_newton (systems without derivatives). Returns 0, a positive value from an evaluator, NH_ERR_NO_CONVERGENCE or
+ * midpoint predictor (plus the corrections pc, Nullable) or the extrapolation of pc->xs;
+ * jac_kept as for nh_newton (systems without derivatives). Returns 0, a positive value from an evaluator, NH_ERR_NO_CONVERGENCE or
  * NH_ERR_SINGULAR. x1 must not alias x. */
 int nh_dg_step(const nh_dg_sys *sys, nh_dg_kind kind, const double *x, double h, double *x1,
                nh_dg_newton *st, double *work, int *jac_kept, nh_dg_pc *pc);

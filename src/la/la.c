@@ -215,7 +215,10 @@ static inline void lu_rows2(int n, double a0, double a1, const double *x, double
 }
 #endif
 
-int nh_la_lu(int n, double *A, int *piv, double tol) {
+/* nh_la_lu; with rinv (n, Nullable) the multipliers are a_ik (1 / u_kk), one division per
+ * column instead of one per row, and rinv receives the 1 / u_kk */
+static inline __attribute__((always_inline)) int lu_factor(int n, double *A, int *piv, double tol,
+                                                           double *rinv) {
   double thr = rank_tol(tol) * lu_absmax((size_t)n * n, A);
   int status = NH_OK;
 
@@ -242,7 +245,9 @@ int nh_la_lu(int n, double *A, int *piv, double tol) {
       }
     double d = A[(size_t)k * n + k];
     if (!(fabs(d) > thr)) status = NH_ERR_SINGULAR;
+    if (rinv) rinv[k] = 1.0 / d;
     if (!(fabs(d) > 0.0)) continue; /* exact zero column: nothing to eliminate */
+    const double r = rinv ? rinv[k] : 0.0;
     /* eliminate below the pivot, two rows at a time, and meanwhile search column k + 1 (its
        entries are final once their row is done; the same comparisons in the same order) */
     const double *Ak = A + (size_t)k * n + k + 1;
@@ -250,7 +255,7 @@ int nh_la_lu(int n, double *A, int *piv, double tol) {
     int i = k + 1;
     for (; i + 1 < n; i += 2) {
       double *A0 = A + (size_t)i * n, *A1 = A0 + n;
-      double l0 = A0[k] / d, l1 = A1[k] / d;
+      double l0 = rinv ? A0[k] * r : A0[k] / d, l1 = rinv ? A1[k] * r : A1[k] / d;
       A0[k] = l0, A1[k] = l1;
       lu_rows2(n - k - 1, -l0, -l1, Ak, A0 + k + 1, A1 + k + 1);
       double a0 = fabs(A0[k + 1]), a1 = fabs(A1[k + 1]);
@@ -263,13 +268,19 @@ int nh_la_lu(int n, double *A, int *piv, double tol) {
     }
     if (i < n) {
       double *Ai = A + (size_t)i * n;
-      double l = Ai[k] / d;
+      double l = rinv ? Ai[k] * r : Ai[k] / d;
       Ai[k] = l;
       nh_la_axpy_nr(n - k - 1, -l, Ak, Ai + k + 1);
       if (i == k + 1 || fabs(Ai[k + 1]) > best) next = i;
     }
   }
   return status;
+}
+
+int nh_la_lu(int n, double *A, int *piv, double tol) { return lu_factor(n, A, piv, tol, NULL); }
+
+int nh_la_lu_recip(int n, double *A, int *piv, double tol, double *rinv) {
+  return lu_factor(n, A, piv, tol, rinv);
 }
 
 void nh_la_lu_solve(int n, const double *LU, const int *piv, double *b) {
@@ -389,4 +400,31 @@ int nh_la_qr_solve(int m, int n, const double *QR, const double *tau, double *b,
     b[i] = (b[i] - nh_la_dot(n - i - 1, Ri + i + 1, b + i + 1)) / Ri[i];
   }
   return NH_OK;
+}
+
+void nh_la_lu_solve_rev(int n, const double *LU, const int *piv, const double *rinv, double *b) {
+  /* the interchanges and L as nh_la_lu_solve (their chains are short) */
+  for (int k = 0; k < n; k++)
+    if (piv[k] != k) {
+      double t = b[k];
+      b[k] = b[piv[k]];
+      b[piv[k]] = t;
+    }
+  int i = 0;
+  for (; i + 1 < n; i += 2) {
+    const double *L0 = LU + (size_t)i * n, *L1 = L0 + n;
+    double s0 = 0.0, s1 = 0.0;
+    for (int j = 0; j < i; j++) s0 += L0[j] * b[j], s1 += L1[j] * b[j];
+    b[i] -= s0;
+    s1 += L1[i] * b[i];
+    b[i + 1] -= s1;
+  }
+  if (i < n) b[i] -= nh_la_dot(i, LU + (size_t)i * n, b);
+  /* U: each row summed from its last column, so that the newest entry b_{i+1} comes last */
+  for (i = n - 1; i >= 0; i--) {
+    const double *Ui = LU + (size_t)i * n;
+    double s = 0.0;
+    for (int j = n - 1; j > i; j--) s += Ui[j] * b[j];
+    b[i] = (b[i] - s) * rinv[i];
+  }
 }

@@ -32,7 +32,7 @@ static size_t dgm_pattern_doubles(const nh_model *m) {
   return (nh_dg_pattern_size(m->nx) * sizeof(int) + sizeof(double) - 1) / sizeof(double);
 }
 static size_t dgm_core_size(const nh_model *m) {
-  return DGM_CTX_DOUBLES + nh_model_deriv_work_size(m) + nh_dg_work_size(m->nx) + 3 * (size_t)m->nx +
+  return DGM_CTX_DOUBLES + nh_model_deriv_work_size(m) + nh_dg_work_size(m->nx) + (3 + NH_DG_PC_HIST) * (size_t)m->nx +
          dgm_pattern_doubles(m) + 8;
 }
 static size_t dgm_work_size(const nh_model *m) { return dgm_core_size(m) + 2 * (size_t)m->nx + 1; }
@@ -65,12 +65,13 @@ static int dgm_step(nh_stepper *st, const double *x0, double h, double *x1, doub
   c->dw = w, w += nh_model_deriv_work_size(m);
   c->pc.c = w, w += 2 * (size_t)m->nx;
   c->pc.xend = w, w += m->nx;
+  c->pc.xs = w, w += NH_DG_PC_HIST * (size_t)m->nx;
   int *pat = (int *)w;
   w += dgm_pattern_doubles(m);
   if (st->restart || !c->sys.eval) {
     // the state was set from outside: the predictor history restarts; the system and its
     // sparsity (from the model's patterns of Pi and T) are set up once
-    c->pc.count = 0;
+    c->pc.count = 0, c->pc.nhist = 0;
     c->sys = (nh_dg_sys){.n = m->nx, .eval = dgm_eval, .hess = dgm_hess, .pijac = dgm_pijac,
                          .degree = m->hamiltonian_degree, .user = c};
     nh_dg_sys_patterns(&c->sys, m->poisson_pattern, m->poisson_jac_pattern, pat);
