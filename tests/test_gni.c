@@ -1354,11 +1354,58 @@ static int test_gni_fast_path_equals_general(void) {
   return 0;
 }
 
+/* The driver keeps a fixed-step run's steps equal up to its last one: after 1e5 steps of 0.01
+ * its time has accumulated 7.6e-10 s of rounding, and a last step of length t_end - t (1 +
+ * 7.6e-8 times h) broke gni's half-step energy by 3.2e-8. The chord energy 1/2 |(q_k+1 - q_k)/h|^2
+ * (M = I) is gni's conserved half-step energy; its round-off here is eps |q| / h ~ 1e-11. A
+ * t_end that is not a multiple of h still ends with the shorter step, exactly at t_end. */
+typedef struct chord_e {
+  double h, E0, emax, qprev[3], tprev;
+  long n;
+} chord_e;
+static int chord_energy_obs(const nh_sim *sim, nh_sample_kind kind, double t, const double *q, const double *v,
+                            void *user) {
+  chord_e *c = user;
+  (void)sim, (void)v;
+  if (kind == NH_SAMPLE_STEP && c->n > 0 && t - c->tprev > 0.5 * c->h) {
+    double e = 0.0;
+    for (int i = 0; i < 3; i++) e += 0.5 * (q[i] - c->qprev[i]) * (q[i] - c->qprev[i]) / (c->h * c->h);
+    if (c->n == 1) c->E0 = e;
+    c->emax = fmax(c->emax, fabs(e - c->E0) / c->E0);
+  }
+  if (kind == NH_SAMPLE_START || kind == NH_SAMPLE_STEP) memcpy(c->qprev, q, sizeof c->qprev), c->tprev = t, c->n++;
+  return 0;
+}
+static int test_gni_driver_equal_steps(void) {
+  nh_sleigh_params p = nh_sleigh_params_default();
+  nh_model *m = nh_sleigh_create(&p, NULL, 0);
+  ENSURE(p.I == 1.0 && p.m == 1.0);
+  const double h = 0.01, T[2] = {1000.0, 1000.005};
+  const long steps[2] = {100000, 100001};
+  for (int k = 0; k < 2; k++) {
+    nh_sim_def d = nh_sim_def_default();
+    d.method = nh_method_find("gni");
+    d.h = h;
+    nh_sim *s = nh_sim_create(m, &d, NULL, 0);
+    chord_e c = {.h = h};
+    ENSURE(nh_sim_run(s, T[k], 0, chord_energy_obs, &c) == NH_OK);
+    printf("  t_end %.3f: %ld steps, t = %.17g, max chord-energy error %.2e\n", T[k], nh_sim_get_stats(s)->steps,
+           nh_sim_time(s), c.emax);
+    ENSURE(nh_sim_time(s) == T[k]);
+    ENSURE(nh_sim_get_stats(s)->steps == steps[k]);
+    if (k == 0) ENSURE(c.emax <= 1e-9);
+    nh_sim_destroy(s);
+  }
+  nh_model_destroy(m);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_t1_projectors);
   RUN_TEST(test_t2_se2);
   RUN_TEST(test_t3_t4_sleigh_gni_invariants);
+  RUN_TEST(test_gni_driver_equal_steps);
   RUN_TEST(test_t5_t16_sleigh_convergence);
   RUN_TEST(test_t6_t7_rattle_shake);
   RUN_TEST(test_t8_reversibility);

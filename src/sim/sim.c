@@ -898,6 +898,27 @@ SIM_INLINE int accept_step(nh_sim *s, double h, const double *xnew, int last, do
   return 0;
 }
 
+/* The step that lands on t_max (*last set) or an ordinary step h, given the time remaining.
+ * A remainder below 1e-6 h (round-off of t accumulated over fixed steps) is absorbed into the
+ * last step rather than left as a tiny extra step (ill-conditioned for implicit methods). A
+ * fixed-step method (fixed) whose remaining time differs from h by no more than the rounding
+ * the driver's time can have accumulated (NH_LAND_ROUND_ULPS eps |t_max| per step so far)
+ * takes its step h and lands: its steps stay equal (gni conserves the half-step energy only
+ * for equal steps), and the time is t_max. */
+#define NH_LAND_ROUND_ULPS 1.0
+static double land_step(const nh_sim *s, double remaining, double h, int fixed, int *last) {
+  const double acc = NH_LAND_ROUND_ULPS * 2.220446049250313e-16 * fabs(s->t + remaining) * (double)(s->stats.steps + 1);
+  if (fixed && fabs(remaining - h) <= acc) {
+    *last = 1;
+    return h;
+  }
+  if (h >= remaining * (1.0 - 1e-12) || remaining - h < 1e-6 * h) {
+    *last = 1;
+    return remaining;
+  }
+  return h;
+}
+
 /* advance() for a fixed-step method on a model without gaps, monitors or projection (s->plain):
  * the same step, outputs and acceptance, without the event machinery */
 static int advance_plain(nh_sim *s, double t_max, nh_observer_fn obs, void *user) {
@@ -906,7 +927,7 @@ static int advance_plain(nh_sim *s, double t_max, nh_observer_fn obs, void *user
   double h = s->def.h;
   if (s->def.h_max > 0.0 && h > s->def.h_max) h = s->def.h_max;
   int last = 0, rc;
-  if (h >= remaining * (1.0 - 1e-12) || remaining - h < 1e-6 * h) h = remaining, last = 1;
+  h = land_step(s, remaining, h, 1, &last);
   if ((rc = step_retry(s, &h, &last, NULL))) return rc;
   if (obs && s->def.out_dt > 0.0 && (rc = emit_outputs(s, h, s->x1, obs, user))) return rc;
   if ((rc = accept_step(s, h, s->x1, last, t_max))) return rc;
@@ -983,10 +1004,7 @@ static int advance(nh_sim *s, double t_max, nh_observer_fn obs, void *user, int 
   if (exact && s->model->predict) h = remaining; /* events are predicted exactly */
   if (s->def.h_max > 0.0 && h > s->def.h_max) h = s->def.h_max;
   int last = 0;
-  /* land on t_max; a remainder below 1e-6 h (round-off of t accumulated over fixed steps) is
-   * absorbed into this step rather than left as a tiny extra step (ill-conditioned for implicit
-   * methods) */
-  if (h >= remaining * (1.0 - 1e-12) || remaining - h < 1e-6 * h) h = remaining, last = 1;
+  h = land_step(s, remaining, h, !adaptive && !exact, &last);
 
   // exact flow with exact events: predict first, then step once, to the event or to h
   int gi = -1;
