@@ -115,6 +115,8 @@ typedef struct halfE {
   const nh_model *m;
   double E0, emax, tprev, qprev[8];
   int have;
+  double h; /* the run's step: T is a multiple of it and every step has this length (the
+               differences of the driver's times carry its accumulated rounding instead) */
 } halfE;
 
 /* max |E_k+1/2 - E0| / E0 of the chord velocities (the energy gni conserves) */
@@ -124,7 +126,7 @@ static int half_energy_obs(const nh_sim *sim, nh_sample_kind kind, double t, con
   const nh_model *m = he->m;
   (void)sim, (void)v;
   if (kind == NH_SAMPLE_STEP && he->have && t > he->tprev) {
-    double h = t - he->tprev, qd[8], M[64], e = 0;
+    double h = he->h, qd[8], M[64], e = 0;
     for (int i = 0; i < m->nq; i++) qd[i] = (q[i] - he->qprev[i]) / h;
     m->mass(q, M, m->user);
     for (int i = 0; i < m->nq; i++)
@@ -154,7 +156,7 @@ static wp_result wp_row(const nh_model *m, const char *method, double h, double 
   if (rtol > 0) d.rtol = rtol, d.atol = rtol * 1e-2, d.h = 1e-3;
   else d.h = h;
   nh_sim *s = nh_sim_create(m, &d, NULL, 0);
-  halfE he = {m, 0, 0, 0, {0}, 0};
+  halfE he = {m, 0, 0, 0, {0}, 0, h};
   nh_model_energy(m, m->q0, m->v0, &he.E0);
   int gni = strcmp(method, "gni") == 0;
   double t0 = bench_now();
