@@ -278,6 +278,10 @@ expect_usage "model file: unknown backend" run "$PENNY_NH" --backend jit --out "
   grep -q "$m" "$T/l" || bad "list lacks $m"; done && ok "list shows the new methods and models"
 "$NHOLO" run sleigh --method gni --dt 0.05 --t-end 5 --json >"$T/s1" 2>"$T/err" && grep -q '"method": "gni"' "$T/s1" \
   && ok "run sleigh --method gni" || bad "run sleigh --method gni: $(cat "$T/err")"
+# the final state is one row: the last step's sample is not repeated as the end sample
+"$NHOLO" run sleigh --method gni --dt 0.05 --t-end 5 --out "$T/o/sl.csv" >/dev/null 2>"$T/err" \
+  && [ "$(tail -n 2 "$T/o/sl.csv" | cut -d, -f1 | sort -u | wc -l)" = 2 ] && [ "$(tail -n 1 "$T/o/sl.csv" | cut -d, -f1)" = 5 ] \
+  && ok "trajectory CSV: one row for the final state" || bad "trajectory CSV: one row for the final state: $(tail -n 2 "$T/o/sl.csv")"
 "$NHOLO" run snakeboard --method rdp --retraction cay --dt 0.078125 --t-end 10 --json >"$T/s2" 2>"$T/err" \
   && grep -q '"solver_iterations": [1-9]' "$T/s2" && ok "run snakeboard --method rdp --retraction cay reports Newton iterations" \
   || bad "snakeboard rdp: $(cat "$T/err")"

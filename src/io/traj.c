@@ -82,5 +82,11 @@ int nh_traj_append(nh_traj *traj, nh_sample_kind kind, double t, const double *q
 int nh_traj_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q,
                      const double *v, void *user) {
   (void)sim;
-  return nh_traj_append((nh_traj *)user, kind, t, q, v) == NH_OK ? 0 : 1;
+  nh_traj *tr = user;
+  // the final state repeats the last step's sample: one row of it is enough
+  if (kind == NH_SAMPLE_END && tr && tr->n > 0 && tr->t[tr->n - 1] == t && q && v) {
+    size_t nq = (size_t)tr->nq, k = (size_t)tr->n - 1;
+    if (memcmp(tr->q + k * nq, q, nq * sizeof *q) == 0 && memcmp(tr->v + k * nq, v, nq * sizeof *v) == 0) return 0;
+  }
+  return nh_traj_append(tr, kind, t, q, v) == NH_OK ? 0 : 1;
 }
