@@ -283,15 +283,15 @@ int nh_la_lu_recip(int n, double *A, int *piv, double tol, double *rinv) {
   return lu_factor(n, A, piv, tol, rinv);
 }
 
-void nh_la_lu_solve(int n, const double *LU, const int *piv, double *b) {
-  /* apply the interchanges, then L (unit) and U */
+/* the interchanges, then L (unit), two rows at a time: the same sums, in the same order, as
+ * nh_la_dot by rows (shared by both solves) */
+static inline void lu_forward(int n, const double *LU, const int *piv, double *b) {
   for (int k = 0; k < n; k++)
     if (piv[k] != k) {
       double t = b[k];
       b[k] = b[piv[k]];
       b[piv[k]] = t;
     }
-  /* L two rows at a time: the same sums, in the same order, as nh_la_dot by rows */
   int i = 0;
   for (; i + 1 < n; i += 2) {
     const double *L0 = LU + (size_t)i * n, *L1 = L0 + n;
@@ -302,7 +302,12 @@ void nh_la_lu_solve(int n, const double *LU, const int *piv, double *b) {
     b[i + 1] -= s1;
   }
   if (i < n) b[i] -= nh_la_dot(i, LU + (size_t)i * n, b);
-  for (i = n - 1; i >= 0; i--) {
+}
+
+void nh_la_lu_solve(int n, const double *LU, const int *piv, double *b) {
+  /* the interchanges and L, then U */
+  lu_forward(n, LU, piv, b);
+  for (int i = n - 1; i >= 0; i--) {
     const double *Ui = LU + (size_t)i * n;
     b[i] = (b[i] - nh_la_dot(n - i - 1, Ui + i + 1, b + i + 1)) / Ui[i];
   }
@@ -404,24 +409,9 @@ int nh_la_qr_solve(int m, int n, const double *QR, const double *tau, double *b,
 
 void nh_la_lu_solve_rev(int n, const double *LU, const int *piv, const double *rinv, double *b) {
   /* the interchanges and L as nh_la_lu_solve (their chains are short) */
-  for (int k = 0; k < n; k++)
-    if (piv[k] != k) {
-      double t = b[k];
-      b[k] = b[piv[k]];
-      b[piv[k]] = t;
-    }
-  int i = 0;
-  for (; i + 1 < n; i += 2) {
-    const double *L0 = LU + (size_t)i * n, *L1 = L0 + n;
-    double s0 = 0.0, s1 = 0.0;
-    for (int j = 0; j < i; j++) s0 += L0[j] * b[j], s1 += L1[j] * b[j];
-    b[i] -= s0;
-    s1 += L1[i] * b[i];
-    b[i + 1] -= s1;
-  }
-  if (i < n) b[i] -= nh_la_dot(i, LU + (size_t)i * n, b);
+  lu_forward(n, LU, piv, b);
   /* U: each row summed from its last column, so that the newest entry b_{i+1} comes last */
-  for (i = n - 1; i >= 0; i--) {
+  for (int i = n - 1; i >= 0; i--) {
     const double *Ui = LU + (size_t)i * n;
     double s = 0.0;
     for (int j = n - 1; j > i; j--) s += Ui[j] * b[j];
