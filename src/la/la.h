@@ -78,12 +78,15 @@ NH_LA_INLINE void nh_la_scale(int n, double a, double *x) { /* x *= a */
   NH_LA_UNROLL for (int i = 0; i < n; i++) x[i] *= a;
 }
 NH_LA_INLINE double nh_la_norm_inf(int n, const double *x) { /* max |x_i|, NaN propagates */
+  // branch-free: the max skips NaNs (maxsd), a separate count finds them
   double m = 0.0;
+  int nans = 0;
   NH_LA_UNROLL for (int i = 0; i < n; i++) {
     double a = fabs(x[i]);
-    if (a > m || isnan(a)) m = a;
+    m = a > m ? a : m;
+    nans |= a != a;
   }
-  return m;
+  return nans ? NAN : m;
 }
 /* The same three for a size known at compile time after inlining (a caller specialised for a
  * fixed small n): fully unrolled, the same operations in the same order. */
