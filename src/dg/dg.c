@@ -320,10 +320,13 @@ static void pi_mv(const nh_dg_sys *s, const double *Pi, const double *g, double 
     for (int i = 0; i < n; i++) y[i] = nh_la_dot(n, Pi + (size_t)i * n, g);
     return;
   }
-  // one pass over the entries in row order: each y_i sums its terms in the same order
-  for (int i = 0; i < n; i++) y[i] = 0.0;
-  const int *e = s->pi_ent, *end = e + 3 * s->pi_row[n];
-  for (; e < end; e += 3) y[e[0]] += Pi[e[1]] * g[e[2]];
+  // row by row, each sum in a register (a store-to-load chain through y otherwise)
+  const int *e = s->pi_ent;
+  for (int i = 0; i < n; i++) {
+    double sum = 0.0;
+    for (const int *end = s->pi_ent + 3 * s->pi_row[i + 1]; e < end; e += 3) sum += Pi[e[1]] * g[e[2]];
+    y[i] = sum;
+  }
 }
 
 typedef struct dg_prob {
@@ -387,12 +390,17 @@ size_t nh_dg_work_size(int n) {
   return grad_work(n) + 3 * nn * nn + 5 * nn + nh_newton_work_size(n) + 8;
 }
 
-/* the extrapolation of degree NH_DG_PC_HIST - 1 through the last NH_DG_PC_HIST states, newest
- * first: x_{n+1} = sum_j (-1)^j C(K, j+1) x_{n-j} */
-static void pc_extrapolate(int n, const double *xs, double *y) {
+/* the extrapolation of degree NH_DG_PC_HIST - 1 through the last NH_DG_PC_HIST states (a
+ * ring, the newest in slot head): x_{n+1} = sum_j (-1)^j C(K, j+1) x_{n-j}, summed newest first */
+static void pc_extrapolate(int n, const double *xs, int head, double *y) {
   static const double cf[NH_DG_PC_HIST] = {7.0, -21.0, 35.0, -35.0, 21.0, -7.0, 1.0};
-  for (int i = 0; i < n; i++) y[i] = cf[0] * xs[i];
-  for (int j = 1; j < NH_DG_PC_HIST; j++) nh_la_axpy(n, cf[j], xs + (size_t)j * n, y);
+  const double *p[NH_DG_PC_HIST];
+  for (int j = 0; j < NH_DG_PC_HIST; j++) p[j] = xs + (size_t)((head - j + NH_DG_PC_HIST) % NH_DG_PC_HIST) * n;
+  for (int i = 0; i < n; i++) {
+    double s = cf[0] * p[0][i];
+    for (int j = 1; j < NH_DG_PC_HIST; j++) s += cf[j] * p[j][i];
+    y[i] = s;
+  }
 }
 
 int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, double *x1,
@@ -417,7 +425,7 @@ int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, d
     if (x[i] != pc->xend[i]) chain = 0;
   if (pc && !chain) pc->count = 0, pc->nhist = 0;
   int have_xe = chain && pc->xs && pc->nhist >= NH_DG_PC_HIST;
-  if (have_xe) pc_extrapolate(n, pc->xs, xe);
+  if (have_xe) pc_extrapolate(n, pc->xs, pc->head, xe);
   int extrap = have_xe && pc->extrap_ok;
   if (extrap) {
     // the extrapolated state, and H(x) from the last evaluation of the previous solve
@@ -457,8 +465,8 @@ int nh_dg_step(const nh_dg_sys *s, nh_dg_kind kind, const double *x, double h, d
         for (int i = 0; i < n; i++)
           if (!(fabs(x1[i] - xe[i]) <= NH_DG_PC_EXTRAP_TOL * (1.0 + fabs(x1[i])))) pc->extrap_ok = 0;
       }
-      memmove(pc->xs + nn, pc->xs, (NH_DG_PC_HIST - 1) * nn * sizeof(double));
-      nh_la_copy(n, x1, pc->xs);
+      pc->head = pc->nhist == 0 ? 0 : (pc->head + 1) % NH_DG_PC_HIST;
+      nh_la_copy(n, x1, pc->xs + (size_t)pc->head * nn);
       if (pc->nhist < NH_DG_PC_HIST) pc->nhist++;
     }
     pc->Hend = c.H1;

@@ -117,7 +117,8 @@ typedef struct nh_dg_pc {
   double h;  /* their step */
   double *c; /* 2 n: the last correction, then the one before */
   double *xend; /* n: x1 of the last step */
-  double *xs;    /* Nullable: NH_DG_PC_HIST n, the last states x1, newest first */
+  double *xs;    /* Nullable: NH_DG_PC_HIST n, the last states x1, a ring: newest in slot head */
+  int head;      /* the ring slot of the newest state in xs */
   int nhist;     /* valid states in xs; set 0 with count to restart */
   int extrap_ok; /* the extrapolation of xs met NH_DG_PC_EXTRAP_TOL at the last step */
   double Hend;   /* Gonzalez: H(xend) from the solve's last evaluation (H(x) of the next step) */
