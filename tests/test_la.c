@@ -547,6 +547,20 @@ static int test_lu_recip(void) {
       for (int i = 0; i < n; i++) es = fmax(es, fabs(y[i] - x[i]) / (1.0 + fabs(x[i])));
       ENSURE(rel_residual(n, n, A, y, b) < 1e-15);
     }
+  // rank decided on the pivots: two equal rows are singular at any scale, a regular matrix
+  // scaled by 1e-200 is not
+  for (int n = 2; n <= NMAX; n++) {
+    rand_mat(&s, n, n, A);
+    for (int i = 0; i < n; i++) A[i * n + i] += 2.0;
+    memcpy(LR, A, sizeof A);
+    for (int i = 0; i < n * n; i++) LR[i] *= 1e-200;
+    ENSURE(nh_la_lu_recip(n, LR, pr, 0.0, rinv) == NH_OK);
+    memcpy(A + (n - 1) * n, A, sizeof(double) * (size_t)n); /* last row = first row */
+    for (double sc = 1e-200; sc < 1e201; sc *= 1e100) {
+      for (int i = 0; i < n * n; i++) LR[i] = sc * A[i];
+      ENSURE(nh_la_lu_recip(n, LR, pr, 0.0, rinv) == NH_ERR_SINGULAR);
+    }
+  }
   ENSURE(track("lu_recip: factors vs nh_la_lu", ef) < 1e-13); /* rounding times growth */
   ENSURE(track("lu_recip: solve vs nh_la_lu_solve", es) < 1e-13);
   return 0;

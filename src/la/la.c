@@ -219,7 +219,9 @@ static inline void lu_rows2(int n, double a0, double a1, const double *x, double
  * column instead of one per row, and rinv receives the 1 / u_kk */
 static inline __attribute__((always_inline)) int lu_factor(int n, double *A, int *piv, double tol,
                                                            double *rinv) {
-  double thr = rank_tol(tol) * lu_absmax((size_t)n * n, A);
+  // nh_la_lu: pivots against tol max |A|; nh_la_lu_recip: against tol max |pivot|, after the
+  // elimination (no pass over A), and here only exact zeros and NaNs
+  double thr = rinv ? 0.0 : rank_tol(tol) * lu_absmax((size_t)n * n, A);
   int status = NH_OK;
 
   int next = -1; /* the pivot row of column k, when the elimination of column k - 1 found it */
@@ -280,7 +282,13 @@ static inline __attribute__((always_inline)) int lu_factor(int n, double *A, int
 int nh_la_lu(int n, double *A, int *piv, double tol) { return lu_factor(n, A, piv, tol, NULL); }
 
 int nh_la_lu_recip(int n, double *A, int *piv, double tol, double *rinv) {
-  return lu_factor(n, A, piv, tol, rinv);
+  int status = lu_factor(n, A, piv, tol, rinv);
+  double dmax = 0.0;
+  for (int k = 0; k < n; k++) dmax = fmax(dmax, fabs(A[(size_t)k * n + k]));
+  const double thr = rank_tol(tol) * dmax;
+  for (int k = 0; k < n; k++)
+    if (!(fabs(A[(size_t)k * n + k]) > thr)) status = NH_ERR_SINGULAR;
+  return status;
 }
 
 /* the interchanges, then L (unit), two rows at a time: the same sums, in the same order, as

@@ -239,7 +239,10 @@ int nh_la_lu(int n, double *A, int *piv, double tol);
 void nh_la_lu_solve(int n, const double *LU, const int *piv, double *b);
 /* nh_la_lu up to rounding (not bitwise): the multipliers are products with 1 / u_kk, one
  * division per column (not per entry), and rinv (n) receives those 1 / u_kk for
- * nh_la_lu_solve_rev. For Newton's Jacobians, whose rounding does not reach the solution. */
+ * nh_la_lu_solve_rev. For Newton's Jacobians, whose rounding does not reach the solution.
+ * Singular (NH_ERR_SINGULAR, factors still complete) when some |u_kk| is not above tol
+ * (NH_LA_RANK_TOL when tol <= 0) times the largest |u_kk|: the rank decided on U's diagonal,
+ * as nh_la_qr decides it on R's, without a pass over A. */
 int nh_la_lu_recip(int n, double *A, int *piv, double tol, double *rinv);
 /* The solve of nh_la_lu_solve up to rounding (not bitwise): U's rows are summed from the last
  * column and multiplied by rinv, so that each row waits for the previous one only by a
