@@ -740,8 +740,13 @@ static int test_poisson_api(void) {
   d.rhs = rb_rhs;
   ENSURE(nh_model_create(&d, msg, sizeof msg) == NULL && strstr(msg, "rhs"));
   d.rhs = NULL;
+  // a sparse-fill evaluator without its dense one is refused; beside it, it is kept
+  d.poisson_sparse = rb_Pi;
+  d.poisson = NULL;
+  ENSURE(nh_model_create(&d, msg, sizeof msg) == NULL && strstr(msg, "poisson_sparse is given without poisson"));
+  d.poisson = rb_Pi;
   nh_model *m = nh_model_create(&d, msg, sizeof msg);
-  ENSURE(m);
+  ENSURE(m && m->poisson_sparse == rb_Pi && !m->hamiltonian_hess_sparse && !m->poisson_jac_sparse);
   ENSURE(nh_method_supports(nh_method_find("gonzalez"), m) == NH_OK);
   ENSURE(nh_method_supports(nh_method_find("gonzalez-r"), m) == NH_ERR_UNSUPPORTED);
   // energy is H; rk4 runs F = Pi grad H; AVF (here the midpoint rule: quadratic H, linear Pi)

@@ -558,6 +558,111 @@ static int test_poisson_derivatives(void) {
   return 0;
 }
 
+/* ---- sparse-fill evaluators (codegen) ------------------------------------------------------ */
+
+/* Evaluator e of m (0: Pi, 1: Hessian of H, 2: T) at (x, g) into o, dense or sparse-fill. */
+static int has_sparse(const nh_model *m, int e) {
+  return e == 0 ? m->poisson_sparse != NULL : e == 1 ? m->hamiltonian_hess_sparse != NULL : m->poisson_jac_sparse != NULL;
+}
+static int eval_matrix(const nh_model *m, int e, int sparse, const double *x, const double *g, double *o) {
+  if (e == 0) return (sparse ? m->poisson_sparse : m->poisson)(x, o, m->user);
+  if (e == 1) return (sparse ? m->hamiltonian_hess_sparse : m->hamiltonian_hess)(x, o, m->user);
+  return (sparse ? m->poisson_jac_sparse : m->poisson_jac)(x, g, o, m->user);
+}
+
+/* At random (x, g) around the initial state: every entry a sparse-fill evaluator writes over
+ * a NaN sentinel is bitwise the dense one, every entry it leaves is +0.0 in the dense output
+ * (and structurally zero: the same entries at every state, outside the model's pattern for Pi
+ * and T); the dense output is bitwise the tape model t's (t may be NULL). unwritten: the
+ * entries left per evaluator, -1 where m has no sparse-fill variant. */
+static int sparse_vs_dense(const nh_model *m, const nh_model *t, int *unwritten) {
+  enum { MAXX = 16 };
+  const int n = m->nx;
+  const double zero = 0.0;
+  const unsigned char *pat[3] = {m->poisson_pattern, NULL, m->poisson_jac_pattern};
+  unsigned char left[3][MAXX * MAXX];
+  ENSURE(n <= MAXX);
+  unsigned long long seed = 11;
+  for (int trial = 0; trial < 10; trial++) {
+    double x[MAXX], g[MAXX], d[MAXX * MAXX], s[MAXX * MAXX], dt[MAXX * MAXX], sentinel = nan("");
+    for (int i = 0; i < n; i++) x[i] = m->x0[i] + nh_test_rand(&seed, -1, 1), g[i] = nh_test_rand(&seed, -2, 2);
+    for (int e = 0; e < 3; e++) {
+      unwritten[e] = -1;
+      if (!has_sparse(m, e)) continue;
+      for (int ij = 0; ij < n * n; ij++) s[ij] = sentinel;
+      ENSURE(eval_matrix(m, e, 0, x, g, d) == 0 && eval_matrix(m, e, 1, x, g, s) == 0);
+      ENSURE(!t || (eval_matrix(t, e, 0, x, g, dt) == 0 && memcmp(d, dt, sizeof(double) * (size_t)(n * n)) == 0));
+      int count = 0;
+      for (int ij = 0; ij < n * n; ij++) {
+        int is_left = memcmp(&s[ij], &sentinel, sizeof sentinel) == 0;
+        ENSURE(memcmp(is_left ? &zero : &s[ij], &d[ij], sizeof zero) == 0);
+        ENSURE(!is_left || !pat[e] || !pat[e][ij]);
+        if (trial == 0) left[e][ij] = (unsigned char)is_left;
+        ENSURE(left[e][ij] == is_left);
+        count += is_left;
+      }
+      unwritten[e] = count;
+    }
+  }
+  return 0;
+}
+
+static int test_poisson_sparse_fill(void) {
+  if (access("/usr/bin/cc", X_OK) != 0 && !getenv("CC")) {
+    printf("  no C compiler: skipped\n");
+    return 0;
+  }
+  const char *files[] = {"quartic_ap.nh", "suslov.nh", "sleigh_dg.nh"};
+  for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+    char msg[2048], path[512];
+    snprintf(path, sizeof path, "%s/examples/%s", NHOLO_SOURCE_DIR, files[f]);
+    nh_load_opts oc = opts(NH_BACKEND_CODEGEN), ot = opts(NH_BACKEND_TAPE);
+    nh_model *c = nh_model_load(path, &oc, msg, sizeof msg), *t = nh_model_load(path, &ot, msg, sizeof msg);
+    if (!c || !t) printf("  %s\n", msg);
+    ENSURE(c && t);
+    // tapes have no sparse-fill variants (callers use the dense evaluators)
+    ENSURE(!t->poisson_sparse && !t->hamiltonian_hess_sparse && !t->poisson_jac_sparse);
+    int left[3];
+    if (sparse_vs_dense(c, t, left)) return 1;
+    const int n2 = c->nx * c->nx;
+    printf("  %s: entries left unwritten: Pi %d, Hessian %d, T %d of %d\n", files[f], left[0], left[1], left[2], n2);
+    ENSURE(left[0] >= 0 && left[1] >= 0 && left[2] >= 0);
+    // quartic_ap: Pi has 24 nonzeros of 169
+    if (f == 0) ENSURE(2 * left[0] > n2 && 2 * left[1] > n2 && 2 * left[2] > n2);
+    nh_model_destroy(c);
+    nh_model_destroy(t);
+  }
+  // a constant -0.0 is not a structural zero: a zero-filled buffer would have the wrong sign
+  const char *text = "state a b c\n"
+                     "hamiltonian 1/2*(a^2 + b^2 + c^2)\n"
+                     "poisson a b: -(0*a)\n"
+                     "poisson b c: a*b\n";
+  char msg[2048];
+  nh_load_opts oc = opts(NH_BACKEND_CODEGEN), ot = opts(NH_BACKEND_TAPE);
+  nh_model *c = nh_model_parse(text, "negzero.nh", &oc, msg, sizeof msg);
+  nh_model *t = nh_model_parse(text, "negzero.nh", &ot, msg, sizeof msg);
+  if (!c || !t) printf("  %s\n", msg);
+  ENSURE(c && t);
+  int left[3];
+  if (sparse_vs_dense(c, t, left)) return 1;
+  const double x[3] = {0.3, -0.2, 0.5};
+  double P[9];
+  for (int i = 0; i < 9; i++) P[i] = nan("");
+  ENSURE(c->poisson_sparse(x, P, c->user) == 0);
+  ENSURE(P[0 * 3 + 1] == 0.0 && signbit(P[0 * 3 + 1]) && left[0] == 6);
+  nh_model_destroy(c);
+  nh_model_destroy(t);
+  // the built-in quartic-ap: sparse-fill Pi and T, writing only their patterns' entries
+  nh_model *b = nh_quartic_ap_create(NULL, 0);
+  ENSURE(b && b->poisson_sparse && !b->hamiltonian_hess_sparse && b->poisson_jac_sparse);
+  if (sparse_vs_dense(b, NULL, left)) return 1;
+  int zeros[2] = {0, 0};
+  for (int ij = 0; ij < b->nx * b->nx; ij++) zeros[0] += !b->poisson_pattern[ij], zeros[1] += !b->poisson_jac_pattern[ij];
+  ENSURE(left[0] == zeros[0] && left[2] == zeros[1] && left[0] == 169 - 24);
+  nh_model_destroy(b);
+  return 0;
+}
+
 /* the quartic system reduced to D* (quartic_ap.nh, Gonzalez) and on Q (quartic3.nh, DOPRI5)
  * are one system: positions at t = 2 differ at the method's O(h^2) */
 static int final_x(const char *file, const char *method, double h, double *x) {
@@ -603,6 +708,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_holonomic);
   RUN_TEST(test_poisson_files);
   RUN_TEST(test_poisson_derivatives);
+  RUN_TEST(test_poisson_sparse_fill);
   RUN_TEST(test_quartic_reduced);
   return TEST_SUMMARY();
 }

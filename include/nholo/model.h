@@ -245,6 +245,13 @@ typedef struct nh_model_def {
   nh_poisson_fn poisson;            /* Pi(x); with hamiltonian */
   nh_hamiltonian_hess_fn hamiltonian_hess; /* Nullable: finite differences of grad H */
   nh_poisson_jac_fn poisson_jac;    /* Nullable: finite differences of Pi g */
+  /* Nullable "sparse-fill" variants of poisson, hamiltonian_hess and poisson_jac (each only
+   * with its dense evaluator): the same values, except that entries which are zero at every
+   * argument (structural zeros) may be left unwritten. A caller fills its buffer once (zeros,
+   * or one dense call) and keeps it for repeated sparse calls. */
+  nh_poisson_fn poisson_sparse;
+  nh_hamiltonian_hess_fn hamiltonian_hess_sparse;
+  nh_poisson_jac_fn poisson_jac_sparse;
   int hamiltonian_degree;           /* H a polynomial of this total degree (the AVF quadrature is
                                        then exact), 0: not polynomial (adaptive quadrature) */
   /* Nullable (dense): which entries of Pi and of T (nx x nx, row-major) may be nonzero; the
@@ -319,6 +326,11 @@ typedef struct nh_model {
   nh_poisson_fn poisson;
   nh_hamiltonian_hess_fn hamiltonian_hess;
   nh_poisson_jac_fn poisson_jac;
+  /* NULL or sparse-fill variants of the three above (structural zeros unwritten; see
+   * nh_model_def) */
+  nh_poisson_fn poisson_sparse;
+  nh_hamiltonian_hess_fn hamiltonian_hess_sparse;
+  nh_poisson_jac_fn poisson_jac_sparse;
   int hamiltonian_degree;
   const unsigned char *poisson_pattern, *poisson_jac_pattern; /* NULL or copied (nx x nx) */
   nh_angvel_fn angvel; /* rotation part: NULL or q at x[quat .. quat + 3] (see nh_model_def) */

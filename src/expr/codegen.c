@@ -66,15 +66,25 @@ static void emit_const(nh_text *b, double c) {
   else nh_text_printf(b, "%a", c);
 }
 
-/* static int NAME(x, o, o2): outputs [0, split) into o, the rest into o2 */
-static int emit_group(nh_text *b, const mf *m, int ev, int split, int *ids) {
+/* output i of t is the constant +0.0 (a structural zero: the same bits at every argument) */
+static int out_is_zero(const nh_tape *t, int i) {
+  int kind, a, bb, k;
+  double c;
+  nh_tape_ins(t, nh_tape_out_slot(t, i), &kind, &a, &bb, &k, &c);
+  return kind == NH_EX_CONST && c == 0.0 && !signbit(c);
+}
+
+/* static int NAME(x, o, o2): outputs [0, split) into o, the rest into o2. With sparse, the
+ * code is NAME_s, which skips the stores of structural zeros, and NAME stores those and
+ * calls it. */
+static int emit_group(nh_text *b, const mf *m, int ev, int split, int sparse, int *ids) {
   int n = mf_group_size(m, ev);
   if (n == 0) return 0;
   mf_group_outputs(m, ev, ids);
   nh_tape *t = nh_tape_create(m->pool, n, ids);
   if (!t) return NH_ERR_NOMEM;
-  nh_text_printf(b, "\nstatic int %s(const double *restrict x, double *restrict o, double *restrict o2) {\n"
-             "  (void)o2;\n", mf_group_symbol(ev));
+  nh_text_printf(b, "\nstatic int %s%s(const double *restrict x, double *restrict o, double *restrict o2) {\n"
+             "  (void)o2;\n", mf_group_symbol(ev), sparse ? "_s" : "");
   for (int i = 0; i < nh_tape_nslots(t); i++) {
     int kind, a, bb, k;
     double c;
@@ -102,10 +112,18 @@ static int emit_group(nh_text *b, const mf *m, int ev, int split, int *ids) {
     nh_text_printf(b, ";\n");
   }
   for (int i = 0; i < n; i++) {
+    if (sparse && out_is_zero(t, i)) continue;
     if (i < split) nh_text_printf(b, "  o[%d] = s%d;\n", i, nh_tape_out_slot(t, i));
     else nh_text_printf(b, "  o2[%d] = s%d;\n", i - split, nh_tape_out_slot(t, i));
   }
   nh_text_printf(b, "  return 0;\n}\n");
+  if (sparse) { /* the dense form: the structural zeros, then the rest */
+    nh_text_printf(b, "\nstatic int %s(const double *restrict x, double *restrict o, double *restrict o2) {\n",
+               mf_group_symbol(ev));
+    for (int i = 0; i < n; i++)
+      if (out_is_zero(t, i)) nh_text_printf(b, "  %s[%d] = 0.0;\n", i < split ? "o" : "o2", i < split ? i : i - split);
+    nh_text_printf(b, "  return %s_s(x, o, o2);\n}\n", mf_group_symbol(ev));
+  }
   nh_tape_destroy(t);
   return 0;
 }
@@ -127,6 +145,11 @@ static void emit_evaluators(nh_text *b, const mf *m) {
     nh_text_printf(b, "int nh_mf_e_hs(const double *x, double *o, void *u) {\n  (void)u;\n  return nh_mf_hs(x, o, 0);\n}\n");
     nh_text_printf(b, "int nh_mf_e_pt(const double *x, const double *g, double *o, void *u) {\n"
                "  double xg[2 * NQ + 1];\n  (void)u;\n  pack(x, g, 0.0, xg);\n  return nh_mf_pt(xg, o, 0);\n}\n");
+    /* the sparse-fill variants (structural zeros unwritten) */
+    nh_text_printf(b, "int nh_mf_e_pi_s(const double *x, double *o, void *u) {\n  (void)u;\n  return nh_mf_pi_s(x, o, 0);\n}\n");
+    nh_text_printf(b, "int nh_mf_e_hs_s(const double *x, double *o, void *u) {\n  (void)u;\n  return nh_mf_hs_s(x, o, 0);\n}\n");
+    nh_text_printf(b, "int nh_mf_e_pt_s(const double *x, const double *g, double *o, void *u) {\n"
+               "  double xg[2 * NQ + 1];\n  (void)u;\n  pack(x, g, 0.0, xg);\n  return nh_mf_pt_s(xg, o, 0);\n}\n");
     return;
   }
   nh_text_printf(b, "int nh_mf_e_mass(const double *q, double *M, void *u) {\n"
@@ -189,7 +212,8 @@ char *mf_codegen_source(const mf *m) {
                 : ev == MF_EV_AADV                 ? m->nc * m->nq
                 : ev == MF_EV_GDG                  ? m->ngap
                                                    : mf_group_size(m, ev);
-    rc = emit_group(&b, m, ev, split, ids);
+    int sparse = ev == MF_EV_PI || ev == MF_EV_HS || ev == MF_EV_PT;
+    rc = emit_group(&b, m, ev, split, sparse, ids);
   }
   free(ids);
   if (!rc) emit_evaluators(&b, m);
@@ -329,6 +353,9 @@ int mf_codegen_load(const mf *m, mf_compiled *fns, void **dl, char *why, size_t 
       {"nh_mf_e_pi", &fns->pi, m->poisson},
       {"nh_mf_e_hs", &fns->hs, m->poisson},
       {"nh_mf_e_pt", &fns->pt, m->poisson},
+      {"nh_mf_e_pi_s", &fns->pi_s, m->poisson},
+      {"nh_mf_e_hs_s", &fns->hs_s, m->poisson},
+      {"nh_mf_e_pt_s", &fns->pt_s, m->poisson},
       {"nh_mf_e_d2mass", &fns->d2mass, m->d2M != NULL},
       {"nh_mf_e_constraint", &fns->constraint, m->nc > 0},
       {"nh_mf_e_dA", &fns->dA, m->nc > 0},

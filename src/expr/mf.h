@@ -172,6 +172,9 @@ typedef struct mf_compiled {
   nh_poisson_fn pi;
   nh_hamiltonian_hess_fn hs;
   nh_poisson_jac_fn pt;
+  nh_poisson_fn pi_s; /* sparse-fill variants (codegen only): structural zeros unwritten */
+  nh_hamiltonian_hess_fn hs_s;
+  nh_poisson_jac_fn pt_s;
 } mf_compiled;
 
 /* Generate C for the evaluators of m, compile it with the system compiler into a shared

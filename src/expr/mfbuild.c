@@ -469,6 +469,9 @@ static int mf_evaluators(const mf *m, nh_model_def *d, int codegen, char *why, s
     d->poisson = c.pi;
     d->hamiltonian_hess = c.hs;
     d->poisson_jac = c.pt;
+    d->poisson_sparse = c.pi_s; /* NULL on tapes */
+    d->hamiltonian_hess_sparse = c.hs_s;
+    d->poisson_jac_sparse = c.pt_s;
     d->hamiltonian_degree = m->hdeg;
   } else {
     const int nq = m->nq;

@@ -177,6 +177,19 @@ static int check_def(const nh_model_def *d, char *msg, size_t size) {
     nh_set_msg(msg, size, "model definition not initialised with nh_model_def_default()");
     return 0;
   }
+  /* a sparse-fill evaluator only beside its dense one */
+  const struct {
+    int sparse, dense;
+    const char *name;
+  } sp[] = {{!!d->poisson_sparse, !!d->poisson, "poisson"},
+            {!!d->hamiltonian_hess_sparse, !!d->hamiltonian_hess, "hamiltonian_hess"},
+            {!!d->poisson_jac_sparse, !!d->poisson_jac, "poisson_jac"}};
+  for (int i = 0; i < 3; i++)
+    if (sp[i].sparse && !sp[i].dense) {
+      nh_set_msg(msg, size, "%s_sparse is given without %s (a sparse-fill evaluator needs its dense one)",
+                 sp[i].name, sp[i].name);
+      return 0;
+    }
   if (d->form == NH_FORM_ODE) return check_ode_def(d, msg, size);
   if (d->form != NH_FORM_MECHANICAL) {
     nh_set_msg(msg, size, "unknown model form %d", (int)d->form);
@@ -342,6 +355,9 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   m->poisson = d->poisson;
   m->hamiltonian_hess = d->hamiltonian_hess;
   m->poisson_jac = d->poisson_jac;
+  m->poisson_sparse = d->poisson_sparse;
+  m->hamiltonian_hess_sparse = d->hamiltonian_hess_sparse;
+  m->poisson_jac_sparse = d->poisson_jac_sparse;
   m->hamiltonian_degree = d->hamiltonian_degree;
   if (pip) m->poisson_pattern = memcpy(pip, d->poisson_pattern, npat);
   if (ptp) m->poisson_jac_pattern = memcpy(ptp, d->poisson_jac_pattern, npat);

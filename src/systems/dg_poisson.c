@@ -5,7 +5,8 @@
  *   quartic-ap  sec. 4.1, eq. (21) (with erratum E4): x = (x, w1..w3, z1..z3, xi1..xi3,
  *               eta1..eta3), kappa = w.eta / (1 + |w|^2),
  *               H = 1/2 |xi|^2 + 1/2 (|eta|^2 - (w.eta)^2/(1 + |w|^2)) + V(x, w, z)
- *               Pi: x-eta w^T, w-xi I, z-eta -I, xi-eta -kappa I (and skew)
+ *               Pi: x-eta w^T, w-xi I, z-eta -I, xi-eta -kappa I (and skew); Pi and T
+ *               also in sparse-fill form (only the entries of their patterns written)
  *   sleigh-dg   sec. 4.2: x = (x1, x2, theta, rho1, rho2), H = 1/2 (rho1^2 + rho2^2),
  *               Pi[x1,rho2] = cos(th)/sqrt(m), Pi[x2,rho2] = sin(th)/sqrt(m),
  *               Pi[th,rho1] = 1/sqrt(J + m a^2), Pi[rho1,rho2] = -C rho1, C = a sqrt(m)/(J + m a^2)
@@ -94,11 +95,11 @@ static int qap_hess(const double *x, double *Hs, void *user) {
   return 0;
 }
 
-static int qap_poisson(const double *x, double *P, void *user) {
+/* Pi's entries of qap_patterns (the sparse-fill form: the others are left) */
+static int qap_poisson_s(const double *x, double *P, void *user) {
   (void)user;
   const int n = QNX;
   double s, k = qap_kappa(x, &s);
-  for (int i = 0; i < n * n; i++) P[i] = 0.0;
   for (int i = 0; i < QN; i++) {
     P[QX * n + QETA + i] = x[QW + i], P[(QETA + i) * n + QX] = -x[QW + i];
     P[(QW + i) * n + QXI + i] = 1.0, P[(QXI + i) * n + QW + i] = -1.0;
@@ -108,12 +109,17 @@ static int qap_poisson(const double *x, double *P, void *user) {
   return 0;
 }
 
-static int qap_poisson_jac(const double *x, const double *g, double *T, void *user) {
+static int qap_poisson(const double *x, double *P, void *user) {
+  for (int i = 0; i < QNX * QNX; i++) P[i] = 0.0;
+  return qap_poisson_s(x, P, user);
+}
+
+/* T's entries of qap_patterns (sparse-fill) */
+static int qap_poisson_jac_s(const double *x, const double *g, double *T, void *user) {
   (void)user;
   const int n = QNX;
   const double *w = x + QW, *eta = x + QETA;
   double s, k = qap_kappa(x, &s);
-  for (int i = 0; i < n * n; i++) T[i] = 0.0;
   for (int kk = 0; kk < QN; kk++) {
     double dkw = (eta[kk] - 2.0 * k * w[kk]) / s, dke = w[kk] / s;
     T[QX * n + QW + kk] = g[QETA + kk];
@@ -125,6 +131,11 @@ static int qap_poisson_jac(const double *x, const double *g, double *T, void *us
     }
   }
   return 0;
+}
+
+static int qap_poisson_jac(const double *x, const double *g, double *T, void *user) {
+  for (int i = 0; i < QNX * QNX; i++) T[i] = 0.0;
+  return qap_poisson_jac_s(x, g, T, user);
 }
 
 /* the entries of Pi (skew pairs) and of T that qap_poisson and qap_poisson_jac may set */
@@ -173,6 +184,7 @@ nh_model *nh_quartic_ap_create(char *msg, size_t msg_size) {
   d.poisson = qap_poisson;
   d.hamiltonian_hess = qap_hess;
   d.poisson_jac = qap_poisson_jac;
+  d.poisson_sparse = qap_poisson_s, d.poisson_jac_sparse = qap_poisson_jac_s;
   d.hamiltonian_degree = 0; /* rational kinetic energy */
   unsigned char pp[QNX * QNX], tp[QNX * QNX];
   qap_patterns(pp, tp);
