@@ -390,6 +390,12 @@ size_t nh_dg_work_size(int n) {
   return grad_work(n) + 3 * nn * nn + 5 * nn + nh_newton_work_size(n) + 8;
 }
 
+void nh_dg_work_clear(int n, double *work) {
+  const size_t nn = (size_t)n;
+  memset(work, 0, sizeof(double) * nn * nn);                  /* the Hessian, at the gradient's work */
+  memset(work + grad_work(n), 0, sizeof(double) * 2 * nn * nn); /* Pi, T (nh_dg_step's layout) */
+}
+
 /* the extrapolation of degree NH_DG_PC_HIST - 1 through the last NH_DG_PC_HIST states (a
  * ring, the newest in slot head): x_{n+1} = sum_j (-1)^j C(K, j+1) x_{n-j}, summed newest first */
 static void pc_extrapolate(int n, const double *xs, int head, double *y) {

@@ -137,6 +137,10 @@ typedef struct nh_dg_pc {
 
 /* Doubles of work for nh_dg_grad and nh_dg_step on n variables. */
 size_t nh_dg_work_size(int n);
+/* Zeroes the matrix buffers of nh_dg_step's work (Pi, the Hessian, T): the step writes them
+ * only through sys's callbacks, so callbacks that leave structural zeros unwritten (the
+ * models' sparse-fill evaluators) see zeros there for as long as the work is kept. */
+void nh_dg_work_clear(int n, double *work);
 
 /* The discrete gradient G = gradbar H(x, x1) (n) and, when dG (Nullable, n x n) is given,
  * its Jacobian dG/dx1 (needs sys->hess except for Itoh-Abe). *nodes (Nullable): AVF nodes. */

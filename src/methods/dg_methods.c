@@ -23,6 +23,11 @@ typedef struct dgm_ctx {
   double *dw;
   nh_dg_sys sys;
   nh_dg_pc pc; /* predictor corrections across steps */
+  /* the model's sparse-fill evaluators where it has them (the step's buffers were zeroed by
+   * nh_dg_work_clear), else the dense ones */
+  nh_poisson_fn pi;
+  nh_hamiltonian_hess_fn hs;
+  nh_poisson_jac_fn pt;
 } dgm_ctx;
 
 #define DGM_CTX_DOUBLES ((sizeof(dgm_ctx) + sizeof(double) - 1) / sizeof(double))
@@ -44,15 +49,17 @@ static int dgm_eval(const double *x, double *H, double *dH, double *Pi, void *us
   const nh_model *m = c->model;
   int rc;
   if ((H || dH) && (rc = nh_cb(m->hamiltonian(x, H, dH, m->user)))) return rc;
-  if (Pi && (rc = nh_cb(m->poisson(x, Pi, m->user)))) return rc;
+  if (Pi && (rc = nh_cb(c->pi(x, Pi, m->user)))) return rc;
   return 0;
 }
 static int dgm_hess(const double *x, double *Hs, void *user) {
   const dgm_ctx *c = user;
+  if (c->hs) return nh_cb(c->hs(x, Hs, c->model->user));
   return nh_model_hamiltonian_hess(c->model, x, Hs, c->dw);
 }
 static int dgm_pijac(const double *x, const double *g, double *T, void *user) {
   const dgm_ctx *c = user;
+  if (c->pt) return nh_cb(c->pt(x, g, T, c->model->user));
   return nh_model_poisson_jac(c->model, x, g, T, c->dw);
 }
 
@@ -75,6 +82,10 @@ static int dgm_step(nh_stepper *st, const double *x0, double h, double *x1, doub
     c->sys = (nh_dg_sys){.n = m->nx, .eval = dgm_eval, .hess = dgm_hess, .pijac = dgm_pijac,
                          .degree = m->hamiltonian_degree, .user = c};
     nh_dg_sys_patterns(&c->sys, m->poisson_pattern, m->poisson_jac_pattern, pat);
+    nh_dg_work_clear(m->nx, w);
+    c->pi = m->poisson_sparse ? m->poisson_sparse : m->poisson;
+    c->hs = m->hamiltonian_hess_sparse ? m->hamiltonian_hess_sparse : m->hamiltonian_hess;
+    c->pt = m->poisson_jac_sparse ? m->poisson_jac_sparse : m->poisson_jac;
   }
   st->restart = 0;
   if (err) *err = 0.0;
