@@ -284,7 +284,10 @@ int nh_la_lu(int n, double *A, int *piv, double tol) { return lu_factor(n, A, pi
 int nh_la_lu_recip(int n, double *A, int *piv, double tol, double *rinv) {
   int status = lu_factor(n, A, piv, tol, rinv);
   double dmax = 0.0;
-  for (int k = 0; k < n; k++) dmax = fmax(dmax, fabs(A[(size_t)k * n + k]));
+  for (int k = 0; k < n; k++) { /* a NaN pivot fails the test below */
+    double a = fabs(A[(size_t)k * n + k]);
+    dmax = a > dmax ? a : dmax;
+  }
   const double thr = rank_tol(tol) * dmax;
   for (int k = 0; k < n; k++)
     if (!(fabs(A[(size_t)k * n + k]) > thr)) status = NH_ERR_SINGULAR;
