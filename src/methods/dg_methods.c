@@ -23,8 +23,9 @@ typedef struct dgm_ctx {
   double *dw;
   nh_dg_sys sys;
   nh_dg_pc pc; /* predictor corrections across steps */
-  /* the model's sparse-fill evaluators where it has them (the step's buffers were zeroed by
-   * nh_dg_work_clear), else the dense ones */
+  /* Pi: the model's sparse-fill evaluator where it has one (the step's buffers were zeroed by
+   * nh_dg_work_clear), else the dense one; hs, pt: the sparse-fill ones or NULL (then the
+   * model's helpers, dense or finite differences) */
   nh_poisson_fn pi;
   nh_hamiltonian_hess_fn hs;
   nh_poisson_jac_fn pt;
@@ -84,8 +85,8 @@ static int dgm_step(nh_stepper *st, const double *x0, double h, double *x1, doub
     nh_dg_sys_patterns(&c->sys, m->poisson_pattern, m->poisson_jac_pattern, pat);
     nh_dg_work_clear(m->nx, w);
     c->pi = m->poisson_sparse ? m->poisson_sparse : m->poisson;
-    c->hs = m->hamiltonian_hess_sparse ? m->hamiltonian_hess_sparse : m->hamiltonian_hess;
-    c->pt = m->poisson_jac_sparse ? m->poisson_jac_sparse : m->poisson_jac;
+    c->hs = m->hamiltonian_hess_sparse;
+    c->pt = m->poisson_jac_sparse;
   }
   st->restart = 0;
   if (err) *err = 0.0;
