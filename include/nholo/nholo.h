@@ -30,13 +30,5 @@
 #define NHOLO_VERSION_MINOR 1
 #define NHOLO_VERSION_PATCH 0
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-/* "0.1.0" */
-NH_API const char *nh_version(void);
-#ifdef __cplusplus
-}
-#endif
 
 #endif

@@ -51,6 +51,9 @@ NH_API const char *nh_status_string(int status);
 /* The identifier of a status ("NH_ZENO"); never NULL. */
 NH_API const char *nh_status_name(int status);
 
+/* the library version, "MAJOR.MINOR.PATCH" (NHOLO_VERSION_* in nholo/nholo.h) */
+NH_API const char *nh_version(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,7 +21,7 @@
 #define nh_getpid() ((long)getpid())
 #endif
 
-#include "model/msg.h"
+#include "base/msg.h"
 #include "nholo/io.h"
 
 #ifdef S_ISDIR

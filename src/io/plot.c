@@ -23,7 +23,7 @@
 
 #include <plplot.h>
 
-#include "model/msg.h"
+#include "base/msg.h"
 #include "nholo/io.h"
 
 #ifndef M_PI

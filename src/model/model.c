@@ -11,7 +11,7 @@
 
 #include "la/la.h"
 #include "model/model_impl.h"
-#include "model/msg.h"
+#include "base/msg.h"
 #include "nholo/model.h"
 
 #define NH_MODEL_DEF_COOKIE 0x6e686d64 /* "nhmd" */

@@ -30,7 +30,7 @@
 #include "methods/method_impl.h"
 #include "model/dynamics.h"
 #include "model/model_impl.h"
-#include "model/msg.h"
+#include "base/msg.h"
 #include "nholo/sim.h"
 
 #define NH_SIM_DEF_COOKIE 0x6e687364 /* "nhsd" */

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "la/la.h"
-#include "model/msg.h"
+#include "base/msg.h"
 #include "nholo/ball.h"
 #include "nholo/sim.h"
 

@@ -31,7 +31,7 @@
 #include "expr/expr.h"
 #include "expr/parse.h"
 #include "expr/tape.h"
-#include "model/msg.h"
+#include "base/msg.h"
 #include "nholo/ball.h"
 
 #define BF_MAX_NAMES 256

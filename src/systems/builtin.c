@@ -1,7 +1,7 @@
 /* builtin.c - the table of built-in models (nholo/systems.h), for command-line front ends. */
 #include <string.h>
 
-#include "model/msg.h"
+#include "base/msg.h"
 #include "nholo/systems.h"
 
 static nh_model *gearbox_default(char *msg, size_t msg_size) { return nh_gearbox_create(1, msg, msg_size); }

@@ -20,7 +20,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "model/msg.h"
+#include "base/msg.h"
 #include "nholo/systems.h"
 
 /* ---- quartic-ap ---------------------------------------------------------------------- */

@@ -59,7 +59,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/msg.h"
+#include "base/msg.h"
 #include "nholo/systems.h"
 
 #define PENNY_TWO_PI 6.28318530717958647692528676655900577

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "model/msg.h"
+#include "base/msg.h"
 #include "nholo/systems.h"
 
 /* sub-intervals of the quadrature per unit of k t (and of omega t) in nh_sleigh_exact */

@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "model/msg.h"
+#include "base/msg.h"
 #include "nholo/systems.h"
 
 #define SB_TWO_PI 6.28318530717958647692528676655900577

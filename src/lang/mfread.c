@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr/mf.h"
+#include "lang/mf.h"
 #include "nholo/status.h"
 
 int mf_fail(mf *m, size_t off, const char *fmt, ...) {

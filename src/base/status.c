@@ -1,12 +1,12 @@
 /* status.c - the messages and names of the status codes, and the library version.
  *
  * Both tables come from the single X-macro list NH_STATUS_LIST of nholo/status.h; nh_set_msg
- * (model/msg.h) writes the one-line messages of every layer. */
+ * (base/msg.h) writes the one-line messages of every layer. */
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "model/msg.h"
-#include "nholo/nholo.h"
+#include "base/msg.h"
+#include "nholo/status.h"
 
 const char *nh_status_string(int status) {
   switch (status) {

@@ -24,10 +24,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "expr/mf.h"
+#include "lang/mf.h"
 #include "expr/tape.h"
 #include "expr/text.h"
-#include "model/msg.h"
+#include "base/msg.h"
 #include "nholo/status.h"
 
 /* flags of the compiled evaluators: optimised, IEEE semantics kept (no contraction) */

@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr/mf.h"
+#include "lang/mf.h"
 #include "expr/tape.h"
 #include "expr/text.h"
 #include "la/la.h"
-#include "model/msg.h"
+#include "base/msg.h"
 #include "nholo/modelfile.h"
 #include "nholo/status.h"
 
