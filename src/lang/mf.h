@@ -11,8 +11,8 @@
  * Expression variables are numbered q_0..q_{nq-1}, then the velocities v_0..v_{nq-1}, then
  * the time t (index 2 nq): M(q) reads the caller's q array directly. Parameters are
  * constants folded into the expressions as the file is read. */
-#ifndef NH_EXPR_MF_H
-#define NH_EXPR_MF_H
+#ifndef NH_LANG_MF_H
+#define NH_LANG_MF_H
 
 #include <stddef.h>
 
