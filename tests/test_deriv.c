@@ -1,6 +1,7 @@
 /* test_deriv.c - derivative queries of a model: exact evaluators are used when given, and the
  * finite-difference fallback matches analytic derivatives. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "models.h"
@@ -101,10 +102,77 @@ static int test_force_jac(void) {
   return 0;
 }
 
+/* ---- every evaluator of the list reaches the model --------------------------------------- */
+
+/* stands in for every evaluator type (never called; void (*)(void) converts to any) */
+static void stub(void) {}
+
+/* a valid definition of each form: mechanical with a constraint, a gap and a monitor; ODE
+ * with a monitor; almost-Poisson with its exact derivatives (beside which the sparse-fill
+ * variants are allowed) */
+static nh_model_def form_def(int form) {
+  static const char *const names[] = {"a", "b"};
+  static const nh_monitor_def mon = {"m", NH_MONITOR_BOTH, NH_MONITOR_REPORT};
+  nh_model_def d = nh_model_def_default();
+  d.nmon = 1, d.monitors = &mon, d.monitor = (nh_monitor_fn)stub;
+  if (form == 0) {
+    d.nq = 2, d.nc = 1, d.ngap = 1, d.coord_names = names;
+    d.mass = (nh_mass_fn)stub, d.constraint = (nh_constraint_fn)stub, d.gap = (nh_gap_fn)stub;
+    return d;
+  }
+  d.form = NH_FORM_ODE, d.nx = 4;
+  if (form == 1) {
+    d.rhs = (nh_rhs_fn)stub;
+  } else {
+    d.hamiltonian = (nh_hamiltonian_fn)stub, d.poisson = (nh_poisson_fn)stub;
+    d.hamiltonian_hess = (nh_hamiltonian_hess_fn)stub, d.poisson_jac = (nh_poisson_jac_fn)stub;
+  }
+  return d;
+}
+
+/* Each evaluator of NH_EVALUATOR_LIST, given in a definition of some form that accepts it,
+ * is the model's (holonomic only with constraints), and sets its exact-derivative bit (and
+ * only a derivative sets one). */
+static int test_every_evaluator_copied(void) {
+  int entries = 0;
+#define X(name, type, exact)                                                                 \
+  {                                                                                          \
+    int accepted = 0;                                                                        \
+    entries++;                                                                               \
+    for (int form = 0; form < 3; form++) {                                                   \
+      nh_model_def d = form_def(form);                                                       \
+      nh_model_def d0 = d;                                                                   \
+      d.name = (type)stub;                                                                   \
+      nh_model *m = nh_model_create(&d, NULL, 0), *m0 = nh_model_create(&d0, NULL, 0);       \
+      ENSURE(m0);                                                                            \
+      if (m) {                                                                               \
+        accepted++;                                                                          \
+        /* holonomic constraints need constraints: dropped when nc = 0 */                   \
+        int kept = strcmp(#name, "holonomic") != 0 || d.nc > 0;                              \
+        ENSURE(m->name == (kept ? (type)stub : NULL) && m0->name == d0.name);                \
+        ENSURE(m->exact_derivs == (m0->exact_derivs | (unsigned)(exact)));                   \
+      }                                                                                      \
+      nh_model_destroy(m), nh_model_destroy(m0);                                             \
+    }                                                                                        \
+    if (!accepted) printf("  %s: no form accepts it\n", #name);                              \
+    ENSURE(accepted > 0);                                                                    \
+  }
+  NH_EVALUATOR_LIST(X)
+#undef X
+  ENSURE(entries == 26);
+  /* the almost-Poisson base has both exact derivatives of its form */
+  nh_model_def d = form_def(2);
+  nh_model *m = nh_model_create(&d, NULL, 0);
+  ENSURE(m && m->exact_derivs == (NH_DERIV_HAMILTONIAN | NH_DERIV_POISSON));
+  nh_model_destroy(m);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_polar_fd);
   RUN_TEST(test_penny_dA);
   RUN_TEST(test_force_jac);
+  RUN_TEST(test_every_evaluator_copied);
   return TEST_SUMMARY();
 }

@@ -465,6 +465,77 @@ static int test_holonomic(void) {
   return 0;
 }
 
+/* ---- the evaluators a model file provides (the list of nholo/evaluators.h) ------------------ */
+
+/* what a file implies about its evaluators */
+typedef struct expect_ev {
+  int poisson, V, coriolis, force, holonomic;
+} expect_ev;
+
+/* Both back ends give the same evaluators (generated C also the sparse-fill variants of an
+ * almost-Poisson model, tapes none), which exist as the file implies: none that the language
+ * cannot express, a potential only with V, a Coriolis term only with a non-constant M, forces
+ * only when given, and an exact-derivative bit exactly for each derivative present. */
+static int same_evaluators(const char *text, const char *name, expect_ev e) {
+  char msg[2048];
+  nh_load_opts ot = opts(NH_BACKEND_TAPE), oc = opts(NH_BACKEND_CODEGEN);
+  nh_model *t = nh_model_parse(text, name, &ot, msg, sizeof msg);
+  nh_model *c = nh_model_parse(text, name, &oc, msg, sizeof msg);
+  if (!c) printf("  %s\n", msg);
+  ENSURE(t && c && strcmp(nh_model_backend(c), "codegen") == 0);
+  int n = 0;
+#define X(name, type, exact)                                                                 \
+  n++;                                                                                       \
+  if (strstr(#name, "_sparse")) { /* generated C only */                                     \
+    ENSURE(!t->name && (c->name != NULL) == (e.poisson != 0));                               \
+  } else {                                                                                   \
+    ENSURE((t->name != NULL) == (c->name != NULL));                                          \
+  }                                                                                          \
+  ENSURE(((t->exact_derivs & (unsigned)(exact)) != 0) == ((exact) != 0 && t->name != NULL)); \
+  ENSURE(((c->exact_derivs & (unsigned)(exact)) != 0) == ((exact) != 0 && c->name != NULL));
+  NH_EVALUATOR_LIST(X)
+#undef X
+  ENSURE(n == 26);
+  ENSURE(t->exact_derivs == c->exact_derivs);
+  ENSURE(!t->flow && !t->predict && !t->rhs && !t->energy && !t->project && !t->angvel &&
+         !t->monitor); /* not in the language */
+  ENSURE((t->mass == NULL) == (e.poisson != 0) && (t->hamiltonian != NULL) == (e.poisson != 0));
+  ENSURE((t->potential != NULL) == (e.V != 0) && (t->coriolis != NULL) == (e.coriolis != 0));
+  ENSURE((t->force != NULL) == (e.force != 0) && (t->force_jac != NULL) == (e.force != 0));
+  ENSURE((t->holonomic != NULL) == (e.holonomic != 0));
+  ENSURE((t->constraint != NULL) == (t->nc > 0) && (t->gap != NULL) == (t->ngap > 0));
+  nh_model_destroy(t);
+  nh_model_destroy(c);
+  return 0;
+}
+
+static int test_backends_same_evaluators(void) {
+  if (access("/usr/bin/cc", X_OK) != 0 && !getenv("CC")) {
+    printf("  no C compiler: skipped\n");
+    return 0;
+  }
+  const struct {
+    const char *file;
+    expect_ev e;
+  } files[] = {{"penny.nh", {0, 0, 0, 0, 0}},        {"chaplygin_sleigh.nh", {0, 0, 0, 0, 0}},
+               {"snakeboard.nh", {0, 0, 0, 1, 0}},   {"quartic2.nh", {0, 1, 0, 0, 0}},
+               {"pendulum_wall.nh", {0, 1, 0, 0, 0}}, {"suslov.nh", {1, 0, 0, 0, 0}},
+               {"quartic_ap.nh", {1, 0, 0, 0, 0}},   {"sleigh_dg.nh", {1, 0, 0, 0, 0}}};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/%s", NHOLO_SOURCE_DIR, files[i].file);
+    char *text = slurp(path);
+    ENSURE(text);
+    if (same_evaluators(text, files[i].file, files[i].e)) {
+      printf("  in %s\n", files[i].file);
+      return 1;
+    }
+  }
+  expect_ev rich = {0, 1, 1, 1, 0}, pendulum = {0, 1, 0, 0, 1};
+  if (same_evaluators(rich_model, "rich.nh", rich)) return 1;
+  return same_evaluators(cart_pendulum, "pend.nh", pendulum);
+}
+
 /* ---- almost-Poisson model files ------------------------------------------------------------- */
 
 /* the Suslov problem and the sleigh of Fig. 3 from files against the built-in models */
@@ -702,6 +773,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_penny_file_codegen);
   RUN_TEST(test_derivatives_fd);
   RUN_TEST(test_codegen_matches_tape);
+  RUN_TEST(test_backends_same_evaluators);
   RUN_TEST(test_overrides_and_initial);
   RUN_TEST(test_describe);
   RUN_TEST(test_snakeboard_file_vs_builtin);

@@ -38,6 +38,7 @@
 
 #include <stddef.h>
 
+#include "nholo/evaluators.h"
 #include "nholo/export.h"
 #include "nholo/status.h"
 
@@ -212,46 +213,30 @@ typedef struct nh_model_def {
   const double *q0;                    /* (nq) default initial position; Nullable: zeros */
   const double *v0;                    /* (nq) default initial velocity; Nullable: zeros */
 
-  nh_mass_fn mass;             /* required */
-  nh_potential_fn potential;   /* Nullable: V = 0 */
-  nh_coriolis_fn coriolis;     /* Nullable: M constant */
-  nh_force_fn force;           /* Nullable: f = 0 */
-  nh_constraint_fn constraint; /* required when nc > 0 */
-  nh_gap_fn gap;               /* required when ngap > 0 */
-  nh_flow_fn flow;             /* Nullable: enables method "exact" */
-  nh_predict_fn predict;       /* Nullable: exact event prediction for method "exact" */
-
-  /* derivatives, all Nullable (finite differences are used instead; see above) */
-  nh_mass_deriv_fn mass_deriv;
-  nh_mass_deriv2_fn mass_deriv2;
-  nh_potential_hess_fn potential_hess;
-  nh_constraint_deriv_fn constraint_deriv;
-  nh_force_jac_fn force_jac;
+  /* The evaluators, one field each, in the order and under the names of the list in
+   * nholo/evaluators.h (mass, potential, coriolis, force, constraint, gap, flow, predict, the
+   * derivatives mass_deriv ... force_jac, holonomic, rhs, energy, project, angvel, hamiltonian,
+   * poisson, hamiltonian_hess, poisson_jac, their _sparse variants, monitor); the list says
+   * which are required. Derivatives left NULL are finite differences (see above). */
+  NH_EVALUATOR_LIST(NH_EVALUATOR_FIELD)
 
   /* Nullable: called by nh_model_destroy with the model's user pointer (for user data the
    * definition does not copy, user_size == 0: compiled code, tapes) */
   void (*user_free)(void *user);
   const char *backend; /* Nullable: how the evaluators run, "c" (default), "tape", "codegen" */
-  /* ODE form (form = NH_FORM_ODE; then nq, nc, ngap, mass, ... stay 0 / NULL) */
+  /* ODE form (form = NH_FORM_ODE; then nq, nc, ngap, mass, ... stay 0 / NULL): rhs required,
+   * energy (Nullable: E = 0), project (Nullable: no projection) */
   nh_model_form form;               /* default NH_FORM_MECHANICAL */
   int nx;                           /* state size (ODE form), >= 1 */
   const char *const *state_names;   /* (nx) Nullable: "x1", "x2", ... */
   const double *x0;                 /* (nx) default initial state; Nullable: zeros */
-  nh_rhs_fn rhs;                    /* required for the ODE form */
-  nh_energy_fn energy;              /* Nullable: E = 0 */
-  nh_project_fn project;            /* Nullable: no projection */
-  /* almost-Poisson form (ODE form with rhs = energy = NULL; see above) */
-  nh_hamiltonian_fn hamiltonian;    /* H and grad H; with poisson */
-  nh_poisson_fn poisson;            /* Pi(x); with hamiltonian */
-  nh_hamiltonian_hess_fn hamiltonian_hess; /* Nullable: finite differences of grad H */
-  nh_poisson_jac_fn poisson_jac;    /* Nullable: finite differences of Pi g */
-  /* Nullable "sparse-fill" variants of poisson, hamiltonian_hess and poisson_jac (each only
-   * with its dense evaluator): the same values, except that entries which are zero at every
-   * argument (structural zeros) may be left unwritten. A caller fills its buffer once (zeros,
-   * or one dense call) and keeps it for repeated sparse calls. */
-  nh_poisson_fn poisson_sparse;
-  nh_hamiltonian_hess_fn hamiltonian_hess_sparse;
-  nh_poisson_jac_fn poisson_jac_sparse;
+  /* almost-Poisson form (ODE form with rhs = energy = NULL; see above): hamiltonian and
+   * poisson together; hamiltonian_hess and poisson_jac Nullable (finite differences). The
+   * Nullable "sparse-fill" variants poisson_sparse, hamiltonian_hess_sparse and
+   * poisson_jac_sparse (each only with its dense evaluator) give the same values, except
+   * that entries which are zero at every argument (structural zeros) may be left unwritten.
+   * A caller fills its buffer once (zeros, or one dense call) and keeps it for repeated
+   * sparse calls. */
   int hamiltonian_degree;           /* H a polynomial of this total degree (the AVF quadrature is
                                        then exact), 0: not polynomial (adaptive quadrature) */
   /* Nullable (dense): which entries of Pi and of T (nx x nx, row-major) may be nonzero; the
@@ -262,14 +247,12 @@ typedef struct nh_model_def {
    * first, body to space) with q' = 1/2 q * [0; w] and w = angvel(t, x) the body angular
    * velocity. Lie-group methods (NH_METHOD_LIE, e.g. "rkmk4") update it by exponentials of
    * so(3) elements, so |q| = 1 holds by construction; they skip `project`, which must then
-   * do no more than renormalise q. */
-  nh_angvel_fn angvel;              /* Nullable: no rotation part */
+   * do no more than renormalise q. angvel Nullable: no rotation part. */
   int quat;                         /* index of q0 in x, 0 <= quat <= nx - 4 (with angvel) */
 
-  /* monitors (either form) */
+  /* monitors (either form): the evaluator monitor is required when nmon > 0 */
   int nmon;                         /* >= 0 */
   const nh_monitor_def *monitors;   /* (nmon) required when nmon > 0 */
-  nh_monitor_fn monitor;            /* required when nmon > 0 */
   /* Lie-group structure (optional; method "rdp" needs it). has_se2 = 1 declares that the
    * coordinates se2[0], se2[1], se2[2] are (theta, x, y) of a planar pose g in SE(2) (x, y in
    * the spatial frame) and that every other coordinate is a shape variable r. The model must
@@ -278,8 +261,6 @@ typedef struct nh_model_def {
    * only (the methods evaluate them at g = identity). Forces may depend on anything. */
   int has_se2;
   int se2[3];
-
-  nh_holonomic_fn holonomic; /* Nullable: the constraints are holonomic, phi(q) = 0 (see above) */
 
   const void *user;  /* passed to every evaluator */
   size_t user_size;  /* > 0: copy user_size bytes of *user into the model and pass the copy */
@@ -297,19 +278,7 @@ typedef struct nh_model {
   const double *param_values;
   const nh_impact_law *impact;
   const double *q0, *v0;
-  nh_mass_fn mass;
-  nh_potential_fn potential;
-  nh_coriolis_fn coriolis;
-  nh_force_fn force;
-  nh_constraint_fn constraint;
-  nh_gap_fn gap;
-  nh_flow_fn flow;
-  nh_predict_fn predict;
-  nh_mass_deriv_fn mass_deriv;
-  nh_mass_deriv2_fn mass_deriv2;
-  nh_potential_hess_fn potential_hess;
-  nh_constraint_deriv_fn constraint_deriv;
-  nh_force_jac_fn force_jac;
+  NH_EVALUATOR_LIST(NH_EVALUATOR_FIELD) /* as in nh_model_def; holonomic NULL when nc = 0 */
   unsigned exact_derivs; /* NH_DERIV_* bits of the derivatives the definition provided */
   char backend[16];      /* "c", "tape" or "codegen" */
   void (*user_free)(void *user);
@@ -319,27 +288,12 @@ typedef struct nh_model {
   int nx;
   const char *const *state_names;
   const double *x0;
-  nh_rhs_fn rhs;
-  nh_energy_fn energy;
-  nh_project_fn project;
-  nh_hamiltonian_fn hamiltonian; /* almost-Poisson form: all NULL otherwise */
-  nh_poisson_fn poisson;
-  nh_hamiltonian_hess_fn hamiltonian_hess;
-  nh_poisson_jac_fn poisson_jac;
-  /* NULL or sparse-fill variants of the three above (structural zeros unwritten; see
-   * nh_model_def) */
-  nh_poisson_fn poisson_sparse;
-  nh_hamiltonian_hess_fn hamiltonian_hess_sparse;
-  nh_poisson_jac_fn poisson_jac_sparse;
   int hamiltonian_degree;
   const unsigned char *poisson_pattern, *poisson_jac_pattern; /* NULL or copied (nx x nx) */
-  nh_angvel_fn angvel; /* rotation part: NULL or q at x[quat .. quat + 3] (see nh_model_def) */
-  int quat;
+  int quat; /* rotation part: q at x[quat .. quat + 3] when angvel (see nh_model_def) */
   int nmon;
   const nh_monitor_def *monitors; /* names copied */
-  nh_monitor_fn monitor;
   int has_se2, se2[3];   /* Lie-group structure, as in nh_model_def */
-  nh_holonomic_fn holonomic;
   void *user;
 } nh_model;
 

@@ -129,7 +129,7 @@ static int emit_group(nh_text *b, const mf *m, int ev, int split, int sparse, in
 }
 
 /* the exported evaluators (signatures of nholo/model.h), dispatching to the groups as the
- * tape evaluators of mfbuild.c do */
+ * tape evaluators of evaluators.c do; each named MF_SYMBOL(its field of nh_model_def) */
 static void emit_evaluators(nh_text *b, const mf *m) {
   const int nq = m->nq;
   nh_text_printf(b, "\n#define NQ %d\n"
@@ -137,50 +137,50 @@ static void emit_evaluators(nh_text *b, const mf *m) {
              "  for (int i = 0; i < NQ; i++) x[i] = q[i], x[NQ + i] = v ? v[i] : 0.0;\n"
              "  x[2 * NQ] = t;\n}\n", nq);
   if (m->poisson) { /* H and grad H, Pi, the Hessian, T = d(Pi g)/dx */
-    nh_text_printf(b, "int nh_mf_e_ham(const double *x, double *H, double *dH, void *u) {\n  (void)u;\n"
+    nh_text_printf(b, "int " MF_SYMBOL(hamiltonian) "(const double *x, double *H, double *dH, void *u) {\n  (void)u;\n"
                "  if (H && dH) return nh_mf_hdh(x, H, dH);\n"
                "  if (H) return nh_mf_ham(x, H, 0);\n"
                "  return dH ? nh_mf_dh(x, dH, 0) : 0;\n}\n");
-    nh_text_printf(b, "int nh_mf_e_pi(const double *x, double *o, void *u) {\n  (void)u;\n  return nh_mf_pi(x, o, 0);\n}\n");
-    nh_text_printf(b, "int nh_mf_e_hs(const double *x, double *o, void *u) {\n  (void)u;\n  return nh_mf_hs(x, o, 0);\n}\n");
-    nh_text_printf(b, "int nh_mf_e_pt(const double *x, const double *g, double *o, void *u) {\n"
+    nh_text_printf(b, "int " MF_SYMBOL(poisson) "(const double *x, double *o, void *u) {\n  (void)u;\n  return nh_mf_pi(x, o, 0);\n}\n");
+    nh_text_printf(b, "int " MF_SYMBOL(hamiltonian_hess) "(const double *x, double *o, void *u) {\n  (void)u;\n  return nh_mf_hs(x, o, 0);\n}\n");
+    nh_text_printf(b, "int " MF_SYMBOL(poisson_jac) "(const double *x, const double *g, double *o, void *u) {\n"
                "  double xg[2 * NQ + 1];\n  (void)u;\n  pack(x, g, 0.0, xg);\n  return nh_mf_pt(xg, o, 0);\n}\n");
     /* the sparse-fill variants (structural zeros unwritten) */
-    nh_text_printf(b, "int nh_mf_e_pi_s(const double *x, double *o, void *u) {\n  (void)u;\n  return nh_mf_pi_s(x, o, 0);\n}\n");
-    nh_text_printf(b, "int nh_mf_e_hs_s(const double *x, double *o, void *u) {\n  (void)u;\n  return nh_mf_hs_s(x, o, 0);\n}\n");
-    nh_text_printf(b, "int nh_mf_e_pt_s(const double *x, const double *g, double *o, void *u) {\n"
+    nh_text_printf(b, "int " MF_SYMBOL(poisson_sparse) "(const double *x, double *o, void *u) {\n  (void)u;\n  return nh_mf_pi_s(x, o, 0);\n}\n");
+    nh_text_printf(b, "int " MF_SYMBOL(hamiltonian_hess_sparse) "(const double *x, double *o, void *u) {\n  (void)u;\n  return nh_mf_hs_s(x, o, 0);\n}\n");
+    nh_text_printf(b, "int " MF_SYMBOL(poisson_jac_sparse) "(const double *x, const double *g, double *o, void *u) {\n"
                "  double xg[2 * NQ + 1];\n  (void)u;\n  pack(x, g, 0.0, xg);\n  return nh_mf_pt_s(xg, o, 0);\n}\n");
     return;
   }
-  nh_text_printf(b, "int nh_mf_e_mass(const double *q, double *M, void *u) {\n"
+  nh_text_printf(b, "int " MF_SYMBOL(mass) "(const double *q, double *M, void *u) {\n"
              "  (void)u;\n  return nh_mf_mass(q, M, 0);\n}\n");
-  nh_text_printf(b, "int nh_mf_e_potential(const double *q, double *V, double *dV, void *u) {\n  (void)u;\n"
+  nh_text_printf(b, "int " MF_SYMBOL(potential) "(const double *q, double *V, double *dV, void *u) {\n  (void)u;\n"
              "  if (V && dV) return nh_mf_vdv(q, V, dV);\n"
              "  if (V) return nh_mf_v(q, V, 0);\n"
              "  return dV ? nh_mf_dv(q, dV, 0) : 0;\n}\n");
-  nh_text_printf(b, "int nh_mf_e_coriolis(const double *q, const double *v, double *c, void *u) {\n"
+  nh_text_printf(b, "int " MF_SYMBOL(coriolis) "(const double *q, const double *v, double *c, void *u) {\n"
              "  double x[2 * NQ + 1];\n  (void)u;\n  pack(q, v, 0.0, x);\n  return nh_mf_cor(x, c, 0);\n}\n");
-  nh_text_printf(b, "int nh_mf_e_force(double t, const double *q, const double *v, double *f, void *u) {\n"
+  nh_text_printf(b, "int " MF_SYMBOL(force) "(double t, const double *q, const double *v, double *f, void *u) {\n"
              "  double x[2 * NQ + 1];\n  (void)u;\n  pack(q, v, t, x);\n  return nh_mf_force(x, f, 0);\n}\n");
-  nh_text_printf(b, "int nh_mf_e_force_jac(double t, const double *q, const double *v, double *dq, double *dv, void *u) {\n"
+  nh_text_printf(b, "int " MF_SYMBOL(force_jac) "(double t, const double *q, const double *v, double *dq, double *dv, void *u) {\n"
              "  double x[2 * NQ + 1];\n  (void)u;\n  pack(q, v, t, x);\n"
              "  if (dq) nh_mf_dfdq(x, dq, 0);\n  if (dv) nh_mf_dfdv(x, dv, 0);\n  return 0;\n}\n");
-  nh_text_printf(b, "int nh_mf_e_dmass(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_dm(q, o, 0);\n}\n");
-  nh_text_printf(b, "int nh_mf_e_hess(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_h(q, o, 0);\n}\n");
+  nh_text_printf(b, "int " MF_SYMBOL(mass_deriv) "(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_dm(q, o, 0);\n}\n");
+  nh_text_printf(b, "int " MF_SYMBOL(potential_hess) "(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_h(q, o, 0);\n}\n");
   if (m->d2M)
-    nh_text_printf(b, "int nh_mf_e_d2mass(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_d2m(q, o, 0);\n}\n");
+    nh_text_printf(b, "int " MF_SYMBOL(mass_deriv2) "(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_d2m(q, o, 0);\n}\n");
   if (m->nc) {
-    nh_text_printf(b, "int nh_mf_e_constraint(const double *q, const double *v, double *A, double *Adv, void *u) {\n"
+    nh_text_printf(b, "int " MF_SYMBOL(constraint) "(const double *q, const double *v, double *A, double *Adv, void *u) {\n"
                "  double x[2 * NQ + 1];\n  (void)u;\n"
                "  if (!Adv) return A ? nh_mf_a(q, A, 0) : 0;\n"
                "  pack(q, v, 0.0, x);\n"
                "  return A ? nh_mf_aadv(x, A, Adv) : nh_mf_adv(x, Adv, 0);\n}\n");
-    nh_text_printf(b, "int nh_mf_e_dA(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_da(q, o, 0);\n}\n");
+    nh_text_printf(b, "int " MF_SYMBOL(constraint_deriv) "(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_da(q, o, 0);\n}\n");
   }
   if (m->phi)
-    nh_text_printf(b, "int nh_mf_e_phi(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_phi(q, o, 0);\n}\n");
+    nh_text_printf(b, "int " MF_SYMBOL(holonomic) "(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_phi(q, o, 0);\n}\n");
   if (m->ngap)
-    nh_text_printf(b, "int nh_mf_e_gap(const double *q, double *g, double *dg, void *u) {\n  (void)u;\n"
+    nh_text_printf(b, "int " MF_SYMBOL(gap) "(const double *q, double *g, double *dg, void *u) {\n  (void)u;\n"
                "  if (g && dg) return nh_mf_gdg(q, g, dg);\n"
                "  if (g) return nh_mf_g(q, g, 0);\n"
                "  return dg ? nh_mf_dg(q, dg, 0) : 0;\n}\n");
@@ -290,7 +290,19 @@ static int compile(const char *cc, const char *src, const char *so, const char *
   return 0;
 }
 
-int mf_codegen_load(const mf *m, mf_compiled *fns, void **dl, char *why, size_t why_size) {
+/* *slot = the function named name in handle; -1 with a reason when it is missing */
+static int lookup(void *handle, const char *name, void *slot, const char *so, char *why, size_t why_size) {
+  void *sym = dlsym(handle, name);
+  if (!sym) {
+    nh_set_msg(why, why_size, "%s lacks %s (a stale cache file? remove it)", so, name);
+    return -1;
+  }
+  /* POSIX: dlsym's object pointer converts to the function pointer it names */
+  memcpy(slot, &sym, sizeof sym);
+  return 0;
+}
+
+int mf_codegen_load(const mf *m, mf_fns *fns, void **dl, char *why, size_t why_size) {
   *dl = NULL;
   memset(fns, 0, sizeof *fns);
   const char *cc = m->opts->cc ? m->opts->cc : getenv("CC");
@@ -337,48 +349,21 @@ int mf_codegen_load(const mf *m, mf_compiled *fns, void **dl, char *why, size_t 
     nh_set_msg(why, why_size, "cannot load %s (%s)", so, e ? e : "dlopen failed");
     goto done;
   }
-  struct {
-    const char *name;
-    void *slot; /* where the function pointer goes */
-    int wanted;
-  } syms[] = {
-      {"nh_mf_e_mass", &fns->mass, !m->poisson},
-      {"nh_mf_e_potential", &fns->potential, !m->poisson},
-      {"nh_mf_e_coriolis", &fns->coriolis, !m->poisson},
-      {"nh_mf_e_force", &fns->force, !m->poisson},
-      {"nh_mf_e_force_jac", &fns->fjac, !m->poisson},
-      {"nh_mf_e_dmass", &fns->dmass, !m->poisson},
-      {"nh_mf_e_hess", &fns->hess, !m->poisson},
-      {"nh_mf_e_ham", &fns->ham, m->poisson},
-      {"nh_mf_e_pi", &fns->pi, m->poisson},
-      {"nh_mf_e_hs", &fns->hs, m->poisson},
-      {"nh_mf_e_pt", &fns->pt, m->poisson},
-      {"nh_mf_e_pi_s", &fns->pi_s, m->poisson},
-      {"nh_mf_e_hs_s", &fns->hs_s, m->poisson},
-      {"nh_mf_e_pt_s", &fns->pt_s, m->poisson},
-      {"nh_mf_e_d2mass", &fns->d2mass, m->d2M != NULL},
-      {"nh_mf_e_constraint", &fns->constraint, m->nc > 0},
-      {"nh_mf_e_dA", &fns->dA, m->nc > 0},
-      {"nh_mf_e_gap", &fns->gap, m->ngap > 0},
-      {"nh_mf_e_phi", &fns->phi, m->phi != NULL},
-  };
-  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-    if (!syms[i].wanted) continue;
-    void *sym = dlsym(handle, syms[i].name);
-    if (!sym) {
-      nh_set_msg(why, why_size, "%s lacks %s (a stale cache file? remove it)", so, syms[i].name);
-      dlclose(handle);
-      memset(fns, 0, sizeof *fns);
-      goto done;
-    }
-    /* POSIX: dlsym's object pointer converts to the function pointer it names */
-    memcpy(syms[i].slot, &sym, sizeof sym);
-  }
+  /* every evaluator m provides, by its symbol (the list of nholo/evaluators.h) */
+#define X(name, type, exact)                                                                 \
+  if (mf_provides(m, MF_FN_##name) && lookup(handle, MF_SYMBOL(name), &fns->name, so, why, why_size)) \
+    goto unload;
+  NH_EVALUATOR_LIST(X)
+#undef X
   *dl = handle;
   rc = NH_OK;
 done:
   free(src);
   return rc;
+unload:
+  dlclose(handle);
+  memset(fns, 0, sizeof *fns);
+  goto done;
 }
 
 void mf_codegen_unload(void *dl) {

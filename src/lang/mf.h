@@ -1,25 +1,32 @@
-/* mf.h - a model file on its way to an nh_model (private).
+/* mf.h - a model file on its way to an nh_model (private to src/lang).
  *
- *   text --mf_read--> mf (symbols, statement expressions, initial state; errors located)
- *        --mf_derive--> derived expressions (M, dV, c, A, Adot v, gaps, derivatives)
- *        --mf_check--> model-level checks at the initial state (located at the statement)
- *        --mf_evaluators--> tapes or generated C behind the nh_model_def evaluators
+ *   text --mf_read (read.c)--> mf (symbols, statement expressions, initial state; errors located)
+ *        --mf_derive (derive.c)--> derived expressions (M, dV, c, A, Adot v, gaps, derivatives)
+ *        --mf_check (check.c)--> model-level checks at the initial state (located at the statement)
+ *        --mf_eval_tapes (evaluators.c) or mf_codegen_load (codegen.c)--> the evaluators
+ *        --mf_build (build.c)--> the nh_model_def, then the nh_model
+ * describe.c reports on the result (`nholo check`). Calls go one way, down this list:
+ * codegen.c uses only the derived groups, never the builder.
  *
  * Expression variables are numbered q_0..q_{nq-1}, then the velocities v_0..v_{nq-1}, then
  * the time t (index 2 nq): M(q) reads the caller's q array directly. Parameters are
  * constants folded into the expressions as the file is read. */
-#ifndef NH_EXPR_MF_H
-#define NH_EXPR_MF_H
+#ifndef NH_LANG_MF_H
+#define NH_LANG_MF_H
 
 #include <stddef.h>
 
 #include "expr/expr.h"
 #include "expr/parse.h"
+#include "nholo/evaluators.h"
+#include "nholo/model.h"
 #include "nholo/modelfile.h"
 
 /* Largest model a file may declare (stack buffers in evaluators are sized by these). */
 #define NH_MF_MAX_Q 64      /* coordinates */
 #define NH_MF_MAX_ITEMS 256 /* parameters, lets, constraints, gaps, each */
+/* rank decisions (Cholesky pivots) at the initial state */
+#define MF_RANK_TOL 1e-10
 
 typedef struct mf_item {
   char name[NH_PARSE_NAME_MAX + 1];
@@ -153,38 +160,60 @@ void mf_group_outputs(const mf *m, int ev, int *ids);
 /* The generated symbol name of group ev ("nh_mf_mass", ...). */
 const char *mf_group_symbol(int ev);
 
-/* The evaluators of a compiled model file (generated C, loaded from a shared object); NULL
- * where the model has none (no constraints, no gaps, no d2M). */
-typedef struct mf_compiled {
-  nh_mass_fn mass;
-  nh_potential_fn potential;
-  nh_coriolis_fn coriolis;
-  nh_force_fn force;
-  nh_constraint_fn constraint;
-  nh_gap_fn gap;
-  nh_mass_deriv_fn dmass;
-  nh_mass_deriv2_fn d2mass;
-  nh_potential_hess_fn hess;
-  nh_constraint_deriv_fn dA;
-  nh_force_jac_fn fjac;
-  nh_holonomic_fn phi;
-  nh_hamiltonian_fn ham; /* the almost-Poisson form */
-  nh_poisson_fn pi;
-  nh_hamiltonian_hess_fn hs;
-  nh_poisson_jac_fn pt;
-  nh_poisson_fn pi_s; /* sparse-fill variants (codegen only): structural zeros unwritten */
-  nh_hamiltonian_hess_fn hs_s;
-  nh_poisson_jac_fn pt_s;
-} mf_compiled;
+/* ---- the evaluators of a model file ------------------------------------------------------ */
+
+/* One field per evaluator of nholo/evaluators.h, named as in nh_model_def; NULL where absent. */
+typedef struct mf_fns {
+  NH_EVALUATOR_LIST(NH_EVALUATOR_FIELD)
+} mf_fns;
+
+/* The evaluators by index, in the list's order: MF_FN_mass, MF_FN_potential, ... */
+enum {
+#define X(name, type, exact) MF_FN_##name,
+  NH_EVALUATOR_LIST(X)
+#undef X
+  MF_FN_COUNT
+};
+
+/* The symbol of evaluator NAME in generated C. */
+#define MF_SYMBOL(name) "nh_mf_e_" #name
+
+/* Whether model file m has evaluator fn (MF_FN_*). Terms that vanish identically (Coriolis
+ * for a constant M, no forces, V = 0) have none, so the dynamics skip them as they do for
+ * hand-written models. The sparse-fill variants only compiled code provides. */
+int mf_provides(const mf *m, int fn);
+/* e is the constant 0; all n expressions ids are */
+int mf_is_zero(const mf *m, int e);
+int mf_all_zero(const mf *m, const int *ids, int n);
+
+/* The tape evaluators of m into *fns (the sparse-fill variants stay NULL), their data into
+ * *user (free with mf_eval_free). NH_OK or NH_ERR_NOMEM. */
+int mf_eval_tapes(const mf *m, mf_fns *fns, void **user);
+/* The evaluators of m compiled to C (mf_codegen_load) into *fns, the loaded object into *user
+ * (free with mf_eval_free). NH_OK, or NH_ERR_UNSUPPORTED with the reason in why. */
+int mf_eval_compiled(const mf *m, mf_fns *fns, void **user, char *why, size_t why_size);
+/* Release the user data of either (NULL allowed). */
+void mf_eval_free(void *user);
 
 /* Generate C for the evaluators of m, compile it with the system compiler into a shared
  * object in the cache (named by a hash of the code and the compiler) unless it is there
- * already, load it and fill *fns; *dl receives the handle. Returns NH_OK, or
- * NH_ERR_UNSUPPORTED with the reason in why (the caller may fall back to tapes). */
-int mf_codegen_load(const mf *m, mf_compiled *fns, void **dl, char *why, size_t why_size);
+ * already, load it and fill in *fns the evaluators m provides (mf_provides); *dl receives
+ * the handle. Returns NH_OK, or NH_ERR_UNSUPPORTED with the reason in why (the caller may
+ * fall back to tapes). */
+int mf_codegen_load(const mf *m, mf_fns *fns, void **dl, char *why, size_t why_size);
 /* Unload a handle of mf_codegen_load (NULL allowed). */
 void mf_codegen_unload(void *dl);
 /* The C source of m's evaluators (malloc'd), or NULL when out of memory. */
 char *mf_codegen_source(const mf *m);
+
+/* ---- the public entry points (build.c), shared with describe.c ------------------------------ */
+
+/* Read, derive and check text into m (zeroed); on failure the diagnostic is in msg. */
+int mf_prepare(mf *m, const char *text, const char *filename, const nh_load_opts *opts,
+               char *msg, size_t msg_size);
+/* The model of a prepared m, or NULL with the reason in msg. */
+nh_model *mf_build(mf *m, char *msg, size_t msg_size);
+/* The whole file as a NUL-terminated string (malloc'd), or NULL with a reason in msg. */
+char *mf_read_file(const char *path, char *msg, size_t msg_size);
 
 #endif

@@ -319,25 +319,13 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   }
   m->q0 = q0;
   m->v0 = v0;
-  m->mass = d->mass;
-  m->potential = d->potential;
-  m->coriolis = d->coriolis;
-  m->force = d->force;
-  m->constraint = d->constraint;
-  m->gap = d->gap;
-  m->flow = d->flow;
-  m->predict = d->predict;
-  m->mass_deriv = d->mass_deriv;
-  m->mass_deriv2 = d->mass_deriv2;
-  m->potential_hess = d->potential_hess;
-  m->constraint_deriv = d->constraint_deriv;
-  m->force_jac = d->force_jac;
+  /* every evaluator as given, and the exact-derivative bits of those present */
+#define X(name, type, exact) m->name = d->name, m->exact_derivs |= d->name ? (unsigned)(exact) : 0u;
+  NH_EVALUATOR_LIST(X)
+#undef X
+  m->holonomic = d->nc > 0 ? d->holonomic : NULL;
   snprintf(m->backend, sizeof m->backend, "%s", d->backend ? d->backend : "c");
   m->user_free = d->user_free;
-  m->exact_derivs = (d->mass_deriv ? NH_DERIV_MASS : 0u) | (d->mass_deriv2 ? NH_DERIV_MASS2 : 0u) |
-                    (d->potential_hess ? NH_DERIV_POTENTIAL : 0u) |
-                    (d->constraint_deriv ? NH_DERIV_CONSTRAINT : 0u) |
-                    (d->force_jac ? NH_DERIV_FORCE : 0u);
   m->form = ode ? NH_FORM_ODE : NH_FORM_MECHANICAL;
   m->nx = nx;
   if (ode) {
@@ -348,22 +336,9 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
     m->state_names = mech_state_names(a, d->nq, cn);
     m->x0 = q0; /* (q0, v0) are adjacent */
   }
-  m->rhs = d->rhs;
-  m->energy = d->energy;
-  m->project = d->project;
-  m->hamiltonian = d->hamiltonian;
-  m->poisson = d->poisson;
-  m->hamiltonian_hess = d->hamiltonian_hess;
-  m->poisson_jac = d->poisson_jac;
-  m->poisson_sparse = d->poisson_sparse;
-  m->hamiltonian_hess_sparse = d->hamiltonian_hess_sparse;
-  m->poisson_jac_sparse = d->poisson_jac_sparse;
   m->hamiltonian_degree = d->hamiltonian_degree;
   if (pip) m->poisson_pattern = memcpy(pip, d->poisson_pattern, npat);
   if (ptp) m->poisson_jac_pattern = memcpy(ptp, d->poisson_jac_pattern, npat);
-  if (d->hamiltonian_hess) m->exact_derivs |= NH_DERIV_HAMILTONIAN;
-  if (d->poisson_jac) m->exact_derivs |= NH_DERIV_POISSON;
-  m->angvel = d->angvel;
   m->quat = d->angvel ? d->quat : 0;
   m->nmon = d->nmon;
   for (int i = 0; i < d->nmon; i++) {
@@ -372,8 +347,6 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
     mon[i].name = mon_chars + (size_t)i * NH_MAX_NAME;
   }
   m->monitors = mon;
-  m->monitor = d->monitor;
-  m->holonomic = d->nc > 0 ? d->holonomic : NULL;
   m->has_se2 = d->has_se2 ? 1 : 0;
   for (int i = 0; i < 3; i++) m->se2[i] = d->has_se2 ? d->se2[i] : -1;
   if (d->user_size > 0) {

@@ -1,4 +1,4 @@
-/* mfread.c - the statements of a model file (docs/model-language.md).
+/* read.c - the statements of a model file (docs/model-language.md).
  *
  * A statement is one line, continued onto the next while a parenthesis is open, or when
  * the line ends with an operator or a comma ('+ - * / ^ ( , = :'), or with a backslash.

@@ -1,0 +1,182 @@
+/* check.c - model-level checks of a model file, located at the statement at fault: the
+ * kinetic energy a quadratic form and the constraints linear and homogeneous in the
+ * velocities (at trial states), and at the initial state M positive definite, the constraints
+ * independent and satisfied, the state inside every gap. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/mf.h"
+#include "expr/tape.h"
+#include "la/la.h"
+#include "nholo/status.h"
+
+/* homogeneity checks: |T - 1/2 v^T M v| and |phi - A v| relative to the size of the terms */
+#define MF_FORM_TOL 1e-9
+#define MF_FORM_TRIALS 6
+/* the initial state: |A v0| allowed (as nh_sim_def.constraint_tol) */
+#define MF_CONSTRAINT_TOL 1e-9
+
+/* deterministic xorshift, for the trial states of the form checks */
+static double rnd(unsigned long long *s) {
+  *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+  return (double)((*s * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
+}
+
+/* an almost-Poisson model at its initial state: H, grad H and Pi finite */
+static int check_poisson(mf *m) {
+  const int n = m->nq;
+  double x[2 * NH_MF_MAX_Q + 1] = {0};
+  for (int i = 0; i < n; i++) x[i] = m->q0[i];
+  double H = nh_expr_eval(m->pool, m->ham, x);
+  if (!isfinite(H)) return mf_fail(m, m->ham_off, "the Hamiltonian is not finite at the initial state (H = %g)", H), m->status;
+  for (int i = 0; i < n; i++)
+    if (!isfinite(nh_expr_eval(m->pool, m->dH[i], x)))
+      return mf_fail(m, m->ham_off, "the gradient of the Hamiltonian is not finite at the initial state "
+                                    "(dH/d%s)", m->coord[i]), m->status;
+  for (int k = 0; k < m->npi; k++)
+    if (!isfinite(nh_expr_eval(m->pool, m->pi_node[k], x)))
+      return mf_fail(m, m->pi_off[k], "Pi[%s,%s] is not finite at the initial state", m->coord[m->pi_a[k]],
+                     m->coord[m->pi_b[k]]), m->status;
+  return NH_OK;
+}
+
+/* the tape of everything checked here, T, M, phi, A and g (in this order), and its buffers */
+typedef struct check_tape {
+  nh_tape *t;
+  double *x, *slots, *out;
+} check_tape;
+
+/* T must be 1/2 v^T M v and phi_k must be A_k v at trial states around the initial one */
+static int check_forms(mf *m, const check_tape *c) {
+  const int nq = m->nq, nc = m->nc;
+  double *x = c->x;
+  const double *T = c->out, *M = T + 1, *phi = M + nq * nq, *A = phi + nc;
+  unsigned long long seed = 0x9e3779b97f4a7c15ULL;
+  for (int trial = 0; trial < MF_FORM_TRIALS && !m->status; trial++) {
+    for (int i = 0; i < nq; i++) {
+      x[i] = m->q0[i] + (trial ? 0.5 * rnd(&seed) : 0.0);
+      x[nq + i] = 1.0 + rnd(&seed);
+    }
+    x[2 * nq] = 0.0;
+    nh_tape_eval(c->t, x, c->slots, c->out);
+    double quad = 0.0, scale = fabs(*T);
+    for (int i = 0; i < nq; i++)
+      for (int j = 0; j < nq; j++) {
+        quad += 0.5 * x[nq + i] * M[i * nq + j] * x[nq + j];
+        scale += 0.5 * fabs(x[nq + i] * M[i * nq + j] * x[nq + j]);
+      }
+    if (isfinite(*T) && isfinite(quad) && !(fabs(*T - quad) <= MF_FORM_TOL * (scale + 1e-300)))
+      mf_fail(m, m->kinetic_off, "the kinetic energy is not a quadratic form in the velocities "
+                                 "(T - 1/2 v^T M v = %.3g at a trial state): it has terms of degree "
+                                 "0 or 1 in the velocities", *T - quad);
+    for (int k = 0; k < nc && !m->status; k++) {
+      double av = 0.0, sc = 0.0;
+      for (int j = 0; j < nq; j++) av += A[k * nq + j] * x[nq + j], sc += fabs(A[k * nq + j] * x[nq + j]);
+      if (isfinite(phi[k]) && !(fabs(phi[k] - av) <= MF_FORM_TOL * (sc + fabs(phi[k]) + 1e-300)))
+        mf_fail(m, m->con[k].off, "constraint '%s' is not homogeneous in the velocities (it has a "
+                                  "term without a velocity: %.3g at a trial state)",
+                m->con[k].name, phi[k] - av);
+    }
+  }
+  return m->status;
+}
+
+/* at the initial state: M finite and positive definite, the constraints independent and
+ * satisfied (velocities unless projected, holonomic positions), the state inside the gaps */
+static int check_initial(mf *m, const check_tape *c) {
+  const int nq = m->nq, nc = m->nc;
+  double *x = c->x;
+  const double *M = c->out + 1, *A = M + nq * nq + nc, *g = A + nc * nq;
+  for (int i = 0; i < nq; i++) x[i] = m->q0[i], x[nq + i] = m->v0[i];
+  x[2 * nq] = 0.0;
+  nh_tape_eval(c->t, x, c->slots, c->out);
+  double L[NH_MF_MAX_Q * NH_MF_MAX_Q];
+  for (int i = 0; i < nq * nq; i++) {
+    if (!isfinite(M[i])) {
+      mf_fail(m, m->kinetic_off, "the mass matrix is not finite at the initial state (entry %s, %s)",
+              m->coord[i / nq], m->coord[i % nq]);
+      return m->status;
+    }
+    L[i] = M[i];
+  }
+  int rank = 0;
+  if (nh_la_chol(nq, L, MF_RANK_TOL, &rank) != NH_OK) {
+    mf_fail(m, m->kinetic_off, "the mass matrix is not positive definite at the initial state (no "
+                               "positive pivot for coordinate '%s': is every velocity in the "
+                               "kinetic energy, with a positive coefficient?)",
+            m->coord[rank < nq ? rank : nq - 1]);
+    return m->status;
+  }
+  /* constraints independent: the Gram matrix of rows 0..k stays of full rank */
+  for (int k = 0; k < nc; k++) {
+    double G[64 * 64];
+    if (k >= 64) break; /* rank checks beyond 64 constraints are left to the simulation */
+    for (int a = 0; a <= k; a++)
+      for (int b = 0; b <= k; b++) G[a * (k + 1) + b] = nh_la_dot(nq, A + a * nq, A + b * nq);
+    int r = 0;
+    if (nh_la_norm_inf(nq, A + k * nq) == 0.0) {
+      mf_fail(m, m->con[k].off, "constraint '%s' has no velocity terms at the initial state (all its "
+                                "coefficients vanish)", m->con[k].name);
+      return m->status;
+    }
+    if (!isfinite(G[k * (k + 1) + k]) || nh_la_chol(k + 1, G, MF_RANK_TOL, &r) != NH_OK) {
+      mf_fail(m, m->con[k].off, "constraint '%s' is not independent of the constraints before it "
+                                "at the initial state", m->con[k].name);
+      return m->status;
+    }
+  }
+  /* initial velocities admissible */
+  for (int k = 0; k < nc && !m->opts->project_initial; k++) {
+    double r = nh_la_dot(nq, A + k * nq, m->v0);
+    if (!(fabs(r) <= MF_CONSTRAINT_TOL)) {
+      mf_fail(m, m->initial_off, "the initial velocities violate constraint '%s' (|A v| = %.3g > "
+                                 "%g); correct them, or project them with --project-initial",
+              m->con[k].name, fabs(r), MF_CONSTRAINT_TOL);
+      return m->status;
+    }
+  }
+  /* holonomic constraints hold at the initial configuration */
+  for (int k = 0; k < nc; k++) {
+    if (!m->con[k].holonomic) continue;
+    double phi = nh_expr_eval(m->pool, m->con[k].phi, x);
+    if (!(fabs(phi) <= MF_CONSTRAINT_TOL)) {
+      mf_fail(m, m->con[k].off, "the initial configuration violates holonomic constraint '%s' "
+                                "(phi = %.3g, |phi| > %g)", m->con[k].name, phi, MF_CONSTRAINT_TOL);
+      return m->status;
+    }
+  }
+  /* initial state inside every gap */
+  for (int k = 0; k < m->ngap; k++)
+    if (!(g[k] >= 0.0)) {
+      mf_fail(m, m->gap[k].off, "the initial state is outside gap '%s' (g = %.6g < 0; the "
+                                "admissible region is g >= 0)", m->gap[k].name, g[k]);
+      return m->status;
+    }
+  return NH_OK;
+}
+
+int mf_check(mf *m) {
+  if (m->poisson) return check_poisson(m);
+  const int nq = m->nq, nc = m->nc;
+  int nout = 1 + nq * nq + nc + nc * nq + m->ngap;
+  int *ids = malloc(sizeof(int) * (size_t)nout);
+  check_tape c = {NULL, malloc(sizeof(double) * (size_t)(2 * nq + 1)), NULL,
+                  malloc(sizeof(double) * (size_t)nout)};
+  if (!ids || !c.out || !c.x) goto nomem;
+  ids[0] = m->kinetic;
+  memcpy(ids + 1, m->M, sizeof(int) * (size_t)(nq * nq));
+  for (int k = 0; k < nc; k++) ids[1 + nq * nq + k] = m->con[k].node;
+  memcpy(ids + 1 + nq * nq + nc, m->A, sizeof(int) * (size_t)(nc * nq));
+  memcpy(ids + 1 + nq * nq + nc + nc * nq, m->g, sizeof(int) * (size_t)m->ngap);
+  if (!(c.t = nh_tape_create(m->pool, nout, ids))) goto nomem;
+  if (!(c.slots = malloc(sizeof(double) * (size_t)(nh_tape_nslots(c.t) + 1)))) goto nomem;
+  if (!check_forms(m, &c)) check_initial(m, &c);
+done:
+  nh_tape_destroy(c.t);
+  free(ids), free(c.out), free(c.x), free(c.slots);
+  return m->status;
+nomem:
+  m->status = NH_ERR_NOMEM;
+  goto done;
+}
