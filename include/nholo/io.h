@@ -102,13 +102,18 @@ NH_API int nh_plot_panels(const char *path, int nrows, int ncols, int npanels,
                           size_t msg_size);
 
 /* ---- run summaries (src/io/summary.c): the one writer of `nholo run` ----------------------
- * A run is one simulation or a chain of phases (nh_chain_run). Its summary, as one JSON
- * object on one line or as text lines:
- *   model, method, [MECHANICAL: impact law, parameters, impacts], final time, steps,
- *   rejected steps, evaluations, [MECHANICAL: grazing], (COUNTS), energy initial and final,
- *   [MECHANICAL: energy error, |A v|, event gap, solver], wall time, (RESULTS), status and
- *   message, [EVENTS: the event log, each event (EVENT_HEAD) ... (EVENT_TAIL)], the final
- *   state, (TAIL), [MECHANICAL: the impact log].
+ * A run is one simulation or a chain of phases (nh_chain_run). Its summary as one JSON
+ * object on one line:
+ *   model, method, [MECHANICAL: impact_law, parameters, impacts], t_end, steps,
+ *   rejected_steps, evaluations, [MECHANICAL: grazing], (COUNTS), energy_initial,
+ *   energy_final, [MECHANICAL: max_energy_rel_error, max_constraint_residual, max_event_gap,
+ *   solver_*], wall_seconds, (RESULTS), status, message, [EVENTS: events: each {t,
+ *   (EVENT_HEAD), monitor, phase, direction, stopped, (EVENT_TAIL)}], final (MECHANICAL: q,
+ *   final_velocity, final_state; else x), (TAIL), [MECHANICAL: impact_log];
+ * or as text: the model, method, final time and counts (MECHANICAL: two lines), (COUNTS),
+ * [MECHANICAL: energies, solver, the first impacts], [EVENTS: one line each, "  event:
+ * (EVENT_HEAD) at t = T(EVENT_TAIL)" and " (run stopped)" for a stop in the last phase],
+ * (RESULTS), the status line, (TAIL).
  * Counts are summed over the phases, maxima taken over them; the final time, state, energy
  * and message are the last phase's, the initial energy the first's. Numbers are written with
  * %.17g (null when not finite), strings escaped. The caller adds its own fields at the places
