@@ -237,134 +237,107 @@ static int write_events(const char *path, const ball_run *r, nh_sim *const sims[
   return nh_outfile_commit(&out, msg, size);
 }
 
-static void json_num(double x) {
-  if (isfinite(x)) printf("%.17g", x);
-  else fputs("null", stdout);
-}
+/* ---- the summary (nholo/io.h) -------------------------------------------------------------- */
 
-static void print_json(nh_sim *const sims[2], const ball_run *r, const nh_ball_flight_info *fi, const char *method,
-                       int status, double wall) {
-  const nh_model *m = nh_sim_model(sims[0]);
-  const nh_sim *last = sims[1] && fi->flew ? sims[1] : sims[0];
-  const nh_sim_stats *st = nh_sim_get_stats(sims[0]), *fst = sims[1] && fi->flew ? nh_sim_get_stats(sims[1]) : NULL;
-  run_events ev = events_of(sims);
-  printf("{\"model\": \"%s\", \"method\": \"%s\", \"t_end\": ", m->name, method);
-  json_num(nh_sim_time(last));
-  printf(", \"steps\": %ld, \"rejected_steps\": %ld, \"evaluations\": %ld, \"samples\": %ld",
-         st->steps + (fst ? fst->steps : 0), st->rejected + (fst ? fst->rejected : 0),
-         st->evals + (fst ? fst->evals : 0), r->st.samples);
-  printf(", \"min_mu_static\": ");
-  json_num(r->st.detached ? NAN : r->st.min_mu);
-  printf(", \"t_min_mu_static\": ");
-  json_num(r->st.t_min_mu);
-  printf(", \"min_normal_force\": ");
-  json_num(r->st.min_N);
-  printf(", \"t_min_normal_force\": ");
-  json_num(r->st.t_min_N);
-  printf(", \"max_friction\": ");
-  json_num(r->st.max_fs);
-  printf(", \"t_max_friction\": ");
-  json_num(r->st.t_max_fs);
-  int detached = r->st.detached;
-  for (long k = 0; k < ev.count[0]; k++) {
+typedef struct ball_summary {
+  nh_sim *const *sims; /* rolling, flight (Nullable) */
+  const ball_run *r;
+  const nh_ball_flight_info *fi;
+} ball_summary;
+
+/* the regime statistics (after the counts) */
+static void summary_counts(FILE *f, int json, const ball_summary *b) {
+  const nh_ball_stats *st = &b->r->st;
+  if (!json) {
+    fprintf(f, "normal force: min %.10g at t = %.6g%s\n", st->min_N, st->t_min_N, st->detached ? " (detached)" : "");
+    if (!st->detached)
+      fprintf(f, "minimum static friction coefficient to roll without slipping: %.7f (max f_s/N, at t = %.6g)\n",
+              st->min_mu, st->t_min_mu);
+    return;
+  }
+  fprintf(f, ", \"samples\": %ld", st->samples);
+  nh_json_field_num(f, "min_mu_static", st->detached ? NAN : st->min_mu);
+  nh_json_field_num(f, "t_min_mu_static", st->t_min_mu);
+  nh_json_field_num(f, "min_normal_force", st->min_N);
+  nh_json_field_num(f, "t_min_normal_force", st->t_min_N);
+  nh_json_field_num(f, "max_friction", st->max_fs);
+  nh_json_field_num(f, "t_max_friction", st->t_max_fs);
+  int detached = st->detached;
+  const nh_model *m = nh_sim_model(b->sims[0]);
+  for (long k = 0; k < nh_sim_event_count(b->sims[0]); k++) {
     nh_event_record e;
-    nh_sim_event_get(sims[0], k, &e);
+    nh_sim_event_get(b->sims[0], k, &e);
     detached |= strcmp(m->monitors[e.monitor].name, "normal_force") == 0;
   }
-  printf(", \"detached\": %s, \"energy_initial\": ", detached ? "true" : "false");
-  json_num(st->energy_initial);
-  printf(", \"energy_final\": ");
-  json_num(nh_sim_get_stats(last)->energy);
-  printf(", \"wall_seconds\": ");
-  json_num(wall);
-  if (sims[1]) { /* --on-detach fly: the phases */
-    printf(", \"flight\": {\"lifted_off\": %s, \"t_detach\": ", fi->flew ? "true" : "false");
-    json_num(fi->t_detach);
-    printf(", \"z_acceleration\": ");
-    json_num(fi->z_acc);
-    printf(", \"touchdown\": %s, \"t_touchdown\": ", fi->touchdown ? "true" : "false");
-    json_num(fi->t_touchdown);
-    printf(", \"vz_touchdown\": ");
-    json_num(fi->vz_touchdown);
-    printf(", \"steps\": %ld}", fst ? fst->steps : 0);
-    printf(", \"phases\": [{\"phase\": \"rolling\", \"t_start\": 0, \"t_end\": ");
-    json_num(nh_sim_time(sims[0]));
-    if (fi->flew) {
-      printf("}, {\"phase\": \"flight\", \"t_start\": ");
-      json_num(fi->t_detach);
-      printf(", \"t_end\": ");
-      json_num(nh_sim_time(sims[1]));
-    }
-    printf("}]");
-  }
-  printf(", \"status\": \"%s\", \"message\": \"%s\", \"events\": [", nh_status_name(status),
-         status == NH_OK ? "" : nh_sim_message(last));
-  for (long k = 0; k < ev.count[0] + ev.count[1]; k++) {
-    nh_event_record e;
-    const nh_model *em;
-    int flight;
-    event_at(&ev, k, &e, &em, &flight);
-    nh_ball_eval bv;
-    nh_ball_evaluate(em, e.t, e.x, &bv);
-    const char *what = event_kind(em->monitors[e.monitor].name);
-    printf("%s{\"t\": ", k ? ", " : "");
-    json_num(e.t);
-    printf(", \"kind\": \"%s\", \"monitor\": \"%s\", \"phase\": \"%s\", \"direction\": \"%s\", \"stopped\": %s, "
-           "\"normal_force\": ",
-           what, em->monitors[e.monitor].name, flight ? "flight" : "rolling", e.direction < 0 ? "falling" : "rising",
-           e.stopped ? "true" : "false");
-    json_num(bv.N);
-    printf(", \"friction\": ");
-    json_num(bv.fs);
-    // at a detachment: the free flight's initial vertical acceleration (< 0: no lift-off)
-    double xf[2 * NH_BALL_MAX_MASSES + 13], zacc;
-    if (what[0] == 'd' && nh_ball_flight_state(em, e.t, e.x, xf, &zacc) == NH_OK) {
-      printf(", \"flight_z_acceleration\": ");
-      json_num(zacc);
-    }
-    if (what[0] == 't') { /* touchdown: the vertical velocity of the GC */
-      printf(", \"z_velocity\": ");
-      json_num(e.x[em->nx - 1]);
-    }
-    printf("}");
-  }
-  printf("], \"final\": {");
-  const nh_model *lm = nh_sim_model(last);
-  for (int i = 0; i < lm->nx; i++) {
-    printf("%s\"%s\": ", i ? ", " : "", lm->state_names[i]);
-    json_num(nh_sim_x(last)[i]);
-  }
-  printf("}}\n");
+  nh_json_field_bool(f, "detached", detached);
 }
 
-static void print_text(nh_sim *const sims[2], const ball_run *r, const nh_ball_flight_info *fi, const char *method,
-                       int status, double wall) {
-  const nh_model *m = nh_sim_model(sims[0]);
-  const nh_sim *last = sims[1] && fi->flew ? sims[1] : sims[0];
-  const nh_sim_stats *st = nh_sim_get_stats(sims[0]), *fst = last != sims[0] ? nh_sim_get_stats(last) : NULL;
-  run_events ev = events_of(sims);
-  printf("model %s, method %s: t = %.10g, %ld steps (%ld rejected), %ld evaluations, %.3f s wall\n", m->name,
-         method, nh_sim_time(last), st->steps + (fst ? fst->steps : 0), st->rejected + (fst ? fst->rejected : 0),
-         st->evals + (fst ? fst->evals : 0), wall);
-  printf("normal force: min %.10g at t = %.6g%s\n", r->st.min_N, r->st.t_min_N, r->st.detached ? " (detached)" : "");
-  if (!r->st.detached)
-    printf("minimum static friction coefficient to roll without slipping: %.7f (max f_s/N, at t = %.6g)\n",
-           r->st.min_mu, r->st.t_min_mu);
-  for (long k = 0; k < ev.count[0] + ev.count[1]; k++) {
-    nh_event_record e;
-    const nh_model *em;
-    int flight;
-    event_at(&ev, k, &e, &em, &flight);
-    const char *what = event_kind(em->monitors[e.monitor].name);
-    printf("  event: %s at t = %.10g%s\n",
-           what[0] == 'd' ? "detachment (N = 0)" : what[0] == 't' ? "touchdown (z_GC = 0)" : "slip (f_s = mu N)", e.t,
-           e.stopped && !(what[0] == 'd' && fi->flew) ? " (run stopped)" : "");
+/* --on-detach fly: the switch (before the status) */
+static void summary_flight(FILE *f, int json, const ball_summary *b) {
+  const nh_ball_flight_info *fi = b->fi;
+  if (!b->sims[1]) return;
+  if (!json) {
+    if (fi->detached)
+      fprintf(f, fi->flew ? "  free flight from t = %.10g (z_GC'' = %.3g at the switch)\n"
+                          : "  no lift-off at t = %.10g: the free ball would be pressed into the floor (z_GC'' = %.3g)\n",
+              fi->t_detach, fi->z_acc);
+    return;
   }
-  if (sims[1] && fi->detached)
-    printf(fi->flew ? "  free flight from t = %.10g (z_GC'' = %.3g at the switch)\n"
-                    : "  no lift-off at t = %.10g: the free ball would be pressed into the floor (z_GC'' = %.3g)\n",
-           fi->t_detach, fi->z_acc);
-  printf("status: %s%s%s\n", nh_status_name(status), status ? ": " : "", status ? nh_sim_message(last) : "");
+  fprintf(f, ", \"flight\": {\"lifted_off\": %s", fi->flew ? "true" : "false");
+  nh_json_field_num(f, "t_detach", fi->t_detach);
+  nh_json_field_num(f, "z_acceleration", fi->z_acc);
+  nh_json_field_bool(f, "touchdown", fi->touchdown);
+  nh_json_field_num(f, "t_touchdown", fi->t_touchdown);
+  nh_json_field_num(f, "vz_touchdown", fi->vz_touchdown);
+  fprintf(f, ", \"steps\": %ld}", fi->flew ? nh_sim_get_stats(b->sims[1])->steps : 0);
+  fputs(", \"phases\": [{\"phase\": \"rolling\", \"t_start\": 0", f);
+  nh_json_field_num(f, "t_end", nh_sim_time(b->sims[0]));
+  if (fi->flew) {
+    fputs("}, {\"phase\": \"flight\"", f);
+    nh_json_field_num(f, "t_start", fi->t_detach);
+    nh_json_field_num(f, "t_end", nh_sim_time(b->sims[1]));
+  }
+  fputs("}]", f);
+}
+
+/* an event: its kind (label), then N, f_s and at a detachment the flight's z_GC3'' (< 0: no
+ * lift-off), at touchdown z_GC3' */
+static void summary_event(FILE *f, int json, nh_summary_place at, const nh_summary_event *ev) {
+  const nh_model *m = nh_sim_model(ev->sim);
+  const char *what = event_kind(m->monitors[ev->rec.monitor].name);
+  if (at == NH_SUMMARY_EVENT_HEAD) {
+    if (json) nh_json_field_str(f, "kind", what);
+    else fputs(what[0] == 'd' ? "detachment (N = 0)" : what[0] == 't' ? "touchdown (z_GC = 0)" : "slip (f_s = mu N)", f);
+    return;
+  }
+  if (!json) return;
+  nh_ball_eval bv;
+  nh_ball_evaluate(m, ev->rec.t, ev->rec.x, &bv);
+  nh_json_field_num(f, "normal_force", bv.N);
+  nh_json_field_num(f, "friction", bv.fs);
+  double xf[2 * NH_BALL_MAX_MASSES + 13], zacc;
+  if (what[0] == 'd' && nh_ball_flight_state(m, ev->rec.t, ev->rec.x, xf, &zacc) == NH_OK)
+    nh_json_field_num(f, "flight_z_acceleration", zacc);
+  if (what[0] == 't') nh_json_field_num(f, "z_velocity", ev->rec.x[m->nx - 1]);
+}
+
+static int ball_extra(FILE *f, int json, nh_summary_place at, const nh_summary_event *ev, void *user) {
+  const ball_summary *b = user;
+  if (at == NH_SUMMARY_COUNTS) summary_counts(f, json, b);
+  else if (at == NH_SUMMARY_RESULTS) summary_flight(f, json, b);
+  else if (ev) summary_event(f, json, at, ev);
+  return 0;
+}
+
+static void print_summary(nh_sim *const sims[2], const ball_run *r, const nh_ball_flight_info *fi, const char *method,
+                          int status, double wall, int json) {
+  static const char *const phase_names[2] = {"rolling", "flight"};
+  const nh_sim *ran[2] = {sims[0], sims[1]};
+  ball_summary b = {sims, r, fi};
+  nh_summary s = {ran, sims[1] && fi->flew ? 2 : 1, phase_names, method, status, wall, NH_SUMMARY_EVENTS,
+                  ball_extra, &b};
+  if (json) nh_summary_write_json(stdout, &s);
+  else nh_summary_write_text(stdout, &s);
 }
 
 /* N, f_s and f_s/N against time */
@@ -584,8 +557,7 @@ int cmd_run_ball(int argc, char **argv) {
     if (plot_run(o.plot, &r, title, msg, sizeof msg) != NH_OK) fprintf(stderr, "nholo: %s\n", msg), exit_code = CLI_FAILED;
   }
   if (status < 0) fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(last));
-  if (o.json) print_json(sims, &r, &fi, nh_method_name(method), status, wall);
-  else print_text(sims, &r, &fi, nh_method_name(method), status, wall);
+  print_summary(sims, &r, &fi, nh_method_name(method), status, wall, o.json);
   ball_run_free(&r);
   nh_sim_destroy(sims[1]), nh_sim_destroy(sim);
   nh_model_destroy(flight), nh_model_destroy(model);

@@ -240,40 +240,6 @@ int cli_penny_set(nh_penny_params *p, const char *name, double value) {
   return 0;
 }
 
-/* ---- JSON ----------------------------------------------------------------------------- */
-
-static void json_num(FILE *f, double x) {
-  if (isfinite(x))
-    fprintf(f, "%.17g", x);
-  else
-    fputs("null", f);
-}
-
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
-
-static void json_vec(FILE *f, const nh_model *m, const double *x) {
-  fputc('{', f);
-  for (int i = 0; i < m->nq; i++) {
-    if (i) fputs(", ", f);
-    json_str(f, m->coord_names[i]);
-    fputs(": ", f);
-    json_num(f, x[i]);
-  }
-  fputc('}', f);
-}
-
 static const char *law_name(nh_impact_law law, char *buf, size_t size) {
   if (law.kind == NH_IMPACT_ELASTIC) return "elastic";
   if (law.kind == NH_IMPACT_PLASTIC) return "plastic";
@@ -281,124 +247,34 @@ static const char *law_name(nh_impact_law law, char *buf, size_t size) {
   return buf;
 }
 
-static void print_json(FILE *f, const nh_sim *sim, const char *method, int status, double wall,
-                       const run_opts *o) {
-  const nh_model *m = nh_sim_model(sim);
-  const nh_sim_stats *st = nh_sim_get_stats(sim);
-  char lb[64];
-  fputs("{\"model\": ", f);
-  json_str(f, m->name);
-  fputs(", \"method\": ", f);
-  json_str(f, method);
-  fputs(", \"impact_law\": ", f);
-  json_str(f, m->ngap ? law_name(m->impact[0], lb, sizeof lb) : "none");
-  fputs(", \"parameters\": {", f);
-  for (int i = 0; i < m->npar; i++) {
-    if (i) fputs(", ", f);
-    json_str(f, m->param_names[i]);
-    fputs(": ", f);
-    json_num(f, m->param_values[i]);
-  }
-  fprintf(f, "}, \"impacts\": %ld, \"t_end\": ", st->impacts);
-  json_num(f, nh_sim_time(sim));
-  fprintf(f, ", \"steps\": %ld, \"rejected_steps\": %ld, \"evaluations\": %ld, \"grazing\": %ld",
-          st->steps, st->rejected, st->evals, st->grazing);
-  fputs(", \"energy_initial\": ", f);
-  json_num(f, st->energy_initial);
-  fputs(", \"energy_final\": ", f);
-  json_num(f, st->energy);
-  fputs(", \"max_energy_rel_error\": ", f);
-  json_num(f, st->max_energy_rel_error);
-  fputs(", \"max_constraint_residual\": ", f);
-  json_num(f, st->max_constraint_residual);
-  fputs(", \"max_event_gap\": ", f);
-  json_num(f, st->max_event_gap);
-  fputs(", \"solver_iterations\": ", f);
-  json_num(f, (double)st->solver_iterations);
-  fputs(", \"solver_max_iterations\": ", f);
-  json_num(f, (double)st->solver_max_iterations);
-  fputs(", \"solver_last_residual\": ", f);
-  json_num(f, st->solver_last_residual);
-  fputs(", \"solver_max_residual\": ", f);
-  json_num(f, st->solver_max_residual);
-  fputs(", \"wall_seconds\": ", f);
-  json_num(f, wall);
-  fputs(", \"status\": ", f);
-  json_str(f, nh_status_name(status));
-  fputs(", \"message\": ", f);
-  json_str(f, status == NH_OK ? "" : nh_sim_message(sim));
-  fputs(", \"final\": ", f);
-  json_vec(f, m, nh_sim_q(sim));
-  fputs(", \"final_velocity\": ", f);
-  json_vec(f, m, nh_sim_v(sim));
-  fputs(", \"final_state\": {", f);
-  for (int i = 0; i < m->nx; i++) {
-    if (i) fputs(", ", f);
-    json_str(f, m->state_names[i]);
-    fputs(": ", f);
-    json_num(f, nh_sim_x(sim)[i]);
-  }
-  fputc('}', f);
-  fputs(", \"outputs\": {", f);
-  int first = 1;
-  const char *keys[3] = {"trajectory", "events", "plot"};
+/* ---- the summary (nholo/io.h) -------------------------------------------------------- */
+
+/* the files written, after the final state (JSON "outputs") or the status line (text) */
+static int run_outputs(FILE *f, int json, nh_summary_place at, const nh_summary_event *ev, void *user) {
+  (void)ev;
+  const run_opts *o = user;
+  if (at != NH_SUMMARY_TAIL) return 0;
+  const char *keys[3] = {"trajectory", "events", "plot"}, *texts[3] = {"trajectory", "impact log", "plot"};
   const char *vals[3] = {o->out, o->events, o->plot};
-  for (int i = 0; i < 3; i++)
-    if (vals[i]) {
+  if (json) fputs(", \"outputs\": {", f);
+  for (int i = 0, first = 1; i < 3; i++)
+    if (vals[i] && json) {
       if (!first) fputs(", ", f);
       first = 0;
-      json_str(f, keys[i]);
+      nh_json_str(f, keys[i]);
       fputs(": ", f);
-      json_str(f, vals[i]);
+      nh_json_str(f, vals[i]);
+    } else if (vals[i]) {
+      fprintf(f, "%s: %s\n", texts[i], vals[i]);
     }
-  fputs("}, \"impact_log\": [", f);
-  for (long k = 0; k < nh_sim_impact_count(sim); k++) {
-    nh_impact_record r;
-    nh_sim_impact_get(sim, k, &r);
-    fputs(k ? ", {\"t\": " : "{\"t\": ", f);
-    json_num(f, r.t);
-    fputs(", \"surface\": ", f);
-    json_str(f, m->gap_names[r.gap]);
-    fputs(", \"energy_before\": ", f);
-    json_num(f, r.energy_before);
-    fputs(", \"energy_after\": ", f);
-    json_num(f, r.energy_after);
-    fputs(", \"alpha\": ", f);
-    json_num(f, r.alpha);
-    fputs(", \"status\": ", f);
-    json_str(f, nh_status_name(r.status));
-    fputc('}', f);
-  }
-  fputs("]}\n", f);
+  if (json) fputc('}', f);
+  return 0;
 }
 
-static void print_text(const nh_sim *sim, const char *method, int status, double wall, const run_opts *o) {
-  const nh_model *m = nh_sim_model(sim);
-  const nh_sim_stats *st = nh_sim_get_stats(sim);
-  char lb[64];
-  printf("model %s, method %s, impact law %s\n", m->name, method,
-         m->ngap ? law_name(m->impact[0], lb, sizeof lb) : "none");
-  printf("t = %.12g s, %ld impacts, %ld steps (%ld rejected), %ld evaluations, %.3f s wall\n",
-         nh_sim_time(sim), st->impacts, st->steps, st->rejected, st->evals, wall);
-  printf("energy %.12g -> %.12g J; max relative energy error between impacts %.3e; max |A v| %.3e\n",
-         st->energy_initial, st->energy, st->max_energy_rel_error, st->max_constraint_residual);
-  if (st->solver_iterations > 0)
-    printf("solver: %.2f iterations per step (max %d), max residual %.3e\n",
-           (double)st->solver_iterations / (double)(st->steps > 0 ? st->steps : 1), st->solver_max_iterations,
-           st->solver_max_residual);
-  long n = nh_sim_impact_count(sim);
-  long show = n < 5 ? n : 5;
-  for (long k = 0; k < show; k++) {
-    nh_impact_record r;
-    nh_sim_impact_get(sim, k, &r);
-    printf("  impact %ld: t = %.15g s, %s, energy %.9g -> %.9g\n", k + 1, r.t, m->gap_names[r.gap],
-           r.energy_before, r.energy_after);
-  }
-  if (n > show) printf("  ... %ld more (--events FILE for the whole log)\n", n - show);
-  printf("status: %s%s%s\n", nh_status_name(status), status ? ": " : "", status ? nh_sim_message(sim) : "");
-  if (o->out) printf("trajectory: %s\n", o->out);
-  if (o->events) printf("impact log: %s\n", o->events);
-  if (o->plot) printf("plot: %s\n", o->plot);
+static void print_summary(const nh_sim *sim, const char *method, int status, double wall, const run_opts *o) {
+  nh_summary s = {&sim, 1, NULL, method, status, wall, NH_SUMMARY_MECHANICAL, run_outputs, (void *)o};
+  if (o->json) nh_summary_write_json(stdout, &s);
+  else nh_summary_write_text(stdout, &s);
 }
 
 /* ---- the command ---------------------------------------------------------------------- */
@@ -594,10 +470,7 @@ int cmd_run(int argc, char **argv) {
     }
   }
   if (status != NH_OK) fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(sim));
-  if (o.json)
-    print_json(stdout, sim, nh_method_name(method), status, wall, &o);
-  else
-    print_text(sim, nh_method_name(method), status, wall, &o);
+  print_summary(sim, nh_method_name(method), status, wall, &o);
 
   nh_traj_destroy(traj);
   nh_sim_destroy(sim);

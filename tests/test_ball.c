@@ -929,6 +929,46 @@ static int test_flight_switch(void) {
   return 0;
 }
 
+/* the input's breakpoints (t = .1, .2; none with an input callback or for another model);
+ * nh_ball_run lands on them: samples at exactly .1 and .2, one START, one END, and the same
+ * state, bit for bit, as the chain of one phase with those breakpoints */
+typedef struct bp_obs {
+  int starts, ends, at_breaks;
+} bp_obs;
+static int bp_observer(const nh_sim *s, nh_sample_kind kind, double t, const double *x, const double *v, void *user) {
+  (void)s, (void)x, (void)v;
+  bp_obs *o = user;
+  o->starts += kind == NH_SAMPLE_START, o->ends += kind == NH_SAMPLE_END;
+  o->at_breaks += kind == NH_SAMPLE_STEP && (t == 0.1 || t == 0.2);
+  return 0;
+}
+static int test_breakpoints(void) {
+  nh_ball_params p = nh_ball_params_ball_example();
+  nh_model *b = nh_ball_create(&p, NULL, 0), *fl = nh_ball_flight_create(&p, NULL, 0);
+  double br[2] = {0.0, 0.0};
+  ENSURE(b && fl && nh_ball_breakpoints(b, br) == 2 && br[0] == 0.1 && br[1] == 0.2);
+  ENSURE(nh_ball_breakpoints(fl, br) == 2);
+  int three = 3;
+  nh_ball_params pi = p;
+  pi.input = zero_input, pi.input_user = &three;
+  nh_sleigh_params sp = nh_sleigh_params_default();
+  nh_model *bi = nh_ball_create(&pi, NULL, 0), *osc = nh_sleigh_create(&sp, NULL, 0);
+  ENSURE(bi && osc && nh_ball_breakpoints(bi, br) == 0 && nh_ball_breakpoints(osc, br) == 0);
+  nh_sim *s = make_sim(b, "dopri5", 1e-3, 1e-10, 0.0), *s2 = make_sim(b, "dopri5", 1e-3, 1e-10, 0.0);
+  bp_obs o = {0, 0, 0};
+  ENSURE(s && s2 && nh_ball_run(s, 0.35, bp_observer, &o) == NH_OK);
+  ENSURE(o.starts == 1 && o.ends == 1 && o.at_breaks == 2 && nh_sim_time(s) == 0.35);
+  nh_sim *const ph[1] = {s2};
+  const int nbr = nh_ball_breakpoints(b, br);
+  nh_chain c = {ph, 1, br, nbr, 0, 0, NULL, NULL};
+  int last = -1;
+  ENSURE(nh_chain_run(&c, 0, 0.35, NULL, NULL, &last) == NH_OK && last == 0);
+  ENSURE(memcmp(nh_sim_x(s), nh_sim_x(s2), sizeof(double) * (size_t)b->nx) == 0);
+  nh_sim_destroy(s), nh_sim_destroy(s2);
+  nh_model_destroy(b), nh_model_destroy(fl), nh_model_destroy(bi), nh_model_destroy(osc);
+  return 0;
+}
+
 /* the slip monitor: f_s = mu N is reported (or stops the run) where f_s / N first reaches mu;
  * the paper's printed .19 is below the computed minimum 0.190594, so mu = .19 slips */
 static int test_slip_monitor(void) {
@@ -1229,6 +1269,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_detachment);
   RUN_TEST(test_free_flight);
   RUN_TEST(test_flight_switch);
+  RUN_TEST(test_breakpoints);
   RUN_TEST(test_slip_monitor);
   RUN_TEST(test_fixed_step);
   RUN_TEST(test_lie_group_method);

@@ -195,9 +195,14 @@ NH_API nh_model *nh_ball_dae_create(const nh_ball_params *p, char *msg, size_t m
 NH_API int nh_ball_dae_rhs(const nh_model *ball, double t, const double *x, double *G,
                            double *mdiag);
 
-/* Run a simulation of a ball, disk or flight model to t_end like nh_sim_run, but in segments
- * ending at the kinks of the built-in input profile (t = .1, .2; spec 7.13), so that no step
- * straddles a discontinuity of theta'''. The observer sees one START and one END sample. */
+/* The breakpoints of a ball, disk or flight model's input: the kinks of the built-in input
+ * profile (t = .1, .2; spec 7.13), where theta''' jumps and no step may straddle one.
+ * Returns their number (0 with an `input` callback or for another model). */
+NH_API int nh_ball_breakpoints(const nh_model *model, double breaks[2]);
+
+/* Run a simulation of a ball, disk or flight model to t_end like nh_sim_run, landing on its
+ * breakpoints: nh_sim_run_breaks with nh_ball_breakpoints. The observer sees one START and
+ * one END sample. */
 NH_API int nh_ball_run(nh_sim *sim, double t_end, nh_observer_fn observer, void *user);
 
 /* ---- balls described in a file (docs/rolling-ball.md) -------------------------------------

@@ -101,6 +101,79 @@ NH_API int nh_plot_panels(const char *path, int nrows, int ncols, int npanels,
                           const nh_plot_panel *panels, const char *title, char *msg,
                           size_t msg_size);
 
+/* ---- run summaries (src/io/summary.c): the one writer of `nholo run` ----------------------
+ * A run is one simulation or a chain of phases (nh_chain_run). Its summary as one JSON
+ * object on one line:
+ *   model, method, [MECHANICAL: impact_law, parameters, impacts], t_end, steps,
+ *   rejected_steps, evaluations, [MECHANICAL: grazing], (COUNTS), energy_initial,
+ *   energy_final, [MECHANICAL: max_energy_rel_error, max_constraint_residual, max_event_gap,
+ *   solver_*], wall_seconds, (RESULTS), status, message, [EVENTS: events: each {t,
+ *   (EVENT_HEAD), monitor, phase, direction, stopped, (EVENT_TAIL)}], final (MECHANICAL: q,
+ *   final_velocity, final_state; else x), (TAIL), [MECHANICAL: impact_log];
+ * or as text: the model, method, final time and counts (MECHANICAL: two lines), (COUNTS),
+ * [MECHANICAL: energies, solver, the first impacts], [EVENTS: one line each, "  event:
+ * (EVENT_HEAD) at t = T(EVENT_TAIL)" and " (run stopped)" for a stop in the last phase],
+ * (RESULTS), the status line, (TAIL).
+ * Counts are summed over the phases, maxima taken over them; the final time, state, energy
+ * and message are the last phase's, the initial energy the first's. Numbers are written with
+ * %.17g (null when not finite), strings escaped. The caller adds its own fields at the places
+ * in parentheses with a callback. */
+
+/* NH_SUMMARY_MECHANICAL: the layout of a mechanical run (impacts, invariant monitors, solver,
+ * final q, v and x, impact log); else the compact one (final x only). NH_SUMMARY_EVENTS: the
+ * event log of every phase. */
+enum { NH_SUMMARY_MECHANICAL = 1, NH_SUMMARY_EVENTS = 2 };
+
+/* Where the callback is called. JSON: write fields, each as `, "key": value`; text: whole
+ * lines, except at EVENT_HEAD (the event's label, without a callback its monitor's name) and
+ * EVENT_TAIL (the end of its line). */
+typedef enum nh_summary_place {
+  NH_SUMMARY_COUNTS = 0,     /* after the step counts (text: after the first lines) */
+  NH_SUMMARY_RESULTS = 1,    /* before the status */
+  NH_SUMMARY_EVENT_HEAD = 2, /* in an event, after its time */
+  NH_SUMMARY_EVENT_TAIL = 3, /* at the end of an event (text: before " (run stopped)") */
+  NH_SUMMARY_TAIL = 4        /* JSON: after the final state; text: after the status line */
+} nh_summary_place;
+
+/* The event being written (at EVENT_HEAD and EVENT_TAIL). */
+typedef struct nh_summary_event {
+  long index;          /* over the whole run, from 0 */
+  int phase;           /* index into the summary's phases */
+  const nh_sim *sim;   /* that phase */
+  nh_event_record rec;
+} nh_summary_event;
+
+/* Write extra fields at `at` (ev: Nullable, the event at EVENT_HEAD/TAIL). json: 1 for the
+ * JSON object, 0 for text. Returns 0, or negative to stop the writer with that status. */
+typedef int (*nh_summary_fn)(FILE *f, int json, nh_summary_place at, const nh_summary_event *ev,
+                             void *user);
+
+typedef struct nh_summary {
+  const nh_sim *const *phases;    /* (nphases >= 1) the simulations that ran, in order; the last
+                                     one ended the run */
+  int nphases;
+  const char *const *phase_names; /* Nullable: each event then names its phase ("phase") */
+  const char *method;             /* the method's name as the user gave it */
+  int status;                     /* the run's status */
+  double wall;                    /* wall-clock seconds */
+  int flags;                      /* NH_SUMMARY_MECHANICAL, NH_SUMMARY_EVENTS */
+  nh_summary_fn extra;            /* Nullable */
+  void *user;
+} nh_summary;
+
+/* Write the summary as a JSON object and a newline, or as text. NH_OK, NH_ERR_ARG for a bad
+ * summary, NH_ERR_IO when writing failed, or the callback's negative status. */
+NH_API int nh_summary_write_json(FILE *f, const nh_summary *s);
+NH_API int nh_summary_write_text(FILE *f, const nh_summary *s);
+
+/* JSON pieces for the callback: a number (%.17g, null when not finite), an escaped string,
+ * and `, "key": value` fields. */
+NH_API void nh_json_num(FILE *f, double x);
+NH_API void nh_json_str(FILE *f, const char *s);
+NH_API void nh_json_field_num(FILE *f, const char *key, double x);
+NH_API void nh_json_field_str(FILE *f, const char *key, const char *s);
+NH_API void nh_json_field_bool(FILE *f, const char *key, int b);
+
 #ifdef __cplusplus
 }
 #endif

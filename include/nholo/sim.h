@@ -159,6 +159,52 @@ NH_API long nh_sim_impact_count(const nh_sim *sim);
 /* The k-th impact (0-based); NH_ERR_ARG when out of range. */
 NH_API int nh_sim_impact_get(const nh_sim *sim, long k, nh_impact_record *rec);
 
+/* ---- breakpoints and chains of phases (src/sim/phases.c) ------------------------------------
+ * Two drivers over nh_sim_run for runs that are more than one call of it.
+ *
+ * Breakpoints are times the run must land on exactly (a kink or jump of a forcing, a
+ * switch of a schedule), like SUNDIALS' tstop: the run is cut into segments ending at each
+ * breakpoint inside (t, t_end), so that no step straddles one. Breakpoints may come in any
+ * order; those outside (t, t_end) and NaNs are ignored. max_steps (nh_sim_def) counts per
+ * segment. */
+NH_API int nh_sim_run_breaks(nh_sim *sim, double t_end, long max_impacts, const double *breaks,
+                             int nbreaks, nh_observer_fn observer, void *user);
+
+/* A reset map, called when phase `from` (its simulation `sim`) stopped on a stop event
+ * (NH_EVENT_STOP: the last event record of sim says which). On entry *to is the next phase
+ * (from + 1, or from itself for the last phase), *t the stop time and x (room for the largest
+ * nx of the chain) the stopped state (sim's nx entries). Set *to, and x (and *t, not beyond
+ * t_end) to the state the phase *to starts from: the chain then calls nh_sim_set_state_x on it
+ * (which resets that simulation's statistics, impact and event logs). Returns 0 to go on in
+ * phase *to, positive to end the run at the stop (NH_EVENT_STOP), negative for a failure
+ * (returned by nh_chain_run). */
+typedef int (*nh_reset_fn)(int from, const nh_sim *sim, int *to, double *t, double *x, void *user);
+
+/* A chain of phases: simulations of possibly different models and methods, run one after
+ * the other, each from where the reset map puts it. */
+typedef struct nh_chain {
+  nh_sim *const *phases; /* (nphases) the phases' simulations */
+  int nphases;
+  const double *breaks;  /* (nbreaks) Nullable: breakpoints of every phase, as nh_sim_run_breaks */
+  int nbreaks;
+  long max_impacts;      /* impacts per phase (since its start) that end the run, 0 = no limit */
+  long max_switches;     /* phase switches after which a stop event ends the run, 0 = no limit */
+  nh_reset_fn reset;     /* Nullable: without one a stop event ends the run */
+  void *reset_user;
+} nh_chain;
+
+/* Run the chain from phase `first` (at its current state) to t_end: each phase runs with
+ * nh_sim_run_breaks; when it stops on a stop event the reset map picks the next phase and its
+ * state. The run ends at t_end, at a stop the reset map makes final, or on any other status.
+ * The observer (Nullable) sees one START (the first phase's), every phase's samples, the
+ * START of each later phase (its state after the reset: nh_sim_model(sim) tells the phase)
+ * and one END (the final state; none when the observer stopped the run): the segments' and
+ * the switched phases' own START/END are dropped. Returns the final phase's status (NH_OK at
+ * t_end, NH_EVENT_STOP, NH_ZENO, NH_STOPPED, a failure, NH_ERR_ARG for a bad chain or reset)
+ * and sets *last (Nullable) to the phase that ended the run. Allocates one state vector. */
+NH_API int nh_chain_run(const nh_chain *chain, int first, double t_end, nh_observer_fn observer,
+                        void *user, int *last);
+
 #ifdef __cplusplus
 }
 #endif

@@ -855,36 +855,16 @@ int nh_ball_stats_update(nh_ball_stats *s, const nh_model *model, double t, cons
 
 /* ---- running in segments between the input's kinks ------------------------------------------ */
 
-typedef struct seg_obs {
-  nh_observer_fn obs;
-  void *user;
-  int first, last;
-} seg_obs;
-
-/* forwards every sample but the inner segments' START and END */
-static int seg_forward(const nh_sim *s, nh_sample_kind kind, double t, const double *q,
-                       const double *v, void *user) {
-  seg_obs *o = user;
-  if (kind == NH_SAMPLE_START && !o->first) return 0;
-  if (kind == NH_SAMPLE_END && !o->last) return 0;
-  return o->obs(s, kind, t, q, v, o->user);
+int nh_ball_breakpoints(const nh_model *model, double breaks[2]) {
+  const nh_ball_params *p = nh_ball_model_params(model);
+  if (!p || p->input) return 0;
+  breaks[0] = 0.1, breaks[1] = 0.2;
+  return 2;
 }
 
 int nh_ball_run(nh_sim *sim, double t_end, nh_observer_fn obs, void *user) {
   if (!sim) return NH_ERR_ARG;
-  const nh_ball_params *p = nh_ball_model_params(nh_sim_model(sim));
-  const double kinks[2] = {0.1, 0.2};
-  seg_obs o = {obs, user, 1, 0};
-  int rc = NH_OK;
-  for (int k = 0; k <= 2 && rc == NH_OK; k++) {
-    double te = t_end;
-    if (k < 2) {
-      if (!p || p->input || !(kinks[k] > nh_sim_time(sim) && kinks[k] < t_end)) continue;
-      te = kinks[k];
-    }
-    o.last = te == t_end;
-    rc = nh_sim_run(sim, te, 0, obs ? seg_forward : NULL, &o);
-    o.first = 0;
-  }
-  return rc;
+  double breaks[2];
+  const int n = nh_ball_breakpoints(nh_sim_model(sim), breaks);
+  return nh_sim_run_breaks(sim, t_end, 0, breaks, n, obs, user);
 }

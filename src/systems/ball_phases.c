@@ -1,35 +1,18 @@
 /* ball_phases.c - a rolling ball that may detach and fly (Putkaradze & Rogers, App. B).
  *
- * Two simulations, one per phase, each with its own model and the ordinary driver:
+ * A chain of two phases (nh_chain_run, nholo/sim.h), each with its own model:
  *   rolling  (6.4) until N falls to 0 (the "normal_force" monitor stops the run there),
- *   switch   x_f = flight_state(x_roll): theta, theta', q, Om unchanged, z_GC = [zxy, 0],
+ *   reset    x_f = flight_state(x_roll): theta, theta', q, Om unchanged, z_GC = [zxy, 0],
  *            z_GC' = Lam (Om x r Gam) (the rolling velocity, 2.3); the flight's initial
  *            z_GC3'' (B.6) decides: < -NH_BALL_LIFTOFF_TOL means the free ball would be
  *            pressed into the floor (no lift-off: the run ends at the detachment),
  *   flight   (B.15, B.6) until t_end or touchdown (z_GC3 falls to 0: the "touchdown"
- *            monitor stops it; no landing law, so the run ends there). */
+ *            monitor stops it; no landing law, so the run ends there).
+ * Both phases land on the input's breakpoints (nh_ball_breakpoints). */
 #include <math.h>
 #include <string.h>
 
 #include "nholo/ball.h"
-
-/* the observer of one phase: forwards samples, dropping the rolling END when switching */
-typedef struct phase_obs {
-  nh_observer_fn obs;
-  void *user;
-  int drop_end;
-  double t_stop; /* the rolling phase's END is kept in memory here */
-} phase_obs;
-
-static int phase_forward(const nh_sim *s, nh_sample_kind kind, double t, const double *x,
-                         const double *v, void *user) {
-  phase_obs *o = user;
-  if (kind == NH_SAMPLE_END && o->drop_end) {
-    o->t_stop = t;
-    return 0;
-  }
-  return o->obs ? o->obs(s, kind, t, x, v, o->user) : 0;
-}
 
 /* was the last event of the rolling phase a detachment that stopped it? */
 static int stopped_at_detachment(const nh_sim *roll) {
@@ -38,6 +21,20 @@ static int stopped_at_detachment(const nh_sim *roll) {
   nh_event_record e;
   if (k < 1 || nh_sim_event_get(roll, k - 1, &e) != NH_OK) return 0;
   return e.stopped && strcmp(m->monitors[e.monitor].name, "normal_force") == 0;
+}
+
+/* the reset map rolling -> flight: a detachment with lift-off switches, any other stop ends */
+static int liftoff(int from, const nh_sim *roll, int *to, double *t, double *x, void *user) {
+  nh_ball_flight_info *inf = user;
+  if (from != 0 || !stopped_at_detachment(roll)) return 1;
+  inf->detached = 1, inf->t_detach = *t;
+  double xf[2 * NH_BALL_MAX_MASSES + 13];
+  int rc = nh_ball_flight_state(nh_sim_model(roll), *t, x, xf, &inf->z_acc);
+  if (rc != NH_OK) return rc < 0 ? rc : NH_ERR_ARG;
+  if (!(inf->z_acc >= -NH_BALL_LIFTOFF_TOL)) return 1; /* pressed into the floor: no lift-off */
+  memcpy(x, xf, sizeof(double) * (size_t)(nh_sim_model(roll)->nx + 4));
+  *to = 1;
+  return 0;
 }
 
 int nh_ball_run_flight(nh_sim *roll, nh_sim *fly, double t_end, nh_observer_fn obs, void *user,
@@ -50,38 +47,16 @@ int nh_ball_run_flight(nh_sim *roll, nh_sim *fly, double t_end, nh_observer_fn o
   if ((rk != NH_BALL_ROLLING && rk != NH_BALL_DAE) || nh_ball_model_kind(fm) != NH_BALL_FLIGHT ||
       fm->nx != rm->nx + 4 || !nh_ball_model_params(rm)->stop_on_detach)
     return NH_ERR_ARG;
-  // rolling phase
-  phase_obs o = {obs, user, 1, NAN};
-  int rc = nh_ball_run(roll, t_end, phase_forward, &o);
-  if (rc != NH_EVENT_STOP || !stopped_at_detachment(roll)) {
-    o.drop_end = 0; /* no switch: the rolling END is the run's END */
-    if (obs && isfinite(o.t_stop))
-      obs(roll, NH_SAMPLE_END, nh_sim_time(roll), nh_sim_x(roll), NULL, user);
-    return rc;
-  }
-  // switch to the free flight from the located detachment state
-  const double td = nh_sim_time(roll);
-  double xf[2 * NH_BALL_MAX_MASSES + 13];
-  inf.detached = 1, inf.t_detach = td;
-  if ((rc = nh_ball_flight_state(rm, td, nh_sim_x(roll), xf, &inf.z_acc)) != NH_OK) {
-    if (info) *info = inf;
-    return rc;
-  }
-  if (!(inf.z_acc >= -NH_BALL_LIFTOFF_TOL)) { /* pressed into the floor: no lift-off */
-    if (info) *info = inf;
-    if (obs) obs(roll, NH_SAMPLE_END, td, nh_sim_x(roll), NULL, user);
-    return NH_EVENT_STOP;
-  }
-  if ((rc = nh_sim_set_state_x(fly, td, xf)) != NH_OK) {
-    if (info) *info = inf;
-    return rc;
-  }
-  // flight phase, to t_end or touchdown
-  inf.flew = 1;
-  rc = nh_ball_run(fly, t_end, obs, user);
+  // rolling, then (after a lift-off) flight, to t_end or a final stop
+  nh_sim *const phases[2] = {roll, fly};
+  double breaks[2];
+  const int nbreaks = nh_ball_breakpoints(rm, breaks);
+  nh_chain c = {phases, 2, breaks, nbreaks, 0, 1, liftoff, &inf};
+  int last;
+  int rc = nh_chain_run(&c, 0, t_end, obs, user, &last);
   nh_event_record e;
   long k = nh_sim_event_count(fly);
-  if (k > 0 && nh_sim_event_get(fly, k - 1, &e) == NH_OK && e.stopped) {
+  if ((inf.flew = last == 1) && k > 0 && nh_sim_event_get(fly, k - 1, &e) == NH_OK && e.stopped) {
     const int n = nh_ball_model_params(fm)->n;
     inf.touchdown = 1, inf.t_touchdown = e.t, inf.vz_touchdown = e.x[2 * n + 12];
   }
