@@ -63,11 +63,16 @@ int cmd_check(int argc, char **argv) {
       check_help();
       return CLI_OK;
     }
-    if (strcmp(a, "--project-initial") == 0) {
+    char nbuf[64];
+    const char *inl;
+    const char *name = cli_opt_name(a, nbuf, sizeof nbuf, &inl);
+    if (strcmp(name, "--project-initial") == 0) {
+      if (!cli_opt_flag(name, inl)) return CLI_USAGE;
       lo.project_initial = 1;
-    } else if (strcmp(a, "--set") == 0 || strcmp(a, "--backend") == 0) {
-      if (i + 1 >= argc) return cli_usage_error("option %s needs a value", a);
-      const char *val = argv[++i];
+    } else if (strcmp(name, "--set") == 0 || strcmp(name, "--backend") == 0) {
+      a = name;
+      const char *val = cli_opt_value(a, inl, argc, argv, &i, NULL);
+      if (!val) return CLI_USAGE;
       int ok = strcmp(a, "--backend") == 0 ? cli_parse_backend(a, val, &lo.backend) : cli_parse_set(a, val, &sets);
       if (!ok) return CLI_USAGE;
     } else if (a[0] == '-') {

@@ -213,6 +213,7 @@ static void run_help(void) {
              run_options[i].arg ? run_options[i].arg : "");
     printf("  %-28s %s\n", left, run_options[i].help);
   }
+  printf("an option's value follows it or is joined to it by '=' (--dt 0.05 or --dt=0.05)\n");
   printf("\nthe rolling ball and disk have their own options: nholo run rolling-ball --help\n");
   printf("\nexamples: nholo run penny --table ellipse --impact plastic --impacts 20 --plot penny.png\n"
          "          nholo run examples/penny.nh --set a=0.2 --method dopri5 --json\n"
@@ -418,16 +419,18 @@ static int parse_run(int argc, char **argv, run_opts *o) {
       o->model = a;
       continue;
     }
+    // --name value or --name=value
+    char nbuf[64];
+    const char *inl;
+    const char *name = cli_opt_name(a, nbuf, sizeof nbuf, &inl);
     const opt_def *d = NULL;
     for (int k = 0; k < NRUN_OPTIONS; k++)
-      if (strcmp(run_options[k].name, a) == 0) d = &run_options[k];
+      if (strcmp(run_options[k].name, name) == 0) d = &run_options[k];
     if (!d) return cli_usage_error("unknown option '%s' (see 'nholo run --help')", a);
     const char *val = NULL;
-    if (d->arg) {
-      if (i + 1 >= argc) return cli_usage_error("option %s needs a value (%s)", a, d->arg);
-      val = argv[++i];
-    }
-    if (!d->set(o, a, val)) return CLI_USAGE;
+    if (d->arg && !(val = cli_opt_value(name, inl, argc, argv, &i, d->arg))) return CLI_USAGE;
+    if (!d->arg && !cli_opt_flag(name, inl)) return CLI_USAGE;
+    if (!d->set(o, name, val)) return CLI_USAGE;
   }
   if (!o->model) return cli_usage_error("run: no model given (see 'nholo list')");
   return CLI_OK;

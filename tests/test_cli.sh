@@ -197,6 +197,30 @@ expect_usage "unknown figure" figure penny-fig9 --out-dir "$T/o"
 expect_usage "figure bad option" figure penny-fig1 --frob --out-dir "$T/o"
 expect_usage "figure unwritable" figure penny-fig1 --out /nonexistent-dir/f.png
 
+# ---- --name=value everywhere, help of every command -------------------------------------------
+"$NHOLO" run penny --dt 0.05 --method rk4 --impacts 2 --json >"$T/a1" 2>"$T/err"
+"$NHOLO" run penny --dt=0.05 --method=rk4 --impacts=2 --json >"$T/a2" 2>>"$T/err"
+sed 's/"wall_seconds": [^,]*,//' "$T/a1" >"$T/a1s"; sed 's/"wall_seconds": [^,]*,//' "$T/a2" >"$T/a2s"
+grep -q '"impacts": 2' "$T/a2" && grep -q '"method": "rk4"' "$T/a2" && cmp -s "$T/a1s" "$T/a2s" \
+  && ok "run --dt=0.05 --method=rk4 = run --dt 0.05 --method rk4" || bad "run --opt=value: $(cat "$T/err")"
+"$NHOLO" run penny --set="theta'=5" --impacts=1 --json 2>"$T/err" | sed 's/"wall_seconds": [^,]*,//' >"$T/a3"
+"$NHOLO" run penny --set "theta'=5" --impacts 1 --json 2>>"$T/err" | sed 's/"wall_seconds": [^,]*,//' >"$T/a4"
+grep -q '"impacts": 1' "$T/a3" && cmp -s "$T/a3" "$T/a4" && ! cmp -s "$T/a3" "$T/a1s" \
+  && ok "run --set=NAME=VALUE = --set NAME=VALUE" || bad "run --set=NAME=VALUE: $(cat "$T/err")"
+"$NHOLO" check "$(dirname "$0")/../examples/penny.nh" --backend=tape --set=a=0.3 >"$T/c0" 2>"$T/err" \
+  && grep -qx 'evaluation: tape' "$T/c0" && ok "check --backend=tape --set=a=0.3" || bad "check --opt=value: $(cat "$T/err")"
+"$NHOLO" run rolling-disk --t-end=0.5 --method=rk4 --dt=0.01 --json >"$T/a4" 2>"$T/err" && grep -q '"method": "rk4"' "$T/a4" \
+  && ok "ball run --t-end=0.5 --method=rk4" || bad "ball --opt=value: $(cat "$T/err")"
+"$NHOLO" figure penny-fig1 --impacts=2 --out="$T/fa.png" >/dev/null 2>"$T/err" && [ -s "$T/fa.png" ] \
+  && ok "figure --impacts=2 --out=FILE" || bad "figure --opt=value: $(cat "$T/err")"
+expect_usage "a flag given a value" run penny --json=1 --out "$T/o/x.csv"
+expect_usage "check: a flag given a value" check "$(dirname "$0")/../examples/penny.nh" --project-initial=yes
+expect_usage "ball: a flag given a value" run rolling-disk --json=yes --out "$T/o/x.csv"
+expect_usage "--opt= with a bad value" run penny --dt=abc --out "$T/o/x.csv"
+"$NHOLO" list --help >"$T/lh" 2>"$T/err" && grep -q "usage: nholo list" "$T/lh" && ok "list --help exits 0" || bad "list --help: $(cat "$T/err")"
+"$NHOLO" figure --help >"$T/fh" 2>&1 && [ "$(grep -c -- '^  --members' "$T/fh")" -eq 1 ] && grep -q 'penny-fig5 (default 100), dg-fig2 (default 200)' "$T/fh" \
+  && ok "figure --help lists --members once with both defaults" || bad "figure --help --members: $(grep -- --members "$T/fh")"
+
 # ---- model files ---------------------------------------------------------------------------
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 PENNY_NH=$SRC/examples/penny.nh
