@@ -518,21 +518,10 @@ int cmd_run(int argc, char **argv) {
   }
 
   // the method and simulation
-  const nh_method *method = o.method ? nh_method_find(o.method)
-                                     : (model->flow ? nh_method_find("exact") : nh_method_find("dopri5"));
-  if ((nh_method_flags(method) & NH_METHOD_LIE) && nh_method_supports(method, model) != NH_OK) {
+  const nh_method *method = o.method ? nh_method_find(o.method) : nh_method_default_for(model);
+  if (nh_method_check(method, model, msg, sizeof msg) != NH_OK) { /* the reason and the methods that fit */
     nh_model_destroy(model);
-    return cli_usage_error("--method %s: model '%s' has no rotation part", nh_method_name(method), model->name);
-  }
-  if (nh_method_supports(method, model) != NH_OK) {
-    char name[NH_MAX_NAME];
-    snprintf(name, sizeof name, "%s", model->name);
-    nh_model_destroy(model);
-    return cli_usage_error("--method %s: cannot run model '%s' (%s)", nh_method_name(method), name,
-                           !strcmp(nh_method_name(method), "rdp") ? "no SE(2)-invariant structure"
-                           : !strcmp(nh_method_name(method), "del") ? "its constraints are not holonomic"
-                           : !strcmp(nh_method_name(method), "exact") ? "no closed-form flow"
-                                                                       : nh_method_summary(method));
+    return cli_usage_error("%s", msg);
   }
   nh_sim_def def = nh_sim_def_default();
   def.method = method;

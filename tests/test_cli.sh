@@ -322,6 +322,21 @@ expect_usage "bad dexp order" run sleigh --method rdp --dexp-order 3 --out "$T/o
 expect_usage "del on a constrained model" run sleigh --method del --out "$T/o/x.csv"
 expect_usage "rdp without SE(2)" run penny --method rdp --out "$T/o/x.csv"
 expect_usage "sleigh unknown parameter" run sleigh --set R=1 --out "$T/o/x.csv"
+# a refused method says why and which methods fit, not what the method is (rkmk4 read the
+# model's name after destroying it)
+expect_usage "gonzalez on the penny" run penny --method gonzalez --out "$T/o/x.csv"
+grep -qF "nholo: method 'gonzalez' cannot run model 'penny': the discrete gradients need an almost-Poisson model" "$T/stderr" \
+  && grep -qF "methods that can: exact, rk4, dopri5," "$T/stderr" && ! grep -q "Gonzalez midpoint" "$T/stderr" \
+  && ok "gonzalez refusal names the reason and the methods that fit" || bad "gonzalez refusal: $(cat "$T/stderr")"
+for mdl in penny sleigh; do
+  expect_usage "rkmk4 on $mdl" run $mdl --method rkmk4 --out "$T/o/x.csv"
+  grep -qF "nholo: method 'rkmk4' cannot run model '$mdl': it needs a first-order model with a rotation part" "$T/stderr" \
+    && ok "rkmk4 refusal on $mdl names the model" || bad "rkmk4 refusal on $mdl: $(cat "$T/stderr")"
+done
+printf "model polar\ncoordinates r th\nparameter m = 1\nkinetic 1/2*m*(r'^2 + r^2*th'^2)\ninitial r = 1, th = 0\ninitial r' = 0, th' = 1\n" >"$T/polar.nh"
+expect_usage "rattle with a configuration-dependent M" run "$T/polar.nh" --method rattle --out "$T/o/x.csv"
+grep -qxF "nholo: method 'rattle' cannot run model 'polar': it needs a constant mass matrix M, and this model's M depends on the configuration; methods that can: rk4, dopri5, rk2, gni, del" "$T/stderr" \
+  && ok "rattle refusal names the methods that work" || bad "rattle refusal: $(cat "$T/stderr")"
 expect_usage "snakeboard singular phi" run snakeboard --set phi=1.5707963267948966 --out "$T/o/x.csv"
 expect_usage "sleigh impacts" run sleigh --impact plastic --out "$T/o/x.csv"
 
