@@ -38,6 +38,14 @@ const char *cli_opt_value(const char *name, const char *inline_val, int argc, ch
 /* A flag takes no value: 1 when inline_val is NULL, else print an error and return 0. */
 int cli_opt_flag(const char *name, const char *inline_val);
 
+/* A model file must be a readable regular file (a FIFO or device is refused without opening
+ * it for long); else print "nholo: cannot read 'FILE': <the system's reason>" and return 0. */
+int cli_model_file_ok(const char *path);
+/* Print a model file's error and return CLI_USAGE: a diagnostic located in the file
+ * ("FILE:LINE:COL: error: ...", the line, a caret) as it is, as a compiler prints it; any other
+ * message after "nholo: ". Both run and check print through it. */
+int cli_model_error(const char *msg);
+
 /* Print "nholo: <message>" on stderr and return CLI_USAGE. */
 int cli_usage_error(const char *fmt, ...);
 

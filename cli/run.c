@@ -486,7 +486,8 @@ int cmd_run(int argc, char **argv) {
     lo.project_initial = o.project_initial;
     lo.impact_override = o.law_set;
     lo.impact = o.law;
-    if (!(model = nh_model_load(o.model, &lo, msg, sizeof msg))) return cli_usage_error("%s", msg);
+    if (!cli_model_file_ok(o.model)) return CLI_USAGE;
+    if (!(model = nh_model_load(o.model, &lo, msg, sizeof msg))) return cli_model_error(msg);
   } else {
     is_penny = strcmp(o.model, "penny") == 0;
     int is_sleigh = strcmp(o.model, "sleigh") == 0, is_snake = strcmp(o.model, "snakeboard") == 0;

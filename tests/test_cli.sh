@@ -283,9 +283,10 @@ for f in 15-unknown-symbol 18-unclosed-parenthesis 38-initial-violates-constrain
   "$NHOLO" run "$file" --out "$T/o/x.csv" --events "$T/o/e.csv" --json >"$T/stdout" 2>"$T/stderr"
   rc=$?
   want=$(sed -n '1s/^# expect: //p' "$file")
-  if [ $rc -eq 2 ] && [ "$(head -1 "$T/stderr")" = "nholo: $file:$want" ] && [ "$(wc -l <"$T/stderr")" -eq 3 ] \
-     && [ -z "$(ls -A "$T/o")" ] && [ ! -s "$T/stdout" ]; then
-    ok "malformed $f.nh: $want"
+  "$NHOLO" check "$file" >/dev/null 2>"$T/stderr.check"
+  if [ $rc -eq 2 ] && [ "$(head -1 "$T/stderr")" = "$file:$want" ] && [ "$(wc -l <"$T/stderr")" -eq 3 ] \
+     && [ -z "$(ls -A "$T/o")" ] && [ ! -s "$T/stdout" ] && cmp -s "$T/stderr" "$T/stderr.check"; then
+    ok "malformed $f.nh: $want (run and check print the same)"
   else
     bad "malformed $f.nh (exit $rc, $(wc -l <"$T/stderr") lines): $(cat "$T/stderr")"
   fi
@@ -296,6 +297,26 @@ rc=$?
   && ok "check on a malformed file: exit 2" || bad "check on a malformed file (exit $rc): $(cat "$T/stderr")"
 expect_usage "model file: unknown --set" run "$PENNY_NH" --set zz=1 --out "$T/o/x.csv"
 expect_usage "model file: missing" run "$T/none.nh" --out "$T/o/x.csv"
+grep -qxF "nholo: cannot read '$T/none.nh': No such file or directory" "$T/stderr" && ok "missing model file: the system's reason" \
+  || bad "missing model file: $(cat "$T/stderr")"
+expect_usage "check: missing model file" check "$T/none.nh"
+grep -qxF "nholo: cannot read '$T/none.nh': No such file or directory" "$T/stderr" && ok "check: missing model file: the system's reason" \
+  || bad "check: missing model file: $(cat "$T/stderr")"
+if mkfifo "$T/fifo.nh" 2>/dev/null; then
+  for cmd in run check; do
+    # a FIFO with no writer would block a reader: the command must refuse it at once
+    ( "$NHOLO" $cmd "$T/fifo.nh" >/dev/null 2>"$T/stderr"; echo $? >"$T/rc" ) &
+    pid=$!
+    n=0; while [ ! -s "$T/rc" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+    if [ -s "$T/rc" ]; then
+      [ "$(cat "$T/rc")" = 2 ] && grep -qxF "nholo: cannot read '$T/fifo.nh': not a regular file" "$T/stderr" \
+        && ok "$cmd refuses a FIFO model file without blocking" || bad "$cmd on a FIFO: $(cat "$T/rc") $(cat "$T/stderr")"
+    else
+      bad "$cmd on a FIFO model file blocks"; : >"$T/fifo.nh" &
+    fi
+    wait $pid 2>/dev/null; rm -f "$T/rc"
+  done
+fi
 expect_usage "model file: unknown backend" run "$PENNY_NH" --backend jit --out "$T/o/x.csv"
 # ---- structure-preserving methods, sleigh and snakeboard ------------------------------------
 "$NHOLO" list >"$T/l" 2>&1 && for m in gni rattle shake del rdp rk2 sleigh snakeboard; do
