@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -441,12 +442,61 @@ static int check_outputs(const run_opts *o) {
   char msg[512];
   for (int i = 0; i < 3; i++) {
     if (!paths[i]) continue;
+    // a device (/dev/null) may take several outputs; a plot goes only to a regular file
+    struct stat sb;
+    int special = stat(paths[i], &sb) == 0 && !S_ISREG(sb.st_mode);
+    if (special && i == 2) return cli_usage_error("--plot: '%s' is not a regular file", paths[i]);
     for (int j = 0; j < i; j++)
-      if (paths[j] && strcmp(paths[i], paths[j]) == 0)
+      if (paths[j] && strcmp(paths[i], paths[j]) == 0 && !(special && S_ISCHR(sb.st_mode)))
         return cli_usage_error("the same file '%s' is given for two outputs", paths[i]);
     if (nh_check_writable(paths[i], msg, sizeof msg) != NH_OK) return cli_usage_error("%s", msg);
   }
   return CLI_OK;
+}
+
+/* The model: a model file, or a built-in with the command line's parameters; NULL with the
+ * exit status in *rc after printing the error. */
+static nh_model *load_model(run_opts *o, int *is_penny, int *rc) {
+  char msg[2048];
+  nh_model *model = NULL;
+  *is_penny = 0;
+  if (cli_is_model_file(o->model)) {
+    if (o->table_set) return *rc = cli_usage_error("--table: only for the built-in penny (use --set a=... --set b=...)"), NULL;
+    nh_load_opts lo = nh_load_opts_default();
+    lo.backend = o->backend;
+    lo.nset = o->sets.n;
+    lo.set_names = o->sets.names;
+    lo.set_values = o->sets.values;
+    lo.project_initial = o->project_initial;
+    lo.impact_override = o->law_set;
+    lo.impact = o->law;
+    if (!cli_model_file_ok(o->model)) return *rc = CLI_USAGE, NULL;
+    if (!(model = nh_model_load(o->model, &lo, msg, sizeof msg))) return *rc = cli_model_error(msg), NULL;
+  } else {
+    *is_penny = strcmp(o->model, "penny") == 0;
+    const int penny = *is_penny, is_sleigh = strcmp(o->model, "sleigh") == 0, is_snake = strcmp(o->model, "snakeboard") == 0;
+    if (o->law_set && !penny) return *rc = cli_usage_error("--impact: model '%s' has no impacts", o->model), NULL;
+    if (o->table_set && !penny) return *rc = cli_usage_error("--table: only for the built-in penny"), NULL;
+    if (!penny && !is_sleigh && !is_snake) {
+      if (o->sets.n > 0) return *rc = cli_usage_error("--set: model '%s' takes no overrides (a model file does)", o->model), NULL;
+      if (!(model = nh_builtin_create(o->model, msg, sizeof msg)))
+        return *rc = cli_usage_error("unknown model '%s' (see 'nholo list'; a model file ends in .nh)", o->model), NULL;
+    }
+    for (int i = 0; i < o->sets.n; i++) {
+      const char *name = o->sets.names[i];
+      double v = o->sets.values[i];
+      int known = is_sleigh ? nh_sleigh_set(&o->sleigh, name, v)
+                  : is_snake ? nh_snakeboard_set(&o->snake, name, v)
+                             : cli_penny_set(&o->penny, name, v);
+      if (!known) return *rc = cli_usage_error("--set: model '%s' has no parameter or initial value '%s'", o->model, name), NULL;
+    }
+    if (o->law_set) o->penny.law = o->law;
+    if (!model) model = penny ? nh_penny_create(&o->penny, msg, sizeof msg)
+                        : is_sleigh ? nh_sleigh_create(&o->sleigh, msg, sizeof msg)
+                                    : nh_snakeboard_create(&o->snake, msg, sizeof msg);
+    if (!model) return *rc = cli_usage_error("%s", msg), NULL;
+  }
+  return model;
 }
 
 int cmd_run(int argc, char **argv) {
@@ -474,44 +524,9 @@ int cmd_run(int argc, char **argv) {
 
   // the model: a model file, or a built-in
   char msg[2048];
-  nh_model *model = NULL;
-  int is_penny = 0;
-  if (cli_is_model_file(o.model)) {
-    if (o.table_set) return cli_usage_error("--table: only for the built-in penny (use --set a=... --set b=...)");
-    nh_load_opts lo = nh_load_opts_default();
-    lo.backend = o.backend;
-    lo.nset = o.sets.n;
-    lo.set_names = o.sets.names;
-    lo.set_values = o.sets.values;
-    lo.project_initial = o.project_initial;
-    lo.impact_override = o.law_set;
-    lo.impact = o.law;
-    if (!cli_model_file_ok(o.model)) return CLI_USAGE;
-    if (!(model = nh_model_load(o.model, &lo, msg, sizeof msg))) return cli_model_error(msg);
-  } else {
-    is_penny = strcmp(o.model, "penny") == 0;
-    int is_sleigh = strcmp(o.model, "sleigh") == 0, is_snake = strcmp(o.model, "snakeboard") == 0;
-    if (o.law_set && !is_penny) return cli_usage_error("--impact: model '%s' has no impacts", o.model);
-    if (o.table_set && !is_penny) return cli_usage_error("--table: only for the built-in penny");
-    if (!is_penny && !is_sleigh && !is_snake) {
-      if (o.sets.n > 0) return cli_usage_error("--set: model '%s' takes no overrides (a model file does)", o.model);
-      if (!(model = nh_builtin_create(o.model, msg, sizeof msg)))
-        return cli_usage_error("unknown model '%s' (see 'nholo list'; a model file ends in .nh)", o.model);
-    }
-    for (int i = 0; i < o.sets.n; i++) {
-      const char *name = o.sets.names[i];
-      double v = o.sets.values[i];
-      int known = is_sleigh ? nh_sleigh_set(&o.sleigh, name, v)
-                  : is_snake ? nh_snakeboard_set(&o.snake, name, v)
-                             : cli_penny_set(&o.penny, name, v);
-      if (!known) return cli_usage_error("--set: model '%s' has no parameter or initial value '%s'", o.model, name);
-    }
-    if (o.law_set) o.penny.law = o.law;
-    if (!model) model = is_penny ? nh_penny_create(&o.penny, msg, sizeof msg)
-                        : is_sleigh ? nh_sleigh_create(&o.sleigh, msg, sizeof msg)
-                                    : nh_snakeboard_create(&o.snake, msg, sizeof msg);
-    if (!model) return cli_usage_error("%s", msg);
-  }
+  int is_penny;
+  nh_model *model = load_model(&o, &is_penny, &rc);
+  if (!model) return rc;
 
   if (o.plot && model->form == NH_FORM_ODE) {
     nh_model_destroy(model);
@@ -553,20 +568,21 @@ int cmd_run(int argc, char **argv) {
 
   // outputs hold whatever was computed, also after a failure
   int exit_code = status == NH_OK ? CLI_OK : status == NH_ZENO ? CLI_ZENO : CLI_FAILED;
-  if (o.out && nh_write_traj_csv(o.out, model, traj, msg, sizeof msg) != NH_OK) {
+  int wst, out_status = NH_OK; /* the first output that could not be written */
+  if (o.out && (wst = nh_write_traj_csv(o.out, model, traj, msg, sizeof msg)) != NH_OK) {
     fprintf(stderr, "nholo: %s\n", msg);
-    exit_code = CLI_FAILED;
+    exit_code = CLI_FAILED, out_status = wst;
   }
-  if (o.events && nh_write_impacts_csv(o.events, sim, msg, sizeof msg) != NH_OK) {
+  if (o.events && (wst = nh_write_impacts_csv(o.events, sim, msg, sizeof msg)) != NH_OK) {
     fprintf(stderr, "nholo: %s\n", msg);
-    exit_code = CLI_FAILED;
+    exit_code = CLI_FAILED, out_status = out_status ? out_status : wst;
   }
   if (o.plot && !is_penny) {
     char title[160];
     snprintf(title, sizeof title, "%s (%s)", model->name, nh_method_name(method));
-    if (nh_plot_timeseries(o.plot, model, traj, sim, title, msg, sizeof msg) != NH_OK) {
+    if ((wst = nh_plot_timeseries(o.plot, model, traj, sim, title, msg, sizeof msg)) != NH_OK) {
       fprintf(stderr, "nholo: %s\n", msg);
-      exit_code = CLI_FAILED;
+      exit_code = CLI_FAILED, out_status = out_status ? out_status : wst;
     }
   } else if (o.plot) {
     char title[160];
@@ -583,10 +599,14 @@ int cmd_run(int argc, char **argv) {
     }
     if (prc != NH_OK) {
       fprintf(stderr, "nholo: %s\n", msg);
-      exit_code = CLI_FAILED;
+      exit_code = CLI_FAILED, out_status = out_status ? out_status : prc;
     }
   }
-  if (status != NH_OK) fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(sim));
+  // the status reported: the run's, else that of an output that failed
+  const int run_status = status;
+  if (status == NH_OK) status = out_status;
+  if (run_status != NH_OK)
+    fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(sim));
   if (o.json)
     print_json(stdout, sim, nh_method_name(method), status, wall, &o);
   else

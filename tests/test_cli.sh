@@ -318,6 +318,45 @@ if mkfifo "$T/fifo.nh" 2>/dev/null; then
   done
 fi
 expect_usage "model file: unknown backend" run "$PENNY_NH" --backend jit --out "$T/o/x.csv"
+# ---- bad initial states, outputs that are not regular files -----------------------------------
+expect_usage "infinite initial energy" run penny --set "theta'=1e308" --out "$T/o/x.csv"
+grep -qxF "nholo: the energy at the initial state is not finite (E = inf): an initial value is too large" "$T/stderr" \
+  && ok "infinite initial energy: one message, nothing written" || bad "infinite initial energy: $(cat "$T/stderr")"
+"$NHOLO" run penny --impacts 3 --out /dev/null --events /dev/null >"$T/dn" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && [ -c /dev/null ] && grep -q "^status: NH_OK" "$T/dn" && ok "--out /dev/null --events /dev/null: written in place" \
+  || bad "--out /dev/null (exit $rc): $(cat "$T/err")"
+if [ -c /dev/full ] && [ -w /dev/full ]; then
+  "$NHOLO" run penny --impacts 3 --out /dev/full >"$T/df" 2>"$T/err"
+  rc=$?
+  [ $rc -eq 1 ] && [ -c /dev/full ] && grep -q "^status: NH_ERR_IO" "$T/df" \
+    && grep -qxF "nholo: cannot write '/dev/full': No space left on device" "$T/err" \
+    && ok "a failed output write: exit 1, status NH_ERR_IO" || bad "--out /dev/full (exit $rc): $(cat "$T/err"; grep status "$T/df")"
+  "$NHOLO" run penny --impacts 3 --out /dev/full --json >"$T/df" 2>/dev/null
+  grep -q '"status": "NH_ERR_IO"' "$T/df" && ok "a failed output write: JSON status NH_ERR_IO" || bad "JSON status on a failed write: $(grep -o '"status[^,]*' "$T/df")"
+fi
+expect_usage "--out a directory" run penny --impacts 1 --out "$T/o"
+if mkfifo "$T/fifo.csv" "$T/fifo.png" 2>/dev/null; then
+  cat "$T/fifo.csv" >"$T/fromfifo" &
+  reader=$!
+  "$NHOLO" run penny --impacts 3 --out "$T/fifo.csv" >/dev/null 2>"$T/err"
+  rc=$?
+  wait $reader
+  [ $rc -eq 0 ] && [ -p "$T/fifo.csv" ] && head -1 "$T/fromfifo" | grep -qx "t,x,y,theta,phi,x_dot,y_dot,theta_dot,phi_dot" \
+    && ok "--out FIFO: written in place to its reader ($(wc -l <"$T/fromfifo") lines)" || bad "--out FIFO (exit $rc): $(cat "$T/err")"
+  ( "$NHOLO" run penny --impacts 3 --out "$T/fifo.csv" >/dev/null 2>"$T/err"; echo $? >"$T/rc" ) &
+  pid=$!
+  n=0; while [ ! -s "$T/rc" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+  if [ -s "$T/rc" ]; then
+    [ "$(cat "$T/rc")" = 1 ] && grep -qxF "nholo: cannot write '$T/fifo.csv': no process is reading the FIFO" "$T/err" \
+      && ok "--out FIFO without a reader: an error, not a wait" || bad "--out FIFO without a reader: $(cat "$T/rc") $(cat "$T/err")"
+  else
+    bad "--out FIFO without a reader blocks"; cat "$T/fifo.csv" >/dev/null &
+  fi
+  wait $pid 2>/dev/null; rm -f "$T/rc"
+  expect_usage "--plot to a FIFO" run penny --impacts 1 --plot "$T/fifo.png"
+fi
+
 # ---- structure-preserving methods, sleigh and snakeboard ------------------------------------
 "$NHOLO" list >"$T/l" 2>&1 && for m in gni rattle shake del rdp rk2 sleigh snakeboard; do
   grep -q "$m" "$T/l" || bad "list lacks $m"; done && ok "list shows the new methods and models"

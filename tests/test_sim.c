@@ -302,6 +302,15 @@ static int test_bad_states(void) {
   double vn[4] = {NAN, 0, 0, 0};
   ENSURE(nh_sim_set_state(s, 0.0, q, vn) == NH_ERR_NONFINITE);
   nh_sim_destroy(s);
+  // finite initial values whose energy overflows: refused at creation, with a reason
+  nh_penny_params pb = nh_penny_params_default();
+  pb.theta_dot0 = 1e308;
+  nh_model *mb = nh_penny_create(&pb, NULL, 0);
+  char mmsg[256];
+  ENSURE(mb);
+  ENSURE(nh_sim_create(mb, NULL, mmsg, sizeof mmsg) == NULL);
+  ENSURE(strcmp(mmsg, "the energy at the initial state is not finite (E = inf): an initial value is too large") == 0);
+  nh_model_destroy(mb);
   // projection of the initial velocity with the kinetic metric
   nh_sim_def d = nh_sim_def_default();
   d.project_initial = 1;

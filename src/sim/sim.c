@@ -248,6 +248,13 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
     nh_sim_destroy(s);
     return NULL;
   }
+  // an initial state of infinite energy (finite but huge values) cannot be simulated
+  if (!isfinite(s->stats.energy_initial)) {
+    nh_set_msg(msg, msg_size, "the energy at the initial state is not finite (E = %g): an initial value is too large",
+               s->stats.energy_initial);
+    nh_sim_destroy(s);
+    return NULL;
+  }
   // h = 0: the automatic first trial step of an adaptive method, kept for later restarts
   if (d.h == 0.0) {
     if (nh_initial_step(&s->dyn, s->nx, d.method->order, 0.0, s->x, d.rtol, d.atol, d.h_max, s->x1,
