@@ -7,6 +7,10 @@
 
 #include "cli.h"
 
+#ifndef NHOLO_DOCDIR
+#define NHOLO_DOCDIR "share/doc/nholo" /* where the install rules put the documentation */
+#endif
+
 static const char *usage_text =
     "usage: nholo <command> [options]\n"
     "\n"
@@ -20,7 +24,11 @@ static const char *usage_text =
     "  --help, -h              this text\n"
     "  --version               the version\n"
     "\n"
-    "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard.\n";
+    "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard.\n"
+    "\n"
+    "documentation: README.md, docs/*.md (the model language, the methods, each system) and\n"
+    "examples/ of the source tree; installed in PREFIX/" NHOLO_DOCDIR " (PREFIX is where nholo\n"
+    "is installed, e.g. /usr/local), with the manual page 'man nholo'.\n";
 
 int cli_usage_error(const char *fmt, ...) {
   char buf[4096]; /* a model file's diagnostic already ends with a newline (after its caret) */
