@@ -335,7 +335,7 @@ static void print_summary(nh_sim *const sims[2], const ball_run *r, const nh_bal
   const nh_sim *ran[2] = {sims[0], sims[1]};
   ball_summary b = {sims, r, fi};
   nh_summary s = {ran, sims[1] && fi->flew ? 2 : 1, phase_names, method, status, wall, NH_SUMMARY_EVENTS,
-                  ball_extra, &b};
+                  ball_extra, &b, NULL};
   if (json) nh_summary_write_json(stdout, &s);
   else nh_summary_write_text(stdout, &s);
 }
@@ -396,6 +396,7 @@ static void ball_help(void) {
          "  --json                JSON summary: min_mu_static, t_min_mu_static, min_normal_force,\n"
          "                        events, ... (with --on-detach fly: flight, phases; the CSVs get a\n"
          "                        phase column and the flight's state layout)\n"
+         "An option's value follows it or is joined to it by '=' (--dt=0.01).\n"
          "A FILE.ball describes your own ball: see docs/rolling-ball.md.\n",
          BALL_STATS_DT);
 }
@@ -422,13 +423,18 @@ static int parse_ball_opts(int argc, char **argv, ball_opts *o) {
       o->model = a;
       continue;
     }
-    int flag = !strcmp(a, "--json");
-    if (flag) {
+    // --name value or --name=value
+    char nbuf[64];
+    const char *inl;
+    a = cli_opt_name(a, nbuf, sizeof nbuf, &inl);
+    if (!strcmp(a, "--json")) {
+      if (!cli_opt_flag(a, inl)) return CLI_USAGE;
       o->json = 1;
       continue;
     }
-    if (i + 1 >= argc) return cli_usage_error("option %s needs a value (see 'nholo run --help')", a);
-    const char *v = argv[++i];
+    const char *v = inl;
+    if (!v && i + 1 >= argc) return cli_usage_error("option %s needs a value (see 'nholo run --help')", a);
+    if (!v) v = argv[++i];
     if (!strcmp(a, "--t-end") || !strcmp(a, "--dt") || !strcmp(a, "--rtol") || !strcmp(a, "--atol")) {
       double x;
       if (!cli_parse_double(a, v, &x)) return CLI_USAGE;

@@ -28,6 +28,24 @@ int cli_parse_backend(const char *opt, const char *text, nh_backend *out);
 /* 1 when a MODEL argument names a model file (ends in .nh or contains a '/') */
 int cli_is_model_file(const char *model);
 
+/* An option written "--name=value": its name copied into buf and *inline_val pointing at the
+ * value; any other argument is returned as it is with *inline_val NULL. */
+const char *cli_opt_name(const char *arg, char *buf, size_t size, const char **inline_val);
+/* The value of option name: inline_val when given, else the next argument (advancing *i); on
+ * a missing value print an error (hint: what it takes, may be NULL) and return NULL. */
+const char *cli_opt_value(const char *name, const char *inline_val, int argc, char **argv, int *i,
+                          const char *hint);
+/* A flag takes no value: 1 when inline_val is NULL, else print an error and return 0. */
+int cli_opt_flag(const char *name, const char *inline_val);
+
+/* A model file must be a readable regular file (a FIFO or device is refused without opening
+ * it for long); else print "nholo: cannot read 'FILE': <the system's reason>" and return 0. */
+int cli_model_file_ok(const char *path);
+/* Print a model file's error and return CLI_USAGE: a diagnostic located in the file
+ * ("FILE:LINE:COL: error: ...", the line, a caret) as it is, as a compiler prints it; any other
+ * message after "nholo: ". Both run and check print through it. */
+int cli_model_error(const char *msg);
+
 /* Print "nholo: <message>" on stderr and return CLI_USAGE. */
 int cli_usage_error(const char *fmt, ...);
 

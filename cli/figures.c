@@ -230,14 +230,14 @@ static void figure_help(void) {
          "  --out FILE         file of a single figure (.png, .svg or .pdf)\n"
          "  --method NAME      integrator (default exact)\n"
          "  --impacts N        impacts of Figs. 1-4 (default 20)\n"
-         "  --members N        Fig. 5 ensemble size (default 100)\n"
-         "  --seed S           Fig. 5 random seed (default 2024)\n"
+         "  --members N        ensemble size: penny-fig5 (default 100), dg-fig2 (default 200)\n"
+         "  --seed S           random seed of the ensemble: penny-fig5, dg-fig2 (default 2024)\n"
          "  --spread D         Fig. 5 perturbation half-width (default 0.005)\n"
          "  --times T1,T2,...  Fig. 5 panel times in s (default 5,10,20,40; at most 8)\n"
          "  --table circle|ellipse, --impact elastic|plastic   Fig. 5 system (default ellipse, elastic)\n"
          "  --t-end T          dg figures: horizon (defaults: dg-fig2 1000, dg-fig3 300, dg-fig4 50000)\n"
          "  --dt H             dg figures: step (defaults: dg-fig2 0.1, dg-fig3 0.5, dg-fig4 0.1)\n"
-         "  --members N        dg-fig2: ensemble size (default 200); --seed S its seed (default 2024)\n");
+         "an option's value follows it or is joined to it by '=' (--members=50)\n");
 }
 
 static int parse_times(const char *text, fig_opts *o) {
@@ -280,8 +280,11 @@ int cmd_figure(int argc, char **argv) {
   const char *name = NULL;
   dg_fig_opts dgo = {0.0, 0.0, 0, 2024};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *val = (i + 1 < argc) ? argv[i + 1] : NULL;
+    // --name value or --name=value
+    char nbuf[64];
+    const char *inl;
+    const char *a = cli_opt_name(argv[i], nbuf, sizeof nbuf, &inl);
+    const char *val = inl ? inl : (i + 1 < argc) ? argv[i + 1] : NULL;
     long lv;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       figure_help();
@@ -298,7 +301,7 @@ int cmd_figure(int argc, char **argv) {
                 !strcmp(a, "--impact") || !strcmp(a, "--t-end") || !strcmp(a, "--dt");
     if (!known) return cli_usage_error("unknown option '%s' (see 'nholo figure --help')", a);
     if (!val) return cli_usage_error("option %s needs a value", a);
-    i++;
+    if (!inl) i++;
     if (!strcmp(a, "--out-dir")) o.out_dir = val;
     else if (!strcmp(a, "--out")) o.out = val;
     else if (!strcmp(a, "--t-end") || !strcmp(a, "--dt")) {

@@ -7,6 +7,10 @@
 
 #include "cli.h"
 
+#ifndef NHOLO_DOCDIR
+#define NHOLO_DOCDIR "share/doc/nholo" /* where the install rules put the documentation */
+#endif
+
 static const char *usage_text =
     "usage: nholo <command> [options]\n"
     "\n"
@@ -20,7 +24,11 @@ static const char *usage_text =
     "  --help, -h              this text\n"
     "  --version               the version\n"
     "\n"
-    "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard.\n";
+    "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard.\n"
+    "\n"
+    "documentation: README.md, docs/*.md (the model language, the methods, each system) and\n"
+    "examples/ of the source tree; installed in PREFIX/" NHOLO_DOCDIR " (PREFIX is where nholo\n"
+    "is installed, e.g. /usr/local), with the manual page 'man nholo'.\n";
 
 int cli_usage_error(const char *fmt, ...) {
   char buf[4096]; /* a model file's diagnostic already ends with a newline (after its caret) */
@@ -31,6 +39,33 @@ int cli_usage_error(const char *fmt, ...) {
   size_t n = strlen(buf);
   fprintf(stderr, "nholo: %s%s", buf, n && buf[n - 1] == '\n' ? "" : "\n");
   return CLI_USAGE;
+}
+
+const char *cli_opt_name(const char *arg, char *buf, size_t size, const char **inline_val) {
+  const char *eq = arg[0] == '-' && arg[1] == '-' ? strchr(arg, '=') : NULL;
+  *inline_val = NULL;
+  if (!eq || (size_t)(eq - arg) >= size) return arg;
+  memcpy(buf, arg, (size_t)(eq - arg));
+  buf[eq - arg] = '\0';
+  *inline_val = eq + 1;
+  return buf;
+}
+
+const char *cli_opt_value(const char *name, const char *inline_val, int argc, char **argv, int *i,
+                          const char *hint) {
+  if (inline_val) return inline_val;
+  if (*i + 1 < argc) return argv[++*i];
+  if (hint)
+    cli_usage_error("option %s needs a value (%s)", name, hint);
+  else
+    cli_usage_error("option %s needs a value", name);
+  return NULL;
+}
+
+int cli_opt_flag(const char *name, const char *inline_val) {
+  if (!inline_val) return 1;
+  cli_usage_error("option %s takes no value (got '%s=%s')", name, name, inline_val);
+  return 0;
 }
 
 int cli_parse_double(const char *opt, const char *text, double *out) {
@@ -95,7 +130,12 @@ int cli_parse_impact(const char *opt, const char *text, nh_impact_law *law) {
 }
 
 static int cmd_list(int argc, char **argv) {
-  (void)argv;
+  if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    printf("usage: nholo list\n\n"
+           "List the built-in models, the integrators (--method) with their order and what they\n"
+           "preserve, and the impact laws (--impact). It takes no options.\n");
+    return CLI_OK;
+  }
   if (argc > 1) return cli_usage_error("list takes no arguments");
   printf("models:\n");
   for (int i = 0; i < nh_builtin_count(); i++)

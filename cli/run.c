@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -213,6 +214,7 @@ static void run_help(void) {
              run_options[i].arg ? run_options[i].arg : "");
     printf("  %-28s %s\n", left, run_options[i].help);
   }
+  printf("an option's value follows it or is joined to it by '=' (--dt 0.05 or --dt=0.05)\n");
   printf("\nthe rolling ball and disk have their own options: nholo run rolling-ball --help\n");
   printf("\nexamples: nholo run penny --table ellipse --impact plastic --impacts 20 --plot penny.png\n"
          "          nholo run examples/penny.nh --set a=0.2 --method dopri5 --json\n"
@@ -271,8 +273,9 @@ static int run_outputs(FILE *f, int json, nh_summary_place at, const nh_summary_
   return 0;
 }
 
-static void print_summary(const nh_sim *sim, const char *method, int status, double wall, const run_opts *o) {
-  nh_summary s = {&sim, 1, NULL, method, status, wall, NH_SUMMARY_MECHANICAL, run_outputs, (void *)o};
+static void print_summary(const nh_sim *sim, const char *method, int status, double wall, const run_opts *o,
+                          const char *message) {
+  nh_summary s = {&sim, 1, NULL, method, status, wall, NH_SUMMARY_MECHANICAL, run_outputs, (void *)o, message};
   if (o->json) nh_summary_write_json(stdout, &s);
   else nh_summary_write_text(stdout, &s);
 }
@@ -294,16 +297,18 @@ static int parse_run(int argc, char **argv, run_opts *o) {
       o->model = a;
       continue;
     }
+    // --name value or --name=value
+    char nbuf[64];
+    const char *inl;
+    const char *name = cli_opt_name(a, nbuf, sizeof nbuf, &inl);
     const opt_def *d = NULL;
     for (int k = 0; k < NRUN_OPTIONS; k++)
-      if (strcmp(run_options[k].name, a) == 0) d = &run_options[k];
+      if (strcmp(run_options[k].name, name) == 0) d = &run_options[k];
     if (!d) return cli_usage_error("unknown option '%s' (see 'nholo run --help')", a);
     const char *val = NULL;
-    if (d->arg) {
-      if (i + 1 >= argc) return cli_usage_error("option %s needs a value (%s)", a, d->arg);
-      val = argv[++i];
-    }
-    if (!d->set(o, a, val)) return CLI_USAGE;
+    if (d->arg && !(val = cli_opt_value(name, inl, argc, argv, &i, d->arg))) return CLI_USAGE;
+    if (!d->arg && !cli_opt_flag(name, inl)) return CLI_USAGE;
+    if (!d->set(o, name, val)) return CLI_USAGE;
   }
   if (!o->model) return cli_usage_error("run: no model given (see 'nholo list')");
   return CLI_OK;
@@ -314,12 +319,61 @@ static int check_outputs(const run_opts *o) {
   char msg[512];
   for (int i = 0; i < 3; i++) {
     if (!paths[i]) continue;
+    // a device (/dev/null) may take several outputs; a plot goes only to a regular file
+    struct stat sb;
+    int special = stat(paths[i], &sb) == 0 && !S_ISREG(sb.st_mode);
+    if (special && i == 2) return cli_usage_error("--plot: '%s' is not a regular file", paths[i]);
     for (int j = 0; j < i; j++)
-      if (paths[j] && strcmp(paths[i], paths[j]) == 0)
+      if (paths[j] && strcmp(paths[i], paths[j]) == 0 && !(special && S_ISCHR(sb.st_mode)))
         return cli_usage_error("the same file '%s' is given for two outputs", paths[i]);
     if (nh_check_writable(paths[i], msg, sizeof msg) != NH_OK) return cli_usage_error("%s", msg);
   }
   return CLI_OK;
+}
+
+/* The model: a model file, or a built-in with the command line's parameters; NULL with the
+ * exit status in *rc after printing the error. */
+static nh_model *load_model(run_opts *o, int *is_penny, int *rc) {
+  char msg[2048];
+  nh_model *model = NULL;
+  *is_penny = 0;
+  if (cli_is_model_file(o->model)) {
+    if (o->table_set) return *rc = cli_usage_error("--table: only for the built-in penny (use --set a=... --set b=...)"), NULL;
+    nh_load_opts lo = nh_load_opts_default();
+    lo.backend = o->backend;
+    lo.nset = o->sets.n;
+    lo.set_names = o->sets.names;
+    lo.set_values = o->sets.values;
+    lo.project_initial = o->project_initial;
+    lo.impact_override = o->law_set;
+    lo.impact = o->law;
+    if (!cli_model_file_ok(o->model)) return *rc = CLI_USAGE, NULL;
+    if (!(model = nh_model_load(o->model, &lo, msg, sizeof msg))) return *rc = cli_model_error(msg), NULL;
+  } else {
+    *is_penny = strcmp(o->model, "penny") == 0;
+    const int penny = *is_penny, is_sleigh = strcmp(o->model, "sleigh") == 0, is_snake = strcmp(o->model, "snakeboard") == 0;
+    if (o->law_set && !penny) return *rc = cli_usage_error("--impact: model '%s' has no impacts", o->model), NULL;
+    if (o->table_set && !penny) return *rc = cli_usage_error("--table: only for the built-in penny"), NULL;
+    if (!penny && !is_sleigh && !is_snake) {
+      if (o->sets.n > 0) return *rc = cli_usage_error("--set: model '%s' takes no overrides (a model file does)", o->model), NULL;
+      if (!(model = nh_builtin_create(o->model, msg, sizeof msg)))
+        return *rc = cli_usage_error("unknown model '%s' (see 'nholo list'; a model file ends in .nh)", o->model), NULL;
+    }
+    for (int i = 0; i < o->sets.n; i++) {
+      const char *name = o->sets.names[i];
+      double v = o->sets.values[i];
+      int known = is_sleigh ? nh_sleigh_set(&o->sleigh, name, v)
+                  : is_snake ? nh_snakeboard_set(&o->snake, name, v)
+                             : cli_penny_set(&o->penny, name, v);
+      if (!known) return *rc = cli_usage_error("--set: model '%s' has no parameter or initial value '%s'", o->model, name), NULL;
+    }
+    if (o->law_set) o->penny.law = o->law;
+    if (!model) model = penny ? nh_penny_create(&o->penny, msg, sizeof msg)
+                        : is_sleigh ? nh_sleigh_create(&o->sleigh, msg, sizeof msg)
+                                    : nh_snakeboard_create(&o->snake, msg, sizeof msg);
+    if (!model) return *rc = cli_usage_error("%s", msg), NULL;
+  }
+  return model;
 }
 
 int cmd_run(int argc, char **argv) {
@@ -347,43 +401,9 @@ int cmd_run(int argc, char **argv) {
 
   // the model: a model file, or a built-in
   char msg[2048];
-  nh_model *model = NULL;
-  int is_penny = 0;
-  if (cli_is_model_file(o.model)) {
-    if (o.table_set) return cli_usage_error("--table: only for the built-in penny (use --set a=... --set b=...)");
-    nh_load_opts lo = nh_load_opts_default();
-    lo.backend = o.backend;
-    lo.nset = o.sets.n;
-    lo.set_names = o.sets.names;
-    lo.set_values = o.sets.values;
-    lo.project_initial = o.project_initial;
-    lo.impact_override = o.law_set;
-    lo.impact = o.law;
-    if (!(model = nh_model_load(o.model, &lo, msg, sizeof msg))) return cli_usage_error("%s", msg);
-  } else {
-    is_penny = strcmp(o.model, "penny") == 0;
-    int is_sleigh = strcmp(o.model, "sleigh") == 0, is_snake = strcmp(o.model, "snakeboard") == 0;
-    if (o.law_set && !is_penny) return cli_usage_error("--impact: model '%s' has no impacts", o.model);
-    if (o.table_set && !is_penny) return cli_usage_error("--table: only for the built-in penny");
-    if (!is_penny && !is_sleigh && !is_snake) {
-      if (o.sets.n > 0) return cli_usage_error("--set: model '%s' takes no overrides (a model file does)", o.model);
-      if (!(model = nh_builtin_create(o.model, msg, sizeof msg)))
-        return cli_usage_error("unknown model '%s' (see 'nholo list'; a model file ends in .nh)", o.model);
-    }
-    for (int i = 0; i < o.sets.n; i++) {
-      const char *name = o.sets.names[i];
-      double v = o.sets.values[i];
-      int known = is_sleigh ? nh_sleigh_set(&o.sleigh, name, v)
-                  : is_snake ? nh_snakeboard_set(&o.snake, name, v)
-                             : cli_penny_set(&o.penny, name, v);
-      if (!known) return cli_usage_error("--set: model '%s' has no parameter or initial value '%s'", o.model, name);
-    }
-    if (o.law_set) o.penny.law = o.law;
-    if (!model) model = is_penny ? nh_penny_create(&o.penny, msg, sizeof msg)
-                        : is_sleigh ? nh_sleigh_create(&o.sleigh, msg, sizeof msg)
-                                    : nh_snakeboard_create(&o.snake, msg, sizeof msg);
-    if (!model) return cli_usage_error("%s", msg);
-  }
+  int is_penny;
+  nh_model *model = load_model(&o, &is_penny, &rc);
+  if (!model) return rc;
 
   if (o.plot && model->form == NH_FORM_ODE) {
     nh_model_destroy(model);
@@ -391,21 +411,10 @@ int cmd_run(int argc, char **argv) {
   }
 
   // the method and simulation
-  const nh_method *method = o.method ? nh_method_find(o.method)
-                                     : (model->flow ? nh_method_find("exact") : nh_method_find("dopri5"));
-  if ((nh_method_flags(method) & NH_METHOD_LIE) && nh_method_supports(method, model) != NH_OK) {
+  const nh_method *method = o.method ? nh_method_find(o.method) : nh_method_default_for(model);
+  if (nh_method_check(method, model, msg, sizeof msg) != NH_OK) { /* the reason and the methods that fit */
     nh_model_destroy(model);
-    return cli_usage_error("--method %s: model '%s' has no rotation part", nh_method_name(method), model->name);
-  }
-  if (nh_method_supports(method, model) != NH_OK) {
-    char name[NH_MAX_NAME];
-    snprintf(name, sizeof name, "%s", model->name);
-    nh_model_destroy(model);
-    return cli_usage_error("--method %s: cannot run model '%s' (%s)", nh_method_name(method), name,
-                           !strcmp(nh_method_name(method), "rdp") ? "no SE(2)-invariant structure"
-                           : !strcmp(nh_method_name(method), "del") ? "its constraints are not holonomic"
-                           : !strcmp(nh_method_name(method), "exact") ? "no closed-form flow"
-                                                                       : nh_method_summary(method));
+    return cli_usage_error("%s", msg);
   }
   nh_sim_def def = nh_sim_def_default();
   def.method = method;
@@ -436,20 +445,25 @@ int cmd_run(int argc, char **argv) {
 
   // outputs hold whatever was computed, also after a failure
   int exit_code = status == NH_OK ? CLI_OK : status == NH_ZENO ? CLI_ZENO : CLI_FAILED;
-  if (o.out && nh_write_traj_csv(o.out, model, traj, msg, sizeof msg) != NH_OK) {
+  int wst, out_status = NH_OK; /* the first output that could not be written */
+  char out_msg[2048] = "";     /* and its message */
+  if (o.out && (wst = nh_write_traj_csv(o.out, model, traj, msg, sizeof msg)) != NH_OK) {
     fprintf(stderr, "nholo: %s\n", msg);
-    exit_code = CLI_FAILED;
+    exit_code = CLI_FAILED, out_status = wst;
+    snprintf(out_msg, sizeof out_msg, "%s", msg);
   }
-  if (o.events && nh_write_impacts_csv(o.events, sim, msg, sizeof msg) != NH_OK) {
+  if (o.events && (wst = nh_write_impacts_csv(o.events, sim, msg, sizeof msg)) != NH_OK) {
     fprintf(stderr, "nholo: %s\n", msg);
-    exit_code = CLI_FAILED;
+    if (!out_status) snprintf(out_msg, sizeof out_msg, "%s", msg);
+    exit_code = CLI_FAILED, out_status = out_status ? out_status : wst;
   }
   if (o.plot && !is_penny) {
     char title[160];
     snprintf(title, sizeof title, "%s (%s)", model->name, nh_method_name(method));
-    if (nh_plot_timeseries(o.plot, model, traj, sim, title, msg, sizeof msg) != NH_OK) {
+    if ((wst = nh_plot_timeseries(o.plot, model, traj, sim, title, msg, sizeof msg)) != NH_OK) {
       fprintf(stderr, "nholo: %s\n", msg);
-      exit_code = CLI_FAILED;
+      if (!out_status) snprintf(out_msg, sizeof out_msg, "%s", msg);
+      exit_code = CLI_FAILED, out_status = out_status ? out_status : wst;
     }
   } else if (o.plot) {
     char title[160];
@@ -466,11 +480,16 @@ int cmd_run(int argc, char **argv) {
     }
     if (prc != NH_OK) {
       fprintf(stderr, "nholo: %s\n", msg);
-      exit_code = CLI_FAILED;
+      if (!out_status) snprintf(out_msg, sizeof out_msg, "%s", msg);
+      exit_code = CLI_FAILED, out_status = out_status ? out_status : prc;
     }
   }
-  if (status != NH_OK) fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(sim));
-  print_summary(sim, nh_method_name(method), status, wall, &o);
+  // the status reported: the run's, else that of the first output that failed (and its message)
+  const int run_status = status;
+  if (status == NH_OK) status = out_status;
+  if (run_status != NH_OK)
+    fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(sim));
+  print_summary(sim, nh_method_name(method), status, wall, &o, run_status == NH_OK ? out_msg : NULL);
 
   nh_traj_destroy(traj);
   nh_sim_destroy(sim);

@@ -7,6 +7,10 @@
 #   <libdir>/cmake/nholo/                           CMake package: nholo::nholo (shared),
 #                                                   nholo::nholo_static (static)
 #   <libdir>/pkgconfig/nholo.pc                     pkg-config file
+#   <docdir>/README.md, <docdir>/docs/*.md          the documentation (docdir: share/doc/nholo)
+#   <docdir>/examples/*                             the example model files
+#   <mandir>/man1/nholo.1                           the manual page, made by help2man from
+#                                                   `nholo --help` when help2man is found
 #
 # Components: Runtime (shared library, CLI) and Development (everything else).
 include(GNUInstallDirs)
@@ -38,6 +42,41 @@ install(TARGETS nholo_shared nholo_static nholo_flags
 install(TARGETS nholo_cli
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
           COMPONENT Runtime)
+
+# ---- documentation, examples, manual page -----------------------------------------------
+# `nholo --help` names the documentation directory relative to the prefix.
+target_compile_definitions(nholo_cli PRIVATE "NHOLO_DOCDIR=\"${CMAKE_INSTALL_DOCDIR}\"")
+install(FILES ${PROJECT_SOURCE_DIR}/README.md
+  DESTINATION ${CMAKE_INSTALL_DOCDIR}
+  COMPONENT Runtime)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/
+  DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
+  COMPONENT Runtime
+  FILES_MATCHING PATTERN "*.md")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/
+  DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples
+  COMPONENT Runtime)
+
+find_program(NHOLO_HELP2MAN help2man DOC "help2man, which makes the manual page from nholo --help")
+mark_as_advanced(NHOLO_HELP2MAN)
+if(NHOLO_HELP2MAN)
+  set(NHOLO_MANPAGE "${PROJECT_BINARY_DIR}/man/nholo.1")
+  add_custom_command(OUTPUT ${NHOLO_MANPAGE}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
+    COMMAND ${NHOLO_HELP2MAN} --no-info --no-discard-stderr
+            "--name=simulate nonholonomic mechanical systems with impacts"
+            --output=${NHOLO_MANPAGE} $<TARGET_FILE:nholo_cli>
+    DEPENDS nholo_cli
+    COMMENT "Generating the manual page nholo.1 with help2man"
+    VERBATIM)
+  add_custom_target(nholo_man ALL DEPENDS ${NHOLO_MANPAGE})
+  install(FILES ${NHOLO_MANPAGE}
+    DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
+    COMPONENT Runtime)
+else()
+  set(NHOLO_MANPAGE "")
+  message(STATUS "help2man not found: no manual page (install help2man, or run scripts/setup.sh)")
+endif()
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/nholo/
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/nholo

@@ -2,7 +2,8 @@
 # Install the Debian packages nholo needs to build, test and plot.
 # Idempotent: does nothing when everything is present. Run as root (or via sudo).
 set -eu
-pkgs="build-essential cmake pkg-config libplplot-dev plplot-driver-cairo"
+# help2man makes the manual page from `nholo --help` at build time
+pkgs="build-essential cmake pkg-config libplplot-dev plplot-driver-cairo help2man"
 # clang is optional (second compiler, fuzzing: libclang-rt-14-dev ships its libFuzzer and
 # sanitizer runtimes); each is installed when available.
 opt_pkgs="clang libclang-rt-14-dev"

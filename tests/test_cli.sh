@@ -197,6 +197,30 @@ expect_usage "unknown figure" figure penny-fig9 --out-dir "$T/o"
 expect_usage "figure bad option" figure penny-fig1 --frob --out-dir "$T/o"
 expect_usage "figure unwritable" figure penny-fig1 --out /nonexistent-dir/f.png
 
+# ---- --name=value everywhere, help of every command -------------------------------------------
+"$NHOLO" run penny --dt 0.05 --method rk4 --impacts 2 --json >"$T/a1" 2>"$T/err"
+"$NHOLO" run penny --dt=0.05 --method=rk4 --impacts=2 --json >"$T/a2" 2>>"$T/err"
+sed 's/"wall_seconds": [^,]*,//' "$T/a1" >"$T/a1s"; sed 's/"wall_seconds": [^,]*,//' "$T/a2" >"$T/a2s"
+grep -q '"impacts": 2' "$T/a2" && grep -q '"method": "rk4"' "$T/a2" && cmp -s "$T/a1s" "$T/a2s" \
+  && ok "run --dt=0.05 --method=rk4 = run --dt 0.05 --method rk4" || bad "run --opt=value: $(cat "$T/err")"
+"$NHOLO" run penny --set="theta'=5" --impacts=1 --json 2>"$T/err" | sed 's/"wall_seconds": [^,]*,//' >"$T/a3"
+"$NHOLO" run penny --set "theta'=5" --impacts 1 --json 2>>"$T/err" | sed 's/"wall_seconds": [^,]*,//' >"$T/a4"
+grep -q '"impacts": 1' "$T/a3" && cmp -s "$T/a3" "$T/a4" && ! cmp -s "$T/a3" "$T/a1s" \
+  && ok "run --set=NAME=VALUE = --set NAME=VALUE" || bad "run --set=NAME=VALUE: $(cat "$T/err")"
+"$NHOLO" check "$(dirname "$0")/../examples/penny.nh" --backend=tape --set=a=0.3 >"$T/c0" 2>"$T/err" \
+  && grep -qx 'evaluation: tape' "$T/c0" && ok "check --backend=tape --set=a=0.3" || bad "check --opt=value: $(cat "$T/err")"
+"$NHOLO" run rolling-disk --t-end=0.5 --method=rk4 --dt=0.01 --json >"$T/a4" 2>"$T/err" && grep -q '"method": "rk4"' "$T/a4" \
+  && ok "ball run --t-end=0.5 --method=rk4" || bad "ball --opt=value: $(cat "$T/err")"
+"$NHOLO" figure penny-fig1 --impacts=2 --out="$T/fa.png" >/dev/null 2>"$T/err" && [ -s "$T/fa.png" ] \
+  && ok "figure --impacts=2 --out=FILE" || bad "figure --opt=value: $(cat "$T/err")"
+expect_usage "a flag given a value" run penny --json=1 --out "$T/o/x.csv"
+expect_usage "check: a flag given a value" check "$(dirname "$0")/../examples/penny.nh" --project-initial=yes
+expect_usage "ball: a flag given a value" run rolling-disk --json=yes --out "$T/o/x.csv"
+expect_usage "--opt= with a bad value" run penny --dt=abc --out "$T/o/x.csv"
+"$NHOLO" list --help >"$T/lh" 2>"$T/err" && grep -q "usage: nholo list" "$T/lh" && ok "list --help exits 0" || bad "list --help: $(cat "$T/err")"
+"$NHOLO" figure --help >"$T/fh" 2>&1 && [ "$(grep -c -- '^  --members' "$T/fh")" -eq 1 ] && grep -q 'penny-fig5 (default 100), dg-fig2 (default 200)' "$T/fh" \
+  && ok "figure --help lists --members once with both defaults" || bad "figure --help --members: $(grep -- --members "$T/fh")"
+
 # ---- model files ---------------------------------------------------------------------------
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 PENNY_NH=$SRC/examples/penny.nh
@@ -259,9 +283,10 @@ for f in 15-unknown-symbol 18-unclosed-parenthesis 38-initial-violates-constrain
   "$NHOLO" run "$file" --out "$T/o/x.csv" --events "$T/o/e.csv" --json >"$T/stdout" 2>"$T/stderr"
   rc=$?
   want=$(sed -n '1s/^# expect: //p' "$file")
-  if [ $rc -eq 2 ] && [ "$(head -1 "$T/stderr")" = "nholo: $file:$want" ] && [ "$(wc -l <"$T/stderr")" -eq 3 ] \
-     && [ -z "$(ls -A "$T/o")" ] && [ ! -s "$T/stdout" ]; then
-    ok "malformed $f.nh: $want"
+  "$NHOLO" check "$file" >/dev/null 2>"$T/stderr.check"
+  if [ $rc -eq 2 ] && [ "$(head -1 "$T/stderr")" = "$file:$want" ] && [ "$(wc -l <"$T/stderr")" -eq 3 ] \
+     && [ -z "$(ls -A "$T/o")" ] && [ ! -s "$T/stdout" ] && cmp -s "$T/stderr" "$T/stderr.check"; then
+    ok "malformed $f.nh: $want (run and check print the same)"
   else
     bad "malformed $f.nh (exit $rc, $(wc -l <"$T/stderr") lines): $(cat "$T/stderr")"
   fi
@@ -272,7 +297,73 @@ rc=$?
   && ok "check on a malformed file: exit 2" || bad "check on a malformed file (exit $rc): $(cat "$T/stderr")"
 expect_usage "model file: unknown --set" run "$PENNY_NH" --set zz=1 --out "$T/o/x.csv"
 expect_usage "model file: missing" run "$T/none.nh" --out "$T/o/x.csv"
+grep -qxF "nholo: cannot read '$T/none.nh': No such file or directory" "$T/stderr" && ok "missing model file: the system's reason" \
+  || bad "missing model file: $(cat "$T/stderr")"
+expect_usage "check: missing model file" check "$T/none.nh"
+grep -qxF "nholo: cannot read '$T/none.nh': No such file or directory" "$T/stderr" && ok "check: missing model file: the system's reason" \
+  || bad "check: missing model file: $(cat "$T/stderr")"
+if mkfifo "$T/fifo.nh" 2>/dev/null; then
+  for cmd in run check; do
+    # a FIFO with no writer would block a reader: the command must refuse it at once
+    ( "$NHOLO" $cmd "$T/fifo.nh" >/dev/null 2>"$T/stderr"; echo $? >"$T/rc" ) &
+    pid=$!
+    n=0; while [ ! -s "$T/rc" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+    if [ -s "$T/rc" ]; then
+      [ "$(cat "$T/rc")" = 2 ] && grep -qxF "nholo: cannot read '$T/fifo.nh': not a regular file" "$T/stderr" \
+        && ok "$cmd refuses a FIFO model file without blocking" || bad "$cmd on a FIFO: $(cat "$T/rc") $(cat "$T/stderr")"
+    else
+      bad "$cmd on a FIFO model file blocks"; kill $pid 2>/dev/null
+    fi
+    wait $pid 2>/dev/null; rm -f "$T/rc"
+  done
+fi
 expect_usage "model file: unknown backend" run "$PENNY_NH" --backend jit --out "$T/o/x.csv"
+# ---- bad initial states, outputs that are not regular files -----------------------------------
+expect_usage "infinite initial energy" run penny --set "theta'=1e308" --out "$T/o/x.csv"
+grep -qxF "nholo: the energy at the initial state is not finite (E = inf): an initial value is too large" "$T/stderr" \
+  && ok "infinite initial energy: one message, nothing written" || bad "infinite initial energy: $(cat "$T/stderr")"
+"$NHOLO" run penny --impacts 3 --out /dev/null --events /dev/null >"$T/dn" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && [ -c /dev/null ] && grep -q "^status: NH_OK" "$T/dn" && ok "--out /dev/null --events /dev/null: written in place" \
+  || bad "--out /dev/null (exit $rc): $(cat "$T/err")"
+if [ -c /dev/full ] && [ -w /dev/full ]; then
+  "$NHOLO" run penny --impacts 3 --out /dev/full >"$T/df" 2>"$T/err"
+  rc=$?
+  [ $rc -eq 1 ] && [ -c /dev/full ] && grep -q "^status: NH_ERR_IO" "$T/df" \
+    && grep -qxF "nholo: cannot write '/dev/full': No space left on device" "$T/err" \
+    && ok "a failed output write: exit 1, status NH_ERR_IO" || bad "--out /dev/full (exit $rc): $(cat "$T/err"; grep status "$T/df")"
+  "$NHOLO" run penny --impacts 3 --out /dev/full --json >"$T/df" 2>/dev/null
+  grep -q '"status": "NH_ERR_IO"' "$T/df" && ok "a failed output write: JSON status NH_ERR_IO" || bad "JSON status on a failed write: $(grep -o '"status[^,]*' "$T/df")"
+fi
+expect_usage "--out a directory" run penny --impacts 1 --out "$T/o"
+if mkfifo "$T/fifo.csv" "$T/fifo.png" 2>/dev/null; then
+  timeout 20 cat "$T/fifo.csv" >"$T/fromfifo" 2>/dev/null &
+  reader=$!
+  # the reader may not have opened its end yet: try again for a while (a FIFO without a reader
+  # is refused at once, below)
+  n=0
+  while :; do
+    "$NHOLO" run penny --impacts 3 --out "$T/fifo.csv" >/dev/null 2>"$T/err"
+    rc=$?
+    [ $rc -eq 0 ] || [ $n -ge 100 ] && break
+    sleep 0.1; n=$((n + 1))
+  done
+  wait $reader
+  [ $rc -eq 0 ] && [ -p "$T/fifo.csv" ] && head -1 "$T/fromfifo" | grep -qx "t,x,y,theta,phi,x_dot,y_dot,theta_dot,phi_dot" \
+    && ok "--out FIFO: written in place to its reader ($(wc -l <"$T/fromfifo") lines)" || bad "--out FIFO (exit $rc): $(cat "$T/err")"
+  ( "$NHOLO" run penny --impacts 3 --out "$T/fifo.csv" >/dev/null 2>"$T/err"; echo $? >"$T/rc" ) &
+  pid=$!
+  n=0; while [ ! -s "$T/rc" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+  if [ -s "$T/rc" ]; then
+    [ "$(cat "$T/rc")" = 1 ] && grep -qxF "nholo: cannot write '$T/fifo.csv': no process is reading the FIFO" "$T/err" \
+      && ok "--out FIFO without a reader: an error, not a wait" || bad "--out FIFO without a reader: $(cat "$T/rc") $(cat "$T/err")"
+  else
+    bad "--out FIFO without a reader blocks"; kill $pid 2>/dev/null
+  fi
+  wait $pid 2>/dev/null; rm -f "$T/rc"
+  expect_usage "--plot to a FIFO" run penny --impacts 1 --plot "$T/fifo.png"
+fi
+
 # ---- structure-preserving methods, sleigh and snakeboard ------------------------------------
 "$NHOLO" list >"$T/l" 2>&1 && for m in gni rattle shake del rdp rk2 sleigh snakeboard; do
   grep -q "$m" "$T/l" || bad "list lacks $m"; done && ok "list shows the new methods and models"
@@ -298,6 +389,21 @@ expect_usage "bad dexp order" run sleigh --method rdp --dexp-order 3 --out "$T/o
 expect_usage "del on a constrained model" run sleigh --method del --out "$T/o/x.csv"
 expect_usage "rdp without SE(2)" run penny --method rdp --out "$T/o/x.csv"
 expect_usage "sleigh unknown parameter" run sleigh --set R=1 --out "$T/o/x.csv"
+# a refused method says why and which methods fit, not what the method is (rkmk4 read the
+# model's name after destroying it)
+expect_usage "gonzalez on the penny" run penny --method gonzalez --out "$T/o/x.csv"
+grep -qF "nholo: method 'gonzalez' cannot run model 'penny': the discrete gradients need an almost-Poisson model" "$T/stderr" \
+  && grep -qF "methods that can: exact, rk4, dopri5," "$T/stderr" && ! grep -q "Gonzalez midpoint" "$T/stderr" \
+  && ok "gonzalez refusal names the reason and the methods that fit" || bad "gonzalez refusal: $(cat "$T/stderr")"
+for mdl in penny sleigh; do
+  expect_usage "rkmk4 on $mdl" run $mdl --method rkmk4 --out "$T/o/x.csv"
+  grep -qF "nholo: method 'rkmk4' cannot run model '$mdl': it needs a first-order model with a rotation part" "$T/stderr" \
+    && ok "rkmk4 refusal on $mdl names the model" || bad "rkmk4 refusal on $mdl: $(cat "$T/stderr")"
+done
+printf "model polar\ncoordinates r th\nparameter m = 1\nkinetic 1/2*m*(r'^2 + r^2*th'^2)\ninitial r = 1, th = 0\ninitial r' = 0, th' = 1\n" >"$T/polar.nh"
+expect_usage "rattle with a configuration-dependent M" run "$T/polar.nh" --method rattle --out "$T/o/x.csv"
+grep -qxF "nholo: method 'rattle' cannot run model 'polar': it needs a constant mass matrix M, and this model's M depends on the configuration; methods that can: rk4, dopri5, rk2, gni, del" "$T/stderr" \
+  && ok "rattle refusal names the methods that work" || bad "rattle refusal: $(cat "$T/stderr")"
 expect_usage "snakeboard singular phi" run snakeboard --set phi=1.5707963267948966 --out "$T/o/x.csv"
 expect_usage "sleigh impacts" run sleigh --impact plastic --out "$T/o/x.csv"
 

@@ -233,6 +233,28 @@ static int test_outfile_commit_abort(void) {
   return 0;
 }
 
+/* a destination that is not a regular file is never replaced: a device is written in place
+ * (and stays a device, no temporary beside it), a directory is refused */
+static int test_outfile_in_place(void) {
+  char msg[256];
+  nh_outfile out;
+  struct stat sb;
+  ENSURE(nh_outfile_open(&out, "/dev/null", msg, sizeof msg) == NH_OK);
+  ENSURE(out.fp != NULL && !tmp_exists("/dev/null"));
+  fputs("discarded\n", out.fp);
+  ENSURE(nh_outfile_commit(&out, msg, sizeof msg) == NH_OK);
+  ENSURE(stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode));
+  ENSURE(nh_outfile_open(&out, "/dev/null", msg, sizeof msg) == NH_OK);
+  nh_outfile_abort(&out);
+  ENSURE(stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode));
+  ENSURE(nh_check_writable("/dev/null", msg, sizeof msg) == NH_OK);
+  const char *dir = out_path("");
+  ENSURE(nh_outfile_open(&out, dir, msg, sizeof msg) == NH_ERR_IO);
+  ENSURE(strstr(msg, ": Is a directory") != NULL);
+  ENSURE(count_temporaries() == 0);
+  return 0;
+}
+
 static int test_check_writable(void) {
   char msg[256];
   const char *path = out_path("probe.csv");
@@ -647,6 +669,7 @@ int main(int argc, char **argv) {
   }
   RUN_TEST(test_traj_growth);
   RUN_TEST(test_outfile_commit_abort);
+  RUN_TEST(test_outfile_in_place);
   RUN_TEST(test_check_writable);
   RUN_TEST(test_traj_csv_roundtrip);
   RUN_TEST(test_traj_csv_quoting);

@@ -302,6 +302,15 @@ static int test_bad_states(void) {
   double vn[4] = {NAN, 0, 0, 0};
   ENSURE(nh_sim_set_state(s, 0.0, q, vn) == NH_ERR_NONFINITE);
   nh_sim_destroy(s);
+  // finite initial values whose energy overflows: refused at creation, with a reason
+  nh_penny_params pb = nh_penny_params_default();
+  pb.theta_dot0 = 1e308;
+  nh_model *mb = nh_penny_create(&pb, NULL, 0);
+  char mmsg[256];
+  ENSURE(mb);
+  ENSURE(nh_sim_create(mb, NULL, mmsg, sizeof mmsg) == NULL);
+  ENSURE(strcmp(mmsg, "the energy at the initial state is not finite (E = inf): an initial value is too large") == 0);
+  nh_model_destroy(mb);
   // projection of the initial velocity with the kinetic metric
   nh_sim_def d = nh_sim_def_default();
   d.project_initial = 1;
@@ -448,6 +457,74 @@ static int test_model_def_errors(void) {
   return 0;
 }
 
+/* nh_sim_def_default's method is the model's: exact for the penny (a closed-form flow), as the
+ * command line picks; dopri5 for a model without one; nh_method_default_for says the same */
+static int test_default_method_follows_model(void) {
+  nh_penny_params p = nh_penny_params_default();
+  nh_model *penny = nh_penny_create(&p, NULL, 0);
+  const double q0[2] = {1.0, 0.0}, v0[2] = {0.0, 1.0};
+  nh_model *polar = test_polar_create(1.0, q0, v0);
+  ENSURE(penny && polar);
+  nh_sim_def d = nh_sim_def_default();
+  nh_sim *s = nh_sim_create(penny, &d, NULL, 0), *s2 = nh_sim_create(polar, NULL, NULL, 0);
+  ENSURE(s && s2);
+  ENSURE(nh_sim_method(s) == nh_method_find("exact") && nh_method_default_for(penny) == nh_method_find("exact"));
+  ENSURE(nh_sim_method(s2) == nh_method_find("dopri5") && nh_method_default_for(polar) == nh_method_find("dopri5"));
+  ENSURE(nh_sim_run(s, 100.0, 3, NULL, NULL) == NH_OK && nh_sim_impact_count(s) == 3);
+  nh_sim_destroy(s), nh_sim_destroy(s2);
+  nh_model_destroy(penny), nh_model_destroy(polar);
+  return 0;
+}
+
+/* h = 0 is the automatic first step of an adaptive method (the oscillator agrees with its
+ * closed form to the tolerance, as with h = 1e-3); a fixed-step method refuses it */
+static int test_automatic_first_step(void) {
+  const double k = 4.0, q0[2] = {1.0, 0.3}, v0[2] = {0.2, 1.5}, T = 10.0;
+  nh_model *m = test_polar_create(k, q0, v0);
+  ENSURE(m);
+  nh_sim_def d = nh_sim_def_default();
+  d.h = 0.0;
+  char msg[512];
+  nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
+  ENSURE(s);
+  ENSURE(nh_sim_run(s, T, 0, NULL, NULL) == NH_OK);
+  double q[2], v[2], p[2], pv[2];
+  polar_exact(k, q0, v0, T, q, v);
+  polar_to_xy(nh_sim_q(s), nh_sim_v(s), p, pv);
+  ENSURE_NEAR(p[0], q[0], 1e-8);
+  ENSURE_NEAR(p[1], q[1], 1e-8);
+  ENSURE(nh_sim_get_stats(s)->steps < 5000);
+  nh_sim_destroy(s);
+  d.method = nh_method_find("rk4");
+  ENSURE(nh_sim_create(m, &d, msg, sizeof msg) == NULL);
+  ENSURE(strstr(msg, "h = 0 must be positive") && strstr(msg, "automatic, only for an adaptive method"));
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* a refused method says what it needs and which methods can run the model */
+static int test_refusal_reasons(void) {
+  nh_penny_params p = nh_penny_params_default();
+  nh_model *penny = nh_penny_create(&p, NULL, 0);
+  const double q0[2] = {1.0, 0.0}, v0[2] = {0.0, 1.0};
+  nh_model *polar = test_polar_create(1.0, q0, v0);
+  ENSURE(penny && polar);
+  char msg[1024];
+  nh_sim_def d = nh_sim_def_default();
+  d.method = nh_method_find("gonzalez");
+  ENSURE(nh_sim_create(penny, &d, msg, sizeof msg) == NULL);
+  ENSURE(strncmp(msg, "method 'gonzalez' cannot run model 'penny': the discrete gradients need an almost-Poisson model", 95) == 0);
+  ENSURE(strstr(msg, "; methods that can: exact, rk4, dopri5, rk2, gni, rattle, shake,") != NULL);
+  ENSURE(strstr(msg, "Gonzalez midpoint") == NULL); /* not its own description */
+  d.method = nh_method_find("rattle");
+  ENSURE(nh_method_check(d.method, polar, msg, sizeof msg) == NH_ERR_UNSUPPORTED);
+  ENSURE(strcmp(msg, "method 'rattle' cannot run model 'polar': it needs a constant mass matrix M, and this "
+                     "model's M depends on the configuration; methods that can: rk4, dopri5, rk2, gni, del") == 0);
+  ENSURE(nh_method_check(nh_method_find("rk4"), polar, msg, sizeof msg) == NH_OK && msg[0] == '\0');
+  nh_model_destroy(penny), nh_model_destroy(polar);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_ball_impact_times);
@@ -463,5 +540,8 @@ int main(int argc, char **argv) {
   RUN_TEST(test_callback_failure);
   RUN_TEST(test_plain_loop_equals_observed);
   RUN_TEST(test_model_def_errors);
+  RUN_TEST(test_default_method_follows_model);
+  RUN_TEST(test_automatic_first_step);
+  RUN_TEST(test_refusal_reasons);
   return TEST_SUMMARY();
 }

@@ -62,7 +62,7 @@ static int test_mechanical(void) {
   ENSURE(m && s && nh_sim_run(s, 100.0, 7, NULL, NULL) == NH_OK);
   const nh_sim *ph[1] = {s};
   int fail = 0, rc;
-  nh_summary sum = {ph, 1, NULL, "dopri5", NH_OK, 0.25, NH_SUMMARY_MECHANICAL, marks, &fail};
+  nh_summary sum = {ph, 1, NULL, "dopri5", NH_OK, 0.25, NH_SUMMARY_MECHANICAL, marks, &fail, NULL};
   const char *j = written(1, &sum, &rc);
   ENSURE(j && rc == NH_OK);
   const char *head = "{\"model\": \"ball\", \"method\": \"dopri5\", \"impact_law\": \"restitution=0.5\", "
@@ -141,7 +141,7 @@ static int test_chain_events(void) {
   static const char *const phase_names[2] = {"one", "two"};
   const nh_sim *ran[2] = {a, b};
   int fail = 0;
-  nh_summary sum = {ran, 2, phase_names, "dopri5", NH_EVENT_STOP, NAN, NH_SUMMARY_EVENTS, marks, &fail};
+  nh_summary sum = {ran, 2, phase_names, "dopri5", NH_EVENT_STOP, NAN, NH_SUMMARY_EVENTS, marks, &fail, NULL};
   const char *j = written(1, &sum, &rc);
   ENSURE(j && rc == NH_OK);
   char head[200];

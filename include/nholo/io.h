@@ -159,6 +159,8 @@ typedef struct nh_summary {
   int flags;                      /* NH_SUMMARY_MECHANICAL, NH_SUMMARY_EVENTS */
   nh_summary_fn extra;            /* Nullable */
   void *user;
+  const char *message;            /* Nullable: the status's detail (e.g. an output that could not
+                                     be written); NULL: the last phase's nh_sim_message */
 } nh_summary;
 
 /* Write the summary as a JSON object and a newline, or as text. NH_OK, NH_ERR_ARG for a bad

@@ -73,6 +73,13 @@ NH_API unsigned nh_method_flags(const nh_method *method);
 /* NH_OK when the method can run this model, else NH_ERR_UNSUPPORTED (e.g. "exact" on a model
  * with no closed-form flow). */
 NH_API int nh_method_supports(const nh_method *method, const nh_model *model);
+/* As nh_method_supports, with the reason in msg when the method refuses the model: what the
+ * method needs and the methods that can run the model ("method 'rattle' cannot run model 'm':
+ * it needs a constant mass matrix M, ...; methods that can: rk4, dopri5, ..."). */
+NH_API int nh_method_check(const nh_method *method, const nh_model *model, char *msg, size_t msg_size);
+/* The method a simulation uses when none is named: "exact" when the model has a closed-form
+ * flow, else "dopri5" (nh_sim_def.method = NULL; also the command line's default). */
+NH_API const nh_method *nh_method_default_for(const nh_model *model);
 
 #ifdef __cplusplus
 }

@@ -24,8 +24,10 @@ extern "C" {
 
 /* Options of a simulation. Start from nh_sim_def_default(). */
 typedef struct nh_sim_def {
-  const nh_method *method; /* default: "dopri5" */
-  double h;           /* fixed step (fixed-step methods) or first trial step (adaptive, 0 = automatic); default 1e-3 s */
+  const nh_method *method; /* default NULL: the model's, nh_method_default_for (exact with a
+                              closed-form flow, else dopri5); nh_sim_method tells which */
+  double h;           /* fixed step (fixed-step methods) or first trial step (adaptive; 0 = automatic,
+                         from |x| and |F| at the initial state); default 1e-3 s */
   double h_max;       /* largest step, 0 = no limit (the exact method steps straight to the next event) */
   double h_min;       /* smallest adaptive step before NH_ERR_STEP_UNDERFLOW, default 1e-14 s */
   double rtol, atol;  /* adaptive tolerances, default 1e-10 and 1e-12 */

@@ -1,12 +1,16 @@
 /* csv.c - atomic output files and the CSV writers (trajectory, impact log).
  *
  * Every file is written to "<path>.tmp.<pid>" beside its destination and renamed over it
- * only when everything was written and flushed, so a failure never leaves a partial file. */
+ * only when everything was written and flushed, so a failure never leaves a partial file.
+ * A destination that exists and is not a regular file is never replaced: a character device
+ * (/dev/null) or a FIFO with a reader is written in place (then tmp equals path), anything
+ * else is refused. */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,6 +43,48 @@ static int io_error(char *msg, size_t msg_size, const char *path, int err) {
 
 /* ---- atomic files -------------------------------------------------------------------- */
 
+#if defined(S_ISFIFO) && defined(S_ISCHR) && !defined(_WIN32)
+/* path exists and is not a regular file: 1 when it is a device or FIFO to write in place,
+ * else 0 with NH_ERR_IO and the reason in *st (a directory, a block device, a socket) */
+static int in_place(const char *path, const struct stat *sb, char *msg, size_t msg_size, int *st) {
+  if (S_ISCHR(sb->st_mode) || S_ISFIFO(sb->st_mode)) return 1;
+  if (NH_S_ISDIR(sb->st_mode))
+    *st = io_error(msg, msg_size, path, EISDIR);
+  else {
+    nh_set_msg(msg, msg_size, "cannot write '%s': not a regular file, a character device or a FIFO", path);
+    *st = NH_ERR_IO;
+  }
+  return 0;
+}
+
+/* open a device or FIFO for writing where it is; a FIFO without a reader is an error, not a wait */
+static int open_in_place(nh_outfile *out, const char *path, char *msg, size_t msg_size) {
+  int fd = open(path, O_WRONLY | O_NONBLOCK);
+  if (fd < 0) {
+    int err = errno;
+    out->path[0] = out->tmp[0] = '\0';
+    if (err == ENXIO) {
+      nh_set_msg(msg, msg_size, "cannot write '%s': no process is reading the FIFO", path);
+      return NH_ERR_IO;
+    }
+    return io_error(msg, msg_size, path, err);
+  }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl != -1) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK); /* writes wait for the reader as usual */
+  out->fp = fdopen(fd, "wb");
+  if (!out->fp) {
+    int err = errno;
+    close(fd);
+    out->path[0] = out->tmp[0] = '\0';
+    return io_error(msg, msg_size, path, err);
+  }
+  memcpy(out->tmp, out->path, strlen(out->path) + 1); /* in place: nothing to rename */
+  return NH_OK;
+}
+#endif
+
+static int is_in_place(const nh_outfile *out) { return out->tmp[0] && strcmp(out->tmp, out->path) == 0; }
+
 int nh_outfile_open(nh_outfile *out, const char *path, char *msg, size_t msg_size) {
   if (!out) {
     nh_set_msg(msg, msg_size, "no output file given");
@@ -58,6 +104,15 @@ int nh_outfile_open(nh_outfile *out, const char *path, char *msg, size_t msg_siz
     return NH_ERR_ARG;
   }
   memcpy(out->path, path, len + 1);
+#if defined(S_ISFIFO) && defined(S_ISCHR) && !defined(_WIN32)
+  struct stat sb;
+  int st = NH_OK;
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    if (in_place(path, &sb, msg, msg_size, &st)) return open_in_place(out, path, msg, msg_size);
+    out->path[0] = '\0';
+    return st;
+  }
+#endif
   int n = snprintf(out->tmp, sizeof out->tmp, "%s.tmp.%ld", path, nh_getpid());
   if (n < 0 || (size_t)n >= sizeof out->tmp) {
     out->path[0] = out->tmp[0] = '\0';
@@ -78,7 +133,7 @@ void nh_outfile_abort(nh_outfile *out) {
   if (!out) return;
   if (out->fp) fclose(out->fp);
   out->fp = NULL;
-  if (out->tmp[0]) remove(out->tmp);
+  if (out->tmp[0] && !is_in_place(out)) remove(out->tmp);
   out->tmp[0] = '\0';
 }
 
@@ -87,7 +142,7 @@ int nh_outfile_commit(nh_outfile *out, char *msg, size_t msg_size) {
     nh_set_msg(msg, msg_size, "no open output file to commit");
     return NH_ERR_ARG;
   }
-  int err = 0;
+  int err = 0, here = is_in_place(out);
   if (out->fp) {
     int e0 = errno; /* most likely what made an earlier write fail, if one did */
     errno = 0;
@@ -97,7 +152,7 @@ int nh_outfile_commit(nh_outfile *out, char *msg, size_t msg_size) {
     if (fclose(out->fp) != 0 && !err) err = errno ? errno : EIO;
     out->fp = NULL;
   }
-  if (!err) {
+  if (!err && !here) {
     errno = 0;
     if (rename(out->tmp, out->path) != 0) {
       err = errno ? errno : EIO;
@@ -108,7 +163,7 @@ int nh_outfile_commit(nh_outfile *out, char *msg, size_t msg_size) {
     }
   }
   if (err) {
-    remove(out->tmp);
+    if (!here) remove(out->tmp);
     out->tmp[0] = '\0';
     return io_error(msg, msg_size, out->path, err);
   }
@@ -117,6 +172,17 @@ int nh_outfile_commit(nh_outfile *out, char *msg, size_t msg_size) {
 }
 
 int nh_check_writable(const char *path, char *msg, size_t msg_size) {
+#if defined(S_ISFIFO) && defined(S_ISCHR) && !defined(_WIN32)
+  // a device or FIFO is only tested for permission: opening a FIFO would end its reader's input
+  {
+    struct stat sb;
+    int st = NH_OK;
+    if (path && stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+      if (!in_place(path, &sb, msg, msg_size, &st)) return st;
+      return access(path, W_OK) == 0 ? NH_OK : io_error(msg, msg_size, path, errno);
+    }
+  }
+#endif
   nh_outfile out;
   int st = nh_outfile_open(&out, path, msg, msg_size);
   if (st != NH_OK) return st;

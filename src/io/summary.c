@@ -94,7 +94,7 @@ static int gather(const nh_summary *s, totals *t) {
     t->st.solver_max_residual = fmax(t->st.solver_max_residual, p->solver_max_residual);
     if (p->solver_max_iterations > t->st.solver_max_iterations) t->st.solver_max_iterations = p->solver_max_iterations;
   }
-  t->message = s->status == NH_OK ? "" : nh_sim_message(t->last);
+  t->message = s->status == NH_OK ? "" : s->message ? s->message : nh_sim_message(t->last);
   return 1;
 }
 
@@ -294,7 +294,6 @@ int nh_summary_write_text(FILE *f, const nh_summary *s) {
   if (s->flags & NH_SUMMARY_MECHANICAL) text_mechanical(f, s, &t);
   if ((s->flags & NH_SUMMARY_EVENTS) && (rc = text_events(f, s)) < 0) return rc;
   if ((rc = hook(s, f, 0, NH_SUMMARY_RESULTS, NULL)) < 0) return rc;
-  fprintf(f, "status: %s%s%s\n", nh_status_name(s->status), s->status ? ": " : "",
-          s->status ? nh_sim_message(t.last) : "");
+  fprintf(f, "status: %s%s%s\n", nh_status_name(s->status), s->status ? ": " : "", t.message);
   return finish(f, hook(s, f, 0, NH_SUMMARY_TAIL, NULL));
 }

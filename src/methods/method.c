@@ -1,7 +1,9 @@
 /* method.c - the table of methods and its public accessors. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "base/msg.h"
 #include "methods/method_impl.h"
 
 /* Every method nholo knows, in the order `nholo list` shows them. */
@@ -48,6 +50,98 @@ unsigned nh_method_flags(const nh_method *m) { return m ? m->flags : 0u; }
 int nh_method_supports(const nh_method *method, const nh_model *model) {
   if (!method || !model) return NH_ERR_ARG;
   return method->supports ? method->supports(model) : NH_OK;
+}
+
+/* What a method needs of a model, said when it refuses one (the test is its supports). */
+static const struct {
+  const char *name, *needs;
+} method_needs[] = {
+    {"exact", "it needs the model's closed-form flow, which this model does not provide"},
+    {"rkmk4", "it needs a first-order model with a rotation part (nh_model_def.angvel and a quaternion)"},
+    {"gni", "it needs a mechanical model (coordinates and a kinetic energy)"},
+    {"rattle", "it needs a constant mass matrix M, and this model's M depends on the configuration"},
+    {"shake", "it needs a constant mass matrix M, and this model's M depends on the configuration"},
+    {"del", "its constraints must be holonomic (or absent), and this model's are not"},
+    {"rdp", "it needs an SE(2)-invariant model (a 'group se2' statement; M and the constraints "
+            "invariant under the group)"},
+    {"avf", "the discrete gradients need an almost-Poisson model (a 'hamiltonian' and 'Pi' entries)"},
+    {"gonzalez", "the discrete gradients need an almost-Poisson model (a 'hamiltonian' and 'Pi' entries)"},
+    {"itoh-abe", "the discrete gradients need an almost-Poisson model (a 'hamiltonian' and 'Pi' entries)"},
+    {"gonzalez-r", "it needs a conservative model with 1 <= constraints < coordinates"},
+    {"gonzalez-r-fd", "it needs a conservative model with 1 <= constraints < coordinates"},
+    {"gonzalez-f", "it needs a conservative model with at least one constraint"},
+    {"si-dla", "it needs a conservative model with a constant mass matrix and at least one constraint"},
+    {"i-dla", "it needs a conservative model with a constant mass matrix and at least one constraint"},
+};
+
+int nh_method_check(const nh_method *method, const nh_model *model, char *msg, size_t msg_size) {
+  nh_set_msg(msg, msg_size, "%s", "");
+  int rc = nh_method_supports(method, model);
+  if (rc == NH_OK) return NH_OK;
+  if (rc != NH_ERR_UNSUPPORTED) {
+    nh_set_msg(msg, msg_size, "method '%s': cannot test whether it runs the model (%s)",
+               nh_method_name(method), nh_status_name(rc));
+    return rc;
+  }
+  // the reason: a mechanical method on another form, else what the method needs
+  const char *needs = "it does not support this model";
+  for (size_t i = 0; i < sizeof method_needs / sizeof method_needs[0]; i++)
+    if (strcmp(method_needs[i].name, method->name) == 0) needs = method_needs[i].needs;
+  if (model->form != NH_FORM_MECHANICAL && !(method->flags & (NH_METHOD_LIE | NH_METHOD_EXACT)) && method->supports &&
+      !strstr(needs, "almost-Poisson"))
+    needs = "it needs a mechanical model (coordinates and a kinetic energy), not a first-order one";
+  char fits[256];
+  size_t len = 0;
+  fits[0] = '\0';
+  for (int i = 0; i < NH_NMETHODS; i++)
+    if (nh_method_supports(nh_methods[i], model) == NH_OK && len < sizeof fits) {
+      int w = snprintf(fits + len, sizeof fits - len, "%s%s", len ? ", " : "", nh_methods[i]->name);
+      if (w > 0) len += (size_t)w;
+    }
+  nh_set_msg(msg, msg_size, "method '%s' cannot run model '%s': %s; methods that can: %s", method->name,
+             model->name, needs, fits);
+  return NH_ERR_UNSUPPORTED;
+}
+
+const nh_method *nh_method_default_for(const nh_model *model) {
+  return model && model->flow ? &nh_method_exact : &nh_method_dopri5;
+}
+
+/* the automatic first step: a step of 1e-6 when x or F is this small in the scaled norm, the
+ * Euler probe step is this fraction of |x|/|F|, the step grows at most this much over it */
+#define NH_HINIT_SMALL 1e-5
+#define NH_HINIT_FALLBACK 1e-6
+#define NH_HINIT_FRACTION 0.01
+#define NH_HINIT_GROWTH 100.0
+#define NH_HINIT_FLAT 1e-15
+
+int nh_initial_step(nh_dyn *dyn, int nx, int order, double t, const double *x, double rtol, double atol,
+                    double h_max, double *work, double *h, long *evals) {
+  double *f0 = work, *x1 = work + nx, *f1 = work + 2 * nx;
+  double d0 = 0.0, d1 = 0.0, d2 = 0.0;
+  int rc;
+  if ((rc = nh_dyn_rhs(dyn, t, x, f0))) return rc;
+  for (int i = 0; i < nx; i++) {
+    double sc = atol + rtol * fabs(x[i]);
+    d0 += (x[i] / sc) * (x[i] / sc), d1 += (f0[i] / sc) * (f0[i] / sc);
+  }
+  d0 = sqrt(d0 / nx), d1 = sqrt(d1 / nx);
+  double h0 = (d0 < NH_HINIT_SMALL || d1 < NH_HINIT_SMALL) ? NH_HINIT_FALLBACK : NH_HINIT_FRACTION * d0 / d1;
+  if (h_max > 0.0 && h0 > h_max) h0 = h_max;
+  // an explicit Euler probe: the change of F over h0 estimates the second derivative
+  for (int i = 0; i < nx; i++) x1[i] = x[i] + h0 * f0[i];
+  if ((rc = nh_dyn_rhs(dyn, t + h0, x1, f1))) return rc;
+  *evals += 2;
+  for (int i = 0; i < nx; i++) {
+    double sc = atol + rtol * fabs(x[i]), e = (f1[i] - f0[i]) / sc;
+    d2 += e * e;
+  }
+  d2 = sqrt(d2 / nx) / h0;
+  double dm = fmax(d1, d2);
+  double h1 = dm <= NH_HINIT_FLAT ? fmax(NH_HINIT_FALLBACK, 1e-3 * h0) : pow(NH_HINIT_FRACTION / dm, 1.0 / (order + 1));
+  *h = fmin(NH_HINIT_GROWTH * h0, h1);
+  if (h_max > 0.0 && *h > h_max) *h = h_max;
+  return isfinite(*h) && *h > 0.0 ? 0 : NH_ERR_NONFINITE;
 }
 
 double nh_err_norm(int n, const double *err, const double *x0, const double *x1, double rtol,

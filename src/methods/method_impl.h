@@ -63,6 +63,13 @@ struct nh_method {
                double theta, double *x);
 };
 
+/* The automatic first trial step of an adaptive method of this order (Hairer, Norsett &
+ * Wanner, sec. II.4): from |x|, |F(t, x)| and a difference quotient of F, scaled by
+ * atol + rtol |x|; work holds 3 nx doubles; h_max > 0 bounds it. Returns 0 and *h, or the
+ * callback's status. Two evaluations of F, counted in *evals. */
+int nh_initial_step(nh_dyn *dyn, int nx, int order, double t, const double *x, double rtol, double atol,
+                    double h_max, double *work, double *h, long *evals);
+
 extern const nh_method nh_method_exact;
 extern const nh_method nh_method_rk4;
 extern const nh_method nh_method_rkmk4;

@@ -116,7 +116,7 @@ static void sim_msg(nh_sim *s, const char *fmt, ...) {
 nh_sim_def nh_sim_def_default(void) {
   nh_sim_def d;
   memset(&d, 0, sizeof d);
-  d.method = &nh_method_dopri5;
+  d.method = NULL; /* the model's default, nh_method_default_for */
   d.h = 1e-3;
   d.h_max = 0.0;
   d.h_min = 1e-14;
@@ -144,15 +144,10 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
     snprintf(buf, sizeof buf, "simulation definition not initialised with nh_sim_def_default()");
   else if (!d->method)
     snprintf(buf, sizeof buf, "no method given");
-  else if ((d->method->flags & NH_METHOD_LIE) && nh_method_supports(d->method, m) != NH_OK)
-    snprintf(buf, sizeof buf, "method '%s' cannot run model '%s' (it has no rotation part: nh_model_def.angvel)",
-             d->method->name, m->name);
   else if (nh_method_supports(d->method, m) != NH_OK)
-    snprintf(buf, sizeof buf, "method '%s' cannot run model '%s' (exact needs a closed-form flow, "
-             "rdp an SE(2)-invariant model, del holonomic constraints only, rattle and shake a constant M)",
-             d->method->name, m->name);
-  else if (!(d->h > 0.0) || !isfinite(d->h))
-    snprintf(buf, sizeof buf, "step size h = %g must be positive and finite", d->h);
+    return nh_method_check(d->method, m, msg, size), 0; /* what it needs, which methods fit */
+  else if (!(d->h > 0.0 || (d->h == 0.0 && (d->method->flags & NH_METHOD_ADAPTIVE))) || !isfinite(d->h))
+    snprintf(buf, sizeof buf, "step size h = %g must be positive and finite (0, automatic, only for an adaptive method)", d->h);
   else if (!(d->h_max >= 0.0) || !isfinite(d->h_max))
     snprintf(buf, sizeof buf, "h_max = %g must be >= 0 and finite", d->h_max);
   else if (!(d->h_min > 0.0) || !isfinite(d->h_min))
@@ -189,6 +184,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
     return NULL;
   }
   nh_sim_def d = def ? *def : nh_sim_def_default();
+  if (d.internal_cookie == NH_SIM_DEF_COOKIE && !d.method) d.method = nh_method_default_for(model);
   if (!check_sim_def(&d, model, msg, msg_size)) return NULL;
 
   const size_t nq = (size_t)model->nq, nc = (size_t)model->nc, ng = (size_t)model->ngap;
@@ -251,6 +247,23 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
     nh_set_msg(msg, msg_size, "%s", s->msg);
     nh_sim_destroy(s);
     return NULL;
+  }
+  // an initial state of infinite energy (finite but huge values) cannot be simulated
+  if (!isfinite(s->stats.energy_initial)) {
+    nh_set_msg(msg, msg_size, "the energy at the initial state is not finite (E = %g): an initial value is too large",
+               s->stats.energy_initial);
+    nh_sim_destroy(s);
+    return NULL;
+  }
+  // h = 0: the automatic first trial step of an adaptive method, kept for later restarts
+  if (d.h == 0.0) {
+    if (nh_initial_step(&s->dyn, s->nx, d.method->order, 0.0, s->x, d.rtol, d.atol, d.h_max, s->x1,
+                        &s->def.h, &s->st.evals)) {
+      nh_set_msg(msg, msg_size, "the automatic first step failed: the dynamics are not finite at the initial state");
+      nh_sim_destroy(s);
+      return NULL;
+    }
+    s->h = s->def.h;
   }
   return s;
 }

@@ -8,6 +8,10 @@ add_test(NAME test_install
 set(_nholo_install_env
   "NHOLO_CMAKE=${CMAKE_COMMAND}"
   "NHOLO_CMAKE_GENERATOR=${CMAKE_GENERATOR}")
+if(NHOLO_MANPAGE)
+  # help2man was found: the manual page must be installed
+  list(APPEND _nholo_install_env "NHOLO_EXPECT_MAN=1")
+endif()
 if(NHOLO_SANITIZE)
   # The installed shared library needs the sanitizer runtimes loaded first.
   list(APPEND _nholo_install_env "NHOLO_CONSUMER_FLAGS=-fsanitize=address,undefined")

@@ -95,6 +95,26 @@ for h in "$srcdir"/include/nholo/*.h; do
   [ -f "$prefix/include/nholo/$(basename "$h")" ] || fail "header not installed: nholo/$(basename "$h")"
 done
 
+# the documentation, the examples and (when help2man was found) the manual page
+docdir=$prefix/share/doc/nholo
+for f in "$srcdir"/README.md "$srcdir"/docs/*.md; do
+  rel=${f#"$srcdir"/}
+  cmp -s "$f" "$docdir/$rel" || fail "documentation not installed: $docdir/$rel"
+done
+for f in "$srcdir"/examples/*; do
+  cmp -s "$f" "$docdir/examples/$(basename "$f")" || fail "example not installed: $docdir/examples/$(basename "$f")"
+done
+"$prefix/bin/nholo" --help | grep -q "PREFIX/share/doc/nholo" || fail "nholo --help does not say where the documentation is installed"
+if [ "${NHOLO_EXPECT_MAN:-0}" = 1 ]; then
+  man=$prefix/share/man/man1/nholo.1
+  [ -f "$man" ] || fail "manual page not installed: $man"
+  grep -q '^\.TH NHOLO "1"' "$man" && grep -q 'usage: nholo <command>' "$man" \
+    || fail "$man is not the manual page made from nholo --help"
+  say "installed: share/doc/nholo (README, docs, examples), share/man/man1/nholo.1"
+else
+  say "installed: share/doc/nholo (README, docs, examples); no manual page (help2man not found)"
+fi
+
 # ---- 2. pkg-config consumer ------------------------------------------------------------
 PKG_CONFIG_PATH=$pcdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 export PKG_CONFIG_PATH
