@@ -375,23 +375,6 @@ static int test_traj_csv_unwritable(void) {
 }
 
 /* ---- plots ----------------------------------------------------------------------------- */
-
-/* A penny-like plan view trajectory: a circle arc inside the table, with nq = 4. */
-static nh_traj *make_penny_traj(void) {
-  nh_traj *tr = nh_traj_create(4);
-  if (!tr) return NULL;
-  for (int k = 0; k <= 400; k++) {
-    double t = 0.01 * k;
-    double q[4] = {0.12 * sin(1.3 * t), 0.1 * (1.0 - cos(1.3 * t)) - 0.05, 10.0 * t, 0.2 * t};
-    double v[4] = {0.156 * cos(1.3 * t), 0.13 * sin(1.3 * t), 10.0, 0.2};
-    if (nh_traj_append(tr, NH_SAMPLE_STEP, t, q, v) != NH_OK) {
-      nh_traj_destroy(tr);
-      return NULL;
-    }
-  }
-  return tr;
-}
-
 static int check_plot_file(const char *path) {
   const char *ext = strrchr(path, '.');
   ENSURE(ext != NULL);
@@ -400,73 +383,6 @@ static int check_plot_file(const char *path) {
   if (strcmp(ext, ".svg") == 0)
     ENSURE(starts_with(path, "<?xml", 5) || starts_with(path, "<svg", 4));
   if (strcmp(ext, ".pdf") == 0) ENSURE(starts_with(path, "%PDF-", 5));
-  return 0;
-}
-
-static int test_plot_penny(void) {
-  nh_traj *tr = make_penny_traj();
-  ENSURE(tr != NULL);
-  char msg[256] = "";
-  const char *exts[] = {"png", "svg", "pdf"};
-  for (int i = 0; i < 3; i++) {
-    char name[64];
-    snprintf(name, sizeof name, "penny.%s", exts[i]);
-    const char *path = out_path(name);
-    int st = nh_plot_penny(path, 0.2, 0.2, 0.02, tr, NULL, "A penny #1 (no impacts)", msg,
-                           sizeof msg);
-    if (st != NH_OK) printf("  %s\n", msg);
-    ENSURE(st == NH_OK);
-    ENSURE(check_plot_file(path) == 0);
-  }
-  /* an elliptical table, no title, and no trajectory at all */
-  ENSURE(nh_plot_penny(out_path("penny_ellipse.png"), 0.3, 0.15, 0.02, tr, NULL, NULL, msg,
-                       sizeof msg) == NH_OK);
-  ENSURE(check_plot_file(out_path("penny_ellipse.png")) == 0);
-  ENSURE(nh_plot_penny(out_path("penny_empty.png"), 0.2, 0.2, 0.02, NULL, NULL, NULL, msg,
-                       sizeof msg) == NH_OK);
-  ENSURE(check_plot_file(out_path("penny_empty.png")) == 0);
-  /* bad geometry */
-  ENSURE(nh_plot_penny(out_path("bad.png"), -1.0, 0.2, 0.02, tr, NULL, NULL, msg, sizeof msg) ==
-         NH_ERR_ARG);
-  ENSURE(!file_exists(out_path("bad.png")));
-  nh_traj_destroy(tr);
-  return 0;
-}
-
-static int test_plot_ensemble(void) {
-  enum { NP = 4, N = 300 };
-  static double x[NP * N], y[NP * N];
-  unsigned long long seed = 12345;
-  for (int p = 0; p < NP; p++)
-    for (int k = 0; k < N; k++) {
-      double r = 0.19 * sqrt(nh_test_rand(&seed, 0.0, 1.0)) * (p + 1) / NP;
-      double s = nh_test_rand(&seed, 0.0, 2.0 * 3.141592653589793);
-      x[p * N + k] = 0.05 + r * cos(s);
-      y[p * N + k] = r * sin(s) * 0.8;
-    }
-  const char *titles[NP] = {"t = 0 s", "t = 1 s", NULL, "t = 10 s"};
-  char msg[256] = "";
-  const char *exts[] = {"png", "svg", "pdf"};
-  for (int i = 0; i < 3; i++) {
-    char name[64];
-    snprintf(name, sizeof name, "ensemble.%s", exts[i]);
-    const char *path = out_path(name);
-    int st = nh_plot_penny_ensemble(path, 0.2, 0.2, NP, N, x, y, titles,
-                                    "Sensitivity to the initial heading", msg, sizeof msg);
-    if (st != NH_OK) printf("  %s\n", msg);
-    ENSURE(st == NH_OK);
-    ENSURE(check_plot_file(path) == 0);
-  }
-  /* odd panel counts, no titles */
-  ENSURE(nh_plot_penny_ensemble(out_path("ensemble3.png"), 0.3, 0.2, 3, N, x, y, NULL, NULL, msg,
-                                sizeof msg) == NH_OK);
-  ENSURE(check_plot_file(out_path("ensemble3.png")) == 0);
-  ENSURE(nh_plot_penny_ensemble(out_path("ensemble1.png"), 0.2, 0.2, 1, 0, NULL, NULL, NULL,
-                                "empty", msg, sizeof msg) == NH_OK);
-  ENSURE(check_plot_file(out_path("ensemble1.png")) == 0);
-  ENSURE(nh_plot_penny_ensemble(out_path("bad.png"), 0.2, 0.2, 0, N, x, y, NULL, NULL, msg,
-                                sizeof msg) == NH_ERR_ARG);
-  ENSURE(!file_exists(out_path("bad.png")));
   return 0;
 }
 
@@ -511,28 +427,19 @@ static int test_plot_bad_paths(void) {
   ENSURE(m != NULL);
   nh_traj *tr = make_traj(20);
   ENSURE(tr != NULL);
-  double x[4] = {0, 0.1, 0, -0.1}, y[4] = {0, 0, 0.1, 0};
   const char *bad_ext[] = {"plot.txt", "plot", "plot.png.bak", "plot.jpg", "png"};
   for (int i = 0; i < 5; i++) {
     const char *path = out_path(bad_ext[i]);
     char msg[256] = "";
-    ENSURE(nh_plot_penny(path, 0.2, 0.2, 0.02, tr, NULL, NULL, msg, sizeof msg) == NH_ERR_ARG);
-    ENSURE(msg[0] != '\0');
-    msg[0] = '\0';
-    ENSURE(nh_plot_penny_ensemble(path, 0.2, 0.2, 1, 4, x, y, NULL, NULL, msg, sizeof msg) ==
-           NH_ERR_ARG);
-    ENSURE(msg[0] != '\0');
-    msg[0] = '\0';
     ENSURE(nh_plot_timeseries(path, m, tr, NULL, NULL, msg, sizeof msg) == NH_ERR_ARG);
     ENSURE(msg[0] != '\0');
     ENSURE(!file_exists(path) && !tmp_exists(path));
   }
-  ENSURE(nh_plot_penny(NULL, 0.2, 0.2, 0.02, tr, NULL, NULL, NULL, 0) == NH_ERR_ARG);
+  ENSURE(nh_plot_timeseries(NULL, m, tr, NULL, NULL, NULL, 0) == NH_ERR_ARG);
 
   /* upper-case extensions are accepted */
   char msg[256] = "";
-  ENSURE(nh_plot_penny_ensemble(out_path("upper.PNG"), 0.2, 0.2, 1, 4, x, y, NULL, NULL, msg,
-                                sizeof msg) == NH_OK);
+  ENSURE(nh_plot_timeseries(out_path("upper.PNG"), m, tr, NULL, NULL, msg, sizeof msg) == NH_OK);
   ENSURE(starts_with(out_path("upper.PNG"), "\x89PNG", 4));
   remove(out_path("upper.PNG"));
 
@@ -542,15 +449,12 @@ static int test_plot_bad_paths(void) {
   for (int i = 0; i < 3; i++) {
     ENSURE(nh_plot_timeseries(unw[i], m, tr, NULL, NULL, msg, sizeof msg) == NH_ERR_IO);
     ENSURE(strstr(msg, "cannot write '") == msg);
-    ENSURE(nh_plot_penny(unw[i], 0.2, 0.2, 0.02, tr, NULL, NULL, msg, sizeof msg) == NH_ERR_IO);
-    ENSURE(nh_plot_penny_ensemble(unw[i], 0.2, 0.2, 1, 4, x, y, NULL, NULL, msg, sizeof msg) ==
-           NH_ERR_IO);
     ENSURE(!file_exists(unw[i]) && !tmp_exists(unw[i]));
   }
   /* a plot over a directory fails at the rename and leaves nothing behind */
   const char *dir = out_path("dir.png");
   ENSURE(mkdir(dir, 0700) == 0);
-  ENSURE(nh_plot_penny(dir, 0.2, 0.2, 0.02, tr, NULL, NULL, msg, sizeof msg) == NH_ERR_IO);
+  ENSURE(nh_plot_timeseries(dir, m, tr, NULL, NULL, msg, sizeof msg) == NH_ERR_IO);
   ENSURE(!tmp_exists(dir) && rmdir(dir) == 0);
   ENSURE(count_temporaries() == 0);
 
@@ -580,17 +484,6 @@ static int test_plot_bad_values(void) {
   ENSURE(nh_plot_timeseries(out_path("bad_values.png"), m, tr, NULL, NULL, msg, sizeof msg) ==
          NH_OK);
   ENSURE(check_plot_file(out_path("bad_values.png")) == 0);
-  ENSURE(nh_plot_penny(out_path("bad_values_penny.png"), 0.2, 0.2, 0.02, tr, NULL, NULL, msg,
-                       sizeof msg) == NH_OK);
-  ENSURE(check_plot_file(out_path("bad_values_penny.png")) == 0);
-  double x[3] = {NAN, 1e300, 0.1}, y[3] = {0.0, INFINITY, -0.1};
-  ENSURE(nh_plot_penny_ensemble(out_path("bad_values_ens.png"), 0.2, 0.2, 1, 3, x, y, NULL, NULL,
-                                msg, sizeof msg) == NH_OK);
-  ENSURE(check_plot_file(out_path("bad_values_ens.png")) == 0);
-  ENSURE(nh_plot_penny(out_path("bad.png"), NAN, 0.2, 0.02, tr, NULL, NULL, msg, sizeof msg) ==
-         NH_ERR_ARG);
-  ENSURE(nh_plot_penny_ensemble(out_path("bad.png"), 0.2, INFINITY, 1, 3, x, y, NULL, NULL, msg,
-                                sizeof msg) == NH_ERR_ARG);
   ENSURE(!file_exists(out_path("bad.png")));
   nh_traj_destroy(tr);
   nh_model_destroy(m);
@@ -651,8 +544,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_traj_csv_roundtrip);
   RUN_TEST(test_traj_csv_quoting);
   RUN_TEST(test_traj_csv_unwritable);
-  RUN_TEST(test_plot_penny);
-  RUN_TEST(test_plot_ensemble);
   RUN_TEST(test_plot_timeseries);
   RUN_TEST(test_plot_bad_paths);
   RUN_TEST(test_plot_bad_values);

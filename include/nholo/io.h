@@ -60,20 +60,6 @@ NH_API void nh_outfile_abort(nh_outfile *out);
 
 /* ---- plots (PLplot, cairo driver; format from the extension: .png, .svg, .pdf) ------ */
 
-/* The plan view of a penny run: the wall (ellipse a, b), the path of the contact point
- * (x, y), the coin at each impact and the impact points on the wall. Assumes the penny's
- * coordinates q = (x, y, theta, phi) and gaps 0 = front, 1 = back. `title` may be NULL. */
-NH_API int nh_plot_penny(const char *path, double a, double b, double R, const nh_traj *traj,
-                         const nh_sim *sim, const char *title, char *msg, size_t msg_size);
-
-/* Several penny ensembles in panels: panel p shows the n points (x[p*n + k], y[p*n + k]),
- * k < n, on the table (a, b) under panel_titles[p]. Used for the sensitivity figure
- * (Clark & Bloch Fig. 5). */
-NH_API int nh_plot_penny_ensemble(const char *path, double a, double b, int npanels, int n,
-                                  const double *x, const double *y,
-                                  const char *const *panel_titles, const char *title, char *msg,
-                                  size_t msg_size);
-
 /* Any run: every coordinate against time in stacked panels, plus the energy, with impact
  * times marked. */
 NH_API int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *traj,
