@@ -254,24 +254,164 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
 
 /* ---- a grid of panels of curves ------------------------------------------------------------ */
 
+/* the panels' layout (page units): a panel's size without its legend band, the page head,
+ * a legend row, the sample line of a legend entry, the rest of a legend column but its
+ * text, and the width of a glyph of the legend text (an upper estimate) */
+#define PANEL_W 560.0
+#define PANEL_H 430.0
+#define PANEL_HEAD 70.0
+#define LEG_ROW_PX 26.0
+#define LEG_SAMPLE_PX 44.0
+#define LEG_GAP_PX 56.0
+#define LEG_GLYPH_PX 11.0
+/* character scale of the legend text, and the distance (page units) from the bottom of the
+ * frame to the top of the legend: below the tick labels and the axis label */
+#define LEG_SCALE 0.8
+#define LEG_BELOW_PX 82.0
+
+/* the panel's centre lies this far left of its frame's (the margins are 95 and 25) */
+#define LEG_SHIFT_PX 35.0
+
+/* the marker glyphs of nh_plot_curve.marker 1..6 */
+static const char *const markers[] = {"○", "□", "△", "◇", "×", "+"};
+#define NMARKERS ((int)(sizeof markers / sizeof markers[0]))
+
+/* the parts of nh_plot_curve.style */
+static int style_kind(int style) { return style & 15; }
+static int style_dash(const nh_plot_curve *cv) {
+  int k = (cv->style >> 4) & 15;
+  return k >= 1 && k <= 8 ? k : style_kind(cv->style) == NH_PLOT_DASHED ? 2 : 1;
+}
+static int style_marker(int style) {
+  int m = (style >> 8) & 15;
+  return m >= 1 && m <= NMARKERS ? m : 0;
+}
+static double style_width(int style) {
+  int w = (style >> 12) & 255;
+  return w > 0 ? 0.1 * w : 1.6;
+}
+
+typedef struct legend_layout {
+  int n, nnote, ncol, nrow; /* labelled curves, notes (empty ones), columns, rows */
+} legend_layout;
+
+/* The entries of a panel's legend in columns that fit the panel's width. */
+static legend_layout legend_layout_of(const nh_plot_panel *pn, double avail_px) {
+  legend_layout L = {0, 0, 1, 0};
+  int longest = 0;
+  for (int c = 0; c < pn->ncurves; c++) {
+    if (!pn->curves[c].label) continue;
+    if (pn->curves[c].n == 0) {
+      L.nnote++;
+      continue;
+    }
+    L.n++;
+    int len = nh_pk_visible_len(pn->curves[c].label);
+    if (len > longest) longest = len;
+  }
+  if (L.n == 0 && L.nnote == 0) return L;
+  /* pllegend's column: the sample, the text offset, the widest text and the gap (as
+   * measured on the cairo drivers' sans font, with some slack) */
+  double entry = LEG_SAMPLE_PX + LEG_GAP_PX + LEG_GLYPH_PX * (longest + 2.0);
+  L.ncol = (int)(avail_px / entry);
+  L.ncol = L.ncol < 1 ? 1 : L.ncol > L.n ? (L.n > 0 ? L.n : 1) : L.ncol;
+  L.nrow = (L.n + L.ncol - 1) / L.ncol + L.nnote;
+  return L;
+}
+
+/* The legend (PLplot's pllegend) centred on the panel below its frame: a line
+ * sample (and the marker) of every labelled curve, then the notes, text alone, a row each. */
+static void draw_panel_legend(const nh_plot_panel *pn, const legend_layout *L, double vp_w_px,
+                              double vp_h_px) {
+  enum { MAXL = 33 };
+  PLINT opt[MAXL], tcol[MAXL], lcol[MAXL], lsty[MAXL], scol[MAXL], snum[MAXL];
+  PLFLT lwid[MAXL], sscale[MAXL];
+  const char *text[MAXL], *sym[MAXL];
+  int n = 0;
+  for (int c = 0; c < pn->ncurves && n < MAXL; c++) {
+    const nh_plot_curve *cv = &pn->curves[c];
+    if (!cv->label || cv->n == 0) continue;
+    int col = nh_pk_series_colors[c % NH_PK_NSERIES], mk = style_marker(cv->style);
+    int dots = style_kind(cv->style) == NH_PLOT_DOTS;
+    opt[n] = (dots ? 0 : PL_LEGEND_LINE) | (dots || mk ? PL_LEGEND_SYMBOL : 0);
+    tcol[n] = C_FG, lcol[n] = col, scol[n] = col;
+    lsty[n] = style_dash(cv);
+    lwid[n] = style_width(cv->style);
+    sscale[n] = dots ? 0.6 : 1.0;
+    snum[n] = dots ? 3 : 1;
+    sym[n] = mk ? markers[mk - 1] : "•";
+    text[n++] = cv->label;
+  }
+  PLFLT lw = 0.0, lh = 0.0;
+  if (n > 0) {
+    plschr(0.0, LEG_SCALE);
+    pllegend(&lw, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX | PL_LEGEND_ROW_MAJOR,
+             PL_POSITION_BOTTOM | PL_POSITION_OUTSIDE, -LEG_SHIFT_PX / vp_w_px, LEG_BELOW_PX / vp_h_px,
+             LEG_SAMPLE_PX / vp_w_px, C_BG, C_MUTED, 1, L->nrow - L->nnote, L->ncol, n, opt, 1.0,
+             1.0, 2.0, 0.0, tcol, text, NULL, NULL, NULL, NULL, lcol, lsty, lwid, scol, sscale,
+             snum, sym);
+  }
+  /* the notes, one a row below the entries (lh: the legend's height in viewport units) */
+  int row = 0;
+  plschr(0.0, LEG_SCALE);
+  plcol0(C_MUTED);
+  for (int c = 0; c < pn->ncurves; c++) {
+    if (!pn->curves[c].label || pn->curves[c].n != 0) continue;
+    double below = LEG_BELOW_PX + lh * vp_h_px + (row + 0.8) * LEG_ROW_PX;
+    plmtex("b", below / (CHAR_H_PX * LEG_SCALE), 0.5 - LEG_SHIFT_PX / vp_w_px, 0.5, pn->curves[c].label);
+    row++;
+  }
+  plschr(0.0, 1.0);
+}
+
+/* Curve c of nc: a line (dashes and width as asked) with markers staggered between curves,
+ * or dots. */
+static void draw_curve(const nh_plot_curve *cv, int c, int nc) {
+  plcol0(nh_pk_series_colors[c % NH_PK_NSERIES]);
+  if (style_kind(cv->style) == NH_PLOT_DOTS) {
+    for (long k = 0; k < cv->n; k++)
+      if (nh_pk_plottable(cv->x[k]) && nh_pk_plottable(cv->y[k])) nh_pk_dot(cv->x[k], cv->y[k], 0.5);
+    return;
+  }
+  pllsty(style_dash(cv));
+  plwidth(style_width(cv->style));
+  nh_pk_line(cv->n, cv->x, 1, cv->y, 1);
+  plwidth(1.0);
+  pllsty(1);
+  int mk = style_marker(cv->style);
+  if (mk && cv->n > 0) {
+    long every = (cv->n + 11) / 12;
+    for (long k = every * c / (nc > 0 ? nc : 1); k < cv->n; k += every) {
+      PLFLT x = cv->x[k], y = cv->y[k];
+      if (nh_pk_plottable(x) && nh_pk_plottable(y)) plstring(1, &x, &y, markers[mk - 1]);
+    }
+  }
+}
+
 int nh_plot_panels(const char *path, int nrows, int ncols, int npanels, const nh_plot_panel *panels,
                    const char *title, char *msg, size_t msg_size) {
   if (!path || !panels || nrows < 1 || ncols < 1 || npanels < 1 || npanels > nrows * ncols) {
     nh_set_msg(msg, msg_size, "plot: bad panel layout");
     return NH_ERR_ARG;
   }
-  const double panel_w = 560.0, panel_h = 430.0, head = 70.0;
+  // a band under every panel for the largest legend
+  double band = 0.0;
+  for (int p = 0; p < npanels; p++) {
+    legend_layout L = legend_layout_of(&panels[p], PANEL_W - 30.0);
+    double b = L.nrow > 0 ? L.nrow * LEG_ROW_PX + (LEG_BELOW_PX - 70.0) + 24.0 : 0.0;
+    if (b > band) band = b;
+  }
+  const double panel_w = PANEL_W, panel_h = PANEL_H + band, head = PANEL_HEAD;
   const int width = (int)(ncols * panel_w), height = (int)(head + nrows * panel_h);
   nh_pk_figure fig;
   int st = nh_pk_begin(&fig, path, width, height, msg, msg_size);
   if (st != NH_OK) return st;
-  const int ncol_series = (int)(sizeof nh_pk_series_colors / sizeof nh_pk_series_colors[0]);
   for (int p = 0; p < npanels; p++) {
     const nh_plot_panel *pn = &panels[p];
     const int row = p / ncols, col = p % ncols;
-    // the panel's viewport in page fractions (margins for tick labels and axis labels)
+    // the panel's viewport in page fractions (margins for tick labels, axis labels, legend)
     double px0 = col * panel_w + 95.0, px1 = (col + 1) * panel_w - 25.0;
-    double py1 = head + row * panel_h + 40.0, py0 = head + (row + 1) * panel_h - 70.0;
+    double py1 = head + row * panel_h + 40.0, py0 = head + (row + 1) * panel_h - 70.0 - band;
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
     for (int c = 0; c < pn->ncurves; c++)
       for (long k = 0; k < pn->curves[c].n; k++) {
@@ -307,40 +447,16 @@ int nh_plot_panels(const char *path, int nrows, int ncols, int npanels, const nh
       pljoin(x0, pn->hline, x1, pn->hline);
       pllsty(1);
     }
-    for (int c = 0; c < pn->ncurves; c++) {
-      const nh_plot_curve *cv = &pn->curves[c];
-      plcol0(nh_pk_series_colors[c % ncol_series]);
-      if (cv->style == 1) {
-        for (long k = 0; k < cv->n; k++)
-          if (nh_pk_plottable(cv->x[k]) && nh_pk_plottable(cv->y[k])) nh_pk_dot(cv->x[k], cv->y[k], 0.5);
-        continue;
-      }
-      if (cv->style == 2) pllsty(2);
-      plwidth(1.6);
-      nh_pk_line(cv->n, cv->x, 1, cv->y, 1);
-      plwidth(1.0);
-      pllsty(1);
-    }
+    for (int c = 0; c < pn->ncurves; c++) draw_curve(&pn->curves[c], c, pn->ncurves);
     plcol0(C_FG);
     nh_pk_box("bcnst", "bcnstv", x0, x1, y0, y1, 5.0, 5.0);
-    char buf[256];
     plschr(0.0, 1.05);
     if (pn->xlabel) plmtex("b", 2.8, 0.5, 0.5, pn->xlabel);
     if (pn->ylabel) plmtex("l", 4.6, 0.5, 0.5, pn->ylabel);
-    if (pn->title) {
-      nh_pk_text(buf, sizeof buf, pn->title);
-      plmtex("t", 1.2, 0.5, 0.5, buf);
-    }
-    // legend: labels in the curves' colours, top left inside the frame
-    plschr(0.0, 0.8);
-    int line = 0;
-    for (int c = 0; c < pn->ncurves; c++) {
-      if (!pn->curves[c].label) continue;
-      nh_pk_text(buf, sizeof buf, pn->curves[c].label);
-      plcol0(nh_pk_series_colors[c % ncol_series]);
-      plmtex("t", -1.5 - 1.3 * line++, 0.02, 0.0, buf);
-    }
+    if (pn->title) plmtex("t", 1.2, 0.5, 0.5, pn->title);
     plschr(0.0, 1.0);
+    legend_layout L = legend_layout_of(pn, PANEL_W - 30.0);
+    if (L.nrow > 0) draw_panel_legend(pn, &L, px1 - px0, py0 - py1);
   }
   if (title) {
     char tbuf[400];

@@ -111,7 +111,7 @@ static int fig_body(const char *path, int ball, char *msg, size_t size) {
     for (int i = 0; i < p.n; i++) mx[a][i] = e.chi[i][ix], my[a][i] = e.chi[i][iy];
     mx[a][p.n] = p.chi0[ix], my[a][p.n] = p.chi0[iy];
     mx[a][p.n + 1] = e.cm_body[ix], my[a][p.n + 1] = e.cm_body[iy];
-    cv[a][nc++] = (nh_plot_curve){p.n + 2, mx[a], my[a], "masses m1..mn, m0, total CM", 1};
+    cv[a][nc++] = (nh_plot_curve){p.n + 2, mx[a], my[a], "masses m#d1#u..m#dn#u, m#d0#u, total CM", 1};
     snprintf(titles[a], sizeof titles[a], "body frame at the GC, t = 0");
     pn[a] = (nh_plot_panel){titles[a], xl[a], yl[a], nc, cv[a], 1, NAN};
   }
@@ -164,7 +164,7 @@ static int fig_run(const char *path, int fig, FILE *out, char *msg, size_t size)
     fx[3 * k + 2] = NAN, fy[3 * k + 2] = NAN;
   }
   double *zgc = fx; /* reuse: disk GC/CP e1 coordinate against t */
-  static const char *mass_names[] = {"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"};
+  static const char *mass_names[] = {"m#d1#u", "m#d2#u", "m#d3#u", "m#d4#u", "m#d5#u", "m#d6#u", "m#d7#u", "m#d8#u"};
   nh_plot_curve pb[NH_BALL_MAX_MASSES + 1], ps[NH_BALL_MAX_MASSES + 1], cs[6];
   for (int i = 0; i <= nm; i++) {
     pb[i] = (nh_plot_curve){n, bx + i * n, by + i * n, i < nm ? (i < 8 ? mass_names[i] : NULL) : "total CM", 0};
@@ -183,28 +183,28 @@ static int fig_run(const char *path, int fig, FILE *out, char *msg, size_t size)
       cs[0] = (nh_plot_curve){n, r.t, c5, NULL, 0};
       cs[1] = (nh_plot_curve){n, zgc, xcp, NULL, 0};
       pn[2] = (nh_plot_panel){"disk angular velocity", "t", "#gf'", 1, &cs[0], 0, 0.0};
-      pn[3] = (nh_plot_panel){"GC and CP, e1 coordinate", "t", "z", 1, &cs[1], 0, 0.0};
+      pn[3] = (nh_plot_panel){"GC and CP, e#d1#u coordinate", "t", "z#d1#u", 1, &cs[1], 0, 0.0};
     } else {
       double *px = c1, *py = c2; /* path of the GC/CP */
       for (long k = 0; k < n; k++) px[k] = r.ev[k].z_cp[0], py[k] = r.ev[k].z_cp[1];
-      cs[0] = (nh_plot_curve){n, r.t, c4, "Om1", 0};
-      cs[1] = (nh_plot_curve){n, r.t, c5, "Om2", 0};
-      cs[2] = (nh_plot_curve){n, r.t, c6, "Om3", 0};
+      cs[0] = (nh_plot_curve){n, r.t, c4, "#gW#d1#u", 0};
+      cs[1] = (nh_plot_curve){n, r.t, c5, "#gW#d2#u", 0};
+      cs[2] = (nh_plot_curve){n, r.t, c6, "#gW#d3#u", 0};
       cs[3] = (nh_plot_curve){n, px, py, NULL, 0};
       pn[2] = (nh_plot_panel){"body angular velocity", "t", "#gW", 3, cs, 0, 0.0};
-      pn[3] = (nh_plot_panel){"GC and CP in the e1-e2 plane", "e#d1#u", "e#d2#u", 1, &cs[3], 1, NAN};
+      pn[3] = (nh_plot_panel){"GC and CP in the e#d1#u-e#d2#u plane", "e#d1#u", "e#d2#u", 1, &cs[3], 1, NAN};
     }
     snprintf(title, sizeof title, "%s, t in [0, %g]", disk ? "rolling disk (Fig. 5.3)" : "rolling ball (Fig. 6.2)", tend);
     st = nh_plot_panels(path, 2, 2, 4, pn, title, msg, size);
   } else {
     char cap[128];
-    snprintf(cap, sizeof cap, "f_s/N, max %.4f at t = %.3f", r.st.min_mu, r.st.t_min_mu);
+    snprintf(cap, sizeof cap, "f#ds#u/N, max %.4f at t = %.3f", r.st.min_mu, r.st.t_min_mu);
     cs[0] = (nh_plot_curve){n, r.t, c1, NULL, 0};
     cs[1] = (nh_plot_curve){n, r.t, c2, NULL, 0};
     cs[2] = (nh_plot_curve){n, r.t, c3, NULL, 0};
-    cs[3] = (nh_plot_curve){n, r.t, c4, "Om1", 0};
-    cs[4] = (nh_plot_curve){n, r.t, c5, "Om2", 0};
-    cs[5] = (nh_plot_curve){n, r.t, c6, "Om3", 0};
+    cs[3] = (nh_plot_curve){n, r.t, c4, "#gW#d1#u", 0};
+    cs[4] = (nh_plot_curve){n, r.t, c5, "#gW#d2#u", 0};
+    cs[5] = (nh_plot_curve){n, r.t, c6, "#gW#d3#u", 0};
     nh_plot_curve fr[2] = {{n, NULL, NULL, "GC/CP path", 0}, {3 * n, fx, fy, "friction vectors", 0}};
     double *px = malloc(sizeof(double) * 2 * (size_t)n);
     if (!px) st = NH_ERR_NOMEM;
@@ -212,7 +212,7 @@ static int fig_run(const char *path, int fig, FILE *out, char *msg, size_t size)
       for (long k = 0; k < n; k++) px[k] = r.ev[k].z_cp[0], px[n + k] = r.ev[k].z_cp[1];
       fr[0].x = px, fr[0].y = px + n;
       pn[0] = (nh_plot_panel){"normal force", "t", "N", 1, &cs[0], 0, 0.0};
-      pn[1] = (nh_plot_panel){disk ? "e1-component of the static friction" : "static friction magnitude", "t",
+      pn[1] = (nh_plot_panel){disk ? "e#d1#u-component of the static friction" : "static friction magnitude", "t",
                               disk ? "f#d1#u" : "f#ds#u", 1, &cs[1], 0, disk ? 0.0 : NAN};
       pn[2] = (nh_plot_panel){cap, "t", "f#ds#u/N", 1, &cs[2], 0, r.st.detached ? NAN : r.st.min_mu};
       if (detach) pn[2] = (nh_plot_panel){"body angular velocity", "t", "#gW", 3, &cs[3], 0, 0.0};

@@ -316,7 +316,7 @@ static int fig2(const papers_opts *o, const char *path, char *msg, size_t msg_si
 
   if (rc == NH_OK) {
     // logarithmic axes as log10 of the values
-    nh_plot_curve so[NM + 1], sc[NM], se[NM], sv[4];
+    nh_plot_curve so[NM + 1], sc[NM], se[NM], sv[5];
     double *lg[3 * NM + 3] = {0};
     int nl = 0;
     double *lh = lg[nl++] = log10_copy(NH, hs), *lr = lg[nl++] = log10_copy(NH, ref2);
@@ -324,7 +324,7 @@ static int fig2(const papers_opts *o, const char *path, char *msg, size_t msg_si
       double *le = lg[nl++] = log10_copy(NH, err[k]);
       double *lc = lg[nl++] = log10_copy(rr[k].C.n, rr[k].C.y);
       double *lE = lg[nl++] = log10_copy(rr[k].E.n, rr[k].E.y);
-      so[k] = (nh_plot_curve){NH, lh, le, label[k], 0};
+      so[k] = (nh_plot_curve){NH, lh, le, label[k], NH_PLOT_MARKER(k + 1)};
       sc[k] = (nh_plot_curve){rr[k].C.n, rr[k].C.x, lc, label[k], 0};
       se[k] = (nh_plot_curve){rr[k].E.n, rr[k].E.x, lE, label[k], 0};
       double mx = 0.0, me = 0.0;
@@ -332,14 +332,16 @@ static int fig2(const papers_opts *o, const char *path, char *msg, size_t msg_si
       fprintf(o->out, "  trajectory %-9s max constraint residual %.2e, max relative energy error %.2e (h = %g, t <= %g)\n",
              label[k], mx, me, h, T);
     }
-    so[NM] = (nh_plot_curve){NH, lh, lr, "h^2", 2};
-    for (int v = 0; v < 3; v++) sv[v] = (nh_plot_curve){NV, tv, var[v], label[vm[v]], 0};
-    sv[3] = (nh_plot_curve){NV, tv, line, "1e-4 t", 2};
+    so[NM] = (nh_plot_curve){NH, lh, lr, "C h#u2#d (GONZALEZ at h = 0.2)", NH_PLOT_DASHED | NH_PLOT_WIDTH(24)};
+    // the variance panel: a curve per method in the order of the others (no AVF: an empty one)
+    for (int k = 0; k < NM; k++) sv[k] = (nh_plot_curve){0, tv, line, NULL, 0};
+    for (int v = 0; v < 3; v++) sv[vm[v]] = (nh_plot_curve){NV, tv, var[v], label[vm[v]], 0};
+    sv[NM] = (nh_plot_curve){NV, tv, line, "10#u-4#d t", NH_PLOT_DASHED};
     nh_plot_panel p[4] = {
         {"order plot, t = 10", "log#d10#u h", "log#d10#u error", NM + 1, so, 0, NAN},
-        {"constraint residual", "t", "log#d10#u |x' + w.z'|", NM, sc, 0, NAN},
-        {"relative energy error", "t", "log#d10#u |(H - H0)/H0|", NM, se, 0, NAN},
-        {"energy-error variance", "t", "var(H - H0) / h#u4#d", 4, sv, 0, NAN},
+        {"constraint residual", "t", "log#d10#u |x' + w·z'|", NM, sc, 0, NAN},
+        {"relative energy error", "t", "log#d10#u |(H - H#d0#u) / H#d0#u|", NM, se, 0, NAN},
+        {"energy-error variance", "t", "var(H - H#d0#u) / h#u4#d", NM + 1, sv, 0, NAN},
     };
     int okm = 1;
     for (int i = 0; i < nl; i++) okm = okm && lg[i];
@@ -399,11 +401,12 @@ static int fig3(const papers_opts *o, const char *path, char *msg, size_t msg_si
     nh_model_destroy(m);
   }
   if (rc == NH_OK) {
-    nh_plot_curve a[2] = {{pr[0].xy.n, pr[0].xy.x, pr[0].xy.y, "rho1(0) = -0.001", 0},
-                          {pr[1].xy.n, pr[1].xy.x, pr[1].xy.y, "rho1(0) = +0.001", 0}};
-    nh_plot_curve b[2] = {{pr[0].rho.n, pr[0].rho.x, pr[0].rho.y, "rho1(0) = -0.001", 0},
-                          {pr[1].rho.n, pr[1].rho.x, pr[1].rho.y, "rho1(0) = +0.001", 0}};
-    nh_plot_panel p[2] = {{"x1-x2 path", "x1", "x2", 2, a, 1, NAN}, {"rho1-rho2", "rho1", "rho2", 2, b, 1, NAN}};
+    nh_plot_curve a[2] = {{pr[0].xy.n, pr[0].xy.x, pr[0].xy.y, "#gr#d1#u(0) = -0.001", 0},
+                          {pr[1].xy.n, pr[1].xy.x, pr[1].xy.y, "#gr#d1#u(0) = +0.001", 0}};
+    nh_plot_curve b[2] = {{pr[0].rho.n, pr[0].rho.x, pr[0].rho.y, "#gr#d1#u(0) = -0.001", 0},
+                          {pr[1].rho.n, pr[1].rho.x, pr[1].rho.y, "#gr#d1#u(0) = +0.001", 0}};
+    nh_plot_panel p[2] = {{"x#d1#u-x#d2#u path", "x#d1#u", "x#d2#u", 2, a, 1, NAN},
+                          {"#gr#d1#u-#gr#d2#u", "#gr#d1#u", "#gr#d2#u", 2, b, 1, NAN}};
     if (nh_plot_panels(path, 1, 2, 2, p, "Celledoni et al. Fig. 3: Chaplygin sleigh, J = 8, a = m = 1, h = 0.5", msg,
                        msg_size) != NH_OK) {
       rc = NH_ERR_IO;
@@ -454,8 +457,8 @@ static int fig4(const papers_opts *o, const char *path, char *msg, size_t msg_si
       se[k] = (nh_plot_curve){rr[k].E.n, rr[k].E.x, lg[2 * k], label[k], 0};
       sc[k] = (nh_plot_curve){rr[k].C.n, rr[k].C.x, lg[2 * k + 1], label[k], 0};
     }
-    nh_plot_panel p[2] = {{"relative energy error", "t", "log#d10#u |(H - H0)/H0|", 3, se, 0, NAN},
-                          {"constraint error", "t", "log#d10#u |p1 + sin(q3) p2|", 3, sc, 0, NAN}};
+    nh_plot_panel p[2] = {{"relative energy error", "t", "log#d10#u |(H - H#d0#u) / H#d0#u|", 3, se, 0, NAN},
+                          {"constraint error", "t", "log#d10#u |p#d1#u + sin(q#d3#u) p#d2#u|", 3, sc, 0, NAN}};
     char title[160];
     snprintf(title, sizeof title, "Celledoni et al. Fig. 4: gearbox, h = %g (max over windows of %g)", h, window);
     if (!okm) {
