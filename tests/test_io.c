@@ -15,7 +15,9 @@
 
 #include "harness.h"
 #include "nholo/io.h"
+#include "io/plotkit.h"
 #include "nholo/model.h"
+#include "nholo/systems.h"
 
 /* In AddressSanitizer builds (NHOLO_SANITIZE): fontconfig, which PLplot's cairo drivers use
  * through pango, keeps its font cache until exit; LeakSanitizer would report it. */
@@ -490,6 +492,73 @@ static int test_plot_bad_values(void) {
   return 0;
 }
 
+/* The time series' energy error is the integrator's: a plastic penny loses most of its energy
+ * at its impacts, which the impact log accounts for, so what is left is round-off and the
+ * integrator's error; without the log the loss itself would be counted. */
+static int test_run_energy_error(void) {
+  nh_penny_params p = nh_penny_params_default();
+  p.law.kind = NH_IMPACT_PLASTIC;
+  char msg[256] = "";
+  nh_model *m = nh_penny_create(&p, msg, sizeof msg);
+  ENSURE(m != NULL);
+  nh_sim_def def = nh_sim_def_default();
+  def.method = nh_method_find("dopri5");
+  nh_sim *sim = nh_sim_create(m, &def, msg, sizeof msg);
+  ENSURE(sim != NULL);
+  nh_traj *tr = nh_traj_create(m->nq);
+  ENSURE(tr != NULL);
+  ENSURE(nh_sim_run(sim, 100.0, 4, nh_traj_observer, tr) == NH_OK);
+  ENSURE(nh_sim_impact_count(sim) == 4);
+  double *E = malloc(sizeof(double) * (size_t)tr->n);
+  ENSURE(E != NULL);
+  double e_ref, e_dev, e_ref0, e_dev0;
+  nh_pk_run_energy(m, tr, sim, E, &e_ref, &e_dev);
+  nh_pk_run_energy(m, tr, NULL, E, &e_ref0, &e_dev0);
+  const nh_sim_stats *st = nh_sim_get_stats(sim);
+  ENSURE(e_ref == st->energy_initial);
+  ENSURE(e_dev0 > 0.5 * e_ref);             /* the impacts' loss, counted without the log */
+  ENSURE(e_dev <= 1e-9 * e_ref);            /* the integrator's error only, with it */
+  ENSURE(fabs(E[tr->n - 1] - st->energy) <= 1e-12 * e_ref);
+  ENSURE(nh_plot_timeseries(out_path("penny_ts.png"), m, tr, sim, NULL, msg, sizeof msg) == NH_OK);
+  free(E);
+  nh_traj_destroy(tr);
+  nh_sim_destroy(sim);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* Panels with every curve style, markers, legend notes and escapes draw (each format); a
+ * bad layout is refused with nothing written. */
+static int test_plot_panels_styles(void) {
+  enum { N = 200 };
+  static double x[N], y[5][N];
+  for (int k = 0; k < N; k++) {
+    x[k] = 0.05 * k;
+    for (int c = 0; c < 5; c++) y[c][k] = sin(x[k]) + 1e-3 * c; /* nearly coincident */
+  }
+  nh_plot_curve cv[7] = {
+      {N, x, y[0], "reference", NH_PLOT_WIDTH(60)},
+      {N, x, y[1], "dashed", NH_PLOT_DASH(2) | NH_PLOT_WIDTH(22)},
+      {N, x, y[2], "dotted #gW#d1#u", NH_PLOT_DASH(3) | NH_PLOT_MARKER(1)},
+      {N, x, y[3], NULL, NH_PLOT_MARKER(6)},
+      {N, x, y[4], "dots", NH_PLOT_DOTS},
+      {0, NULL, NULL, "a note: the curves coincide", 0},
+      {0, NULL, NULL, NULL, 0},
+  };
+  nh_plot_panel pn[2] = {{"x#ds#u", "t", "y#d1#u (m)", 7, cv, 0, 0.0},
+                         {NULL, NULL, NULL, 2, cv, 1, NAN}};
+  char msg[256] = "";
+  const char *names[] = {"panels.png", "panels.svg", "panels.pdf"};
+  for (int i = 0; i < 3; i++) {
+    ENSURE(nh_plot_panels(out_path(names[i]), 1, 2, 2, pn, "styles #1", msg, sizeof msg) == NH_OK);
+    ENSURE(check_plot_file(out_path(names[i])) == 0);
+  }
+  ENSURE(nh_plot_panels(out_path("bad.png"), 1, 1, 2, pn, NULL, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(strcmp(msg, "plot: bad panel layout") == 0);
+  ENSURE(!file_exists(out_path("bad.png")));
+  return 0;
+}
+
 /* Many figures in one process: no leaked file descriptors, every file complete. */
 static int test_plot_repeated(void) {
   nh_model *m = make_model();
@@ -548,6 +617,8 @@ int main(int argc, char **argv) {
   RUN_TEST(test_plot_bad_paths);
   RUN_TEST(test_plot_bad_values);
   RUN_TEST(test_plot_repeated);
+  RUN_TEST(test_run_energy_error);
+  RUN_TEST(test_plot_panels_styles);
   const char *keep = getenv("NH_TEST_KEEP");
   if (keep && keep[0] && strcmp(keep, "0") != 0)
     printf("outputs kept in %s\n", g_dir);

@@ -17,8 +17,8 @@
 #include "nholo/io.h"
 
 
-/* A coordinate name as a label: Greek letter names become the letter. */
-static void coord_label(char *dst, size_t size, const char *name, int i) {
+/* A name as a label: a Greek letter name becomes the letter, anything else is copied. */
+static void name_label(char *dst, size_t size, const char *name) {
   static const char *const greek[][2] = {
       {"alpha", "#ga"}, {"beta", "#gb"},   {"gamma", "#gg"},   {"delta", "#gd"},
       {"epsilon", "#ge"}, {"zeta", "#gz"}, {"eta", "#gy"},     {"theta", "#gh"},
@@ -26,10 +26,6 @@ static void coord_label(char *dst, size_t size, const char *name, int i) {
       {"nu", "#gn"},    {"xi", "#gc"},     {"omicron", "#go"}, {"pi", "#gp"},
       {"rho", "#gr"},   {"sigma", "#gs"},  {"tau", "#gt"},     {"upsilon", "#gu"},
       {"phi", "#gf"},   {"chi", "#gx"},    {"psi", "#gq"},     {"omega", "#gw"}};
-  if (!name) {
-    snprintf(dst, size, "q#d%d#u", i + 1);
-    return;
-  }
   for (size_t k = 0; k < sizeof greek / sizeof greek[0]; k++) {
     if (strcmp(name, greek[k][0]) == 0) {
       snprintf(dst, size, "%s", greek[k][1]);
@@ -39,7 +35,62 @@ static void coord_label(char *dst, size_t size, const char *name, int i) {
   nh_pk_text(dst, size, name);
 }
 
+/* A coordinate name as a label: Greek letter names become the letter, and what follows the
+ * first '_' a subscript ("x_s", "theta_1"). */
+static void coord_label(char *dst, size_t size, const char *name, int i) {
+  if (!name) {
+    snprintf(dst, size, "q#d%d#u", i + 1);
+    return;
+  }
+  const char *us = strchr(name, '_');
+  if (!us || us == name || !us[1]) {
+    name_label(dst, size, name);
+    return;
+  }
+  char base[NH_MAX_NAME], sb[2 * NH_MAX_NAME], sub[2 * NH_MAX_NAME];
+  snprintf(base, sizeof base, "%.*s", (int)(us - name), name);
+  name_label(sb, sizeof sb, base);
+  name_label(sub, sizeof sub, us + 1);
+  snprintf(dst, size, "%s", sb);
+  size_t len = strlen(dst);
+  if (len + 4 + strlen(sub) < size) {
+    memcpy(dst + len, "#d", 2);
+    memcpy(dst + len + 2, sub, strlen(sub));
+    memcpy(dst + len + 2 + strlen(sub), "#u", 3);
+  }
+}
+
 /* ---- time series ---------------------------------------------------------------------- */
+
+void nh_pk_run_energy(const nh_model *model, const nh_traj *traj, const nh_sim *sim, double *E,
+                      double *e_ref, double *e_dev) {
+  /* the change of E less what the impacts of the log changed (energy_after - energy_before
+   * of each impact the sample comes after: at its time, the samples before it do not) */
+  const int nq = model->nq;
+  long nimp = sim ? nh_sim_impact_count(sim) : 0, next = 0;
+  double removed = 0.0;
+  *e_ref = NAN, *e_dev = 0.0;
+  for (long k = 0; k < traj->n; k++) {
+    double e;
+    if (nh_model_energy(model, traj->q + k * nq, traj->v + k * nq, &e) != NH_OK || !isfinite(e))
+      e = NAN;
+    E[k] = e;
+    nh_impact_record rec;
+    int before = traj->kind && (traj->kind[k] == NH_SAMPLE_IMPACT_BEFORE ||
+                                traj->kind[k] == NH_SAMPLE_START);
+    while (next < nimp && nh_sim_impact_get(sim, next, &rec) == NH_OK &&
+           (rec.t < traj->t[k] || (rec.t == traj->t[k] && !before))) {
+      if (isfinite(rec.energy_after - rec.energy_before))
+        removed += rec.energy_after - rec.energy_before;
+      next++;
+    }
+    if (isfinite(e)) {
+      if (!isfinite(*e_ref)) *e_ref = e;
+      double d = fabs(e - *e_ref - removed);
+      if (d > *e_dev) *e_dev = d;
+    }
+  }
+}
 
 /* Range of the nh_pk_plottable values v[k*stride], padded; a flat series gets a span of at least
  * rel_min_span times its magnitude, so that round-off does not fill the panel. */
@@ -96,18 +147,9 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
     nh_set_msg(msg, msg_size, "nh_plot_timeseries: out of memory");
     return NH_ERR_NOMEM;
   }
-  double e_ref = NAN, e_dev = 0.0;
-  for (long k = 0; k < n; k++) {
-    double e;
-    if (nh_model_energy(model, traj->q + k * nq, traj->v + k * nq, &e) != NH_OK || !isfinite(e))
-      e = NAN;
-    E[k] = e;
-    if (isfinite(e)) {
-      if (!isfinite(e_ref)) e_ref = e;
-      double d = fabs(e - e_ref);
-      if (d > e_dev) e_dev = d;
-    }
-  }
+  long nimp = sim ? nh_sim_impact_count(sim) : 0;
+  double e_ref, e_dev;
+  nh_pk_run_energy(model, traj, sim, E, &e_ref, &e_dev);
 
   double t0 = 0.0, t1 = 1.0;
   {
@@ -126,10 +168,9 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
     }
     nh_pk_widen(&t0, &t1, 1e-12);
   }
-  long nimp = sim ? nh_sim_impact_count(sim) : 0;
 
   double panel_h = nq <= 3 ? 170.0 : nq <= 8 ? 150.0 : 110.0;
-  double head = 80.0, foot = 110.0;
+  double head = 80.0, foot = 130.0;
   int width = 900;
   int height = (int)(head + foot + npanel * panel_h);
 
@@ -208,18 +249,7 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
       plmtex("l", disp + 0.6, 0.5, 0.5, labels[i]);
     plschr(0.0, 1.0);
     if (last) {
-      plmtex("b", 3.3, 0.5, 0.5, "t (s)");
-      if (isfinite(e_ref)) {
-        char cap[160];
-        if (e_ref != 0.0)
-          snprintf(cap, sizeof cap, "max |E - E#d0#u| / |E#d0#u| = %.2e", e_dev / fabs(e_ref));
-        else
-          snprintf(cap, sizeof cap, "max |E - E#d0#u| = %.2e", e_dev);
-        plcol0(C_MUTED);
-        plschr(0.0, 0.8);
-        plmtex("t", -1.5, 0.98, 1.0, cap);
-        plschr(0.0, 1.0);
-      }
+      plmtex("b", 3.3, 0.5, 0.5, "t"); /* a model declares no units */
     }
   }
 
@@ -240,12 +270,22 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
     plptex(0.5, 1.0 - 45.0 / height, 1.0, 0.0, 0.5, tbuf);
     plschr(0.0, 0.85);
     plcol0(C_MUTED);
-    if (sim)
-      snprintf(cap, sizeof cap, "%ld samples;  dashed lines: the %ld impact%s", n, nimp,
-               nimp == 1 ? "" : "s");
+    if (nimp > 0)
+      snprintf(cap, sizeof cap, "%ld samples;  dashed lines: the %ld impact%s (#gDE#dimpacts#u from their log)",
+               n, nimp, nimp == 1 ? "" : "s");
     else
       snprintf(cap, sizeof cap, "%ld samples", n);
-    plptex(0.5, 30.0 / height, 1.0, 0.0, 0.5, cap);
+    plptex(0.5, 22.0 / height, 1.0, 0.0, 0.5, cap);
+    /* the energy error above it (#gDE#dimpacts#u: what the impacts of the log removed) */
+    if (isfinite(e_ref)) {
+      const char *less = nimp > 0 ? " - #gDE#dimpacts#u" : "";
+      if (e_ref != 0.0)
+        snprintf(cap, sizeof cap, "integrator's energy error: max |E - E#d0#u%s| / |E#d0#u| = %.2e",
+                 less, e_dev / fabs(e_ref));
+      else
+        snprintf(cap, sizeof cap, "integrator's energy error: max |E - E#d0#u%s| = %.2e", less, e_dev);
+      plptex(0.5, 52.0 / height, 1.0, 0.0, 0.5, cap);
+    }
     plschr(0.0, 1.0);
   }
   free(E);

@@ -207,9 +207,9 @@ int papers_plot_penny_ensemble(const char *path, double a, double b, int npanels
   double shown = aspect < 0.3 ? 0.3 : aspect > 3.0 ? 3.0 : aspect;
 
   double cell_w = cols <= 2 ? 440.0 : 340.0;
-  double cell_h = cell_w * 0.82 * shown + 90.0;
+  double cell_h = cell_w * 0.82 * shown + 115.0;
   double head = title ? 70.0 : 24.0;
-  int width = (int)(cols * cell_w + 40.0);
+  int width = (int)(cols * cell_w + 60.0);
   int height = (int)(rows * cell_h + head + 20.0);
 
   nh_pk_figure fig;
@@ -220,10 +220,10 @@ int papers_plot_penny_ensemble(const char *path, double a, double b, int npanels
   char tbuf[400];
   for (int p = 0; p < npanels; p++) {
     int r = p / cols, c = p % cols;
-    double x0 = (20.0 + c * cell_w) / width, x1 = (20.0 + (c + 1) * cell_w) / width;
+    double x0 = (40.0 + c * cell_w) / width, x1 = (40.0 + (c + 1) * cell_w) / width;
     double y1 = 1.0 - (head + r * cell_h) / height, y0 = 1.0 - (head + (r + 1) * cell_h) / height;
-    /* leave room for tick labels (left, bottom) and the panel title (top) */
-    plvpas(x0 + 75.0 / width, x1 - 15.0 / width, y0 + 45.0 / height, y1 - 40.0 / height, aspect);
+    /* leave room for tick and axis labels (left, bottom) and the panel title (top) */
+    plvpas(x0 + 75.0 / width, x1 - 15.0 / width, y0 + 70.0 / height, y1 - 40.0 / height, aspect);
     plwind(bd.xmin, bd.xmax, bd.ymin, bd.ymax);
     nh_pk_ellipse(a, b, 2.0);
 
@@ -239,6 +239,9 @@ int papers_plot_penny_ensemble(const char *path, double a, double b, int npanels
     nh_pk_viewport_px(width, height, &pvx0, &pvx1, &pvy0, &pvy1);
     nh_pk_box("bcnst", "bcnstv", bd.xmin, bd.xmax, bd.ymin, bd.ymax,
              nh_pk_fit_intervals(bd.xmin, bd.xmax, 4.0, pvx1 - pvx0, chr), 4.0);
+    double ylab = 0.8 + CHAR_W * nh_pk_tick_chars(bd.ymin, bd.ymax, 4.0) + 1.0;
+    plmtex("b", 3.4, 0.5, 0.5, "x (m)");
+    plmtex("l", ylab, 0.5, 0.5, "y (m)");
     if (panel_titles && panel_titles[p]) {
       nh_pk_text(tbuf, sizeof tbuf, panel_titles[p]);
       plschr(0.0, chr * 1.05);
