@@ -119,6 +119,63 @@ static void series_range(long n, const double *v, long stride, double rel_min_sp
   nh_pk_widen(lo, hi, rel_min_span);
 }
 
+/* The time axis of a trajectory: its plottable times, at least 1e-12 relative wide. */
+static void time_range(const nh_traj *traj, double *t0_out, double *t1_out) {
+  double t0 = 0.0, t1 = 1.0;
+  double mn = DBL_MAX, mx = -DBL_MAX;
+  for (long k = 0; k < traj->n; k++)
+    if (nh_pk_plottable(traj->t[k])) {
+      if (traj->t[k] < mn) mn = traj->t[k];
+      if (traj->t[k] > mx) mx = traj->t[k];
+    }
+  if (mn < mx) {
+    t0 = mn;
+    t1 = mx;
+  } else if (mn == mx) {
+    t0 = mn - 0.5;
+    t1 = mn + 0.5;
+  }
+  nh_pk_widen(&t0, &t1, 1e-12);
+  *t0_out = t0, *t1_out = t1;
+}
+
+/* The time series' title, and below the panels the energy error and the sample count. */
+static void draw_ts_captions(const nh_model *model, const char *title, int height, long n, long nimp,
+                             double e_ref, double e_dev) {
+  char tbuf[400], cap[200];
+  plvpor(0.0, 1.0, 0.0, 1.0);
+  plwind(0.0, 1.0, 0.0, 1.0);
+  plcol0(C_FG);
+  plschr(0.0, 1.3);
+  if (title)
+    nh_pk_text(tbuf, sizeof tbuf, title);
+  else {
+    char mname[2 * NH_MAX_NAME + 2];
+    nh_pk_text(mname, sizeof mname, model->name);
+    snprintf(tbuf, sizeof tbuf, "%s: coordinates and energy", mname[0] ? mname : "model");
+  }
+  plptex(0.5, 1.0 - 45.0 / height, 1.0, 0.0, 0.5, tbuf);
+  plschr(0.0, 0.85);
+  plcol0(C_MUTED);
+  if (nimp > 0)
+    snprintf(cap, sizeof cap, "%ld samples;  dashed lines: the %ld impact%s (#gDE#dimpacts#u from their log)",
+             n, nimp, nimp == 1 ? "" : "s");
+  else
+    snprintf(cap, sizeof cap, "%ld samples", n);
+  plptex(0.5, 22.0 / height, 1.0, 0.0, 0.5, cap);
+  /* the energy error above it (#gDE#dimpacts#u: what the impacts of the log removed) */
+  if (isfinite(e_ref)) {
+    const char *less = nimp > 0 ? " - #gDE#dimpacts#u" : "";
+    if (e_ref != 0.0)
+      snprintf(cap, sizeof cap, "integrator's energy error: max |E - E#d0#u%s| / |E#d0#u| = %.2e",
+               less, e_dev / fabs(e_ref));
+    else
+      snprintf(cap, sizeof cap, "integrator's energy error: max |E - E#d0#u%s| = %.2e", less, e_dev);
+    plptex(0.5, 52.0 / height, 1.0, 0.0, 0.5, cap);
+  }
+  plschr(0.0, 1.0);
+}
+
 int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *traj,
                        const nh_sim *sim, const char *title, char *msg, size_t msg_size) {
   if (!nh_pk_device_for(path, msg, msg_size)) return NH_ERR_ARG;
@@ -151,23 +208,8 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
   double e_ref, e_dev;
   nh_pk_run_energy(model, traj, sim, E, &e_ref, &e_dev);
 
-  double t0 = 0.0, t1 = 1.0;
-  {
-    double mn = DBL_MAX, mx = -DBL_MAX;
-    for (long k = 0; k < n; k++)
-      if (nh_pk_plottable(traj->t[k])) {
-        if (traj->t[k] < mn) mn = traj->t[k];
-        if (traj->t[k] > mx) mx = traj->t[k];
-      }
-    if (mn < mx) {
-      t0 = mn;
-      t1 = mx;
-    } else if (mn == mx) {
-      t0 = mn - 0.5;
-      t1 = mn + 0.5;
-    }
-    nh_pk_widen(&t0, &t1, 1e-12);
-  }
+  double t0, t1;
+  time_range(traj, &t0, &t1);
 
   double panel_h = nq <= 3 ? 170.0 : nq <= 8 ? 150.0 : 110.0;
   double head = 80.0, foot = 130.0;
@@ -253,41 +295,7 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
     }
   }
 
-  /* title and caption */
-  {
-    char tbuf[400], cap[200];
-    plvpor(0.0, 1.0, 0.0, 1.0);
-    plwind(0.0, 1.0, 0.0, 1.0);
-    plcol0(C_FG);
-    plschr(0.0, 1.3);
-    if (title)
-      nh_pk_text(tbuf, sizeof tbuf, title);
-    else {
-      char mname[2 * NH_MAX_NAME + 2];
-      nh_pk_text(mname, sizeof mname, model->name);
-      snprintf(tbuf, sizeof tbuf, "%s: coordinates and energy", mname[0] ? mname : "model");
-    }
-    plptex(0.5, 1.0 - 45.0 / height, 1.0, 0.0, 0.5, tbuf);
-    plschr(0.0, 0.85);
-    plcol0(C_MUTED);
-    if (nimp > 0)
-      snprintf(cap, sizeof cap, "%ld samples;  dashed lines: the %ld impact%s (#gDE#dimpacts#u from their log)",
-               n, nimp, nimp == 1 ? "" : "s");
-    else
-      snprintf(cap, sizeof cap, "%ld samples", n);
-    plptex(0.5, 22.0 / height, 1.0, 0.0, 0.5, cap);
-    /* the energy error above it (#gDE#dimpacts#u: what the impacts of the log removed) */
-    if (isfinite(e_ref)) {
-      const char *less = nimp > 0 ? " - #gDE#dimpacts#u" : "";
-      if (e_ref != 0.0)
-        snprintf(cap, sizeof cap, "integrator's energy error: max |E - E#d0#u%s| / |E#d0#u| = %.2e",
-                 less, e_dev / fabs(e_ref));
-      else
-        snprintf(cap, sizeof cap, "integrator's energy error: max |E - E#d0#u%s| = %.2e", less, e_dev);
-      plptex(0.5, 52.0 / height, 1.0, 0.0, 0.5, cap);
-    }
-    plschr(0.0, 1.0);
-  }
+  draw_ts_captions(model, title, height, traj->n, nimp, e_ref, e_dev);
   free(E);
   return nh_pk_end(&fig, msg, msg_size);
 }
