@@ -65,14 +65,6 @@ int cmd_check(int argc, char **argv);
 /* The rolling ball and disk (cli/ball.c): is NAME a built-in ball or a FILE.ball; its run. */
 int cli_ball_is_model(const char *name);
 int cmd_run_ball(int argc, char **argv);
-/* Its figures: 1 when name is one (then *rc is the outcome), 0 otherwise; the list for help. */
-int cli_ball_figure(const char *name, const char *path, int *rc);
-void cli_ball_figure_help(void);
-extern const char *const cli_ball_figure_names[];
 int cmd_figure(int argc, char **argv);
-
-/* The figures of "Simulating Nonholonomic Dynamics" (figures_nh.c), written to path. */
-int cli_fig_sleigh2(const char *path);
-int cli_fig_snakeboard4(const char *path);
 
 #endif

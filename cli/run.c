@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "papers.h"
 
 typedef struct run_opts {
   const char *model;
@@ -472,7 +473,7 @@ int cmd_run(int argc, char **argv) {
     if (is_penny) {
       snprintf(title, sizeof title, "penny, %s table, %s, %ld impacts (%s)", o.penny.a == o.penny.b ? "circular" : "elliptical",
                law_name(model->impact[0], lb, sizeof lb), nh_sim_get_stats(sim)->impacts, nh_method_name(method));
-      prc = nh_plot_penny(o.plot, o.penny.a, o.penny.b, o.penny.R, traj, sim, title, msg, sizeof msg);
+      prc = papers_plot_penny(o.plot, o.penny.a, o.penny.b, o.penny.R, traj, sim, title, msg, sizeof msg);
     } else {
       snprintf(title, sizeof title, "%s, %ld impacts (%s)", model->name, nh_sim_get_stats(sim)->impacts,
                nh_method_name(method));

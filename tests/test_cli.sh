@@ -196,6 +196,11 @@ expect_usage "list with arguments" list extra
 expect_usage "unknown figure" figure penny-fig9 --out-dir "$T/o"
 expect_usage "figure bad option" figure penny-fig1 --frob --out-dir "$T/o"
 expect_usage "figure unwritable" figure penny-fig1 --out /nonexistent-dir/f.png
+expect_usage "figure all to one file" figure all --out "$T/o/all.png"
+expect_usage "figure too many times" figure penny-fig5 --times 1,2,3,4,5,6,7,8,9 --out-dir "$T/o"
+# the help lists the registry: the 18 figures of the four papers, one line each
+n=$("$NHOLO" figure --help | grep -c '^  \(penny\|sleigh\|snakeboard\|dg\|ball\)-fig')
+[ "$n" -eq 18 ] && ok "figure --help lists 18 figures" || bad "figure --help lists $n figures"
 
 # ---- --name=value everywhere, help of every command -------------------------------------------
 "$NHOLO" run penny --dt 0.05 --method rk4 --impacts 2 --json >"$T/a1" 2>"$T/err"

@@ -60,43 +60,41 @@ NH_API void nh_outfile_abort(nh_outfile *out);
 
 /* ---- plots (PLplot, cairo driver; format from the extension: .png, .svg, .pdf) ------ */
 
-/* The plan view of a penny run: the wall (ellipse a, b), the path of the contact point
- * (x, y), the coin at each impact and the impact points on the wall. Assumes the penny's
- * coordinates q = (x, y, theta, phi) and gaps 0 = front, 1 = back. `title` may be NULL. */
-NH_API int nh_plot_penny(const char *path, double a, double b, double R, const nh_traj *traj,
-                         const nh_sim *sim, const char *title, char *msg, size_t msg_size);
-
-/* Several penny ensembles in panels: panel p shows the n points (x[p*n + k], y[p*n + k]),
- * k < n, on the table (a, b) under panel_titles[p]. Used for the sensitivity figure
- * (Clark & Bloch Fig. 5). */
-NH_API int nh_plot_penny_ensemble(const char *path, double a, double b, int npanels, int n,
-                                  const double *x, const double *y,
-                                  const char *const *panel_titles, const char *title, char *msg,
-                                  size_t msg_size);
-
 /* Any run: every coordinate against time in stacked panels, plus the energy, with impact
  * times marked. */
 NH_API int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *traj,
                               const nh_sim *sim, const char *title, char *msg, size_t msg_size);
 
-/* A grid of panels of curves y(x): the generic figure (the rolling ball's figures use it). */
+/* A grid of panels of curves y(x): the generic figure (the papers' figures use it). Texts of
+ * panels and curves keep PLplot's escapes ("#gm" for mu, "x#ds#u" for a subscript); the
+ * figure's title is printed as given. */
 typedef struct nh_plot_curve {
-  long n;              /* points */
+  long n;              /* points; 0 with a label: a line of text alone in the legend (a note) */
   const double *x, *y; /* (n) each; non-finite points break the line */
-  const char *label;   /* legend entry, Nullable */
-  int style;           /* 0 line, 1 dots, 2 dashed line */
+  const char *label;   /* legend entry, Nullable (not in the legend) */
+  int style;           /* NH_PLOT_LINE, _DOTS or _DASHED, or'ed with the options below */
 } nh_plot_curve;
 
+enum { NH_PLOT_LINE = 0, NH_PLOT_DOTS = 1, NH_PLOT_DASHED = 2 };
+/* style options: PLplot's line style k = 1..8 (1 solid, 2 dashes, 3 dots, ...), an open
+ * marker m = 1..6 (circle, square, triangle, diamond, cross, plus) on about 12 points of the
+ * line (staggered from curve to curve), and the line width w in tenths (1..255; default 16) */
+#define NH_PLOT_DASH(k) ((k) << 4)
+#define NH_PLOT_MARKER(m) ((m) << 8)
+#define NH_PLOT_WIDTH(w) ((w) << 12)
+
 typedef struct nh_plot_panel {
-  const char *title;          /* Nullable */
-  const char *xlabel, *ylabel; /* Nullable; PLplot escapes ("#gm" for mu) are kept */
+  const char *title;           /* Nullable */
+  const char *xlabel, *ylabel; /* Nullable */
   int ncurves;
   const nh_plot_curve *curves;
   int equal_aspect; /* 1: one length unit is the same on both axes (trajectories) */
   double hline;     /* a dashed horizontal reference line at this value; NaN: none */
 } nh_plot_panel;
 
-/* npanels panels row by row in an nrows x ncols grid, under `title` (Nullable). */
+/* npanels panels row by row in an nrows x ncols grid, under `title` (Nullable). Each panel's
+ * labelled curves get a legend (line sample, marker, label) below its frame, never over the
+ * data. */
 NH_API int nh_plot_panels(const char *path, int nrows, int ncols, int npanels,
                           const nh_plot_panel *panels, const char *title, char *msg,
                           size_t msg_size);

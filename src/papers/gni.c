@@ -1,4 +1,4 @@
-/* figures_nh.c - the figures of Kobilarov, Martin de Diego, Ferraro, "Simulating Nonholonomic
+/* gni.c - the figures of Kobilarov, Martin de Diego, Ferraro, "Simulating Nonholonomic
  * Dynamics" (spec 001 sec. 4), regenerated from the built-in sleigh and snakeboard:
  *
  *   sleigh-fig2      the "heart" curves of the skate point (x_s, y_s) = (x - a cos th, y - a sin th)
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "papers.h"
 
 /* one fixed-step run, every node kept */
 static nh_traj *run_nodes(const nh_model *m, const char *method, nh_method_opts o, int N, double T,
@@ -93,10 +93,27 @@ static long energies(const nh_model *m, const nh_traj *tr, int kind, double *t, 
   return out;
 }
 
+/* "name: " before the message in msg */
+static void prefix_msg(const char *name, char *msg, size_t msg_size) {
+  char tmp[512];
+  snprintf(tmp, sizeof tmp, "%s", msg);
+  snprintf(msg, msg_size, "%s: %s", name, tmp);
+}
+
+/* two samples at most this fraction of max(1, t) apart are at the same time */
+#define PATH_TIME_SLACK 1e-9
+/* paths closer than this fraction of the reference path's extent coincide on the figure */
+#define PATH_COINCIDE 5e-3
+
+/* the axes: the sleigh of the figure (I = m = a = 1) has no units; the snakeboard's are SI */
+static const char *const sleigh_labels[4] = {"x#ds#u", "y#ds#u", "t", "E"};
+static const char *const snakeboard_labels[4] = {"x (m)", "y (m)", "t (s)", "E (J)"};
+
 typedef struct series {
   const char *label;
   nh_traj *tr;
   int ekind;
+  int style; /* nh_plot_curve.style: coincident curves stay distinguishable */
   double *x, *y, *te, *E;
   long n, ne;
 } series;
@@ -126,28 +143,66 @@ static int series_fill(const nh_model *m, series *s, int ix, int iy, int ith, do
   return 1;
 }
 
-static int plot_series(const char *name, const char *path, const char *title, const char *ptitle,
-                       const char *xl, const char *yl, series *s, int ns) {
-  nh_plot_curve paths[8], en[8];
-  for (int i = 0; i < ns; i++) {
-    paths[i] = (nh_plot_curve){s[i].n, s[i].x, s[i].y, s[i].label, 0};
-    en[i] = (nh_plot_curve){s[i].ne, s[i].te, s[i].E, s[i].label, 0};
+/* The largest distance between the paths of a and b at their common times (NaN: none). */
+static double max_distance(const series *a, const series *b) {
+  double d = NAN;
+  long i = 0, j = 0;
+  while (i < a->n && j < b->n) {
+    double ta = a->tr->t[i], tb = b->tr->t[j], tol = PATH_TIME_SLACK * fmax(1.0, fabs(ta));
+    if (fabs(ta - tb) <= tol) {
+      double e = hypot(a->x[i] - b->x[j], a->y[i] - b->y[j]);
+      d = isnan(d) || e > d ? e : d;
+      i++, j++;
+    } else if (ta < tb) {
+      i++;
+    } else {
+      j++;
+    }
   }
-  nh_plot_panel p[2] = {{ptitle, xl, yl, ns, paths, 1, NAN}, {"energy", "t (s)", "E", ns, en, 0, NAN}};
-  char msg[512];
-  if (nh_plot_panels(path, 1, 2, 2, p, title, msg, sizeof msg) != NH_OK) {
-    fprintf(stderr, "nholo: %s\n", msg);
-    return CLI_FAILED;
-  }
-  // one line as the other figures: the final pose error of each method against the first series
-  printf("%s: final position error", name);
-  for (int i = 1; i < ns; i++)
-    printf("%s %s %.3g", i > 1 ? "," : "", s[i].label, hypot(s[i].x[s[i].n - 1] - s[0].x[s[0].n - 1], s[i].y[s[i].n - 1] - s[0].y[s[0].n - 1]));
-  printf(" -> %s\n", path);
-  return CLI_OK;
+  return d;
 }
 
-int cli_fig_sleigh2(const char *path) {
+/* labels: the path and energy axes {x, y, t, E} with their units */
+static int plot_series(const char *name, const char *path, const char *title, const char *ptitle,
+                       const char *const labels[4], series *s, int ns, FILE *out, char *msg,
+                       size_t msg_size) {
+  enum { MAXS = 8 };
+  nh_plot_curve paths[MAXS + 2], en[MAXS];
+  char lab[MAXS][96], note[96] = "", first[32];
+  snprintf(first, sizeof first, "%s", s[0].label);
+  first[strcspn(first, " ")] = '\0'; /* its first word names it in the note */
+  // the legend of the paths gives each one's largest distance from the first (the reference)
+  double ext = 0.0, dmax = 0.0;
+  for (long k = 0; k < s[0].n; k++) ext = fmax(ext, hypot(s[0].x[k] - s[0].x[0], s[0].y[k] - s[0].y[0]));
+  for (int i = 0; i < ns && i < MAXS; i++) {
+    double d = i > 0 ? max_distance(&s[i], &s[0]) : NAN;
+    if (isnan(d)) snprintf(lab[i], sizeof lab[i], "%s", s[i].label);
+    else snprintf(lab[i], sizeof lab[i], "%s [%.1e]", s[i].label, d);
+    if (i > 0) dmax = isnan(d) || isnan(dmax) ? NAN : fmax(dmax, d);
+    paths[i] = (nh_plot_curve){s[i].n, s[i].x, s[i].y, lab[i], s[i].style};
+    en[i] = (nh_plot_curve){s[i].ne, s[i].te, s[i].E, s[i].label, s[i].style & ~NH_PLOT_WIDTH(255)};
+  }
+  int np = ns;
+  if (!isnan(dmax) && ns > 1) {
+    snprintf(note, sizeof note, "[ ]: largest distance from the %s path at equal times", first);
+    paths[np++] = (nh_plot_curve){0, NULL, NULL, note, 0};
+    if (dmax < PATH_COINCIDE * ext)
+      paths[np++] = (nh_plot_curve){0, NULL, NULL, "so all the paths coincide at this scale", 0};
+  }
+  nh_plot_panel p[2] = {{ptitle, labels[0], labels[1], np, paths, 1, NAN},
+                        {"energy", labels[2], labels[3], ns, en, 0, NAN}};
+  int st = nh_plot_panels(path, 1, 2, 2, p, title, msg, msg_size);
+  if (st != NH_OK) return st == NH_ERR_ARG ? NH_ERR_IO : st;
+  // one line as the other figures: the final pose error of each method against the first series
+  fprintf(out, "%s: final position error", name);
+  for (int i = 1; i < ns; i++)
+    fprintf(out, "%s %s %.3g", i > 1 ? "," : "", s[i].label, hypot(s[i].x[s[i].n - 1] - s[0].x[s[0].n - 1], s[i].y[s[i].n - 1] - s[0].y[s[0].n - 1]));
+  fprintf(out, " -> %s\n", path);
+  return NH_OK;
+}
+
+int papers_sleigh2(const char *name, const char *path, const papers_opts *o, char *msg,
+                   size_t msg_size) {
   nh_sleigh_params p = nh_sleigh_params_default();
   const double T = 10.0;
   const int N = 100, NE = 1001;
@@ -157,62 +212,66 @@ int cli_fig_sleigh2(const char *path) {
     p.v0 = -V * tanh(0.5 * k * T);
     p.omega0 = wmax / cosh(0.5 * k * T);
   }
-  char msg[512];
-  nh_model *m = nh_sleigh_create(&p, msg, sizeof msg);
-  if (!m) return cli_usage_error("%s", msg);
+  nh_model *m = nh_sleigh_create(&p, msg, msg_size);
+  if (!m) return NH_ERR_ARG;
   nh_method_opts paper = nh_method_opts_default(), mid = paper;
+  paper.start = NH_START_PAPER; /* the library default is the midpoint start */
   mid.start = NH_START_MIDPOINT;
   series s[5];
   memset(s, 0, sizeof s);
   // the closed form, sampled
   s[0].label = "exact";
+  s[0].style = NH_PLOT_WIDTH(60); /* wide under the others */
   s[0].tr = nh_traj_create(3);
   for (int k = 0; s[0].tr && k < NE; k++) {
     double t = T * k / (NE - 1), q[3], v[3];
     nh_sleigh_exact(&p, t, q, v, NULL, NULL);
     nh_traj_append(s[0].tr, k == NE - 1 ? NH_SAMPLE_END : NH_SAMPLE_STEP, t, q, v);
   }
-  s[1] = (series){.label = "GNI (paper start)", .ekind = 1, .tr = run_nodes(m, "gni", paper, N, T, msg, sizeof msg)};
-  s[2] = (series){.label = "GNI (midpoint start)", .ekind = 1, .tr = run_nodes(m, "gni", mid, N, T, msg, sizeof msg)};
-  s[3] = (series){.label = "RDP (exp)", .ekind = 2, .tr = run_nodes(m, "rdp", paper, N, T, msg, sizeof msg)};
-  s[4] = (series){.label = "RK2", .ekind = 0, .tr = run_nodes(m, "rk2", paper, N, T, msg, sizeof msg)};
-  int rc = CLI_OK;
-  for (int i = 0; i < 5 && rc == CLI_OK; i++)
+  s[1] = (series){.label = "GNI (paper start)", .ekind = 1, .style = NH_PLOT_DASH(2) | NH_PLOT_WIDTH(22), .tr = run_nodes(m, "gni", paper, N, T, msg, msg_size)};
+  s[2] = (series){.label = "GNI (midpoint start)", .ekind = 1, .style = NH_PLOT_DASH(3) | NH_PLOT_MARKER(1), .tr = run_nodes(m, "gni", mid, N, T, msg, msg_size)};
+  s[3] = (series){.label = "RDP (exp)", .ekind = 2, .style = NH_PLOT_DASH(4) | NH_PLOT_MARKER(2), .tr = run_nodes(m, "rdp", paper, N, T, msg, msg_size)};
+  s[4] = (series){.label = "RK2", .ekind = 0, .style = NH_PLOT_MARKER(3), .tr = run_nodes(m, "rk2", paper, N, T, msg, msg_size)};
+  int rc = NH_OK;
+  for (int i = 0; i < 5 && rc == NH_OK; i++)
     if (!s[i].tr || !series_fill(m, &s[i], 1, 2, 0, p.a)) {
-      fprintf(stderr, "nholo: sleigh-fig2: %s\n", s[i].tr ? "out of memory" : msg);
-      rc = CLI_FAILED;
+      if (s[i].tr) snprintf(msg, msg_size, "%s: out of memory", name);
+      else prefix_msg(name, msg, msg_size);
+      rc = s[i].tr ? NH_ERR_NOMEM : NH_ERR_CALLBACK;
     }
-  if (rc == CLI_OK)
-    rc = plot_series("sleigh-fig2", path, "Chaplygin sleigh (I = m = a = 1, E = 1.5, cusp at t = 5), N = 100 steps over T = 10",
-                     "skate point", "x_s", "y_s", s, 5);
+  if (rc == NH_OK)
+    rc = plot_series(name, path, "Chaplygin sleigh (I = m = a = 1, E = 1.5, cusp at t = 5), N = 100 steps over T = 10",
+                     "skate point", sleigh_labels, s, 5, o->out, msg, msg_size);
   series_free(s, 5);
   nh_model_destroy(m);
   return rc;
 }
 
-int cli_fig_snakeboard4(const char *path) {
+int papers_snakeboard4(const char *name, const char *path, const papers_opts *o, char *msg,
+                       size_t msg_size) {
   nh_snakeboard_params p = nh_snakeboard_params_default();
-  char msg[512];
-  nh_model *m = nh_snakeboard_create(&p, msg, sizeof msg);
-  if (!m) return cli_usage_error("%s", msg);
+  nh_model *m = nh_snakeboard_create(&p, msg, msg_size);
+  if (!m) return NH_ERR_ARG;
   const double T = 10.0;
   const int N = 128;
-  nh_method_opts o = nh_method_opts_default();
+  nh_method_opts mo = nh_method_opts_default();
+  mo.start = NH_START_PAPER; /* the paper's GNI, as in its figure (the library default: midpoint) */
   series s[4];
   memset(s, 0, sizeof s);
-  s[0] = (series){.label = "true (RK4, h = 5e-4)", .ekind = 0, .tr = run_nodes(m, "rk4", o, 20000, T, msg, sizeof msg)};
-  s[1] = (series){.label = "RK2", .ekind = 0, .tr = run_nodes(m, "rk2", o, N, T, msg, sizeof msg)};
-  s[2] = (series){.label = "GNI", .ekind = 1, .tr = run_nodes(m, "gni", o, N, T, msg, sizeof msg)};
-  s[3] = (series){.label = "RDP (exp)", .ekind = 2, .tr = run_nodes(m, "rdp", o, N, T, msg, sizeof msg)};
-  int rc = CLI_OK;
-  for (int i = 0; i < 4 && rc == CLI_OK; i++)
+  s[0] = (series){.label = "true (RK4, h = 5e-4)", .ekind = 0, .style = NH_PLOT_WIDTH(50), .tr = run_nodes(m, "rk4", mo, 20000, T, msg, msg_size)};
+  s[1] = (series){.label = "RK2", .ekind = 0, .tr = run_nodes(m, "rk2", mo, N, T, msg, msg_size)};
+  s[2] = (series){.label = "GNI", .ekind = 1, .style = NH_PLOT_DASH(2) | NH_PLOT_MARKER(1), .tr = run_nodes(m, "gni", mo, N, T, msg, msg_size)};
+  s[3] = (series){.label = "RDP (exp)", .ekind = 2, .style = NH_PLOT_DASH(4) | NH_PLOT_MARKER(2), .tr = run_nodes(m, "rdp", mo, N, T, msg, msg_size)};
+  int rc = NH_OK;
+  for (int i = 0; i < 4 && rc == NH_OK; i++)
     if (!s[i].tr || !series_fill(m, &s[i], 3, 4, -1, 0.0)) {
-      fprintf(stderr, "nholo: snakeboard-fig4: %s\n", s[i].tr ? "out of memory" : msg);
-      rc = CLI_FAILED;
+      if (s[i].tr) snprintf(msg, msg_size, "%s: out of memory", name);
+      else prefix_msg(name, msg, msg_size);
+      rc = s[i].tr ? NH_ERR_NOMEM : NH_ERR_CALLBACK;
     }
-  if (rc == CLI_OK)
-    rc = plot_series("snakeboard-fig4", path, "snakeboard, N = 128 steps over T = 10, controls cos(20 pi t), sin(2 pi t)",
-                     "board position", "x", "y", s, 4);
+  if (rc == NH_OK)
+    rc = plot_series(name, path, "snakeboard, N = 128 steps over T = 10, controls cos(20 pi t), sin(2 pi t)",
+                     "board position", snakeboard_labels, s, 4, o->out, msg, msg_size);
   series_free(s, 4);
   nh_model_destroy(m);
   return rc;

@@ -1,4 +1,4 @@
-/* figures_dg.c - the figures of Celledoni, Farre Puiggali, Hoiseth, Martin de Diego,
+/* dg.c - the figures of Celledoni, Farre Puiggali, Hoiseth, Martin de Diego,
  * "Energy-Preserving Integrators Applied to Nonholonomic Systems" (spec 002 sec. 5):
  *
  *   dg-fig2  the quartic system (n = 3, H = 3.06): order plot at t = 10, constraint residual
@@ -15,29 +15,26 @@
  * the trajectory and ensemble at h = 0.1 to t = 1000 (--t-end 5000 for the length of C9);
  * constraint residuals: for the DLA methods the discrete A(q_{k+1/2}) (q_{k+1} - q_k)/h, for
  * the others the continuous one at the steps. Fig. 4 shows the maximum over windows of 50 time
- * units. Long runs draw a progress bar on stderr when it is a terminal. */
-#define _POSIX_C_SOURCE 200809L
+ * units. Long runs draw a progress bar on opts->progress when it is given. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "cli.h"
-#include "figures_dg.h"
+#include "papers.h"
 
-/* ---- progress bar and random numbers --------------------------------------------------- */
+/* ---- progress bar and normal random numbers --------------------------------------------------- */
 
 typedef struct progress {
-  int on;
+  FILE *on; /* Nullable: no bar */
   double done, total; /* work units */
   int last;
 } progress;
 
-static void progress_init(progress *p, double total, const char *name) {
-  p->on = isatty(STDERR_FILENO);
+static void progress_init(progress *p, FILE *on, double total, const char *name) {
+  p->on = on;
   p->done = 0.0, p->total = total, p->last = -1;
-  if (p->on) fprintf(stderr, "%s\n", name);
+  if (p->on) fprintf(p->on, "%s\n", name);
 }
 static void progress_add(progress *p, double units) {
   p->done += units;
@@ -49,22 +46,16 @@ static void progress_add(progress *p, double units) {
   char bar[41];
   for (int i = 0; i < 40; i++) bar[i] = i < pct * 40 / 100 ? '#' : '.';
   bar[40] = 0;
-  fprintf(stderr, "\r  [%s] %3d%%", bar, pct);
-  if (pct == 100) fputc('\n', stderr);
-  fflush(stderr);
+  fprintf(p->on, "\r  [%s] %3d%%", bar, pct);
+  if (pct == 100) fputc('\n', p->on);
+  fflush(p->on);
 }
 static void progress_end(progress *p) {
-  if (p->on && p->last < 100) fputc('\n', stderr);
+  if (p->on && p->last < 100) fputc('\n', p->on);
 }
 
-static double urand(unsigned long long *s) {
-  *s ^= *s >> 12;
-  *s ^= *s << 25;
-  *s ^= *s >> 27;
-  return (double)((*s * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
-}
 static double nrand(unsigned long long *s) {
-  double u = urand(s), v = urand(s);
+  double u = papers_urand(s), v = papers_urand(s);
   if (u < 1e-300) u = 1e-300;
   return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
@@ -186,25 +177,22 @@ static int rec_observer(const nh_sim *sim, nh_sample_kind kind, double t, const 
 
 /* run model m with method from x0 at step h to t_end, recording into r (window 0: every step) */
 static int record_run(const nh_model *m, const char *method, const double *x0, double h, double t_end,
-                      double window, int gearbox, progress *prog, rec *r) {
+                      double window, int gearbox, progress *prog, rec *r, char *msg, size_t msg_size) {
   memset(r, 0, sizeof *r);
   r->m = m, r->h = h, r->window = window, r->t_next = window, r->gearbox = gearbox, r->prog = prog;
   r->dla = strstr(method, "dla") != NULL;
   nh_sim_def d = nh_sim_def_default();
   d.method = nh_method_find(method);
   d.h = h;
-  char msg[512];
-  nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
-  if (!s) {
-    fprintf(stderr, "nholo: %s\n", msg);
-    return CLI_FAILED;
-  }
+  nh_sim *s = nh_sim_create(m, &d, msg, msg_size);
+  if (!s) return NH_ERR_ARG;
   int rc = x0 ? nh_sim_set_state_x(s, 0.0, x0) : 0;
   r->E0 = nh_sim_get_stats(s)->energy_initial;
   if (rc >= 0) rc = nh_sim_run(s, t_end, 0, rec_observer, r);
-  if (rc < 0 || rc == NH_STOPPED) fprintf(stderr, "nholo: %s: %s\n", method, rc == NH_STOPPED ? "out of memory" : nh_sim_message(s));
+  if (rc < 0 || rc == NH_STOPPED)
+    snprintf(msg, msg_size, "%s: %s", method, rc == NH_STOPPED ? "out of memory" : nh_sim_message(s));
   nh_sim_destroy(s);
-  return rc < 0 || rc == NH_STOPPED ? CLI_FAILED : CLI_OK;
+  return rc == NH_STOPPED ? NH_ERR_NOMEM : rc < 0 ? (rc == NH_ERR_ARG ? NH_ERR_CALLBACK : rc) : NH_OK;
 }
 
 /* final state of a plain run */
@@ -225,26 +213,33 @@ static int final_state(const nh_model *m, const char *method, const double *x0, 
 
 /* ---- dg-fig2 --------------------------------------------------------------------------- */
 
-static int fig2(const dg_fig_opts *o, const char *path) {
+static int fig2(const papers_opts *o, const char *path, char *msg, size_t msg_size) {
   const double H = 3.06, h = o->dt > 0.0 ? o->dt : 0.1, T = o->t_end > 0.0 ? o->t_end : 1000.0;
   const long members = o->members > 0 ? o->members : 200;
   enum { NM = 4, NH = 5, NV = 40 };
   const char *meth[NM] = {"si-dla", "i-dla", "avf", "gonzalez"};
   const char *label[NM] = {"SI-DLA", "I-DLA", "AVF", "GONZALEZ"};
   nh_model *mq = nh_quartic_create(NULL, 0), *ma = nh_quartic_ap_create(NULL, 0);
-  if (!mq || !ma) return CLI_FAILED;
+  if (!mq || !ma) {
+    nh_model_destroy(mq), nh_model_destroy(ma);
+    snprintf(msg, msg_size, "dg-fig2: cannot build the quartic system");
+    return NH_ERR_CALLBACK;
+  }
   unsigned long long seed = o->seed;
   double xm[14], xr[13], ref[14], x[14];
   quartic_random(&seed, H, xm, xr);
-  int rc = CLI_OK;
+  int rc = NH_OK;
   progress prog;
-  progress_init(&prog, 1.0 * NM * NH + 2.0 * NM + 3.0 * (double)members, "dg-fig2");
-  printf("dg-fig2: quartic system, H = %.2f, seed %llu\n", H, o->seed);
+  progress_init(&prog, o->progress, 1.0 * NM * NH + 2.0 * NM + 3.0 * (double)members, "dg-fig2");
+  fprintf(o->out, "dg-fig2: quartic system, H = %.2f, seed %llu\n", H, o->seed);
 
   // (a) order plot at t = 10
   double hs[NH], err[NM][NH];
-  if (final_state(mq, "dopri5", xm, 1e-3, 10.0, ref) < 0) rc = CLI_FAILED;
-  for (int k = 0; k < NM && rc == CLI_OK; k++) {
+  if (final_state(mq, "dopri5", xm, 1e-3, 10.0, ref) < 0) {
+    snprintf(msg, msg_size, "dg-fig2: the reference run failed");
+    rc = NH_ERR_CALLBACK;
+  }
+  for (int k = 0; k < NM && rc == NH_OK; k++) {
     const nh_model *m = k < 2 ? mq : ma;
     for (int j = 0; j < NH; j++) {
       hs[j] = 0.2 / (double)(1 << j);
@@ -256,7 +251,7 @@ static int fig2(const dg_fig_opts *o, const char *path) {
       }
       progress_add(&prog, 1.0);
     }
-    printf("  order %-9s errors at t = 10: %.3e ... %.3e, observed order %.2f\n", label[k], err[k][0],
+    fprintf(o->out, "  order %-9s errors at t = 10: %.3e ... %.3e, observed order %.2f\n", label[k], err[k][0],
            err[k][NH - 1], log2(err[k][NH - 2] / err[k][NH - 1]));
   }
   double ref2[NH];
@@ -265,15 +260,15 @@ static int fig2(const dg_fig_opts *o, const char *path) {
   // (b), (c) one trajectory
   rec rr[NM];
   memset(rr, 0, sizeof rr);
-  for (int k = 0; k < NM && rc == CLI_OK; k++) {
-    rc = record_run(k < 2 ? mq : ma, meth[k], k < 2 ? xm : xr, h, T, 0.0, 0, NULL, &rr[k]);
+  for (int k = 0; k < NM && rc == NH_OK; k++) {
+    rc = record_run(k < 2 ? mq : ma, meth[k], k < 2 ? xm : xr, h, T, 0.0, 0, NULL, &rr[k], msg, msg_size);
     progress_add(&prog, 2.0);
   }
 
   // (d) variance of H(t) - H(0) over the ensemble, at NV times
   double tv[NV], var[3][NV];
   const int vm[3] = {0, 1, 3};
-  for (int v = 0; v < 3 && rc == CLI_OK; v++) {
+  for (int v = 0; v < 3 && rc == NH_OK; v++) {
     double s1[NV] = {0}, s2[NV] = {0};
     const nh_model *m = vm[v] < 2 ? mq : ma;
     nh_sim_def d = nh_sim_def_default();
@@ -281,22 +276,28 @@ static int fig2(const dg_fig_opts *o, const char *path) {
     d.h = h;
     nh_sim *s = nh_sim_create(m, &d, NULL, 0);
     unsigned long long es = o->seed + 1;
-    for (long e = 0; e < members && s && rc == CLI_OK; e++) {
+    for (long e = 0; e < members && s && rc == NH_OK; e++) {
       quartic_random(&es, H, xm, xr);
-      if (nh_sim_set_state_x(s, 0.0, vm[v] < 2 ? xm : xr) < 0) rc = CLI_FAILED;
+      if (nh_sim_set_state_x(s, 0.0, vm[v] < 2 ? xm : xr) < 0) {
+        snprintf(msg, msg_size, "dg-fig2: %s: %s", meth[vm[v]], nh_sim_message(s));
+        rc = NH_ERR_CALLBACK;
+      }
       double E0 = nh_sim_get_stats(s)->energy_initial;
-      for (int j = 0; j < NV && rc == CLI_OK; j++) {
+      for (int j = 0; j < NV && rc == NH_OK; j++) {
         tv[j] = T * (j + 1) / NV;
         if (nh_sim_run(s, tv[j], 0, NULL, NULL) < 0) {
-          fprintf(stderr, "nholo: dg-fig2: %s: %s\n", meth[vm[v]], nh_sim_message(s));
-          rc = CLI_FAILED;
+          snprintf(msg, msg_size, "dg-fig2: %s: %s", meth[vm[v]], nh_sim_message(s));
+          rc = NH_ERR_CALLBACK;
         }
         double dE = nh_sim_get_stats(s)->energy - E0;
         s1[j] += dE, s2[j] += dE * dE;
       }
       progress_add(&prog, 1.0);
     }
-    if (!s) rc = CLI_FAILED;
+    if (!s) {
+      snprintf(msg, msg_size, "dg-fig2: %s: cannot set up the run", meth[vm[v]]);
+      rc = NH_ERR_CALLBACK;
+    }
     nh_sim_destroy(s);
     double st = 0, sv = 0, stt = 0, stv = 0;
     for (int j = 0; j < NV; j++) {
@@ -305,17 +306,17 @@ static int fig2(const dg_fig_opts *o, const char *path) {
       st += tv[j], sv += var[v][j], stt += tv[j] * tv[j], stv += tv[j] * var[v][j];
     }
     double slope = (NV * stv - st * sv) / (NV * stt - st * st);
-    if (rc == CLI_OK)
-      printf("  variance %-9s var(H - H0)/h^4 = %.3e t + %.3e (%ld states, h = %g)\n", label[vm[v]], slope,
+    if (rc == NH_OK)
+      fprintf(o->out, "  variance %-9s var(H - H0)/h^4 = %.3e t + %.3e (%ld states, h = %g)\n", label[vm[v]], slope,
              (sv - slope * st) / NV, members, h);
   }
   progress_end(&prog);
   double line[NV];
   for (int j = 0; j < NV; j++) line[j] = 1e-4 * tv[j];
 
-  if (rc == CLI_OK) {
+  if (rc == NH_OK) {
     // logarithmic axes as log10 of the values
-    nh_plot_curve so[NM + 1], sc[NM], se[NM], sv[4];
+    nh_plot_curve so[NM + 1], sc[NM], se[NM], sv[5];
     double *lg[3 * NM + 3] = {0};
     int nl = 0;
     double *lh = lg[nl++] = log10_copy(NH, hs), *lr = lg[nl++] = log10_copy(NH, ref2);
@@ -323,34 +324,34 @@ static int fig2(const dg_fig_opts *o, const char *path) {
       double *le = lg[nl++] = log10_copy(NH, err[k]);
       double *lc = lg[nl++] = log10_copy(rr[k].C.n, rr[k].C.y);
       double *lE = lg[nl++] = log10_copy(rr[k].E.n, rr[k].E.y);
-      so[k] = (nh_plot_curve){NH, lh, le, label[k], 0};
+      so[k] = (nh_plot_curve){NH, lh, le, label[k], NH_PLOT_MARKER(k + 1)};
       sc[k] = (nh_plot_curve){rr[k].C.n, rr[k].C.x, lc, label[k], 0};
       se[k] = (nh_plot_curve){rr[k].E.n, rr[k].E.x, lE, label[k], 0};
       double mx = 0.0, me = 0.0;
       for (long i = 0; i < rr[k].C.n; i++) mx = fmax(mx, rr[k].C.y[i]), me = fmax(me, rr[k].E.y[i]);
-      printf("  trajectory %-9s max constraint residual %.2e, max relative energy error %.2e (h = %g, t <= %g)\n",
+      fprintf(o->out, "  trajectory %-9s max constraint residual %.2e, max relative energy error %.2e (h = %g, t <= %g)\n",
              label[k], mx, me, h, T);
     }
-    so[NM] = (nh_plot_curve){NH, lh, lr, "h^2", 2};
-    for (int v = 0; v < 3; v++) sv[v] = (nh_plot_curve){NV, tv, var[v], label[vm[v]], 0};
-    sv[3] = (nh_plot_curve){NV, tv, line, "1e-4 t", 2};
+    so[NM] = (nh_plot_curve){NH, lh, lr, "C h#u2#d (GONZALEZ at h = 0.2)", NH_PLOT_DASHED | NH_PLOT_WIDTH(24)};
+    // the variance panel: a curve per method in the order of the others (no AVF: an empty one)
+    for (int k = 0; k < NM; k++) sv[k] = (nh_plot_curve){0, tv, line, NULL, 0};
+    for (int v = 0; v < 3; v++) sv[vm[v]] = (nh_plot_curve){NV, tv, var[v], label[vm[v]], 0};
+    sv[NM] = (nh_plot_curve){NV, tv, line, "10#u-4#d t", NH_PLOT_DASHED};
     nh_plot_panel p[4] = {
         {"order plot, t = 10", "log#d10#u h", "log#d10#u error", NM + 1, so, 0, NAN},
-        {"constraint residual", "t", "log#d10#u |x' + w.z'|", NM, sc, 0, NAN},
-        {"relative energy error", "t", "log#d10#u |(H - H0)/H0|", NM, se, 0, NAN},
-        {"energy-error variance", "t", "var(H - H0) / h#u4#d", 4, sv, 0, NAN},
+        {"constraint residual", "t", "log#d10#u |x' + w·z'|", NM, sc, 0, NAN},
+        {"relative energy error", "t", "log#d10#u |(H - H#d0#u) / H#d0#u|", NM, se, 0, NAN},
+        {"energy-error variance", "t", "var(H - H#d0#u) / h#u4#d", NM + 1, sv, 0, NAN},
     };
     int okm = 1;
     for (int i = 0; i < nl; i++) okm = okm && lg[i];
-    char msg[512];
     if (!okm) {
-      fprintf(stderr, "nholo: dg-fig2: out of memory\n");
-      rc = CLI_FAILED;
-    } else if (nh_plot_panels(path, 2, 2, 4, p, "Celledoni et al. Fig. 2: the quartic system", msg, sizeof msg) != NH_OK) {
-      fprintf(stderr, "nholo: %s\n", msg);
-      rc = CLI_FAILED;
+      snprintf(msg, msg_size, "dg-fig2: out of memory");
+      rc = NH_ERR_NOMEM;
+    } else if (nh_plot_panels(path, 2, 2, 4, p, "Celledoni et al. Fig. 2: the quartic system", msg, msg_size) != NH_OK) {
+      rc = NH_ERR_IO;
     } else {
-      printf("  -> %s\n", path);
+      fprintf(o->out, "  -> %s\n", path);
     }
     for (int i = 0; i < nl; i++) free(lg[i]);
   }
@@ -374,13 +375,13 @@ static int path_observer(const nh_sim *sim, nh_sample_kind kind, double t, const
   return !(sb_push(&p->xy, q[0], q[1]) && sb_push(&p->rho, q[3], q[4]));
 }
 
-static int fig3(const dg_fig_opts *o, const char *path) {
+static int fig3(const papers_opts *o, const char *path, char *msg, size_t msg_size) {
   const double h = o->dt > 0.0 ? o->dt : 0.5, T = o->t_end > 0.0 ? o->t_end : 300.0;
   path_rec pr[2];
   memset(pr, 0, sizeof pr);
-  int rc = CLI_OK;
-  printf("dg-fig3: Chaplygin sleigh, method (23) = gonzalez on sleigh-dg, h = %g, t <= %g\n", h, T);
-  for (int k = 0; k < 2 && rc == CLI_OK; k++) {
+  int rc = NH_OK;
+  fprintf(o->out, "dg-fig3: Chaplygin sleigh, method (23) = gonzalez on sleigh-dg, h = %g, t <= %g\n", h, T);
+  for (int k = 0; k < 2 && rc == NH_OK; k++) {
     nh_sleigh_dg_params p = nh_sleigh_dg_params_default();
     p.rho1 = k == 0 ? -0.001 : 0.001;
     nh_model *m = nh_sleigh_dg_create(&p, NULL, 0);
@@ -389,29 +390,28 @@ static int fig3(const dg_fig_opts *o, const char *path) {
     d.h = h;
     nh_sim *s = m ? nh_sim_create(m, &d, NULL, 0) : NULL;
     if (!s || nh_sim_run(s, T, 0, path_observer, &pr[k]) != NH_OK) {
-      fprintf(stderr, "nholo: dg-fig3: %s\n", s ? nh_sim_message(s) : "cannot build the sleigh");
-      rc = CLI_FAILED;
+      snprintf(msg, msg_size, "dg-fig3: %s", s ? nh_sim_message(s) : "cannot build the sleigh");
+      rc = NH_ERR_CALLBACK;
     } else {
       const double *x = nh_sim_x(s);
-      printf("  rho1(0) = %+.3f: at t = %g rho = (%.3e, %.9f), heading change %.6f, max |dE/E| %.2e\n", p.rho1,
+      fprintf(o->out, "  rho1(0) = %+.3f: at t = %g rho = (%.3e, %.9f), heading change %.6f, max |dE/E| %.2e\n", p.rho1,
              T, x[3], x[4], x[2] - p.theta, nh_sim_get_stats(s)->max_energy_rel_error);
     }
     nh_sim_destroy(s);
     nh_model_destroy(m);
   }
-  if (rc == CLI_OK) {
-    nh_plot_curve a[2] = {{pr[0].xy.n, pr[0].xy.x, pr[0].xy.y, "rho1(0) = -0.001", 0},
-                          {pr[1].xy.n, pr[1].xy.x, pr[1].xy.y, "rho1(0) = +0.001", 0}};
-    nh_plot_curve b[2] = {{pr[0].rho.n, pr[0].rho.x, pr[0].rho.y, "rho1(0) = -0.001", 0},
-                          {pr[1].rho.n, pr[1].rho.x, pr[1].rho.y, "rho1(0) = +0.001", 0}};
-    nh_plot_panel p[2] = {{"x1-x2 path", "x1", "x2", 2, a, 1, NAN}, {"rho1-rho2", "rho1", "rho2", 2, b, 1, NAN}};
-    char msg[512];
+  if (rc == NH_OK) {
+    nh_plot_curve a[2] = {{pr[0].xy.n, pr[0].xy.x, pr[0].xy.y, "#gr#d1#u(0) = -0.001", 0},
+                          {pr[1].xy.n, pr[1].xy.x, pr[1].xy.y, "#gr#d1#u(0) = +0.001", 0}};
+    nh_plot_curve b[2] = {{pr[0].rho.n, pr[0].rho.x, pr[0].rho.y, "#gr#d1#u(0) = -0.001", 0},
+                          {pr[1].rho.n, pr[1].rho.x, pr[1].rho.y, "#gr#d1#u(0) = +0.001", 0}};
+    nh_plot_panel p[2] = {{"x#d1#u-x#d2#u path", "x#d1#u", "x#d2#u", 2, a, 1, NAN},
+                          {"#gr#d1#u-#gr#d2#u", "#gr#d1#u", "#gr#d2#u", 2, b, 1, NAN}};
     if (nh_plot_panels(path, 1, 2, 2, p, "Celledoni et al. Fig. 3: Chaplygin sleigh, J = 8, a = m = 1, h = 0.5", msg,
-                       sizeof msg) != NH_OK) {
-      fprintf(stderr, "nholo: %s\n", msg);
-      rc = CLI_FAILED;
+                       msg_size) != NH_OK) {
+      rc = NH_ERR_IO;
     } else {
-      printf("  -> %s\n", path);
+      fprintf(o->out, "  -> %s\n", path);
     }
   }
   for (int k = 0; k < 2; k++) sb_free(&pr[k].xy), sb_free(&pr[k].rho);
@@ -420,30 +420,33 @@ static int fig3(const dg_fig_opts *o, const char *path) {
 
 /* ---- dg-fig4 --------------------------------------------------------------------------- */
 
-static int fig4(const dg_fig_opts *o, const char *path) {
+static int fig4(const papers_opts *o, const char *path, char *msg, size_t msg_size) {
   const double h = o->dt > 0.0 ? o->dt : 0.1, T = o->t_end > 0.0 ? o->t_end : 50000.0;
   const double window = T / 1000.0;
   const char *meth[3] = {"gonzalez-r", "gonzalez-f", "si-dla"};
   const char *label[3] = {"GONZALEZ-R", "GONZALEZ-F", "SI-DLA"};
   nh_model *m = nh_gearbox_create(1, NULL, 0);
-  if (!m) return CLI_FAILED;
+  if (!m) {
+    snprintf(msg, msg_size, "dg-fig4: cannot build the gearbox");
+    return NH_ERR_CALLBACK;
+  }
   rec rr[3];
   memset(rr, 0, sizeof rr);
   progress prog;
-  progress_init(&prog, 3.0 * T, "dg-fig4");
-  printf("dg-fig4: gearbox, rotating pendulum (pendulum energy %.4f > 1.0687), h = %g, t <= %g\n",
+  progress_init(&prog, o->progress, 3.0 * T, "dg-fig4");
+  fprintf(o->out, "dg-fig4: gearbox, rotating pendulum (pendulum energy %.4f > 1.0687), h = %g, t <= %g\n",
          nh_gearbox_pendulum_energy(m->q0, m->v0), h, T);
-  int rc = CLI_OK;
-  for (int k = 0; k < 3 && rc == CLI_OK; k++) {
-    rc = record_run(m, meth[k], NULL, h, T, window, 1, &prog, &rr[k]);
+  int rc = NH_OK;
+  for (int k = 0; k < 3 && rc == NH_OK; k++) {
+    rc = record_run(m, meth[k], NULL, h, T, window, 1, &prog, &rr[k], msg, msg_size);
     double me = 0.0, mc = 0.0;
     for (long i = 0; i < rr[k].E.n; i++) me = fmax(me, rr[k].E.y[i]), mc = fmax(mc, rr[k].C.y[i]);
-    if (rc == CLI_OK)
-      printf("  %-11s max relative energy error %.2e (at the end %.2e), max constraint error %.2e\n", label[k], me,
+    if (rc == NH_OK)
+      fprintf(o->out, "  %-11s max relative energy error %.2e (at the end %.2e), max constraint error %.2e\n", label[k], me,
              rr[k].E.n ? rr[k].E.y[rr[k].E.n - 1] : NAN, mc);
   }
   progress_end(&prog);
-  if (rc == CLI_OK) {
+  if (rc == NH_OK) {
     nh_plot_curve se[3], sc[3];
     double *lg[6];
     int okm = 1;
@@ -454,18 +457,17 @@ static int fig4(const dg_fig_opts *o, const char *path) {
       se[k] = (nh_plot_curve){rr[k].E.n, rr[k].E.x, lg[2 * k], label[k], 0};
       sc[k] = (nh_plot_curve){rr[k].C.n, rr[k].C.x, lg[2 * k + 1], label[k], 0};
     }
-    nh_plot_panel p[2] = {{"relative energy error", "t", "log#d10#u |(H - H0)/H0|", 3, se, 0, NAN},
-                          {"constraint error", "t", "log#d10#u |p1 + sin(q3) p2|", 3, sc, 0, NAN}};
-    char msg[512], title[160];
+    nh_plot_panel p[2] = {{"relative energy error", "t", "log#d10#u |(H - H#d0#u) / H#d0#u|", 3, se, 0, NAN},
+                          {"constraint error", "t", "log#d10#u |p#d1#u + sin(q#d3#u) p#d2#u|", 3, sc, 0, NAN}};
+    char title[160];
     snprintf(title, sizeof title, "Celledoni et al. Fig. 4: gearbox, h = %g (max over windows of %g)", h, window);
     if (!okm) {
-      fprintf(stderr, "nholo: dg-fig4: out of memory\n");
-      rc = CLI_FAILED;
-    } else if (nh_plot_panels(path, 1, 2, 2, p, title, msg, sizeof msg) != NH_OK) {
-      fprintf(stderr, "nholo: %s\n", msg);
-      rc = CLI_FAILED;
+      snprintf(msg, msg_size, "dg-fig4: out of memory");
+      rc = NH_ERR_NOMEM;
+    } else if (nh_plot_panels(path, 1, 2, 2, p, title, msg, msg_size) != NH_OK) {
+      rc = NH_ERR_IO;
     } else {
-      printf("  -> %s\n", path);
+      fprintf(o->out, "  -> %s\n", path);
     }
     for (int k = 0; k < 6; k++) free(lg[k]);
   }
@@ -474,9 +476,11 @@ static int fig4(const dg_fig_opts *o, const char *path) {
   return rc;
 }
 
-int cli_dg_figure(const char *name, const char *path, const dg_fig_opts *o) {
-  if (!strcmp(name, "dg-fig2")) return fig2(o, path);
-  if (!strcmp(name, "dg-fig3")) return fig3(o, path);
-  if (!strcmp(name, "dg-fig4")) return fig4(o, path);
-  return cli_usage_error("unknown figure '%s'", name);
+int papers_dg(const char *name, const char *path, const papers_opts *o, char *msg,
+              size_t msg_size) {
+  if (!strcmp(name, "dg-fig2")) return fig2(o, path, msg, msg_size);
+  if (!strcmp(name, "dg-fig3")) return fig3(o, path, msg, msg_size);
+  if (!strcmp(name, "dg-fig4")) return fig4(o, path, msg, msg_size);
+  snprintf(msg, msg_size, "unknown figure '%s'", name);
+  return NH_ERR_ARG;
 }
