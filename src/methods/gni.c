@@ -84,7 +84,7 @@ typedef struct vi_ws {
   double *Minv;                /* M^-1 (constant M, with mfact) */
   double *mdiag;               /* 1 when that M and M^-1 are diagonal (off-diagonal entries 0) */
   double *pvalid;              /* 1 when A, W, G hold the projector at the q of kout */
-  double *zvalid;              /* 1 when cout + n holds Q^T cout (written by gni_free_n) */
+  double *zvalid;              /* 1 when cout + n holds Q^T cout (written by the free-motion kernel) */
   double *K, *A0, *rz;         /* del with holonomic constraints: KKT Newton matrix, A(q_k), residual */
   int *kpiv;
 } vi_ws;
@@ -257,14 +257,27 @@ static int mass_factor(const nh_model *mo, const double *q, double *M, double *L
 }
 
 
-/* y = M^-1 x: with the factor L, or with M^-1 (w->Minv) for the constant factor w->L0 */
-VI_INLINE void msolve_n(const vi_ws *w, int n, const double *L, const double *x, double *y) {
-  if (L == w->L0 && *w->mfact == 1.0) {
-    for (int i = 0; i < n; i++) y[i] = nh_la_dot_fixed(n, w->Minv + (size_t)i * n, x); /* nh_la_gemv */
+/* y = B x for B = w->Minv or w->M0 (n compile-time constant); for a diagonal B (diag) the product
+ * 0.0 + d_i x_i, which for finite x is bitwise the full row product (the added zeros change
+ * nothing, and the leading 0.0 turns -0 into +0 as the row's first term does) */
+VI_INLINE void mat_fixed(int n, int diag, const double *Mi, const double *x, double *y) {
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) y[i] = diag ? 0.0 + Mi[(size_t)i * (n + 1)] * x[i] : nh_la_dot_fixed(n, Mi + (size_t)i * n, x);
+}
+
+/* y = M^-1 x: with the factor L, or with M^-1 (w->Minv) for the constant factor w->L0 (known
+ * when free: the free-motion kernel; diag: that M^-1 is diagonal) */
+VI_INLINE void msolve_k(const vi_ws *w, int n, const double *L, const double *x, double *y, const int diag,
+                        const int free, const double *Mi) {
+  if (free || (L == w->L0 && *w->mfact == 1.0)) {
+    mat_fixed(n, diag, free ? Mi : w->Minv, x, y);
     return;
   }
   nh_la_copy_fixed(n, x, y);
   nh_la_chol_solve(n, L, y);
+}
+VI_INLINE void msolve_n(const vi_ws *w, int n, const double *L, const double *x, double *y) {
+  msolve_k(w, n, L, x, y, 0, 0, NULL);
 }
 static void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) { msolve_n(w, w->n, L, x, y); }
 
@@ -307,35 +320,52 @@ VI_INLINE int chol_inverse(int m, double *G, double *Gi) {
 }
 
 /* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W) and Gi = (A W)^-1 (applied two or
- * three times per step). Nothing when m = 0. */
-VI_INLINE int proj_setup_n(const nh_model *mo, vi_ws *w, int n, const double *q, const double *L) {
-  const int m = w->m;
+ * three times per step). Nothing when m = 0. In the free-motion kernel (free: m and n
+ * constants, M^-1 in w->Minv) with a diagonal M^-1 W_i = d_i A_i without the 0.0 + that makes
+ * -0 into +0, as W only enters dot products that start from +0, where the sign of a zero term
+ * changes nothing; with one constraint G = A W without the leading 0.0 +, which differs only
+ * for G = +-0, singular either way: both shorten the chain from the constraint to the next step. */
+VI_INLINE int proj_setup_k(const nh_model *mo, vi_ws *w, int n, int m, const double *q, const double *L,
+                           const int diag, const int free, const double *Mi) {
   if (m == 0) return 0;
   int rc = nh_cb(mo->constraint(q, w->tmp2, w->A, NULL, mo->user));
   if (rc) return rc;
-  for (int k = 0; k < m; k++) msolve_n(w, n, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
-  for (int i = 0; i < m; i++)
-    for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+  if (free && diag) {
+    NH_LA_UNROLL_FULL
+    for (int i = 0; i < m * n; i++) w->W[i] = Mi[(size_t)(i % n) * (n + 1)] * w->A[i];
+  } else {
+    for (int k = 0; k < m; k++) msolve_k(w, n, L, w->A + (size_t)k * n, w->W + (size_t)k * n, 0, free, Mi);
+  }
+  if (free && m == 1) {
+    double g = w->A[0] * w->W[0];
+    NH_LA_UNROLL_FULL
+    for (int i = 1; i < n; i++) g += w->A[i] * w->W[i];
+    w->G[0] = g;
+  } else {
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+  }
   return chol_inverse(m, w->G, w->Gi);
 }
 static int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const double *L) {
-  return proj_setup_n(mo, w, w->n, q, L);
+  return proj_setup_k(mo, w, w->n, w->m, q, L, 0, 0, NULL);
 }
 
-/* out = Q^T p = A^T G^-1 A M^-1 p (momenta), with proj_setup's A, W, Gi */
-VI_INLINE void qt_apply_n(const vi_ws *w, int n, const double *p, double *out) {
-  const int m = w->m;
+/* out = Q^T p = A^T G^-1 A M^-1 p (momenta), with proj_setup's A, W and Gi (w->Gi or a copy of
+ * it); local: m <= 2 (the kernel), the intermediate in registers */
+VI_INLINE void qt_k(const vi_ws *w, int n, int m, const double *Gi, const double *p, double *out, const int local) {
   if (m == 0) {
     for (int i = 0; i < n; i++) out[i] = 0.0;
     return;
   }
-  double *z = w->zz;
+  double zl[2], *z = local ? zl : w->zz;
   for (int k = 0; k < m; k++) z[k] = nh_la_dot_fixed(n, w->W + (size_t)k * n, p); /* A M^-1 p */
-  const double c0 = nh_la_dot(m, w->Gi, z);
-  NH_LA_UNROLL
+  const double c0 = nh_la_dot(m, Gi, z);
+  NH_LA_UNROLL_FULL
   for (int i = 0; i < n; i++) out[i] = c0 * w->A[i];
-  for (int k = 1; k < m; k++) nh_la_axpy_fixed(n, nh_la_dot(m, w->Gi + (size_t)k * m, z), w->A + (size_t)k * n, out);
+  for (int k = 1; k < m; k++) nh_la_axpy_fixed(n, nh_la_dot(m, Gi + (size_t)k * m, z), w->A + (size_t)k * n, out);
 }
+VI_INLINE void qt_apply_n(const vi_ws *w, int n, const double *p, double *out) { qt_k(w, n, w->m, w->Gi, p, out, 0); }
 static void qt_apply(const vi_ws *w, const double *p, double *out) { qt_apply_n(w, w->n, p, out); }
 
 /* f = f(t, q, v) (+ -dV(q) when with_potential) */
@@ -523,41 +553,62 @@ static int gni_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, double 
   return 0;
 }
 
-/* The second half of a gni/del step, from the outgoing momentum p-_k on (vi_step has the
- * carried p+_k, the forces and the projector at q_k in place); n = w->n. */
-VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
-                        int constM, int midpoint, const int n) {
+/* The second half of a gni/del step, from the outgoing momentum p-_k on (vi_body has the
+ * carried p+_k, the forces and the projector at q_k in place); constM, midpoint as in vi_body.
+ * free: the free-motion kernel of gni (no forces, no potential, constant M with M^-1 in
+ * w->Minv, diagonal when diag; m constraints, 1 or 2, and n <= 6 constants), continuing from
+ * the end of the last step: the same operations in the same order (results are bitwise those
+ * of the general case) on local vectors, with Q^T p+ carried from the last step (zvalid), and
+ * it also hands the driver E(q_k+1, v_k+1) and max |A v_k+1| (nh_stepper.end_EA), computed as
+ * nh_model_energy_given_M and nh_model_residual_given_A do. Without forces it is
+ *   p-_k = p+_k - (1 + h/h_k-1) Q^T p+_k,  q_k+1 = q_k + h M^-1 p-_k,  p+_k+1 = p-_k,
+ *   projector at q_k+1,  v_k+1 = M^-1 P^T p+_k+1. */
+VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1, int constM,
+                        int midpoint, const int n, const int m, const int diag, const int free) {
   const nh_model *mo = s->model;
-  const int nx = 2 * n, fast = constM && !midpoint;
+  const int fast = free || (constM && !midpoint);
+  const int forced = !free && mo->force != NULL, pot = !free && mo->potential != NULL;
   const double *q0 = x0;
   double *q1 = x1, *v1 = x1 + n;
+  double pml[6], zl[6], vl[6]; /* the kernel's vectors (n <= 6) */
+  double *pm = free ? pml : w->pm, *z = free ? zl : w->z, *v = free ? vl : w->v;
+  const double *Mi = w->Minv; /* read once for the kernel */
   int rc;
   // outgoing p-_k = p+ - (1 + h/h_k-1) Q^T p+ + (h_k-1 + h)/2 P^T f  (= S p+ + h P^T f for equal
-  // steps; for h != h_k-1 the reflected normal part scales with h)
-  qt_apply_n(w, n, w->cin, w->z);
-  nh_la_copy_fixed(n, w->cin, w->pm);
-  nh_la_axpy_fixed(n, -(1.0 + h / *w->hin), w->z, w->pm);
-  if (mo->force) nh_la_axpy_fixed(n, 0.5 * (*w->hin + h), w->f, w->pm);
+  // steps; for h != h_k-1 the reflected normal part scales with h; -(1 + h/h) = -2 exactly)
+  if (free && *w->zvalid == 1.0) nh_la_copy_fixed(n, w->cin + n, z); /* as the last step left it */
+  else qt_k(w, n, m, w->Gi, w->cin, z, free);
+  const double hin = *w->hin, a = h == hin ? -2.0 : -(1.0 + h / hin);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) {
+    pm[i] = w->cin[i];
+    pm[i] += a * z[i];
+  }
+  if (forced) nh_la_axpy_fixed(n, 0.5 * (hin + h), w->f, pm);
   // q_k+1 from -D1 L_d(q_k, q_k+1) = p-_k
   if (fast) {
+    if (pot) {
+      NH_LA_UNROLL
+      for (int i = 0; i < n; i++) w->phalf[i] = pm[i] - 0.5 * h * w->g[i]; /* M v_k+1/2 */
+    } else {
+      nh_la_copy_fixed(n, pm, w->phalf);
+    }
+    msolve_k(w, n, w->L0, pot ? w->phalf : pm, v, diag, free, Mi);
     NH_LA_UNROLL
-    for (int i = 0; i < n; i++) w->phalf[i] = mo->potential ? w->pm[i] - 0.5 * h * w->g[i] : w->pm[i]; /* M v_k+1/2 */
-    msolve_n(w, n, w->L0, w->phalf, w->v);
-    NH_LA_UNROLL
-    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
+    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * v[i];
   } else {
-    msolve_n(w, n, w->L0, w->pm, w->v);
-    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
-    if ((rc = dl_solve(s, w, midpoint, q0, h, w->pm, q1))) return rc;
-    for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
-    nh_la_gemv(n, n, w->M0, w->v, w->phalf);
+    msolve_n(w, n, w->L0, pm, v);
+    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * v[i];
+    if ((rc = dl_solve(s, w, midpoint, q0, h, pm, q1))) return rc;
+    for (int i = 0; i < n; i++) v[i] = (q1[i] - q0[i]) / h;
+    nh_la_gemv(n, n, w->M0, v, w->phalf);
   }
   const double *L1 = constM ? w->L0 : w->L1; /* the factor of M(q_k+1) */
-  // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1)
-  double *pp = w->p;
+  // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1) (free: p-_k itself)
+  double *pp = free ? pm : w->p;
   if (fast) {
-    nh_la_copy_fixed(n, w->phalf, pp);
-    if (mo->potential) {
+    if (!free) nh_la_copy_fixed(n, w->phalf, pp);
+    if (pot) {
       vzero(n, w->z);
       if ((rc = nh_cb(mo->potential(q1, NULL, w->z, mo->user)))) return rc;
       nh_la_axpy_fixed(n, -0.5 * h, w->z, pp);
@@ -567,127 +618,51 @@ VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     if (!constM && (rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL, NULL))) return rc;
   }
   // at q_k+1: projector, force; nodal momentum and the carried part
-  if ((rc = proj_setup_n(mo, w, n, q1, L1))) return rc;
-  if (mo->force) {
+  if ((rc = proj_setup_k(mo, w, n, m, q1, L1, diag, free, Mi))) return rc;
+  if (forced) {
     for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
     if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
   }
-  nh_la_copy_fixed(n, pp, w->cout); /* carried: p+_k+1 */
-  *w->zvalid = 0.0;
-  qt_apply_n(w, n, pp, w->tmp2);
-  if (mo->force) {
+  double Gil[4]; /* the kernel: a copy in registers, its uses need not wait for the stores below */
+  const double *Gi = w->Gi;
+  if (free) {
+    for (int k = 0; k < m * m; k++) Gil[k] = w->Gi[k];
+    Gi = Gil;
+  }
+  double *zq = free ? z : w->tmp2;
+  nh_la_copy_fixed(n, pp, w->cout); /* carried: p+_k+1, and with the kernel Q^T of it */
+  qt_k(w, n, m, Gi, pp, zq, free);
+  if (free) nh_la_copy_fixed(n, zq, w->cout + n);
+  *w->zvalid = free ? 1.0 : 0.0;
+  if (forced) {
     qt_apply_n(w, n, w->f, w->tmp); /* P^T f */
     nh_la_axpy_fixed(n, -1.0, w->tmp, w->f);
-    for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w->f[i] - w->tmp2[i]; /* p_k+1 = P^T (p+ + h/2 f) */
+    for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w->f[i] - zq[i]; /* p_k+1 = P^T (p+ + h/2 f) */
   } else {
-    NH_LA_UNROLL
-    for (int i = 0; i < n; i++) pp[i] -= w->tmp2[i];
-  }
-  msolve_n(w, n, L1, pp, v1);
-  *w->pvalid = 1.0;
-  set_key(w->kout, t + h, x1, nx);
-  *w->hout = h;
-  vi_end(s, w, constM ? w->M0 : w->M1, x1);
-  return 0;
-}
-
-/* out = Q^T p (qt_apply_n's operations, in the same order) with n and m compile-time constants;
- * Gi is w->Gi or a copy of it */
-VI_INLINE void qt_fixed(int n, int m, const vi_ws *w, const double *Gi, const double *p, double *out) {
-  double z[2];
-  for (int k = 0; k < m; k++) z[k] = nh_la_dot_fixed(n, w->W + (size_t)k * n, p);
-  const double c0 = nh_la_dot_fixed(m, Gi, z);
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) out[i] = c0 * w->A[i];
-  if (m == 2) nh_la_axpy_fixed(n, nh_la_dot_fixed(m, Gi + m, z), w->A + n, out);
-}
-
-/* y = B x for B = w->Minv or w->M0 (n compile-time constant); for a diagonal B (diag) the product
- * 0.0 + d_i x_i, which for finite x is bitwise the full row product (the added zeros change
- * nothing, and the leading 0.0 turns -0 into +0 as the row's first term does) */
-VI_INLINE void mat_fixed(int n, int diag, const double *Mi, const double *x, double *y) {
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) y[i] = diag ? 0.0 + Mi[(size_t)i * (n + 1)] * x[i] : nh_la_dot_fixed(n, Mi + (size_t)i * n, x);
-}
-
-/* The common case of gni, free motion (no forces, no potential, constant M, M^-1 in w->Minv)
- * with one or two constraints, continuing from the end of the last step (the projector at q_k
- * in A, W, Gi): vi_tail_n's operations in the same order (results are bitwise the same) on
- * local vectors, for n and m constant after inlining (m <= 2, n <= 6):
- *   p-_k = p+_k - (1 + h/h_k-1) Q^T p+_k,  q_k+1 = q_k + h M^-1 p-_k,  p+_k+1 = p-_k,
- *   projector at q_k+1,  v_k+1 = M^-1 P^T p+_k+1.
- * It also hands the driver E(q_k+1, v_k+1) and max |A v_k+1| (nh_stepper.end_EA), computed as
- * nh_model_energy_given_M and nh_model_residual_given_A do. */
-VI_INLINE int gni_free_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
-                         const int n, const int m, const int diag) {
-  const nh_model *mo = s->model;
-  const double *Mi = w->Minv;
-  double *q1 = x1, *v1 = x1 + n, pm[6], z[6], v[6];
-  // outgoing momentum and the new position (Q^T p+_k as the last step left it when it was this
-  // kernel; -(1 + h/h) = -2 exactly)
-  if (*w->zvalid == 1.0) nh_la_copy_fixed(n, w->cin + n, z);
-  else qt_fixed(n, m, w, w->Gi, w->cin, z);
-  const double hin = *w->hin, a = h == hin ? -2.0 : -(1.0 + h / hin);
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) {
-    pm[i] = w->cin[i];
-    pm[i] += a * z[i];
-  }
-  mat_fixed(n, diag, Mi, pm, v);
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) q1[i] = x0[i] + h * v[i];
-  nh_la_copy_fixed(n, pm, w->phalf);
-  // projector at q_k+1: A, W = M^-1 A^T, G = chol(A W), Gi
-  int rc = nh_cb(mo->constraint(q1, w->tmp2, w->A, NULL, mo->user));
-  if (rc) return rc;
-  // (diagonal M^-1: W_i = d_i A_i without the 0.0 + that makes -0 into +0, as W only enters
-  // dot products that start from +0, where the sign of a zero term changes nothing; one
-  // constraint: G = A W without the leading 0.0 +, which differs only for G = +-0, singular
-  // either way; both shorten the chain from sin/cos to the next step)
-  if (diag) {
     NH_LA_UNROLL_FULL
-    for (int i = 0; i < m * n; i++) w->W[i] = Mi[(size_t)(i % n) * (n + 1)] * w->A[i];
-  } else {
-    for (int k = 0; k < m; k++) mat_fixed(n, diag, Mi, w->A + (size_t)k * n, w->W + (size_t)k * n);
+    for (int i = 0; i < n; i++) pp[i] -= zq[i];
   }
-  if (m == 1) {
-    double g = w->A[0] * w->W[0];
-    NH_LA_UNROLL_FULL
-    for (int i = 1; i < n; i++) g += w->A[i] * w->W[i];
-    w->G[0] = g;
-  } else {
-    for (int i = 0; i < m; i++)
-      for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+  msolve_k(w, n, L1, pp, v1, diag, free, Mi);
+  if (free) {
+    // the driver's monitors: E = 1/2 v^T M v + 0 (V = 0), max_k |A_k v|
+    mat_fixed(n, diag, w->M0, v1, v);
+    s->end_E = 0.5 * nh_la_dot_fixed(n, v1, v) + 0.0;
+    double res = 0.0;
+    for (int k = 0; k < m; k++) {
+      double r = fabs(nh_la_dot_fixed(n, w->A + (size_t)k * n, v1));
+      if (r > res) res = r;
+    }
+    s->end_res = res;
   }
-  if ((rc = chol_inverse(m, w->G, w->Gi))) return rc;
-  double Gi[4]; /* a copy in registers: its uses need not wait for the stores below */
-  for (int k = 0; k < m * m; k++) Gi[k] = w->Gi[k];
-  // carried p+_k+1 = p-_k; nodal p_k+1 = P^T p+_k+1 and v_k+1
-  nh_la_copy_fixed(n, pm, w->cout);
-  qt_fixed(n, m, w, Gi, pm, z);
-  nh_la_copy_fixed(n, z, w->cout + n);
-  *w->zvalid = 1.0;
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) pm[i] -= z[i];
-  mat_fixed(n, diag, Mi, pm, v1);
-  // the driver's monitors: E = 1/2 v^T M v + 0 (V = 0), max_k |A_k v|
-  mat_fixed(n, diag, w->M0, v1, v);
-  s->end_E = 0.5 * nh_la_dot_fixed(n, v1, v) + 0.0;
-  double res = 0.0;
-  for (int k = 0; k < m; k++) {
-    double r = fabs(nh_la_dot_fixed(n, w->A + (size_t)k * n, v1));
-    if (r > res) res = r;
-  }
-  s->end_res = res;
   *w->pvalid = 1.0;
   set_key(w->kout, t + h, x1, 2 * n);
   *w->hout = h;
-  vi_end(s, w, w->M0, x1);
-  s->end_EA = 1;
+  vi_end(s, w, constM ? w->M0 : w->M1, x1);
+  if (free) s->end_EA = 1;
   return 0;
 }
 
-/* the gni free-motion kernel for this model (gni_free_n with n, m, diag), 0 for none */
+/* the gni free-motion kernel for this model (vi_tail_k's free case with n, m, diag), 0 for none */
 static int free_code(const nh_model *mo, const vi_ws *w) {
   if (mo->coriolis || mo->force || mo->potential || *w->mfact != 1.0 || w->m < 1 || w->m > 2 || w->n < 2 || w->n > 6)
     return 0;
@@ -741,7 +716,7 @@ VI_INLINE int vi_body_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     *w->hin = h;
     set_key(w->kin, t, x0, nx);
   }
-  return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, n);
+  return vi_tail_k(s, w, t, x0, h, x1, constM, midpoint, n, w->m, 0, 0);
 }
 
 VI_INLINE int vi_step_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
@@ -782,7 +757,7 @@ VI_INLINE int gni_free_step_n(nh_stepper *s, vi_ws *w, double t, const double *x
   int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
   if (!cont) return vi_body(s, w, t, x0, h, x1, VI_GNI, fresh, cont);
   *w->pvalid = 0.0;
-  return gni_free_n(s, w, t, x0, h, x1, n, m, diag);
+  return vi_tail_k(s, w, t, x0, h, x1, 1, 0, n, m, diag, 1);
 }
 
 static int gni_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
