@@ -43,7 +43,7 @@ typedef enum nh_start {
 
 typedef struct nh_method_opts {
   nh_retraction retraction; /* rdp: default exp */
-  nh_start start;           /* gni, rattle: default NH_START_PAPER */
+  nh_start start;           /* gni, rattle: default NH_START_MIDPOINT (PAPER seeds gni's period-2 mode) */
   int midpoint_ld;          /* del: 1 = midpoint discrete Lagrangian, 0 = trapezoidal (default) */
   double alpha;             /* rdp: r_{k+alpha} = (1-alpha) r_k + alpha r_{k+1}, default 1/2 */
   int dexp_order;           /* rdp with exp: 0 = exact dexp^-1 (default), 1 or 2 = the truncation
