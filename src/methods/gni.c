@@ -168,47 +168,6 @@ static int dl_solve(nh_stepper *s, vi_ws *w, int midpoint, const double *q0, dou
 
 /* ---- gni and del ---------------------------------------------------------------------- */
 
-/* gni midpoint start: c = A(q0)^T lam with mu(q_mid) M^-1 (pm + c) = 0, q_mid = q0 + h/2 M^-1 (pm + c).
- * On entry w->A, W, G hold the projector at q0; pm the paper's p_1/2; result in c. */
-static int gni_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, double h, const double *pm,
-                              double *c) {
-  const nh_model *mo = s->model;
-  const int n = w->n, m = w->m;
-  double *A0 = w->J;               /* (m x n) copy of A(q0); J is free here */
-  double *B = w->J + (size_t)m * n; /* (m x m) */
-  double *lam = w->z, *ph = w->tmp, *y = w->r, *qm = w->v;
-  int rc, it;
-  double res = INFINITY;
-  memcpy(A0, w->A, sizeof(double) * (size_t)m * n);
-  vzero(m, lam);
-  for (it = 0; it < VI_START_MAX_ITER; it++) {
-    nh_la_copy(n, pm, ph);
-    for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, ph);
-    msolve_w(w, w->L0, ph, y);
-    for (int i = 0; i < n; i++) qm[i] = q0[i] + 0.5 * h * y[i];
-    if ((rc = nh_cb(mo->constraint(qm, w->tmp2, w->A, NULL, mo->user)))) return rc;
-    // residual A(qm) y and matrix A(qm) M^-1 A0^T (the W of q0 is still in w->W)
-    double *e = w->zz;
-    for (int i = 0; i < m; i++) e[i] = nh_la_dot(n, w->A + (size_t)i * n, y);
-    res = nh_la_norm_inf(m, e) / (1.0 + nh_la_norm_inf(n, y));
-    if (res <= s->opts.newton_tol) break;
-    for (int i = 0; i < m; i++)
-      for (int j = 0; j < m; j++) B[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
-    if (nh_la_lu(m, B, w->piv, VI_PIVOT_TOL) != NH_OK) return NH_ERR_SINGULAR;
-    nh_la_lu_solve(m, B, w->piv, e);
-    nh_la_axpy(m, -1.0, e, lam);
-  }
-  nh_stepper_solved(s, it, res);
-  if (!(res <= s->opts.newton_tol)) {
-    snprintf(s->msg, sizeof s->msg, "gni midpoint start did not converge (residual %.3e)", res);
-    return NH_ERR_NO_CONVERGENCE;
-  }
-  vzero(n, c);
-  for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, c);
-  // restore A(q0)
-  memcpy(w->A, A0, sizeof(double) * (size_t)m * n);
-  return 0;
-}
 
 /* The second half of a gni/del step, from the outgoing momentum p-_k on (vi_body has the
  * carried p+_k, the forces and the projector at q_k in place); constM, midpoint as in vi_body.
@@ -260,6 +219,7 @@ VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     for (int i = 0; i < n; i++) v[i] = (q1[i] - q0[i]) / h;
     nh_la_gemv(n, n, w->M0, v, w->phalf);
   }
+  s->end_C = 0.5 * nh_la_dot_fixed(n, v, fast && !pot ? pm : w->phalf); /* the half-step energy */
   const double *L1 = constM ? w->L0 : w->L1; /* the factor of M(q_k+1) */
   // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1) (free: p-_k itself)
   double *pp = free ? pm : w->p;
@@ -365,7 +325,7 @@ VI_INLINE int vi_body_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     nh_la_axpy(n, 0.5 * h, w->f, w->pm);
     if (kind == VI_GNI && s->opts.start == NH_START_MIDPOINT && w->m > 0) {
       nh_la_axpy(n, -0.5 * h, w->g, w->pm); /* M v_1/2 without c */
-      if ((rc = gni_midpoint_start(s, w, q0, h, w->pm, c0))) return rc;
+      if ((rc = vi_midpoint_start(s, w, q0, h, w->pm, c0))) return rc;
     }
     nh_la_gemv(n, n, w->M0, v0, w->cin);
     nh_la_axpy(n, -0.5 * h, w->f, w->cin);
@@ -556,7 +516,7 @@ const nh_method nh_method_gni = {
     .summary = "nonholonomic GNI, momentum-jump form (eqs. 5, 14-16); Newton for a q-dependent M",
     .preserves = "energy exactly for V = 0 (constant M); constraints on average; nonholonomic momentum of horizontal symmetries",
     .order = 2,
-    .flags = NH_METHOD_SYMMETRIC,
+    .flags = NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY | NH_METHOD_ENERGY_NO_V | NH_METHOD_HALF_STEP,
     .work_size = vi_work_size,
     .supports = vi_mechanical,
     .step = gni_step,

@@ -20,11 +20,20 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
   if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
   *w->pvalid = 0.0;
   if (fresh) {
-    // lambda_0: 0 (paper) or (A M^-1 A^T)^-1 A M^-1 f_0 (consistent with gni)
+    // lambda_0: 0 (paper), (A M^-1 A^T)^-1 A M^-1 f_0 (consistent with gni's paper start) or
+    // midpoint: the consistent one less 2/h lam', where A^T lam' is gni's midpoint correction of
+    // p_1/2 (rattle is then gni with the midpoint start)
     vzero(n, w->cin);
     if (s->opts.start != NH_START_PAPER && m > 0) {
       for (int k = 0; k < m; k++) w->cin[k] = nh_la_dot(n, w->W + (size_t)k * n, w->f);
       nh_la_chol_solve(m, w->G, w->cin);
+    }
+    if (s->opts.start == NH_START_MIDPOINT && m > 0) {
+      nh_la_gemv(n, n, w->M0, v0, w->pm); /* the consistent p_1/2 = p_0 + h/2 P^T f */
+      nh_la_axpy(n, 0.5 * h, w->f, w->pm);
+      for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * w->cin[k], w->A + (size_t)k * n, w->pm);
+      if ((rc = vi_midpoint_start(s, w, q0, h, w->pm, w->p))) return rc;
+      for (int k = 0; k < m; k++) w->cin[k] -= 2.0 / h * w->z[k];
     }
     set_key(w->kin, t, x0, nx);
   }
@@ -66,11 +75,19 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
   *w->pvalid = 0.0;
   if (fresh) {
-    // q_-1 = q_0 - h M^-1 (p_0 - h/2 P^T f_0), h_-1 = h
+    // q_-1 = q_0 - h M^-1 (p_0 - h/2 P^T f_0), h_-1 = h (paper: gni's paper start); midpoint:
+    // less c, gni's midpoint correction of p_1/2 = p_0 + h/2 P^T f_0 (shake is then gni with
+    // the midpoint start)
     nh_la_gemv(n, n, w->M0, v0, w->p);
     nh_la_copy(n, w->f, w->tmp2);
     pt_inplace(w, w->tmp2, w->tmp);
     nh_la_axpy(n, -0.5 * h, w->tmp2, w->p);
+    if (s->opts.start == NH_START_MIDPOINT && m > 0) {
+      nh_la_copy(n, w->p, w->pm);
+      nh_la_axpy(n, h, w->tmp2, w->pm);
+      if ((rc = vi_midpoint_start(s, w, q0, h, w->pm, w->g))) return rc;
+      nh_la_axpy(n, -1.0, w->g, w->p);
+    }
     msolve_w(w, w->L0, w->p, w->v);
     for (int i = 0; i < n; i++) w->cin[i] = q0[i] - h * w->v[i];
     *w->hin = h;
@@ -90,6 +107,7 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   for (int i = 0; i < n; i++) w->v[i] = vm[i] + hb * w->v[i];
   for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
   nh_la_gemv(n, n, w->M0, w->v, w->phalf);
+  s->end_C = 0.5 * nh_la_dot(n, w->v, w->phalf); /* the half-step energy */
   // nodal velocity p_k+1 = P^T (M v+ + h/2 f_k+1)
   if ((rc = force(mo, t + h, q1, w->v, 1, w->f, w->tmp))) return rc;
   if ((rc = proj_setup(mo, w, q1, w->L0))) return rc;
@@ -114,7 +132,7 @@ const nh_method nh_method_rattle = {
     .summary = "nonholonomic RATTLE (eq. 10), constant M, one multiplier per node",
     .preserves = "energy exactly for V = 0; constraints exactly at the nodes",
     .order = 2,
-    .flags = NH_METHOD_SYMMETRIC,
+    .flags = NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY | NH_METHOD_ENERGY_NO_V,
     .work_size = vi_work_size,
     .supports = constant_mass,
     .step = rattle_step,
@@ -126,7 +144,7 @@ const nh_method nh_method_shake = {
     .summary = "nonholonomic SHAKE (eq. 9), two-step, constant M",
     .preserves = "energy exactly for V = 0; constraints on average",
     .order = 2,
-    .flags = NH_METHOD_SYMMETRIC,
+    .flags = NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY | NH_METHOD_ENERGY_NO_V | NH_METHOD_HALF_STEP,
     .work_size = vi_work_size,
     .supports = constant_mass,
     .step = shake_step,

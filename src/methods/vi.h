@@ -354,6 +354,50 @@ static inline void pt_inplace(const vi_ws *w, double *x, double *tmp) {
 
 /* ---- discrete Lagrangians ------------------------------------------------------------- */
 
+/* The midpoint start (gni, rattle, shake): c = A(q0)^T lam with mu(q_mid) M^-1 (pm + c) = 0,
+ * q_mid = q0 + h/2 M^-1 (pm + c), so that the first half-step momentum pm + c meets the
+ * constraint at the half point. On entry w->A, W, G hold the projector at q0; pm the paper's
+ * p_1/2; result in c, and lam left in w->z. */
+static inline int vi_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, double h, const double *pm,
+                              double *c) {
+  const nh_model *mo = s->model;
+  const int n = w->n, m = w->m;
+  double *A0 = w->J;               /* (m x n) copy of A(q0); J is free here */
+  double *B = w->J + (size_t)m * n; /* (m x m) */
+  double *lam = w->z, *ph = w->tmp, *y = w->r, *qm = w->v;
+  int rc, it;
+  double res = INFINITY;
+  memcpy(A0, w->A, sizeof(double) * (size_t)m * n);
+  vzero(m, lam);
+  for (it = 0; it < VI_START_MAX_ITER; it++) {
+    nh_la_copy(n, pm, ph);
+    for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, ph);
+    msolve_w(w, w->L0, ph, y);
+    for (int i = 0; i < n; i++) qm[i] = q0[i] + 0.5 * h * y[i];
+    if ((rc = nh_cb(mo->constraint(qm, w->tmp2, w->A, NULL, mo->user)))) return rc;
+    // residual A(qm) y and matrix A(qm) M^-1 A0^T (the W of q0 is still in w->W)
+    double *e = w->zz;
+    for (int i = 0; i < m; i++) e[i] = nh_la_dot(n, w->A + (size_t)i * n, y);
+    res = nh_la_norm_inf(m, e) / (1.0 + nh_la_norm_inf(n, y));
+    if (res <= s->opts.newton_tol) break;
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < m; j++) B[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+    if (nh_la_lu(m, B, w->piv, VI_PIVOT_TOL) != NH_OK) return NH_ERR_SINGULAR;
+    nh_la_lu_solve(m, B, w->piv, e);
+    nh_la_axpy(m, -1.0, e, lam);
+  }
+  nh_stepper_solved(s, it, res);
+  if (!(res <= s->opts.newton_tol)) {
+    snprintf(s->msg, sizeof s->msg, "%s midpoint start did not converge (residual %.3e)", s->method->name, res);
+    return NH_ERR_NO_CONVERGENCE;
+  }
+  vzero(n, c);
+  for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, c);
+  // restore A(q0)
+  memcpy(w->A, A0, sizeof(double) * (size_t)m * n);
+  return 0;
+}
+
 /* all four methods need a mechanical model (an ODE-form model has no M, V or A) */
 static inline int vi_mechanical(const nh_model *mo) { return mo->form == NH_FORM_MECHANICAL ? NH_OK : NH_ERR_UNSUPPORTED; }
 

@@ -127,6 +127,8 @@ SIM_INLINE int step_invariants(nh_sim *s, const double *xend, const double *x, d
 typedef struct run_acc {
   double *xa, *xb;
   double E, dE, rmax;
+  int half;     /* s->half */
+  double C, Cmax, Cmin; /* the half-step energy: the last one and its extremes (of max |C - C_seg|) */
   long n;
   double h0, far;
 } run_acc;
@@ -134,7 +136,7 @@ typedef struct run_acc {
 static run_acc run_acc_init(nh_sim *s) {
   double h0 = s->def.h;
   if (s->def.h_max > 0.0 && h0 > s->def.h_max) h0 = s->def.h_max;
-  run_acc a = {s->x, s->x1, s->stats.energy, 0.0, 0.0, 0, h0, 2.0 * h0};
+  run_acc a = {s->x, s->x1, s->stats.energy, 0.0, 0.0, s->half, s->stats.conserved, -INFINITY, INFINITY, 0, h0, 2.0 * h0};
   return a;
 }
 
@@ -148,7 +150,31 @@ SIM_INLINE void flush_stats(nh_sim *s, run_acc *a) {
   const double rel = a->dE / Es;
   if (rel > s->stats.max_energy_rel_error) s->stats.max_energy_rel_error = rel;
   if (a->rmax > s->stats.max_constraint_residual) s->stats.max_constraint_residual = a->rmax;
-  a->n = 0, a->dE = 0.0, a->rmax = 0.0;
+  if (a->half) {
+    // the largest |C - C_seg| is at one of the extremes (rounding is monotone)
+    const double d1 = a->Cmax - s->C_seg, d2 = s->C_seg - a->Cmin, dC = d1 > d2 ? d1 : d2;
+    const double Cs = fabs(s->C_seg) > 1e-300 ? fabs(s->C_seg) : 1e-300, relc = dC / Cs;
+    s->stats.conserved = a->C;
+    if (relc > s->stats.max_conserved_rel_error) s->stats.max_conserved_rel_error = relc;
+  } else { /* the conserved quantity is the energy */
+    s->stats.conserved = s->stats.energy;
+    s->stats.max_conserved_rel_error = s->stats.max_energy_rel_error;
+  }
+  a->n = 0, a->dE = 0.0, a->rmax = 0.0, a->Cmax = -INFINITY, a->Cmin = INFINITY;
+}
+
+/* the method's half-step energy of the step just accepted, a full step of the run (the first
+ * one after the start or an impact is the reference of the ones after it; a short last step or
+ * a step cut at an event has its own) */
+SIM_INLINE void half_step_energy(nh_sim *s, run_acc *a, const int mid) {
+  const double C = s->st.end_C;
+  if (!mid && s->C_unset) {
+    s->C_unset = 0, s->C_seg = C;
+    if (s->stats.impacts == 0) s->stats.conserved_initial = C;
+  }
+  a->C = C;
+  if (C > a->Cmax) a->Cmax = C;
+  if (C < a->Cmin) a->Cmin = C;
 }
 
 /* accept the step to xnew of length h (to t_max when last): state, time, statistics, and the
@@ -156,7 +182,7 @@ SIM_INLINE void flush_stats(nh_sim *s, run_acc *a) {
  * residual, from the method when its last step produced this state; s->M, s->dyn.A keep M
  * and A for an impact) */
 SIM_INLINE int accept_step(nh_sim *s, run_acc *a, double h, double *xnew, int last, double t_max,
-                           const int plain, const int fast, const int nx) {
+                           const int plain, const int fast, const int mid, const int nx) {
   int rc;
   if (fast) a->xb = a->xa, a->xa = xnew; /* xnew is a->xb */
   else memcpy(s->x, xnew, sizeof(double) * (size_t)nx);
@@ -171,6 +197,7 @@ SIM_INLINE int accept_step(nh_sim *s, run_acc *a, double h, double *xnew, int la
   a->E = E;
   if (d > a->dE) a->dE = d;
   if (res > a->rmax) a->rmax = res;
+  if (a->half && (mid || h == a->h0)) half_step_energy(s, a, mid); /* defined for the run's equal steps */
   if (!fast) flush_stats(s, a);
   return 0;
 }
@@ -318,7 +345,7 @@ SIM_INLINE int drive_step(nh_sim *s, run_acc *a, double t_max, nh_observer_fn ob
 
   // 4. outputs inside the accepted step, then accept
   if (!fast && obs && (rc = emit_outputs(s, h, xnew, obs, user))) return rc;
-  if ((rc = accept_step(s, a, h, xnew, !mid && last, t_max, plain, fast, nx))) return rc;
+  if ((rc = accept_step(s, a, h, xnew, !mid && last, t_max, plain, fast, mid, nx))) return rc;
 
   if (!plain) {
     // adaptive proposal for the next step
@@ -343,19 +370,22 @@ static int step_general(nh_sim *s, run_acc *a, double t_max, nh_observer_fn obs,
 
 /* The loop: steps until t_end, max_impacts impacts (0: no limit) or max_steps steps; the
  * state is in s->x and the statistics are complete on return. A plain loop takes the steps
- * that cannot be the last (more than 2 h left, one below max_steps) without those tests. */
+ * that cannot be the last (more than 2 h left, one below max_steps) without those tests, and
+ * once the half-step energy has its reference (the first step's) without that test. */
 SIM_INLINE int drive(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, void *user, const int plain,
                      const int fast, const int nx) {
   run_acc a = run_acc_init(s);
   const long nmax = s->def.max_steps > 0 ? s->def.max_steps : LONG_MAX;
   long steps = 0;
   int rc = 0, imp = 0;
-  if (plain)
-    while (!rc && t_end - s->t > a.far && steps < nmax - 1) {
-      rc = drive_step(s, &a, t_end, obs, user, &imp, 1, fast, 1, nx);
-      steps++;
-    }
   while (!rc && s->t < t_end) {
+    // the steps that cannot be the last (once a half-step energy has its reference)
+    if (plain && !s->C_unset)
+      while (!rc && t_end - s->t > a.far && steps < nmax - 1) {
+        rc = drive_step(s, &a, t_end, obs, user, &imp, 1, fast, 1, nx);
+        steps++;
+      }
+    if (rc || !(s->t < t_end)) break;
     if ((rc = plain ? drive_step(s, &a, t_end, obs, user, &imp, 1, fast, 0, nx)
                     : step_general(s, &a, t_end, obs, user, &imp)))
       break;
@@ -407,6 +437,14 @@ int nh_sim_run(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, vo
   if (!s->plain) rc = run_general(s, t_end, max_impacts, obs, user);
   else if (obs) rc = run_plain_observed(s, t_end, obs, user);
   else rc = run_plain(s, t_end);
+  // a method out of its regime: what it claims to conserve has drifted
+  const nh_sim_stats *st = &s->stats;
+  if (rc == NH_OK && s->conserves &&
+      (st->max_conserved_rel_error > NH_DRIFT_TOL || st->max_energy_rel_error > NH_DRIFT_TOL)) {
+    sim_msg(s, "method '%s' left its regime: relative drift of its conserved quantity %.3g, of the energy %.3g (> %g)",
+            s->def.method->name, st->max_conserved_rel_error, st->max_energy_rel_error, NH_DRIFT_TOL);
+    rc = NH_DRIFT;
+  }
   if (obs && rc != NH_STOPPED) obs(s, NH_SAMPLE_END, s->t, s->x, vel(s, s->x), user);
   return rc;
 }

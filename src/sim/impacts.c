@@ -98,6 +98,7 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
   s->nlog++;
   s->stats.impacts++;
   s->E_seg = Ea;
+  s->C_seg = Ea, s->C_unset = s->half; /* the half-step energy: of the next step */
   s->stats.energy = Ea;
   if (fabs(s->g1[gi]) > s->stats.max_event_gap) s->stats.max_event_gap = fabs(s->g1[gi]);
   *applied = 1;

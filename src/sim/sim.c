@@ -91,6 +91,19 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
   return 1;
 }
 
+/* Does the method claim to conserve energy on this model: NH_METHOD_ENERGY, no forces or
+ * controls, V = 0 when the claim needs it, and elastic impacts only? */
+static int claims_energy(const nh_method *meth, const nh_model *m) {
+  const unsigned f = meth->flags;
+  if (!(f & NH_METHOD_ENERGY) || m->force) return 0;
+  if ((f & NH_METHOD_ENERGY_NO_V) && m->potential) return 0;
+  for (int i = 0; m->impact && i < m->ngap; i++) {
+    const nh_impact_law *law = &m->impact[i];
+    if (!(law->kind == NH_IMPACT_ELASTIC || (law->kind == NH_IMPACT_RESTITUTION && law->e == 1.0))) return 0;
+  }
+  return 1;
+}
+
 nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, size_t msg_size) {
   nh_set_msg(msg, msg_size, "%s", "");
   if (!model) {
@@ -154,6 +167,8 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->st.work = p;
   s->st.dyn = &s->dyn;
   s->plain = !(d.method->flags & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT)) && ng == 0 && nmon == 0 && !model->project;
+  s->conserves = claims_energy(d.method, model);
+  s->half = (d.method->flags & NH_METHOD_HALF_STEP) != 0;
 
   int rc = nh_sim_set_state_x(s, 0.0, model->x0);
   if (rc < 0) {
@@ -262,6 +277,9 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
   s->stats.max_constraint_residual = status == NH_PROJECTED ? 0.0 : res;
   if (status == NH_PROJECTED) residual(s, s->x, &s->stats.max_constraint_residual);
   s->E_seg = s->stats.energy_initial;
+  s->C_seg = s->stats.energy_initial, s->C_unset = s->half;
+  s->stats.conserves = s->conserves;
+  s->stats.conserved = s->stats.conserved_initial = s->half ? 0.0 : s->stats.energy_initial;
   s->st.restart = 1;
   s->st.iters = 0, s->st.max_iters = 0, s->st.last_iters = 0;
   s->st.last_res = 0.0, s->st.max_res = 0.0;

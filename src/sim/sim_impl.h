@@ -34,7 +34,9 @@ struct nh_sim {
   const nh_model *model;
   nh_sim_def def;
   int nq, nc, ng, nx, nmon;
-  int plain; /* fixed-step method, no gaps, monitors or projection: advance_plain */
+  int plain; /* fixed-step method, no gaps, monitors or projection (driver.c) */
+  int conserves; /* the method claims to conserve energy on this model (NH_METHOD_ENERGY) */
+  int half;      /* its conserved quantity is the half-step energy (NH_METHOD_HALF_STEP) */
 
   double t;
   double *x;   /* (nx) current state (q, v) */
@@ -71,7 +73,9 @@ struct nh_sim {
   double *ev_x;
 
   nh_sim_stats stats;
-  double E_seg;
+  double E_seg;  /* the energy after the start or the last impact */
+  double C_seg;  /* the half-step energy of the first step after it (C_unset: none yet) */
+  int C_unset;
   double last_impact_t;
   int burst;
   char msg[256];
