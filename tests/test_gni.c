@@ -1473,6 +1473,9 @@ static int test_drift_status(void) {
          st.conserved_initial, st.max_conserved_rel_error, st.max_energy_rel_error);
   ENSURE(st.conserves == 1 && st.max_conserved_rel_error < 1e-13 && st.max_energy_rel_error > 1e-5);
   ENSURE(fabs(st.conserved_initial - 1.5) < 1e-2 && st.conserved_initial != 1.5);
+  // a discrete-gradient method claims the nodal energy itself
+  ENSURE(run_n(m, "gonzalez-f", nh_method_opts_default(), 100, 5.0, q, NULL, &st) == NH_OK);
+  ENSURE(st.conserves == 1 && st.conserved == st.energy && st.max_conserved_rel_error < 1e-12);
   nh_model_destroy(m);
   nh_model *pm = pot_sleigh_create(); /* V != 0: no claim */
   ENSURE(run_n(pm, "gni", nh_method_opts_default(), 50, 5.0, q, NULL, &st) == NH_OK && st.conserves == 0);
