@@ -20,8 +20,14 @@ enum {
   NH_METHOD_EXACT = 1 << 1,    /* uses the model's closed-form flow */
   NH_METHOD_IMPLICIT = 1 << 2, /* solves nonlinear equations each step */
   NH_METHOD_SYMMETRIC = 1 << 3, /* time-reversible */
-  NH_METHOD_LIE = 1 << 4        /* a Lie-group method: needs the model's rotation part
+  NH_METHOD_LIE = 1 << 4,       /* a Lie-group method: needs the model's rotation part
                                    (nh_model_def.angvel), keeps |q| = 1 without projection */
+  /* claims to conserve energy (its conserved quantity: nholo/sim.h, nh_sim_stats) on a model
+   * without forces or controls whose impacts, if any, are elastic; the driver checks the claim
+   * against NH_DRIFT_TOL */
+  NH_METHOD_ENERGY = 1 << 5,
+  NH_METHOD_ENERGY_NO_V = 1 << 6, /* with NH_METHOD_ENERGY: the claim needs V = 0 as well */
+  NH_METHOD_HALF_STEP = 1 << 7    /* its conserved quantity is the half-step energy (gni, shake) */
 };
 
 /* Options of the structure-preserving methods (gni, rattle, shake, del, rdp). */
@@ -37,13 +43,14 @@ typedef enum nh_start {
   /* rattle: lambda_0 chosen so that it reproduces gni (spec A4); gni: as PAPER */
   NH_START_CONSISTENT = 1,
   /* gni: the constraint-direction part of p_{1/2} chosen so that the constraint holds at
-   * q_0 + h/2 M^-1 p_{1/2}; seeds the parasitic period-2 mode much more weakly (spec 5.1.1) */
+   * q_0 + h/2 M^-1 p_{1/2}; seeds the parasitic period-2 mode much more weakly (spec 5.1.1).
+   * rattle (lambda_0) and shake (q_-1) start so that they are gni with this start. The default. */
   NH_START_MIDPOINT = 2
 } nh_start;
 
 typedef struct nh_method_opts {
   nh_retraction retraction; /* rdp: default exp */
-  nh_start start;           /* gni, rattle: default NH_START_PAPER */
+  nh_start start;           /* gni, rattle, shake: default NH_START_MIDPOINT (PAPER seeds the period-2 mode) */
   int midpoint_ld;          /* del: 1 = midpoint discrete Lagrangian, 0 = trapezoidal (default) */
   double alpha;             /* rdp: r_{k+alpha} = (1-alpha) r_k + alpha r_{k+1}, default 1/2 */
   int dexp_order;           /* rdp with exp: 0 = exact dexp^-1 (default), 1 or 2 = the truncation

@@ -95,8 +95,13 @@ typedef int (*nh_observer_fn)(const nh_sim *sim, nh_sample_kind kind, double t, 
                               const double *v, void *user);
 
 /* Run until t_end or until max_impacts impacts (0: no limit), whichever comes first.
- * Returns NH_OK, NH_ZENO, NH_STOPPED, NH_EVENT_STOP or a negative status; the state, statistics and
- * impact log hold everything computed up to the stop. */
+ * Returns NH_OK, NH_ZENO, NH_STOPPED, NH_EVENT_STOP, NH_DRIFT or a negative status; the state,
+ * statistics and impact log hold everything computed up to the stop. NH_DRIFT: a run that
+ * reached its end, of a method that claims to conserve energy on this model
+ * (nh_sim_stats.conserves), whose conserved quantity or nodal energy moved further than
+ * NH_DRIFT_TOL from its value after the start or the last impact (in its regime the nodal
+ * energy of such a method stays within O(h^2) of the conserved quantity; gni's parasitic
+ * period-2 mode keeps the half-step energy while the nodal energy goes astray). */
 NH_API int nh_sim_run(nh_sim *sim, double t_end, long max_impacts, nh_observer_fn observer,
                       void *user);
 
@@ -119,7 +124,19 @@ typedef struct nh_sim_stats {
   int solver_last_iterations;   /* in the last step (read it from an observer for per-step values) */
   double solver_last_residual;  /* final residual of the last step */
   double solver_max_residual;   /* largest final residual of a step */
+  /* The method's conserved quantity C: gni and shake (NH_METHOD_HALF_STEP) the half-step
+   * energy 1/2 v_k+1/2 . p_k+1/2 of each step, v_k+1/2 = (q_k+1 - q_k)/h and p_k+1/2 the
+   * method's momentum of the step (M v_k+1/2 for a constant M); other methods the nodal
+   * energy. */
+  double conserved_initial;       /* C after the start (of the first step for the half-step energy) */
+  double conserved;               /* C of the last step */
+  double max_conserved_rel_error; /* max |C - C_seg| / |C_seg|, C_seg its first value after the last impact */
+  int conserves;                  /* 1: the method claims to conserve energy on this model (NH_METHOD_ENERGY) */
 } nh_sim_stats;
+
+/* A run of a method that conserves energy on its model (nh_sim_stats.conserves) whose
+ * conserved quantity or nodal energy drifts by more than this, relative, ends with NH_DRIFT. */
+#define NH_DRIFT_TOL 1e-2
 
 NH_API const nh_sim_stats *nh_sim_get_stats(const nh_sim *sim);
 

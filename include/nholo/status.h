@@ -24,6 +24,7 @@ extern "C" {
   X(NH_ZENO, 5, "Zeno guard: too many impacts in too short a time")                        \
   X(NH_STOPPED, 6, "stopped by an observer")                                               \
   X(NH_EVENT_STOP, 7, "stopped at a monitor event")                                        \
+  X(NH_DRIFT, 8, "left the method's regime: its conserved quantity drifted (NH_DRIFT_TOL)") \
   X(NH_ERR_ARG, -1, "invalid argument")                                                    \
   X(NH_ERR_NOMEM, -2, "out of memory")                                                     \
   X(NH_ERR_SINGULAR, -3, "singular matrix")                                                \

@@ -1,4 +1,5 @@
-/* gni.c - variational and nonholonomic variational integrators: gni, rattle, shake, del
+/* gni.c - variational and nonholonomic variational integrators: gni and del here, rattle and
+ * shake in rattle_shake.c, what they share in vi.h
  * (Kobilarov, Martin de Diego, Ferraro, "Simulating Nonholonomic Dynamics", secs. 2, 4;
  * spec 001 A1-A5). f below is the generalized force of the model (controls B(q)u included);
  * P = Id - Q, Q = M^-1 mu^T (mu M^-1 mu^T)^-1 mu (eq. 12), S = P^T - Q^T = Id - 2 Q^T.
@@ -44,321 +45,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "la/la.h"
-#include "methods/method_impl.h"
-#include "model/model_impl.h"
-
-/* the symmetric systems of these methods are well conditioned; singular below this pivot */
-#define VI_PIVOT_TOL 1e-14
-/* midpoint start of gni: fixed-point iterations on the constraint at the half point */
-#define VI_START_MAX_ITER 50
-
-enum { VI_GNI, VI_DEL }; /* the two users of vi_step */
-
-/* Helpers forced inline take n (= w->n) as an argument: the step is compiled for a few fixed
- * small n (vi_step), where the compiler unrolls their loops. */
-#if defined(__GNUC__)
-#define VI_INLINE static inline __attribute__((always_inline))
-#else
-#define VI_INLINE static inline
-#endif
-
-
-/* ---- workspace ---------------------------------------------------------------------- */
-
-typedef struct vi_ws {
-  int n, m;
-  int free;                    /* gni: the free-motion kernel for this model (free_code), 0: none */
-  double *M0, *L0, *M1, *L1;   /* mass matrices and Cholesky factors at q_k, q_k+1 */
-  double *A, *W, *G, *Gi;      /* constraint rows, M^-1 A^T (by column), factor of A M^-1 A^T
-                                  and its inverse */
-  double *dM0, *dM1, *d2M, *H; /* derivatives (Newton) */
-  double *J, *dwork;           /* Newton Jacobian; model derivative scratch */
-  int *piv;
-  double *p, *pm, *f, *g, *r, *v, *tmp, *tmp2, *z, *zz; /* (n) / (m) vectors */
-  double *kin, *kout;          /* keys (t, q, v) of the carried state: input and output */
-  double *cin, *cout;          /* carried vector for kin / kout (gni: then Q^T of it, see zvalid) */
-  double *hin, *hout;          /* the step length the carried vector belongs to */
-  double *phalf;               /* last step's half-step momentum */
-  double *mfact;               /* 1 when M0/L0 hold the (constant) factored mass matrix */
-  double *Minv;                /* M^-1 (constant M, with mfact) */
-  double *mdiag;               /* 1 when that M and M^-1 are diagonal (off-diagonal entries 0) */
-  double *pvalid;              /* 1 when A, W, G hold the projector at the q of kout */
-  double *zvalid;              /* 1 when cout + n holds Q^T cout (written by gni_free_n) */
-  double *K, *A0, *rz;         /* del with holonomic constraints: KKT Newton matrix, A(q_k), residual */
-  int *kpiv;
-} vi_ws;
-
-/* The carved workspace is cached at the head of s->work (carving costs as much as a small
- * step): valid while it records this work block and this model. */
-typedef struct vi_hdr {
-  const double *self;
-  const nh_model *model;
-  vi_ws w;
-} vi_hdr;
-#define VI_HDR_DOUBLES ((sizeof(vi_hdr) + sizeof(double) - 1) / sizeof(double))
-
-static size_t vi_work_size(const nh_model *mo) {
-  size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
-  return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + 2 * n * n +
-         nh_model_deriv_work_size(mo) + n + 10 * n + 2 * m + 2 * (1 + nx) + 4 * n + 2 + n + 1 +
-         n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8 + 2 * n + 1;
-}
-
-static vi_ws vi_carve(nh_stepper *s) {
-  const nh_model *mo = s->model;
-  vi_ws w;
-  size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
-  double *p = s->work + VI_HDR_DOUBLES;
-  w.n = (int)n, w.m = (int)m;
-  w.free = 0; /* set by the first general gni step */
-  w.M0 = p, p += n * n;
-  w.L0 = p, p += n * n;
-  w.M1 = p, p += n * n;
-  w.L1 = p, p += n * n;
-  w.A = p, p += m * n;
-  w.W = p, p += m * n;
-  w.G = p, p += m * m;
-  w.Gi = p, p += m * m;
-  w.dM0 = p, p += n * n * n;
-  w.dM1 = p, p += n * n * n;
-  w.d2M = p, p += n * n * n * n;
-  w.H = p, p += n * n;
-  w.J = p, p += n * n;
-  w.dwork = p, p += nh_model_deriv_work_size(mo);
-  w.piv = (int *)p, p += n;
-  w.p = p, p += n;
-  w.pm = p, p += n;
-  w.f = p, p += n;
-  w.g = p, p += n;
-  w.r = p, p += n;
-  w.v = p, p += n;
-  w.tmp = p, p += n;
-  w.tmp2 = p, p += n;
-  w.z = p, p += n;
-  w.zz = p, p += n;
-  w.kin = p, p += 1 + nx;
-  w.kout = p, p += 1 + nx;
-  w.cin = p, p += 2 * n;
-  w.cout = p, p += 2 * n;
-  w.hin = p, p += 1;
-  w.hout = p, p += 1;
-  w.phalf = p, p += n;
-  w.mfact = p, p += 1;
-  w.Minv = p, p += n * n;
-  w.mdiag = p, p += 1;
-  w.pvalid = p, p += 1;
-  w.zvalid = p, p += 1;
-  *w.zvalid = 0.0;
-  w.K = p, p += (n + m) * (n + m);
-  w.A0 = p, p += m * n;
-  w.rz = p, p += n + m;
-  w.kpiv = (int *)p, p += n + m;
-  return w;
-}
-
-/* the workspace of s, carved on first use */
-static vi_ws *vi_get(const nh_stepper *s) {
-  vi_hdr *hd = (vi_hdr *)(void *)s->work;
-  if (hd->self != s->work || hd->model != s->model) {
-    hd->w = vi_carve((nh_stepper *)s);
-    hd->self = s->work;
-    hd->model = s->model;
-  }
-  return &hd->w;
-}
-
-/* hand the driver M(q1) and A(q1) (w->A: every step ends with proj_setup at q1) */
-static void vi_end(nh_stepper *s, const vi_ws *w, const double *M1, const double *x1) {
-  s->end_M = M1;
-  s->end_A = w->A;
-  s->end_x = x1;
-  s->end_EA = 0; /* E and the residual: only from the free-motion kernel */
-}
-
-/* ---- building blocks ---------------------------------------------------------------- */
-
-/* x = 0 (inline: the vectors are short) */
-static inline void vzero(int n, double *x) {
-  for (int i = 0; i < n; i++) x[i] = 0.0;
-}
-
-VI_INLINE void set_key(double *key, double t, const double *x, int nx) {
-  key[0] = t;
-  nh_la_copy_fixed(nx, x, key + 1);
-}
-/* the time is not compared: the driver may land the last step exactly on t_max (t + h rounded
- * differently), and the same (q, v) at two different times does not happen in practice */
-VI_INLINE int key_eq(const double *key, double t, const double *x, int nx) {
-  (void)t;
-#if defined(__GNUC__)
-  if (nx % 2 == 0 && nx <= 12) { /* the same == compares, two at a time (nx fixed after inlining) */
-    typedef double v2d __attribute__((vector_size(16)));
-    typedef long long v2l __attribute__((vector_size(16)));
-    v2l eq = {-1, -1};
-    for (int i = 0; i < nx; i += 2) {
-      v2d a, b;
-      memcpy(&a, key + 1 + i, sizeof a);
-      memcpy(&b, x + i, sizeof b);
-      eq &= (v2l)(a == b);
-    }
-    return (eq[0] & eq[1]) != 0;
-  }
-#endif
-  int eq = 1;
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < nx; i++) eq &= key[1 + i] == x[i];
-  return eq;
-}
-
-/* Decide where the carried vector comes from. Returns 1 when the method must restart; *cont
- * is set when x0 is the end of the last step (the projector there is still in A, W, G). */
-VI_INLINE int vi_resolve(nh_stepper *s, vi_ws *w, int n, double t, const double *x0, int *cont) {
-  const int nx = 2 * n;
-  *cont = 0;
-  if (s->restart) {
-    s->restart = 0;
-    return 1;
-  }
-  if (key_eq(w->kout, t, x0, nx)) {
-    *cont = *w->pvalid == 1.0;
-    // the output becomes the input: swap the buffers (the old input is overwritten next)
-    double *k = w->kin, *c = w->cin, *hh = w->hin;
-    w->kin = w->kout, w->cin = w->cout, w->hin = w->hout;
-    w->kout = k, w->cout = c, w->hout = hh;
-    return 0;
-  }
-  return key_eq(w->kin, t, x0, nx) ? 0 : 1;
-}
-
-/* M(q) into M and its Cholesky factor into L (once, for a constant M) */
-static int mass_factor(const nh_model *mo, const double *q, double *M, double *L, int constant,
-                       double *flag, double *Minv, double *diag) {
-  const int n = mo->nq;
-  if (constant && flag && *flag == 1.0) return 0;
-  int rc = nh_cb(mo->mass(q, M, mo->user));
-  if (rc) return rc;
-  memcpy(L, M, sizeof(double) * (size_t)n * n);
-  if (nh_la_chol(n, L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
-  if (constant && flag) {
-    // M^-1 once: a step then needs no triangular solves (their divisions dominated the cost)
-    for (int j = 0; j < n; j++) {
-      double *col = Minv + (size_t)j * n; /* M^-1 is symmetric: column j = row j */
-      vzero(n, col);
-      col[j] = 1.0;
-      nh_la_chol_solve(n, L, col);
-    }
-    *diag = 1.0;
-    for (int i = 0; i < n * n; i++)
-      if (i % (n + 1) != 0 && (Minv[i] != 0.0 || M[i] != 0.0)) *diag = 0.0;
-    *flag = 1.0;
-  }
-  return 0;
-}
-
-
-/* y = M^-1 x: with the factor L, or with M^-1 (w->Minv) for the constant factor w->L0 */
-VI_INLINE void msolve_n(const vi_ws *w, int n, const double *L, const double *x, double *y) {
-  if (L == w->L0 && *w->mfact == 1.0) {
-    for (int i = 0; i < n; i++) y[i] = nh_la_dot_fixed(n, w->Minv + (size_t)i * n, x); /* nh_la_gemv */
-    return;
-  }
-  nh_la_copy_fixed(n, x, y);
-  nh_la_chol_solve(n, L, y);
-}
-static void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) { msolve_n(w, w->n, L, x, y); }
-
-/* G (m x m, SPD) <- its Cholesky factor and Gi <- G^-1: the operations of nh_la_chol (tol
- * VI_PIVOT_TOL) and of nh_la_chol_solve on the unit vectors, written out for the tiny m of a
- * constraint block (a call each cost more than the arithmetic) */
-VI_INLINE int chol_inverse(int m, double *G, double *Gi) {
-  if (m == 1) { /* one constraint: L = sqrt(G), G^-1 = (1 / L) / L */
-    if (!(G[0] > VI_PIVOT_TOL * G[0]) || !(G[0] > 0.0)) return NH_ERR_SINGULAR;
-    G[0] = sqrt(G[0]);
-    Gi[0] = 1.0 / G[0] / G[0];
-    return 0;
-  }
-  double dmax = 0.0;
-  for (int i = 0; i < m; i++)
-    if (G[i * m + i] > dmax) dmax = G[i * m + i];
-  const double thr = VI_PIVOT_TOL * dmax;
-  for (int j = 0; j < m; j++) {
-    double *Lj = G + (size_t)j * m;
-    double d = Lj[j] - nh_la_dot(j, Lj, Lj);
-    if (!(d > thr) || !(d > 0.0)) return NH_ERR_SINGULAR;
-    double ljj = sqrt(d);
-    Lj[j] = ljj;
-    for (int i = j + 1; i < m; i++) {
-      double *Li = G + (size_t)i * m;
-      Li[j] = (Li[j] - nh_la_dot(j, Li, Lj)) / ljj;
-    }
-  }
-  for (int j = 0; j < m; j++) {
-    double *b = Gi + (size_t)j * m; /* symmetric: column j = row j */
-    for (int i = 0; i < m; i++) b[i] = i == j ? 1.0 : 0.0;
-    for (int i = 0; i < m; i++) b[i] = (b[i] - nh_la_dot(i, G + (size_t)i * m, b)) / G[(size_t)i * m + i];
-    for (int i = m - 1; i >= 0; i--) {
-      double sum = b[i];
-      for (int k = i + 1; k < m; k++) sum -= G[(size_t)k * m + i] * b[k];
-      b[i] = sum / G[(size_t)i * m + i];
-    }
-  }
-  return 0;
-}
-
-/* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W) and Gi = (A W)^-1 (applied two or
- * three times per step). Nothing when m = 0. */
-VI_INLINE int proj_setup_n(const nh_model *mo, vi_ws *w, int n, const double *q, const double *L) {
-  const int m = w->m;
-  if (m == 0) return 0;
-  int rc = nh_cb(mo->constraint(q, w->tmp2, w->A, NULL, mo->user));
-  if (rc) return rc;
-  for (int k = 0; k < m; k++) msolve_n(w, n, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
-  for (int i = 0; i < m; i++)
-    for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
-  return chol_inverse(m, w->G, w->Gi);
-}
-static int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const double *L) {
-  return proj_setup_n(mo, w, w->n, q, L);
-}
-
-/* out = Q^T p = A^T G^-1 A M^-1 p (momenta), with proj_setup's A, W, Gi */
-VI_INLINE void qt_apply_n(const vi_ws *w, int n, const double *p, double *out) {
-  const int m = w->m;
-  if (m == 0) {
-    for (int i = 0; i < n; i++) out[i] = 0.0;
-    return;
-  }
-  double *z = w->zz;
-  for (int k = 0; k < m; k++) z[k] = nh_la_dot_fixed(n, w->W + (size_t)k * n, p); /* A M^-1 p */
-  const double c0 = nh_la_dot(m, w->Gi, z);
-  NH_LA_UNROLL
-  for (int i = 0; i < n; i++) out[i] = c0 * w->A[i];
-  for (int k = 1; k < m; k++) nh_la_axpy_fixed(n, nh_la_dot(m, w->Gi + (size_t)k * m, z), w->A + (size_t)k * n, out);
-}
-static void qt_apply(const vi_ws *w, const double *p, double *out) { qt_apply_n(w, w->n, p, out); }
-
-/* f = f(t, q, v) (+ -dV(q) when with_potential) */
-static int force(const nh_model *mo, double t, const double *q, const double *v, int with_potential,
-                 double *f, double *tmp) {
-  const int n = mo->nq;
-  int rc;
-  vzero(n, f);
-  if (mo->force && (rc = nh_cb(mo->force(t, q, v, f, mo->user)))) return rc;
-  if (with_potential && mo->potential) {
-    if ((rc = nh_cb(mo->potential(q, NULL, tmp, mo->user)))) return rc;
-    nh_la_axpy(n, -1.0, tmp, f);
-  }
-  return 0;
-}
-
-/* P^T x in place (x -= Q^T x), tmp scratch */
-static void pt_inplace(const vi_ws *w, double *x, double *tmp) {
-  qt_apply(w, x, tmp);
-  nh_la_axpy(w->n, -1.0, tmp, x);
-}
-
-/* ---- discrete Lagrangians ------------------------------------------------------------- */
+#include "methods/vi.h"
 
 /* out_k = 1/2 v^T dM_k v (dM[(k n + i) n + j]) */
 static void quad_dM(int n, const double *dM, const double *v, double *out) {
@@ -481,83 +168,64 @@ static int dl_solve(nh_stepper *s, vi_ws *w, int midpoint, const double *q0, dou
 
 /* ---- gni and del ---------------------------------------------------------------------- */
 
-/* gni midpoint start: c = A(q0)^T lam with mu(q_mid) M^-1 (pm + c) = 0, q_mid = q0 + h/2 M^-1 (pm + c).
- * On entry w->A, W, G hold the projector at q0; pm the paper's p_1/2; result in c. */
-static int gni_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, double h, const double *pm,
-                              double *c) {
-  const nh_model *mo = s->model;
-  const int n = w->n, m = w->m;
-  double *A0 = w->J;               /* (m x n) copy of A(q0); J is free here */
-  double *B = w->J + (size_t)m * n; /* (m x m) */
-  double *lam = w->z, *ph = w->tmp, *y = w->r, *qm = w->v;
-  int rc, it;
-  double res = INFINITY;
-  memcpy(A0, w->A, sizeof(double) * (size_t)m * n);
-  vzero(m, lam);
-  for (it = 0; it < VI_START_MAX_ITER; it++) {
-    nh_la_copy(n, pm, ph);
-    for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, ph);
-    msolve_w(w, w->L0, ph, y);
-    for (int i = 0; i < n; i++) qm[i] = q0[i] + 0.5 * h * y[i];
-    if ((rc = nh_cb(mo->constraint(qm, w->tmp2, w->A, NULL, mo->user)))) return rc;
-    // residual A(qm) y and matrix A(qm) M^-1 A0^T (the W of q0 is still in w->W)
-    double *e = w->zz;
-    for (int i = 0; i < m; i++) e[i] = nh_la_dot(n, w->A + (size_t)i * n, y);
-    res = nh_la_norm_inf(m, e) / (1.0 + nh_la_norm_inf(n, y));
-    if (res <= s->opts.newton_tol) break;
-    for (int i = 0; i < m; i++)
-      for (int j = 0; j < m; j++) B[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
-    if (nh_la_lu(m, B, w->piv, VI_PIVOT_TOL) != NH_OK) return NH_ERR_SINGULAR;
-    nh_la_lu_solve(m, B, w->piv, e);
-    nh_la_axpy(m, -1.0, e, lam);
-  }
-  nh_stepper_solved(s, it, res);
-  if (!(res <= s->opts.newton_tol)) {
-    snprintf(s->msg, sizeof s->msg, "gni midpoint start did not converge (residual %.3e)", res);
-    return NH_ERR_NO_CONVERGENCE;
-  }
-  vzero(n, c);
-  for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, c);
-  // restore A(q0)
-  memcpy(w->A, A0, sizeof(double) * (size_t)m * n);
-  return 0;
-}
 
-/* The second half of a gni/del step, from the outgoing momentum p-_k on (vi_step has the
- * carried p+_k, the forces and the projector at q_k in place); n = w->n. */
-VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
-                        int constM, int midpoint, const int n) {
+/* The second half of a gni/del step, from the outgoing momentum p-_k on (vi_body has the
+ * carried p+_k, the forces and the projector at q_k in place); constM, midpoint as in vi_body.
+ * free: the free-motion kernel of gni (no forces, no potential, constant M with M^-1 in
+ * w->Minv, diagonal when diag; m constraints, 1 or 2, and n <= 6 constants), continuing from
+ * the end of the last step: the same operations in the same order (results are bitwise those
+ * of the general case) on local vectors, with Q^T p+ carried from the last step (zvalid), and
+ * it also hands the driver E(q_k+1, v_k+1) and max |A v_k+1| (nh_stepper.end_EA), computed as
+ * nh_model_energy_given_M and nh_model_residual_given_A do. Without forces it is
+ *   p-_k = p+_k - (1 + h/h_k-1) Q^T p+_k,  q_k+1 = q_k + h M^-1 p-_k,  p+_k+1 = p-_k,
+ *   projector at q_k+1,  v_k+1 = M^-1 P^T p+_k+1. */
+VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1, int constM,
+                        int midpoint, const int n, const int m, const int diag, const int free) {
   const nh_model *mo = s->model;
-  const int nx = 2 * n, fast = constM && !midpoint;
+  const int fast = free || (constM && !midpoint);
+  const int forced = !free && mo->force != NULL, pot = !free && mo->potential != NULL;
   const double *q0 = x0;
   double *q1 = x1, *v1 = x1 + n;
+  double pml[6], zl[6], vl[6]; /* the kernel's vectors (n <= 6) */
+  double *pm = free ? pml : w->pm, *z = free ? zl : w->z, *v = free ? vl : w->v;
+  const double *Mi = w->Minv; /* read once for the kernel */
   int rc;
   // outgoing p-_k = p+ - (1 + h/h_k-1) Q^T p+ + (h_k-1 + h)/2 P^T f  (= S p+ + h P^T f for equal
-  // steps; for h != h_k-1 the reflected normal part scales with h)
-  qt_apply_n(w, n, w->cin, w->z);
-  nh_la_copy_fixed(n, w->cin, w->pm);
-  nh_la_axpy_fixed(n, -(1.0 + h / *w->hin), w->z, w->pm);
-  if (mo->force) nh_la_axpy_fixed(n, 0.5 * (*w->hin + h), w->f, w->pm);
+  // steps; for h != h_k-1 the reflected normal part scales with h; -(1 + h/h) = -2 exactly)
+  if (free && *w->zvalid == 1.0) nh_la_copy_fixed(n, w->cin + n, z); /* as the last step left it */
+  else qt_k(w, n, m, w->Gi, w->cin, z, free);
+  const double hin = *w->hin, a = h == hin ? -2.0 : -(1.0 + h / hin);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) {
+    pm[i] = w->cin[i];
+    pm[i] += a * z[i];
+  }
+  if (forced) nh_la_axpy_fixed(n, 0.5 * (hin + h), w->f, pm);
   // q_k+1 from -D1 L_d(q_k, q_k+1) = p-_k
   if (fast) {
+    if (pot) {
+      NH_LA_UNROLL
+      for (int i = 0; i < n; i++) w->phalf[i] = pm[i] - 0.5 * h * w->g[i]; /* M v_k+1/2 */
+    } else {
+      nh_la_copy_fixed(n, pm, w->phalf);
+    }
+    msolve_k(w, n, w->L0, pot ? w->phalf : pm, v, diag, free, Mi);
     NH_LA_UNROLL
-    for (int i = 0; i < n; i++) w->phalf[i] = mo->potential ? w->pm[i] - 0.5 * h * w->g[i] : w->pm[i]; /* M v_k+1/2 */
-    msolve_n(w, n, w->L0, w->phalf, w->v);
-    NH_LA_UNROLL
-    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
+    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * v[i];
   } else {
-    msolve_n(w, n, w->L0, w->pm, w->v);
-    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
-    if ((rc = dl_solve(s, w, midpoint, q0, h, w->pm, q1))) return rc;
-    for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
-    nh_la_gemv(n, n, w->M0, w->v, w->phalf);
+    msolve_n(w, n, w->L0, pm, v);
+    for (int i = 0; i < n; i++) q1[i] = q0[i] + h * v[i];
+    if ((rc = dl_solve(s, w, midpoint, q0, h, pm, q1))) return rc;
+    for (int i = 0; i < n; i++) v[i] = (q1[i] - q0[i]) / h;
+    nh_la_gemv(n, n, w->M0, v, w->phalf);
   }
+  s->end_C = 0.5 * nh_la_dot_fixed(n, v, fast && !pot ? pm : w->phalf); /* the half-step energy */
   const double *L1 = constM ? w->L0 : w->L1; /* the factor of M(q_k+1) */
-  // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1)
-  double *pp = w->p;
+  // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1) (free: p-_k itself)
+  double *pp = free ? pm : w->p;
   if (fast) {
-    nh_la_copy_fixed(n, w->phalf, pp);
-    if (mo->potential) {
+    if (!free) nh_la_copy_fixed(n, w->phalf, pp);
+    if (pot) {
       vzero(n, w->z);
       if ((rc = nh_cb(mo->potential(q1, NULL, w->z, mo->user)))) return rc;
       nh_la_axpy_fixed(n, -0.5 * h, w->z, pp);
@@ -567,127 +235,51 @@ VI_INLINE int vi_tail_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     if (!constM && (rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL, NULL))) return rc;
   }
   // at q_k+1: projector, force; nodal momentum and the carried part
-  if ((rc = proj_setup_n(mo, w, n, q1, L1))) return rc;
-  if (mo->force) {
+  if ((rc = proj_setup_k(mo, w, n, m, q1, L1, diag, free, Mi))) return rc;
+  if (forced) {
     for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
     if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
   }
-  nh_la_copy_fixed(n, pp, w->cout); /* carried: p+_k+1 */
-  *w->zvalid = 0.0;
-  qt_apply_n(w, n, pp, w->tmp2);
-  if (mo->force) {
+  double Gil[4]; /* the kernel: a copy in registers, its uses need not wait for the stores below */
+  const double *Gi = w->Gi;
+  if (free) {
+    for (int k = 0; k < m * m; k++) Gil[k] = w->Gi[k];
+    Gi = Gil;
+  }
+  double *zq = free ? z : w->tmp2;
+  nh_la_copy_fixed(n, pp, w->cout); /* carried: p+_k+1, and with the kernel Q^T of it */
+  qt_k(w, n, m, Gi, pp, zq, free);
+  if (free) nh_la_copy_fixed(n, zq, w->cout + n);
+  *w->zvalid = free ? 1.0 : 0.0;
+  if (forced) {
     qt_apply_n(w, n, w->f, w->tmp); /* P^T f */
     nh_la_axpy_fixed(n, -1.0, w->tmp, w->f);
-    for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w->f[i] - w->tmp2[i]; /* p_k+1 = P^T (p+ + h/2 f) */
+    for (int i = 0; i < n; i++) pp[i] += 0.5 * h * w->f[i] - zq[i]; /* p_k+1 = P^T (p+ + h/2 f) */
   } else {
-    NH_LA_UNROLL
-    for (int i = 0; i < n; i++) pp[i] -= w->tmp2[i];
-  }
-  msolve_n(w, n, L1, pp, v1);
-  *w->pvalid = 1.0;
-  set_key(w->kout, t + h, x1, nx);
-  *w->hout = h;
-  vi_end(s, w, constM ? w->M0 : w->M1, x1);
-  return 0;
-}
-
-/* out = Q^T p (qt_apply_n's operations, in the same order) with n and m compile-time constants;
- * Gi is w->Gi or a copy of it */
-VI_INLINE void qt_fixed(int n, int m, const vi_ws *w, const double *Gi, const double *p, double *out) {
-  double z[2];
-  for (int k = 0; k < m; k++) z[k] = nh_la_dot_fixed(n, w->W + (size_t)k * n, p);
-  const double c0 = nh_la_dot_fixed(m, Gi, z);
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) out[i] = c0 * w->A[i];
-  if (m == 2) nh_la_axpy_fixed(n, nh_la_dot_fixed(m, Gi + m, z), w->A + n, out);
-}
-
-/* y = B x for B = w->Minv or w->M0 (n compile-time constant); for a diagonal B (diag) the product
- * 0.0 + d_i x_i, which for finite x is bitwise the full row product (the added zeros change
- * nothing, and the leading 0.0 turns -0 into +0 as the row's first term does) */
-VI_INLINE void mat_fixed(int n, int diag, const double *Mi, const double *x, double *y) {
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) y[i] = diag ? 0.0 + Mi[(size_t)i * (n + 1)] * x[i] : nh_la_dot_fixed(n, Mi + (size_t)i * n, x);
-}
-
-/* The common case of gni, free motion (no forces, no potential, constant M, M^-1 in w->Minv)
- * with one or two constraints, continuing from the end of the last step (the projector at q_k
- * in A, W, Gi): vi_tail_n's operations in the same order (results are bitwise the same) on
- * local vectors, for n and m constant after inlining (m <= 2, n <= 6):
- *   p-_k = p+_k - (1 + h/h_k-1) Q^T p+_k,  q_k+1 = q_k + h M^-1 p-_k,  p+_k+1 = p-_k,
- *   projector at q_k+1,  v_k+1 = M^-1 P^T p+_k+1.
- * It also hands the driver E(q_k+1, v_k+1) and max |A v_k+1| (nh_stepper.end_EA), computed as
- * nh_model_energy_given_M and nh_model_residual_given_A do. */
-VI_INLINE int gni_free_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
-                         const int n, const int m, const int diag) {
-  const nh_model *mo = s->model;
-  const double *Mi = w->Minv;
-  double *q1 = x1, *v1 = x1 + n, pm[6], z[6], v[6];
-  // outgoing momentum and the new position (Q^T p+_k as the last step left it when it was this
-  // kernel; -(1 + h/h) = -2 exactly)
-  if (*w->zvalid == 1.0) nh_la_copy_fixed(n, w->cin + n, z);
-  else qt_fixed(n, m, w, w->Gi, w->cin, z);
-  const double hin = *w->hin, a = h == hin ? -2.0 : -(1.0 + h / hin);
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) {
-    pm[i] = w->cin[i];
-    pm[i] += a * z[i];
-  }
-  mat_fixed(n, diag, Mi, pm, v);
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) q1[i] = x0[i] + h * v[i];
-  nh_la_copy_fixed(n, pm, w->phalf);
-  // projector at q_k+1: A, W = M^-1 A^T, G = chol(A W), Gi
-  int rc = nh_cb(mo->constraint(q1, w->tmp2, w->A, NULL, mo->user));
-  if (rc) return rc;
-  // (diagonal M^-1: W_i = d_i A_i without the 0.0 + that makes -0 into +0, as W only enters
-  // dot products that start from +0, where the sign of a zero term changes nothing; one
-  // constraint: G = A W without the leading 0.0 +, which differs only for G = +-0, singular
-  // either way; both shorten the chain from sin/cos to the next step)
-  if (diag) {
     NH_LA_UNROLL_FULL
-    for (int i = 0; i < m * n; i++) w->W[i] = Mi[(size_t)(i % n) * (n + 1)] * w->A[i];
-  } else {
-    for (int k = 0; k < m; k++) mat_fixed(n, diag, Mi, w->A + (size_t)k * n, w->W + (size_t)k * n);
+    for (int i = 0; i < n; i++) pp[i] -= zq[i];
   }
-  if (m == 1) {
-    double g = w->A[0] * w->W[0];
-    NH_LA_UNROLL_FULL
-    for (int i = 1; i < n; i++) g += w->A[i] * w->W[i];
-    w->G[0] = g;
-  } else {
-    for (int i = 0; i < m; i++)
-      for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+  msolve_k(w, n, L1, pp, v1, diag, free, Mi);
+  if (free) {
+    // the driver's monitors: E = 1/2 v^T M v + 0 (V = 0), max_k |A_k v|
+    mat_fixed(n, diag, w->M0, v1, v);
+    s->end_E = 0.5 * nh_la_dot_fixed(n, v1, v) + 0.0;
+    double res = 0.0;
+    for (int k = 0; k < m; k++) {
+      double r = fabs(nh_la_dot_fixed(n, w->A + (size_t)k * n, v1));
+      if (r > res) res = r;
+    }
+    s->end_res = res;
   }
-  if ((rc = chol_inverse(m, w->G, w->Gi))) return rc;
-  double Gi[4]; /* a copy in registers: its uses need not wait for the stores below */
-  for (int k = 0; k < m * m; k++) Gi[k] = w->Gi[k];
-  // carried p+_k+1 = p-_k; nodal p_k+1 = P^T p+_k+1 and v_k+1
-  nh_la_copy_fixed(n, pm, w->cout);
-  qt_fixed(n, m, w, Gi, pm, z);
-  nh_la_copy_fixed(n, z, w->cout + n);
-  *w->zvalid = 1.0;
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) pm[i] -= z[i];
-  mat_fixed(n, diag, Mi, pm, v1);
-  // the driver's monitors: E = 1/2 v^T M v + 0 (V = 0), max_k |A_k v|
-  mat_fixed(n, diag, w->M0, v1, v);
-  s->end_E = 0.5 * nh_la_dot_fixed(n, v1, v) + 0.0;
-  double res = 0.0;
-  for (int k = 0; k < m; k++) {
-    double r = fabs(nh_la_dot_fixed(n, w->A + (size_t)k * n, v1));
-    if (r > res) res = r;
-  }
-  s->end_res = res;
   *w->pvalid = 1.0;
   set_key(w->kout, t + h, x1, 2 * n);
   *w->hout = h;
-  vi_end(s, w, w->M0, x1);
-  s->end_EA = 1;
+  vi_end(s, w, constM ? w->M0 : w->M1, x1);
+  if (free) s->end_EA = 1;
   return 0;
 }
 
-/* the gni free-motion kernel for this model (gni_free_n with n, m, diag), 0 for none */
+/* the gni free-motion kernel for this model (vi_tail_k's free case with n, m, diag), 0 for none */
 static int free_code(const nh_model *mo, const vi_ws *w) {
   if (mo->coriolis || mo->force || mo->potential || *w->mfact != 1.0 || w->m < 1 || w->m > 2 || w->n < 2 || w->n > 6)
     return 0;
@@ -733,7 +325,7 @@ VI_INLINE int vi_body_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     nh_la_axpy(n, 0.5 * h, w->f, w->pm);
     if (kind == VI_GNI && s->opts.start == NH_START_MIDPOINT && w->m > 0) {
       nh_la_axpy(n, -0.5 * h, w->g, w->pm); /* M v_1/2 without c */
-      if ((rc = gni_midpoint_start(s, w, q0, h, w->pm, c0))) return rc;
+      if ((rc = vi_midpoint_start(s, w, q0, h, w->pm, c0))) return rc;
     }
     nh_la_gemv(n, n, w->M0, v0, w->cin);
     nh_la_axpy(n, -0.5 * h, w->f, w->cin);
@@ -741,7 +333,7 @@ VI_INLINE int vi_body_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     *w->hin = h;
     set_key(w->kin, t, x0, nx);
   }
-  return vi_tail_n(s, w, t, x0, h, x1, constM, midpoint, n);
+  return vi_tail_k(s, w, t, x0, h, x1, constM, midpoint, n, w->m, 0, 0);
 }
 
 VI_INLINE int vi_step_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
@@ -782,7 +374,7 @@ VI_INLINE int gni_free_step_n(nh_stepper *s, vi_ws *w, double t, const double *x
   int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
   if (!cont) return vi_body(s, w, t, x0, h, x1, VI_GNI, fresh, cont);
   *w->pvalid = 0.0;
-  return gni_free_n(s, w, t, x0, h, x1, n, m, diag);
+  return vi_tail_k(s, w, t, x0, h, x1, 1, 0, n, m, diag, 1);
 }
 
 static int gni_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
@@ -880,108 +472,6 @@ static int del_step(nh_stepper *s, double t, const double *x0, double h, double 
 
 /* ---- rattle and shake (constant M) ---------------------------------------------------- */
 
-static int rattle_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
-  const nh_model *mo = s->model;
-  vi_ws *w = vi_get(s);
-  const int n = w->n, m = w->m, nx = 2 * n;
-  const double *q0 = x0, *v0 = x0 + n;
-  double *q1 = x1, *v1 = x1 + n, *lam = w->z;
-  int rc;
-  if (err) *err = 0.0;
-  s->evals++;
-  int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
-  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv, w->mdiag))) return rc;
-  if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
-  if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
-  *w->pvalid = 0.0;
-  if (fresh) {
-    // lambda_0: 0 (paper) or (A M^-1 A^T)^-1 A M^-1 f_0 (consistent with gni)
-    vzero(n, w->cin);
-    if (s->opts.start != NH_START_PAPER && m > 0) {
-      for (int k = 0; k < m; k++) w->cin[k] = nh_la_dot(n, w->W + (size_t)k * n, w->f);
-      nh_la_chol_solve(m, w->G, w->cin);
-    }
-    set_key(w->kin, t, x0, nx);
-  }
-  // (10a) p_k+1/2 = p_k + h/2 (f_k - A_k^T lam_k), (10b) q_k+1
-  nh_la_gemv(n, n, w->M0, v0, w->phalf);
-  nh_la_axpy(n, 0.5 * h, w->f, w->phalf);
-  for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * w->cin[k], w->A + (size_t)k * n, w->phalf);
-  msolve_w(w, w->L0, w->phalf, w->v);
-  for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
-  // (10e) lam_k+1 from G lam = A M^-1 (2/h p_k+1/2 + f_k+1), (10d) p_k+1
-  if ((rc = force(mo, t + h, q1, w->v, 1, w->f, w->tmp))) return rc;
-  if ((rc = proj_setup(mo, w, q1, w->L0))) return rc;
-  for (int i = 0; i < n; i++) w->tmp[i] = 2.0 / h * w->phalf[i] + w->f[i];
-  for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w->W + (size_t)k * n, w->tmp);
-  if (m > 0) nh_la_chol_solve(m, w->G, lam);
-  nh_la_copy(n, w->phalf, w->p);
-  nh_la_axpy(n, 0.5 * h, w->f, w->p);
-  for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w->A + (size_t)k * n, w->p);
-  msolve_w(w, w->L0, w->p, v1);
-  nh_la_copy(m, lam, w->cout);
-  set_key(w->kout, t + h, x1, nx);
-  *w->pvalid = 1.0;
-  vi_end(s, w, w->M0, x1);
-  return 0;
-}
-
-static int shake_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
-  const nh_model *mo = s->model;
-  vi_ws *w = vi_get(s);
-  const int n = w->n, m = w->m, nx = 2 * n;
-  const double *q0 = x0, *v0 = x0 + n;
-  double *q1 = x1, *v1 = x1 + n, *vm = w->r, *lam = w->z;
-  int rc;
-  if (err) *err = 0.0;
-  s->evals++;
-  int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
-  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv, w->mdiag))) return rc;
-  if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
-  if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
-  *w->pvalid = 0.0;
-  if (fresh) {
-    // q_-1 = q_0 - h M^-1 (p_0 - h/2 P^T f_0), h_-1 = h
-    nh_la_gemv(n, n, w->M0, v0, w->p);
-    nh_la_copy(n, w->f, w->tmp2);
-    pt_inplace(w, w->tmp2, w->tmp);
-    nh_la_axpy(n, -0.5 * h, w->tmp2, w->p);
-    msolve_w(w, w->L0, w->p, w->v);
-    for (int i = 0; i < n; i++) w->cin[i] = q0[i] - h * w->v[i];
-    *w->hin = h;
-    set_key(w->kin, t, x0, nx);
-  }
-  const double hp = *w->hin, hb = 0.5 * (hp + h);
-  // v- and lam = G^-1 A (2 v-/h_k-1 + M^-1 f)
-  for (int i = 0; i < n; i++) vm[i] = (q0[i] - w->cin[i]) / hp;
-  msolve_w(w, w->L0, w->f, w->tmp);
-  for (int i = 0; i < n; i++) w->tmp[i] += 2.0 / hp * vm[i];
-  for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w->A + (size_t)k * n, w->tmp);
-  if (m > 0) nh_la_chol_solve(m, w->G, lam);
-  // v+ = v- + hb M^-1 (f - A^T lam), q_k+1 = q_k + h v+
-  nh_la_copy(n, w->f, w->tmp);
-  for (int k = 0; k < m; k++) nh_la_axpy(n, -lam[k], w->A + (size_t)k * n, w->tmp);
-  msolve_w(w, w->L0, w->tmp, w->v);
-  for (int i = 0; i < n; i++) w->v[i] = vm[i] + hb * w->v[i];
-  for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
-  nh_la_gemv(n, n, w->M0, w->v, w->phalf);
-  // nodal velocity p_k+1 = P^T (M v+ + h/2 f_k+1)
-  if ((rc = force(mo, t + h, q1, w->v, 1, w->f, w->tmp))) return rc;
-  if ((rc = proj_setup(mo, w, q1, w->L0))) return rc;
-  nh_la_copy(n, w->phalf, w->p);
-  nh_la_axpy(n, 0.5 * h, w->f, w->p);
-  pt_inplace(w, w->p, w->tmp);
-  msolve_w(w, w->L0, w->p, v1);
-  nh_la_copy(n, q0, w->cout);
-  *w->hout = h;
-  set_key(w->kout, t + h, x1, nx);
-  *w->pvalid = 1.0;
-  vi_end(s, w, w->M0, x1);
-  return 0;
-}
-
-/* ---- shared: dense output, support, table ------------------------------------------------ */
-
 /* Dense output of the fixed-step structure-preserving methods: linear in q and v over the step
  * (the discrete path between nodes is a chord; only used to bracket events, which the driver
  * then locates with genuine partial steps). */
@@ -1016,13 +506,8 @@ void nh_vi_set_carried(nh_stepper *s, double t, const double *x, const double *c
   s->restart = 0;
 }
 
-/* all four need a mechanical model (an ODE-form model has no M, V or A) */
-static int mechanical(const nh_model *mo) { return mo->form == NH_FORM_MECHANICAL ? NH_OK : NH_ERR_UNSUPPORTED; }
-static int constant_mass(const nh_model *mo) {
-  return mechanical(mo) == NH_OK && mo->coriolis == NULL ? NH_OK : NH_ERR_UNSUPPORTED;
-}
 static int unconstrained_or_holonomic(const nh_model *mo) {
-  if (mechanical(mo) != NH_OK) return NH_ERR_UNSUPPORTED;
+  if (vi_mechanical(mo) != NH_OK) return NH_ERR_UNSUPPORTED;
   return mo->nc == 0 || (mo->holonomic && mo->nq + mo->nc <= 64) ? NH_OK : NH_ERR_UNSUPPORTED;
 }
 
@@ -1031,34 +516,10 @@ const nh_method nh_method_gni = {
     .summary = "nonholonomic GNI, momentum-jump form (eqs. 5, 14-16); Newton for a q-dependent M",
     .preserves = "energy exactly for V = 0 (constant M); constraints on average; nonholonomic momentum of horizontal symmetries",
     .order = 2,
-    .flags = NH_METHOD_SYMMETRIC,
+    .flags = NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY | NH_METHOD_ENERGY_NO_V | NH_METHOD_HALF_STEP,
     .work_size = vi_work_size,
-    .supports = mechanical,
+    .supports = vi_mechanical,
     .step = gni_step,
-    .dense = nh_dense_linear,
-};
-
-const nh_method nh_method_rattle = {
-    .name = "rattle",
-    .summary = "nonholonomic RATTLE (eq. 10), constant M, one multiplier per node",
-    .preserves = "energy exactly for V = 0; constraints exactly at the nodes",
-    .order = 2,
-    .flags = NH_METHOD_SYMMETRIC,
-    .work_size = vi_work_size,
-    .supports = constant_mass,
-    .step = rattle_step,
-    .dense = nh_dense_linear,
-};
-
-const nh_method nh_method_shake = {
-    .name = "shake",
-    .summary = "nonholonomic SHAKE (eq. 9), two-step, constant M",
-    .preserves = "energy exactly for V = 0; constraints on average",
-    .order = 2,
-    .flags = NH_METHOD_SYMMETRIC,
-    .work_size = vi_work_size,
-    .supports = constant_mass,
-    .step = shake_step,
     .dense = nh_dense_linear,
 };
 

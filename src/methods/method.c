@@ -159,7 +159,7 @@ nh_method_opts nh_method_opts_default(void) {
   nh_method_opts o;
   memset(&o, 0, sizeof o);
   o.retraction = NH_RETRACTION_EXP;
-  o.start = NH_START_PAPER;
+  o.start = NH_START_MIDPOINT;
   o.midpoint_ld = 0;
   o.alpha = 0.5;
   o.dexp_order = 0;

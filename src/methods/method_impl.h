@@ -42,6 +42,8 @@ typedef struct nh_stepper {
    * nh_model_residual_given_A would */
   int end_EA;
   double end_E, end_res;
+  /* the half-step energy of the step just taken (NH_METHOD_HALF_STEP: every step sets it) */
+  double end_C;
 } nh_stepper;
 
 struct nh_method {

@@ -1,0 +1,404 @@
+/* vi.h - what the variational integrators share (gni.c: gni and del; rattle_shake.c): the
+ * workspace carved from the stepper's work block, the carried vector keyed by the state it
+ * belongs to, and the building blocks (mass factor, projector, Q^T, forces). The methods and
+ * their equations are described at the top of gni.c. Helpers forced inline take n (= w->n) as
+ * an argument: a step is compiled for a few fixed small n, where the compiler unrolls their
+ * loops. */
+#ifndef NH_METHODS_VI_H
+#define NH_METHODS_VI_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "la/la.h"
+#include "methods/method_impl.h"
+#include "model/model_impl.h"
+
+/* the symmetric systems of these methods are well conditioned; singular below this pivot */
+#define VI_PIVOT_TOL 1e-14
+/* midpoint start of gni: fixed-point iterations on the constraint at the half point */
+#define VI_START_MAX_ITER 50
+
+enum { VI_GNI, VI_DEL }; /* the two users of vi_step */
+#if defined(__GNUC__)
+#define VI_INLINE static inline __attribute__((always_inline))
+#else
+#define VI_INLINE static inline
+#endif
+
+
+/* ---- workspace ---------------------------------------------------------------------- */
+
+typedef struct vi_ws {
+  int n, m;
+  int free;                    /* gni: the free-motion kernel for this model (free_code), 0: none */
+  double *M0, *L0, *M1, *L1;   /* mass matrices and Cholesky factors at q_k, q_k+1 */
+  double *A, *W, *G, *Gi;      /* constraint rows, M^-1 A^T (by column), factor of A M^-1 A^T
+                                  and its inverse */
+  double *dM0, *dM1, *d2M, *H; /* derivatives (Newton) */
+  double *J, *dwork;           /* Newton Jacobian; model derivative scratch */
+  int *piv;
+  double *p, *pm, *f, *g, *r, *v, *tmp, *tmp2, *z, *zz; /* (n) / (m) vectors */
+  double *kin, *kout;          /* keys (t, q, v) of the carried state: input and output */
+  double *cin, *cout;          /* carried vector for kin / kout (gni: then Q^T of it, see zvalid) */
+  double *hin, *hout;          /* the step length the carried vector belongs to */
+  double *phalf;               /* last step's half-step momentum */
+  double *mfact;               /* 1 when M0/L0 hold the (constant) factored mass matrix */
+  double *Minv;                /* M^-1 (constant M, with mfact) */
+  double *mdiag;               /* 1 when that M and M^-1 are diagonal (off-diagonal entries 0) */
+  double *pvalid;              /* 1 when A, W, G hold the projector at the q of kout */
+  double *zvalid;              /* 1 when cout + n holds Q^T cout (written by the free-motion kernel) */
+  double *K, *A0, *rz;         /* del with holonomic constraints: KKT Newton matrix, A(q_k), residual */
+  int *kpiv;
+} vi_ws;
+
+/* The carved workspace is cached at the head of s->work (carving costs as much as a small
+ * step): valid while it records this work block and this model. */
+typedef struct vi_hdr {
+  const double *self;
+  const nh_model *model;
+  vi_ws w;
+} vi_hdr;
+#define VI_HDR_DOUBLES ((sizeof(vi_hdr) + sizeof(double) - 1) / sizeof(double))
+
+static inline size_t vi_work_size(const nh_model *mo) {
+  size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
+  return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + 2 * n * n +
+         nh_model_deriv_work_size(mo) + n + 10 * n + 2 * m + 2 * (1 + nx) + 4 * n + 2 + n + 1 +
+         n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8 + 2 * n + 1;
+}
+
+static inline vi_ws vi_carve(nh_stepper *s) {
+  const nh_model *mo = s->model;
+  vi_ws w;
+  size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
+  double *p = s->work + VI_HDR_DOUBLES;
+  w.n = (int)n, w.m = (int)m;
+  w.free = 0; /* set by the first general gni step */
+  w.M0 = p, p += n * n;
+  w.L0 = p, p += n * n;
+  w.M1 = p, p += n * n;
+  w.L1 = p, p += n * n;
+  w.A = p, p += m * n;
+  w.W = p, p += m * n;
+  w.G = p, p += m * m;
+  w.Gi = p, p += m * m;
+  w.dM0 = p, p += n * n * n;
+  w.dM1 = p, p += n * n * n;
+  w.d2M = p, p += n * n * n * n;
+  w.H = p, p += n * n;
+  w.J = p, p += n * n;
+  w.dwork = p, p += nh_model_deriv_work_size(mo);
+  w.piv = (int *)p, p += n;
+  w.p = p, p += n;
+  w.pm = p, p += n;
+  w.f = p, p += n;
+  w.g = p, p += n;
+  w.r = p, p += n;
+  w.v = p, p += n;
+  w.tmp = p, p += n;
+  w.tmp2 = p, p += n;
+  w.z = p, p += n;
+  w.zz = p, p += n;
+  w.kin = p, p += 1 + nx;
+  w.kout = p, p += 1 + nx;
+  w.cin = p, p += 2 * n;
+  w.cout = p, p += 2 * n;
+  w.hin = p, p += 1;
+  w.hout = p, p += 1;
+  w.phalf = p, p += n;
+  w.mfact = p, p += 1;
+  w.Minv = p, p += n * n;
+  w.mdiag = p, p += 1;
+  w.pvalid = p, p += 1;
+  w.zvalid = p, p += 1;
+  *w.zvalid = 0.0;
+  w.K = p, p += (n + m) * (n + m);
+  w.A0 = p, p += m * n;
+  w.rz = p, p += n + m;
+  w.kpiv = (int *)p, p += n + m;
+  return w;
+}
+
+/* the workspace of s, carved on first use */
+static inline vi_ws *vi_get(const nh_stepper *s) {
+  vi_hdr *hd = (vi_hdr *)(void *)s->work;
+  if (hd->self != s->work || hd->model != s->model) {
+    hd->w = vi_carve((nh_stepper *)s);
+    hd->self = s->work;
+    hd->model = s->model;
+  }
+  return &hd->w;
+}
+
+/* hand the driver M(q1) and A(q1) (w->A: every step ends with proj_setup at q1) */
+static inline void vi_end(nh_stepper *s, const vi_ws *w, const double *M1, const double *x1) {
+  s->end_M = M1;
+  s->end_A = w->A;
+  s->end_x = x1;
+  s->end_EA = 0; /* E and the residual: only from the free-motion kernel */
+}
+
+/* ---- building blocks ---------------------------------------------------------------- */
+
+/* x = 0 (inline: the vectors are short) */
+static inline void vzero(int n, double *x) {
+  for (int i = 0; i < n; i++) x[i] = 0.0;
+}
+
+VI_INLINE void set_key(double *key, double t, const double *x, int nx) {
+  key[0] = t;
+  nh_la_copy_fixed(nx, x, key + 1);
+}
+/* the time is not compared: the driver may land the last step exactly on t_max (t + h rounded
+ * differently), and the same (q, v) at two different times does not happen in practice */
+VI_INLINE int key_eq(const double *key, double t, const double *x, int nx) {
+  (void)t;
+#if defined(__GNUC__)
+  if (nx % 2 == 0 && nx <= 12) { /* the same == compares, two at a time (nx fixed after inlining) */
+    typedef double v2d __attribute__((vector_size(16)));
+    typedef long long v2l __attribute__((vector_size(16)));
+    v2l eq = {-1, -1};
+    for (int i = 0; i < nx; i += 2) {
+      v2d a, b;
+      memcpy(&a, key + 1 + i, sizeof a);
+      memcpy(&b, x + i, sizeof b);
+      eq &= (v2l)(a == b);
+    }
+    return (eq[0] & eq[1]) != 0;
+  }
+#endif
+  int eq = 1;
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < nx; i++) eq &= key[1 + i] == x[i];
+  return eq;
+}
+
+/* Decide where the carried vector comes from. Returns 1 when the method must restart; *cont
+ * is set when x0 is the end of the last step (the projector there is still in A, W, G). */
+VI_INLINE int vi_resolve(nh_stepper *s, vi_ws *w, int n, double t, const double *x0, int *cont) {
+  const int nx = 2 * n;
+  *cont = 0;
+  if (s->restart) {
+    s->restart = 0;
+    return 1;
+  }
+  if (key_eq(w->kout, t, x0, nx)) {
+    *cont = *w->pvalid == 1.0;
+    // the output becomes the input: swap the buffers (the old input is overwritten next)
+    double *k = w->kin, *c = w->cin, *hh = w->hin;
+    w->kin = w->kout, w->cin = w->cout, w->hin = w->hout;
+    w->kout = k, w->cout = c, w->hout = hh;
+    return 0;
+  }
+  return key_eq(w->kin, t, x0, nx) ? 0 : 1;
+}
+
+/* M(q) into M and its Cholesky factor into L (once, for a constant M) */
+static inline int mass_factor(const nh_model *mo, const double *q, double *M, double *L, int constant,
+                       double *flag, double *Minv, double *diag) {
+  const int n = mo->nq;
+  if (constant && flag && *flag == 1.0) return 0;
+  int rc = nh_cb(mo->mass(q, M, mo->user));
+  if (rc) return rc;
+  memcpy(L, M, sizeof(double) * (size_t)n * n);
+  if (nh_la_chol(n, L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
+  if (constant && flag) {
+    // M^-1 once: a step then needs no triangular solves (their divisions dominated the cost)
+    for (int j = 0; j < n; j++) {
+      double *col = Minv + (size_t)j * n; /* M^-1 is symmetric: column j = row j */
+      vzero(n, col);
+      col[j] = 1.0;
+      nh_la_chol_solve(n, L, col);
+    }
+    *diag = 1.0;
+    for (int i = 0; i < n * n; i++)
+      if (i % (n + 1) != 0 && (Minv[i] != 0.0 || M[i] != 0.0)) *diag = 0.0;
+    *flag = 1.0;
+  }
+  return 0;
+}
+
+
+/* y = B x for B = w->Minv or w->M0 (n compile-time constant); for a diagonal B (diag) the product
+ * 0.0 + d_i x_i, which for finite x is bitwise the full row product (the added zeros change
+ * nothing, and the leading 0.0 turns -0 into +0 as the row's first term does) */
+VI_INLINE void mat_fixed(int n, int diag, const double *Mi, const double *x, double *y) {
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) y[i] = diag ? 0.0 + Mi[(size_t)i * (n + 1)] * x[i] : nh_la_dot_fixed(n, Mi + (size_t)i * n, x);
+}
+
+/* y = M^-1 x: with the factor L, or with M^-1 (w->Minv) for the constant factor w->L0 (known
+ * when free: the free-motion kernel; diag: that M^-1 is diagonal) */
+VI_INLINE void msolve_k(const vi_ws *w, int n, const double *L, const double *x, double *y, const int diag,
+                        const int free, const double *Mi) {
+  if (free || (L == w->L0 && *w->mfact == 1.0)) {
+    mat_fixed(n, diag, free ? Mi : w->Minv, x, y);
+    return;
+  }
+  nh_la_copy_fixed(n, x, y);
+  nh_la_chol_solve(n, L, y);
+}
+VI_INLINE void msolve_n(const vi_ws *w, int n, const double *L, const double *x, double *y) {
+  msolve_k(w, n, L, x, y, 0, 0, NULL);
+}
+static inline void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) { msolve_n(w, w->n, L, x, y); }
+
+/* G (m x m, SPD) <- its Cholesky factor and Gi <- G^-1: the operations of nh_la_chol (tol
+ * VI_PIVOT_TOL) and of nh_la_chol_solve on the unit vectors, written out for the tiny m of a
+ * constraint block (a call each cost more than the arithmetic) */
+VI_INLINE int chol_inverse(int m, double *G, double *Gi) {
+  if (m == 1) { /* one constraint: L = sqrt(G), G^-1 = (1 / L) / L */
+    if (!(G[0] > VI_PIVOT_TOL * G[0]) || !(G[0] > 0.0)) return NH_ERR_SINGULAR;
+    G[0] = sqrt(G[0]);
+    Gi[0] = 1.0 / G[0] / G[0];
+    return 0;
+  }
+  double dmax = 0.0;
+  for (int i = 0; i < m; i++)
+    if (G[i * m + i] > dmax) dmax = G[i * m + i];
+  const double thr = VI_PIVOT_TOL * dmax;
+  for (int j = 0; j < m; j++) {
+    double *Lj = G + (size_t)j * m;
+    double d = Lj[j] - nh_la_dot(j, Lj, Lj);
+    if (!(d > thr) || !(d > 0.0)) return NH_ERR_SINGULAR;
+    double ljj = sqrt(d);
+    Lj[j] = ljj;
+    for (int i = j + 1; i < m; i++) {
+      double *Li = G + (size_t)i * m;
+      Li[j] = (Li[j] - nh_la_dot(j, Li, Lj)) / ljj;
+    }
+  }
+  for (int j = 0; j < m; j++) {
+    double *b = Gi + (size_t)j * m; /* symmetric: column j = row j */
+    for (int i = 0; i < m; i++) b[i] = i == j ? 1.0 : 0.0;
+    for (int i = 0; i < m; i++) b[i] = (b[i] - nh_la_dot(i, G + (size_t)i * m, b)) / G[(size_t)i * m + i];
+    for (int i = m - 1; i >= 0; i--) {
+      double sum = b[i];
+      for (int k = i + 1; k < m; k++) sum -= G[(size_t)k * m + i] * b[k];
+      b[i] = sum / G[(size_t)i * m + i];
+    }
+  }
+  return 0;
+}
+
+/* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W) and Gi = (A W)^-1 (applied two or
+ * three times per step). Nothing when m = 0. In the free-motion kernel (free: m and n
+ * constants, M^-1 in w->Minv) with a diagonal M^-1 W_i = d_i A_i without the 0.0 + that makes
+ * -0 into +0, as W only enters dot products that start from +0, where the sign of a zero term
+ * changes nothing; with one constraint G = A W without the leading 0.0 +, which differs only
+ * for G = +-0, singular either way: both shorten the chain from the constraint to the next step. */
+VI_INLINE int proj_setup_k(const nh_model *mo, vi_ws *w, int n, int m, const double *q, const double *L,
+                           const int diag, const int free, const double *Mi) {
+  if (m == 0) return 0;
+  int rc = nh_cb(mo->constraint(q, w->tmp2, w->A, NULL, mo->user));
+  if (rc) return rc;
+  if (free && diag) {
+    NH_LA_UNROLL_FULL
+    for (int i = 0; i < m * n; i++) w->W[i] = Mi[(size_t)(i % n) * (n + 1)] * w->A[i];
+  } else {
+    for (int k = 0; k < m; k++) msolve_k(w, n, L, w->A + (size_t)k * n, w->W + (size_t)k * n, 0, free, Mi);
+  }
+  if (free && m == 1) {
+    double g = w->A[0] * w->W[0];
+    NH_LA_UNROLL_FULL
+    for (int i = 1; i < n; i++) g += w->A[i] * w->W[i];
+    w->G[0] = g;
+  } else {
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+  }
+  return chol_inverse(m, w->G, w->Gi);
+}
+static inline int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const double *L) {
+  return proj_setup_k(mo, w, w->n, w->m, q, L, 0, 0, NULL);
+}
+
+/* out = Q^T p = A^T G^-1 A M^-1 p (momenta), with proj_setup's A, W and Gi (w->Gi or a copy of
+ * it); local: m <= 2 (the kernel), the intermediate in registers */
+VI_INLINE void qt_k(const vi_ws *w, int n, int m, const double *Gi, const double *p, double *out, const int local) {
+  if (m == 0) {
+    for (int i = 0; i < n; i++) out[i] = 0.0;
+    return;
+  }
+  double zl[2], *z = local ? zl : w->zz;
+  for (int k = 0; k < m; k++) z[k] = nh_la_dot_fixed(n, w->W + (size_t)k * n, p); /* A M^-1 p */
+  const double c0 = nh_la_dot(m, Gi, z);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) out[i] = c0 * w->A[i];
+  for (int k = 1; k < m; k++) nh_la_axpy_fixed(n, nh_la_dot(m, Gi + (size_t)k * m, z), w->A + (size_t)k * n, out);
+}
+VI_INLINE void qt_apply_n(const vi_ws *w, int n, const double *p, double *out) { qt_k(w, n, w->m, w->Gi, p, out, 0); }
+static inline void qt_apply(const vi_ws *w, const double *p, double *out) { qt_apply_n(w, w->n, p, out); }
+
+/* f = f(t, q, v) (+ -dV(q) when with_potential) */
+static inline int force(const nh_model *mo, double t, const double *q, const double *v, int with_potential,
+                 double *f, double *tmp) {
+  const int n = mo->nq;
+  int rc;
+  vzero(n, f);
+  if (mo->force && (rc = nh_cb(mo->force(t, q, v, f, mo->user)))) return rc;
+  if (with_potential && mo->potential) {
+    if ((rc = nh_cb(mo->potential(q, NULL, tmp, mo->user)))) return rc;
+    nh_la_axpy(n, -1.0, tmp, f);
+  }
+  return 0;
+}
+
+/* P^T x in place (x -= Q^T x), tmp scratch */
+static inline void pt_inplace(const vi_ws *w, double *x, double *tmp) {
+  qt_apply(w, x, tmp);
+  nh_la_axpy(w->n, -1.0, tmp, x);
+}
+
+/* ---- discrete Lagrangians ------------------------------------------------------------- */
+
+/* The midpoint start (gni, rattle, shake): c = A(q0)^T lam with mu(q_mid) M^-1 (pm + c) = 0,
+ * q_mid = q0 + h/2 M^-1 (pm + c), so that the first half-step momentum pm + c meets the
+ * constraint at the half point. On entry w->A, W, G hold the projector at q0; pm the paper's
+ * p_1/2; result in c, and lam left in w->z. */
+static inline int vi_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, double h, const double *pm,
+                              double *c) {
+  const nh_model *mo = s->model;
+  const int n = w->n, m = w->m;
+  double *A0 = w->J;               /* (m x n) copy of A(q0); J is free here */
+  double *B = w->J + (size_t)m * n; /* (m x m) */
+  double *lam = w->z, *ph = w->tmp, *y = w->r, *qm = w->v;
+  int rc, it;
+  double res = INFINITY;
+  memcpy(A0, w->A, sizeof(double) * (size_t)m * n);
+  vzero(m, lam);
+  for (it = 0; it < VI_START_MAX_ITER; it++) {
+    nh_la_copy(n, pm, ph);
+    for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, ph);
+    msolve_w(w, w->L0, ph, y);
+    for (int i = 0; i < n; i++) qm[i] = q0[i] + 0.5 * h * y[i];
+    if ((rc = nh_cb(mo->constraint(qm, w->tmp2, w->A, NULL, mo->user)))) return rc;
+    // residual A(qm) y and matrix A(qm) M^-1 A0^T (the W of q0 is still in w->W)
+    double *e = w->zz;
+    for (int i = 0; i < m; i++) e[i] = nh_la_dot(n, w->A + (size_t)i * n, y);
+    res = nh_la_norm_inf(m, e) / (1.0 + nh_la_norm_inf(n, y));
+    if (res <= s->opts.newton_tol) break;
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < m; j++) B[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+    if (nh_la_lu(m, B, w->piv, VI_PIVOT_TOL) != NH_OK) return NH_ERR_SINGULAR;
+    nh_la_lu_solve(m, B, w->piv, e);
+    nh_la_axpy(m, -1.0, e, lam);
+  }
+  nh_stepper_solved(s, it, res);
+  if (!(res <= s->opts.newton_tol)) {
+    snprintf(s->msg, sizeof s->msg, "%s midpoint start did not converge (residual %.3e)", s->method->name, res);
+    return NH_ERR_NO_CONVERGENCE;
+  }
+  vzero(n, c);
+  for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, c);
+  // restore A(q0)
+  memcpy(w->A, A0, sizeof(double) * (size_t)m * n);
+  return 0;
+}
+
+/* all four methods need a mechanical model (an ODE-form model has no M, V or A) */
+static inline int vi_mechanical(const nh_model *mo) { return mo->form == NH_FORM_MECHANICAL ? NH_OK : NH_ERR_UNSUPPORTED; }
+
+#endif

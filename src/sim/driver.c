@@ -1,0 +1,450 @@
+/* driver.c - the stepping loop. One step of the driver (drive_step):
+ *   1. step      x0 -> x1 over h with the method (adaptive: retry until err <= 1)
+ *   2. detect    gaps at dense-output samples theta_j = j/(ns+1) and at x1: the first sample
+ *                interval where some g_i goes from >= 0 to < 0 brackets a crossing
+ *                (exact method with a predictor: the model predicts the event before the
+ *                step, and the step goes straight to it)
+ *   3. locate    regula falsi (Illinois) on phi(tau) = g_i(step(x0, tau)), i.e. on genuine
+ *                partial steps of the method, to |tau_hi - tau_lo| <= event_tol max(1,|t|);
+ *                the state kept is the admissible end (g_i >= 0)
+ *   4. output    dense samples at multiples of out_dt inside the accepted step
+ *   5. impact    if dg_i v < -vn_tol: the gap's impact law (nholo/impact.h), logged with
+ *                energies and multipliers; a burst of zeno_count impacts each closer than
+ *                zeno_interval stops the run with NH_ZENO
+ * Monitors (either form) are scanned after step 3 on the step kept so far: a sign change in
+ * the monitor's direction is confirmed and located the same way (partial steps, regula
+ * falsi), the step is cut just past it and the event logged (or the run stopped). ODE-form
+ * models (x' = F(t, x)) have no gaps; their projection, if any, is applied to the state
+ * kept by each accepted step.
+ *
+ * The step and the loop around it have one source, compiled with constant flags: `plain` (a
+ * fixed-step method on a model without gaps, monitors or projection, s->plain: 2-3 and 5 drop
+ * out) and `fast` (plain and no observer: the state alternates between two buffers instead of
+ * being copied, and the statistics are written when the loop returns), and for the common
+ * state sizes nx. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/sim_impl.h"
+
+#define NH_STEP_MAX_RETRY 60 /* adaptive rejections of one step before underflow */
+
+/* report dense samples at multiples of out_dt in (t, t + h] of the step x -> x1 */
+static int emit_outputs(nh_sim *s, double h, const double *x1, nh_observer_fn obs, void *user) {
+  if (!obs || s->def.out_dt <= 0.0) return 0;
+  const double dt = s->def.out_dt;
+  int rc;
+  for (;;) {
+    double to = s->out_t0 + (double)s->out_k * dt;
+    if (to > s->t + h) break;
+    double th = (to - s->t) / h;
+    if ((rc = method_dense(s, th, x1, s->xd))) return rc > 0 ? NH_ERR_EVENT : rc;
+    s->out_k++;
+    if (obs(s, NH_SAMPLE_OUTPUT, to, s->xd, vel(s, s->xd), user)) return NH_STOPPED;
+  }
+  return 0;
+}
+
+/* the solver counters of the stepper into the statistics (at each accepted step, and
+ * with the failed attempts when a step fails) */
+SIM_INLINE void solver_stats(nh_sim *s) {
+  s->stats.evals = s->st.evals;
+  s->stats.solver_iterations = s->st.iters;
+  s->stats.solver_max_iterations = s->st.max_iters;
+  s->stats.solver_last_iterations = s->st.last_iters;
+  s->stats.solver_last_residual = s->st.last_res;
+  s->stats.solver_max_residual = s->st.max_res;
+}
+
+/* 1. step x0 -> x1 over *h, shrinking *h after a rejection (err != NULL: adaptive, accept
+ * when *err <= 1; a positive return or a non-finite state: "too large a step") */
+SIM_INLINE int step_retry(nh_sim *s, const double *x0, double *x1, double *hp, int *last, double *err,
+                          const int nx) {
+  const int adaptive = err != NULL;
+  double h = *hp;
+  int rc;
+  for (int tries = 0;; tries++) {
+    rc = method_step_from(s, x0, h, x1, err);
+    if (rc == 0 && !all_finite(nx, x1)) rc = 1; /* treat overflow as "too large a step" */
+    if (rc < 0) {
+      sim_msg(s, "step at t = %.17g with h = %g failed: %s", s->t, h, nh_status_string(rc));
+      solver_stats(s);
+      return rc;
+    }
+    if (rc == 0 && !(adaptive && *err > 1.0)) break;
+    // reject: shrink
+    s->stats.rejected++;
+    double fac = rc > 0 ? 0.25 : fmax(0.2, 0.9 * pow(*err, -1.0 / (s->def.method->err_order + 1)));
+    h *= fac;
+    *last = 0;
+    if (h < s->def.h_min || tries >= NH_STEP_MAX_RETRY) {
+      sim_msg(s, "step size underflow at t = %.17g (h = %g)", s->t, h);
+      solver_stats(s);
+      return rc > 0 && !adaptive ? NH_ERR_NONFINITE : NH_ERR_STEP_UNDERFLOW;
+    }
+  }
+  *hp = h;
+  return 0;
+}
+
+/* energy E and constraint residual of the accepted state x (at s->t), which the method wrote
+ * to xend (x itself, or a copy of it); then the monitor functions at x (plain: known to have
+ * no projection, gaps or monitors) */
+SIM_INLINE int step_invariants(nh_sim *s, const double *xend, const double *x, double *Ep, double *resp,
+                               const int plain) {
+  int rc;
+  double E, res;
+  const nh_stepper *st = &s->st;
+  if (st->end_x == xend && (plain || !s->model->project)) {
+    if (!plain && s->ng > 0) {
+      memcpy(s->M, st->end_M, sizeof(double) * (size_t)s->nq * (size_t)s->nq);
+      memcpy(s->dyn.A, st->end_A, sizeof(double) * (size_t)s->nc * (size_t)s->nq);
+    }
+    if (st->end_EA) {
+      E = st->end_E, res = st->end_res, rc = 0;
+    } else {
+      nh_model_residual_given_A(s->model, x + s->nq, st->end_A, &res);
+      rc = nh_model_energy_given_M(s->model, x, x + s->nq, st->end_M, &E);
+    }
+  } else {
+    rc = energy(s, s->t, x, &E);
+    if (!rc) rc = residual(s, x, &res);
+  }
+  if (rc || (!plain && (rc = monitors(s, s->t, x, s->m0)))) {
+    sim_msg(s, "model evaluation failed at t = %.17g", s->t);
+    return rc < 0 ? rc : NH_ERR_CALLBACK;
+  }
+  *Ep = E, *resp = res;
+  return 0;
+}
+
+/* The loop's state: where the current state is (xa: s->x, or in a fast loop either of s->x
+ * and s->x1, xb the other), the invariants of the steps not yet in the statistics (the last
+ * energy E, the largest |E - E_seg| and residual, over n steps), and the fixed step h0 with
+ * the remaining time `far` beyond which a step cannot be the last. */
+typedef struct run_acc {
+  double *xa, *xb;
+  double E, dE, rmax;
+  int half;     /* s->half */
+  double C, Cmax, Cmin; /* the half-step energy: the last one and its extremes (of max |C - C_seg|) */
+  long n;
+  double h0, far;
+} run_acc;
+
+static run_acc run_acc_init(nh_sim *s) {
+  double h0 = s->def.h;
+  if (s->def.h_max > 0.0 && h0 > s->def.h_max) h0 = s->def.h_max;
+  run_acc a = {s->x, s->x1, s->stats.energy, 0.0, 0.0, s->half, s->stats.conserved, -INFINITY, INFINITY, 0, h0, 2.0 * h0};
+  return a;
+}
+
+/* the accumulated invariants into the statistics (the largest relative energy error is the
+ * largest |E - E_seg| divided by |E_seg|: rounding is monotone, so this is the largest of the
+ * quotients) */
+SIM_INLINE void flush_stats(nh_sim *s, run_acc *a) {
+  if (a->n == 0) return;
+  s->stats.energy = a->E;
+  const double Es = fabs(s->E_seg) > 1e-300 ? fabs(s->E_seg) : 1e-300; /* fmax(|E_seg|, 1e-300) */
+  const double rel = a->dE / Es;
+  if (rel > s->stats.max_energy_rel_error) s->stats.max_energy_rel_error = rel;
+  if (a->rmax > s->stats.max_constraint_residual) s->stats.max_constraint_residual = a->rmax;
+  if (a->half) {
+    // the largest |C - C_seg| is at one of the extremes (rounding is monotone)
+    const double d1 = a->Cmax - s->C_seg, d2 = s->C_seg - a->Cmin, dC = d1 > d2 ? d1 : d2;
+    const double Cs = fabs(s->C_seg) > 1e-300 ? fabs(s->C_seg) : 1e-300, relc = dC / Cs;
+    s->stats.conserved = a->C;
+    if (relc > s->stats.max_conserved_rel_error) s->stats.max_conserved_rel_error = relc;
+  } else { /* the conserved quantity is the energy */
+    s->stats.conserved = s->stats.energy;
+    s->stats.max_conserved_rel_error = s->stats.max_energy_rel_error;
+  }
+  a->n = 0, a->dE = 0.0, a->rmax = 0.0, a->Cmax = -INFINITY, a->Cmin = INFINITY;
+}
+
+/* the method's half-step energy of the step just accepted, a full step of the run (the first
+ * one after the start or an impact is the reference of the ones after it; a short last step or
+ * a step cut at an event has its own) */
+SIM_INLINE void half_step_energy(nh_sim *s, run_acc *a, const int mid) {
+  const double C = s->st.end_C;
+  if (!mid && s->C_unset) {
+    s->C_unset = 0, s->C_seg = C;
+    if (s->stats.impacts == 0) s->stats.conserved_initial = C;
+  }
+  a->C = C;
+  if (C > a->Cmax) a->Cmax = C;
+  if (C < a->Cmin) a->Cmin = C;
+}
+
+/* accept the step to xnew of length h (to t_max when last): state, time, statistics, and the
+ * invariant monitors and monitor functions at the new state (with M and A, or E and the
+ * residual, from the method when its last step produced this state; s->M, s->dyn.A keep M
+ * and A for an impact) */
+SIM_INLINE int accept_step(nh_sim *s, run_acc *a, double h, double *xnew, int last, double t_max,
+                           const int plain, const int fast, const int mid, const int nx) {
+  int rc;
+  if (fast) a->xb = a->xa, a->xa = xnew; /* xnew is a->xb */
+  else memcpy(s->x, xnew, sizeof(double) * (size_t)nx);
+  s->t = last ? t_max : s->t + h;
+  if (!plain && s->ng > 0) memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
+  s->stats.steps++;
+  a->n++;
+  if (!fast) solver_stats(s);
+  double E, res;
+  if ((rc = step_invariants(s, xnew, fast ? a->xa : s->x, &E, &res, plain))) return rc;
+  const double d = fabs(E - s->E_seg);
+  a->E = E;
+  if (d > a->dE) a->dE = d;
+  if (res > a->rmax) a->rmax = res;
+  if (a->half && (mid || h == a->h0)) half_step_energy(s, a, mid); /* defined for the run's equal steps */
+  if (!fast) flush_stats(s, a);
+  return 0;
+}
+
+/* The step that lands on t_max (*last set) or an ordinary step h, given the time remaining.
+ * A remainder below 1e-6 h (round-off of t accumulated over fixed steps) is absorbed into the
+ * last step rather than left as a tiny extra step (ill-conditioned for implicit methods). A
+ * fixed-step method (fixed) whose remaining time differs from h by no more than the rounding
+ * the driver's time can have accumulated (NH_LAND_ROUND_ULPS eps |t_max| per step so far)
+ * takes its step h and lands: its steps stay equal (gni conserves the half-step energy only
+ * for equal steps), and the time is t_max. With more than 2 h remaining the step is h. */
+#define NH_LAND_ROUND_ULPS 1.0
+static double land_step(const nh_sim *s, double remaining, double h, int fixed, int *last) {
+  const double acc = NH_LAND_ROUND_ULPS * 2.220446049250313e-16 * fabs(s->t + remaining) * (double)(s->stats.steps + 1);
+  if (fixed && fabs(remaining - h) <= acc) {
+    *last = 1;
+    return h;
+  }
+  if (h >= remaining * (1.0 - 1e-12) || remaining - h < 1e-6 * h) {
+    *last = 1;
+    return remaining;
+  }
+  return h;
+}
+
+/* exact flow with exact events: the model predicts the next event within h; the step then
+ * goes straight to it (*h = its time, *gi its gap) */
+static int predict_event(nh_sim *s, double *h, int *gi, int *last) {
+  double te;
+  int g;
+  int rc = s->model->predict(s->x, s->x + s->nq, *h, &te, &g, s->model->user);
+  if (rc < 0) {
+    sim_msg(s, "event predictor failed at t = %.17g", s->t);
+    return NH_ERR_CALLBACK;
+  }
+  if (rc == 0) {
+    if (!(te > 0.0 && te <= *h) || g < 0 || g >= s->ng) {
+      sim_msg(s, "event predictor returned tau = %g, gap %d outside (0, %g]", te, g, *h);
+      return NH_ERR_EVENT;
+    }
+    *h = te, *gi = g, *last = 0;
+    s->stats.events_located++;
+  }
+  return 0;
+}
+
+/* 2-3 and the monitors: the crossings inside the step just taken (to s->x1 over *h). The step
+ * kept ends at *xnew (s->x1, or cut at a located gap crossing gi or monitor crossing mi). */
+static int step_events(nh_sim *s, double *h, int *last, int predicted, int *gi, int *mi, int *mdir,
+                       double **xnew) {
+  int rc;
+  double tau = *h;
+  if (s->ng > 0) {
+    // values, and at a predicted event the gradients the impact needs (it reads s->dg)
+    if ((rc = gaps(s, s->x1, s->g1, predicted && *gi >= 0 ? s->dg : NULL))) {
+      sim_msg(s, "gap evaluator failed at t = %.17g", s->t + *h);
+      return rc;
+    }
+    if (!predicted && (rc = nh_sim_detect(s, *h, gi, &tau))) return rc;
+  }
+  *xnew = s->x1;
+  if (*gi >= 0 && !predicted) {
+    *xnew = s->xe;
+    *h = tau;
+    *last = 0;
+    if ((rc = gaps(s, *xnew, s->g1, s->dg))) return rc; /* the impact reads s->dg */
+  } else if (*gi < 0 && s->last_h != *h) {
+    // an unconfirmed bracket left a partial step as the last one: redo the full step
+    if ((rc = method_step(s, *h, s->x1, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+  }
+  // monitors: a crossing before the end of the step kept so far cuts it (just past it)
+  double tau_m;
+  if (s->nmon > 0 && (rc = nh_sim_scan_monitors(s, *h, *xnew, mi, mdir, &tau_m))) {
+    if (!s->msg[0]) sim_msg(s, "monitor evaluation failed near t = %.17g", s->t);
+    return rc;
+  }
+  if (*mi >= 0) {
+    *xnew = s->xm;
+    *h = tau_m;
+    *last = 0;
+    *gi = -1;
+    if ((rc = gaps(s, *xnew, s->g1, NULL))) return rc;
+  }
+  // projection method: the kept state is projected onto the model's manifold (a Lie-group
+  // method keeps the model's rotation part on it by construction)
+  if (s->model->project && !(s->def.method->flags & NH_METHOD_LIE) && (rc = s->model->project(*xnew, s->model->user))) {
+    sim_msg(s, "projection failed at t = %.17g", s->t + *h);
+    return NH_ERR_CALLBACK;
+  }
+  return 0;
+}
+
+/* after an accepted step: a monitor event (log it, sit on its zero so that it is not reported
+ * twice, report or stop), then an impact */
+static int step_after(nh_sim *s, int gi, int mi, int mdir, nh_observer_fn obs, void *user, int *impacted) {
+  int rc;
+  if (mi >= 0) {
+    const int stop = s->model->monitors[mi].action == NH_MONITOR_STOP;
+    if ((rc = nh_sim_log_event(s, mi, mdir, stop))) return rc;
+    s->m0[mi] = 0.0;
+    if (obs && obs(s, NH_SAMPLE_EVENT, s->t, s->x, vel(s, s->x), user)) return NH_STOPPED;
+    if (stop) {
+      sim_msg(s, "monitor '%s' crossed zero at t = %.17g", s->model->monitors[mi].name, s->t);
+      return NH_EVENT_STOP;
+    }
+  }
+  if (gi >= 0) return nh_sim_impact(s, gi, obs, user, impacted);
+  return 0;
+}
+
+/* One accepted step (or a step cut at an event) not past t_max; the flags are constants of
+ * each instance (plain, fast: see the top of this file; mid: a plain step with more than
+ * a->far left, which is not the last; nx = s->nx). */
+SIM_INLINE int drive_step(nh_sim *s, run_acc *a, double t_max, nh_observer_fn obs, void *user, int *impacted,
+                          const int plain, const int fast, const int mid, const int nx) {
+  const nh_method *meth = s->def.method;
+  const int adaptive = !plain && (meth->flags & NH_METHOD_ADAPTIVE) != 0;
+  const int exact = !plain && (meth->flags & NH_METHOD_EXACT) != 0;
+  int rc;
+  // step size
+  double h = a->h0;
+  int last = 0;
+  if (!mid) {
+    const double remaining = t_max - s->t;
+    if (!(remaining > 0.0)) return 0;
+    if (!plain) {
+      h = adaptive ? s->h : s->def.h;
+      if (exact && s->model->predict) h = remaining; /* events are predicted exactly */
+      if (s->def.h_max > 0.0 && h > s->def.h_max) h = s->def.h_max;
+    }
+    if (!(plain && remaining > a->far)) h = land_step(s, remaining, h, !adaptive && !exact, &last);
+  }
+
+  // exact flow with exact events: predict first, then step once, to the event or to h
+  int gi = -1, mi = -1, mdir = 0;
+  const int predicted = !plain && exact && s->model->predict && s->ng > 0;
+  if (predicted && (rc = predict_event(s, &h, &gi, &last))) return rc;
+
+  // 1. step (adaptive: accept when err <= 1)
+  double err = 0.0, *x1 = fast ? a->xb : s->x1, *xnew = x1;
+  if ((rc = step_retry(s, fast ? a->xa : s->x, x1, &h, &last, adaptive ? &err : NULL, nx))) return rc;
+
+  // 2-3. crossings of gaps and monitors, projection
+  if (!plain && (rc = step_events(s, &h, &last, predicted, &gi, &mi, &mdir, &xnew))) return rc;
+
+  // 4. outputs inside the accepted step, then accept
+  if (!fast && obs && (rc = emit_outputs(s, h, xnew, obs, user))) return rc;
+  if ((rc = accept_step(s, a, h, xnew, !mid && last, t_max, plain, fast, mid, nx))) return rc;
+
+  if (!plain) {
+    // adaptive proposal for the next step
+    if (adaptive && gi < 0 && mi < 0) {
+      double fac = err > 0.0 ? 0.9 * pow(err, -1.0 / (meth->err_order + 1)) : 5.0;
+      s->h = h * fmin(5.0, fmax(0.2, fac));
+    }
+    // 5. a monitor event, an impact
+    if ((rc = step_after(s, gi, mi, mdir, obs, user, impacted))) return rc;
+    if (*impacted) return 0; /* q is unchanged, so g0 (= g1) still holds */
+  }
+  if (!fast && obs && s->def.out_dt <= 0.0 && obs(s, NH_SAMPLE_STEP, s->t, s->x, vel(s, s->x), user))
+    return NH_STOPPED;
+  return 0;
+}
+
+/* the general instance: any simulation, one step */
+static int step_general(nh_sim *s, run_acc *a, double t_max, nh_observer_fn obs, void *user, int *impacted) {
+  *impacted = 0;
+  return drive_step(s, a, t_max, obs, user, impacted, 0, 0, 0, s->nx);
+}
+
+/* The loop: steps until t_end, max_impacts impacts (0: no limit) or max_steps steps; the
+ * state is in s->x and the statistics are complete on return. A plain loop takes the steps
+ * that cannot be the last (more than 2 h left, one below max_steps) without those tests, and
+ * once the half-step energy has its reference (the first step's) without that test. */
+SIM_INLINE int drive(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, void *user, const int plain,
+                     const int fast, const int nx) {
+  run_acc a = run_acc_init(s);
+  const long nmax = s->def.max_steps > 0 ? s->def.max_steps : LONG_MAX;
+  long steps = 0;
+  int rc = 0, imp = 0;
+  while (!rc && s->t < t_end) {
+    // the steps that cannot be the last (once a half-step energy has its reference)
+    if (plain && !s->C_unset)
+      while (!rc && t_end - s->t > a.far && steps < nmax - 1) {
+        rc = drive_step(s, &a, t_end, obs, user, &imp, 1, fast, 1, nx);
+        steps++;
+      }
+    if (rc || !(s->t < t_end)) break;
+    if ((rc = plain ? drive_step(s, &a, t_end, obs, user, &imp, 1, fast, 0, nx)
+                    : step_general(s, &a, t_end, obs, user, &imp)))
+      break;
+    if (!plain && max_impacts > 0 && s->stats.impacts >= max_impacts) break;
+    if (++steps >= nmax) {
+      sim_msg(s, "reached %ld steps at t = %.17g", s->def.max_steps, s->t);
+      rc = NH_ERR_MAX_STEPS;
+    }
+  }
+  if (fast) {
+    if (a.xa != s->x) memcpy(s->x, a.xa, sizeof(double) * (size_t)nx);
+    if (a.n > 0) solver_stats(s);
+    flush_stats(s, &a);
+  }
+  return rc;
+}
+
+static int run_general(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, void *user) {
+  return drive(s, t_end, max_impacts, obs, user, 0, 0, s->nx);
+}
+static int run_plain_observed(nh_sim *s, double t_end, nh_observer_fn obs, void *user) {
+  return drive(s, t_end, 0, obs, user, 1, 0, s->nx);
+}
+static int run_plain(nh_sim *s, double t_end) {
+  switch (s->nx) {
+  case 4: return drive(s, t_end, 0, NULL, NULL, 1, 1, 4);
+  case 6: return drive(s, t_end, 0, NULL, NULL, 1, 1, 6);
+  case 8: return drive(s, t_end, 0, NULL, NULL, 1, 1, 8);
+  case 10: return drive(s, t_end, 0, NULL, NULL, 1, 1, 10);
+  default: return drive(s, t_end, 0, NULL, NULL, 1, 1, s->nx);
+  }
+}
+
+int nh_sim_step(nh_sim *s, double t_max, int *impacted) {
+  int imp = 0;
+  if (!s || !isfinite(t_max)) return NH_ERR_ARG;
+  s->msg[0] = 0;
+  run_acc a = run_acc_init(s);
+  int rc = step_general(s, &a, t_max, NULL, NULL, &imp);
+  if (impacted) *impacted = imp;
+  return rc;
+}
+
+int nh_sim_run(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, void *user) {
+  if (!s || !(t_end >= s->t) || max_impacts < 0) return NH_ERR_ARG;
+  s->msg[0] = 0;
+  int rc;
+  if (obs && obs(s, NH_SAMPLE_START, s->t, s->x, vel(s, s->x), user)) return NH_STOPPED;
+  if (!s->plain) rc = run_general(s, t_end, max_impacts, obs, user);
+  else if (obs) rc = run_plain_observed(s, t_end, obs, user);
+  else rc = run_plain(s, t_end);
+  // a method out of its regime: what it claims to conserve has drifted
+  const nh_sim_stats *st = &s->stats;
+  if (rc == NH_OK && s->conserves &&
+      (st->max_conserved_rel_error > NH_DRIFT_TOL || st->max_energy_rel_error > NH_DRIFT_TOL)) {
+    sim_msg(s, "method '%s' left its regime: relative drift of its conserved quantity %.3g, of the energy %.3g (> %g)",
+            s->def.method->name, st->max_conserved_rel_error, st->max_energy_rel_error, NH_DRIFT_TOL);
+    rc = NH_DRIFT;
+  }
+  if (obs && rc != NH_STOPPED) obs(s, NH_SAMPLE_END, s->t, s->x, vel(s, s->x), user);
+  return rc;
+}

@@ -1,0 +1,266 @@
+/* events.c - crossings inside a step: gaps (detection at dense-output samples and at the step
+ * end, grazes by a golden-section search on the dense output, location by regula falsi on
+ * genuine partial steps of the method) and monitors (the same scan and location, then the
+ * event log). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_impl.h"
+
+#define NH_EVENT_MAX_ITER 200 /* regula falsi iterations before NH_ERR_EVENT */
+#define NH_GRAZE_ITER 40      /* golden-section iterations when looking for a graze */
+
+static int event_reserve(nh_sim *s) {
+  if (s->nev < s->capev) return 0;
+  long cap = s->capev ? 2 * s->capev : 16;
+  event_entry *e = realloc(s->ev, sizeof *e * (size_t)cap);
+  if (e) s->ev = e;
+  double *x = realloc(s->ev_x, sizeof(double) * (size_t)s->nx * (size_t)cap);
+  if (x) s->ev_x = x;
+  if (!e || !x) return NH_ERR_NOMEM;
+  s->capev = cap;
+  return 0;
+}
+
+long nh_sim_event_count(const nh_sim *s) { return s ? s->nev : 0; }
+
+int nh_sim_event_get(const nh_sim *s, long k, nh_event_record *r) {
+  if (!s || !r || k < 0 || k >= s->nev) return NH_ERR_ARG;
+  const event_entry *e = &s->ev[k];
+  r->t = e->t;
+  r->monitor = e->monitor;
+  r->direction = e->direction;
+  r->stopped = e->stopped;
+  r->value = e->value;
+  r->x = s->ev_x + (size_t)k * (size_t)s->nx;
+  return NH_OK;
+}
+
+/* gap i after a partial step of length tau (state in s->xe) */
+static int partial_gap(nh_sim *s, int i, double tau, double *g) {
+  int rc = method_step(s, tau, s->xe, NULL);
+  if (rc) return rc > 0 ? NH_ERR_EVENT : rc;
+  if ((rc = gaps(s, s->xe, s->gs, NULL))) return rc;
+  *g = s->gs[i];
+  return 0;
+}
+
+/* monitor i after a partial step of length tau (state in s->xm) */
+static int partial_monitor(nh_sim *s, int i, double tau, double *m) {
+  int rc = method_step(s, tau, s->xm, NULL);
+  if (rc) return rc > 0 ? NH_ERR_EVENT : rc;
+  if ((rc = monitors(s, s->t + tau, s->xm, s->mc))) return rc;
+  *m = s->mc[i];
+  return 0;
+}
+
+typedef int (*partial_fn)(nh_sim *s, int i, double tau, double *val);
+
+/* Illinois regula falsi for phi(tau) = sgn f_i(step(x, tau)) (f a gap or a monitor) on
+ * [lo, hi] with phi(lo) >= 0 > phi(hi) (strict: phi(lo) > 0 >= phi(hi)); returns both ends
+ * of the final bracket: *tau_lo on the starting side, *tau_hi past the crossing. */
+static int locate_fn(nh_sim *s, partial_fn f, const char *name, int i, double sgn, int strict,
+                     double lo, double glo, double hi, double ghi, double *tau_lo, double *tau_hi) {
+  const double tol = s->def.event_tol * fmax(1.0, fabs(s->t));
+  int side = 0, rc;
+  s->stats.events_located++;
+  for (int it = 0; it < NH_EVENT_MAX_ITER && hi - lo > tol; it++) {
+    double mid = (glo * hi - ghi * lo) / (glo - ghi);
+    if (!(mid > lo && mid < hi)) mid = 0.5 * (lo + hi);
+    double gm;
+    if ((rc = f(s, i, mid, &gm))) return rc;
+    gm *= sgn;
+    if (strict ? gm > 0.0 : gm >= 0.0) {
+      lo = mid, glo = gm;
+      if (side == 1) ghi *= 0.5;
+      side = 1;
+    } else {
+      hi = mid, ghi = gm;
+      if (side == -1) glo *= 0.5;
+      side = -1;
+    }
+  }
+  if (hi - lo > tol) {
+    sim_msg(s, "event location on '%s' did not converge near t = %.17g", name, s->t + lo);
+    return NH_ERR_EVENT;
+  }
+  *tau_lo = lo;
+  *tau_hi = hi;
+  return 0;
+}
+
+/* the crossing of gap i on [lo, hi] (g(lo) >= 0 > g(hi)); returns the admissible end lo */
+static int locate(nh_sim *s, int i, double lo, double glo, double hi, double ghi, double *tau) {
+  double tau_hi;
+  return locate_fn(s, partial_gap, s->model->gap_names[i], i, 1.0, 0, lo, glo, hi, ghi, tau, &tau_hi);
+}
+
+/* gap slopes dg_i . v at the state x (uses s->dg as scratch) */
+static int slopes(nh_sim *s, const double *x, double *sl) {
+  int rc = gaps(s, x, NULL, s->dg);
+  if (rc) return rc;
+  for (int i = 0; i < s->ng; i++) sl[i] = nh_la_dot(s->nq, s->dg + (size_t)i * s->nq, x + s->nq);
+  return 0;
+}
+
+/* minimum of g_i on the dense output over [a, b] (fractions of the last step): golden section
+ * to NH_GRAZE_ITER iterations; stops early once the value is negative */
+static int dense_gap_min(nh_sim *s, int i, double a, double b, double *th_min, double *g_min) {
+  const double r = 0.6180339887498949;
+  double c = b - r * (b - a), d = a + r * (b - a), gc, gd;
+  int rc;
+  if ((rc = method_dense(s, c, s->x1, s->xd)) || (rc = gaps(s, s->xd, s->gs, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+  gc = s->gs[i];
+  if ((rc = method_dense(s, d, s->x1, s->xd)) || (rc = gaps(s, s->xd, s->gs, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+  gd = s->gs[i];
+  for (int it = 0; it < NH_GRAZE_ITER && gc >= 0.0 && gd >= 0.0; it++) {
+    if (gc < gd) {
+      b = d, d = c, gd = gc, c = b - r * (b - a);
+      if ((rc = method_dense(s, c, s->x1, s->xd)) || (rc = gaps(s, s->xd, s->gs, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+      gc = s->gs[i];
+    } else {
+      a = c, c = d, gc = gd, d = a + r * (b - a);
+      if ((rc = method_dense(s, d, s->x1, s->xd)) || (rc = gaps(s, s->xd, s->gs, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+      gd = s->gs[i];
+    }
+  }
+  if (gc < gd) *th_min = c, *g_min = gc;
+  else *th_min = d, *g_min = gd;
+  return 0;
+}
+
+/* Find the first crossing inside the step just taken (x -> x1 over h). On return *gi is the
+ * crossing gap (-1 if none) and *tau its located time, with the state left in s->xe. */
+int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
+  const int ng = s->ng;
+  int rc;
+  *gi = -1;
+  if (ng == 0) return 0;
+
+  // scan dense samples and the step end for the first sign change >= 0 -> < 0, and for
+  // grazes: the slope dg.v turning from < 0 to > 0 with g >= 0 at both samples, where the
+  // minimum of g on the dense output (golden section) may dip below zero (spec 000 sec. 4.4)
+  const int ns = s->def.event_samples;
+  double th_prev = 0.0;
+  memcpy(s->gp, s->g0, sizeof(double) * (size_t)ng);
+  if ((rc = slopes(s, s->x, s->sp))) return rc;
+  for (int j = 1; j <= ns + 1; j++) {
+    double th = (double)j / (ns + 1);
+    const double *xc = s->x1; /* the step end */
+    if (j <= ns) {
+      if ((rc = method_dense(s, th, s->x1, s->xd))) return rc > 0 ? NH_ERR_EVENT : rc;
+      xc = s->xd;
+    }
+    if ((rc = gaps(s, xc, s->gc, NULL)) || (rc = slopes(s, xc, s->sc))) return rc;
+    // earliest crossing gap in (th_prev, th]: the one whose linear root comes first
+    int best = -1;
+    double best_frac = 2.0, th_hi = th;
+    for (int i = 0; i < ng; i++) {
+      double a = s->gp[i], b = s->gc[i];
+      if (a >= 0.0 && b < 0.0 && a / (a - b) < best_frac) best_frac = a / (a - b), best = i;
+    }
+    // no crossing: look for a graze inside the interval
+    for (int i = 0; best < 0 && i < ng; i++) {
+      if (!(s->gp[i] >= 0.0 && s->gc[i] >= 0.0 && s->sp[i] < 0.0 && s->sc[i] > 0.0)) continue;
+      double th_min, g_min;
+      if ((rc = dense_gap_min(s, i, th_prev, th, &th_min, &g_min))) return rc;
+      if (g_min < 0.0) best = i, th_hi = th_min;
+    }
+    if (best >= 0) {
+      // genuine partial steps must confirm the sign change
+      double lo = th_prev * h, hi = th_hi * h, glo = s->g0[best], ghi;
+      if (lo > 0.0 && (rc = partial_gap(s, best, lo, &glo))) return rc;
+      if ((rc = partial_gap(s, best, hi, &ghi))) return rc;
+      if (glo >= 0.0 && ghi < 0.0) {
+        if ((rc = locate(s, best, lo, glo, hi, ghi, tau))) return rc;
+        if ((rc = method_step(s, *tau, s->xe, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+        *gi = best;
+        return 0;
+      }
+      // the interpolant crossed but the method's steps do not: restore the full step
+      s->stats.grazing++;
+      if ((rc = method_step(s, h, s->x1, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+    }
+    memcpy(s->gp, s->gc, sizeof(double) * (size_t)ng);
+    memcpy(s->sp, s->sc, sizeof(double) * (size_t)ng);
+    th_prev = th;
+  }
+  return 0;
+}
+
+/* a sign change of a monitor from a to b that its direction counts (a = 0: no sign yet) */
+static int mon_crossing(double a, double b, nh_monitor_dir dir) {
+  int fall = a > 0.0 && b <= 0.0, rise = a < 0.0 && b >= 0.0;
+  return dir == NH_MONITOR_FALLING ? fall : dir == NH_MONITOR_RISING ? rise : (fall || rise);
+}
+
+/* Find the first counted monitor crossing inside the step the method took last (x -> xnew
+ * over h). On return *mi is the monitor (-1 if none), *dir its direction (+1 rising, -1
+ * falling) and *tau the time just past the
+ * crossing, with that state left in s->xm (and the method's last step being x -> s->xm). */
+int nh_sim_scan_monitors(nh_sim *s, double h, double *xnew, int *mi, int *dir, double *tau) {
+  const nh_model *m = s->model;
+  const int nm = s->nmon, ns = s->def.event_samples;
+  int rc;
+  *mi = -1;
+  if (nm == 0) return 0;
+  double th_prev = 0.0;
+  memcpy(s->mp, s->m0, sizeof(double) * (size_t)nm);
+  for (int j = 1; j <= ns + 1; j++) {
+    double th = (double)j / (ns + 1);
+    const double *xc = xnew;
+    if (j <= ns) {
+      if ((rc = method_dense(s, th, xnew, s->xd))) return rc > 0 ? NH_ERR_EVENT : rc;
+      xc = s->xd;
+    }
+    if ((rc = monitors(s, s->t + th * h, xc, s->mc))) return rc;
+    // earliest counted crossing in (th_prev, th] by its linear root
+    int best = -1;
+    double best_frac = 2.0;
+    for (int i = 0; i < nm; i++) {
+      double a = s->mp[i], b = s->mc[i];
+      if (mon_crossing(a, b, m->monitors[i].direction) && a / (a - b) < best_frac)
+        best_frac = a / (a - b), best = i;
+    }
+    double mp_best = best >= 0 ? s->mp[best] : 0.0;
+    memcpy(s->mp, s->mc, sizeof(double) * (size_t)nm);
+    if (best >= 0) {
+      // confirm on genuine partial steps, then locate; phi = sgn m > 0 on the starting side
+      const double sgn = mp_best > 0.0 ? 1.0 : -1.0;
+      double lo = th_prev * h, hi = th * h, mlo = s->m0[best], mhi, tlo;
+      if (lo > 0.0 && (rc = partial_monitor(s, best, lo, &mlo))) return rc;
+      if ((rc = partial_monitor(s, best, hi, &mhi))) return rc;
+      if (mon_crossing(mlo, mhi, m->monitors[best].direction) && sgn * mlo > 0.0) {
+        if ((rc = locate_fn(s, partial_monitor, m->monitors[best].name, best, sgn, 1, lo, sgn * mlo,
+                            hi, sgn * mhi, &tlo, tau)))
+          return rc;
+        if ((rc = method_step(s, *tau, s->xm, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+        *mi = best;
+        *dir = sgn > 0.0 ? -1 : 1;
+        return 0;
+      }
+      // the interpolant crossed but the method's steps do not: restore the step
+      if ((rc = method_step(s, h, xnew, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+    }
+    th_prev = th;
+  }
+  return 0;
+}
+
+/* log monitor mi's event at the current state */
+int nh_sim_log_event(nh_sim *s, int mi, int dir, int stopped) {
+  if (event_reserve(s)) {
+    sim_msg(s, "out of memory for the event log");
+    return NH_ERR_NOMEM;
+  }
+  event_entry *e = &s->ev[s->nev];
+  e->t = s->t;
+  e->monitor = mi;
+  e->value = s->m0[mi];
+  e->direction = dir;
+  e->stopped = stopped;
+  memcpy(s->ev_x + (size_t)s->nev * (size_t)s->nx, s->x, sizeof(double) * (size_t)s->nx);
+  s->nev++;
+  return 0;
+}

@@ -1,0 +1,117 @@
+/* impacts.c - applying a gap's impact law at a located contact (nholo/impact.h), the impact
+ * log (energies, normal velocities, multipliers) and the Zeno guard. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_impl.h"
+
+/* ---- impact log -------------------------------------------------------------------------- */
+
+static int log_reserve(nh_sim *s) {
+  if (s->nlog < s->caplog) return 0;
+  long cap = s->caplog ? 2 * s->caplog : 64;
+  size_t nq = (size_t)s->nq, nc = (size_t)(s->nc > 0 ? s->nc : 1);
+  impact_entry *l = realloc(s->log, sizeof *l * (size_t)cap);
+  if (l) s->log = l;
+  double *a = realloc(s->log_q, sizeof(double) * nq * (size_t)cap);
+  if (a) s->log_q = a;
+  double *b = realloc(s->log_vb, sizeof(double) * nq * (size_t)cap);
+  if (b) s->log_vb = b;
+  double *c = realloc(s->log_va, sizeof(double) * nq * (size_t)cap);
+  if (c) s->log_va = c;
+  double *e = realloc(s->log_lam, sizeof(double) * nc * (size_t)cap);
+  if (e) s->log_lam = e;
+  if (!l || !a || !b || !c || !e) return NH_ERR_NOMEM;
+  s->caplog = cap;
+  return 0;
+}
+
+
+long nh_sim_impact_count(const nh_sim *s) { return s->nlog; }
+
+int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
+  if (!s || !r || k < 0 || k >= s->nlog) return NH_ERR_ARG;
+  const impact_entry *e = &s->log[k];
+  size_t nq = (size_t)s->nq, nc = (size_t)(s->nc > 0 ? s->nc : 1);
+  r->t = e->t;
+  r->gap = e->gap;
+  r->status = e->status;
+  r->alpha = e->alpha;
+  r->energy_before = e->Eb;
+  r->energy_after = e->Ea;
+  r->vn_before = e->vnb;
+  r->vn_after = e->vna;
+  r->q = s->log_q + (size_t)k * nq;
+  r->v_before = s->log_vb + (size_t)k * nq;
+  r->v_after = s->log_va + (size_t)k * nq;
+  r->lambda = s->log_lam + (size_t)k * nc;
+  return NH_OK;
+}
+
+/* apply gap gi's impact law at the current state and log it; s->dg must hold the gap
+ * gradients at this state */
+int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied) {
+  const nh_model *m = s->model;
+  const int nq = s->nq, nc = s->nc;
+  double *q = s->x, *v = s->x + nq;
+  int rc;
+  *applied = 0;
+  // approaching? (s->dg holds the gap gradients at q, evaluated with g1 by advance)
+  double vn = nh_la_dot(nq, s->dg + (size_t)gi * nq, v);
+  if (!(vn < -s->def.vn_tol)) {
+    s->stats.grazing++;
+    return 0;
+  }
+  if ((rc = log_reserve(s))) {
+    sim_msg(s, "out of memory for the impact log");
+    return rc;
+  }
+  if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, q, v, user)) return NH_STOPPED;
+
+  double Eb = s->stats.energy, Ea; /* the monitor evaluated it at this state */
+  nh_impact_info info;
+  memcpy(s->vtmp, v, sizeof(double) * (size_t)nq);
+  // M(q) and A(q) are still in scratch from the monitors at this state (energy, residual)
+  int st = nh_impact_map(nq, nc, s->M, s->dyn.A, s->dg + (size_t)gi * nq, s->vtmp, m->impact[gi],
+                         &s->def.impact_tol, v, s->lam, &info, s->imp_work);
+  if (st < 0) {
+    sim_msg(s, "impact on '%s' at t = %.17g failed: %s", m->gap_names[gi], s->t, nh_status_string(st));
+    return st;
+  }
+  if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
+
+  // log
+  impact_entry *e = &s->log[s->nlog];
+  e->t = s->t;
+  e->gap = gi;
+  e->status = st;
+  e->alpha = info.alpha;
+  e->Eb = Eb;
+  e->Ea = Ea;
+  e->vnb = info.vn_before;
+  e->vna = info.vn_after;
+  memcpy(s->log_q + (size_t)s->nlog * nq, q, sizeof(double) * (size_t)nq);
+  memcpy(s->log_vb + (size_t)s->nlog * nq, s->vtmp, sizeof(double) * (size_t)nq);
+  memcpy(s->log_va + (size_t)s->nlog * nq, v, sizeof(double) * (size_t)nq);
+  if (nc > 0) memcpy(s->log_lam + (size_t)s->nlog * nc, s->lam, sizeof(double) * (size_t)nc);
+  s->nlog++;
+  s->stats.impacts++;
+  s->E_seg = Ea;
+  s->C_seg = Ea, s->C_unset = s->half; /* the half-step energy: of the next step */
+  s->stats.energy = Ea;
+  if (fabs(s->g1[gi]) > s->stats.max_event_gap) s->stats.max_event_gap = fabs(s->g1[gi]);
+  *applied = 1;
+  if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, q, v, user)) return NH_STOPPED;
+
+  // Zeno guard
+  s->burst = (s->t - s->last_impact_t < s->def.zeno_interval) ? s->burst + 1 : 1;
+  s->last_impact_t = s->t;
+  if (s->burst >= s->def.zeno_count) {
+    sim_msg(s, "%d consecutive impacts less than %g s apart, the last at t = %.17g", s->burst,
+            s->def.zeno_interval, s->t);
+    return NH_ZENO;
+  }
+  return 0;
+}
+

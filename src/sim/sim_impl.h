@@ -1,0 +1,165 @@
+/* sim_impl.h - the simulation state shared by the files of the driver (sim.c: creation, state,
+ * accessors; driver.c: the stepping loop; events.c: crossing detection and location, monitors;
+ * impacts.c: impact maps and their log), and the small evaluations they all use. */
+#ifndef NH_SIM_IMPL_H
+#define NH_SIM_IMPL_H
+
+#include <math.h>
+
+#include "la/la.h"
+#include "methods/method_impl.h"
+#include "model/dynamics.h"
+#include "model/model_impl.h"
+#include "nholo/sim.h"
+
+/* the per-step helpers of the driver are inlined into each instance of its loop */
+#if defined(__GNUC__)
+#define SIM_INLINE static inline __attribute__((always_inline))
+#else
+#define SIM_INLINE static inline
+#endif
+
+
+typedef struct impact_entry {
+  double t, alpha, Eb, Ea, vnb, vna;
+  int gap, status;
+} impact_entry;
+
+typedef struct event_entry {
+  double t, value;
+  int monitor, direction, stopped;
+} event_entry;
+
+struct nh_sim {
+  const nh_model *model;
+  nh_sim_def def;
+  int nq, nc, ng, nx, nmon;
+  int plain; /* fixed-step method, no gaps, monitors or projection (driver.c) */
+  int conserves; /* the method claims to conserve energy on this model (NH_METHOD_ENERGY) */
+  int half;      /* its conserved quantity is the half-step energy (NH_METHOD_HALF_STEP) */
+
+  double t;
+  double *x;   /* (nx) current state (q, v) */
+  double h;    /* next step size (adaptive proposal) */
+  nh_dyn dyn;
+  nh_stepper st;
+
+  /* scratch */
+  double *x1, *xe, *xd; /* (nx) step end, event trial, dense sample */
+  double *g0, *g1, *gs; /* (ng) gaps at x, at x1, at a partial step */
+  double *gp, *gc;      /* (ng) gaps at the previous and current dense sample */
+  double *sp, *sc;      /* (ng) their slopes dg.v */
+  double *dg;           /* (ng x nq) */
+  double *M;            /* (nq x nq) */
+  double *lam;          /* (nc) */
+  double *vtmp;         /* (nq) */
+  double *imp_work;     /* nh_model_impact_work_size */
+  double *xm;           /* (nx) monitor trial state */
+  double *m0, *mp, *mc; /* (nmon) monitors at x, at the previous and current dense sample */
+  double last_h; /* length of the method's last computed step (for its dense output) */
+
+  /* output sampling */
+  double out_t0;
+  long out_k;
+
+  /* impact log */
+  long nlog, caplog;
+  impact_entry *log;
+  double *log_q, *log_vb, *log_va, *log_lam;
+
+  /* event log */
+  long nev, capev;
+  event_entry *ev;
+  double *ev_x;
+
+  nh_sim_stats stats;
+  double E_seg;  /* the energy after the start or the last impact */
+  double C_seg;  /* the half-step energy of the first step after it (C_unset: none yet) */
+  int C_unset;
+  double last_impact_t;
+  int burst;
+  char msg[256];
+  void *mem;
+};
+
+/* the one-line message of the last failure (printf format) */
+void nh_sim_msg(nh_sim *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+#define sim_msg nh_sim_msg
+
+/* ---- evaluations on the sim's scratch ------------------------------------------------- */
+
+/* the velocity part of x shown to observers (NULL for the ODE form) */
+static inline const double *vel(const nh_sim *s, const double *x) {
+  return s->model->form == NH_FORM_ODE ? NULL : x + s->nq;
+}
+
+/* energy and constraint residual at x, in the sim's scratch (s->M and s->dyn.A keep M(q), A(q)) */
+static inline int energy(nh_sim *s, double t, const double *x, double *E) {
+  const nh_model *m = s->model;
+  if (m->form == NH_FORM_ODE) {
+    *E = 0.0;
+    if (m->hamiltonian) return nh_cb(m->hamiltonian(x, E, NULL, m->user));
+    return m->energy ? nh_cb(m->energy(t, x, E, m->user)) : 0;
+  }
+  return nh_model_energy_ws(m, x, x + s->nq, s->M, E);
+}
+
+static inline int residual(nh_sim *s, const double *x, double *res) {
+  return nh_model_residual_ws(s->model, x, x + s->nq, s->dyn.A, res);
+}
+
+static inline int gaps(nh_sim *s, const double *x, double *g, double *dg) {
+  if (s->ng == 0) return 0;
+  return nh_cb(s->model->gap(x, g, dg, s->model->user));
+}
+
+static inline int monitors(nh_sim *s, double t, const double *x, double *m) {
+  if (s->nmon == 0) return 0;
+  return nh_cb(s->model->monitor(t, x, m, s->model->user));
+}
+
+SIM_INLINE int all_finite(int n, const double *x) {
+  double z = 0.0; /* an infinity or a NaN makes the sum infinite or NaN (z - z is then NaN) */
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) z += x[i];
+  if (z - z == 0.0) return 1;
+  for (int i = 0; i < n; i++) /* the sum overflowed, or a component is not finite */
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+/* ---- state ------------------------------------------------------------------------------ */
+
+/* a step of the method from x0 (the state at s->t); remembers its length for dense output */
+SIM_INLINE int method_step_from(nh_sim *s, const double *x0, double h, double *x1, double *err) {
+  s->last_h = h;
+  s->st.end_x = NULL;
+  s->st.end_EA = 0;
+  return s->def.method->step(&s->st, s->t, x0, h, x1, err);
+}
+/* a step from the current state s->x */
+static inline int method_step(nh_sim *s, double h, double *x1, double *err) {
+  return method_step_from(s, s->x, h, x1, err);
+}
+/* dense output over the last step x -> x1 */
+static inline int method_dense(nh_sim *s, double theta, const double *x1, double *x) {
+  return s->def.method->dense(&s->st, s->t, s->x, s->last_h, x1, theta, x);
+}
+
+/* events.c: the first gap crossing inside the step just taken (x -> s->x1 over h): *gi (-1 if
+ * none) and its located time *tau, the state left in s->xe */
+int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau);
+/* events.c: the first counted monitor crossing inside the step x -> xnew over h: *mi (-1 if
+ * none), its direction *dir, the time just past it *tau, that state in s->xm */
+int nh_sim_scan_monitors(nh_sim *s, double h, double *xnew, int *mi, int *dir, double *tau);
+/* events.c: log monitor mi's event at the current state */
+int nh_sim_log_event(nh_sim *s, int mi, int dir, int stopped);
+/* impacts.c: apply gap gi's impact law at the current state and log it (s->dg holds the gap
+ * gradients there) */
+int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied);
+
+#endif
