@@ -7,7 +7,8 @@
 
 #include "nholo/nholo.h"
 
-enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2, CLI_ZENO = 3 };
+/* exit statuses: 4 is a run that completed but left its method's regime (NH_DRIFT) */
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2, CLI_ZENO = 3, CLI_DRIFT = 4 };
 
 /* most --set overrides on one command line */
 #define CLI_MAX_SET 64

@@ -445,7 +445,7 @@ int cmd_run(int argc, char **argv) {
   double wall = now_seconds() - t0;
 
   // outputs hold whatever was computed, also after a failure
-  int exit_code = status == NH_OK ? CLI_OK : status == NH_ZENO ? CLI_ZENO : CLI_FAILED;
+  int exit_code = status == NH_OK ? CLI_OK : status == NH_ZENO ? CLI_ZENO : status == NH_DRIFT ? CLI_DRIFT : CLI_FAILED;
   int wst, out_status = NH_OK; /* the first output that could not be written */
   char out_msg[2048] = "";     /* and its message */
   if (o.out && (wst = nh_write_traj_csv(o.out, model, traj, msg, sizeof msg)) != NH_OK) {

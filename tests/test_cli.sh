@@ -389,6 +389,21 @@ fi
 "$NHOLO" figure snakeboard-fig4 --out "$T/f4.svg" >/dev/null 2>"$T/err" && [ -s "$T/f4.svg" ] && ok "figure snakeboard-fig4" || bad "snakeboard-fig4: $(cat "$T/err")"
 expect_usage "unknown retraction" run snakeboard --method rdp --retraction expo --out "$T/o/x.csv"
 expect_usage "unknown start" run sleigh --method gni --start late --out "$T/o/x.csv"
+# the README's sleigh example: the default (midpoint) start stays in gni's regime; the paper's start
+# seeds the period-2 mode, the nodal energy drifts while the half-step energy holds: NH_DRIFT, exit 4
+"$NHOLO" run sleigh --method gni --dt 0.05 --t-end 10 --json >"$T/s1" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '"status": "NH_OK"' "$T/s1" && grep -q '"conserved_quantity": "half-step energy"' "$T/s1" \
+  && grep -q '"conserves_energy": true' "$T/s1" && ok "gni on the sleigh, default start: NH_OK with the half-step energy" \
+  || bad "gni default start (exit $rc): $(cat "$T/err")"
+"$NHOLO" run sleigh --method gni --start paper --dt 0.05 --t-end 10 --json >"$T/s1" 2>"$T/err"
+rc=$?
+[ $rc -eq 4 ] && grep -q '"status": "NH_DRIFT"' "$T/s1" && grep -q "left its regime" "$T/err" \
+  && ok "gni with the paper's start: NH_DRIFT, exit 4, said on stderr" || bad "gni paper start (exit $rc): $(cat "$T/err")"
+for m in rattle shake; do
+  "$NHOLO" run sleigh --method $m --dt 0.05 --t-end 10 >"$T/s1" 2>"$T/err" && grep -q "status: NH_OK" "$T/s1" \
+    && ok "$m on the sleigh, default start: NH_OK" || bad "$m default start: $(cat "$T/err")"
+done
 expect_usage "bad alpha" run snakeboard --method rdp --alpha 1.5 --out "$T/o/x.csv"
 expect_usage "bad dexp order" run sleigh --method rdp --dexp-order 3 --out "$T/o/x.csv"
 expect_usage "del on a constrained model" run sleigh --method del --out "$T/o/x.csv"

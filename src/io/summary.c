@@ -98,6 +98,11 @@ static int gather(const nh_summary *s, totals *t) {
   return 1;
 }
 
+/* what the last phase's method conserves (nh_sim_stats.conserved) */
+static const char *conserved_name(const nh_sim *sim) {
+  return (nh_method_flags(nh_sim_method(sim)) & NH_METHOD_HALF_STEP) ? "half-step energy" : "energy";
+}
+
 static const char *law_name(nh_impact_law law, char *buf, size_t size) {
   if (law.kind == NH_IMPACT_ELASTIC) return "elastic";
   if (law.kind == NH_IMPACT_PLASTIC) return "plastic";
@@ -197,6 +202,11 @@ int nh_summary_write_json(FILE *f, const nh_summary *s) {
   nh_json_field_num(f, "energy_final", st->energy);
   if (mech) {
     nh_json_field_num(f, "max_energy_rel_error", st->max_energy_rel_error);
+    nh_json_field_str(f, "conserved_quantity", conserved_name(t.last));
+    nh_json_field_num(f, "conserved_initial", st->conserved_initial);
+    nh_json_field_num(f, "conserved_final", st->conserved);
+    nh_json_field_num(f, "max_conserved_rel_error", st->max_conserved_rel_error);
+    nh_json_field_bool(f, "conserves_energy", st->conserves);
     nh_json_field_num(f, "max_constraint_residual", st->max_constraint_residual);
     nh_json_field_num(f, "max_event_gap", st->max_event_gap);
     nh_json_field_num(f, "solver_iterations", (double)st->solver_iterations);
@@ -248,6 +258,9 @@ static void text_mechanical(FILE *f, const nh_summary *s, const totals *t) {
   const nh_sim_stats *st = &t->st;
   fprintf(f, "energy %.12g -> %.12g J; max relative energy error between impacts %.3e; max |A v| %.3e\n",
           st->energy_initial, st->energy, st->max_energy_rel_error, st->max_constraint_residual);
+  if (nh_method_flags(nh_sim_method(t->last)) & NH_METHOD_HALF_STEP)
+    fprintf(f, "%s %.12g -> %.12g J (conserved by %s); max relative drift %.3e\n", conserved_name(t->last),
+            st->conserved_initial, st->conserved, s->method, st->max_conserved_rel_error);
   if (st->solver_iterations > 0)
     fprintf(f, "solver: %.2f iterations per step (max %d), max residual %.3e\n",
             (double)st->solver_iterations / (double)(st->steps > 0 ? st->steps : 1), st->solver_max_iterations,
