@@ -32,6 +32,42 @@ static int impact_coin(const nh_sim *sim, long k, double R, double *x, double *y
 
 /* ---- plan view of a penny run -------------------------------------------------------- */
 
+/* the impact numbers, just outside the wall, moved further out when they would overlap;
+ * upx: world units per pixel (equal scales) */
+static void number_impacts(const nh_sim *sim, long nimp, double a, double b, double R, const nh_pk_bounds *bd,
+                           double upx) {
+  double placed[MAX_NUMBERED][2];
+  int np = 0;
+  plcol0(C_MUTED);
+  plschr(0.0, 0.7);
+  for (long k = 0; k < nimp; k++) {
+    double x, y, c, s;
+    int gap;
+    if (!impact_coin(sim, k, R, &x, &y, &c, &s, &gap) || (gap != 0 && gap != 1)) continue;
+    double px = gap == 0 ? x + c : x - c, py = gap == 0 ? y + s : y - s;
+    double nx = px / (a * a), ny = py / (b * b), nn = hypot(nx, ny);
+    if (!(nn > 0.0)) continue;
+    nx /= nn;
+    ny /= nn;
+    for (int level = 0; level < 3; level++) {
+      double off = 13.0 + 15.0 * level; /* pixels */
+      double lx = (px - bd->xmin) / upx + off * nx, ly = (py - bd->ymin) / upx + off * ny;
+      int clash = 0;
+      for (int j = 0; j < np && !clash; j++)
+        clash = fabs(lx - placed[j][0]) < 20.0 && fabs(ly - placed[j][1]) < 14.0;
+      if (clash) continue;
+      placed[np][0] = lx;
+      placed[np][1] = ly;
+      np++;
+      char num[24];
+      snprintf(num, sizeof num, "%ld", k + 1);
+      plptex(bd->xmin + lx * upx, bd->ymin + ly * upx, 1.0, 0.0, 0.5, num);
+      break;
+    }
+  }
+  plschr(0.0, 1.0);
+}
+
 int papers_plot_penny(const char *path, double a, double b, double R, const nh_traj *traj,
                   const nh_sim *sim, const char *title, char *msg, size_t msg_size) {
   if (!nh_pk_device_for(path, msg, msg_size)) return NH_ERR_ARG;
@@ -115,40 +151,7 @@ int papers_plot_penny(const char *path, double a, double b, double R, const nh_t
       }
     }
   }
-  if (nimp > 0 && nimp <= MAX_NUMBERED) {
-    /* just outside the wall, moved further out when they would overlap */
-    double placed[MAX_NUMBERED][2];
-    int np = 0;
-    double upx = (bd.xmax - bd.xmin) / (vx1 - vx0); /* world units per pixel (equal scales) */
-    plcol0(C_MUTED);
-    plschr(0.0, 0.7);
-    for (long k = 0; k < nimp; k++) {
-      double x, y, c, s;
-      int gap;
-      if (!impact_coin(sim, k, R, &x, &y, &c, &s, &gap) || (gap != 0 && gap != 1)) continue;
-      double px = gap == 0 ? x + c : x - c, py = gap == 0 ? y + s : y - s;
-      double nx = px / (a * a), ny = py / (b * b), nn = hypot(nx, ny);
-      if (!(nn > 0.0)) continue;
-      nx /= nn;
-      ny /= nn;
-      for (int level = 0; level < 3; level++) {
-        double off = 13.0 + 15.0 * level; /* pixels */
-        double lx = (px - bd.xmin) / upx + off * nx, ly = (py - bd.ymin) / upx + off * ny;
-        int clash = 0;
-        for (int j = 0; j < np && !clash; j++)
-          clash = fabs(lx - placed[j][0]) < 20.0 && fabs(ly - placed[j][1]) < 14.0;
-        if (clash) continue;
-        placed[np][0] = lx;
-        placed[np][1] = ly;
-        np++;
-        char num[24];
-        snprintf(num, sizeof num, "%ld", k + 1);
-        plptex(bd.xmin + lx * upx, bd.ymin + ly * upx, 1.0, 0.0, 0.5, num);
-        break;
-      }
-    }
-    plschr(0.0, 1.0);
-  }
+  if (nimp > 0 && nimp <= MAX_NUMBERED) number_impacts(sim, nimp, a, b, R, &bd, (bd.xmax - bd.xmin) / (vx1 - vx0));
 
   /* the start */
   if (n > 0) {
