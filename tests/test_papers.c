@@ -18,66 +18,7 @@
 #include "nholo/model.h"
 #include "papers.h"
 
-/* In AddressSanitizer builds (NHOLO_SANITIZE): fontconfig, which PLplot's cairo drivers use
- * through pango, keeps its font cache until exit; LeakSanitizer would report it. */
-#if defined(__SANITIZE_ADDRESS__)
-#define NH_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NH_TEST_ASAN 1
-#endif
-#endif
-#ifdef NH_TEST_ASAN
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) {
-  return "leak:libfontconfig\nleak:libpango\nleak:libcairo\nleak:libglib\n";
-}
-#endif
-
-static char g_dir[512];
-
-/* ---- helpers --------------------------------------------------------------------------- */
-
-static const char *out_path(const char *name) {
-  static char buf[8][1024];
-  static int slot;
-  char *p = buf[slot++ % 8];
-  snprintf(p, sizeof buf[0], "%s/%s", g_dir, name);
-  return p;
-}
-
-static int file_exists(const char *path) {
-  struct stat sb;
-  return stat(path, &sb) == 0;
-}
-
-static int tmp_exists(const char *path) {
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  return file_exists(tmp);
-}
-
-/* Number of entries of g_dir whose name contains ".tmp." */
-static int count_temporaries(void) {
-  DIR *d = opendir(g_dir);
-  if (!d) return -1;
-  int count = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL)
-    if (strstr(e->d_name, ".tmp.")) count++;
-  closedir(d);
-  return count;
-}
-
-/* whether the file begins with the len bytes of sig */
-static int starts_with(const char *path, const char *sig, size_t len) {
-  char buf[64];
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return 0;
-  size_t n = fread(buf, 1, sizeof buf, fp);
-  fclose(fp);
-  return n >= len && memcmp(buf, sig, len) == 0;
-}
+#include "files.h"
 
 /* ---- the penny's figures ------------------------------------------------------------------ */
 
@@ -95,17 +36,6 @@ static nh_traj *make_penny_traj(void) {
     }
   }
   return tr;
-}
-
-static int check_plot_file(const char *path) {
-  const char *ext = strrchr(path, '.');
-  ENSURE(ext != NULL);
-  ENSURE(file_exists(path) && !tmp_exists(path));
-  if (strcmp(ext, ".png") == 0) ENSURE(starts_with(path, "\x89PNG\r\n\x1a\n", 8));
-  if (strcmp(ext, ".svg") == 0)
-    ENSURE(starts_with(path, "<?xml", 5) || starts_with(path, "<svg", 4));
-  if (strcmp(ext, ".pdf") == 0) ENSURE(starts_with(path, "%PDF-", 5));
-  return 0;
 }
 
 static int test_plot_penny(void) {
