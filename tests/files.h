@@ -5,6 +5,8 @@
 #define NH_TEST_FILES_H
 
 #include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,20 +19,6 @@
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define NH_TEST_ASAN 1
-
-/* a written plot: in place, no temporary left, with its format's signature (needs harness.h) */
-/* ---- plots ----------------------------------------------------------------------------- */
-static int check_plot_file(const char *path) {
-  const char *ext = strrchr(path, '.');
-  ENSURE(ext != NULL);
-  ENSURE(file_exists(path) && !tmp_exists(path));
-  if (strcmp(ext, ".png") == 0) ENSURE(starts_with(path, "\x89PNG\r\n\x1a\n", 8));
-  if (strcmp(ext, ".svg") == 0)
-    ENSURE(starts_with(path, "<?xml", 5) || starts_with(path, "<svg", 4));
-  if (strcmp(ext, ".pdf") == 0) ENSURE(starts_with(path, "%PDF-", 5));
-  return 0;
-}
-
 #endif
 #endif
 #ifdef NH_TEST_ASAN
@@ -38,20 +26,6 @@ const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void) {
   return "leak:libfontconfig\nleak:libpango\nleak:libcairo\nleak:libglib\n";
 }
-
-/* a written plot: in place, no temporary left, with its format's signature (needs harness.h) */
-/* ---- plots ----------------------------------------------------------------------------- */
-static int check_plot_file(const char *path) {
-  const char *ext = strrchr(path, '.');
-  ENSURE(ext != NULL);
-  ENSURE(file_exists(path) && !tmp_exists(path));
-  if (strcmp(ext, ".png") == 0) ENSURE(starts_with(path, "\x89PNG\r\n\x1a\n", 8));
-  if (strcmp(ext, ".svg") == 0)
-    ENSURE(starts_with(path, "<?xml", 5) || starts_with(path, "<svg", 4));
-  if (strcmp(ext, ".pdf") == 0) ENSURE(starts_with(path, "%PDF-", 5));
-  return 0;
-}
-
 #endif
 
 static char g_dir[512];
@@ -97,9 +71,7 @@ static int starts_with(const char *path, const char *sig, size_t len) {
   return n >= len && memcmp(buf, sig, len) == 0;
 }
 
-
 /* a written plot: in place, no temporary left, with its format's signature (needs harness.h) */
-/* ---- plots ----------------------------------------------------------------------------- */
 static int check_plot_file(const char *path) {
   const char *ext = strrchr(path, '.');
   ENSURE(ext != NULL);
@@ -109,6 +81,30 @@ static int check_plot_file(const char *path) {
     ENSURE(starts_with(path, "<?xml", 5) || starts_with(path, "<svg", 4));
   if (strcmp(ext, ".pdf") == 0) ENSURE(starts_with(path, "%PDF-", 5));
   return 0;
+}
+
+/* make the scratch directory $TMPDIR/nholo_<name>_XXXXXX (or under /tmp); 0 on success */
+static int files_init(const char *name) {
+  const char *base = getenv("TMPDIR");
+  snprintf(g_dir, sizeof g_dir, "%s/nholo_%s_XXXXXX", base && base[0] ? base : "/tmp", name);
+  if (mkdtemp(g_dir)) return 0;
+  printf("cannot create a temporary directory: %s\n", strerror(errno));
+  return -1;
+}
+
+/* remove the scratch directory and what is in it */
+static void cleanup_dir(void) {
+  DIR *d = opendir(g_dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    char p[1100];
+    snprintf(p, sizeof p, "%s/%s", g_dir, e->d_name);
+    if (remove(p) != 0) rmdir(p);
+  }
+  closedir(d);
+  rmdir(g_dir);
 }
 
 #endif

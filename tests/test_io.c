@@ -540,28 +540,9 @@ static int test_plot_repeated(void) {
 
 /* ---- main ------------------------------------------------------------------------------ */
 
-static void cleanup_dir(void) {
-  DIR *d = opendir(g_dir);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    char p[1100];
-    snprintf(p, sizeof p, "%s/%s", g_dir, e->d_name);
-    if (remove(p) != 0) rmdir(p);
-  }
-  closedir(d);
-  rmdir(g_dir);
-}
-
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
-  const char *base = getenv("TMPDIR");
-  snprintf(g_dir, sizeof g_dir, "%s/nholo_test_io_XXXXXX", base && base[0] ? base : "/tmp");
-  if (!mkdtemp(g_dir)) {
-    printf("cannot create a temporary directory: %s\n", strerror(errno));
-    return 1;
-  }
+  if (files_init("test_io") != 0) return 1;
   RUN_TEST(test_traj_growth);
   RUN_TEST(test_outfile_commit_abort);
   RUN_TEST(test_outfile_in_place);

@@ -206,28 +206,9 @@ static int test_run_figure(void) {
 
 /* ---- main ------------------------------------------------------------------------------ */
 
-static void cleanup_dir(void) {
-  DIR *d = opendir(g_dir);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    char p[1100];
-    snprintf(p, sizeof p, "%s/%s", g_dir, e->d_name);
-    if (remove(p) != 0) rmdir(p);
-  }
-  closedir(d);
-  rmdir(g_dir);
-}
-
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
-  const char *base = getenv("TMPDIR");
-  snprintf(g_dir, sizeof g_dir, "%s/nholo_test_papers_XXXXXX", base && base[0] ? base : "/tmp");
-  if (!mkdtemp(g_dir)) {
-    printf("cannot create a temporary directory: %s\n", strerror(errno));
-    return 1;
-  }
+  if (files_init("test_papers") != 0) return 1;
   RUN_TEST(test_registry);
   RUN_TEST(test_plot_penny);
   RUN_TEST(test_plot_ensemble);
