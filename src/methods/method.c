@@ -26,6 +26,7 @@ static const nh_method *const nh_methods[] = {
     &nh_method_gonzalez_f,
     &nh_method_si_dla,
     &nh_method_i_dla,
+    &nh_method_spark,
 };
 
 #define NH_NMETHODS ((int)(sizeof nh_methods / sizeof nh_methods[0]))
@@ -72,6 +73,7 @@ static const struct {
     {"gonzalez-f", "it needs a conservative model with at least one constraint"},
     {"si-dla", "it needs a conservative model with a constant mass matrix and at least one constraint"},
     {"i-dla", "it needs a conservative model with a constant mass matrix and at least one constraint"},
+    {"spark", "it needs a conservative mechanical model (no generalized force) with at least one constraint"},
 };
 
 int nh_method_check(const nh_method *method, const nh_model *model, char *msg, size_t msg_size) {

@@ -112,6 +112,7 @@ extern const nh_method nh_method_gonzalez_r_fd;
 extern const nh_method nh_method_gonzalez_f;
 extern const nh_method nh_method_si_dla;
 extern const nh_method nh_method_i_dla;
+extern const nh_method nh_method_spark;
 
 /* Dense output for one-step methods without their own interpolant: the cubic Hermite
  * interpolant through (x0, F(t, x0)) and (x1, F(t + h, x1)), the slopes computed once per

@@ -3,7 +3,7 @@
  *
  *   dg-fig2  the quartic system (n = 3, H = 3.06): order plot at t = 10, constraint residual
  *            and relative energy error of one trajectory, and var(H(t) - H(0)) / h^4 over an
- *            ensemble against the line 1e-4 t; SI-DLA, I-DLA, AVF, GONZALEZ (SPARK omitted)
+ *            ensemble against the line 1e-4 t; SI-DLA, I-DLA, SPARK, AVF, GONZALEZ
  *   dg-fig3  the Chaplygin sleigh with method (23) (= gonzalez on sleigh-dg): x1-x2 paths and
  *            rho1-rho2 trajectories from rho1 = -0.001 and +0.001
  *   dg-fig4  the gearbox, rotating pendulum: relative energy error and |p1 + sin(q3) p2| of
@@ -216,9 +216,9 @@ static int final_state(const nh_model *m, const char *method, const double *x0, 
 static int fig2(const papers_opts *o, const char *path, char *msg, size_t msg_size) {
   const double H = 3.06, h = o->dt > 0.0 ? o->dt : 0.1, T = o->t_end > 0.0 ? o->t_end : 1000.0;
   const long members = o->members > 0 ? o->members : 200;
-  enum { NM = 4, NH = 5, NV = 40 };
-  const char *meth[NM] = {"si-dla", "i-dla", "avf", "gonzalez"};
-  const char *label[NM] = {"SI-DLA", "I-DLA", "AVF", "GONZALEZ"};
+  enum { NM = 5, NH = 5, NV = 40, NVM = 4 };
+  const char *meth[NM] = {"si-dla", "i-dla", "spark", "avf", "gonzalez"};
+  const char *label[NM] = {"SI-DLA", "I-DLA", "SPARK", "AVF", "GONZALEZ"};
   nh_model *mq = nh_quartic_create(NULL, 0), *ma = nh_quartic_ap_create(NULL, 0);
   if (!mq || !ma) {
     nh_model_destroy(mq), nh_model_destroy(ma);
@@ -230,7 +230,7 @@ static int fig2(const papers_opts *o, const char *path, char *msg, size_t msg_si
   quartic_random(&seed, H, xm, xr);
   int rc = NH_OK;
   progress prog;
-  progress_init(&prog, o->progress, 1.0 * NM * NH + 2.0 * NM + 3.0 * (double)members, "dg-fig2");
+  progress_init(&prog, o->progress, 1.0 * NM * NH + 2.0 * NM + (double)NVM * (double)members, "dg-fig2");
   fprintf(o->out, "dg-fig2: quartic system, H = %.2f, seed %llu\n", H, o->seed);
 
   // (a) order plot at t = 10
@@ -240,11 +240,11 @@ static int fig2(const papers_opts *o, const char *path, char *msg, size_t msg_si
     rc = NH_ERR_CALLBACK;
   }
   for (int k = 0; k < NM && rc == NH_OK; k++) {
-    const nh_model *m = k < 2 ? mq : ma;
+    const nh_model *m = k < 3 ? mq : ma;
     for (int j = 0; j < NH; j++) {
       hs[j] = 0.2 / (double)(1 << j);
       err[k][j] = NAN;
-      if (final_state(m, meth[k], k < 2 ? xm : xr, hs[j], 10.0, x) >= 0) {
+      if (final_state(m, meth[k], k < 3 ? xm : xr, hs[j], 10.0, x) >= 0) {
         double e = 0.0;
         for (int i = 0; i < 7; i++) e += (x[i] - ref[i]) * (x[i] - ref[i]);
         err[k][j] = sqrt(e);
@@ -255,22 +255,22 @@ static int fig2(const papers_opts *o, const char *path, char *msg, size_t msg_si
            err[k][NH - 1], log2(err[k][NH - 2] / err[k][NH - 1]));
   }
   double ref2[NH];
-  for (int j = 0; j < NH; j++) ref2[j] = err[3][0] * (hs[j] / hs[0]) * (hs[j] / hs[0]);
+  for (int j = 0; j < NH; j++) ref2[j] = err[4][0] * (hs[j] / hs[0]) * (hs[j] / hs[0]);
 
   // (b), (c) one trajectory
   rec rr[NM];
   memset(rr, 0, sizeof rr);
   for (int k = 0; k < NM && rc == NH_OK; k++) {
-    rc = record_run(k < 2 ? mq : ma, meth[k], k < 2 ? xm : xr, h, T, 0.0, 0, NULL, &rr[k], msg, msg_size);
+    rc = record_run(k < 3 ? mq : ma, meth[k], k < 3 ? xm : xr, h, T, 0.0, 0, NULL, &rr[k], msg, msg_size);
     progress_add(&prog, 2.0);
   }
 
   // (d) variance of H(t) - H(0) over the ensemble, at NV times
-  double tv[NV], var[3][NV];
-  const int vm[3] = {0, 1, 3};
-  for (int v = 0; v < 3 && rc == NH_OK; v++) {
+  double tv[NV], var[NVM][NV];
+  const int vm[NVM] = {0, 1, 2, 4};
+  for (int v = 0; v < NVM && rc == NH_OK; v++) {
     double s1[NV] = {0}, s2[NV] = {0};
-    const nh_model *m = vm[v] < 2 ? mq : ma;
+    const nh_model *m = vm[v] < 3 ? mq : ma;
     nh_sim_def d = nh_sim_def_default();
     d.method = nh_method_find(meth[vm[v]]);
     d.h = h;
@@ -278,7 +278,7 @@ static int fig2(const papers_opts *o, const char *path, char *msg, size_t msg_si
     unsigned long long es = o->seed + 1;
     for (long e = 0; e < members && s && rc == NH_OK; e++) {
       quartic_random(&es, H, xm, xr);
-      if (nh_sim_set_state_x(s, 0.0, vm[v] < 2 ? xm : xr) < 0) {
+      if (nh_sim_set_state_x(s, 0.0, vm[v] < 3 ? xm : xr) < 0) {
         snprintf(msg, msg_size, "dg-fig2: %s: %s", meth[vm[v]], nh_sim_message(s));
         rc = NH_ERR_CALLBACK;
       }
@@ -316,7 +316,7 @@ static int fig2(const papers_opts *o, const char *path, char *msg, size_t msg_si
 
   if (rc == NH_OK) {
     // logarithmic axes as log10 of the values
-    nh_plot_curve so[NM + 1], sc[NM], se[NM], sv[5];
+    nh_plot_curve so[NM + 1], sc[NM], se[NM], sv[NM + 1];
     double *lg[3 * NM + 3] = {0};
     int nl = 0;
     double *lh = lg[nl++] = log10_copy(NH, hs), *lr = lg[nl++] = log10_copy(NH, ref2);
@@ -335,7 +335,7 @@ static int fig2(const papers_opts *o, const char *path, char *msg, size_t msg_si
     so[NM] = (nh_plot_curve){NH, lh, lr, "C h#u2#d (GONZALEZ at h = 0.2)", NH_PLOT_DASHED | NH_PLOT_WIDTH(24)};
     // the variance panel: a curve per method in the order of the others (no AVF: an empty one)
     for (int k = 0; k < NM; k++) sv[k] = (nh_plot_curve){0, tv, line, NULL, 0};
-    for (int v = 0; v < 3; v++) sv[vm[v]] = (nh_plot_curve){NV, tv, var[v], label[vm[v]], 0};
+    for (int v = 0; v < NVM; v++) sv[vm[v]] = (nh_plot_curve){NV, tv, var[v], label[vm[v]], 0};
     sv[NM] = (nh_plot_curve){NV, tv, line, "10#u-4#d t", NH_PLOT_DASHED};
     nh_plot_panel p[4] = {
         {"order plot, t = 10", "log#d10#u h", "log#d10#u error", NM + 1, so, 0, NAN},
