@@ -58,69 +58,168 @@ static int ball_params_for(const char *name, nh_ball_params *p, int *disk, nh_ba
   return CLI_OK;
 }
 
-/* ---- one run, sampled ----------------------------------------------------------------------- */
+typedef struct ball_opts {
+  const char *model, *method, *out, *events, *plot;
+  double t_end, dt, rtol, atol, sample, mu;
+  int json, dt_set, mu_set, on_detach, on_slip; /* -1: the model's default; on_detach 2: fly */
+  int dae;                                      /* --form dae */
+  cli_sets sets;
+} ball_opts;
+
+/* ---- one run, its outputs streamed ------------------------------------------------------------ */
+
+#define BALL_NX_MAX (2 * NH_BALL_MAX_MASSES + 13) /* the largest state (the flight layout) */
+
+/* one tracked sample: its CSV row's values */
+typedef struct ball_sample {
+  double t, x[BALL_NX_MAX]; /* x in the run's layout */
+  nh_ball_eval ev;
+  double run_max;           /* the running max of f_s/N up to it */
+  int flight;
+} ball_sample;
 
 typedef struct ball_run {
-  const nh_model *model;
-  long n, cap;
-  double *t, *x;     /* (n), (n x nx) */
-  nh_ball_eval *ev;  /* (n) */
-  int *kind;
-  int *phase;        /* (n) 1: free flight (--on-detach fly), else rolling */
-  nh_ball_stats st;  /* over the rolling samples */
-  int fly;           /* states are stored in the flight layout (model: the flight model) */
+  const nh_model *model;   /* the state layout: the flight model with --on-detach fly */
+  int fly;                 /* states are stored in the flight layout */
   int failed;
+  nh_ball_stats st;        /* over the rolling samples */
+  long n;                  /* samples tracked */
+  int detached;            /* a normal_force event was logged */
+  // the CSV (--out): rows on the output grid, the first, the last and the events
+  nh_outfile csv, evf;
+  int has_csv, has_ev;
+  double sample, next, run_max;
+  ball_sample last;        /* the latest sample; last_written: its row is in the CSV */
+  int last_written;
+  long nev;                /* events written (--events) */
+  // the plot (--plot): N, f_s and f_s/N of at most CLI_PLOT_SAMPLES samples, thinned evenly
+  double *pt, *pN, *pfs, *pratio;
+  long np, stride, seen;
 } ball_run;
+
+static void csv_row(FILE *fp, const ball_run *r, const ball_sample *b) {
+  const nh_ball_eval *e = &b->ev;
+  fprintf(fp, "%.17g", b->t);
+  for (int i = 0; i < r->model->nx; i++) fprintf(fp, ",%.17g", b->x[i]);
+  fprintf(fp, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", e->N, e->fvec[0],
+          e->fvec[1], e->fs, e->N > 0 ? e->ratio : NAN, b->run_max, e->energy, e->power, e->z_cp[0], e->z_cp[1],
+          e->cm_space[0], e->cm_space[1], e->cm_space[2]);
+  fputs(!r->fly ? "\n" : b->flight ? ",flight\n" : ",rolling\n", fp);
+}
+
+/* is the sample a row of outputs sampled every `sample` s (the first at or after each
+ * multiple; starts and events always, the last at the end: ball_run_finish) */
+static int keep_sample(ball_run *r, nh_sample_kind kind, double t) {
+  if (r->n == 0 || kind == NH_SAMPLE_EVENT || r->sample <= BALL_STATS_DT) return 1;
+  if (t >= r->next - BALL_GRID_SLACK * r->sample) {
+    r->next = (floor(t / r->sample + BALL_GRID_SLACK) + 1.0) * r->sample;
+    return 1;
+  }
+  return 0;
+}
+
+/* the event just logged by sim (its latest record), as a row of the events CSV */
+static void event_row(ball_run *r, const nh_sim *sim) {
+  const long k = nh_sim_event_count(sim);
+  nh_event_record e;
+  if (k < 1 || nh_sim_event_get(sim, k - 1, &e) != NH_OK) return;
+  const nh_model *m = nh_sim_model(sim);
+  const int flight = nh_ball_model_kind(m) == NH_BALL_FLIGHT;
+  r->detached |= !flight && strcmp(m->monitors[e.monitor].name, "normal_force") == 0;
+  if (!r->has_ev) return;
+  double xf[BALL_NX_MAX];
+  const double *x = e.x;
+  if (r->fly && !flight && nh_ball_flight_state(m, e.t, e.x, xf, NULL) == NH_OK) x = xf;
+  FILE *fp = r->evf.fp;
+  fprintf(fp, "%ld,%.17g,%s,%s,%d,%.17g", r->nev++, e.t, m->monitors[e.monitor].name,
+          e.direction < 0 ? "falling" : "rising", e.stopped, e.value);
+  if (r->fly) fputs(flight ? ",flight" : ",rolling", fp);
+  for (int i = 0; i < r->model->nx; i++) fprintf(fp, ",%.17g", x[i]);
+  fputc('\n', fp);
+}
+
+/* the plot's points: every stride-th sample; when full, every other one is dropped */
+static void plot_point(ball_run *r, const ball_sample *b) {
+  if (!r->pt || r->seen++ % r->stride != 0) return;
+  if (r->np == CLI_PLOT_SAMPLES) {
+    for (long k = 0; 2 * k < r->np; k++)
+      r->pt[k] = r->pt[2 * k], r->pN[k] = r->pN[2 * k], r->pfs[k] = r->pfs[2 * k], r->pratio[k] = r->pratio[2 * k];
+    r->np = (r->np + 1) / 2, r->stride *= 2;
+    if ((r->seen - 1) % r->stride != 0) return;
+  }
+  r->pt[r->np] = b->t, r->pN[r->np] = b->ev.N, r->pfs[r->np] = b->ev.fs;
+  r->pratio[r->np++] = b->ev.N > 0 ? b->ev.ratio : NAN;
+}
 
 static int run_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *x,
                         const double *v, void *user) {
   (void)v;
   ball_run *r = user;
-  const int nx = r->model->nx;
   const nh_model *sm = nh_sim_model(sim); /* the phase's model */
   const int flight = nh_ball_model_kind(sm) == NH_BALL_FLIGHT;
-  if (kind == NH_SAMPLE_END && r->n > 0 && r->t[r->n - 1] == t) return 0; /* already recorded */
-  if (r->n == r->cap) {
-    long cap = r->cap ? 2 * r->cap : 1024;
-    double *nt = realloc(r->t, sizeof(double) * (size_t)cap);
-    if (nt) r->t = nt;
-    double *nxs = realloc(r->x, sizeof(double) * (size_t)cap * (size_t)nx);
-    if (nxs) r->x = nxs;
-    nh_ball_eval *ne = realloc(r->ev, sizeof(nh_ball_eval) * (size_t)cap);
-    if (ne) r->ev = ne;
-    int *nk = realloc(r->kind, sizeof(int) * (size_t)cap);
-    if (nk) r->kind = nk;
-    int *np = realloc(r->phase, sizeof(int) * (size_t)cap);
-    if (np) r->phase = np;
-    if (!nt || !nxs || !ne || !nk || !np) return r->failed = 1;
-    r->cap = cap;
-  }
-  r->t[r->n] = t;
-  r->kind[r->n] = (int)kind;
-  r->phase[r->n] = flight;
-  double *xs = r->x + (size_t)r->n * (size_t)nx;
+  if (kind == NH_SAMPLE_EVENT) event_row(r, sim);
+  if (kind == NH_SAMPLE_END && r->n > 0 && r->last.t == t) return 0; /* already recorded */
+  ball_sample *b = &r->last;
+  b->t = t;
+  b->flight = flight;
   // one layout for the whole run: a rolling state in the flight layout when flying is on
   if (r->fly && !flight) {
-    if (nh_ball_flight_state(sm, t, x, xs, NULL) != NH_OK) return r->failed = 1;
+    if (nh_ball_flight_state(sm, t, x, b->x, NULL) != NH_OK) return r->failed = 1;
   } else {
-    memcpy(xs, x, sizeof(double) * (size_t)nx);
+    memcpy(b->x, x, sizeof(double) * (size_t)r->model->nx);
   }
-  if (nh_ball_evaluate(sm, t, x, &r->ev[r->n]) != NH_OK) return r->failed = 1;
+  if (nh_ball_evaluate(sm, t, x, &b->ev) != NH_OK) return r->failed = 1;
   if (!flight) nh_ball_stats_update(&r->st, sm, t, x);
+  const nh_ball_eval *e = &b->ev;
+  r->run_max = e->N > 0 && !flight && r->run_max == r->run_max ? fmax(r->run_max, e->ratio) : NAN;
+  b->run_max = r->run_max;
+  r->last_written = r->has_csv && keep_sample(r, kind, t);
+  if (r->last_written) csv_row(r->csv.fp, r, b);
+  plot_point(r, b);
   r->n++;
   return 0;
 }
 
+/* open the outputs before the run (headers written); NH_OK or the error in msg */
+static int ball_run_open(ball_run *r, const char *out, const char *events, int plot, double sample, char *msg,
+                         size_t size) {
+  const nh_model *m = r->model;
+  r->sample = sample, r->next = sample, r->stride = 1;
+  if (plot) {
+    r->pt = malloc(sizeof(double) * 4 * (size_t)CLI_PLOT_SAMPLES);
+    if (!r->pt) return snprintf(msg, size, "out of memory for the plot's record"), NH_ERR_NOMEM;
+    r->pN = r->pt + CLI_PLOT_SAMPLES, r->pfs = r->pN + CLI_PLOT_SAMPLES, r->pratio = r->pfs + CLI_PLOT_SAMPLES;
+  }
+  int st;
+  if (out) {
+    if ((st = nh_outfile_open(&r->csv, out, msg, size)) != NH_OK) return st;
+    r->has_csv = 1;
+    fputs("t", r->csv.fp);
+    for (int i = 0; i < m->nx; i++) fprintf(r->csv.fp, ",%s", m->state_names[i]);
+    fputs(",N,friction_x,friction_y,friction,friction_over_N,min_mu_so_far,energy,power,x_cp,y_cp,cm_x,cm_y,cm_z", r->csv.fp);
+    fputs(r->fly ? ",phase\n" : "\n", r->csv.fp);
+  }
+  if (events) {
+    if ((st = nh_outfile_open(&r->evf, events, msg, size)) != NH_OK) return st;
+    r->has_ev = 1;
+    fputs(r->fly ? "index,t,monitor,direction,stopped,value,phase" : "index,t,monitor,direction,stopped,value", r->evf.fp);
+    for (int i = 0; i < m->nx; i++) fprintf(r->evf.fp, ",%s", m->state_names[i]);
+    fputc('\n', r->evf.fp);
+  }
+  return NH_OK;
+}
+
 static void ball_run_free(ball_run *r) {
-  free(r->t), free(r->x), free(r->ev), free(r->kind), free(r->phase);
+  if (r->has_csv) nh_outfile_abort(&r->csv);
+  if (r->has_ev) nh_outfile_abort(&r->evf);
+  free(r->pt);
   memset(r, 0, sizeof *r);
 }
 
-/* simulate to t_end; with a flight model (Nullable) a detachment switches to free flight
- * (sim_out[1], else NULL); returns the status of the run (the samples hold what was computed) */
-static int ball_simulate(const nh_model *model, const nh_model *flight, const nh_method *method, double dt,
-                         double rtol, double atol, double t_end, ball_run *r, nh_sim **sim_out,
-                         nh_ball_flight_info *info, char *msg, size_t size) {
+/* simulate to t_end, the outputs written as the run goes; with a flight model (Nullable) a
+ * detachment switches to free flight (sim_out[1], else NULL); returns the status of the run */
+static int ball_simulate(const nh_model *model, const nh_model *flight, const nh_method *method, const ball_opts *ro,
+                         ball_run *r, nh_sim **sim_out, nh_ball_flight_info *info, char *msg, size_t size) {
   memset(r, 0, sizeof *r);
   r->model = flight ? flight : model;
   r->fly = flight != NULL;
@@ -128,113 +227,31 @@ static int ball_simulate(const nh_model *model, const nh_model *flight, const nh
   nh_ball_stats_init(&r->st);
   nh_sim_def def = nh_sim_def_default();
   def.method = method;
-  def.h = dt;
-  def.rtol = rtol;
-  def.atol = atol;
+  def.h = ro->dt;
+  def.rtol = ro->rtol;
+  def.atol = ro->atol;
   def.out_dt = BALL_STATS_DT;
+  def.log_limit = CLI_LOG_LIMIT;
   nh_sim *sim = nh_sim_create(model, &def, msg, size), *fsim = NULL;
   if (!sim) return NH_ERR_ARG;
   if (flight && !(fsim = nh_sim_create(flight, &def, msg, size))) {
     nh_sim_destroy(sim);
     return NH_ERR_ARG;
   }
-  int st = fsim ? nh_ball_run_flight(sim, fsim, t_end, run_observer, r, info)
-                : nh_ball_run(sim, t_end, run_observer, r);
-  if (r->failed) snprintf(msg, size, "out of memory or evaluation failure while recording the run");
+  if (ball_run_open(r, ro->out, ro->events, ro->plot != NULL, ro->sample, msg, size) != NH_OK) {
+    nh_sim_destroy(fsim), nh_sim_destroy(sim);
+    return NH_ERR_ARG;
+  }
   sim_out[0] = sim, sim_out[1] = fsim;
+  int st = fsim ? nh_ball_run_flight(sim, fsim, ro->t_end, run_observer, r, info)
+                : nh_ball_run(sim, ro->t_end, run_observer, r);
+  if (r->failed) snprintf(msg, size, "evaluation failure while recording the run");
   return st;
-}
-
-/* ---- outputs ----------------------------------------------------------------------------------- */
-
-/* keep sample k in outputs sampled every `sample` s (first sample at or after each multiple;
- * starts, ends and events always) */
-static int keep_sample(const ball_run *r, long k, double sample, double *next) {
-  if (k == 0 || k == r->n - 1 || r->kind[k] == NH_SAMPLE_EVENT || sample <= BALL_STATS_DT) return 1;
-  if (r->t[k] >= *next - BALL_GRID_SLACK * sample) {
-    *next = (floor(r->t[k] / sample + BALL_GRID_SLACK) + 1.0) * sample;
-    return 1;
-  }
-  return 0;
-}
-
-static int write_csv(const char *path, const ball_run *r, double sample, char *msg, size_t size) {
-  nh_outfile out;
-  int st = nh_outfile_open(&out, path, msg, size);
-  if (st != NH_OK) return st;
-  const nh_model *m = r->model;
-  fputs("t", out.fp);
-  for (int i = 0; i < m->nx; i++) fprintf(out.fp, ",%s", m->state_names[i]);
-  fputs(",N,friction_x,friction_y,friction,friction_over_N,min_mu_so_far,energy,power,x_cp,y_cp,cm_x,cm_y,cm_z", out.fp);
-  fputs(r->fly ? ",phase\n" : "\n", out.fp);
-  double next = sample, run_max = 0.0; /* the running max of f_s/N over every tracked sample */
-  for (long k = 0; k < r->n; k++) {
-    const nh_ball_eval *e = &r->ev[k];
-    run_max = e->N > 0 && !r->phase[k] && run_max == run_max ? fmax(run_max, e->ratio) : NAN;
-    if (!keep_sample(r, k, sample, &next)) continue;
-    fprintf(out.fp, "%.17g", r->t[k]);
-    for (int i = 0; i < m->nx; i++) fprintf(out.fp, ",%.17g", r->x[(size_t)k * m->nx + i]);
-    fprintf(out.fp, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", e->N,
-            e->fvec[0], e->fvec[1], e->fs, e->N > 0 ? e->ratio : NAN, run_max, e->energy, e->power, e->z_cp[0],
-            e->z_cp[1], e->cm_space[0], e->cm_space[1], e->cm_space[2]);
-    fputs(!r->fly ? "\n" : r->phase[k] ? ",flight\n" : ",rolling\n", out.fp);
-  }
-  if (ferror(out.fp)) {
-    nh_outfile_abort(&out);
-    snprintf(msg, size, "cannot write '%s'", path);
-    return NH_ERR_IO;
-  }
-  return nh_outfile_commit(&out, msg, size);
 }
 
 /* the kind of a monitor event */
 static const char *event_kind(const char *monitor) {
   return !strcmp(monitor, "normal_force") ? "detachment" : !strcmp(monitor, "touchdown") ? "touchdown" : "slip";
-}
-
-/* the events of the run's phases (sims[1]: the flight, Nullable), in time order */
-typedef struct run_events {
-  const nh_sim *sim[2];
-  long count[2];
-} run_events;
-
-static run_events events_of(nh_sim *const sims[2]) {
-  run_events ev = {{sims[0], sims[1]}, {nh_sim_event_count(sims[0]), sims[1] ? nh_sim_event_count(sims[1]) : 0}};
-  return ev;
-}
-
-/* the k-th event over both phases; *flight: from the flight phase */
-static void event_at(const run_events *ev, long k, nh_event_record *e, const nh_model **m, int *flight) {
-  *flight = k >= ev->count[0];
-  const nh_sim *s = ev->sim[*flight];
-  nh_sim_event_get(s, *flight ? k - ev->count[0] : k, e);
-  *m = nh_sim_model(s);
-}
-
-static int write_events(const char *path, const ball_run *r, nh_sim *const sims[2], char *msg, size_t size) {
-  nh_outfile out;
-  int st = nh_outfile_open(&out, path, msg, size);
-  if (st != NH_OK) return st;
-  const nh_model *lm = r->model; /* the state layout */
-  run_events ev = events_of(sims);
-  fputs(r->fly ? "index,t,monitor,direction,stopped,value,phase" : "index,t,monitor,direction,stopped,value", out.fp);
-  for (int i = 0; i < lm->nx; i++) fprintf(out.fp, ",%s", lm->state_names[i]);
-  fputc('\n', out.fp);
-  for (long k = 0; k < ev.count[0] + ev.count[1]; k++) {
-    nh_event_record e;
-    const nh_model *m;
-    int flight;
-    double xf[2 * NH_BALL_MAX_MASSES + 13];
-    event_at(&ev, k, &e, &m, &flight);
-    const double *x = e.x;
-    if (r->fly && !flight && nh_ball_flight_state(m, e.t, e.x, xf, NULL) == NH_OK) x = xf;
-    fprintf(out.fp, "%ld,%.17g,%s,%s,%d,%.17g", k, e.t, m->monitors[e.monitor].name,
-            e.direction < 0 ? "falling" : "rising", e.stopped, e.value);
-    if (r->fly) fputs(flight ? ",flight" : ",rolling", out.fp);
-    for (int i = 0; i < lm->nx; i++) fprintf(out.fp, ",%.17g", x[i]);
-    fputc('\n', out.fp);
-  }
-  return nh_outfile_commit(&out, msg, size);
 }
 
 /* ---- the summary (nholo/io.h) -------------------------------------------------------------- */
@@ -262,14 +279,7 @@ static void summary_counts(FILE *f, int json, const ball_summary *b) {
   nh_json_field_num(f, "t_min_normal_force", st->t_min_N);
   nh_json_field_num(f, "max_friction", st->max_fs);
   nh_json_field_num(f, "t_max_friction", st->t_max_fs);
-  int detached = st->detached;
-  const nh_model *m = nh_sim_model(b->sims[0]);
-  for (long k = 0; k < nh_sim_event_count(b->sims[0]); k++) {
-    nh_event_record e;
-    nh_sim_event_get(b->sims[0], k, &e);
-    detached |= strcmp(m->monitors[e.monitor].name, "normal_force") == 0;
-  }
-  nh_json_field_bool(f, "detached", detached);
+  nh_json_field_bool(f, "detached", st->detached || b->r->detached);
 }
 
 /* --on-detach fly: the switch (before the status) */
@@ -342,28 +352,15 @@ static void print_summary(nh_sim *const sims[2], const ball_run *r, const nh_bal
 
 /* N, f_s and f_s/N against time */
 static int plot_run(const char *path, const ball_run *r, const char *title, char *msg, size_t size) {
-  double *N = malloc(sizeof(double) * (size_t)(r->n ? r->n : 1) * 3);
-  if (!N) return NH_ERR_NOMEM;
-  double *fs = N + r->n, *ratio = fs + r->n;
-  for (long k = 0; k < r->n; k++) N[k] = r->ev[k].N, fs[k] = r->ev[k].fs, ratio[k] = r->ev[k].N > 0 ? r->ev[k].ratio : NAN;
-  nh_plot_curve c[3] = {{r->n, r->t, N, NULL, 0}, {r->n, r->t, fs, NULL, 0}, {r->n, r->t, ratio, NULL, 0}};
+  nh_plot_curve c[3] = {{r->np, r->pt, r->pN, NULL, 0}, {r->np, r->pt, r->pfs, NULL, 0}, {r->np, r->pt, r->pratio, NULL, 0}};
   nh_plot_panel p[3] = {{"normal force", "t", "N", 1, &c[0], 0, 0.0},
                         {"static friction", "t", "f#ds#u", 1, &c[1], 0, NAN},
                         {"friction / normal force", "t", "f#ds#u/N", 1, &c[2], 0, NAN}};
-  int st = nh_plot_panels(path, 1, 3, 3, p, title, msg, size);
-  free(N);
-  return st;
+  return nh_plot_panels(path, 1, 3, 3, p, title, msg, size);
 }
 
 /* ---- `nholo run` for balls ---------------------------------------------------------------- */
 
-typedef struct ball_opts {
-  const char *model, *method, *out, *events, *plot;
-  double t_end, dt, rtol, atol, sample, mu;
-  int json, dt_set, mu_set, on_detach, on_slip; /* -1: the model's default; on_detach 2: fly */
-  int dae;                                      /* --form dae */
-  cli_sets sets;
-} ball_opts;
 
 static void ball_help(void) {
   printf("usage: nholo run rolling-disk|rolling-ball|rolling-ball-detach|FILE.ball [options]\n\n"
@@ -539,23 +536,33 @@ int cmd_run_ball(int argc, char **argv) {
       nh_ball_file_destroy(file);
       return cli_usage_error("%s", msg);
     }
+  const double rows = o.t_end / fmax(o.sample, BALL_STATS_DT); /* the CSV's rows, at most */
+  if (o.out && rows > CLI_MAX_ROWS) {
+    nh_model_destroy(flight), nh_model_destroy(model);
+    nh_ball_file_destroy(file);
+    return cli_usage_error("--out: --t-end %g sampled every %g s is %.3g rows, more than the %.0e allowed; use a "
+                           "larger --sample (at least %g)", o.t_end, fmax(o.sample, BALL_STATS_DT), rows, CLI_MAX_ROWS,
+                           o.t_end / CLI_MAX_ROWS);
+  }
   const nh_method *method = nh_method_find(o.method ? o.method : "dopri5");
   ball_run r;
   nh_sim *sims[2] = {NULL, NULL};
   nh_ball_flight_info fi = {0, 0, 0, NAN, NAN, NAN, NAN};
   double t0 = now_seconds();
-  int status = ball_simulate(model, flight, method, o.dt, o.rtol, o.atol, o.t_end, &r, sims, &fi, msg, sizeof msg);
+  int status = ball_simulate(model, flight, method, &o, &r, sims, &fi, msg, sizeof msg);
   double wall = now_seconds() - t0;
   nh_sim *sim = sims[0], *last = fi.flew ? sims[1] : sims[0];
   if (!sim) {
+    ball_run_free(&r);
     nh_model_destroy(flight), nh_model_destroy(model);
     nh_ball_file_destroy(file);
     return cli_usage_error("%s", msg);
   }
   int exit_code = (status == NH_OK || status == NH_EVENT_STOP) && !r.failed ? CLI_OK : CLI_FAILED;
-  if (o.out && write_csv(o.out, &r, o.sample, msg, sizeof msg) != NH_OK)
+  if (r.has_csv && !r.last_written && r.n > 0) csv_row(r.csv.fp, &r, &r.last); /* the last sample, always */
+  if (r.has_csv && (r.has_csv = 0, nh_outfile_commit(&r.csv, msg, sizeof msg)) != NH_OK)
     fprintf(stderr, "nholo: %s\n", msg), exit_code = CLI_FAILED;
-  if (o.events && write_events(o.events, &r, sims, msg, sizeof msg) != NH_OK)
+  if (r.has_ev && (r.has_ev = 0, nh_outfile_commit(&r.evf, msg, sizeof msg)) != NH_OK)
     fprintf(stderr, "nholo: %s\n", msg), exit_code = CLI_FAILED;
   if (o.plot) {
     char title[200];

@@ -68,4 +68,13 @@ int cli_ball_is_model(const char *name);
 int cmd_run_ball(int argc, char **argv);
 int cmd_figure(int argc, char **argv);
 
+/* Bounds of a run's outputs (the CSVs are streamed, so memory does not grow with a run):
+ * a trajectory CSV of more rows than CLI_MAX_ROWS (t_end over the step or --sample) is
+ * refused before the run; the impact and event logs kept for the summary hold at most
+ * CLI_LOG_LIMIT records (the CSVs have them all); a plot is drawn from at most
+ * CLI_PLOT_SAMPLES samples (a longer run's are thinned evenly, nh_traj_thin). */
+#define CLI_MAX_ROWS 1e8
+#define CLI_LOG_LIMIT 10000L
+#define CLI_PLOT_SAMPLES 200000L
+
 #endif

@@ -377,6 +377,82 @@ static nh_model *load_model(run_opts *o, int *is_penny, int *rc) {
   return model;
 }
 
+/* ---- outputs, streamed as the run goes (cli.h: the bounds) ------------------------------ */
+
+/* A trajectory CSV of more than CLI_MAX_ROWS rows is refused before the run (an adaptive or
+ * exact method's steps are not known before it: those rows are not bounded). */
+static int check_rows(const run_opts *o, const nh_method *method, double out_dt) {
+  if (!o->out) return CLI_OK;
+  const double step = out_dt > 0.0 ? out_dt : o->dt;
+  if (out_dt <= 0.0 && (nh_method_flags(method) & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT))) return CLI_OK;
+  const double rows = o->t_end / step;
+  if (!(rows > CLI_MAX_ROWS)) return CLI_OK;
+  if (out_dt > 0.0)
+    return cli_usage_error("--out: --t-end %g sampled every %g s is %.3g rows, more than the %.0e allowed; use a larger "
+                           "--sample (at least %g)", o->t_end, out_dt, rows, CLI_MAX_ROWS, o->t_end / CLI_MAX_ROWS);
+  return cli_usage_error("--out: --t-end %g with --dt %g is %.3g steps, a row each, more than the %.0e rows allowed; "
+                         "use --sample DT (DT >= %g) or a larger --dt", o->t_end, o->dt, rows, CLI_MAX_ROWS,
+                         o->t_end / CLI_MAX_ROWS);
+}
+
+/* what the run records: the CSV streams and the plot's bounded record */
+typedef struct run_record {
+  nh_csv_stream traj, impacts;
+  int has_traj, has_impacts;
+  nh_traj_thin plot; /* plot.traj NULL: no plot */
+} run_record;
+
+static int record_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q, const double *v,
+                           void *user) {
+  run_record *r = user;
+  if (r->has_traj) nh_csv_stream_observer(sim, kind, t, q, v, &r->traj);
+  if (r->has_impacts) nh_csv_stream_observer(sim, kind, t, q, v, &r->impacts);
+  return r->plot.traj ? nh_traj_thin_observer(sim, kind, t, q, v, &r->plot) : 0;
+}
+
+static void record_abort(run_record *r) {
+  if (r->has_traj) nh_csv_stream_abort(&r->traj);
+  if (r->has_impacts) nh_csv_stream_abort(&r->impacts);
+  r->has_traj = r->has_impacts = 0;
+  nh_traj_destroy(r->plot.traj);
+  r->plot.traj = NULL;
+}
+
+/* open the streams (their headers written) before the run; CLI_USAGE after the error */
+static int record_open(run_record *r, const run_opts *o, const nh_model *model) {
+  char msg[2048];
+  memset(r, 0, sizeof *r);
+  if (o->out && nh_csv_stream_open(&r->traj, NH_CSV_TRAJECTORY, o->out, model, msg, sizeof msg) != NH_OK)
+    return cli_usage_error("%s", msg);
+  r->has_traj = o->out != NULL;
+  if (o->events && nh_csv_stream_open(&r->impacts, NH_CSV_IMPACTS, o->events, model, msg, sizeof msg) != NH_OK) {
+    record_abort(r);
+    return cli_usage_error("%s", msg);
+  }
+  r->has_impacts = o->events != NULL;
+  if (o->plot) {
+    nh_traj_thin th = {nh_traj_create(model->form == NH_FORM_ODE ? model->nx : model->nq), CLI_PLOT_SAMPLES, 1, 0};
+    if (!(r->plot = th).traj) {
+      record_abort(r);
+      return cli_usage_error("out of memory for the plot's record");
+    }
+  }
+  return CLI_OK;
+}
+
+/* the observer the run needs: none when nothing is recorded (an impact log of a model without
+ * gaps has no rows) */
+static nh_observer_fn record_fn(const run_record *r, const nh_model *model) {
+  return r->has_traj || r->plot.traj || (r->has_impacts && model->ngap > 0) ? record_observer : NULL;
+}
+
+/* an output that failed: its message on stderr, the first one's status and message kept */
+static void output_failed(int wst, const char *msg, int *out_status, char *out_msg, size_t size) {
+  fprintf(stderr, "nholo: %s\n", msg);
+  if (!*out_status) snprintf(out_msg, size, "%s", msg);
+  if (!*out_status) *out_status = wst;
+}
+
 int cmd_run(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
     if ((strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) && !(argc > 2 && cli_ball_is_model(argv[1]))) {
@@ -427,6 +503,12 @@ int cmd_run(int argc, char **argv) {
   def.zeno_count = (int)o.zeno_count;
   def.zeno_interval = o.zeno_interval;
   def.opts = o.mopts;
+  def.log_limit = CLI_LOG_LIMIT;
+  if ((rc = check_rows(&o, method, def.out_dt))) {
+    nh_model_destroy(model);
+    return rc;
+  }
+  if (!o.out && !o.plot) def.out_dt = 0.0; /* no samples to show: none computed */
   nh_sim *sim = nh_sim_create(model, &def, msg, sizeof msg);
   if (!sim) {
     nh_model_destroy(model);
@@ -438,52 +520,38 @@ int cmd_run(int argc, char **argv) {
     return rc;
   }
 
-  // run
-  nh_traj *traj = (o.out || o.plot) ? nh_traj_create(model->form == NH_FORM_ODE ? model->nx : model->nq) : NULL;
+  // run, the outputs streamed
+  run_record rec;
+  if ((rc = record_open(&rec, &o, model))) {
+    nh_sim_destroy(sim);
+    nh_model_destroy(model);
+    return rc;
+  }
   double t0 = now_seconds();
-  int status = nh_sim_run(sim, o.t_end, o.impacts, traj ? nh_traj_observer : NULL, traj);
+  int status = nh_sim_run(sim, o.t_end, o.impacts, record_fn(&rec, model), &rec);
   double wall = now_seconds() - t0;
 
   // outputs hold whatever was computed, also after a failure
   int exit_code = status == NH_OK ? CLI_OK : status == NH_ZENO ? CLI_ZENO : status == NH_DRIFT ? CLI_DRIFT : CLI_FAILED;
   int wst, out_status = NH_OK; /* the first output that could not be written */
   char out_msg[2048] = "";     /* and its message */
-  if (o.out && (wst = nh_write_traj_csv(o.out, model, traj, msg, sizeof msg)) != NH_OK) {
-    fprintf(stderr, "nholo: %s\n", msg);
-    exit_code = CLI_FAILED, out_status = wst;
-    snprintf(out_msg, sizeof out_msg, "%s", msg);
-  }
-  if (o.events && (wst = nh_write_impacts_csv(o.events, sim, msg, sizeof msg)) != NH_OK) {
-    fprintf(stderr, "nholo: %s\n", msg);
-    if (!out_status) snprintf(out_msg, sizeof out_msg, "%s", msg);
-    exit_code = CLI_FAILED, out_status = out_status ? out_status : wst;
-  }
-  if (o.plot && !is_penny) {
-    char title[160];
-    snprintf(title, sizeof title, "%s (%s)", model->name, nh_method_name(method));
-    if ((wst = nh_plot_timeseries(o.plot, model, traj, sim, title, msg, sizeof msg)) != NH_OK) {
-      fprintf(stderr, "nholo: %s\n", msg);
-      if (!out_status) snprintf(out_msg, sizeof out_msg, "%s", msg);
-      exit_code = CLI_FAILED, out_status = out_status ? out_status : wst;
-    }
-  } else if (o.plot) {
+  if (rec.has_traj && (wst = nh_csv_stream_commit(&rec.traj, msg, sizeof msg)) != NH_OK)
+    exit_code = CLI_FAILED, output_failed(wst, msg, &out_status, out_msg, sizeof out_msg);
+  if (rec.has_impacts && (wst = nh_csv_stream_commit(&rec.impacts, msg, sizeof msg)) != NH_OK)
+    exit_code = CLI_FAILED, output_failed(wst, msg, &out_status, out_msg, sizeof out_msg);
+  rec.has_traj = rec.has_impacts = 0;
+  const nh_traj *traj = rec.plot.traj;
+  if (o.plot) {
     char title[160];
     char lb[64];
-    int prc;
-    if (is_penny) {
+    if (is_penny)
       snprintf(title, sizeof title, "penny, %s table, %s, %ld impacts (%s)", o.penny.a == o.penny.b ? "circular" : "elliptical",
                law_name(model->impact[0], lb, sizeof lb), nh_sim_get_stats(sim)->impacts, nh_method_name(method));
-      prc = papers_plot_penny(o.plot, o.penny.a, o.penny.b, o.penny.R, traj, sim, title, msg, sizeof msg);
-    } else {
-      snprintf(title, sizeof title, "%s, %ld impacts (%s)", model->name, nh_sim_get_stats(sim)->impacts,
-               nh_method_name(method));
-      prc = nh_plot_timeseries(o.plot, model, traj, sim, title, msg, sizeof msg);
-    }
-    if (prc != NH_OK) {
-      fprintf(stderr, "nholo: %s\n", msg);
-      if (!out_status) snprintf(out_msg, sizeof out_msg, "%s", msg);
-      exit_code = CLI_FAILED, out_status = out_status ? out_status : prc;
-    }
+    else
+      snprintf(title, sizeof title, "%s (%s)", model->name, nh_method_name(method));
+    int prc = is_penny ? papers_plot_penny(o.plot, o.penny.a, o.penny.b, o.penny.R, traj, sim, title, msg, sizeof msg)
+                       : nh_plot_timeseries(o.plot, model, traj, sim, title, msg, sizeof msg);
+    if (prc != NH_OK) exit_code = CLI_FAILED, output_failed(prc, msg, &out_status, out_msg, sizeof out_msg);
   }
   // the status reported: the run's, else that of the first output that failed (and its message)
   const int run_status = status;
@@ -492,7 +560,7 @@ int cmd_run(int argc, char **argv) {
     fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(sim));
   print_summary(sim, nh_method_name(method), status, wall, &o, run_status == NH_OK ? out_msg : NULL);
 
-  nh_traj_destroy(traj);
+  record_abort(&rec);
   nh_sim_destroy(sim);
   nh_model_destroy(model);
   return exit_code;

@@ -27,6 +27,14 @@ expect_usage() {
   fi
 }
 
+# ---- bounded outputs: a trajectory CSV of more than 1e8 rows is refused before the run ----
+expect_usage "--dt 1e-300 with --out" run penny --method rk4 --dt 1e-300 --t-end 1 --out "$T/o/x.csv"
+grep -q "more than the 1e+08 rows allowed; use --sample DT" "$T/stderr" && ok "the refusal names the bound and --sample" || bad "refusal text: $(cat "$T/stderr")"
+expect_usage "--sample 1e-300 with --out" run sleigh --method rk4 --sample 1e-300 --out "$T/o/x.csv"
+expect_usage "ball --sample below the grid with --out" run rolling-ball --t-end 1e6 --sample 0 --out "$T/o/x.csv"
+"$NHOLO" run sleigh --method rk4 --dt 1e-3 --t-end 5 --out /dev/null --json >"$T/j" 2>"$T/err" && grep -q '"trajectory": "/dev/null"' "$T/j" \
+  && ok "trajectory streamed to /dev/null" || bad "trajectory to /dev/null: $(cat "$T/err")"
+
 # ---- good runs ---------------------------------------------------------------------------
 "$NHOLO" --help >"$T/h" 2>&1 && grep -q "usage: nholo" "$T/h" && ok "--help" || bad "--help"
 "$NHOLO" run --help >"$T/h" 2>&1 && grep -q -- "--impact" "$T/h" && ok "run --help" || bad "run --help"
@@ -360,8 +368,9 @@ if mkfifo "$T/fifo.csv" "$T/fifo.png" 2>/dev/null; then
   pid=$!
   n=0; while [ ! -s "$T/rc" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
   if [ -s "$T/rc" ]; then
-    [ "$(cat "$T/rc")" = 1 ] && grep -qxF "nholo: cannot write '$T/fifo.csv': no process is reading the FIFO" "$T/err" \
-      && ok "--out FIFO without a reader: an error, not a wait" || bad "--out FIFO without a reader: $(cat "$T/rc") $(cat "$T/err")"
+    # the outputs are opened before the run (they are streamed): refused as bad input, exit 2
+    [ "$(cat "$T/rc")" = 2 ] && grep -qxF "nholo: cannot write '$T/fifo.csv': no process is reading the FIFO" "$T/err" \
+      && ok "--out FIFO without a reader: refused before the run, not a wait" || bad "--out FIFO without a reader: $(cat "$T/rc") $(cat "$T/err")"
   else
     bad "--out FIFO without a reader blocks"; kill $pid 2>/dev/null
   fi

@@ -35,6 +35,21 @@ NH_API int nh_traj_append(nh_traj *traj, nh_sample_kind kind, double t, const do
 NH_API int nh_traj_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q,
                             const double *v, void *user);
 
+/* A record of at most `max` samples (max >= 8) for drawing a long run in bounded memory.
+ * nh_traj_thin_observer (user: the nh_traj_thin) records like nh_traj_observer until the record
+ * is full; then every other STEP/OUTPUT sample is dropped and from there on only every
+ * `stride`-th one is kept (stride doubles at each thinning), so the record keeps an even
+ * spread over the whole run. START, impacts, events and END are kept, unless they alone fill
+ * the record: then every other one of them goes too. Start from {traj, max, 1, 0}. */
+typedef struct nh_traj_thin {
+  nh_traj *traj;
+  long max;
+  long stride; /* STEP/OUTPUT samples: keep one in stride */
+  long seen;   /* STEP/OUTPUT samples shown so far */
+} nh_traj_thin;
+NH_API int nh_traj_thin_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q,
+                                 const double *v, void *user);
+
 /* CSV of a trajectory: header "t,<coords>,<coords>_dot"; for an ODE-form model (trajectory of
  * nx values per sample, v unused) "t,<state names>". */
 NH_API int nh_write_traj_csv(const char *path, const nh_model *model, const nh_traj *traj,
@@ -57,6 +72,40 @@ typedef struct nh_outfile {
 NH_API int nh_outfile_open(nh_outfile *out, const char *path, char *msg, size_t msg_size);
 NH_API int nh_outfile_commit(nh_outfile *out, char *msg, size_t msg_size);
 NH_API void nh_outfile_abort(nh_outfile *out);
+
+/* ---- streaming CSV: the rows written as the run goes ------------------------------------
+ * A run's trajectory and impact log need not be held in memory: open a stream before the
+ * run, show it every sample (pass nh_csv_stream_observer, or call it from an observer of your
+ * own) and commit it after the run. The rows go through a buffered FILE into the temporary of
+ * an nh_outfile, so memory does not grow with the run and a failure leaves nothing at
+ * the path; the bytes are those that nh_write_traj_csv and nh_write_impacts_csv write for the
+ * same run. A write error does not stop the run: later rows are skipped and commit reports it. */
+enum { NH_CSV_TRAJECTORY = 0, NH_CSV_IMPACTS = 1 };
+
+typedef struct nh_csv_stream {
+  nh_outfile out;
+  const nh_model *model; /* the header's (the rows of the impact log name the sim's gaps) */
+  int what;              /* NH_CSV_TRAJECTORY or NH_CSV_IMPACTS */
+  int width;             /* values per sample: nq, or nx for an ODE-form model */
+  long rows;             /* rows written after the header */
+  long failed;           /* impacts: 1 + the row whose record was unavailable, else 0 */
+  double last_t;         /* trajectory: the last row (an END repeating it is not written again) */
+  double *last;          /* (2 width) its q and v */
+} nh_csv_stream;
+
+/* Open the CSV (what: NH_CSV_TRAJECTORY, the layout of nh_write_traj_csv, or NH_CSV_IMPACTS,
+ * that of nh_write_impacts_csv) at path for the runs of `model`, and write its header. */
+NH_API int nh_csv_stream_open(nh_csv_stream *cs, int what, const char *path, const nh_model *model,
+                              char *msg, size_t msg_size);
+/* An nh_observer_fn (user: the nh_csv_stream): a trajectory writes a row per sample (as
+ * nh_traj_observer records them), an impact log a row at each NH_SAMPLE_IMPACT_AFTER (the
+ * latest record of the sim's log, numbered from 0 by the stream). Returns 0 (never stops). */
+NH_API int nh_csv_stream_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q,
+                                  const double *v, void *user);
+/* Flush and rename the file into place (NH_ERR_IO when any write failed: then nothing is left
+ * at the path); abort removes it. Either frees the stream. */
+NH_API int nh_csv_stream_commit(nh_csv_stream *cs, char *msg, size_t msg_size);
+NH_API void nh_csv_stream_abort(nh_csv_stream *cs);
 
 /* ---- plots (PLplot, cairo driver; format from the extension: .png, .svg, .pdf) ------ */
 

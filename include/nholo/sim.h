@@ -10,7 +10,8 @@
  *
  * Two levels: nh_sim_step advances one accepted step or to one impact; nh_sim_run drives to
  * a final time or a number of impacts and reports samples to an observer. Nothing is
- * allocated inside a step; the impact log grows (amortised) between steps. */
+ * allocated inside a step; the impact log grows (amortised) between steps, up to
+ * nh_sim_def.log_limit records. */
 #ifndef NHOLO_SIM_H
 #define NHOLO_SIM_H
 
@@ -42,6 +43,9 @@ typedef struct nh_sim_def {
   double constraint_tol; /* initial state: max |A v| allowed (absolute), default 1e-9 */
   int project_initial;   /* 1: project an initial velocity that violates the constraints */
   nh_method_opts opts;   /* options of the structure-preserving methods (nholo/method.h) */
+  long log_limit;        /* records kept in each of the impact and event logs: the first
+                            log_limit - 1 and the latest (which overwrites the last slot);
+                            0 = no limit (default). The counts in nh_sim_stats stay exact. */
   int internal_cookie;   /* set by nh_sim_def_default; do not touch */
 } nh_sim_def;
 

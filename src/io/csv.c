@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -227,6 +228,31 @@ static void put_num(FILE *fp, double x) {
   fprintf(fp, "%.17g", x);
 }
 
+/* the trajectory's header: "t,<coords>,<coords>_dot", or "t,<state names>" (ODE form) */
+static void traj_header(FILE *fp, const nh_model *model) {
+  const int ode = model->form == NH_FORM_ODE;
+  const int n = ode ? model->nx : model->nq;
+  fputs("t", fp);
+  for (int i = 0; i < n; i++) {
+    fputc(',', fp);
+    if (ode) put_name(fp, "", model->state_names, i, "x", "");
+    else put_name(fp, "", model->coord_names, i, "q", "");
+  }
+  for (int i = 0; !ode && i < n; i++) {
+    fputc(',', fp);
+    put_name(fp, "", model->coord_names, i, "q", "_dot");
+  }
+  fputc('\n', fp);
+}
+
+/* one sample: t, q (n), v (n; none when v is NULL: the ODE form's state x is all in q) */
+static void traj_row(FILE *fp, double t, int n, const double *q, const double *v) {
+  fprintf(fp, "%.17g", t);
+  for (int i = 0; i < n; i++) put_num(fp, q[i]);
+  for (int i = 0; v && i < n; i++) put_num(fp, v[i]);
+  fputc('\n', fp);
+}
+
 int nh_write_traj_csv(const char *path, const nh_model *model, const nh_traj *traj, char *msg,
                       size_t msg_size) {
   if (!model || !traj) {
@@ -248,61 +274,16 @@ int nh_write_traj_csv(const char *path, const nh_model *model, const nh_traj *tr
   int st = nh_outfile_open(&out, path, msg, msg_size);
   if (st != NH_OK) return st;
   FILE *fp = out.fp;
-  int nq = model->nq;
-
-  if (ode) {
-    // header t, the state names; rows t, x
-    fputs("t", fp);
-    for (int i = 0; i < model->nx; i++) {
-      fputc(',', fp);
-      put_name(fp, "", model->state_names, i, "x", "");
-    }
-    fputc('\n', fp);
-    for (long k = 0; k < traj->n && !ferror(fp); k++) {
-      fprintf(fp, "%.17g", traj->t[k]);
-      for (int i = 0; i < model->nx; i++) put_num(fp, traj->q[(size_t)k * (size_t)model->nx + (size_t)i]);
-      fputc('\n', fp);
-    }
-    return nh_outfile_commit(&out, msg, msg_size);
-  }
-  fputs("t", fp);
-  for (int i = 0; i < nq; i++) {
-    fputc(',', fp);
-    put_name(fp, "", model->coord_names, i, "q", "");
-  }
-  for (int i = 0; i < nq; i++) {
-    fputc(',', fp);
-    put_name(fp, "", model->coord_names, i, "q", "_dot");
-  }
-  fputc('\n', fp);
-
-  for (long k = 0; k < traj->n && !ferror(fp); k++) {
-    const double *q = traj->q + (size_t)k * (size_t)nq;
-    const double *v = traj->v + (size_t)k * (size_t)nq;
-    fprintf(fp, "%.17g", traj->t[k]);
-    for (int i = 0; i < nq; i++) put_num(fp, q[i]);
-    for (int i = 0; i < nq; i++) put_num(fp, v[i]);
-    fputc('\n', fp);
-  }
+  const size_t n = (size_t)traj->nq;
+  traj_header(fp, model);
+  for (long k = 0; k < traj->n && !ferror(fp); k++)
+    traj_row(fp, traj->t[k], traj->nq, traj->q + (size_t)k * n, ode ? NULL : traj->v + (size_t)k * n);
   return nh_outfile_commit(&out, msg, msg_size);
 }
 
-int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t msg_size) {
-  if (!sim) {
-    nh_set_msg(msg, msg_size, "nh_write_impacts_csv: simulation is NULL");
-    return NH_ERR_ARG;
-  }
-  const nh_model *model = nh_sim_model(sim);
-  if (!model) {
-    nh_set_msg(msg, msg_size, "nh_write_impacts_csv: simulation has no model");
-    return NH_ERR_ARG;
-  }
-  nh_outfile out;
-  int st = nh_outfile_open(&out, path, msg, msg_size);
-  if (st != NH_OK) return st;
-  FILE *fp = out.fp;
+/* the impact log's header */
+static void impacts_header(FILE *fp, const nh_model *model) {
   int nq = model->nq, nc = model->nc;
-
   fputs("index,t,surface,status,energy_before,energy_after,vn_before,vn_after,alpha", fp);
   for (int i = 0; i < nc; i++) {
     fputc(',', fp);
@@ -321,7 +302,46 @@ int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t 
     put_name(fp, "", model->coord_names, i, "q", "_dot_after");
   }
   fputc('\n', fp);
+}
 
+/* impact number k of the log */
+static void impact_row(FILE *fp, const nh_model *model, long k, const nh_impact_record *rec) {
+  int nq = model->nq, nc = model->nc;
+  fprintf(fp, "%ld,%.17g,", k, rec->t);
+  if (rec->gap >= 0 && rec->gap < model->ngap)
+    put_name(fp, "", model->gap_names, rec->gap, "g", "");
+  else
+    fprintf(fp, "%d", rec->gap);
+  fputc(',', fp);
+  fputs(nh_status_name(rec->status), fp);
+  put_num(fp, rec->energy_before);
+  put_num(fp, rec->energy_after);
+  put_num(fp, rec->vn_before);
+  put_num(fp, rec->vn_after);
+  put_num(fp, rec->alpha);
+  /* (an array the record does not hold is written as nan, never as made-up zeros) */
+  for (int i = 0; i < nc; i++) put_num(fp, rec->lambda ? rec->lambda[i] : NAN);
+  for (int i = 0; i < nq; i++) put_num(fp, rec->q ? rec->q[i] : NAN);
+  for (int i = 0; i < nq; i++) put_num(fp, rec->v_before ? rec->v_before[i] : NAN);
+  for (int i = 0; i < nq; i++) put_num(fp, rec->v_after ? rec->v_after[i] : NAN);
+  fputc('\n', fp);
+}
+
+int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t msg_size) {
+  if (!sim) {
+    nh_set_msg(msg, msg_size, "nh_write_impacts_csv: simulation is NULL");
+    return NH_ERR_ARG;
+  }
+  const nh_model *model = nh_sim_model(sim);
+  if (!model) {
+    nh_set_msg(msg, msg_size, "nh_write_impacts_csv: simulation has no model");
+    return NH_ERR_ARG;
+  }
+  nh_outfile out;
+  int st = nh_outfile_open(&out, path, msg, msg_size);
+  if (st != NH_OK) return st;
+  FILE *fp = out.fp;
+  impacts_header(fp, model);
   long count = nh_sim_impact_count(sim);
   for (long k = 0; k < count && !ferror(fp); k++) {
     nh_impact_record rec;
@@ -332,24 +352,99 @@ int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t 
               count, nh_status_name(st));
       return NH_ERR_IO;
     }
-    fprintf(fp, "%ld,%.17g,", k, rec.t);
-    if (rec.gap >= 0 && rec.gap < model->ngap)
-      put_name(fp, "", model->gap_names, rec.gap, "g", "");
-    else
-      fprintf(fp, "%d", rec.gap);
-    fputc(',', fp);
-    fputs(nh_status_name(rec.status), fp);
-    put_num(fp, rec.energy_before);
-    put_num(fp, rec.energy_after);
-    put_num(fp, rec.vn_before);
-    put_num(fp, rec.vn_after);
-    put_num(fp, rec.alpha);
-    /* (an array the record does not hold is written as nan, never as made-up zeros) */
-    for (int i = 0; i < nc; i++) put_num(fp, rec.lambda ? rec.lambda[i] : NAN);
-    for (int i = 0; i < nq; i++) put_num(fp, rec.q ? rec.q[i] : NAN);
-    for (int i = 0; i < nq; i++) put_num(fp, rec.v_before ? rec.v_before[i] : NAN);
-    for (int i = 0; i < nq; i++) put_num(fp, rec.v_after ? rec.v_after[i] : NAN);
-    fputc('\n', fp);
+    impact_row(fp, model, k, &rec);
   }
   return nh_outfile_commit(&out, msg, msg_size);
+}
+
+/* ---- streaming CSV ------------------------------------------------------------------- */
+
+#define NH_CSV_STREAM_BUFFER 65536 /* bytes of the stream's FILE buffer */
+
+int nh_csv_stream_open(nh_csv_stream *cs, int what, const char *path, const nh_model *model, char *msg,
+                       size_t msg_size) {
+  if (!cs || !model || (what != NH_CSV_TRAJECTORY && what != NH_CSV_IMPACTS)) {
+    nh_set_msg(msg, msg_size, "nh_csv_stream_open: %s", !cs ? "no stream given" : !model ? "model is NULL" : "unknown kind of CSV");
+    return NH_ERR_ARG;
+  }
+  memset(cs, 0, sizeof *cs);
+  cs->model = model;
+  cs->what = what;
+  cs->width = model->form == NH_FORM_ODE ? model->nx : model->nq;
+  if (what == NH_CSV_TRAJECTORY && !(cs->last = calloc(2 * (size_t)cs->width, sizeof *cs->last))) {
+    nh_set_msg(msg, msg_size, "out of memory for the stream of '%s'", path ? path : "");
+    return NH_ERR_NOMEM;
+  }
+  int st = nh_outfile_open(&cs->out, path, msg, msg_size);
+  if (st != NH_OK) {
+    free(cs->last);
+    cs->last = NULL;
+    return st;
+  }
+  setvbuf(cs->out.fp, NULL, _IOFBF, NH_CSV_STREAM_BUFFER);
+  if (what == NH_CSV_TRAJECTORY) traj_header(cs->out.fp, model);
+  else impacts_header(cs->out.fp, model);
+  return NH_OK;
+}
+
+/* a trajectory sample; an END that repeats the last row's sample (t, q and v) is dropped,
+ * as nh_traj_observer does */
+static void stream_sample(nh_csv_stream *cs, nh_sample_kind kind, double t, const double *q, const double *v) {
+  const int n = cs->width, ode = cs->model->form == NH_FORM_ODE;
+  const size_t bytes = (size_t)n * sizeof *cs->last;
+  double *lq = cs->last, *lv = cs->last + n;
+  if (kind == NH_SAMPLE_END && cs->rows > 0 && cs->last_t == t && q && v && memcmp(lq, q, bytes) == 0 &&
+      memcmp(lv, v, bytes) == 0)
+    return;
+  // the row as recorded: a missing q or v as zeros
+  if (q) memcpy(lq, q, bytes);
+  else memset(lq, 0, bytes);
+  if (v && !ode) memcpy(lv, v, bytes);
+  else memset(lv, 0, bytes);
+  cs->last_t = t;
+  traj_row(cs->out.fp, t, n, lq, ode ? NULL : lv);
+  cs->rows++;
+}
+
+/* the impact just applied: the latest record of the log */
+static void stream_impact(nh_csv_stream *cs, const nh_sim *sim) {
+  nh_impact_record rec;
+  const long count = nh_sim_impact_count(sim);
+  if (count < 1 || nh_sim_impact_get(sim, count - 1, &rec) != NH_OK) {
+    if (!cs->failed) cs->failed = cs->rows + 1;
+    return;
+  }
+  impact_row(cs->out.fp, nh_sim_model(sim), cs->rows, &rec);
+  cs->rows++;
+}
+
+int nh_csv_stream_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q, const double *v,
+                           void *user) {
+  nh_csv_stream *cs = user;
+  if (!cs || !cs->out.fp || ferror(cs->out.fp)) return 0; /* a failed file: commit reports it */
+  if (cs->what == NH_CSV_TRAJECTORY) stream_sample(cs, kind, t, q, v);
+  else if (kind == NH_SAMPLE_IMPACT_AFTER && sim) stream_impact(cs, sim);
+  return 0;
+}
+
+void nh_csv_stream_abort(nh_csv_stream *cs) {
+  if (!cs) return;
+  nh_outfile_abort(&cs->out);
+  free(cs->last);
+  cs->last = NULL;
+}
+
+int nh_csv_stream_commit(nh_csv_stream *cs, char *msg, size_t msg_size) {
+  if (!cs) {
+    nh_set_msg(msg, msg_size, "no stream to commit");
+    return NH_ERR_ARG;
+  }
+  free(cs->last);
+  cs->last = NULL;
+  if (cs->failed) {
+    nh_set_msg(msg, msg_size, "cannot write '%s': impact %ld unavailable", cs->out.path, cs->failed - 1);
+    nh_outfile_abort(&cs->out);
+    return NH_ERR_IO;
+  }
+  return nh_outfile_commit(&cs->out, msg, msg_size);
 }

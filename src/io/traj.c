@@ -90,3 +90,42 @@ int nh_traj_observer(const nh_sim *sim, nh_sample_kind kind, double t, const dou
   }
   return nh_traj_append(tr, kind, t, q, v) == NH_OK ? 0 : 1;
 }
+
+/* ---- a bounded record for plots ------------------------------------------------------ */
+
+static int regular(int kind) { return kind == NH_SAMPLE_STEP || kind == NH_SAMPLE_OUTPUT; }
+
+static void traj_move(nh_traj *tr, long from, long to) {
+  if (from == to) return;
+  size_t nq = (size_t)tr->nq;
+  tr->t[to] = tr->t[from];
+  tr->kind[to] = tr->kind[from];
+  memcpy(tr->q + (size_t)to * nq, tr->q + (size_t)from * nq, nq * sizeof *tr->q);
+  memcpy(tr->v + (size_t)to * nq, tr->v + (size_t)from * nq, nq * sizeof *tr->v);
+}
+
+/* drop every other regular sample (all = 0), or every other sample but the first and the
+ * last (all = 1) */
+static void traj_halve(nh_traj *tr, int all) {
+  long w = 0, r = 0;
+  for (long k = 0; k < tr->n; k++) {
+    int keep = all ? (k % 2 == 0 || k == tr->n - 1) : (!regular(tr->kind[k]) || r++ % 2 == 0);
+    if (keep) traj_move(tr, k, w++);
+  }
+  tr->n = w;
+}
+
+int nh_traj_thin_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q,
+                          const double *v, void *user) {
+  nh_traj_thin *th = user;
+  if (!th || !th->traj || th->max < 8 || th->stride < 1) return 1;
+  if (regular((int)kind) && th->seen++ % th->stride != 0) return 0;
+  if (th->traj->n >= th->max) {
+    // full: halve the regular samples (and, when they are few, everything)
+    traj_halve(th->traj, 0);
+    th->stride = th->stride > LONG_MAX / 2 ? th->stride : 2 * th->stride;
+    if (th->traj->n > th->max - th->max / 4) traj_halve(th->traj, 1);
+    if (regular((int)kind) && (th->seen - 1) % th->stride != 0) return 0; /* off the new stride */
+  }
+  return nh_traj_observer(sim, kind, t, q, v, th->traj);
+}

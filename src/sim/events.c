@@ -11,9 +11,12 @@
 #define NH_EVENT_MAX_ITER 200 /* regula falsi iterations before NH_ERR_EVENT */
 #define NH_GRAZE_ITER 40      /* golden-section iterations when looking for a graze */
 
+/* room for one more event; at log_limit the latest replaces the previous latest */
 static int event_reserve(nh_sim *s) {
+  if (s->def.log_limit > 0 && s->nev >= s->def.log_limit) s->nev = s->def.log_limit - 1;
   if (s->nev < s->capev) return 0;
   long cap = s->capev ? 2 * s->capev : 16;
+  if (s->def.log_limit > 0 && cap > s->def.log_limit) cap = s->def.log_limit;
   event_entry *e = realloc(s->ev, sizeof *e * (size_t)cap);
   if (e) s->ev = e;
   double *x = realloc(s->ev_x, sizeof(double) * (size_t)s->nx * (size_t)cap);

@@ -8,9 +8,12 @@
 
 /* ---- impact log -------------------------------------------------------------------------- */
 
+/* room for one more record; at log_limit the log holds its first log_limit - 1 records and
+ * the latest */
 static int log_reserve(nh_sim *s) {
-  if (s->nlog < s->caplog) return 0;
+  if (s->nlog < s->caplog || (s->def.log_limit > 0 && s->nlog >= s->def.log_limit)) return 0;
   long cap = s->caplog ? 2 * s->caplog : 64;
+  if (s->def.log_limit > 0 && cap > s->def.log_limit) cap = s->def.log_limit;
   size_t nq = (size_t)s->nq, nc = (size_t)(s->nc > 0 ? s->nc : 1);
   impact_entry *l = realloc(s->log, sizeof *l * (size_t)cap);
   if (l) s->log = l;
@@ -81,7 +84,8 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
   }
   if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
 
-  // log
+  // log (a full log: the latest record replaces the previous latest)
+  if (s->def.log_limit > 0 && s->nlog >= s->def.log_limit) s->nlog = s->def.log_limit - 1;
   impact_entry *e = &s->log[s->nlog];
   e->t = s->t;
   e->gap = gi;
