@@ -74,6 +74,10 @@ int cmd_figure(int argc, char **argv);
  * CLI_LOG_LIMIT records (the CSVs have them all); a plot is drawn from at most
  * CLI_PLOT_SAMPLES samples (a longer run's are thinned evenly, nh_traj_thin). */
 #define CLI_MAX_ROWS 1e8
+/* A fixed-step run of more steps than this (t_end / dt) is refused before it starts, with or
+ * without outputs: at ~100 ns a step it would take hours (a larger --dt, a shorter --t-end or
+ * an adaptive method) */
+#define CLI_MAX_STEPS 1e11
 #define CLI_LOG_LIMIT 10000L
 #define CLI_PLOT_SAMPLES 200000L
 

@@ -382,6 +382,11 @@ static nh_model *load_model(run_opts *o, int *is_penny, int *rc) {
 /* A trajectory CSV of more than CLI_MAX_ROWS rows is refused before the run (an adaptive or
  * exact method's steps are not known before it: those rows are not bounded). */
 static int check_rows(const run_opts *o, const nh_method *method, double out_dt) {
+  const int fixed = !(nh_method_flags(method) & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT));
+  if (fixed && o->dt > 0.0 && o->t_end / o->dt > CLI_MAX_STEPS)
+    return cli_usage_error("--t-end %g with --dt %g is %.3g steps, more than the %.0e allowed (CLI_MAX_STEPS); use a "
+                           "larger --dt (at least %g), a shorter --t-end or an adaptive method", o->t_end, o->dt,
+                           o->t_end / o->dt, CLI_MAX_STEPS, o->t_end / CLI_MAX_STEPS);
   if (!o->out) return CLI_OK;
   const double step = out_dt > 0.0 ? out_dt : o->dt;
   if (out_dt <= 0.0 && (nh_method_flags(method) & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT))) return CLI_OK;

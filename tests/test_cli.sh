@@ -398,6 +398,7 @@ fi
 "$NHOLO" figure snakeboard-fig4 --out "$T/f4.svg" >/dev/null 2>"$T/err" && [ -s "$T/f4.svg" ] && ok "figure snakeboard-fig4" || bad "snakeboard-fig4: $(cat "$T/err")"
 expect_usage "unknown retraction" run snakeboard --method rdp --retraction expo --out "$T/o/x.csv"
 expect_usage "unknown start" run sleigh --method gni --start late --out "$T/o/x.csv"
+expect_usage "a fixed-step run of 1e300 steps, no outputs" run penny --method rk4 --dt 1e-300 --t-end 1
 # the README's sleigh example: the default (midpoint) start stays in gni's regime; the paper's start
 # seeds the period-2 mode, the nodal energy drifts while the half-step energy holds: NH_DRIFT, exit 4
 "$NHOLO" run sleigh --method gni --dt 0.05 --t-end 10 --json >"$T/s1" 2>"$T/err"

@@ -277,6 +277,7 @@ static void text_mechanical(FILE *f, const nh_summary *s, const totals *t) {
     }
     n += np;
   }
+  if (st->impacts > n) n = st->impacts; /* a log bounded by log_limit keeps fewer records than there were */
   if (n > shown) fprintf(f, "  ... %ld more (--events FILE for the whole log)\n", n - shown);
 }
 
