@@ -28,7 +28,7 @@ expect_usage() {
 }
 
 # ---- bounded outputs: a trajectory CSV of more than 1e8 rows is refused before the run ----
-expect_usage "--dt 1e-300 with --out" run penny --method rk4 --dt 1e-300 --t-end 1 --out "$T/o/x.csv"
+expect_usage "--dt 1e-9 with --out (1e9 rows)" run penny --method rk4 --dt 1e-9 --t-end 1 --out "$T/o/x.csv"
 grep -q "more than the 1e+08 rows allowed; use --sample DT" "$T/stderr" && ok "the refusal names the bound and --sample" || bad "refusal text: $(cat "$T/stderr")"
 expect_usage "--sample 1e-300 with --out" run sleigh --method rk4 --sample 1e-300 --out "$T/o/x.csv"
 expect_usage "ball --sample below the grid with --out" run rolling-ball --t-end 1e6 --sample 0 --out "$T/o/x.csv"
