@@ -192,7 +192,9 @@ NH_API int nh_sim_event_get(const nh_sim *sim, long k, nh_event_record *rec);
  * of the geometric series tau_k r / (1 - r) is at most NH_CONTACT_ZENO_REL max(1, |t|), or,
  * for a fixed-step method, tau_k <= h; or tau_k <= NH_CONTACT_TINY_REL max(1, |t|)), or when
  * it is reached at rest (an impact leaving |dg v| <= NH_CONTACT_REST_REL |dg v-| + vn_tol, or
- * a graze with |dg v| <= vn_tol), provided the contact then pushes (multiplier > 0). Closing
+ * a bounce that would rise less than NH_CONTACT_APEX_REL max(1, |q|) |dg| above the wall,
+ * below what the gap resolves, or a graze with |dg v| <= vn_tol), provided the contact then
+ * pushes (multiplier > 0). Closing
  * projects v onto ker [A; dg] (the plastic map over the active set: the accumulation's
  * energy is dissipated at once; an accumulation is logged as an impact with status
  * NH_CONTACT). While closed, g_i(q) = 0 is a holonomic constraint of the dynamics (each kept
@@ -203,6 +205,7 @@ NH_API int nh_sim_event_get(const nh_sim *sim, long k, nh_event_record *rec);
 #define NH_CONTACT_ZENO_REL 1e-6
 #define NH_CONTACT_TINY_REL 1e-12
 #define NH_CONTACT_REST_REL 1e-9
+#define NH_CONTACT_APEX_REL 1.4210854715202004e-14 /* 64 DBL_EPSILON */
 
 typedef enum nh_contact_kind { NH_CONTACT_CLOSE = 1, NH_CONTACT_OPEN = 2 } nh_contact_kind;
 typedef enum nh_contact_reason {

@@ -154,7 +154,16 @@ static int open_pulling(nh_sim *s) {
   }
 }
 
-int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limit, double ratio, int *closed) {
+/* the height a bounce of normal velocity vn rises above gap gi of the trial contact k, from
+ * its force lambda: the free normal acceleration is -lambda D, D = dg M^-1 dg^T (the column
+ * of W for the contact row) */
+static double apex(const nh_sim *s, int gi, int k, double lambda, double vn) {
+  const double D = nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->dyn.Wc + (size_t)(s->nc + k) * s->nq);
+  return vn * vn / (2.0 * lambda * D);
+}
+
+int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limit, double ratio, double vn_check,
+                         int *closed) {
   const int nq = s->nq, nx = s->nx;
   int rc;
   *closed = 0;
@@ -167,7 +176,13 @@ int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
   if (!rc) rc = contact_lambda(s, s->t, s->xc, s->lamt);
   int k = 0;
   while (s->act[k] != gi) k++;
-  if (rc || !(s->lamt[k] > 0.0)) {
+  // vn_check >= 0: only if a bounce at that speed would rise less than the gap's resolution
+  double res = 0.0;
+  if (!rc && vn_check >= 0.0) {
+    for (int j = 0; j < s->nq; j++) res = fmax(res, fabs(s->xc[j]));
+    res = NH_CONTACT_APEX_REL * fmax(1.0, res) * sqrt(nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->dg + (size_t)gi * s->nq));
+  }
+  if (rc || !(s->lamt[k] > 0.0) || (vn_check >= 0.0 && !(apex(s, gi, k, s->lamt[k], vn_check) <= res))) {
     s->closed[gi] = 0;
     set_active(s);
     return 0;

@@ -77,7 +77,7 @@ static int accumulation(nh_sim *s, int gi, double t_limit, double ratio, double 
   const double Eb = s->stats.energy;
   int rc;
   if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, s->x + s->nq, user)) return NH_STOPPED;
-  if ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_ACCUMULATION, Eb, t_limit, ratio, applied)) || !*applied) return rc;
+  if ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_ACCUMULATION, Eb, t_limit, ratio, -1.0, applied)) || !*applied) return rc;
   if (s->nc > 0) memset(s->lam, 0, sizeof(double) * (size_t)s->nc);
   log_entry(s, gi, NH_CONTACT, 0.0, Eb, s->stats.energy, vn, nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->x + s->nq));
   if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, s->x + s->nq, user)) return NH_STOPPED;
@@ -98,7 +98,7 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
   if (!(vn < -s->def.vn_tol)) {
     s->stats.grazing++;
     // reached at rest: the contact closes if it pushes
-    if (s->def.contact && vn <= s->def.vn_tol) return nh_sim_contact_close(s, gi, NH_CONTACT_REST, s->stats.energy, s->t, 0.0, &closed);
+    if (s->def.contact && vn <= s->def.vn_tol) return nh_sim_contact_close(s, gi, NH_CONTACT_REST, s->stats.energy, s->t, 0.0, -1.0, &closed);
     return 0;
   }
   if ((rc = log_reserve(s))) {
@@ -131,10 +131,13 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
   if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, q, v, user)) return NH_STOPPED;
   s->tau_imp[gi] = s->t - s->t_imp[gi], s->t_imp[gi] = s->t;
 
-  // at rest after it (e = 0, plastic): the contact closes if it pushes
-  if (s->def.contact && fabs(info.vn_after) <= NH_CONTACT_REST_REL * fabs(info.vn_before) + s->def.vn_tol &&
-      (rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, 0.0, &closed)))
-    return rc;
+  // at rest after it (e = 0, plastic), or bouncing less than the gap resolves: the contact
+  // closes if it pushes
+  if (s->def.contact) {
+    const int rest = fabs(info.vn_after) <= NH_CONTACT_REST_REL * fabs(info.vn_before) + s->def.vn_tol;
+    if ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, 0.0, rest ? -1.0 : fabs(info.vn_after), &closed)))
+      return rc;
+  }
 
   // Zeno guard (the interval at least a few thousand rounding units of t, and of the step)
   const double zi = fmax(s->def.zeno_interval, fmax(NH_ZENO_T_REL * fabs(s->t), NH_ZENO_H_REL * s->def.h));

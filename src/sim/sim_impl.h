@@ -193,8 +193,11 @@ int nh_sim_locate_fn(nh_sim *s, nh_sim_partial_fn f, const char *name, int i, do
 int nh_sim_contact_method_ok(const nh_method *m);
 /* try to close gap gi at the current state (reason NH_CONTACT_*; Eb the energy before the
  * impact it resolves); *closed = 1 when it closed. An accumulation that cannot be held
- * (method) returns NH_ZENO; the velocity before is left in s->vtmp. */
-int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limit, double ratio, int *closed);
+ * (method) returns NH_ZENO; the velocity before is left in s->vtmp. vn_check >= 0: close only
+ * if a bounce at that normal speed would rise less than NH_CONTACT_APEX_REL (the gap's
+ * resolution) above the wall. */
+int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limit, double ratio, double vn_check,
+                         int *closed);
 /* the accumulation test at an impact of gap gi: 1 (and the limit time, ratio) when its
  * impacts accumulate */
 int nh_sim_contact_accumulates(nh_sim *s, int gi, double *t_limit, double *ratio);
