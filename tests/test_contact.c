@@ -266,6 +266,105 @@ static int test_stall_guard(void) {
   return 0;
 }
 
+/* ---- fuzz: every run ends, within a bound of steps, with a defined status ------------------ */
+
+static unsigned long long rng_state = 0x9e3779b97f4a7c15ULL;
+static double urand(void) { /* xorshift64*, uniform in [0, 1) */
+  rng_state ^= rng_state >> 12, rng_state ^= rng_state << 25, rng_state ^= rng_state >> 27;
+  return (double)((rng_state * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+#define FUZZ_STEP_BOUND 300000 /* steps any of these runs may take (t_end = 5 s, h = 1e-3) */
+
+static nh_model *load(const char *file, int nset, const char *const *names, const double *values, double e) {
+  char path[1024], msg[1024];
+  snprintf(path, sizeof path, "%s/examples/%s", NHOLO_SOURCE_DIR, file);
+  nh_load_opts o = nh_load_opts_default();
+  o.backend = NH_BACKEND_TAPE;
+  o.nset = nset, o.set_names = names, o.set_values = values;
+  o.impact_override = 1;
+  o.impact.kind = NH_IMPACT_RESTITUTION, o.impact.e = e;
+  nh_model *m = nh_model_load(path, &o, msg, sizeof msg);
+  if (!m) printf("  %s\n", msg);
+  return m;
+}
+
+/* one run: it ends by t_end within FUZZ_STEP_BOUND steps; a method that holds contacts
+ * reaches t_end (NH_OK), the others NH_OK or NH_ZENO; *stats counts the outcomes */
+static int fuzz_run(nh_model *m, const char *method, const char *what, long counts[3]) {
+  nh_sim_def d = nh_sim_def_default();
+  d.method = nh_method_find(method);
+  d.h = 1e-3;
+  d.max_steps = FUZZ_STEP_BOUND;
+  char msg[512];
+  nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
+  if (!s) printf("  %s: %s\n", what, msg);
+  ENSURE(s);
+  int rc = nh_sim_run(s, 5.0, 0, NULL, NULL);
+  const int holds = strcmp(method, "gni") != 0;
+  if (!(rc == NH_OK || (!holds && (rc == NH_ZENO || rc == NH_STALL))))
+    printf("  %s (%s): %s at t = %.17g: %s\n", what, method, nh_status_name(rc), nh_sim_time(s), nh_sim_message(s));
+  ENSURE(rc == NH_OK || (!holds && (rc == NH_ZENO || rc == NH_STALL)));
+  ENSURE(nh_sim_get_stats(s)->steps < FUZZ_STEP_BOUND);
+  counts[rc == NH_OK ? 0 : rc == NH_ZENO ? 1 : 2]++;
+  if (rc == NH_OK) ENSURE_NEAR(nh_sim_time(s), 5.0, 0.0);
+  nh_sim_destroy(s);
+  return 0;
+}
+
+/* random restitution in [0, 1], gravity and initial states on the ball, the penny with
+ * restitution and a pendulum against a wall on either side (pressed into it when d < 0) */
+static int test_fuzz_terminates(void) {
+  const char *methods[] = {"dopri5", "rk4", "gni"};
+  long counts[3] = {0, 0, 0}, closed = 0;
+  char what[256];
+  for (int it = 0; it < 40; it++) {
+    const double e = it % 4 == 0 ? 0.0 : it % 4 == 1 ? 1.0 : urand();
+    // the ball
+    char text[512];
+    const double g = 1.0 + 20.0 * urand(), y0 = 2.0 * urand(), vx = urand() - 0.5, vy = 4.0 * (urand() - 0.5);
+    snprintf(text, sizeof text,
+             "model ball\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential %.17g*y\n"
+             "gap floor: y  impact restitution %.17g\ninitial y = %.17g, x' = %.17g, y' = %.17g\n", g, e, y0, vx, vy);
+    nh_model *m = parse(text);
+    ENSURE(m);
+    for (int k = 0; k < 3; k++) {
+      snprintf(what, sizeof what, "ball e = %.17g g = %.17g y0 = %.17g", e, g, y0);
+      if (fuzz_run(m, methods[k], what, counts)) return 1;
+    }
+    nh_model_destroy(m);
+    // the penny
+    const char *pn[] = {"w0", "phi'"};
+    const double pv[] = {1.0 + 30.0 * urand(), 2.0 * (urand() - 0.5)};
+    ENSURE((m = load("penny.nh", 2, pn, pv, e)));
+    for (int k = 0; k < 3; k++) {
+      snprintf(what, sizeof what, "penny e = %.17g w0 = %.17g phi' = %.17g", e, pv[0], pv[1]);
+      if (fuzz_run(m, methods[k], what, counts)) return 1;
+    }
+    nh_model_destroy(m);
+    // the pendulum and its wall at L sin(theta) + d >= 0
+    const double dw = urand() - 0.5, th0 = asin(-dw) + 0.05 + 1.5 * urand();
+    const char *wn[] = {"g", "d", "theta", "theta'"};
+    const double wv[] = {1.0 + 20.0 * urand(), dw, th0, 2.0 * (urand() - 0.5)};
+    ENSURE((m = load("pendulum_wall.nh", 4, wn, wv, e)));
+    for (int k = 0; k < 3; k++) {
+      snprintf(what, sizeof what, "pendulum e = %.17g g = %.17g d = %.17g theta = %.17g", e, wv[0], dw, th0);
+      if (fuzz_run(m, methods[k], what, counts)) return 1;
+      if (k == 0) {
+        nh_sim *s = make_sim(m, "dopri5", 1e-3);
+        ENSURE(s && nh_sim_run(s, 5.0, 0, NULL, NULL) == NH_OK);
+        closed += nh_sim_contact_closed(s, 0);
+        nh_sim_destroy(s);
+      }
+    }
+    nh_model_destroy(m);
+  }
+  printf("  %ld runs: %ld NH_OK, %ld NH_ZENO, %ld NH_STALL; %ld pendulums at rest on their wall\n",
+         counts[0] + counts[1] + counts[2], counts[0], counts[1], counts[2], closed);
+  ENSURE(closed > 0);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_ball_zeno_time);
@@ -275,5 +374,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_slide_off_circle);
   RUN_TEST(test_refusing_methods);
   RUN_TEST(test_stall_guard);
+  RUN_TEST(test_fuzz_terminates);
   return TEST_SUMMARY();
 }
