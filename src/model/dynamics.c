@@ -81,6 +81,30 @@ static int contact_rows(nh_dyn *d, const double *q, const double *v, double *A, 
   return 0;
 }
 
+/* the multiplier solve with the closed contacts' rows after the constraints, in the contact
+ * buffers (a = M^-1 r on entry, M factored in d->M) */
+static int accel_contact(nh_dyn *d, const double *q, const double *v, double *a, double *lambda) {
+  const nh_model *m = d->model;
+  const int nq = d->nq, nc = d->nc, nr = nc + d->nact;
+  double *A = d->Ac, *W = d->Wc, *G = d->Gc, *lam = d->lamc;
+  int rc;
+  if (nc > 0 && (rc = nh_cb(m->constraint(q, v, A, lam, m->user)))) return rc;
+  if ((rc = contact_rows(d, q, v, A + (size_t)nc * nq, lam + nc))) return rc;
+  for (int k = 0; k < nr; k++) {
+    double *w = W + (size_t)k * nq;
+    memcpy(w, A + (size_t)k * nq, sizeof(double) * (size_t)nq);
+    nh_la_chol_solve(nq, d->M, w);
+  }
+  for (int i = 0; i < nr; i++)
+    for (int k = 0; k < nr; k++) G[i * nr + k] = nh_la_dot(nq, A + (size_t)i * nq, W + (size_t)k * nq);
+  if (nh_la_chol(nr, G, 0.0, NULL) != 0) return NH_ERR_SINGULAR;
+  for (int k = 0; k < nr; k++) lam[k] = -lam[k] - nh_la_dot(nq, A + (size_t)k * nq, a);
+  nh_la_chol_solve(nr, G, lam);
+  for (int k = 0; k < nr; k++) nh_la_axpy(nq, lam[k], W + (size_t)k * nq, a);
+  if (lambda) memcpy(lambda, lam, sizeof(double) * (size_t)nc);
+  return NH_OK;
+}
+
 int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *a, double *lambda) {
   const nh_model *m = d->model;
   const int nq = d->nq, nc = d->nc;
@@ -107,29 +131,25 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
   if (nh_la_chol(nq, d->M, 0.0, NULL) != 0) return NH_ERR_NOT_SPD;
   memcpy(a, d->r, sizeof(double) * (size_t)nq);
   nh_la_chol_solve(nq, d->M, a);
-  if (nc == 0 && d->nact == 0) return NH_OK;
-
-  // the rows: the constraints, then the closed contacts (in the contact buffers)
-  double *A = d->A, *W = d->W, *G = d->G, *lam = d->tmpc;
-  int nr = nc;
-  if (d->nact > 0) A = d->Ac, W = d->Wc, G = d->Gc, lam = d->lamc, nr = nc + d->nact;
-  if (nc > 0 && (rc = nh_cb(m->constraint(q, v, A, lam, m->user)))) return rc;
-  if (d->nact > 0 && (rc = contact_rows(d, q, v, A + (size_t)nc * nq, lam + nc))) return rc;
+  if (d->nact > 0) return accel_contact(d, q, v, a, lambda); /* closed contacts: the stacked rows */
+  if (nc == 0) return NH_OK;
 
   // W = M^-1 A^T (column k of W stored at W + k nq), G = A W
-  for (int k = 0; k < nr; k++) {
-    double *w = W + (size_t)k * nq;
-    memcpy(w, A + (size_t)k * nq, sizeof(double) * (size_t)nq);
+  if ((rc = nh_cb(m->constraint(q, v, d->A, d->tmpc, m->user)))) return rc;
+  for (int k = 0; k < nc; k++) {
+    double *w = d->W + (size_t)k * nq;
+    memcpy(w, d->A + (size_t)k * nq, sizeof(double) * (size_t)nq);
     nh_la_chol_solve(nq, d->M, w);
   }
-  for (int i = 0; i < nr; i++)
-    for (int k = 0; k < nr; k++) G[i * nr + k] = nh_la_dot(nq, A + (size_t)i * nq, W + (size_t)k * nq);
-  if (nh_la_chol(nr, G, 0.0, NULL) != 0) return NH_ERR_SINGULAR;
+  for (int i = 0; i < nc; i++)
+    for (int k = 0; k < nc; k++) d->G[i * nc + k] = nh_la_dot(nq, d->A + (size_t)i * nq, d->W + (size_t)k * nq);
+  if (nh_la_chol(nc, d->G, 0.0, NULL) != 0) return NH_ERR_SINGULAR;
 
   // G lambda = -Adot v - A M^-1 r ;  a += W lambda
-  for (int k = 0; k < nr; k++) lam[k] = -lam[k] - nh_la_dot(nq, A + (size_t)k * nq, a);
-  nh_la_chol_solve(nr, G, lam);
-  for (int k = 0; k < nr; k++) nh_la_axpy(nq, lam[k], W + (size_t)k * nq, a);
+  double *lam = d->tmpc;
+  for (int k = 0; k < nc; k++) lam[k] = -lam[k] - nh_la_dot(nq, d->A + (size_t)k * nq, a);
+  nh_la_chol_solve(nc, d->G, lam);
+  for (int k = 0; k < nc; k++) nh_la_axpy(nq, lam[k], d->W + (size_t)k * nq, a);
   if (lambda) memcpy(lambda, lam, sizeof(double) * (size_t)nc);
   return NH_OK;
 }

@@ -133,9 +133,12 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
 
   // at rest after it (e = 0, plastic), or bouncing less than the gap resolves: the contact
   // closes if it pushes
+  // (the second tried only when the gap's impacts come within NH_CONTACT_ZENO_REL max(1, |t|))
   if (s->def.contact) {
     const int rest = fabs(info.vn_after) <= NH_CONTACT_REST_REL * fabs(info.vn_before) + s->def.vn_tol;
-    if ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, 0.0, rest ? -1.0 : fabs(info.vn_after), &closed)))
+    const int close = s->tau_imp[gi] <= NH_CONTACT_ZENO_REL * fmax(1.0, fabs(s->t));
+    if ((rest || close) &&
+        (rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, 0.0, rest ? -1.0 : fabs(info.vn_after), &closed)))
       return rc;
   }
 
