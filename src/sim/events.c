@@ -180,9 +180,12 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
         *gi = best;
         return 0;
       }
-      // the interpolant crossed but the method's steps do not: restore the full step
+      // the interpolant crossed but the method's steps do not: restore the full step, and
+      // scan on from the method's value (an interpolant below the wall would hide a later
+      // genuine crossing in this step)
       s->stats.grazing++;
       if ((rc = method_step(s, h, s->x1, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+      if (th_hi == th && ghi >= 0.0) s->gc[best] = ghi;
     }
     memcpy(s->gp, s->gc, sizeof(double) * (size_t)ng);
     memcpy(s->sp, s->sc, sizeof(double) * (size_t)ng);
