@@ -239,6 +239,18 @@ static int test_refusing_methods(void) {
     nh_sim_destroy(s);
   }
   nh_model_destroy(m);
+  // e = 0.5: gni locates every bounce (an interpolant below the floor used to hide a genuine
+  // crossing later in the step, and the ball fell through) and refuses the accumulation
+  m = parse("model ball\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
+            "gap floor: y  impact restitution 0.5\ninitial y = 1, x' = 0.3\n");
+  ENSURE(m);
+  nh_sim *s = make_sim(m, "gni", 1e-3);
+  ENSURE(s);
+  ENSURE(nh_sim_run(s, 10.0, 0, NULL, NULL) == NH_ZENO);
+  ENSURE(strstr(nh_sim_message(s), "accumulation") != NULL);
+  ENSURE(nh_sim_q(s)[1] >= 0.0 && nh_sim_time(s) < 1.3546);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
   return 0;
 }
 
