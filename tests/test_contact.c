@@ -377,6 +377,29 @@ static int test_fuzz_terminates(void) {
   return 0;
 }
 
+/* without contacts and with zeno_interval = 0, the e = 0.5 ball still ends at its Zeno point
+ * (it used to hang there): the scale-aware Zeno guard counts intervals below NH_ZENO_T_REL |t|,
+ * and the grazes at the rounding of t that follow end with NH_STALL */
+static int test_zeno_guard_scale(void) {
+  nh_model *m = test_ball_create(0.5, 1.0, 0.0);
+  nh_sim_def d = nh_sim_def_default();
+  d.method = nh_method_find("dopri5");
+  d.contact = 0;
+  d.zeno_interval = 0.0;
+  nh_sim *s = nh_sim_create(m, &d, NULL, 0);
+  ENSURE(s);
+  int rc = nh_sim_run(s, 100.0, 0, NULL, NULL);
+  const double t_inf = 3.0 * sqrt(2.0 / 9.81);
+  printf("  %s at t = %.17g (t_inf %.17g) after %ld impacts, %ld steps: %s\n", nh_status_name(rc), nh_sim_time(s), t_inf,
+         nh_sim_impact_count(s), nh_sim_get_stats(s)->steps, nh_sim_message(s));
+  ENSURE(rc == NH_ZENO || rc == NH_STALL);
+  ENSURE(nh_sim_get_stats(s)->steps <= 2 * NH_STALL_STEPS + 200);
+  ENSURE_NEAR(nh_sim_time(s), t_inf, 1e-9);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_ball_zeno_time);
@@ -386,6 +409,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_slide_off_circle);
   RUN_TEST(test_refusing_methods);
   RUN_TEST(test_stall_guard);
+  RUN_TEST(test_zeno_guard_scale);
   RUN_TEST(test_fuzz_terminates);
   return TEST_SUMMARY();
 }
