@@ -52,12 +52,13 @@ static int test_ball_impact_times(void) {
   return 0;
 }
 
-/* a ball with e = 0.5 has infinitely many impacts before t_inf: the Zeno guard stops the
- * run there and keeps the impact log */
+/* a ball with e = 0.5 has infinitely many impacts before t_inf: without persistent contacts
+ * the Zeno guard stops the run there and keeps the impact log */
 static int test_zeno_guard(void) {
   const double e = 0.5, y0 = 1.0, g = 9.81;
   nh_model *m = test_ball_create(e, y0, 0.0);
   nh_sim_def d = nh_sim_def_default();
+  d.contact = 0;
   d.zeno_count = 10;
   d.zeno_interval = 1e-5;
   nh_sim *s = nh_sim_create(m, &d, NULL, 0);

@@ -38,8 +38,11 @@ typedef struct nh_sim_def {
   double event_tol;   /* impact time tolerance, relative to max(1, |t|), default 1e-13 */
   double vn_tol;      /* grazing threshold on -dg v: slower contacts are not impacts, default 1e-12 */
   nh_impact_tol impact_tol;
-  double zeno_interval; /* impacts closer than this (s) count as a burst, default 1e-9 */
+  double zeno_interval; /* impacts closer than this (s) count as a burst, default 1e-9; the
+                           interval counted is at least NH_ZENO_T_REL |t| and NH_ZENO_H_REL h */
   int zeno_count;       /* a burst of this many consecutive impacts stops with NH_ZENO, default 100 */
+  int contact;          /* 1 (default): an accumulation of impacts, or a contact at rest pressed
+                           into its wall, closes the contact (persistent contact, below); 0: never */
   double constraint_tol; /* initial state: max |A v| allowed (absolute), default 1e-9 */
   int project_initial;   /* 1: project an initial velocity that violates the constraints */
   nh_method_opts opts;   /* options of the structure-preserving methods (nholo/method.h) */
@@ -99,7 +102,7 @@ typedef int (*nh_observer_fn)(const nh_sim *sim, nh_sample_kind kind, double t, 
                               const double *v, void *user);
 
 /* Run until t_end or until max_impacts impacts (0: no limit), whichever comes first.
- * Returns NH_OK, NH_ZENO, NH_STOPPED, NH_EVENT_STOP, NH_DRIFT or a negative status; the state,
+ * Returns NH_OK, NH_ZENO, NH_STALL, NH_STOPPED, NH_EVENT_STOP, NH_DRIFT or a negative status; the state,
  * statistics and impact log hold everything computed up to the stop. NH_DRIFT: a run that
  * reached its end, of a method that claims to conserve energy on this model
  * (nh_sim_stats.conserves), whose conserved quantity or nodal energy moved further than
@@ -137,6 +140,15 @@ typedef struct nh_sim_stats {
   double max_conserved_rel_error; /* max |C - C_seg| / |C_seg|, C_seg its first value after the last impact */
   int conserves;                  /* 1: the method claims to conserve energy on this model (NH_METHOD_ENERGY) */
 } nh_sim_stats;
+
+/* The Zeno guard's interval is max(zeno_interval, NH_ZENO_T_REL |t|, NH_ZENO_H_REL h) (h the
+ * nominal step): impacts closer than a few thousand rounding units of t always count. A run
+ * whose time does not advance by more than NH_STALL_REL max(1, |t|) in NH_STALL_STEPS
+ * consecutive steps ends with NH_STALL (state, statistics and logs kept). */
+#define NH_ZENO_T_REL 1e-12
+#define NH_ZENO_H_REL 1e-9
+#define NH_STALL_REL 1e-14
+#define NH_STALL_STEPS 1000
 
 /* A run of a method that conserves energy on its model (nh_sim_stats.conserves) whose
  * conserved quantity or nodal energy drifts by more than this, relative, ends with NH_DRIFT. */
@@ -177,6 +189,57 @@ typedef struct nh_event_record {
 NH_API long nh_sim_event_count(const nh_sim *sim);
 /* The k-th event (0-based); NH_ERR_ARG when out of range. */
 NH_API int nh_sim_event_get(const nh_sim *sim, long k, nh_event_record *rec);
+
+/* ---- persistent contacts (docs/contact.md) ---------------------------------------------------
+ * A gap closes (its contact persists) when its impacts accumulate (a Zeno sequence: the
+ * intervals tau_k between its impacts shrink, r = tau_k / tau_k-1 < 1, and the remaining time
+ * of the geometric series tau_k r / (1 - r) is at most NH_CONTACT_ZENO_REL max(1, |t|), or,
+ * for a fixed-step method, tau_k <= h; or tau_k <= NH_CONTACT_TINY_REL max(1, |t|)), or when
+ * it is reached at rest (an impact leaving |dg v| <= NH_CONTACT_REST_REL |dg v-| + vn_tol, or
+ * a bounce that would rise less than NH_CONTACT_APEX_REL max(1, |q|) |dg| above the wall,
+ * below what the gap resolves, or a graze with |dg v| <= vn_tol), provided the contact then
+ * pushes (multiplier > 0). Closing
+ * projects v onto ker [A; dg] (the plastic map over the active set: the accumulation's
+ * energy is dissipated at once; an accumulation is logged as an impact with status
+ * NH_CONTACT). While closed, g_i(q) = 0 is a holonomic constraint of the dynamics (each kept
+ * step is projected back onto it) and its multiplier, the normal force, is watched: where it
+ * would pull (crosses zero, located like an event) the contact opens and free flight resumes.
+ * Methods that step through the multiplier-form dynamics (rk4, rk2, dopri5) hold contacts;
+ * the others end an accumulation with NH_ZENO, as before. */
+#define NH_CONTACT_ZENO_REL 1e-6
+#define NH_CONTACT_TINY_REL 1e-12
+#define NH_CONTACT_REST_REL 1e-9
+#define NH_CONTACT_APEX_REL 1.4210854715202004e-14 /* 64 DBL_EPSILON */
+
+typedef enum nh_contact_kind { NH_CONTACT_CLOSE = 1, NH_CONTACT_OPEN = 2 } nh_contact_kind;
+typedef enum nh_contact_reason {
+  NH_CONTACT_ACCUMULATION = 1, /* close: a Zeno sequence of impacts, resolved plastically */
+  NH_CONTACT_REST = 2,         /* close: reached with no normal velocity, pressed into the wall */
+  NH_CONTACT_TENSION = 3,      /* open: the contact force would pull */
+  NH_CONTACT_SEPARATION = 4    /* open: an impact on another gap sent it away */
+} nh_contact_reason;
+
+/* One contact event; x is borrowed from the simulation (valid until it changes). */
+typedef struct nh_contact_record {
+  double t;
+  int gap;            /* index of the gap */
+  int kind;           /* nh_contact_kind */
+  int reason;         /* nh_contact_reason */
+  double t_limit;     /* an accumulation: its extrapolated limit t + tau r / (1 - r); else t */
+  double ratio;       /* an accumulation: the measured interval ratio r; else 0 */
+  double lambda;      /* the contact multiplier (normal force) here: > 0 closing, <= 0 opening */
+  double energy_before, energy_after; /* across the closing (the energy the accumulation dissipated) */
+  const double *x;    /* (nx) the state after the event */
+} nh_contact_record;
+
+/* "close" / "open"; "accumulation", "rest", "tension", "separation" */
+NH_API const char *nh_contact_kind_name(int kind);
+NH_API const char *nh_contact_reason_name(int reason);
+NH_API long nh_sim_contact_count(const nh_sim *sim);
+/* The k-th contact event (0-based); NH_ERR_ARG when out of range. */
+NH_API int nh_sim_contact_get(const nh_sim *sim, long k, nh_contact_record *rec);
+/* 1 when gap i is closed now */
+NH_API int nh_sim_contact_closed(const nh_sim *sim, int gap);
 
 NH_API long nh_sim_impact_count(const nh_sim *sim);
 /* The k-th impact (0-based); NH_ERR_ARG when out of range. */

@@ -25,6 +25,8 @@ extern "C" {
   X(NH_STOPPED, 6, "stopped by an observer")                                               \
   X(NH_EVENT_STOP, 7, "stopped at a monitor event")                                        \
   X(NH_DRIFT, 8, "left the method's regime: its conserved quantity drifted (NH_DRIFT_TOL)") \
+  X(NH_CONTACT, 9, "impacts accumulated: resolved plastically, the contact kept closed")    \
+  X(NH_STALL, 10, "no progress in time: the run stalled (NH_STALL_STEPS)")                 \
   X(NH_ERR_ARG, -1, "invalid argument")                                                    \
   X(NH_ERR_NOMEM, -2, "out of memory")                                                     \
   X(NH_ERR_SINGULAR, -3, "singular matrix")                                                \

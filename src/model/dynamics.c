@@ -33,6 +33,76 @@ void nh_dyn_init(nh_dyn *d, const nh_model *m, double *work) {
   d->Pi = d->tmpc + nc;
   d->g = d->Pi + (m->poisson ? (size_t)m->nx * (size_t)m->nx : 0);
   d->evals = 0;
+  d->nact = 0;
+  d->act = NULL;
+  d->Ac = d->Wc = d->Gc = d->lamc = d->cdg = d->cq = NULL;
+}
+
+size_t nh_dyn_contact_work_size(const nh_model *m) {
+  if (m->ngap == 0 || m->form != NH_FORM_MECHANICAL) return 0;
+  size_t nq = (size_t)m->nq, nr = (size_t)m->nc + (size_t)m->ngap, ng = (size_t)m->ngap;
+  return 2 * nr * nq + nr * nr + nr + ng * nq + nq;
+}
+
+void nh_dyn_contact_init(nh_dyn *d, double *work) {
+  const nh_model *m = d->model;
+  size_t nq = (size_t)m->nq, nr = (size_t)m->nc + (size_t)m->ngap, ng = (size_t)m->ngap;
+  d->Ac = work;
+  d->Wc = d->Ac + nr * nq;
+  d->Gc = d->Wc + nr * nq;
+  d->lamc = d->Gc + nr * nr;
+  d->cdg = d->lamc + nr;
+  d->cq = d->cdg + ng * nq;
+}
+
+/* relative step of the central difference of dg along v (cube root of the machine epsilon:
+ * truncation O(eps^2) against rounding O(1/eps) balance) */
+#define NH_CONTACT_FD_REL 6.0554544523933395e-06
+
+/* the contact rows: dg_i of the closed gaps into A (nact x nq) and b_i = (d/dt dg_i) v, by
+ * (dg_i(q + eps v) - dg_i(q - eps v)) v / (2 eps), eps = NH_CONTACT_FD_REL max(1, |q|) / |v| */
+static int contact_rows(nh_dyn *d, const double *q, const double *v, double *A, double *b) {
+  const nh_model *m = d->model;
+  const int nq = d->nq;
+  int rc;
+  if ((rc = nh_cb(m->gap(q, NULL, d->cdg, m->user)))) return rc;
+  for (int k = 0; k < d->nact; k++) memcpy(A + (size_t)k * nq, d->cdg + (size_t)d->act[k] * nq, sizeof(double) * (size_t)nq);
+  double qn = 1.0, vn = 0.0;
+  for (int j = 0; j < nq; j++) qn = fmax(qn, fabs(q[j])), vn = fmax(vn, fabs(v[j]));
+  for (int k = 0; k < d->nact; k++) b[k] = 0.0;
+  if (vn == 0.0) return 0;
+  const double eps = NH_CONTACT_FD_REL * qn / vn;
+  for (int side = 1; side >= -1; side -= 2) {
+    for (int j = 0; j < nq; j++) d->cq[j] = q[j] + side * eps * v[j];
+    if ((rc = nh_cb(m->gap(d->cq, NULL, d->cdg, m->user)))) return rc;
+    for (int k = 0; k < d->nact; k++) b[k] += side * nh_la_dot(nq, d->cdg + (size_t)d->act[k] * nq, v);
+  }
+  for (int k = 0; k < d->nact; k++) b[k] /= 2.0 * eps;
+  return 0;
+}
+
+/* the multiplier solve with the closed contacts' rows after the constraints, in the contact
+ * buffers (a = M^-1 r on entry, M factored in d->M) */
+static int accel_contact(nh_dyn *d, const double *q, const double *v, double *a, double *lambda) {
+  const nh_model *m = d->model;
+  const int nq = d->nq, nc = d->nc, nr = nc + d->nact;
+  double *A = d->Ac, *W = d->Wc, *G = d->Gc, *lam = d->lamc;
+  int rc;
+  if (nc > 0 && (rc = nh_cb(m->constraint(q, v, A, lam, m->user)))) return rc;
+  if ((rc = contact_rows(d, q, v, A + (size_t)nc * nq, lam + nc))) return rc;
+  for (int k = 0; k < nr; k++) {
+    double *w = W + (size_t)k * nq;
+    memcpy(w, A + (size_t)k * nq, sizeof(double) * (size_t)nq);
+    nh_la_chol_solve(nq, d->M, w);
+  }
+  for (int i = 0; i < nr; i++)
+    for (int k = 0; k < nr; k++) G[i * nr + k] = nh_la_dot(nq, A + (size_t)i * nq, W + (size_t)k * nq);
+  if (nh_la_chol(nr, G, 0.0, NULL) != 0) return NH_ERR_SINGULAR;
+  for (int k = 0; k < nr; k++) lam[k] = -lam[k] - nh_la_dot(nq, A + (size_t)k * nq, a);
+  nh_la_chol_solve(nr, G, lam);
+  for (int k = 0; k < nr; k++) nh_la_axpy(nq, lam[k], W + (size_t)k * nq, a);
+  if (lambda) memcpy(lambda, lam, sizeof(double) * (size_t)nc);
+  return NH_OK;
 }
 
 int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *a, double *lambda) {
@@ -61,6 +131,7 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
   if (nh_la_chol(nq, d->M, 0.0, NULL) != 0) return NH_ERR_NOT_SPD;
   memcpy(a, d->r, sizeof(double) * (size_t)nq);
   nh_la_chol_solve(nq, d->M, a);
+  if (d->nact > 0) return accel_contact(d, q, v, a, lambda); /* closed contacts: the stacked rows */
   if (nc == 0) return NH_OK;
 
   // W = M^-1 A^T (column k of W stored at W + k nq), G = A W

@@ -25,13 +25,27 @@ typedef struct nh_dyn {
   double *tmpc;   /* (nc) */
   double *Pi, *g; /* almost-Poisson form: (nx x nx), (nx) */
   long evals;     /* accel evaluations */
+  /* Persistent contacts (the driver's closed gaps, docs/contact.md): nact gaps g_i(q) = 0
+   * held as holonomic constraints, their rows dg_i after the nc constraint rows and their
+   * acceleration term (d/dt dg_i) v = v^T Hess(g_i) v by a central difference of dg along v
+   * (models give no gap Hessians). With nact > 0 the stacked system lives in the contact
+   * buffers (nh_dyn_contact_init); A, W, G above are then untouched. */
+  int nact;
+  const int *act;               /* (nact) indices of the closed gaps */
+  double *Ac, *Wc, *Gc, *lamc;  /* ((nc+ng) x nq), (nq x (nc+ng)), (nc+ng)^2, (nc+ng) */
+  double *cdg, *cq;             /* (ng x nq), (nq): difference scratch */
 } nh_dyn;
 
 /* Doubles needed by nh_dyn_init for this model. */
 size_t nh_dyn_work_size(const nh_model *model);
 /* Carve the workspace (nh_dyn_work_size doubles) for the model. */
 void nh_dyn_init(nh_dyn *d, const nh_model *model, double *work);
-/* Accelerations a (nq) and multipliers lambda (nc, Nullable) at (t, q, v). Returns 0, a
+/* Doubles needed by nh_dyn_contact_init (0 without gaps), and the carving of the contact
+ * buffers; nact starts at 0 (no contact closed). */
+size_t nh_dyn_contact_work_size(const nh_model *model);
+void nh_dyn_contact_init(nh_dyn *d, double *work);
+/* Accelerations a (nq) and multipliers lambda (nc, Nullable) at (t, q, v); with closed
+ * contacts d->lamc holds all nc + nact multipliers (the contact ones last, > 0: pushing). Returns 0, a
  * positive value (evaluator asked for a smaller step), or a negative status. */
 int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *a, double *lambda);
 /* x' = F(t, x): for a mechanical model x = (q, v) and xdot = (v, a); for an ODE-form model

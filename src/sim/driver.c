@@ -246,7 +246,7 @@ static int predict_event(nh_sim *s, double *h, int *gi, int *last) {
 
 /* 2-3 and the monitors: the crossings inside the step just taken (to s->x1 over *h). The step
  * kept ends at *xnew (s->x1, or cut at a located gap crossing gi or monitor crossing mi). */
-static int step_events(nh_sim *s, double *h, int *last, int predicted, int *gi, int *mi, int *mdir,
+static int step_events(nh_sim *s, double *h, int *last, int predicted, int *gi, int *mi, int *mdir, int *ri,
                        double **xnew) {
   int rc;
   double tau = *h;
@@ -268,6 +268,16 @@ static int step_events(nh_sim *s, double *h, int *last, int predicted, int *gi, 
     // an unconfirmed bracket left a partial step as the last one: redo the full step
     if ((rc = method_step(s, *h, s->x1, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
   }
+  // closed contacts: a force that would pull cuts the step (just past its zero)
+  double tau_c;
+  if (s->nact > 0 && (rc = nh_sim_contact_scan(s, *h, *xnew, ri, &tau_c))) return rc;
+  if (*ri >= 0) {
+    *xnew = s->xc;
+    *h = tau_c;
+    *last = 0;
+    *gi = -1;
+    if ((rc = gaps(s, *xnew, s->g1, NULL))) return rc;
+  }
   // monitors: a crossing before the end of the step kept so far cuts it (just past it)
   double tau_m;
   if (s->nmon > 0 && (rc = nh_sim_scan_monitors(s, *h, *xnew, mi, mdir, &tau_m))) {
@@ -279,7 +289,16 @@ static int step_events(nh_sim *s, double *h, int *last, int predicted, int *gi, 
     *h = tau_m;
     *last = 0;
     *gi = -1;
+    *ri = -1;
     if ((rc = gaps(s, *xnew, s->g1, NULL))) return rc;
+  }
+  // closed contacts: the kept state back onto them (the gaps and gradients there for an impact)
+  if (s->nact > 0) {
+    if ((rc = nh_sim_contact_project(s, *xnew)) || (rc = gaps(s, *xnew, s->g1, s->dg))) {
+      sim_msg(s, "projection onto the closed contacts failed at t = %.17g: %s", s->t + *h, nh_status_string(rc));
+      return rc < 0 ? rc : NH_ERR_CALLBACK;
+    }
+    s->st.end_x = NULL;
   }
   // projection method: the kept state is projected onto the model's manifold (a Lie-group
   // method keeps the model's rotation part on it by construction)
@@ -291,9 +310,10 @@ static int step_events(nh_sim *s, double *h, int *last, int predicted, int *gi, 
 }
 
 /* after an accepted step: a monitor event (log it, sit on its zero so that it is not reported
- * twice, report or stop), then an impact */
-static int step_after(nh_sim *s, int gi, int mi, int mdir, nh_observer_fn obs, void *user, int *impacted) {
+ * twice, report or stop), a contact opening, then an impact */
+static int step_after(nh_sim *s, int gi, int mi, int mdir, int ri, nh_observer_fn obs, void *user, int *impacted) {
   int rc;
+  if (ri >= 0 && (rc = nh_sim_contact_open(s, ri, NH_CONTACT_TENSION))) return rc;
   if (mi >= 0) {
     const int stop = s->model->monitors[mi].action == NH_MONITOR_STOP;
     if ((rc = nh_sim_log_event(s, mi, mdir, stop))) return rc;
@@ -332,7 +352,7 @@ SIM_INLINE int drive_step(nh_sim *s, run_acc *a, double t_max, nh_observer_fn ob
   }
 
   // exact flow with exact events: predict first, then step once, to the event or to h
-  int gi = -1, mi = -1, mdir = 0;
+  int gi = -1, mi = -1, mdir = 0, ri = -1;
   const int predicted = !plain && exact && s->model->predict && s->ng > 0;
   if (predicted && (rc = predict_event(s, &h, &gi, &last))) return rc;
 
@@ -341,7 +361,7 @@ SIM_INLINE int drive_step(nh_sim *s, run_acc *a, double t_max, nh_observer_fn ob
   if ((rc = step_retry(s, fast ? a->xa : s->x, x1, &h, &last, adaptive ? &err : NULL, nx))) return rc;
 
   // 2-3. crossings of gaps and monitors, projection
-  if (!plain && (rc = step_events(s, &h, &last, predicted, &gi, &mi, &mdir, &xnew))) return rc;
+  if (!plain && (rc = step_events(s, &h, &last, predicted, &gi, &mi, &mdir, &ri, &xnew))) return rc;
 
   // 4. outputs inside the accepted step, then accept
   if (!fast && obs && (rc = emit_outputs(s, h, xnew, obs, user))) return rc;
@@ -349,12 +369,12 @@ SIM_INLINE int drive_step(nh_sim *s, run_acc *a, double t_max, nh_observer_fn ob
 
   if (!plain) {
     // adaptive proposal for the next step
-    if (adaptive && gi < 0 && mi < 0) {
+    if (adaptive && gi < 0 && mi < 0 && ri < 0) {
       double fac = err > 0.0 ? 0.9 * pow(err, -1.0 / (meth->err_order + 1)) : 5.0;
       s->h = h * fmin(5.0, fmax(0.2, fac));
     }
     // 5. a monitor event, an impact
-    if ((rc = step_after(s, gi, mi, mdir, obs, user, impacted))) return rc;
+    if ((rc = step_after(s, gi, mi, mdir, ri, obs, user, impacted))) return rc;
     if (*impacted) return 0; /* q is unchanged, so g0 (= g1) still holds */
   }
   if (!fast && obs && s->def.out_dt <= 0.0 && obs(s, NH_SAMPLE_STEP, s->t, s->x, vel(s, s->x), user))
@@ -386,10 +406,18 @@ SIM_INLINE int drive(nh_sim *s, double t_end, long max_impacts, nh_observer_fn o
         steps++;
       }
     if (rc || !(s->t < t_end)) break;
+    const double t_prev = s->t;
     if ((rc = plain ? drive_step(s, &a, t_end, obs, user, &imp, 1, fast, 0, nx)
                     : step_general(s, &a, t_end, obs, user, &imp)))
       break;
     if (!plain && max_impacts > 0 && s->stats.impacts >= max_impacts) break;
+    // no progress in t (a step cut to nothing at an event, again and again): stall
+    if (!plain && (s->stall = s->t - t_prev > NH_STALL_REL * fmax(1.0, fabs(t_prev)) ? 0 : s->stall + 1) >= NH_STALL_STEPS) {
+      sim_msg(s, "no progress in t: %d consecutive steps advanced t = %.17g by at most %g", NH_STALL_STEPS, s->t,
+              NH_STALL_REL * fmax(1.0, fabs(t_prev)));
+      rc = NH_STALL;
+      break;
+    }
     if (++steps >= nmax) {
       sim_msg(s, "reached %ld steps at t = %.17g", s->def.max_steps, s->t);
       rc = NH_ERR_MAX_STEPS;

@@ -58,12 +58,12 @@ static int partial_monitor(nh_sim *s, int i, double tau, double *m) {
   return 0;
 }
 
-typedef int (*partial_fn)(nh_sim *s, int i, double tau, double *val);
+typedef nh_sim_partial_fn partial_fn;
 
 /* Illinois regula falsi for phi(tau) = sgn f_i(step(x, tau)) (f a gap or a monitor) on
  * [lo, hi] with phi(lo) >= 0 > phi(hi) (strict: phi(lo) > 0 >= phi(hi)); returns both ends
  * of the final bracket: *tau_lo on the starting side, *tau_hi past the crossing. */
-static int locate_fn(nh_sim *s, partial_fn f, const char *name, int i, double sgn, int strict,
+int nh_sim_locate_fn(nh_sim *s, partial_fn f, const char *name, int i, double sgn, int strict,
                      double lo, double glo, double hi, double ghi, double *tau_lo, double *tau_hi) {
   const double tol = s->def.event_tol * fmax(1.0, fabs(s->t));
   int side = 0, rc;
@@ -96,7 +96,7 @@ static int locate_fn(nh_sim *s, partial_fn f, const char *name, int i, double sg
 /* the crossing of gap i on [lo, hi] (g(lo) >= 0 > g(hi)); returns the admissible end lo */
 static int locate(nh_sim *s, int i, double lo, double glo, double hi, double ghi, double *tau) {
   double tau_hi;
-  return locate_fn(s, partial_gap, s->model->gap_names[i], i, 1.0, 0, lo, glo, hi, ghi, tau, &tau_hi);
+  return nh_sim_locate_fn(s, partial_gap, s->model->gap_names[i], i, 1.0, 0, lo, glo, hi, ghi, tau, &tau_hi);
 }
 
 /* gap slopes dg_i . v at the state x (uses s->dg as scratch) */
@@ -161,11 +161,13 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
     double best_frac = 2.0, th_hi = th;
     for (int i = 0; i < ng; i++) {
       double a = s->gp[i], b = s->gc[i];
+      if (s->nact > 0 && s->closed[i]) continue; /* a closed contact is a constraint */
       if (a >= 0.0 && b < 0.0 && a / (a - b) < best_frac) best_frac = a / (a - b), best = i;
     }
     // no crossing: look for a graze inside the interval
     for (int i = 0; best < 0 && i < ng; i++) {
       if (!(s->gp[i] >= 0.0 && s->gc[i] >= 0.0 && s->sp[i] < 0.0 && s->sc[i] > 0.0)) continue;
+      if (s->nact > 0 && s->closed[i]) continue;
       double th_min, g_min;
       if ((rc = dense_gap_min(s, i, th_prev, th, &th_min, &g_min))) return rc;
       if (g_min < 0.0) best = i, th_hi = th_min;
@@ -181,9 +183,12 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
         *gi = best;
         return 0;
       }
-      // the interpolant crossed but the method's steps do not: restore the full step
+      // the interpolant crossed but the method's steps do not: restore the full step, and
+      // scan on from the method's value (an interpolant below the wall would hide a later
+      // genuine crossing in this step)
       s->stats.grazing++;
       if ((rc = method_step(s, h, s->x1, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+      if (th_hi == th && ghi >= 0.0) s->gc[best] = ghi;
     }
     memcpy(s->gp, s->gc, sizeof(double) * (size_t)ng);
     memcpy(s->sp, s->sc, sizeof(double) * (size_t)ng);
@@ -235,7 +240,7 @@ int nh_sim_scan_monitors(nh_sim *s, double h, double *xnew, int *mi, int *dir, d
       if (lo > 0.0 && (rc = partial_monitor(s, best, lo, &mlo))) return rc;
       if ((rc = partial_monitor(s, best, hi, &mhi))) return rc;
       if (mon_crossing(mlo, mhi, m->monitors[best].direction) && sgn * mlo > 0.0) {
-        if ((rc = locate_fn(s, partial_monitor, m->monitors[best].name, best, sgn, 1, lo, sgn * mlo,
+        if ((rc = nh_sim_locate_fn(s, partial_monitor, m->monitors[best].name, best, sgn, 1, lo, sgn * mlo,
                             hi, sgn * mhi, &tlo, tau)))
           return rc;
         if ((rc = method_step(s, *tau, s->xm, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;

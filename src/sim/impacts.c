@@ -30,7 +30,6 @@ static int log_reserve(nh_sim *s) {
   return 0;
 }
 
-
 long nh_sim_impact_count(const nh_sim *s) { return s->nlog; }
 
 int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
@@ -52,25 +51,69 @@ int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
   return NH_OK;
 }
 
+/* the impact log entry of the current state (s->vtmp the velocity before) */
+static void log_entry(nh_sim *s, int gi, int st, double alpha, double Eb, double Ea, double vnb, double vna) {
+  const int nq = s->nq, nc = s->nc;
+  // a full log (log_limit): the latest record replaces the previous latest
+  if (s->def.log_limit > 0 && s->nlog >= s->def.log_limit) s->nlog = s->def.log_limit - 1;
+  impact_entry *e = &s->log[s->nlog];
+  e->t = s->t;
+  e->gap = gi;
+  e->status = st;
+  e->alpha = alpha;
+  e->Eb = Eb;
+  e->Ea = Ea;
+  e->vnb = vnb;
+  e->vna = vna;
+  memcpy(s->log_q + (size_t)s->nlog * nq, s->x, sizeof(double) * (size_t)nq);
+  memcpy(s->log_vb + (size_t)s->nlog * nq, s->vtmp, sizeof(double) * (size_t)nq);
+  memcpy(s->log_va + (size_t)s->nlog * nq, s->x + nq, sizeof(double) * (size_t)nq);
+  if (nc > 0) memcpy(s->log_lam + (size_t)s->nlog * nc, s->lam, sizeof(double) * (size_t)nc);
+  s->nlog++;
+  s->stats.impacts++;
+  if (fabs(s->g1[gi]) > s->stats.max_event_gap) s->stats.max_event_gap = fabs(s->g1[gi]);
+}
+
+/* the impacts of gap gi accumulate: resolved by closing the contact (the plastic map over the
+ * active set), logged as an impact of status NH_CONTACT; *applied = 0 when it did not close */
+static int accumulation(nh_sim *s, int gi, double t_limit, double ratio, double vn, nh_observer_fn obs, void *user,
+                        int *applied) {
+  const double Eb = s->stats.energy;
+  int rc;
+  if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, s->x + s->nq, user)) return NH_STOPPED;
+  if ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_ACCUMULATION, Eb, t_limit, ratio, -1.0, applied)) || !*applied) return rc;
+  if (s->nc > 0) memset(s->lam, 0, sizeof(double) * (size_t)s->nc);
+  log_entry(s, gi, NH_CONTACT, 0.0, Eb, s->stats.energy, vn, nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->x + s->nq));
+  if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, s->x + s->nq, user)) return NH_STOPPED;
+  return 0;
+}
+
 /* apply gap gi's impact law at the current state and log it; s->dg must hold the gap
- * gradients at this state */
+ * gradients at this state. A contact reached at rest, or whose impacts accumulate, closes
+ * (contact.c). */
 int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied) {
   const nh_model *m = s->model;
   const int nq = s->nq, nc = s->nc;
   double *q = s->x, *v = s->x + nq;
-  int rc;
+  int rc, closed;
   *applied = 0;
   // approaching? (s->dg holds the gap gradients at q, evaluated with g1 by advance)
   double vn = nh_la_dot(nq, s->dg + (size_t)gi * nq, v);
   if (!(vn < -s->def.vn_tol)) {
     s->stats.grazing++;
+    // reached at rest: the contact closes if it pushes
+    if (s->def.contact && vn <= s->def.vn_tol) return nh_sim_contact_close(s, gi, NH_CONTACT_REST, s->stats.energy, s->t, 0.0, -1.0, &closed);
     return 0;
   }
   if ((rc = log_reserve(s))) {
     sim_msg(s, "out of memory for the impact log");
     return rc;
   }
-  if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, q, v, user)) return NH_STOPPED;
+  // a Zeno sequence: resolved by closing the contact
+  double t_limit, ratio;
+  if (s->def.contact && nh_sim_contact_accumulates(s, gi, &t_limit, &ratio)) {
+    if ((rc = accumulation(s, gi, t_limit, ratio, vn, obs, user, applied)) || *applied) return rc;
+  } else if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, q, v, user)) return NH_STOPPED;
 
   double Eb = s->stats.energy, Ea; /* the monitor evaluated it at this state */
   nh_impact_info info;
@@ -82,40 +125,34 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
     sim_msg(s, "impact on '%s' at t = %.17g failed: %s", m->gap_names[gi], s->t, nh_status_string(st));
     return st;
   }
+  if (s->nact > 0 && (rc = nh_sim_contact_after_impact(s))) return rc; /* the closed contacts */
   if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
-
-  // log (a full log: the latest record replaces the previous latest)
-  if (s->def.log_limit > 0 && s->nlog >= s->def.log_limit) s->nlog = s->def.log_limit - 1;
-  impact_entry *e = &s->log[s->nlog];
-  e->t = s->t;
-  e->gap = gi;
-  e->status = st;
-  e->alpha = info.alpha;
-  e->Eb = Eb;
-  e->Ea = Ea;
-  e->vnb = info.vn_before;
-  e->vna = info.vn_after;
-  memcpy(s->log_q + (size_t)s->nlog * nq, q, sizeof(double) * (size_t)nq);
-  memcpy(s->log_vb + (size_t)s->nlog * nq, s->vtmp, sizeof(double) * (size_t)nq);
-  memcpy(s->log_va + (size_t)s->nlog * nq, v, sizeof(double) * (size_t)nq);
-  if (nc > 0) memcpy(s->log_lam + (size_t)s->nlog * nc, s->lam, sizeof(double) * (size_t)nc);
-  s->nlog++;
-  s->stats.impacts++;
+  log_entry(s, gi, st, info.alpha, Eb, Ea, info.vn_before, info.vn_after);
   s->E_seg = Ea;
   s->C_seg = Ea, s->C_unset = s->half; /* the half-step energy: of the next step */
   s->stats.energy = Ea;
-  if (fabs(s->g1[gi]) > s->stats.max_event_gap) s->stats.max_event_gap = fabs(s->g1[gi]);
   *applied = 1;
   if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, q, v, user)) return NH_STOPPED;
+  s->tau_imp[gi] = s->t - s->t_imp[gi], s->t_imp[gi] = s->t;
 
-  // Zeno guard
-  s->burst = (s->t - s->last_impact_t < s->def.zeno_interval) ? s->burst + 1 : 1;
+  // at rest after it (e = 0, plastic), or bouncing less than the gap resolves: the contact
+  // closes if it pushes
+  // (the second tried only when the gap's impacts come within NH_CONTACT_ZENO_REL max(1, |t|))
+  if (s->def.contact) {
+    const int rest = fabs(info.vn_after) <= NH_CONTACT_REST_REL * fabs(info.vn_before) + s->def.vn_tol;
+    const int close = s->tau_imp[gi] <= NH_CONTACT_ZENO_REL * fmax(1.0, fabs(s->t));
+    if ((rest || close) &&
+        (rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, 0.0, rest ? -1.0 : fabs(info.vn_after), &closed)))
+      return rc;
+  }
+
+  // Zeno guard (the interval at least a few thousand rounding units of t, and of the step)
+  const double zi = fmax(s->def.zeno_interval, fmax(NH_ZENO_T_REL * fabs(s->t), NH_ZENO_H_REL * s->def.h));
+  s->burst = (s->t - s->last_impact_t < zi) ? s->burst + 1 : 1;
   s->last_impact_t = s->t;
   if (s->burst >= s->def.zeno_count) {
-    sim_msg(s, "%d consecutive impacts less than %g s apart, the last at t = %.17g", s->burst,
-            s->def.zeno_interval, s->t);
+    sim_msg(s, "%d consecutive impacts less than %g s apart, the last at t = %.17g", s->burst, zi, s->t);
     return NH_ZENO;
   }
   return 0;
 }
-

@@ -39,6 +39,7 @@ nh_sim_def nh_sim_def_default(void) {
   d.impact_tol = nh_impact_tol_default();
   d.zeno_interval = 1e-9;
   d.zeno_count = 100;
+  d.contact = 1;
   d.constraint_tol = 1e-9;
   d.project_initial = 0;
   d.opts = nh_method_opts_default();
@@ -71,6 +72,8 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
     snprintf(buf, sizeof buf, "event_tol must be positive and vn_tol >= 0");
   else if (!(d->zeno_interval >= 0.0) || d->zeno_count < 1)
     snprintf(buf, sizeof buf, "zeno_interval must be >= 0 and zeno_count >= 1");
+  else if (d->contact != 0 && d->contact != 1)
+    snprintf(buf, sizeof buf, "contact = %d must be 0 or 1", d->contact);
   else if (!(d->constraint_tol >= 0.0))
     snprintf(buf, sizeof buf, "constraint_tol must be >= 0");
   else if (d->log_limit < 0)
@@ -116,11 +119,17 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   size_t nd = 5 * nx + 7 * ng + ng * nq + nq * nq + nc + nq + 3 * nmon +
               nh_model_impact_work_size(model) + nh_dyn_work_size(model) +
               d.method->work_size(model) + 8;
+  // persistent contacts: trial state, accelerations, per-gap records, stacked rows, projection
+  const size_t nr = nc + ng, ncw = ng > 0 ? nx + nq + 4 * ng + nr * nq + nr + nh_impact_work_size((int)nq, (int)nr) +
+                                               nh_dyn_contact_work_size(model) : 0;
+  nd += ncw;
   nh_sim *s = calloc(1, sizeof *s);
   double *mem = calloc(nd, sizeof(double));
-  if (!s || !mem) {
+  int *imem = calloc(2 * ng + 1, sizeof(int));
+  if (!s || !mem || !imem) {
     free(s);
     free(mem);
+    free(imem);
     nh_set_msg(msg, msg_size, "out of memory");
     return NULL;
   }
@@ -132,6 +141,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->nx = (int)nx;
   s->nmon = (int)nmon;
   s->mem = mem;
+  s->act = imem, s->closed = imem + ng;
   // carve the block
   double *p = mem;
   s->x = p, p += nx;
@@ -156,6 +166,19 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->mc = p, p += nmon;
   nh_dyn_init(&s->dyn, model, p);
   p += nh_dyn_work_size(model);
+  if (ng > 0) {
+    s->xc = p, p += nx;
+    s->acc = p, p += nq;
+    s->t_imp = p, p += ng;
+    s->tau_imp = p, p += ng;
+    s->lamc = p, p += ng;
+    s->lamt = p, p += ng;
+    s->Astk = p, p += nr * nq;
+    s->cw = p, p += nr;
+    s->proj_work = p, p += nh_impact_work_size((int)nq, (int)nr);
+    nh_dyn_contact_init(&s->dyn, p);
+    p += nh_dyn_contact_work_size(model);
+  }
   s->st.model = model;
   s->st.method = d.method;
   s->st.nx = (int)nx;
@@ -167,6 +190,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->plain = !(d.method->flags & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT)) && ng == 0 && nmon == 0 && !model->project;
   s->conserves = claims_energy(d.method, model);
   s->half = (d.method->flags & NH_METHOD_HALF_STEP) != 0;
+  s->contact_ok = ng > 0 && d.contact && model->form == NH_FORM_MECHANICAL && nh_sim_contact_method_ok(d.method);
 
   int rc = nh_sim_set_state_x(s, 0.0, model->x0);
   if (rc < 0) {
@@ -197,6 +221,9 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
 void nh_sim_destroy(nh_sim *s) {
   if (!s) return;
   free(s->mem);
+  free(s->act);
+  free(s->cl);
+  free(s->cl_x);
   free(s->log);
   free(s->log_q);
   free(s->log_vb);
@@ -303,6 +330,10 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
   s->h = s->def.h;
   s->last_impact_t = -INFINITY;
   s->burst = 0;
+  s->stall = 0;
+  // contacts: all open, no impact history
+  s->nact = 0, s->dyn.nact = 0, s->dyn.act = s->act, s->ncl = 0;
+  for (int i = 0; i < s->ng; i++) s->closed[i] = 0, s->t_imp[i] = -INFINITY, s->tau_imp[i] = INFINITY;
   s->out_t0 = t;
   s->out_k = 1;
   return status;

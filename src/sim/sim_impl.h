@@ -25,6 +25,11 @@ typedef struct impact_entry {
   int gap, status;
 } impact_entry;
 
+typedef struct contact_entry {
+  double t, t_limit, ratio, lambda, Eb, Ea;
+  int gap, kind, reason;
+} contact_entry;
+
 typedef struct event_entry {
   double t, value;
   int monitor, direction, stopped;
@@ -78,6 +83,23 @@ struct nh_sim {
   int C_unset;
   double last_impact_t;
   int burst;
+  long stall; /* consecutive steps without progress in t (NH_STALL_STEPS) */
+
+  /* persistent contacts (contact.c) */
+  int contact_ok;         /* the method steps through the multiplier-form dynamics */
+  int nact;               /* closed gaps, listed in act */
+  int *act, *closed;      /* (ng) their indices; (ng) 1 when gap i is closed */
+  double *t_imp, *tau_imp; /* (ng) the last impact of each gap and the interval before it */
+  double *lamc;           /* (ng) the multiplier of each closed contact (act order) at x */
+  double *lamt;           /* (ng) the same at a trial state */
+  double *xc;             /* (nx) contact trial state */
+  double *acc;            /* (nq) accelerations (scratch) */
+  double *Astk;           /* ((nc+ng) x nq) stacked rows [A; dg_closed] */
+  double *cw;             /* (nc+ng) constraint scratch */
+  double *proj_work;      /* nh_impact_work_size(nq, nc+ng) */
+  long ncl, capcl;
+  contact_entry *cl;
+  double *cl_x;
   char msg[256];
   void *mem;
 };
@@ -161,5 +183,32 @@ int nh_sim_log_event(nh_sim *s, int mi, int dir, int stopped);
 /* impacts.c: apply gap gi's impact law at the current state and log it (s->dg holds the gap
  * gradients there) */
 int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied);
+/* events.c: Illinois regula falsi on f_i(step(x, tau)) (see there); exported for contact.c */
+typedef int (*nh_sim_partial_fn)(nh_sim *s, int i, double tau, double *val);
+int nh_sim_locate_fn(nh_sim *s, nh_sim_partial_fn f, const char *name, int i, double sgn, int strict,
+                     double lo, double glo, double hi, double ghi, double *tau_lo, double *tau_hi);
+
+/* contact.c: persistent contacts (docs/contact.md) */
+/* 1 when the method holds contacts (steps through nh_dyn) */
+int nh_sim_contact_method_ok(const nh_method *m);
+/* try to close gap gi at the current state (reason NH_CONTACT_*; Eb the energy before the
+ * impact it resolves); *closed = 1 when it closed. An accumulation that cannot be held
+ * (method) returns NH_ZENO; the velocity before is left in s->vtmp. vn_check >= 0: close only
+ * if a bounce at that normal speed would rise less than NH_CONTACT_APEX_REL (the gap's
+ * resolution) above the wall. */
+int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limit, double ratio, double vn_check,
+                         int *closed);
+/* the accumulation test at an impact of gap gi: 1 (and the limit time, ratio) when its
+ * impacts accumulate */
+int nh_sim_contact_accumulates(nh_sim *s, int gi, double *t_limit, double *ratio);
+/* the first closed contact whose force would pull inside the step x -> xnew over h: *ri (-1
+ * if none, else its index in act) and the time just past the zero *tau, the state in s->xc */
+int nh_sim_contact_scan(nh_sim *s, double h, const double *xnew, int *ri, double *tau);
+/* project x onto the closed contacts (q along dg, v onto ker [A; dg] in the kinetic metric) */
+int nh_sim_contact_project(nh_sim *s, double *x);
+/* open the contact act[ri] at the current state (s->lamt[ri] its force), logged */
+int nh_sim_contact_open(nh_sim *s, int ri, int reason);
+/* after an impact on another gap: open the closed contacts it sends away, project onto the rest */
+int nh_sim_contact_after_impact(nh_sim *s);
 
 #endif

@@ -1,0 +1,281 @@
+/* contact.c - persistent contacts (docs/contact.md). A gap whose impacts accumulate (a Zeno
+ * sequence), or that is reached at rest while pressed into its wall, closes: the velocity is
+ * projected onto ker [A; dg] (the plastic map over the active set) and g_i(q) = 0 becomes a
+ * holonomic constraint of the dynamics (nh_dyn's contact rows), each kept step projected back
+ * onto it. Its multiplier, the normal force, is watched at each step end; where it would pull
+ * the zero is located on partial steps of the method (as an event) and the contact opens.
+ * Closing and opening are logged (nh_sim_contact_get). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_impl.h"
+
+/* the methods that step through the multiplier-form dynamics (nh_dyn_rhs), which carry the
+ * contact rows; the structure-preserving methods use the model's constraints directly */
+int nh_sim_contact_method_ok(const nh_method *m) {
+  static const char *const names[] = {"rk4", "rk2", "dopri5"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(m->name, names[i]) == 0) return 1;
+  return 0;
+}
+
+const char *nh_contact_kind_name(int kind) {
+  return kind == NH_CONTACT_CLOSE ? "close" : kind == NH_CONTACT_OPEN ? "open" : "unknown";
+}
+
+const char *nh_contact_reason_name(int reason) {
+  switch (reason) {
+  case NH_CONTACT_ACCUMULATION: return "accumulation";
+  case NH_CONTACT_REST: return "rest";
+  case NH_CONTACT_TENSION: return "tension";
+  case NH_CONTACT_SEPARATION: return "separation";
+  default: return "unknown";
+  }
+}
+
+/* ---- the contact log -------------------------------------------------------------------- */
+
+static int contact_reserve(nh_sim *s) {
+  if (s->ncl < s->capcl) return 0;
+  long cap = s->capcl ? 2 * s->capcl : 16;
+  contact_entry *e = realloc(s->cl, sizeof *e * (size_t)cap);
+  if (e) s->cl = e;
+  double *x = realloc(s->cl_x, sizeof(double) * (size_t)s->nx * (size_t)cap);
+  if (x) s->cl_x = x;
+  if (!e || !x) return NH_ERR_NOMEM;
+  s->capcl = cap;
+  return 0;
+}
+
+static int contact_log(nh_sim *s, int gi, int kind, int reason, double t_limit, double ratio, double lambda,
+                       double Eb, double Ea) {
+  if (contact_reserve(s)) {
+    sim_msg(s, "out of memory for the contact log");
+    return NH_ERR_NOMEM;
+  }
+  contact_entry *e = &s->cl[s->ncl];
+  e->t = s->t, e->t_limit = t_limit, e->ratio = ratio, e->lambda = lambda, e->Eb = Eb, e->Ea = Ea;
+  e->gap = gi, e->kind = kind, e->reason = reason;
+  memcpy(s->cl_x + (size_t)s->ncl * (size_t)s->nx, s->x, sizeof(double) * (size_t)s->nx);
+  s->ncl++;
+  return 0;
+}
+
+long nh_sim_contact_count(const nh_sim *s) { return s ? s->ncl : 0; }
+
+int nh_sim_contact_get(const nh_sim *s, long k, nh_contact_record *r) {
+  if (!s || !r || k < 0 || k >= s->ncl) return NH_ERR_ARG;
+  const contact_entry *e = &s->cl[k];
+  r->t = e->t, r->gap = e->gap, r->kind = e->kind, r->reason = e->reason;
+  r->t_limit = e->t_limit, r->ratio = e->ratio, r->lambda = e->lambda;
+  r->energy_before = e->Eb, r->energy_after = e->Ea;
+  r->x = s->cl_x + (size_t)k * (size_t)s->nx;
+  return NH_OK;
+}
+
+int nh_sim_contact_closed(const nh_sim *s, int gap) { return s && gap >= 0 && gap < s->ng ? s->closed[gap] : 0; }
+
+/* ---- evaluations -------------------------------------------------------------------------- */
+
+/* the list of closed gaps from s->closed, shared with the dynamics */
+static void set_active(nh_sim *s) {
+  int n = 0;
+  for (int i = 0; i < s->ng; i++)
+    if (s->closed[i]) s->act[n++] = i;
+  s->nact = n, s->dyn.nact = n, s->dyn.act = s->act;
+}
+
+/* the multipliers of the closed contacts (act order) at (t, x) into lam */
+static int contact_lambda(nh_sim *s, double t, const double *x, double *lam) {
+  int rc = nh_dyn_accel(&s->dyn, t, x, x + s->nq, s->acc, NULL);
+  if (rc) return rc > 0 ? NH_ERR_CALLBACK : rc;
+  for (int k = 0; k < s->nact; k++) lam[k] = s->dyn.lamc[s->nc + k];
+  return 0;
+}
+
+/* the stacked rows [A(q); dg_closed(q)] into s->Astk, *nr of them (s->gs, s->dg: the gaps at q) */
+static int stacked_rows(nh_sim *s, const double *q, const double *v, int *nr) {
+  const nh_model *m = s->model;
+  const int nq = s->nq, nc = s->nc;
+  int rc;
+  if (nc > 0 && (rc = nh_cb(m->constraint(q, v, s->Astk, s->cw, m->user)))) return rc;
+  if ((rc = gaps(s, q, s->gs, s->dg))) return rc;
+  for (int k = 0; k < s->nact; k++)
+    memcpy(s->Astk + (size_t)(nc + k) * nq, s->dg + (size_t)s->act[k] * nq, sizeof(double) * (size_t)nq);
+  *nr = nc + s->nact;
+  return 0;
+}
+
+/* q: one Newton step on each closed gap along its gradient (Euclidean); v: onto ker [A; dg]
+ * in the kinetic metric */
+int nh_sim_contact_project(nh_sim *s, double *x) {
+  const int nq = s->nq;
+  double *q = x, *v = x + nq;
+  int rc, nr;
+  if ((rc = gaps(s, q, s->gs, s->dg))) return rc;
+  for (int k = 0; k < s->nact; k++) {
+    const int i = s->act[k];
+    const double *d = s->dg + (size_t)i * nq, dd = nh_la_dot(nq, d, d);
+    if (dd > 0.0) nh_la_axpy(nq, -s->gs[i] / dd, d, q);
+  }
+  if ((rc = stacked_rows(s, q, v, &nr)) || (rc = nh_cb(s->model->mass(q, s->M, s->model->user)))) return rc;
+  return nh_project_velocity(nq, nr, s->M, s->Astk, v, v, s->proj_work);
+}
+
+/* ---- closing -------------------------------------------------------------------------------- */
+
+int nh_sim_contact_accumulates(nh_sim *s, int gi, double *t_limit, double *ratio) {
+  const double t = s->t, tau = t - s->t_imp[gi], tau0 = s->tau_imp[gi], scale = fmax(1.0, fabs(t));
+  *t_limit = t, *ratio = 0.0;
+  if (!(tau < INFINITY)) return 0; /* the gap's first impact */
+  const double r = tau0 > 0.0 && tau0 < INFINITY ? tau / tau0 : 0.0;
+  const double rest = r > 0.0 && r < 1.0 ? tau * r / (1.0 - r) : 0.0; /* the geometric series' remainder */
+  const int fixed = !(s->def.method->flags & NH_METHOD_ADAPTIVE);
+  int acc = tau <= NH_CONTACT_TINY_REL * scale; /* intervals at the rounding of t */
+  if (r > 0.0 && r < 1.0)
+    acc = acc || rest <= NH_CONTACT_ZENO_REL * scale || (fixed && tau <= s->def.h && rest <= s->def.h);
+  if (acc) *t_limit = t + rest, *ratio = r;
+  return acc;
+}
+
+/* open every closed contact whose force would pull at the current state (after a change of
+ * the active set) */
+static int open_pulling(nh_sim *s) {
+  int rc;
+  for (;;) {
+    if (s->nact == 0) return 0;
+    if ((rc = contact_lambda(s, s->t, s->x, s->lamc))) return rc;
+    int k = 0;
+    while (k < s->nact && s->lamc[k] > 0.0) k++;
+    if (k == s->nact) return 0;
+    s->lamt[k] = s->lamc[k];
+    if ((rc = nh_sim_contact_open(s, k, NH_CONTACT_TENSION))) return rc;
+  }
+}
+
+/* the height a bounce of normal velocity vn rises above gap gi of the trial contact k, from
+ * its force lambda: the free normal acceleration is -lambda D, D = dg M^-1 dg^T (the column
+ * of W for the contact row) */
+static double apex(const nh_sim *s, int gi, int k, double lambda, double vn) {
+  const double D = nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->dyn.Wc + (size_t)(s->nc + k) * s->nq);
+  return vn * vn / (2.0 * lambda * D);
+}
+
+int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limit, double ratio, double vn_check,
+                         int *closed) {
+  const int nq = s->nq, nx = s->nx;
+  int rc;
+  *closed = 0;
+  if (s->closed[gi] || !s->def.contact || s->model->form != NH_FORM_MECHANICAL) return 0;
+  // the trial: closed, projected; it stays closed only if it pushes
+  s->closed[gi] = 1;
+  set_active(s);
+  memcpy(s->xc, s->x, sizeof(double) * (size_t)nx);
+  rc = nh_sim_contact_project(s, s->xc);
+  if (!rc) rc = contact_lambda(s, s->t, s->xc, s->lamt);
+  int k = 0;
+  while (s->act[k] != gi) k++;
+  // vn_check >= 0: only if a bounce at that speed would rise less than the gap's resolution
+  double res = 0.0;
+  if (!rc && vn_check >= 0.0) {
+    for (int j = 0; j < s->nq; j++) res = fmax(res, fabs(s->xc[j]));
+    res = NH_CONTACT_APEX_REL * fmax(1.0, res) * sqrt(nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->dg + (size_t)gi * s->nq));
+  }
+  if (rc || !(s->lamt[k] > 0.0) || (vn_check >= 0.0 && !(apex(s, gi, k, s->lamt[k], vn_check) <= res))) {
+    s->closed[gi] = 0;
+    set_active(s);
+    return 0;
+  }
+  const double lam = s->lamt[k];
+  if (!s->contact_ok) { /* a contact the method cannot hold: the run ends here */
+    s->closed[gi] = 0;
+    set_active(s);
+    sim_msg(s, "contact '%s' persists at t = %.17g (%s, limit t = %.17g) and method '%s' cannot hold it (rk4, rk2 and dopri5 can)",
+            s->model->gap_names[gi], s->t, nh_contact_reason_name(reason), t_limit, s->def.method->name);
+    return NH_ZENO;
+  }
+  memcpy(s->vtmp, s->x + nq, sizeof(double) * (size_t)nq); /* the velocity before, for the impact log */
+  memcpy(s->x, s->xc, sizeof(double) * (size_t)nx);
+  double Ea;
+  if ((rc = energy(s, s->t, s->x, &Ea)) || (rc = gaps(s, s->x, s->g0, s->dg))) {
+    sim_msg(s, "model evaluation failed closing the contact '%s' at t = %.17g", s->model->gap_names[gi], s->t);
+    return rc < 0 ? rc : NH_ERR_CALLBACK;
+  }
+  memcpy(s->g1, s->g0, sizeof(double) * (size_t)s->ng);
+  s->stats.energy = Ea;
+  s->E_seg = Ea;
+  s->C_seg = Ea, s->C_unset = s->half;
+  s->st.restart = 1;
+  if ((rc = contact_log(s, gi, NH_CONTACT_CLOSE, reason, t_limit, ratio, lam, Eb, Ea))) return rc;
+  *closed = 1;
+  return open_pulling(s);
+}
+
+/* ---- watching and opening ------------------------------------------------------------------ */
+
+/* contact k's multiplier after a partial step of length tau (state in s->xc) */
+static int partial_lambda(nh_sim *s, int k, double tau, double *lam) {
+  int rc = method_step(s, tau, s->xc, NULL);
+  if (rc) return rc > 0 ? NH_ERR_EVENT : rc;
+  if ((rc = contact_lambda(s, s->t + tau, s->xc, s->lamt))) return rc;
+  *lam = s->lamt[k];
+  return 0;
+}
+
+int nh_sim_contact_scan(nh_sim *s, double h, const double *xnew, int *ri, double *tau) {
+  int rc;
+  *ri = -1;
+  if ((rc = contact_lambda(s, s->t + h, xnew, s->lamt))) {
+    sim_msg(s, "contact forces failed near t = %.17g", s->t + h);
+    return rc;
+  }
+  int k = 0;
+  while (k < s->nact && s->lamt[k] > 0.0) k++;
+  if (k == s->nact) {
+    memcpy(s->lamc, s->lamt, sizeof(double) * (size_t)s->nact);
+    return 0;
+  }
+  // the force of contact k crosses zero: locate on partial steps, keep the state just past it
+  double l0 = s->lamc[k] > 0.0 ? s->lamc[k] : 1e-300, l1 = s->lamt[k], lo, hi;
+  if ((rc = nh_sim_locate_fn(s, partial_lambda, s->model->gap_names[s->act[k]], k, 1.0, 1, 0.0, l0, h, l1, &lo, &hi)))
+    return rc;
+  if ((rc = method_step(s, hi, s->xc, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+  if ((rc = contact_lambda(s, s->t + hi, s->xc, s->lamt))) return rc;
+  *ri = k;
+  *tau = hi;
+  return 0;
+}
+
+int nh_sim_contact_open(nh_sim *s, int ri, int reason) {
+  const int gi = s->act[ri];
+  const double lam = s->lamt[ri];
+  int rc;
+  s->closed[gi] = 0;
+  set_active(s);
+  s->st.restart = 1;
+  if ((rc = contact_log(s, gi, NH_CONTACT_OPEN, reason, s->t, 0.0, lam, s->stats.energy, s->stats.energy))) return rc;
+  // the gap starts from its value here (on the wall: not below it)
+  if ((rc = gaps(s, s->x, s->g0, NULL))) return rc;
+  if (s->g0[gi] < 0.0) s->g0[gi] = 0.0;
+  memcpy(s->g1, s->g0, sizeof(double) * (size_t)s->ng);
+  return open_pulling(s);
+}
+
+/* after an impact on another gap: the closed contacts it sends away open, the others keep
+ * the velocity on them (projection) */
+int nh_sim_contact_after_impact(nh_sim *s) {
+  const int nq = s->nq;
+  int rc;
+  for (;;) {
+    if ((rc = gaps(s, s->x, s->gs, s->dg))) return rc;
+    int k = 0;
+    while (k < s->nact && !(nh_la_dot(nq, s->dg + (size_t)s->act[k] * nq, s->x + nq) > s->def.vn_tol)) k++;
+    if (k == s->nact) break;
+    s->lamt[k] = 0.0;
+    if ((rc = nh_sim_contact_open(s, k, NH_CONTACT_SEPARATION))) return rc;
+  }
+  if (s->nact == 0) return 0;
+  if ((rc = nh_sim_contact_project(s, s->x))) return rc;
+  return open_pulling(s);
+}
