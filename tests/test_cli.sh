@@ -398,6 +398,14 @@ fi
 "$NHOLO" figure snakeboard-fig4 --out "$T/f4.svg" >/dev/null 2>"$T/err" && [ -s "$T/f4.svg" ] && ok "figure snakeboard-fig4" || bad "snakeboard-fig4: $(cat "$T/err")"
 expect_usage "unknown retraction" run snakeboard --method rdp --retraction expo --out "$T/o/x.csv"
 expect_usage "unknown start" run sleigh --method gni --start late --out "$T/o/x.csv"
+# issue 15's ball comes to rest (contact closed at its Zeno time, docs/contact.md) and slides on
+"$NHOLO" run "$SRC/examples/bouncing_ball.nh" --t-end 3 --json >"$T/bb" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '"contact_log": \[{"t": 1.35457' "$T/bb" && grep -q '"kind": "close", "reason": "accumulation"' "$T/bb" \
+  && grep -q '"final": {"x": 0.899999' "$T/bb" && ok "bouncing ball: contact closed at 1.35457 s, slides to x = 0.9 at t = 3" \
+  || bad "bouncing ball (exit $rc): $(cat "$T/err") $(grep -o '"final": {[^}]*}' "$T/bb")"
+"$NHOLO" run "$SRC/examples/bouncing_ball.nh" --t-end 3 >"$T/bb" 2>"$T/err" && grep -q "contact close: t = 1.35457" "$T/bb" \
+  && ok "text summary lists the contact" || bad "text summary contact: $(cat "$T/bb")"
 expect_usage "a fixed-step run of 1e300 steps, no outputs" run penny --method rk4 --dt 1e-300 --t-end 1
 # the README's sleigh example: the default (midpoint) start stays in gni's regime; the paper's start
 # seeds the period-2 mode, the nodal energy drifts while the half-step energy holds: NH_DRIFT, exit 4

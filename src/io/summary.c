@@ -175,6 +175,34 @@ static void json_impacts(FILE *f, const nh_summary *s) {
   fputc(']', f);
 }
 
+/* the persistent contacts closed and opened (nholo/sim.h, docs/contact.md): only when there were any */
+static void json_contacts(FILE *f, const nh_summary *s) {
+  long n = 0;
+  for (int p = 0; p < s->nphases; p++) n += nh_sim_contact_count(s->phases[p]);
+  if (n == 0) return;
+  fputs(", \"contact_log\": [", f);
+  long index = 0;
+  for (int p = 0; p < s->nphases; p++) {
+    const nh_model *m = nh_sim_model(s->phases[p]);
+    for (long k = 0; k < nh_sim_contact_count(s->phases[p]); k++, index++) {
+      nh_contact_record r;
+      nh_sim_contact_get(s->phases[p], k, &r);
+      fputs(index ? ", {\"t\": " : "{\"t\": ", f);
+      nh_json_num(f, r.t);
+      nh_json_field_str(f, "surface", m->gap_names[r.gap]);
+      nh_json_field_str(f, "kind", nh_contact_kind_name(r.kind));
+      nh_json_field_str(f, "reason", nh_contact_reason_name(r.reason));
+      nh_json_field_num(f, "t_limit", r.t_limit);
+      nh_json_field_num(f, "ratio", r.ratio);
+      nh_json_field_num(f, "normal_force", r.lambda);
+      nh_json_field_num(f, "energy_before", r.energy_before);
+      nh_json_field_num(f, "energy_after", r.energy_after);
+      fputc('}', f);
+    }
+  }
+  fputc(']', f);
+}
+
 int nh_summary_write_json(FILE *f, const nh_summary *s) {
   totals t;
   if (!f || !gather(s, &t)) return NH_ERR_ARG;
@@ -232,6 +260,7 @@ int nh_summary_write_json(FILE *f, const nh_summary *s) {
   json_named(f, lm->nx, lm->state_names, nh_sim_x(t.last));
   if ((rc = hook(s, f, 1, NH_SUMMARY_TAIL, NULL)) < 0) return rc;
   if (mech) json_impacts(f, s);
+  if (mech) json_contacts(f, s);
   fputs("}\n", f);
   return finish(f, 0);
 }
@@ -279,6 +308,17 @@ static void text_mechanical(FILE *f, const nh_summary *s, const totals *t) {
   }
   if (st->impacts > n) n = st->impacts; /* a log bounded by log_limit keeps fewer records than there were */
   if (n > shown) fprintf(f, "  ... %ld more (--events FILE for the whole log)\n", n - shown);
+  for (int p = 0; p < s->nphases; p++) {
+    const nh_model *m = nh_sim_model(s->phases[p]);
+    for (long k = 0; k < nh_sim_contact_count(s->phases[p]); k++) {
+      nh_contact_record r;
+      nh_sim_contact_get(s->phases[p], k, &r);
+      fprintf(f, "  contact %s: t = %.15g s, %s, %s", nh_contact_kind_name(r.kind), r.t, m->gap_names[r.gap],
+              nh_contact_reason_name(r.reason));
+      if (r.ratio > 0.0) fprintf(f, " (limit t = %.15g s, ratio %.6g)", r.t_limit, r.ratio);
+      fprintf(f, ", energy %.9g -> %.9g\n", r.energy_before, r.energy_after);
+    }
+  }
 }
 
 /* one line per event; a stop in the last phase stopped the run */
