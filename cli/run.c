@@ -252,10 +252,11 @@ static const char *law_name(nh_impact_law law, char *buf, size_t size) {
 
 /* ---- the summary (nholo/io.h) -------------------------------------------------------- */
 
-/* the files written, after the final state (JSON "outputs") or the status line (text) */
+/* the files written, after the final state (JSON "outputs") or the status line (text); an
+ * event's label in text is its monitor's name */
 static int run_outputs(FILE *f, int json, nh_summary_place at, const nh_summary_event *ev, void *user) {
-  (void)ev;
   const run_opts *o = user;
+  if (at == NH_SUMMARY_EVENT_HEAD && !json) fputs(nh_sim_model(ev->sim)->monitors[ev->rec.monitor].name, f);
   if (at != NH_SUMMARY_TAIL) return 0;
   const char *keys[3] = {"trajectory", "events", "plot"}, *texts[3] = {"trajectory", "impact log", "plot"};
   const char *vals[3] = {o->out, o->events, o->plot};
@@ -276,7 +277,8 @@ static int run_outputs(FILE *f, int json, nh_summary_place at, const nh_summary_
 
 static void print_summary(const nh_sim *sim, const char *method, int status, double wall, const run_opts *o,
                           const char *message) {
-  nh_summary s = {&sim, 1, NULL, method, status, wall, NH_SUMMARY_MECHANICAL, run_outputs, (void *)o, message};
+  const int flags = NH_SUMMARY_MECHANICAL | (nh_sim_model(sim)->nmon > 0 ? NH_SUMMARY_EVENTS : 0);
+  nh_summary s = {&sim, 1, NULL, method, status, wall, flags, run_outputs, (void *)o, message};
   if (o->json) nh_summary_write_json(stdout, &s);
   else nh_summary_write_text(stdout, &s);
 }
@@ -537,7 +539,8 @@ int cmd_run(int argc, char **argv) {
   double wall = now_seconds() - t0;
 
   // outputs hold whatever was computed, also after a failure
-  int exit_code = status == NH_OK ? CLI_OK : status == NH_ZENO ? CLI_ZENO : status == NH_DRIFT ? CLI_DRIFT : CLI_FAILED;
+  int exit_code = status == NH_OK || status == NH_EVENT_STOP ? CLI_OK /* a stop monitor's end */
+                  : status == NH_ZENO ? CLI_ZENO : status == NH_DRIFT ? CLI_DRIFT : CLI_FAILED;
   int wst, out_status = NH_OK; /* the first output that could not be written */
   char out_msg[2048] = "";     /* and its message */
   if (rec.has_traj && (wst = nh_csv_stream_commit(&rec.traj, msg, sizeof msg)) != NH_OK)
@@ -561,7 +564,7 @@ int cmd_run(int argc, char **argv) {
   // the status reported: the run's, else that of the first output that failed (and its message)
   const int run_status = status;
   if (status == NH_OK) status = out_status;
-  if (run_status != NH_OK)
+  if (run_status != NH_OK && run_status != NH_EVENT_STOP)
     fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(sim));
   print_summary(sim, nh_method_name(method), status, wall, &o, run_status == NH_OK ? out_msg : NULL);
 

@@ -83,6 +83,10 @@ nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
   const char *pn[NH_MF_MAX_ITEMS], *kn[NH_MF_MAX_ITEMS], *gn[NH_MF_MAX_ITEMS];
   double pv[NH_MF_MAX_ITEMS];
   nh_impact_law law[NH_MF_MAX_ITEMS];
+  nh_monitor_def mon[NH_MF_MAX_ITEMS];
+  for (int i = 0; i < m->nmon; i++)
+    mon[i] = (nh_monitor_def){m->mon[i].name, (nh_monitor_dir)m->mon[i].dir,
+                              (nh_monitor_action)m->mon[i].action};
   for (int i = 0; i < m->nq; i++) cnames[i] = m->coord[i];
   for (int i = 0; i < m->npar; i++) pn[i] = m->par[i].name, pv[i] = m->par[i].value;
   for (int i = 0; i < m->nc; i++) kn[i] = m->con[i].name;
@@ -97,6 +101,7 @@ nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
   d.npar = m->npar;
   d.param_names = pn;
   d.param_values = pv;
+  d.nmon = m->nmon, d.monitors = mon;
   unsigned char pip[NH_MF_MAX_Q * NH_MF_MAX_Q], ptp[NH_MF_MAX_Q * NH_MF_MAX_Q];
   if (m->poisson) { /* an ODE-form model given by Pi and H */
     d.form = NH_FORM_ODE;

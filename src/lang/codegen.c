@@ -136,6 +136,10 @@ static void emit_evaluators(nh_text *b, const mf *m) {
              "static void pack(const double *q, const double *v, double t, double *x) {\n"
              "  for (int i = 0; i < NQ; i++) x[i] = q[i], x[NQ + i] = v ? v[i] : 0.0;\n"
              "  x[2 * NQ] = t;\n}\n", nq);
+  if (m->nmon) /* the monitors at (t, x): x = (q, v), or an almost-Poisson state */
+    nh_text_printf(b, "int " MF_SYMBOL(monitor) "(double t, const double *x, double *o, void *u) {\n"
+               "  double xt[2 * NQ + 1];\n  (void)u;\n  pack(x, %s, t, xt);\n  return nh_mf_mon(xt, o, 0);\n}\n",
+               m->poisson ? "0" : "x + NQ");
   if (m->poisson) { /* H and grad H, Pi, the Hessian, T = d(Pi g)/dx */
     nh_text_printf(b, "int " MF_SYMBOL(hamiltonian) "(const double *x, double *H, double *dH, void *u) {\n  (void)u;\n"
                "  if (H && dH) return nh_mf_hdh(x, H, dH);\n"

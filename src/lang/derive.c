@@ -59,10 +59,12 @@ static int poly_degree(const nh_expr_pool *p, int e, int lo, int hi, int depth) 
 static int derive_poisson(mf *m) {
   const int n = m->nq;
   const size_t nn = (size_t)n * (size_t)n;
-  m->ids = malloc((4 * nn + (size_t)n + 1) * sizeof(int));
+  m->ids = malloc((4 * nn + (size_t)n + (size_t)m->nmon + 1) * sizeof(int));
   if (!m->ids) return m->status = NH_ERR_NOMEM;
   int *p = m->ids;
   m->dH = take(&p, (size_t)n), m->Hs = take(&p, nn), m->Pi = take(&p, nn), m->PT = take(&p, nn);
+  m->mexpr = take(&p, (size_t)m->nmon);
+  for (int k = 0; k < m->nmon; k++) m->mexpr[k] = m->mon[k].node;
   nh_expr_pool *P = m->pool;
   int bad = 0;
 #define CHK(x) ((x) < 0 ? (bad = 1, 0) : (x))
@@ -102,7 +104,7 @@ int mf_derive(mf *m) {
   for (int k = 0; k < nc; k++) all_holonomic &= m->con[k].holonomic;
   size_t total = n2 + n + n + n2 + n2 * n + (want_d2m ? n2 * n2 : 0) + n + 2 * n2 +
                  (size_t)nc * n + (size_t)nc + n * (size_t)nc * n + (size_t)ng + (size_t)ng * n +
-                 (all_holonomic ? (size_t)nc : 0) + 1;
+                 (all_holonomic ? (size_t)nc : 0) + (size_t)m->nmon + 1;
   m->ids = malloc(total * sizeof(int));
   if (!m->ids) return m->status = NH_ERR_NOMEM;
   int *p = m->ids;
@@ -113,6 +115,8 @@ int mf_derive(mf *m) {
   m->dA = take(&p, n * (size_t)nc * n), m->g = take(&p, (size_t)ng), m->dg = take(&p, (size_t)ng * n);
   m->phi = all_holonomic ? take(&p, (size_t)nc) : NULL;
   for (int k = 0; m->phi && k < nc; k++) m->phi[k] = m->con[k].phi;
+  m->mexpr = take(&p, (size_t)m->nmon);
+  for (int k = 0; k < m->nmon; k++) m->mexpr[k] = m->mon[k].node;
 
   nh_expr_pool *P = m->pool;
   int bad = 0; /* any -1: out of memory */
@@ -197,6 +201,7 @@ int mf_group_size(const mf *m, int ev) {
     case MF_EV_PI:
     case MF_EV_HS:
     case MF_EV_PT: return nq * nq;
+    case MF_EV_MON: return m->nmon;
     default: return 0;
     }
   }
@@ -220,6 +225,7 @@ int mf_group_size(const mf *m, int ev) {
   case MF_EV_DFDQ: return nq * nq;
   case MF_EV_DFDV: return nq * nq;
   case MF_EV_PHI: return m->phi ? nc : 0;
+  case MF_EV_MON: return m->nmon;
   default: return 0; /* the almost-Poisson groups */
   }
 }
@@ -257,6 +263,7 @@ void mf_group_outputs(const mf *m, int ev, int *ids) {
   case MF_EV_PI: put(ids, m->Pi, nq * nq); break;
   case MF_EV_HS: put(ids, m->Hs, nq * nq); break;
   case MF_EV_PT: put(ids, m->PT, nq * nq); break;
+  case MF_EV_MON: put(ids, m->mexpr, m->nmon); break;
   default: break;
   }
 }
@@ -266,7 +273,8 @@ const char *mf_group_symbol(int ev) {
       "nh_mf_mass", "nh_mf_v",   "nh_mf_dv", "nh_mf_vdv", "nh_mf_cor", "nh_mf_force",
       "nh_mf_a",    "nh_mf_adv", "nh_mf_aadv", "nh_mf_g", "nh_mf_dg",  "nh_mf_gdg",
       "nh_mf_dm",   "nh_mf_d2m", "nh_mf_h",  "nh_mf_da",  "nh_mf_dfdq", "nh_mf_dfdv", "nh_mf_phi",
-      "nh_mf_ham",  "nh_mf_dh",  "nh_mf_hdh", "nh_mf_pi",  "nh_mf_hs",   "nh_mf_pt"};
+      "nh_mf_ham",  "nh_mf_dh",  "nh_mf_hdh", "nh_mf_pi",  "nh_mf_hs",   "nh_mf_pt",
+      "nh_mf_mon"};
   return ev >= 0 && ev < MF_EV_COUNT ? names[ev] : "";
 }
 
@@ -285,6 +293,7 @@ int mf_all_zero(const mf *m, const int *ids, int n) {
 }
 
 int mf_provides(const mf *m, int fn) {
+  if (fn == MF_FN_monitor) return m->nmon > 0; /* either form */
   if (m->poisson) {
     switch (fn) {
     case MF_FN_hamiltonian:
@@ -310,6 +319,6 @@ int mf_provides(const mf *m, int fn) {
   case MF_FN_gap: return m->ngap > 0;
   case MF_FN_mass_deriv2: return m->d2M != NULL;
   case MF_FN_holonomic: return m->phi != NULL;
-  default: return 0; /* flow, predict, the ODE form, monitors: not in the language */
+  default: return 0; /* flow, predict, the ODE form: not in the language */
   }
 }

@@ -158,6 +158,21 @@ static void describe_mechanical(nh_text *b, const mf *m, const nh_model *model, 
   }
 }
 
+/* the monitors: direction, action, expression and value at the initial state (t = 0) */
+static void describe_monitors(nh_text *b, const mf *m, const nh_model *model, const char **names) {
+  static const char *const dirs[] = {"falling", "both", "rising"}; /* by direction + 1 */
+  double x[2 * NH_MF_MAX_Q], mv[NH_MF_MAX_ITEMS];
+  for (int i = 0; i < m->nq; i++) x[i] = m->q0[i], x[m->nq + i] = m->v0[i];
+  int ok = m->nmon && model->monitor(0.0, x, mv, model->user) == 0;
+  for (int k = 0; k < m->nmon; k++) {
+    nh_text_printf(b, "monitor %s (%s, %s): m = ", m->mon[k].name, dirs[m->mon[k].dir + 1],
+                   m->mon[k].action == NH_MONITOR_STOP ? "stop" : "report");
+    sb_expr(b, m, m->mexpr[k], names);
+    if (ok) nh_text_printf(b, "\n  m = %.10g at the initial state", mv[k]);
+    nh_text_printf(b, "\n");
+  }
+}
+
 char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, size_t msg_size) {
   char *text = mf_read_file(path, msg, msg_size);
   if (!text) return NULL;
@@ -178,6 +193,7 @@ char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, s
     describe_poisson(&b, m, model, names);
   else
     describe_mechanical(&b, m, model, names);
+  describe_monitors(&b, m, model, names);
   nh_text_printf(&b, "evaluation: %s\n", model->backend);
   if (b.nomem) {
     nh_set_msg(msg, msg_size, "out of memory");

@@ -14,6 +14,7 @@
 
 typedef struct mf_eval {
   int nq, nc, ng;
+  int poisson; /* the first-order state is x (nq), else (q, v) */
   nh_tape *t[MF_EV_COUNT];
   void *dl; /* the loaded shared object (codegen) */
 } mf_eval;
@@ -128,6 +129,14 @@ static int ev_fjac(double t, const double *q, const double *v, double *dfdq, dou
   return rc ? rc : dfdv ? run(u, MF_EV_DFDV, x, dfdv) : 0;
 }
 
+/* the monitors at (t, x): x = (q, v), or the state of an almost-Poisson model */
+static int ev_monitor(double t, const double *x, double *mon, void *user) {
+  const mf_eval *u = user;
+  double xt[2 * NH_MF_MAX_Q + 1];
+  pack(u->nq, x, u->poisson ? NULL : x + u->nq, t, xt);
+  return run(u, MF_EV_MON, xt, mon);
+}
+
 void mf_eval_free(void *user) {
   mf_eval *u = user;
   if (!u) return;
@@ -154,11 +163,12 @@ static const mf_fns tape_fns = {
     .poisson = ev_pi,
     .hamiltonian_hess = ev_hs,
     .poisson_jac = ev_pt,
+    .monitor = ev_monitor,
 };
 
 static mf_eval *eval_new(const mf *m) {
   mf_eval *u = calloc(1, sizeof *u);
-  if (u) u->nq = m->nq, u->nc = m->nc, u->ng = m->ngap;
+  if (u) u->nq = m->nq, u->nc = m->nc, u->ng = m->ngap, u->poisson = m->poisson;
   return u;
 }
 

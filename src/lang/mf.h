@@ -35,6 +35,7 @@ typedef struct mf_item {
   int law;       /* gap: nh_impact_kind */
   int holonomic; /* constraint: 1 when given as phi(q) = 0 (node is then dphi/dq q') */
   int phi;       /* holonomic constraint: phi = LHS - RHS */
+  int dir, action; /* monitor: nh_monitor_dir, nh_monitor_action */
   size_t off;    /* where its statement starts (for diagnostics) */
 } mf_item;
 
@@ -72,6 +73,10 @@ typedef struct mf {
   int pi_a[NH_MF_MAX_ITEMS], pi_b[NH_MF_MAX_ITEMS], pi_node[NH_MF_MAX_ITEMS];
   size_t pi_off[NH_MF_MAX_ITEMS];
   int has_initial;
+  /* monitors m_j(t, q, q') (either kind of model): `monitor NAME: EXPR [DIRECTION] [ACTION]` */
+  int nmon;
+  mf_item mon[NH_MF_MAX_ITEMS];
+  int in_monitor; /* reading a monitor's expression (t is then a variable in either form) */
 
   /* derived (mf_derive): node ids, -1 where zero is implied by absence */
   int *M;      /* nq x nq */
@@ -95,6 +100,7 @@ typedef struct mf {
   int *Pi;     /* nx x nx */
   int *PT;     /* nx x nx: T[i*nx + k] = sum_j dPi_ij/dx_k g_j */
   int hdeg;    /* polynomial degree of H, 0 when not a polynomial */
+  int *mexpr;  /* nmon: the monitor expressions (either form) */
   int *ids;    /* one block holding all of the above */
 
   /* the first error */
@@ -151,6 +157,7 @@ enum {
   MF_EV_PI,        /* Pi */
   MF_EV_HS,        /* Hessian of H */
   MF_EV_PT,        /* d(Pi g)/dx */
+  MF_EV_MON,       /* the monitors (either form) */
   MF_EV_COUNT
 };
 

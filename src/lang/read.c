@@ -216,7 +216,7 @@ static int lookup(void *user, const char *name, int primed, int *out) {
     return NH_SYM_VAR;
   }
   if (primed) return NH_SYM_NOT_COORD;
-  if (strcmp(name, "t") == 0 && !m->poisson) {
+  if (strcmp(name, "t") == 0 && (!m->poisson || m->in_monitor)) {
     *out = 2 * m->nq;
     return NH_SYM_VAR;
   }
@@ -543,6 +543,56 @@ static int st_gap(cursor *c, size_t off) {
   return 0;
 }
 
+/* monitor NAME: EXPR [falling|rising|both] [stop|report] (EXPR of t, q, q'; defaults both,
+ * report) */
+static int st_monitor(cursor *c, size_t off) {
+  mf *m = c->m;
+  if (need_coordinates(c, off)) return -1;
+  if (m->nmon >= NH_MF_MAX_ITEMS) return mf_fail(m, off, "more than %d monitors", NH_MF_MAX_ITEMS);
+  mf_item *it = &m->mon[m->nmon];
+  memset(it, 0, sizeof *it);
+  char name[NH_PARSE_NAME_MAX + 1];
+  size_t noff = (skip_ws(c), c->pos);
+  if (!read_name(c, name)) return m->status ? -1 : expect_fail(c, "a monitor name");
+  int first = find(m->mon, m->nmon, name);
+  if (first >= 0)
+    return mf_fail(m, noff, "duplicate monitor name '%s' (the first is at line %d)", name,
+                   line_of(m, m->mon[first].off));
+  snprintf(it->name, sizeof it->name, "%s", name);
+  if (!accept_char(c, ':')) return expect_fail(c, "':' after the monitor name");
+  it->off = (skip_ws(c), c->pos);
+  m->in_monitor = 1; /* t is a variable here in almost-Poisson files too */
+  int rc = expr_at(c, 1, &it->node);
+  m->in_monitor = 0;
+  if (rc) return -1;
+  it->dir = NH_MONITOR_BOTH, it->action = NH_MONITOR_REPORT;
+  /* an optional direction, then an optional action */
+  static const char *const words[] = {"both", "falling", "rising", "report", "stop"};
+  static const int values[] = {NH_MONITOR_BOTH, NH_MONITOR_FALLING, NH_MONITOR_RISING,
+                               NH_MONITOR_REPORT, NH_MONITOR_STOP};
+  int next = 0; /* 0: a direction or an action may come; 3: only an action */
+  while (!at_end(c)) {
+    char word[NH_PARSE_NAME_MAX + 1];
+    size_t woff = c->pos;
+    int k = -1;
+    if (read_name(c, word))
+      for (int i = next; i < 5; i++)
+        if (strcmp(word, words[i]) == 0) k = i;
+    if (m->status) return -1;
+    if (k < 0) {
+      c->pos = woff;
+      return next == 5 ? expect_fail(c, "the end of the monitor statement")
+             : next == 3 ? expect_fail(c, "an action (stop or report) or the end of the monitor")
+                         : expect_fail(c, "a direction (falling, rising or both), an action (stop "
+                                          "or report) or the end of the monitor");
+    }
+    if (k < 3) it->dir = values[k], next = 3;
+    else it->action = values[k], next = 5;
+  }
+  m->nmon++;
+  return 0;
+}
+
 /* initial NAME = EXPR, NAME' = EXPR, ... */
 static int st_initial(cursor *c, size_t off) {
   mf *m = c->m;
@@ -578,7 +628,7 @@ typedef struct statement {
 } statement;
 
 enum { S_MODEL, S_COORDS, S_PARAM, S_LET, S_KINETIC, S_POTENTIAL, S_CONSTRAINT, S_FORCE, S_GAP, S_INITIAL,
-       S_HOLONOMIC, S_GROUP, S_STATE, S_HAMILTONIAN, S_POISSON };
+       S_HOLONOMIC, S_GROUP, S_STATE, S_HAMILTONIAN, S_POISSON, S_MONITOR };
 
 static const statement statements[] = {
     {"model", S_MODEL},         {"coordinates", S_COORDS}, {"parameter", S_PARAM},
@@ -586,6 +636,7 @@ static const statement statements[] = {
     {"constraint", S_CONSTRAINT}, {"force", S_FORCE},      {"gap", S_GAP},
     {"initial", S_INITIAL},     {"holonomic", S_HOLONOMIC}, {"group", S_GROUP},
     {"state", S_STATE},         {"hamiltonian", S_HAMILTONIAN}, {"poisson", S_POISSON},
+    {"monitor", S_MONITOR},
 };
 
 static int is_keyword(const char *s, size_t n) {
@@ -600,7 +651,7 @@ static int statement_at(mf *m, size_t off, size_t end, int line, int col) {
   if (!read_name(&c, word)) {
     if (m->status) return -1;
     return expect_fail(&c, "a statement (model, coordinates, parameter, let, kinetic, potential, "
-                           "constraint, holonomic, force, gap, initial, group, state, hamiltonian, poisson)");
+                           "constraint, holonomic, force, gap, monitor, initial, group, state, hamiltonian, poisson)");
   }
   int kind = -1;
   for (size_t i = 0; i < sizeof statements / sizeof statements[0]; i++)
@@ -633,10 +684,11 @@ static int statement_at(mf *m, size_t off, size_t end, int line, int col) {
   case S_FORCE: return st_force(&c, off);
   case S_GAP: return st_gap(&c, off);
   case S_INITIAL: return st_initial(&c, off);
+  case S_MONITOR: return st_monitor(&c, off);
   default:
     return mf_fail(m, off, "unknown statement '%s' (expected model, coordinates, parameter, let, "
-                           "kinetic, potential, constraint, holonomic, force, gap, initial, group, state, hamiltonian "
-                           "or poisson)", word);
+                           "kinetic, potential, constraint, holonomic, force, gap, monitor, initial, group, state, "
+                           "hamiltonian or poisson)", word);
   }
 }
 
