@@ -497,8 +497,9 @@ static int same_evaluators(const char *text, const char *name, expect_ev e) {
 #undef X
   ENSURE(n == 26);
   ENSURE(t->exact_derivs == c->exact_derivs);
-  ENSURE(!t->flow && !t->predict && !t->rhs && !t->energy && !t->project && !t->angvel &&
-         !t->monitor); /* not in the language */
+  ENSURE(!t->flow && !t->predict && !t->rhs && !t->energy && !t->project &&
+         !t->angvel); /* not in the language */
+  ENSURE((t->monitor != NULL) == (t->nmon > 0) && (c->monitor != NULL) == (c->nmon > 0));
   ENSURE((t->mass == NULL) == (e.poisson != 0) && (t->hamiltonian != NULL) == (e.poisson != 0));
   ENSURE((t->potential != NULL) == (e.V != 0) && (t->coriolis != NULL) == (e.coriolis != 0));
   ENSURE((t->force != NULL) == (e.force != 0) && (t->force_jac != NULL) == (e.force != 0));
@@ -767,6 +768,105 @@ static int test_quartic_reduced(void) {
   return 0;
 }
 
+/* ---- monitors: located at their closed-form times, filtered by direction, stop or report ---- */
+
+/* a dopri5 step is exact on a quadratic trajectory up to round-off; the crossing is located to
+ * the driver's event_tol (1e-13 relative) */
+#define MONITOR_TIME_TOL 1e-12
+/* the almost-Poisson oscillator at rtol 1e-12: its trigonometric solution is integrated */
+#define MONITOR_AP_TOL 1e-9
+
+/* y = 2 + 3 t - g/2 t^2: apex at 3/g, y = 1 (falling) at (3 + sqrt(9 + 2g))/g, the ground at
+ * (3 + sqrt(9 + 4g))/g; y - 1 never rises, t - 1/4 rises at 1/4 */
+static const char *falling_particle =
+    "model drop\ncoordinates x y\nparameter g = 9.81\nkinetic 1/2*(x'^2 + y'^2)\npotential g*y\n"
+    "monitor ground: y falling %s\nmonitor apex: y'\nmonitor up: y - 1 rising\n"
+    "monitor down: y - 1 both\nmonitor quarter: t - 1/4 rising report\n"
+    "initial y = 2, y' = 3, x' = 1\n";
+
+/* run text (ground's action given) on backend b to t = 2; the sim, or NULL */
+static nh_sim *drop_run(const char *action, nh_backend b, nh_model **m, int *status) {
+  char text[1024], msg[2048];
+  snprintf(text, sizeof text, falling_particle, action);
+  nh_load_opts o = opts(b);
+  if (!(*m = nh_model_parse(text, "drop.nh", &o, msg, sizeof msg))) return printf("  %s\n", msg), NULL;
+  nh_sim_def d = nh_sim_def_default();
+  nh_sim *s = nh_sim_create(*m, &d, msg, sizeof msg);
+  if (s) *status = nh_sim_run(s, 2.0, 0, NULL, NULL);
+  return s;
+}
+
+static int test_monitors(void) {
+  const double g = 9.81, t_apex = 3 / g, t_one = (3 + sqrt(9 + 2 * g)) / g, t_ground = (3 + sqrt(9 + 4 * g)) / g;
+  nh_model *m, *mc;
+  int st, stc;
+  nh_sim *s = drop_run("stop", NH_BACKEND_TAPE, &m, &st);
+  ENSURE(s && st == NH_EVENT_STOP && m->nmon == 5);
+  ENSURE(m->monitors[0].direction == NH_MONITOR_FALLING && m->monitors[0].action == NH_MONITOR_STOP);
+  ENSURE(m->monitors[1].direction == NH_MONITOR_BOTH && m->monitors[1].action == NH_MONITOR_REPORT);
+  ENSURE(m->monitors[2].direction == NH_MONITOR_RISING && m->monitors[4].direction == NH_MONITOR_RISING);
+  /* quarter, apex (falling y'), down (falling), ground (stops); up never fires */
+  const int want[4] = {4, 1, 3, 0};
+  const double at[4] = {0.25, t_apex, t_one, t_ground};
+  ENSURE(nh_sim_event_count(s) == 4);
+  for (int k = 0; k < 4; k++) {
+    nh_event_record r;
+    ENSURE(nh_sim_event_get(s, k, &r) == NH_OK && r.monitor == want[k]);
+    ENSURE_NEAR(r.t, at[k], MONITOR_TIME_TOL);
+    ENSURE(r.direction == (k == 0 ? 1 : -1) && r.stopped == (k == 3));
+  }
+  ENSURE_NEAR(nh_sim_time(s), t_ground, MONITOR_TIME_TOL);
+  /* generated C: the same events, bit for bit, and the same monitor values */
+  nh_sim *c = drop_run("stop", NH_BACKEND_CODEGEN, &mc, &stc);
+  ENSURE(c && stc == st && strcmp(nh_model_backend(mc), "codegen") == 0 && nh_sim_event_count(c) == 4);
+  for (int k = 0; k < 4; k++) {
+    nh_event_record a, b;
+    nh_sim_event_get(s, k, &a), nh_sim_event_get(c, k, &b);
+    ENSURE(memcmp(&a.t, &b.t, sizeof a.t) == 0 && memcmp(a.x, b.x, sizeof(double) * 4) == 0);
+  }
+  const double x[4] = {0.3, -1.7, 2.5, -0.125};
+  double vt[5], vc[5];
+  ENSURE(m->monitor(0.75, x, vt, m->user) == 0 && mc->monitor(0.75, x, vc, mc->user) == 0);
+  ENSURE(memcmp(vt, vc, sizeof vt) == 0 && vt[0] == -1.7 && vt[1] == -0.125 && vt[4] == 0.5);
+  nh_sim_destroy(s), nh_sim_destroy(c), nh_model_destroy(m), nh_model_destroy(mc);
+  /* report: the ground is logged and the run goes on to t = 2 */
+  s = drop_run("report", NH_BACKEND_TAPE, &m, &st);
+  ENSURE(s && st == NH_OK && nh_sim_event_count(s) == 4 && nh_sim_time(s) == 2.0);
+  nh_event_record r;
+  ENSURE(nh_sim_event_get(s, 3, &r) == NH_OK && r.monitor == 0 && !r.stopped);
+  ENSURE_NEAR(r.t, t_ground, MONITOR_TIME_TOL);
+  nh_sim_destroy(s), nh_model_destroy(m);
+  return 0;
+}
+
+/* an almost-Poisson oscillator a' = b, b' = -a from (1, 0): a = cos t falls through 0 at pi/2,
+ * rises at 3 pi/2 (where the run stops); t is a variable of its monitors */
+static int test_monitors_poisson(void) {
+  const char *text = "state a b\nhamiltonian 1/2*(a^2 + b^2)\npoisson a b: 1\n"
+                     "monitor fall: a falling\nmonitor rise: a rising stop\nmonitor late: t - 10\n"
+                     "initial a = 1\n";
+  char msg[2048];
+  for (int b = 0; b < 2; b++) {
+    nh_load_opts o = opts(b ? NH_BACKEND_CODEGEN : NH_BACKEND_TAPE);
+    nh_model *m = nh_model_parse(text, "osc.nh", &o, msg, sizeof msg);
+    if (!m) printf("  %s\n", msg);
+    ENSURE(m && m->form == NH_FORM_ODE && m->nmon == 3);
+    nh_sim_def d = nh_sim_def_default();
+    d.rtol = 1e-12, d.atol = 1e-14;
+    nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
+    ENSURE(s && nh_sim_run(s, 20.0, 0, NULL, NULL) == NH_EVENT_STOP && nh_sim_event_count(s) == 2);
+    nh_event_record r0, r1;
+    ENSURE(nh_sim_event_get(s, 0, &r0) == NH_OK && nh_sim_event_get(s, 1, &r1) == NH_OK);
+    ENSURE(r0.monitor == 0 && r1.monitor == 1 && r1.stopped);
+    ENSURE_NEAR(r0.t, acos(-1.0) / 2, MONITOR_AP_TOL);
+    ENSURE_NEAR(r1.t, 3 * acos(-1.0) / 2, MONITOR_AP_TOL);
+    double x[2] = {0.5, 2}, v[3];
+    ENSURE(m->monitor(12.0, x, v, m->user) == 0 && v[0] == 0.5 && v[2] == 2.0);
+    nh_sim_destroy(s), nh_model_destroy(m);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_penny_file_tape);
@@ -782,5 +882,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_poisson_derivatives);
   RUN_TEST(test_poisson_sparse_fill);
   RUN_TEST(test_quartic_reduced);
+  RUN_TEST(test_monitors);
+  RUN_TEST(test_monitors_poisson);
   return TEST_SUMMARY();
 }
