@@ -445,5 +445,25 @@ grep -qxF "nholo: method 'rattle' cannot run model 'polar': it needs a constant 
 expect_usage "snakeboard singular phi" run snakeboard --set phi=1.5707963267948966 --out "$T/o/x.csv"
 expect_usage "sleigh impacts" run sleigh --impact plastic --out "$T/o/x.csv"
 
+# monitors of a model file (examples/projectile.nh): the event log in text and JSON, the same on
+# both back ends; a stop monitor ends the run with exit 0; a bad monitor is one located error
+"$NHOLO" run "$SRC/examples/projectile.nh" --t-end 10 >"$T/pj" 2>"$T/err" && [ ! -s "$T/err" ] \
+  && grep -qxF "  event: apex at t = 1.22324159" "$T/pj" && grep -qxF "  event: fence at t = 1.25" "$T/pj" \
+  && grep -qxF "  event: ground at t = 2.56567609 (run stopped)" "$T/pj" && [ "$(grep -c "event:" "$T/pj")" -eq 3 ] \
+  && ok "projectile.nh: three monitor events, stopped at the ground, exit 0" || bad "projectile events: $(cat "$T/pj" "$T/err")"
+for b in tape codegen; do
+  "$NHOLO" run "$SRC/examples/projectile.nh" --t-end 10 --json --backend $b | grep -o '"events": \[[^]]*\]' >"$T/pj-$b"
+done
+grep -qF '{"t": 2.565676089764402, "monitor": "ground", "direction": "falling", "stopped": true}]' "$T/pj-tape" \
+  && cmp -s "$T/pj-tape" "$T/pj-codegen" && ok "projectile.nh --json: events, tape and codegen alike" \
+  || bad "projectile json events: $(cat "$T/pj-tape" "$T/pj-codegen")"
+"$NHOLO" check "$SRC/examples/projectile.nh" >"$T/pjc" 2>&1 && grep -qxF "monitor ground (falling, stop): m = y" "$T/pjc" \
+  && grep -qxF "monitor apex (falling, report): m = y'" "$T/pjc" && ok "check shows the monitors" || bad "check monitors: $(cat "$T/pjc")"
+printf "coordinates y\nkinetic 1/2*y'^2\nmonitor ground: y sideways\n" >"$T/mon.nh"
+"$NHOLO" run "$T/mon.nh" --out "$T/o/mon.csv" >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && [ ! -s "$T/out" ] && [ ! -e "$T/o/mon.csv" ] \
+  && head -1 "$T/err" | grep -qxF "$T/mon.nh:3:19: error: expected a direction (falling, rising or both), an action (stop or report) or the end of the monitor, found 'sideways'" \
+  && ok "a bad monitor direction: one located error, exit 2, nothing written" || bad "bad monitor (exit $rc): $(cat "$T/err")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
