@@ -1,6 +1,6 @@
 /* dop853.c - the explicit Runge-Kutta pair 8(5,3) of Dormand and Prince with its dense output of
  * order 7 (Hairer, Norsett & Wanner, "Solving ODEs I", 2nd ed., sec. II.5, II.6 and II.10; the
- * coefficients are those of Hairer's code dop853.f, version of 2004).
+ * coefficients are those of Hairer's Fortran code dop853.f).
  *
  *   k_i = F(t + c_i h, x0 + h sum_{j<i} a_ij k_j),  i = 1..12           (c_12 = 1)
  *   x1  = x0 + h sum_i b_i k_i                                          (order 8)
