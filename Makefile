@@ -37,6 +37,7 @@ bench: build
 	./$(BUILD)/bench/bench_ball
 	./$(BUILD)/bench/bench_gni
 	./$(BUILD)/bench/bench_dg
+	./$(BUILD)/bench/bench_dop853
 
 figures: build
 	./$(BUILD)/nholo figure all --out-dir out/figures

@@ -440,7 +440,7 @@ for mdl in penny sleigh; do
 done
 printf "model polar\ncoordinates r th\nparameter m = 1\nkinetic 1/2*m*(r'^2 + r^2*th'^2)\ninitial r = 1, th = 0\ninitial r' = 0, th' = 1\n" >"$T/polar.nh"
 expect_usage "rattle with a configuration-dependent M" run "$T/polar.nh" --method rattle --out "$T/o/x.csv"
-grep -qxF "nholo: method 'rattle' cannot run model 'polar': it needs a constant mass matrix M, and this model's M depends on the configuration; methods that can: rk4, dopri5, rk2, gni, del" "$T/stderr" \
+grep -qxF "nholo: method 'rattle' cannot run model 'polar': it needs a constant mass matrix M, and this model's M depends on the configuration; methods that can: rk4, dopri5, dop853, rk2, gni, del" "$T/stderr" \
   && ok "rattle refusal names the methods that work" || bad "rattle refusal: $(cat "$T/stderr")"
 expect_usage "snakeboard singular phi" run snakeboard --set phi=1.5707963267948966 --out "$T/o/x.csv"
 expect_usage "sleigh impacts" run sleigh --impact plastic --out "$T/o/x.csv"
@@ -464,6 +464,21 @@ printf "coordinates y\nkinetic 1/2*y'^2\nmonitor ground: y sideways\n" >"$T/mon.
 [ $rc -eq 2 ] && [ ! -s "$T/out" ] && [ ! -e "$T/o/mon.csv" ] \
   && head -1 "$T/err" | grep -qxF "$T/mon.nh:3:19: error: expected a direction (falling, rising or both), an action (stop or report) or the end of the monitor, found 'sideways'" \
   && ok "a bad monitor direction: one located error, exit 2, nothing written" || bad "bad monitor (exit $rc): $(cat "$T/err")"
+# ---- dop853 (Dormand-Prince 8(5,3)) ------------------------------------------------------
+# the sleigh at rtol 1e-12: NH_OK, energy kept to 1e-12, fewer evaluations than dopri5
+"$NHOLO" run sleigh --method dop853 --rtol 1e-12 --json >"$T/d8" 2>"$T/err" && grep -q '"method": "dop853"' "$T/d8" \
+  && grep -q '"status": "NH_OK"' "$T/d8" && ok "run sleigh --method dop853 --rtol 1e-12 --json" || bad "dop853 sleigh: $(cat "$T/err")"
+"$NHOLO" run sleigh --method dopri5 --rtol 1e-12 --json >"$T/d5" 2>"$T/err" || bad "dopri5 sleigh: $(cat "$T/err")"
+ev8=$(sed -n 's/.*"evaluations": \([0-9]*\).*/\1/p' "$T/d8") ev5=$(sed -n 's/.*"evaluations": \([0-9]*\).*/\1/p' "$T/d5")
+de8=$(sed -n 's/.*"max_energy_rel_error": \([^,]*\),.*/\1/p' "$T/d8")
+[ -n "$ev8" ] && [ -n "$ev5" ] && [ "$ev8" -lt "$ev5" ] && awk -v d="$de8" 'BEGIN { exit !(d + 0 < 1e-12) }' \
+  && ok "dop853 on the sleigh: $ev8 evaluations (dopri5 $ev5), energy error $de8" || bad "dop853 sleigh: $ev8 vs $ev5 evaluations, energy error $de8"
+# the penny's 20th impact at the exact flow's time to 1e-9
+"$NHOLO" run penny --method dop853 --impacts 20 --rtol 1e-12 --atol 1e-14 --events "$T/e8.csv" >/dev/null 2>"$T/err" \
+  && "$NHOLO" run penny --impacts 20 --events "$T/ex.csv" >/dev/null 2>>"$T/err" || bad "penny impacts dop853/exact: $(cat "$T/err")"
+t8=$(awk -F, 'NR == 21 { print $2 }' "$T/e8.csv") tx=$(awk -F, 'NR == 21 { print $2 }' "$T/ex.csv")
+[ -n "$t8" ] && [ -n "$tx" ] && awk -v a="$t8" -v b="$tx" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < 1e-9) }' \
+  && ok "penny's 20th impact, dop853 $t8 = exact $tx to 1e-9" || bad "penny's 20th impact: dop853 $t8, exact $tx"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -12,6 +12,7 @@ static const nh_method *const nh_methods[] = {
     &nh_method_rk4,
     &nh_method_rkmk4,
     &nh_method_dopri5,
+    &nh_method_dop853,
     &nh_method_rk2,
     &nh_method_gni,
     &nh_method_rattle,

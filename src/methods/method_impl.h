@@ -76,6 +76,7 @@ extern const nh_method nh_method_exact;
 extern const nh_method nh_method_rk4;
 extern const nh_method nh_method_rkmk4;
 extern const nh_method nh_method_dopri5;
+extern const nh_method nh_method_dop853;
 extern const nh_method nh_method_rk2;
 extern const nh_method nh_method_gni;
 extern const nh_method nh_method_rattle;

@@ -14,7 +14,7 @@
 /* the methods that step through the multiplier-form dynamics (nh_dyn_rhs), which carry the
  * contact rows; the structure-preserving methods use the model's constraints directly */
 int nh_sim_contact_method_ok(const nh_method *m) {
-  static const char *const names[] = {"rk4", "rk2", "dopri5"};
+  static const char *const names[] = {"rk4", "rk2", "dopri5", "dop853"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (strcmp(m->name, names[i]) == 0) return 1;
   return 0;
@@ -191,7 +191,7 @@ int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
   if (!s->contact_ok) { /* a contact the method cannot hold: the run ends here */
     s->closed[gi] = 0;
     set_active(s);
-    sim_msg(s, "contact '%s' persists at t = %.17g (%s, limit t = %.17g) and method '%s' cannot hold it (rk4, rk2 and dopri5 can)",
+    sim_msg(s, "contact '%s' persists at t = %.17g (%s, limit t = %.17g) and method '%s' cannot hold it (rk4, rk2, dopri5 and dop853 can)",
             s->model->gap_names[gi], s->t, nh_contact_reason_name(reason), t_limit, s->def.method->name);
     return NH_ZENO;
   }
