@@ -162,6 +162,12 @@ expect_usage "ball: non-unit quaternion" run "$T/q.ball" --out "$T/o/x.csv"
 expect_usage "ball: inertia not positive definite" run "$T/i.ball" --out "$T/o/x.csv"
 expect_usage "ball: syntax error" run "$T/s.ball" --out "$T/o/x.csv"
 expect_usage "ball: missing file" run "$T/none.ball" --out "$T/o/x.csv"
+grep -qxF "nholo: cannot open '$T/none.ball': No such file or directory" "$T/stderr" && ok "ball: missing file: the system's reason" \
+  || bad "ball: missing file: $(cat "$T/stderr")"
+mkdir -p "$T/dir.ball"
+expect_usage "ball: a directory" run "$T/dir.ball" --out "$T/o/x.csv"
+grep -qxF "nholo: cannot read '$T/dir.ball': Is a directory" "$T/stderr" && ok "ball: a directory: the system's reason" \
+  || bad "ball: a directory: $(cat "$T/stderr")"
 expect_usage "ball: unwritable output" run rolling-ball --out /nonexistent-dir/x.csv --events "$T/o/e.csv"
 expect_usage "ball: same file twice" run rolling-ball --out "$T/o/x.csv" --events "$T/o/x.csv"
 
