@@ -38,10 +38,11 @@ static const struct {
     {"gonzalez-f", NULL, 0, "it needs a conservative model with at least one constraint"},
     {"si-dla", NULL, 0, "it needs a conservative model with a constant mass matrix and at least one constraint"},
     {"i-dla", NULL, 0, "it needs a conservative model with a constant mass matrix and at least one constraint"},
+    {"spark", NULL, 0, "it needs a conservative mechanical model (no generalized force) with at least one constraint"},
 };
 static const char *ode_reason = "it needs a mechanical model (coordinates and a kinetic energy), not a first-order one";
 static const char *const mechanical_methods[] = {"gni", "rattle", "shake", "del", "rdp", "gonzalez-r",
-                                                 "gonzalez-r-fd", "gonzalez-f", "si-dla", "i-dla"};
+                                                 "gonzalez-r-fd", "gonzalez-f", "si-dla", "i-dla", "spark"};
 
 static const char *expected_reason(const char *method, const char *kind, int ode) {
   for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
