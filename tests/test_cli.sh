@@ -206,7 +206,7 @@ R=$(dirname "$0")/../README.md
   && sed -n '/^<!-- matrix: nholo list --markdown -->$/,/^<!-- end matrix -->$/p' "$R" | sed '1d;$d' >"$T/rmx" \
   && [ -s "$T/mx" ] && cmp -s "$T/mx" "$T/rmx" \
   && ok "README's matrix is nholo list --markdown" \
-  || bad "README's matrix differs from 'nholo list --markdown' (regenerate it): $(diff "$T/mx" "$T/rmx" | head -5)"
+  || bad "README's matrix differs from 'nholo list --markdown' (regenerate it: scripts/readme-matrix.sh NHOLO): $(diff "$T/mx" "$T/rmx" | head -5)"
 # every method of the list has one row in each matrix, with one cell per kind
 "$NHOLO" list >"$T/l" 2>&1
 nm=$(sed -n '/^methods (--method):$/,/^$/p' "$T/l" | grep -c '^  [a-z]')
