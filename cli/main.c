@@ -130,14 +130,70 @@ int cli_parse_impact(const char *opt, const char *text, nh_impact_law *law) {
   return 0;
 }
 
+/* a cell of the matrix: the method's verdict on the kind (nh_method_kind_support) */
+static const char *matrix_cell(const nh_method *m, nh_model_kind kind) {
+  char msg[512];
+  switch (nh_method_kind_support(m, kind, msg, sizeof msg)) {
+  case NH_OK: return "yes";
+  case NH_KIND_NO_FORCE: return "no force";
+  case NH_KIND_NEEDS_FLOW: return "flow";
+  case NH_ERR_UNSUPPORTED: return "no";
+  default: return "?";
+  }
+}
+
+/* Which method runs which kind of model, and the kinds' impact laws: a text table, or the
+ * Markdown table the README carries (`nholo list --markdown`). */
+static void print_matrix(int markdown) {
+  const char *legend = "yes: runs it; no force: only without forces; flow: only with the model's closed-form "
+                       "flow; no: refused ('nholo run' says why and which methods fit)";
+  const char *laws = "elastic, plastic, restitution=E";
+  if (markdown) {
+    printf("| method |");
+    for (int k = 0; k < NH_KIND_COUNT; k++) printf(" %s |", nh_model_kind_name((nh_model_kind)k));
+    printf("\n|---|");
+    for (int k = 0; k < NH_KIND_COUNT; k++) printf("---|");
+    for (int i = 0; i < nh_method_count(); i++) {
+      printf("\n| `%s` |", nh_method_name(nh_method_at(i)));
+      for (int k = 0; k < NH_KIND_COUNT; k++) printf(" %s |", matrix_cell(nh_method_at(i), (nh_model_kind)k));
+    }
+    printf("\n| impact laws |");
+    for (int k = 0; k < NH_KIND_COUNT; k++)
+      printf(" %s |", nh_model_kind_has_gaps((nh_model_kind)k) ? laws : "none (no gaps)");
+    printf("\n\n%s.\n\n", legend);
+    for (int k = 0; k < NH_KIND_COUNT; k++)
+      printf("* `%s`: %s\n", nh_model_kind_name((nh_model_kind)k), nh_model_kind_title((nh_model_kind)k));
+    return;
+  }
+  printf("\nmethods by model kind (--method on a model of each kind):\n  %s\n  %-14s", legend, "method");
+  for (int k = 0; k < NH_KIND_COUNT; k++)
+    printf(" %-*s", k + 1 < NH_KIND_COUNT ? 11 : 0, nh_model_kind_name((nh_model_kind)k));
+  for (int i = 0; i < nh_method_count(); i++) {
+    printf("\n  %-14s", nh_method_name(nh_method_at(i)));
+    for (int k = 0; k < NH_KIND_COUNT; k++)
+      printf(" %-*s", k + 1 < NH_KIND_COUNT ? 11 : 0, matrix_cell(nh_method_at(i), (nh_model_kind)k));
+  }
+  printf("\n\nmodel kinds (impact laws: %s on every mechanical kind; none on the ODE forms):\n", laws);
+  for (int k = 0; k < NH_KIND_COUNT; k++)
+    printf("  %-14s %s%s\n", nh_model_kind_name((nh_model_kind)k), nh_model_kind_title((nh_model_kind)k),
+           nh_model_kind_has_gaps((nh_model_kind)k) ? "" : " (no gaps: no impacts)");
+}
+
 static int cmd_list(int argc, char **argv) {
   if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    printf("usage: nholo list\n\n"
+    printf("usage: nholo list [--markdown]\n\n"
            "List the built-in models, the integrators (--method) with their order and what they\n"
-           "preserve, and the impact laws (--impact). It takes no options.\n");
+           "preserve, which method runs which kind of model, and the impact laws (--impact).\n"
+           "--markdown prints only the method-by-kind table, in Markdown (the README's copy).\n");
     return CLI_OK;
   }
-  if (argc > 1) return cli_usage_error("list takes no arguments");
+  if (argc == 2 && strcmp(argv[1], "--markdown") == 0) {
+    print_matrix(1);
+    return CLI_OK;
+  }
+  if (argc > 1)
+    return cli_usage_error("list takes no arguments but --markdown (got '%s')",
+                           strcmp(argv[1], "--markdown") == 0 ? argv[2] : argv[1]);
   printf("models:\n");
   for (int i = 0; i < nh_builtin_count(); i++)
     printf("  %-14s %s\n", nh_builtin_at(i)->name, nh_builtin_at(i)->summary);
@@ -153,6 +209,7 @@ static int cmd_list(int argc, char **argv) {
     printf("  %-14s %-6s %s\n", nh_method_name(m), order, nh_method_preserves(m));
     printf("  %-14s %-6s   %s\n", "", "", nh_method_summary(m));
   }
+  print_matrix(0);
   printf("\nimpact laws (--impact):\n"
          "  elastic          energy conserved, constraints kept, normal velocity reversed (Clark & Bloch eqs. 15-17)\n"
          "  plastic          unconstrained elastic reflection, then projection onto the constraints (eqs. 18-21)\n"

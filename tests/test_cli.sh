@@ -170,6 +170,12 @@ expect_usage "ball: non-unit quaternion" run "$T/q.ball" --out "$T/o/x.csv"
 expect_usage "ball: inertia not positive definite" run "$T/i.ball" --out "$T/o/x.csv"
 expect_usage "ball: syntax error" run "$T/s.ball" --out "$T/o/x.csv"
 expect_usage "ball: missing file" run "$T/none.ball" --out "$T/o/x.csv"
+grep -qxF "nholo: cannot open '$T/none.ball': No such file or directory" "$T/stderr" && ok "ball: missing file: the system's reason" \
+  || bad "ball: missing file: $(cat "$T/stderr")"
+mkdir -p "$T/dir.ball"
+expect_usage "ball: a directory" run "$T/dir.ball" --out "$T/o/x.csv"
+grep -qxF "nholo: cannot read '$T/dir.ball': Is a directory" "$T/stderr" && ok "ball: a directory: the system's reason" \
+  || bad "ball: a directory: $(cat "$T/stderr")"
 expect_usage "ball: unwritable output" run rolling-ball --out /nonexistent-dir/x.csv --events "$T/o/e.csv"
 expect_usage "ball: same file twice" run rolling-ball --out "$T/o/x.csv" --events "$T/o/x.csv"
 
@@ -201,6 +207,26 @@ expect_usage "bad plot extension" run penny --plot "$T/o/x.gif"
 expect_usage "same file twice" run penny --out "$T/o/x.csv" --events "$T/o/x.csv"
 expect_usage "extra argument" run penny penny
 expect_usage "list with arguments" list extra
+expect_usage "list --markdown with arguments" list --markdown extra
+# the matrix: the README carries `nholo list --markdown` between its markers, verbatim
+R=$(dirname "$0")/../README.md
+"$NHOLO" list --markdown >"$T/mx" 2>"$T/err" \
+  && sed -n '/^<!-- matrix: nholo list --markdown -->$/,/^<!-- end matrix -->$/p' "$R" | sed '1d;$d' >"$T/rmx" \
+  && [ -s "$T/mx" ] && cmp -s "$T/mx" "$T/rmx" \
+  && ok "README's matrix is nholo list --markdown" \
+  || bad "README's matrix differs from 'nholo list --markdown' (regenerate it: scripts/readme-matrix.sh NHOLO): $(diff "$T/mx" "$T/rmx" | head -5)"
+# every method of the list has one row in each matrix, with one cell per kind
+"$NHOLO" list >"$T/l" 2>&1
+nm=$(sed -n '/^methods (--method):$/,/^$/p' "$T/l" | grep -c '^  [a-z]')
+nm=$((nm - 1)) # the header line "name order preserves"
+nt=$(sed -n '/^methods by model kind/,/^$/p' "$T/l" | grep -Ec '^  [a-z0-9-]+ +((yes|no|flow|no force) *){7}$')
+nk=$(grep -Ec '^\| `[a-z0-9-]+` \|( (yes|no|flow|no force) \|){7}$' "$T/mx")
+[ "$nm" -gt 0 ] && [ "$nt" -eq "$nm" ] && [ "$nk" -eq "$nm" ] && ok "matrix: a row for each of the $nm methods" \
+  || bad "matrix rows: $nm methods, $nt text rows, $nk Markdown rows"
+grep -q '^| `rattle` | yes | yes | no | yes | no | no | no |$' "$T/mx" && grep -q '^| `exact` | flow | flow | flow | flow | no | no | no |$' "$T/mx" \
+  && grep -q '^| `gonzalez-f` | no | no force | no force | no force | no | no | no |$' "$T/mx" \
+  && grep -q '^| impact laws |\( elastic, plastic, restitution=E |\)\{4\}\( none (no gaps) |\)\{3\}$' "$T/mx" \
+  && ok "matrix: rattle, exact, gonzalez-f and the impact laws" || bad "matrix cells: $(grep -E 'rattle|exact|gonzalez-f|impact' "$T/mx")"
 expect_usage "unknown figure" figure penny-fig9 --out-dir "$T/o"
 expect_usage "figure bad option" figure penny-fig1 --frob --out-dir "$T/o"
 expect_usage "figure unwritable" figure penny-fig1 --out /nonexistent-dir/f.png

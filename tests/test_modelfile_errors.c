@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "nholo/ball.h"
 #include "nholo/modelfile.h"
 
 /* the corpus must cover the error classes of issue 3 and more */
@@ -323,6 +324,34 @@ static int test_many_statements(void) {
   return 0;
 }
 
+/* a file that cannot be opened or read: the system's reason, from the model-file loader, the
+ * report of `nholo check` and the .ball loader */
+static int test_missing_files(void) {
+  char path[1024], want[1200], msg[1024];
+  nh_load_opts o = nh_load_opts_default();
+  o.backend = NH_BACKEND_TAPE;
+  snprintf(path, sizeof path, "%s/no-such-file.nh", bad_dir);
+  snprintf(want, sizeof want, "%s: cannot open the model file: No such file or directory", path);
+  ENSURE(nh_model_load(path, &o, msg, sizeof msg) == NULL);
+  ENSURE(strcmp(msg, want) == 0);
+  ENSURE(nh_model_describe(path, &o, msg, sizeof msg) == NULL);
+  ENSURE(strcmp(msg, want) == 0);
+  // a directory opens but does not read
+  snprintf(want, sizeof want, "%s: read error: Is a directory", bad_dir);
+  ENSURE(nh_model_load(bad_dir, &o, msg, sizeof msg) == NULL);
+  ENSURE(strcmp(msg, want) == 0);
+  snprintf(path, sizeof path, "%s/no-such-file.ball", bad_dir);
+  snprintf(want, sizeof want, "cannot open '%s': No such file or directory", path);
+  ENSURE(nh_ball_file_load(path, msg, sizeof msg) == NULL);
+  ENSURE(strcmp(msg, want) == 0);
+  snprintf(want, sizeof want, "cannot read '%s': Is a directory", bad_dir);
+  ENSURE(nh_ball_file_load(bad_dir, msg, sizeof msg) == NULL);
+  ENSURE(strcmp(msg, want) == 0);
+  ENSURE(nh_ball_file_load(NULL, msg, sizeof msg) == NULL);
+  ENSURE(strcmp(msg, "cannot open '(null)': no path given") == 0);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: test_modelfile_errors BAD_DIR GOOD_DIR [FILTER]\n");
@@ -335,5 +364,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_good_corpus);
   RUN_TEST(test_describe_cuts_long_expressions);
   RUN_TEST(test_many_statements);
+  RUN_TEST(test_missing_files);
   return TEST_SUMMARY();
 }

@@ -84,6 +84,49 @@ NH_API int nh_method_supports(const nh_method *method, const nh_model *model);
  * method needs and the methods that can run the model ("method 'rattle' cannot run model 'm':
  * it needs a constant mass matrix M, ...; methods that can: rk4, dopri5, ..."). */
 NH_API int nh_method_check(const nh_method *method, const nh_model *model, char *msg, size_t msg_size);
+/* ---- which method runs which kind of model --------------------------------------------
+ * The kinds of model, each with a small example built by the library (a harmonic well in the
+ * plane; a knife edge; the knife edge in coordinates where M depends on q; the knife edge
+ * declared SE(2)-invariant; a free rigid body in Lie-Poisson form; the rigid body with its
+ * attitude quaternion; a harmonic oscillator as an ODE). The mechanical ones have one wall. */
+typedef enum nh_model_kind {
+  NH_KIND_LAGRANGIAN = 0, /* mechanical, no constraints, constant M */
+  NH_KIND_CONSTRAINED,    /* mechanical, nonholonomic constraints, constant M */
+  NH_KIND_MASS_Q,         /* mechanical, constraints, M depending on q */
+  NH_KIND_SE2,            /* mechanical, constraints, SE(2)-invariant (has_se2) */
+  NH_KIND_POISSON,        /* ODE form, almost-Poisson (hamiltonian, poisson) */
+  NH_KIND_ROTATION,       /* ODE form with a rotation part (angvel, quat) */
+  NH_KIND_ODE,            /* ODE form (rhs) */
+  NH_KIND_COUNT
+} nh_model_kind;
+
+/* Variants of a mechanical kind's example (one at a time), and the conditional verdicts of
+ * nh_method_kind_support (positive) */
+enum {
+  NH_KIND_FLOW = 1 << 0,  /* variant: with its closed-form flow */
+  NH_KIND_FORCE = 1 << 1, /* variant: with a damping force */
+  NH_KIND_NEEDS_FLOW = 1, /* verdict: runs the kind only with the model's closed-form flow */
+  NH_KIND_NO_FORCE = 2    /* verdict: runs the kind only without forces */
+};
+
+/* Short name ("lagrangian", "constrained", "q-mass", "se2", "poisson", "rotation", "ode") and
+ * one line on the kind; "" when out of range. */
+NH_API const char *nh_model_kind_name(nh_model_kind kind);
+NH_API const char *nh_model_kind_title(nh_model_kind kind);
+/* 1 when models of the kind have gaps (the mechanical kinds: every impact law applies), else 0 */
+NH_API int nh_model_kind_has_gaps(nh_model_kind kind);
+/* The kind's example with a variant (0, NH_KIND_FLOW or NH_KIND_FORCE; mechanical kinds
+ * only) and the law of its wall (Nullable: elastic); release with nh_model_destroy. NULL with
+ * the reason in msg when the kind or variant is out of range. */
+NH_API nh_model *nh_model_kind_example(nh_model_kind kind, unsigned variant, const nh_impact_law *law,
+                                       char *msg, size_t msg_size);
+/* Whether the method runs models of this kind: nh_method_check on the kind's example and its
+ * variants. NH_OK: it runs the example with and without a force; NH_KIND_NO_FORCE: only
+ * without (msg: the refusal with one); NH_KIND_NEEDS_FLOW: only with a closed-form flow (msg:
+ * the refusal without); NH_ERR_UNSUPPORTED: it refuses the kind (msg: nh_method_check's
+ * reason and the methods that can); another negative status when an example fails to build. */
+NH_API int nh_method_kind_support(const nh_method *method, nh_model_kind kind, char *msg, size_t msg_size);
+
 /* The method a simulation uses when none is named: "exact" when the model has a closed-form
  * flow, else "dopri5" (nh_sim_def.method = NULL; also the command line's default). */
 NH_API const nh_method *nh_method_default_for(const nh_model *model);

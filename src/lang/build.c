@@ -2,6 +2,7 @@
  * (read.c, derive.c, check.c), give it evaluators (compiled C, else tapes) and build the
  * nh_model from the definition this makes. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,9 +158,12 @@ nh_model *nh_model_parse(const char *text, const char *filename, const nh_load_o
 
 /* the whole file as a NUL-terminated string, or NULL with a reason */
 char *mf_read_file(const char *path, char *msg, size_t msg_size) {
+  errno = 0;
   FILE *f = path ? fopen(path, "rb") : NULL;
   if (!f) {
-    nh_set_msg(msg, msg_size, "%s: cannot open the model file", path ? path : "(null)");
+    // the system's reason (no such file, permission denied, ...)
+    nh_set_msg(msg, msg_size, "%s: cannot open the model file: %s", path ? path : "(null)",
+               path ? strerror(errno) : "no path given");
     return NULL;
   }
   char *buf = NULL;
@@ -176,14 +180,15 @@ char *mf_read_file(const char *path, char *msg, size_t msg_size) {
       }
       buf = b;
     }
+    errno = 0;
     size_t got = fread(buf + len, 1, 4096, f);
     len += got;
     if (got < 4096) break;
   }
-  int err = ferror(f);
+  int err = ferror(f), why = errno;
   fclose(f);
   if (err) {
-    nh_set_msg(msg, msg_size, "%s: read error", path);
+    nh_set_msg(msg, msg_size, "%s: read error: %s", path, strerror(why));
     free(buf);
     return NULL;
   }

@@ -3,6 +3,7 @@
  * velocities (at trial states), and at the initial state M positive definite, the constraints
  * independent and satisfied, the state inside every gap. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +83,59 @@ static int check_forms(mf *m, const check_tape *c) {
   return m->status;
 }
 
+/* components of a velocity direction below this (relative to the largest) are not named */
+#define MF_DIRECTION_TOL 1e-12
+
+/* M (nq x nq) is not positive definite (L: its factor by nh_la_chol, a rejected pivot's column
+ * zero): name the coordinates whose velocity is not in the kinetic energy; else the velocity
+ * z along which v^T M v <= 0: z_j = 1 at the first rejected pivot j and z_0..j-1 solving
+ * M[0:j,0:j] y = -M[0:j,j] (the accepted leading block) */
+static void fail_mass(mf *m, const double *M, const double *L) {
+  const int nq = m->nq;
+  char vels[512], names[512];
+  size_t len = 0, nlen = 0;
+  int missing = 0;
+  vels[0] = names[0] = '\0';
+  for (int i = 0; i < nq; i++)
+    if (!nh_expr_uses_vars(m->pool, m->kinetic, nq + i, nq + i + 1) && len < sizeof vels && nlen < sizeof names) {
+      int w = snprintf(vels + len, sizeof vels - len, "%s%s'", missing ? ", " : "", m->coord[i]);
+      int wn = snprintf(names + nlen, sizeof names - nlen, "%s'%s'", missing ? ", " : "", m->coord[i]);
+      if (w > 0) len += (size_t)w;
+      if (wn > 0) nlen += (size_t)wn;
+      missing++;
+    }
+  if (missing) {
+    const int many = missing > 1;
+    mf_fail(m, m->kinetic_off, "the mass matrix is not positive definite at the initial state: the "
+                               "velocit%s %s (coordinate%s %s) do%s not appear in the kinetic energy",
+            many ? "ies" : "y", vels, many ? "s" : "", names, many ? "" : "es");
+    return;
+  }
+  int j = 0;
+  while (j < nq - 1 && L[j * nq + j] > 0.0) j++;
+  double Lj[NH_MF_MAX_Q * NH_MF_MAX_Q], z[NH_MF_MAX_Q] = {0}, zmax = 1.0, q = 0.0;
+  for (int a = 0; a < j; a++) {
+    for (int b = 0; b < j; b++) Lj[a * j + b] = L[a * nq + b];
+    z[a] = -M[a * nq + j];
+  }
+  if (j > 0) nh_la_chol_solve(j, Lj, z);
+  z[j] = 1.0;
+  for (int a = 0; a <= j; a++) zmax = fmax(zmax, fabs(z[a]));
+  for (int a = 0; a <= j; a++) {
+    z[a] /= zmax;
+    for (int b = 0; b <= j; b++) q += z[a] * M[a * nq + b] * z[b];
+  }
+  len = 0, names[0] = '\0';
+  for (int a = 0; a <= j && len < sizeof names; a++)
+    if (fabs(z[a]) > MF_DIRECTION_TOL) {
+      int w = snprintf(names + len, sizeof names - len, "%s%s' = %.3g", len ? ", " : "", m->coord[a], z[a]);
+      if (w > 0) len += (size_t)w;
+    }
+  mf_fail(m, m->kinetic_off, "the mass matrix is not positive definite at the initial state: v^T M v = "
+                             "%.3g along the velocity %s (is every velocity in the kinetic energy, with a "
+                             "positive coefficient?)", q, names);
+}
+
 /* at the initial state: M finite and positive definite, the constraints independent and
  * satisfied (velocities unless projected, holonomic positions), the state inside the gaps */
 static int check_initial(mf *m, const check_tape *c) {
@@ -100,12 +154,8 @@ static int check_initial(mf *m, const check_tape *c) {
     }
     L[i] = M[i];
   }
-  int rank = 0;
-  if (nh_la_chol(nq, L, MF_RANK_TOL, &rank) != NH_OK) {
-    mf_fail(m, m->kinetic_off, "the mass matrix is not positive definite at the initial state (no "
-                               "positive pivot for coordinate '%s': is every velocity in the "
-                               "kinetic energy, with a positive coefficient?)",
-            m->coord[rank < nq ? rank : nq - 1]);
+  if (nh_la_chol(nq, L, MF_RANK_TOL, NULL) != NH_OK) {
+    fail_mass(m, M, L);
     return m->status;
   }
   /* constraints independent: the Gram matrix of rows 0..k stays of full rank */

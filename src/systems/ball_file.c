@@ -23,6 +23,7 @@
  *   force = FX(t), FY(t), FZ(t)     external force at the GC (default 0)
  *   mu = EXPR                       friction coefficient of the slip monitor (default none)
  * Errors: "FILE:LINE:COL: error: what" with the line and a caret. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -436,9 +437,11 @@ nh_ball_file *nh_ball_file_parse(const char *text, const char *file, char *msg, 
 }
 
 nh_ball_file *nh_ball_file_load(const char *path, char *msg, size_t msg_size) {
+  errno = 0;
   FILE *fp = path ? fopen(path, "rb") : NULL;
   if (!fp) {
-    nh_set_msg(msg, msg_size, "cannot open '%s'", path ? path : "(null)");
+    // the system's reason (no such file, permission denied, ...)
+    nh_set_msg(msg, msg_size, "cannot open '%s': %s", path ? path : "(null)", path ? strerror(errno) : "no path given");
     return NULL;
   }
   size_t cap = 4096, n = 0;
@@ -453,15 +456,16 @@ nh_ball_file *nh_ball_file_load(const char *path, char *msg, size_t msg_size) {
       }
       buf = nb;
     }
+    errno = 0;
     size_t k = fread(buf + n, 1, cap - n - 1, fp);
     n += k;
     if (k == 0) break;
   }
-  int bad = ferror(fp);
+  int bad = ferror(fp), why = errno;
   fclose(fp);
   if (!buf || bad) {
+    nh_set_msg(msg, msg_size, "cannot read '%s': %s", path, buf ? strerror(why) : "out of memory");
     free(buf);
-    nh_set_msg(msg, msg_size, "cannot read '%s'", path);
     return NULL;
   }
   buf[n] = 0;
