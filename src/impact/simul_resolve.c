@@ -76,7 +76,7 @@ static int record(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opts *
 }
 
 /* depth-first search over every infeasible choice at every step, from w->v. Returns 0,
- * 1 (a path passed the bound) or 2 (too many outcomes or branches). */
+ * 1 (a path passed the bound), 2 (too many outcomes) or 3 (too many branches). */
 static int enumerate(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opts *o, int bound,
                      int *nout, long *branches) {
   int nq = pb->nq, k = pb->k, d = 0;
@@ -96,7 +96,8 @@ static int enumerate(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opt
         if (i >= w->next[d] && pick < 0) pick = i;
       }
     if (!any) { /* a leaf: a complete sequence */
-      if (++*branches > o->max_branches || record(pb, w, o, d, vn0, nout)) return 2;
+      if (++*branches > o->max_branches) return 3;
+      if (record(pb, w, o, d, vn0, nout)) return 2;
       d--;
       continue;
     }
@@ -116,7 +117,7 @@ static int enumerate(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opt
 }
 
 /* the plastic projection of w->v into w->vp, impulses w->lamp = -G^-1 s; returns the first
- * contact with a negative impulse beyond tolerance, or -1 */
+ * contact with the most negative impulse (normalised) beyond tolerance, or -1 */
 static int plastic(const nh_simul_problem *pb, const simul_ws *w, const nh_simul_opts *o) {
   int k = pb->k;
   double vn = nh_simul_rates(pb, w, w->v);
@@ -126,9 +127,14 @@ static int plastic(const nh_simul_problem *pb, const simul_ws *w, const nh_simul
   for (int i = 0; i < k; i++) w->lamp[i] /= w->gn[i];
   nh_la_copy(pb->nq, w->v, w->vp);
   for (int i = 0; i < k; i++) nh_la_axpy(pb->nq, w->lamp[i], w->U + (size_t)i * pb->nq, w->vp);
+  int worst = -1;
+  double low = -o->feas_tol * vn;
   for (int i = 0; i < k; i++)
-    if (w->lamp[i] * w->gn[i] < -o->feas_tol * vn) return i;
-  return -1;
+    if (w->lamp[i] * w->gn[i] < low) {
+      low = w->lamp[i] * w->gn[i];
+      worst = i;
+    }
+  return worst;
 }
 
 /* the elastic part into outcome 0 (and more for enumerate); a failure status or NH_OK */
@@ -154,10 +160,14 @@ static int elastic(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opts 
              "feasible velocity", bound, theorem ? "existence theorem" : "max_reflections");
     return nh_simul_fail(res, NH_SIMUL_PAST_BOUND, -1, -1, NH_ERR_NO_CONVERGENCE, msg, ms, text);
   }
-  if (st == 2) {
-    snprintf(text, sizeof text,
-             "enumeration exceeded its capacity (%d distinct outcomes, %ld branches)",
-             o->max_outcomes, o->max_branches);
+  if (st >= 2) {
+    if (st == 2)
+      snprintf(text, sizeof text,
+               "enumeration found more than %d distinct outcomes (max_outcomes)", o->max_outcomes);
+    else
+      snprintf(text, sizeof text,
+               "enumeration visited more than %ld complete sequences (max_branches)",
+               o->max_branches);
     return nh_simul_fail(res, NH_SIMUL_TOO_MANY_OUTCOMES, -1, -1, NH_ERR_NO_CONVERGENCE, msg,
                          ms, text);
   }
