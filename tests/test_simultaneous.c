@@ -251,6 +251,19 @@ static int test_cradle_equal(void) {
   double v[3] = {1, 0, 0}, vp[3];
   ENSURE(resolve(&c.pb, v, &o, vp, &r) == NH_OK);
   ENSURE(r.reflections == 2 && r.seq[0] == 0 && r.seq[1] == 1);
+  /* the paper's set S (spec 7.1 item 5) holds only contacts approaching at first: it would
+   * stop after {u} with B (velocity 1) moving into C (at rest) */
+  double a[3], b[3];
+  ENSURE(nh_simul_reflect(&c.pb, 0, v, a, NULL, work_for(&c.pb, NULL)) == NH_OK);
+  ENSURE(nh_la_dot(3, c.dg + 3, v) == 0.0 && nh_la_dot(3, c.dg + 3, a) == -1.0);
+  /* Example 1's three-step product (15) is the outcome only when both contacts approach:
+   * from (3, 1, 2) it gives the infeasible (2, 1, 3); the propagation gives (1, 2, 3) */
+  double w[3] = {3, 1, 2}, s3[3] = {1, 2, 3};
+  ENSURE(nh_simul_reflect(&c.pb, 0, w, b, NULL, work_for(&c.pb, NULL)) == NH_OK);
+  ENSURE(nh_simul_reflect(&c.pb, 1, b, b, NULL, work_for(&c.pb, NULL)) == NH_OK);
+  ENSURE(nh_simul_reflect(&c.pb, 0, b, b, NULL, work_for(&c.pb, NULL)) == NH_OK);
+  ENSURE(b[0] == 2 && b[1] == 1 && b[2] == 3 && nh_la_dot(3, c.dg, b) < 0.0);
+  ENSURE(resolve(&c.pb, w, &o, vp, &r) == NH_OK && maxdiff(3, vp, s3) == 0.0);
   /* c = -1/2 for any equal masses: Theorem 3 */
   static const double m7[3] = {7, 7, 7};
   chain c7;

@@ -66,7 +66,7 @@ size_t nh_simul_work_size(int nq, int nc, int k, const nh_simul_opts *opts) {
 /* carve the workspace */
 static void carve(int nq, int nc, int k, const nh_simul_opts *o, void *work, simul_ws *w) {
   size_t n = (size_t)nq, m = (size_t)nc, K = (size_t)k;
-  size_t cap = (size_t)o->max_reflections, oc = (size_t)o->max_outcomes, nd, ni;
+  size_t cap = (size_t)o->max_reflections, oc = (size_t)o->max_outcomes;
   double *d = (double *)work;
   w->nq = nq, w->nc = nc, w->k = k, w->cap = o->max_reflections, w->ocap = o->max_outcomes;
   w->L = d, d += n * n;
@@ -96,8 +96,6 @@ static void carve(int nq, int nc, int k, const nh_simul_opts *o, void *work, sim
   w->next = p, p += cap + 1;
   w->out_seq = p, p += oc * cap;
   w->out_len = p;
-  work_counts(nq, nc, k, o, &nd, &ni);
-  (void)nd, (void)ni;
   w->diag = 0;
 }
 
@@ -290,7 +288,7 @@ int nh_simul_pick(const simul_ws *w, nh_simul_policy policy, double vnorm, doubl
 
 /* one reflection across i (rates current): v -= 2 s_i / G_ii u_i, lam_i += -2 s_i / G_ii */
 void nh_simul_reflect_ws(const simul_ws *w, int i, double *v, double *lam) {
-  double f = -2.0 * w->s[i] / (w->gn[i] * w->gn[i]);
+  double f = -2.0 * w->s[i] / w->G[(size_t)i * w->k + i];
   nh_la_axpy(w->nq, f, w->U + (size_t)i * w->nq, v);
   if (lam) lam[i] += f;
 }
