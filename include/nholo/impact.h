@@ -196,7 +196,7 @@ typedef struct nh_simul_result {
   const double *mu;           /* (nc) constraint impulses (projection included) */
   double energy_before;       /* 1/2 v-^T M v- (after projection) */
   double energy_after;        /* 1/2 v+^T M v+ */
-  double plastic_loss;        /* E_p = the plastic map's energy loss (inelastic, plastic) */
+  double plastic_loss;        /* E_p, the plastic map's energy loss (0 when it is not used) */
   double alpha;               /* the weight of the elastic outcome (1 elastic, 0 plastic) */
   /* enumerate */
   int outcomes;               /* distinct outcomes */
