@@ -81,6 +81,196 @@ NH_API int nh_model_impact(const nh_model *model, int gap, const double *q, cons
 NH_API int nh_project_velocity(int nq, int nc, const double *M, const double *A, const double *v,
                                double *v_out, double *work);
 
+/* ---- Simultaneous impacts: the propagative model ------------------------------------------
+ *
+ * (Seghete & Murphey, "A propagative model of simultaneous impact"; spec 003 sec. 2.) Several
+ * gaps g_i >= 0 (i = 0..k-1) are closed at once at a configuration q*; their gradients dg_i
+ * (rows, feasible when dg_i v >= 0) are the contact normals. All contacts of the problem are
+ * active: feasibility is checked against every one, whatever its initial sign.
+ *
+ * Metric. Everything lives on the admissible velocities (A v = 0, nonholonomic constraints
+ * included), as in nh_impact_map: u_i = Pi M^-1 dg_i^T, the Gram matrix G_ij = dg_i u_j (the
+ * kinetic cometric of the constrained system) and the normalised cosines
+ * c_ij = G_ij / sqrt(G_ii G_jj). A contact's rate is s_i = dg_i v; its normalised rate
+ * s_i / sqrt(G_ii) is compared with -feas_tol |v|_M (|v|_M = sqrt(v^T M v)).
+ *
+ * Laws (impulses Lambda_i follow the paper: M (v+ - v-) = sum_i Lambda_i dg_i^T + A^T mu,
+ * with Lambda_i >= 0 for a pushing contact; note the opposite sign of nh_impact_info.alpha):
+ *   elastic    single reflections Gamma_i: v <- v - 2 s_i / G_ii u_i (Lambda_i += -2 s_i/G_ii),
+ *              one infeasible contact at a time in the order of a policy, until every
+ *              contact is feasible (greedy propagation, stop at the first feasible velocity);
+ *              kinetic energy and every quantity whose generator is tangent to all contacts
+ *              (total momentum of free bodies) are conserved;
+ *   plastic    v+ = the kinetic-metric projection of v- onto {dg_i v = 0 for all i} (within
+ *              ker A), Lambda = -G^-1 s; a negative Lambda_i (a contact that separates would
+ *              be pulled back) is reported, never accepted;
+ *   inelastic  v+ = alpha v_elastic + (1 - alpha) v_plastic with alpha = R, the energetic
+ *              coefficient R = sqrt(1 - dE / E_p) (E_p = the plastic loss). The paper writes
+ *              alpha = sqrt(1 - R^2), which turns R = 0 into the elastic map; it is kept only
+ *              as the option paper_alpha. R = 1 is the elastic map, R = 0 the plastic one.
+ *
+ * Policies choose the next reflection among the infeasible contacts, by normalised rate:
+ *   most-infeasible (argmin, ties to the lowest index; the default), least-infeasible (argmax,
+ *   ties to the highest index), index (the lowest infeasible index), enumerate (a depth-first
+ *   search over every choice at every step: all distinct outcomes, each with the sequence
+ *   that first reached it, and the indeterminacy xi = max_{a,b} |v_a - v_b|_M / |v-|_M, the
+ *   paper's ||p_ab - p_ba||_g / ||p0||_g for two outcomes).
+ *
+ * Bounds. One contact: 1 reflection. Pairwise g-orthogonal contacts: k (Theorem 2). Two
+ * contacts with cosine c: ceil(pi / gamma), gamma = (pi - acos c) / 2 (Theorem 1; the longest
+ * observed is ceil(pi / (2 gamma))). More contacts: no theorem, the option max_reflections.
+ * A propagation that passes its bound stops with NH_SIMUL_PAST_BOUND.
+ *
+ * Bad input, each with its own detail status and a one-line message: a gap gradient in the
+ * span of the constraint one-forms (G_ii ~ 0), two opposing contacts (c_ij ~ -1: the
+ * reflections cycle for ever), two duplicate contacts (c_ij ~ +1) or otherwise linearly
+ * dependent normals, a velocity that violates A v = 0 when projection is off. */
+
+typedef enum nh_simul_law {
+  NH_SIMUL_ELASTIC = 0,
+  NH_SIMUL_PLASTIC = 1,
+  NH_SIMUL_INELASTIC = 2 /* coefficient R in nh_simul_opts.restitution */
+} nh_simul_law;
+
+typedef enum nh_simul_policy {
+  NH_SIMUL_MOST_INFEASIBLE = 0, /* argmin of the normalised rate, ties to the lowest index */
+  NH_SIMUL_LEAST_INFEASIBLE = 1, /* argmax among the infeasible, ties to the highest index */
+  NH_SIMUL_INDEX = 2,            /* the lowest infeasible index */
+  NH_SIMUL_ENUMERATE = 3         /* every order: all distinct outcomes */
+} nh_simul_policy;
+
+/* The detail of a resolution (nh_simul_result.status); the function's return value is the
+ * library status given in brackets. */
+typedef enum nh_simul_status {
+  NH_SIMUL_RESOLVED = 0,         /* [NH_OK] v+ feasible for every contact */
+  NH_SIMUL_NO_IMPACT = 1,        /* [NH_NO_IMPACT] v- already feasible: v+ = v- */
+  NH_SIMUL_DEGENERATE = 2,       /* [NH_DEGENERATE_IMPACT] a gradient in span A: v+ = v- */
+  NH_SIMUL_OPPOSING = 3,         /* [NH_ERR_SINGULAR] two contacts with c ~ -1 */
+  NH_SIMUL_DEPENDENT = 4,        /* [NH_ERR_SINGULAR] duplicate or dependent normals */
+  NH_SIMUL_PAST_BOUND = 5,       /* [NH_ERR_NO_CONVERGENCE] more reflections than the bound */
+  NH_SIMUL_NEGATIVE_IMPULSE = 6, /* [NH_ERR_UNSUPPORTED] the plastic projection pulls */
+  NH_SIMUL_TOO_MANY_OUTCOMES = 7,/* [NH_ERR_NO_CONVERGENCE] enumerate's capacity exceeded */
+  NH_SIMUL_BAD_INPUT = 8         /* [NH_ERR_ARG, NH_ERR_NOT_SPD, NH_ERR_CONSTRAINT] */
+} nh_simul_status;
+
+/* The contacts at the impact configuration (matrices evaluated at q*). */
+typedef struct nh_simul_problem {
+  int nq;           /* coordinates, >= 1 */
+  int nc;           /* velocity constraints (rows of A), >= 0 */
+  int k;            /* active contacts, >= 1 */
+  const double *M;  /* (nq x nq) SPD mass matrix */
+  const double *A;  /* (nc x nq) constraint one-forms, full row rank; NULL when nc = 0 */
+  const double *dg; /* (k x nq) gap gradients as rows */
+} nh_simul_problem;
+
+/* Options and tolerances (every field named; nh_simul_opts_default gives the values). */
+typedef struct nh_simul_opts {
+  nh_simul_law law;       /* default elastic */
+  nh_simul_policy policy; /* default most-infeasible */
+  double restitution;     /* R in [0, 1] for the inelastic law, default 1 */
+  int paper_alpha;        /* 1: the paper's alpha = sqrt(1 - R^2) (wrong; comparison only) */
+  double feas_tol;        /* infeasible when s_i / sqrt(G_ii) < -feas_tol |v|_M, default 1e-12 */
+  double col_tol;         /* |c_ij| >= 1 - col_tol: opposing or duplicate, default 1e-9 */
+  double dep_tol;         /* Gram pivot <= dep_tol * max diag: dependent, default 1e-10 */
+  double degenerate_tol;  /* G_ii <= degenerate_tol |dg_i|^2_{M^-1}: degenerate, 1e-12 */
+  double constraint_tol;  /* as nh_impact_tol.constraint_tol, default 1e-9 */
+  int project;            /* 1: project a violating v- onto ker A (default); 0: reject */
+  double outcome_tol;     /* enumerate: outcomes within outcome_tol |v-|_M are one, 1e-9 */
+  double unique_tol;      /* verdict: |c| <= unique_tol is orthogonal etc., default 1e-9 */
+  int max_reflections;    /* cap of a sequence (contacts without a theorem), default 10000 */
+  int max_outcomes;       /* enumerate: distinct outcomes kept, default 64 */
+  long max_branches;      /* enumerate: leaves visited, default 65536 */
+} nh_simul_opts;
+
+/* The outcome. Pointers point into the caller's workspace and are valid until it is used
+ * again. For enumerate, v_out, seq and impulse are those of outcome 0. */
+typedef struct nh_simul_result {
+  int status;                 /* nh_simul_status */
+  int contact;                /* the contact a failure names (-1: none) */
+  int other;                  /* the second contact of an opposing or duplicate pair (-1) */
+  int reflections;            /* length of seq */
+  int bound;                  /* the reflection bound used */
+  int projected;              /* 1 when v- was projected onto ker A first */
+  const int *seq;             /* (reflections) contact indices, in order */
+  const double *impulse;      /* (k) Lambda_i */
+  const double *mu;           /* (nc) constraint impulses (projection included) */
+  double energy_before;       /* 1/2 v-^T M v- (after projection) */
+  double energy_after;        /* 1/2 v+^T M v+ */
+  double plastic_loss;        /* E_p, the plastic map's energy loss (0 when it is not used) */
+  double alpha;               /* the weight of the elastic outcome (1 elastic, 0 plastic) */
+  /* enumerate */
+  int outcomes;               /* distinct outcomes */
+  long branches;              /* complete sequences visited */
+  double xi;                  /* indeterminacy (0 for one outcome) */
+  const double *outcome_v;    /* (outcomes x nq) */
+  const double *outcome_impulse; /* (outcomes x k) */
+  const int *outcome_seq;     /* (outcomes x seq_stride) */
+  const int *outcome_len;     /* (outcomes) */
+  int seq_stride;
+} nh_simul_result;
+
+NH_API nh_simul_opts nh_simul_opts_default(void);
+
+/* Workspace size in bytes for the problem sizes and options (NULL: defaults); 0 on bad
+ * sizes. The work pointer must be aligned for double (as malloc's is). */
+NH_API size_t nh_simul_work_size(int nq, int nc, int k, const nh_simul_opts *opts);
+
+/* Resolve a simultaneous impact: v (nq) pre-impact velocity, v_out (nq, may alias v) the
+ * outcome, res (not NULL) the details, msg (Nullable, msg_size bytes) a one-line message on
+ * any status other than NH_OK. Returns the bracketed status of nh_simul_status; on a
+ * negative status v_out is v (res->impulse then holds what was computed, for diagnosis). */
+NH_API int nh_simul_resolve(const nh_simul_problem *pb, const double *v, const nh_simul_opts *opts,
+                            double *v_out, nh_simul_result *res, void *work, char *msg,
+                            size_t msg_size);
+
+/* One reflection Gamma of v across contact i, applied whatever the sign of its rate:
+ * v_out = v - 2 s_i / G_ii u_i (may alias v); *impulse (Nullable) = -2 s_i / G_ii. v must be
+ * admissible (it is not projected). Returns NH_OK, NH_DEGENERATE_IMPACT, NH_ERR_NOT_SPD,
+ * NH_ERR_SINGULAR or NH_ERR_ARG. work: nh_simul_work_size(nq, nc, k, NULL) bytes. */
+NH_API int nh_simul_reflect(const nh_simul_problem *pb, int i, const double *v, double *v_out,
+                            double *impulse, void *work);
+
+/* Existence and uniqueness (spec 003 secs. 2.7-2.8). */
+
+/* The Gram matrix G (k x k, Nullable) and the cosines C (k x k, Nullable) of the contact
+ * normals in the constrained metric. Returns NH_OK or the failure of nh_simul_resolve's
+ * checks (degenerate, opposing, dependent, bad input) with its message. */
+NH_API int nh_simul_cosines(const nh_simul_problem *pb, const nh_simul_opts *opts, double *G,
+                            double *C, void *work, char *msg, size_t msg_size);
+
+/* The reflection bound for k contacts with cosines C: 1 for k = 1, k for pairwise
+ * orthogonal (|c_ij| <= tol), ceil(pi / gamma) for two contacts (Theorem 1), 0 when no
+ * theorem applies (k >= 3, not orthogonal) or |c| >= 1. *observed (Nullable) receives the
+ * tighter derived bound ceil(pi / (pi - acos c)) for two contacts (else the same value). */
+NH_API int nh_simul_reflection_bound(int k, const double *C, double tol, int *observed);
+
+typedef enum nh_simul_uniqueness {
+  NH_SIMUL_UNIQUE_SINGLE = 0,     /* one contact */
+  NH_SIMUL_UNIQUE_ORTHOGONAL = 1, /* pairwise g-orthogonal (Lemma 7, Theorem 2) */
+  NH_SIMUL_UNIQUE_THIRD = 2,      /* two contacts with c = -1/2 (Theorem 3); not +1/2 */
+  NH_SIMUL_UNIQUE_DIHEDRAL = 3,   /* two contacts with c = -cos(pi/m), m >= 4 (derived
+                                     extension, not the paper's) */
+  NH_SIMUL_INDETERMINATE = 4      /* no theorem: the outcome may depend on the order */
+} nh_simul_uniqueness;
+
+typedef struct nh_simul_verdict {
+  nh_simul_uniqueness kind;
+  int m;          /* the dihedral order for two contacts (2 orthogonal, 3 third), else 0 */
+  double c_min;   /* the most negative off-diagonal cosine (0 for k = 1) */
+  double c_max;   /* the largest off-diagonal cosine */
+  int bound;      /* nh_simul_reflection_bound */
+  int observed;   /* its derived tighter value */
+  int outcomes;   /* distinct elastic outcomes from v (enumerate; 0 when v is NULL) */
+  double xi;      /* their indeterminacy */
+} nh_simul_verdict;
+
+/* The verdict from the cosines, and, when v is not NULL, the outcomes and xi of an elastic
+ * enumeration from v (the options' law and policy are ignored). Returns NH_OK or a failure
+ * status as nh_simul_resolve (NH_NO_IMPACT is not a failure here: outcomes 1, xi 0). */
+NH_API int nh_simul_verdict_of(const nh_simul_problem *pb, const double *v,
+                               const nh_simul_opts *opts, nh_simul_verdict *verdict, void *work,
+                               char *msg, size_t msg_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,384 @@
+/* simul_resolve.c - the laws of a simultaneous impact (elastic propagation by a policy or by
+ * enumeration, plastic projection, inelastic combination), the reflection bound and the
+ * uniqueness verdict (spec 003 secs. 2.4-2.8, 7.1). The set-up is in simultaneous.c. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/msg.h"
+#include "la/la.h"
+#include "nholo/impact.h"
+#include "simul_internal.h"
+
+/* ceil(x - SIMUL_CEIL_TOL): exact Coxeter angles (pi / gamma an integer) are not pushed up by
+ * round-off */
+#define SIMUL_CEIL_TOL 1e-9
+#define SIMUL_PI 3.14159265358979323846
+
+int nh_simul_reflection_bound(int k, const double *C, double tol, int *observed) {
+  int b = 0, orth = 1;
+  if (observed) *observed = 0;
+  if (k < 1 || !C || !(tol >= 0.0)) return 0;
+  for (int i = 0; i < k; i++)
+    for (int j = i + 1; j < k; j++)
+      if (!(fabs(C[(size_t)i * k + j]) <= tol)) orth = 0;
+  if (k == 1 || orth) {
+    b = k;
+    if (observed) *observed = b;
+    return b;
+  }
+  if (k != 2) return 0; /* no theorem for three contacts or more */
+  double c = C[1];
+  if (!(fabs(c) < 1.0)) return 0;
+  double gamma = 0.5 * (SIMUL_PI - acos(c));
+  b = (int)ceil(SIMUL_PI / gamma - SIMUL_CEIL_TOL);
+  if (observed) *observed = (int)ceil(SIMUL_PI / (2.0 * gamma) - SIMUL_CEIL_TOL);
+  return b;
+}
+
+/* |a - b|_M, with w->x and w->tmp as scratch */
+static double dist_M(const nh_simul_problem *pb, const simul_ws *w, const double *a,
+                     const double *b) {
+  for (int i = 0; i < pb->nq; i++) w->x[i] = a[i] - b[i];
+  nh_la_gemv(pb->nq, pb->nq, pb->M, w->x, w->tmp);
+  double e = nh_la_dot(pb->nq, w->x, w->tmp);
+  return e > 0.0 ? sqrt(e) : 0.0;
+}
+
+/* the greedy propagation from v (in place); 1 when the bound is passed */
+static int propagate(const nh_simul_problem *pb, const simul_ws *w, const nh_simul_opts *o,
+                     double *v, double *lam, int bound, int *n) {
+  *n = 0;
+  for (;;) {
+    double vn = nh_simul_rates(pb, w, v);
+    int i = nh_simul_pick(w, o->policy, vn, o->feas_tol);
+    if (i < 0) return 0;
+    if (*n >= bound) return 1;
+    nh_simul_reflect_ws(w, i, v, lam);
+    w->seq[(*n)++] = i;
+  }
+}
+
+/* keep a leaf (depth d) unless an outcome within outcome_tol |v-|_M is kept; 1 when full */
+static int record(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opts *o, int d,
+                  double vn0, int *nout) {
+  int nq = pb->nq, k = pb->k;
+  const double *vd = w->stack_v + (size_t)d * nq;
+  for (int j = 0; j < *nout; j++)
+    if (dist_M(pb, w, vd, w->out_v + (size_t)j * nq) <= o->outcome_tol * vn0) return 0;
+  if (*nout >= w->ocap) return 1;
+  nh_la_copy(nq, vd, w->out_v + (size_t)*nout * nq);
+  nh_la_copy(k, w->stack_l + (size_t)d * k, w->out_l + (size_t)*nout * k);
+  memcpy(w->out_seq + (size_t)*nout * w->cap, w->seq, sizeof(int) * (size_t)d);
+  w->out_len[*nout] = d;
+  (*nout)++;
+  return 0;
+}
+
+/* depth-first search over every infeasible choice at every step, from w->v. Returns 0,
+ * 1 (a path passed the bound), 2 (too many outcomes) or 3 (too many branches). */
+static int enumerate(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opts *o, int bound,
+                     int *nout, long *branches) {
+  int nq = pb->nq, k = pb->k, d = 0;
+  double vn0 = nh_simul_rates(pb, w, w->v);
+  nh_la_copy(nq, w->v, w->stack_v);
+  for (int i = 0; i < k; i++) w->stack_l[i] = 0.0;
+  w->next[0] = 0;
+  *nout = 0;
+  *branches = 0;
+  while (d >= 0) {
+    double *vd = w->stack_v + (size_t)d * nq, *ld = w->stack_l + (size_t)d * k;
+    double thr = -o->feas_tol * nh_simul_rates(pb, w, vd);
+    int any = 0, pick = -1;
+    for (int i = 0; i < k; i++)
+      if (w->s[i] / w->gn[i] < thr) {
+        any = 1;
+        if (i >= w->next[d] && pick < 0) pick = i;
+      }
+    if (!any) { /* a leaf: a complete sequence */
+      if (++*branches > o->max_branches) return 3;
+      if (record(pb, w, o, d, vn0, nout)) return 2;
+      d--;
+      continue;
+    }
+    if (pick < 0) { /* every choice at this depth explored */
+      d--;
+      continue;
+    }
+    w->next[d] = pick + 1;
+    if (d >= bound) return 1;
+    w->seq[d] = pick;
+    nh_la_copy(nq, vd, vd + nq);
+    nh_la_copy(k, ld, ld + k);
+    nh_simul_reflect_ws(w, pick, vd + nq, ld + k);
+    w->next[++d] = 0;
+  }
+  return 0;
+}
+
+/* the plastic projection of w->v into w->vp, impulses w->lamp = -G^-1 s; returns the first
+ * contact with the most negative impulse (normalised) beyond tolerance, or -1 */
+static int plastic(const nh_simul_problem *pb, const simul_ws *w, const nh_simul_opts *o) {
+  int k = pb->k;
+  double vn = nh_simul_rates(pb, w, w->v);
+  /* G = D C D with D = diag(gn): Lambda = -D^-1 C^-1 D^-1 s */
+  for (int i = 0; i < k; i++) w->lamp[i] = -w->s[i] / w->gn[i];
+  nh_la_chol_solve(k, w->Gf, w->lamp);
+  for (int i = 0; i < k; i++) w->lamp[i] /= w->gn[i];
+  nh_la_copy(pb->nq, w->v, w->vp);
+  for (int i = 0; i < k; i++) nh_la_axpy(pb->nq, w->lamp[i], w->U + (size_t)i * pb->nq, w->vp);
+  int worst = -1;
+  double low = -o->feas_tol * vn;
+  for (int i = 0; i < k; i++)
+    if (w->lamp[i] * w->gn[i] < low) {
+      low = w->lamp[i] * w->gn[i];
+      worst = i;
+    }
+  return worst;
+}
+
+/* the elastic part into outcome 0 (and more for enumerate); a failure status or NH_OK */
+static int elastic(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opts *o, int bound,
+                   int theorem, nh_simul_result *res, char *msg, size_t ms) {
+  char text[200];
+  int st = 0, n = 0;
+  if (o->policy == NH_SIMUL_ENUMERATE) {
+    st = enumerate(pb, w, o, bound, &res->outcomes, &res->branches);
+  } else {
+    double *x = w->out_v;
+    nh_la_copy(pb->nq, w->v, x);
+    for (int i = 0; i < pb->k; i++) w->out_l[i] = 0.0;
+    st = propagate(pb, w, o, x, w->out_l, bound, &n);
+    memcpy(w->out_seq, w->seq, sizeof(int) * (size_t)n);
+    w->out_len[0] = n;
+    res->outcomes = 1;
+    res->branches = 1;
+  }
+  if (st == 1) {
+    snprintf(text, sizeof text,
+             "elastic propagation passed its bound of %d reflections (%s) without reaching a "
+             "feasible velocity", bound, theorem ? "existence theorem" : "max_reflections");
+    return nh_simul_fail(res, NH_SIMUL_PAST_BOUND, -1, -1, NH_ERR_NO_CONVERGENCE, msg, ms, text);
+  }
+  if (st >= 2) {
+    if (st == 2)
+      snprintf(text, sizeof text,
+               "enumeration found more than %d distinct outcomes (max_outcomes)", o->max_outcomes);
+    else
+      snprintf(text, sizeof text,
+               "enumeration visited more than %ld complete sequences (max_branches)",
+               o->max_branches);
+    return nh_simul_fail(res, NH_SIMUL_TOO_MANY_OUTCOMES, -1, -1, NH_ERR_NO_CONVERGENCE, msg,
+                         ms, text);
+  }
+  return NH_OK;
+}
+
+/* the largest distance between two outcomes over |v-|_M */
+static double indeterminacy(const nh_simul_problem *pb, const simul_ws *w, int nout, double vn0) {
+  double dmax = 0.0;
+  for (int a = 0; a < nout; a++)
+    for (int b = a + 1; b < nout; b++) {
+      double d = dist_M(pb, w, w->out_v + (size_t)a * pb->nq, w->out_v + (size_t)b * pb->nq);
+      if (d > dmax) dmax = d;
+    }
+  return vn0 > 0.0 ? dmax / vn0 : 0.0;
+}
+
+/* the bound: a theorem's (capped by the option) or the option's */
+static int bound_of(const simul_ws *w, const nh_simul_opts *o, int *theorem) {
+  int b = nh_simul_reflection_bound(w->k, w->C, o->unique_tol, NULL);
+  *theorem = b > 0 && b <= o->max_reflections;
+  return *theorem ? b : o->max_reflections;
+}
+
+/* mix every outcome with the plastic one: alpha x + (1 - alpha) vp */
+static void mix(const nh_simul_problem *pb, simul_ws *w, int nout, double alpha) {
+  int nq = pb->nq, k = pb->k;
+  for (int j = 0; j < nout; j++) {
+    double *x = w->out_v + (size_t)j * nq, *l = w->out_l + (size_t)j * k;
+    if (alpha == 0.0) {
+      nh_la_copy(nq, w->vp, x);
+      nh_la_copy(k, w->lamp, l);
+    } else if (alpha < 1.0) {
+      for (int i = 0; i < nq; i++) x[i] = alpha * x[i] + (1.0 - alpha) * w->vp[i];
+      for (int i = 0; i < k; i++) l[i] = alpha * l[i] + (1.0 - alpha) * w->lamp[i];
+    }
+  }
+}
+
+static void result_init(nh_simul_result *res) {
+  memset(res, 0, sizeof *res);
+  res->contact = -1;
+  res->other = -1;
+}
+
+int nh_simul_resolve(const nh_simul_problem *pb, const double *v, const nh_simul_opts *opts,
+                     double *v_out, nh_simul_result *res, void *work, char *msg, size_t ms) {
+  nh_simul_opts o = opts ? *opts : nh_simul_opts_default();
+  simul_ws w;
+  char text[200];
+  if (!res || !v || !v_out)
+    return nh_simul_fail(res, NH_SIMUL_BAD_INPUT, -1, -1, NH_ERR_ARG, msg, ms,
+                         "simultaneous impact: NULL velocity or result");
+  result_init(res);
+  int st = nh_simul_prepare(pb, v, &o, &w, work, res, msg, ms);
+  if (st != NH_OK) {
+    nh_la_copy(pb ? pb->nq : 0, v, v_out);
+    return st;
+  }
+  int nq = pb->nq, k = pb->k, theorem = 0;
+  double vn0 = nh_simul_rates(pb, &w, w.v);
+  double alpha = o.law == NH_SIMUL_ELASTIC  ? 1.0
+                 : o.law == NH_SIMUL_PLASTIC ? 0.0
+                 : o.paper_alpha             ? sqrt(1.0 - o.restitution * o.restitution)
+                                             : o.restitution;
+  res->energy_before = res->energy_after = 0.5 * vn0 * vn0;
+  res->alpha = alpha;
+  res->bound = bound_of(&w, &o, &theorem);
+  res->impulse = w.out_l;
+  res->seq = w.out_seq;
+  res->mu = w.mu;
+  res->seq_stride = w.cap;
+  res->outcome_v = w.out_v;
+  res->outcome_impulse = w.out_l;
+  res->outcome_seq = w.out_seq;
+  res->outcome_len = w.out_len;
+  for (int i = 0; i < k; i++) w.out_l[i] = 0.0;
+  /* nothing approaches: v+ = v- */
+  if (nh_simul_pick(&w, NH_SIMUL_INDEX, vn0, o.feas_tol) < 0) {
+    nh_la_copy(nq, w.v, v_out);
+    nh_la_copy(nq, w.v, w.out_v);
+    w.out_len[0] = 0;
+    res->outcomes = 1;
+    res->status = NH_SIMUL_NO_IMPACT;
+    nh_set_msg(msg, ms, "simultaneous impact: no contact approaches; velocity unchanged");
+    return NH_NO_IMPACT;
+  }
+  /* the plastic part (plastic and inelastic laws) */
+  if (alpha < 1.0) {
+    int bad = plastic(pb, &w, &o);
+    res->plastic_loss = res->energy_before - 0.5 * pow(nh_simul_rates(pb, &w, w.vp), 2);
+    if (bad >= 0) {
+      nh_la_copy(k, w.lamp, w.out_l);
+      nh_la_copy(nq, v, v_out);
+      snprintf(text, sizeof text,
+               "plastic projection needs a pulling impulse at contact %d (Lambda = %.6g): "
+               "that contact separates; an active-set treatment is needed", bad, w.lamp[bad]);
+      return nh_simul_fail(res, NH_SIMUL_NEGATIVE_IMPULSE, bad, -1, NH_ERR_UNSUPPORTED, msg, ms,
+                           text);
+    }
+  }
+  /* the elastic part, then the combination */
+  if (alpha > 0.0) {
+    st = elastic(pb, &w, &o, res->bound, theorem, res, msg, ms);
+    if (st != NH_OK) {
+      nh_la_copy(nq, v, v_out);
+      return st;
+    }
+  } else {
+    res->outcomes = 1;
+    w.out_len[0] = 0;
+  }
+  mix(pb, &w, res->outcomes, alpha);
+  res->reflections = w.out_len[0];
+  res->xi = indeterminacy(pb, &w, res->outcomes, vn0);
+  /* constraint impulses: the projection's and -sum Lambda_i y_i */
+  for (int i = 0; i < k; i++) nh_la_axpy(pb->nc, -w.out_l[i], w.Y + (size_t)i * pb->nc, w.mu);
+  double vn1 = nh_simul_rates(pb, &w, w.out_v);
+  res->energy_after = 0.5 * vn1 * vn1;
+  nh_la_copy(nq, w.out_v, v_out);
+  res->status = NH_SIMUL_RESOLVED;
+  return NH_OK;
+}
+
+int nh_simul_reflect(const nh_simul_problem *pb, int i, const double *v, double *v_out,
+                     double *impulse, void *work) {
+  nh_simul_opts o = nh_simul_opts_default();
+  simul_ws w;
+  if (!v || !v_out || !pb || i < 0 || i >= pb->k) return NH_ERR_ARG;
+  int st = nh_simul_prepare(pb, NULL, &o, &w, work, NULL, NULL, 0);
+  if (st != NH_OK) return st;
+  nh_simul_rates(pb, &w, v);
+  double lam = 0.0;
+  if (v_out != v) nh_la_copy(pb->nq, v, v_out);
+  w.lam[i] = 0.0;
+  nh_simul_reflect_ws(&w, i, v_out, w.lam);
+  lam = w.lam[i];
+  if (impulse) *impulse = lam;
+  return NH_OK;
+}
+
+int nh_simul_cosines(const nh_simul_problem *pb, const nh_simul_opts *opts, double *G, double *C,
+                     void *work, char *msg, size_t ms) {
+  nh_simul_opts o = opts ? *opts : nh_simul_opts_default();
+  nh_simul_result res;
+  simul_ws w;
+  result_init(&res);
+  int st = nh_simul_prepare(pb, NULL, &o, &w, work, &res, msg, ms);
+  /* the cosines exist for opposing and dependent normals too */
+  if (st == NH_OK || res.status == NH_SIMUL_OPPOSING || res.status == NH_SIMUL_DEPENDENT) {
+    size_t kk = (size_t)pb->k * (size_t)pb->k;
+    if (G) memcpy(G, w.G, sizeof(double) * kk);
+    if (C) memcpy(C, w.C, sizeof(double) * kk);
+  }
+  return st;
+}
+
+/* the uniqueness kind from the cosines */
+static void classify(const simul_ws *w, const nh_simul_opts *o, nh_simul_verdict *vd) {
+  int k = w->k, orth = 1;
+  vd->c_min = vd->c_max = 0.0;
+  for (int i = 0; i < k; i++)
+    for (int j = i + 1; j < k; j++) {
+      double c = w->C[(size_t)i * k + j];
+      if (i == 0 && j == 1) vd->c_min = vd->c_max = c;
+      if (c < vd->c_min) vd->c_min = c;
+      if (c > vd->c_max) vd->c_max = c;
+      if (!(fabs(c) <= o->unique_tol)) orth = 0;
+    }
+  vd->bound = nh_simul_reflection_bound(k, w->C, o->unique_tol, &vd->observed);
+  vd->m = 0;
+  vd->kind = NH_SIMUL_INDETERMINATE;
+  if (k == 1) {
+    vd->kind = NH_SIMUL_UNIQUE_SINGLE;
+  } else if (orth) {
+    vd->kind = NH_SIMUL_UNIQUE_ORTHOGONAL;
+    vd->m = k == 2 ? 2 : 0;
+  } else if (k == 2 && vd->c_min < 0.0) {
+    /* c = -cos(pi/m): a finite dihedral group whose chamber is the feasible cone */
+    int m = (int)lround(SIMUL_PI / acos(-vd->c_min));
+    if (m >= 3 && fabs(vd->c_min + cos(SIMUL_PI / m)) <= o->unique_tol) {
+      vd->m = m;
+      vd->kind = m == 3 ? NH_SIMUL_UNIQUE_THIRD : NH_SIMUL_UNIQUE_DIHEDRAL;
+    }
+  }
+}
+
+int nh_simul_verdict_of(const nh_simul_problem *pb, const double *v, const nh_simul_opts *opts,
+                        nh_simul_verdict *vd, void *work, char *msg, size_t ms) {
+  nh_simul_opts o = opts ? *opts : nh_simul_opts_default();
+  nh_simul_result res;
+  simul_ws w;
+  if (!vd)
+    return nh_simul_fail(NULL, 0, -1, -1, NH_ERR_ARG, msg, ms,
+                         "simultaneous impact: NULL verdict");
+  memset(vd, 0, sizeof *vd);
+  result_init(&res);
+  int st = nh_simul_prepare(pb, v, &o, &w, work, &res, msg, ms);
+  if (st != NH_OK) return st;
+  classify(&w, &o, vd);
+  if (!v) return NH_OK;
+  double vn0 = nh_simul_rates(pb, &w, w.v);
+  if (nh_simul_pick(&w, NH_SIMUL_INDEX, vn0, o.feas_tol) < 0) {
+    vd->outcomes = 1;
+    return NH_OK;
+  }
+  int theorem = 0, bound = bound_of(&w, &o, &theorem);
+  o.policy = NH_SIMUL_ENUMERATE;
+  st = elastic(pb, &w, &o, bound, theorem, &res, msg, ms);
+  if (st != NH_OK) return st;
+  vd->outcomes = res.outcomes;
+  vd->xi = indeterminacy(pb, &w, res.outcomes, vn0);
+  return NH_OK;
+}

@@ -1,0 +1,294 @@
+/* simultaneous.c - simultaneous impacts by the propagative model (spec 003 secs. 2.3-2.8).
+ *
+ * Velocities, not momenta: with u_i = Pi M^-1 dg_i^T (Pi the kinetic-metric projector onto
+ * ker A, as in impact.c) the paper's reflection p Gamma(w) reads v <- v - 2 s_i / G_ii u_i,
+ * s_i = dg_i v, G_ij = dg_i u_j. Its plastic projection is v + sum Lambda_i u_i with
+ * G Lambda = -s. The constraint impulse of a change sum Lambda_i u_i is -sum Lambda_i y_i,
+ * y_i = (A M^-1 A^T)^-1 A M^-1 dg_i^T, so M dv = sum Lambda_i dg_i^T + A^T mu. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/msg.h"
+#include "la/la.h"
+#include "nholo/impact.h"
+#include "simul_internal.h"
+
+nh_simul_opts nh_simul_opts_default(void) {
+  nh_simul_opts o;
+  o.law = NH_SIMUL_ELASTIC;
+  o.policy = NH_SIMUL_MOST_INFEASIBLE;
+  o.restitution = 1.0;
+  o.paper_alpha = 0;
+  o.feas_tol = 1e-12;
+  o.col_tol = 1e-9;
+  o.dep_tol = 1e-10;
+  o.degenerate_tol = 1e-12;
+  o.constraint_tol = 1e-9;
+  o.project = 1;
+  o.outcome_tol = 1e-9;
+  o.unique_tol = 1e-9;
+  o.max_reflections = 10000;
+  o.max_outcomes = 64;
+  o.max_branches = 65536;
+  return o;
+}
+
+/* counts of the workspace: doubles then ints */
+static void work_counts(int nq, int nc, int k, const nh_simul_opts *o, size_t *nd, size_t *ni) {
+  size_t n = (size_t)nq, m = (size_t)nc, K = (size_t)k;
+  size_t cap = (size_t)o->max_reflections, oc = (size_t)o->max_outcomes;
+  *nd = n * n + m * n + m * m + K * n + K * m + 3 * K * K + 3 * K + 4 * n + 2 * K + m +
+        (cap + 1) * (n + K) + oc * (n + K);
+  *ni = cap + (cap + 1) + oc * cap + oc;
+}
+
+static int opts_ok(const nh_simul_opts *o) {
+  return o->max_reflections >= 1 && o->max_reflections <= 100000000 && o->max_outcomes >= 1 &&
+         o->max_outcomes <= 1000000 && o->max_branches >= 1 && o->feas_tol >= 0.0 &&
+         o->col_tol >= 0.0 && o->col_tol < 1.0 && o->dep_tol >= 0.0 &&
+         o->degenerate_tol >= 0.0 && o->constraint_tol >= 0.0 && o->outcome_tol >= 0.0 &&
+         o->unique_tol >= 0.0 && isfinite(o->feas_tol + o->col_tol + o->dep_tol +
+                                          o->degenerate_tol + o->constraint_tol +
+                                          o->outcome_tol + o->unique_tol) &&
+         (unsigned)o->law <= NH_SIMUL_INELASTIC && (unsigned)o->policy <= NH_SIMUL_ENUMERATE &&
+         o->restitution >= 0.0 && o->restitution <= 1.0;
+}
+
+size_t nh_simul_work_size(int nq, int nc, int k, const nh_simul_opts *opts) {
+  nh_simul_opts o = opts ? *opts : nh_simul_opts_default();
+  if (nq < 1 || nc < 0 || nc > nq || k < 1 || !opts_ok(&o)) return 0;
+  size_t nd, ni;
+  work_counts(nq, nc, k, &o, &nd, &ni);
+  return nd * sizeof(double) + ni * sizeof(int);
+}
+
+/* carve the workspace */
+static void carve(int nq, int nc, int k, const nh_simul_opts *o, void *work, simul_ws *w) {
+  size_t n = (size_t)nq, m = (size_t)nc, K = (size_t)k;
+  size_t cap = (size_t)o->max_reflections, oc = (size_t)o->max_outcomes;
+  double *d = (double *)work;
+  w->nq = nq, w->nc = nc, w->k = k, w->cap = o->max_reflections, w->ocap = o->max_outcomes;
+  w->L = d, d += n * n;
+  w->W = d, d += m * n;
+  w->GA = d, d += m * m;
+  w->U = d, d += K * n;
+  w->Y = d, d += K * m;
+  w->G = d, d += K * K;
+  w->Gf = d, d += K * K;
+  w->C = d, d += K * K;
+  w->gn = d, d += K;
+  w->s = d, d += K;
+  w->dgn = d, d += K;
+  w->v = d, d += n;
+  w->vp = d, d += n;
+  w->tmp = d, d += n;
+  w->x = d, d += n;
+  w->lam = d, d += K;
+  w->lamp = d, d += K;
+  w->mu = d, d += m;
+  w->stack_v = d, d += (cap + 1) * n;
+  w->stack_l = d, d += (cap + 1) * K;
+  w->out_v = d, d += oc * n;
+  w->out_l = d, d += oc * K;
+  int *p = (int *)d;
+  w->seq = p, p += cap;
+  w->next = p, p += cap + 1;
+  w->out_seq = p, p += oc * cap;
+  w->out_len = p;
+  w->diag = 0;
+}
+
+/* b <- M^-1 b */
+static void solve_M(const simul_ws *w, double *b) {
+  if (w->diag)
+    nh_la_diag_solve(w->nq, w->L, b);
+  else
+    nh_la_chol_solve(w->nq, w->L, b);
+}
+
+/* x <- Pi x; coef (nc) = (A M^-1 A^T)^-1 A x */
+static void project(const simul_ws *w, const double *A, double *x, double *coef) {
+  int nq = w->nq, nc = w->nc;
+  for (int j = 0; j < nc; j++) coef[j] = nh_la_dot(nq, A + (size_t)j * nq, x);
+  nh_la_chol_solve(nc, w->GA, coef);
+  for (int j = 0; j < nc; j++) nh_la_axpy(nq, -coef[j], w->W + (size_t)j * nq, x);
+}
+
+/* factor M and A M^-1 A^T; W = M^-1 A^T (rows) */
+static int factor_metric(const nh_simul_problem *pb, simul_ws *w) {
+  int nq = pb->nq, nc = pb->nc;
+  memcpy(w->L, pb->M, sizeof(double) * (size_t)nq * (size_t)nq);
+  if (nh_la_chol(nq, w->L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
+  w->diag = nh_la_lower_zero(nq, w->L);
+  if (nc == 0) return NH_OK;
+  memcpy(w->W, pb->A, sizeof(double) * (size_t)nc * (size_t)nq);
+  for (int j = 0; j < nc; j++) solve_M(w, w->W + (size_t)j * nq);
+  for (int a = 0; a < nc; a++)
+    for (int b = 0; b <= a; b++) {
+      double g = nh_la_dot(nq, pb->A + (size_t)a * nq, w->W + (size_t)b * nq);
+      w->GA[(size_t)a * nc + b] = g;
+      w->GA[(size_t)b * nc + a] = g;
+    }
+  if (nh_la_chol(nc, w->GA, 0.0, NULL) != NH_OK) return NH_ERR_SINGULAR;
+  return NH_OK;
+}
+
+static int finite_all(size_t n, const double *x) {
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+/* a failure: detail status, the contacts it names, the message; returns the library status */
+int nh_simul_fail(nh_simul_result *res, int detail, int contact, int other, int status,
+                  char *msg, size_t msg_size, const char *text) {
+  if (res) {
+    res->status = detail;
+    res->contact = contact;
+    res->other = other;
+  }
+  nh_set_msg(msg, msg_size, "%s", text);
+  return status;
+}
+
+/* the normals: u_i, y_i, G, its factor, the cosines; the checks in the documented order */
+static int setup_normals(const nh_simul_problem *pb, const nh_simul_opts *o, simul_ws *w,
+                         nh_simul_result *res, char *msg, size_t ms) {
+  int nq = pb->nq, nc = pb->nc, k = pb->k;
+  char text[200];
+  for (int i = 0; i < k; i++) {
+    double *u = w->U + (size_t)i * nq;
+    nh_la_copy(nq, pb->dg + (size_t)i * nq, u);
+    solve_M(w, u);
+    w->dgn[i] = nh_la_dot(nq, pb->dg + (size_t)i * nq, u); /* |dg_i|^2_{M^-1} */
+    if (nc > 0) project(w, pb->A, u, w->Y + (size_t)i * nc);
+  }
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j <= i; j++) {
+      double g = nh_la_dot(nq, pb->dg + (size_t)i * nq, w->U + (size_t)j * nq);
+      w->G[(size_t)i * k + j] = g;
+      w->G[(size_t)j * k + i] = g;
+    }
+  /* a gradient in the span of the one-forms: no normal direction is left */
+  for (int i = 0; i < k; i++) {
+    double gii = w->G[(size_t)i * k + i];
+    if (!(w->dgn[i] > 0.0) || !(gii > o->degenerate_tol * w->dgn[i])) {
+      snprintf(text, sizeof text,
+               "contact %d: its gap gradient lies in the span of the constraint one-forms "
+               "(no normal direction left)", i);
+      return nh_simul_fail(res, NH_SIMUL_DEGENERATE, i, -1, NH_DEGENERATE_IMPACT, msg, ms, text);
+    }
+    w->gn[i] = sqrt(gii);
+  }
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j < k; j++)
+      w->C[(size_t)i * k + j] =
+          i == j ? 1.0 : w->G[(size_t)i * k + j] / (w->gn[i] * w->gn[j]);
+  /* opposing and duplicate pairs */
+  for (int i = 0; i < k; i++)
+    for (int j = i + 1; j < k; j++) {
+      double c = w->C[(size_t)i * k + j];
+      if (c <= -1.0 + o->col_tol) {
+        snprintf(text, sizeof text,
+                 "contacts %d and %d oppose (cosine %.17g): the feasible set is their common "
+                 "tangent, elastic reflections cycle for ever; use the plastic law", i, j, c);
+        return nh_simul_fail(res, NH_SIMUL_OPPOSING, i, j, NH_ERR_SINGULAR, msg, ms, text);
+      }
+      if (c >= 1.0 - o->col_tol) {
+        snprintf(text, sizeof text,
+                 "contacts %d and %d are duplicates (cosine %.17g): merge them", i, j, c);
+        return nh_simul_fail(res, NH_SIMUL_DEPENDENT, i, j, NH_ERR_SINGULAR, msg, ms, text);
+      }
+    }
+  /* general dependence: a Cholesky pivot of the Gram matrix of the unit normals */
+  memcpy(w->Gf, w->C, sizeof(double) * (size_t)k * (size_t)k);
+  int rank = 0;
+  if (nh_la_chol(k, w->Gf, o->dep_tol, &rank) != NH_OK) {
+    snprintf(text, sizeof text,
+             "the %d contact normals are linearly dependent (rank %d in the kinetic metric): "
+             "the impact is not determined", k, rank);
+    return nh_simul_fail(res, NH_SIMUL_DEPENDENT, -1, -1, NH_ERR_SINGULAR, msg, ms, text);
+  }
+  return NH_OK;
+}
+
+/* validate, factor, project v- (into w->v) and set up the normals */
+int nh_simul_prepare(const nh_simul_problem *pb, const double *v, const nh_simul_opts *o,
+                     simul_ws *w, void *work, nh_simul_result *res, char *msg, size_t ms) {
+  char text[200];
+  if (!pb || !work || pb->nq < 1 || pb->nc < 0 || pb->nc > pb->nq || pb->k < 1 || !pb->M ||
+      (pb->nc > 0 && !pb->A) || !pb->dg || !opts_ok(o))
+    return nh_simul_fail(res, NH_SIMUL_BAD_INPUT, -1, -1, NH_ERR_ARG, msg, ms,
+                         "simultaneous impact: invalid sizes, NULL matrices or options");
+  int nq = pb->nq, nc = pb->nc;
+  carve(nq, nc, pb->k, o, work, w);
+  if (!finite_all((size_t)nq * nq, pb->M) || !finite_all((size_t)pb->k * nq, pb->dg) ||
+      (nc > 0 && !finite_all((size_t)nc * nq, pb->A)) || (v && !finite_all((size_t)nq, v)))
+    return nh_simul_fail(res, NH_SIMUL_BAD_INPUT, -1, -1, NH_ERR_ARG, msg, ms,
+                         "simultaneous impact: non-finite value in M, A, the gradients or v");
+  int st = factor_metric(pb, w);
+  if (st == NH_ERR_NOT_SPD)
+    return nh_simul_fail(res, NH_SIMUL_BAD_INPUT, -1, -1, st, msg, ms,
+                         "simultaneous impact: the mass matrix is not positive definite");
+  if (st != NH_OK)
+    return nh_simul_fail(res, NH_SIMUL_BAD_INPUT, -1, -1, st, msg, ms,
+                         "simultaneous impact: the constraint one-forms are not independent");
+  for (int j = 0; j < nc; j++) w->mu[j] = 0.0;
+  if (v) {
+    /* a drifted v-: project onto ker A (the projection impulse joins mu) or reject */
+    nh_la_copy(nq, v, w->v);
+    double res_max = 0.0, na = 0.0;
+    for (int j = 0; j < nc; j++) {
+      const double *Aj = pb->A + (size_t)j * nq;
+      double r = fabs(nh_la_dot(nq, Aj, v)), sa = 0.0;
+      for (int i = 0; i < nq; i++) sa += fabs(Aj[i]);
+      if (r > res_max) res_max = r;
+      if (sa > na) na = sa;
+    }
+    if (res_max > o->constraint_tol * na * nh_la_norm_inf(nq, v)) {
+      if (!o->project) {
+        snprintf(text, sizeof text,
+                 "simultaneous impact: v- violates the velocity constraints (|A v| = %.3g)",
+                 res_max);
+        return nh_simul_fail(res, NH_SIMUL_BAD_INPUT, -1, -1, NH_ERR_CONSTRAINT, msg, ms, text);
+      }
+      project(w, pb->A, w->v, w->mu);
+      nh_la_scale(nc, -1.0, w->mu);
+      if (res) res->projected = 1;
+    }
+  }
+  return setup_normals(pb, o, w, res, msg, ms);
+}
+
+/* s_i = dg_i v; returns |v|_M */
+double nh_simul_rates(const nh_simul_problem *pb, const simul_ws *w, const double *v) {
+  for (int i = 0; i < pb->k; i++) w->s[i] = nh_la_dot(pb->nq, pb->dg + (size_t)i * pb->nq, v);
+  nh_la_gemv(pb->nq, pb->nq, pb->M, v, w->tmp);
+  double e = nh_la_dot(pb->nq, v, w->tmp);
+  return e > 0.0 ? sqrt(e) : 0.0;
+}
+
+/* the next contact by policy (after nh_simul_rates), -1 when feasible */
+int nh_simul_pick(const simul_ws *w, nh_simul_policy policy, double vnorm, double feas_tol) {
+  int best = -1;
+  double bs = 0.0, thr = -feas_tol * vnorm;
+  for (int i = 0; i < w->k; i++) {
+    double r = w->s[i] / w->gn[i];
+    if (!(r < thr)) continue;
+    if (best < 0 || (policy == NH_SIMUL_MOST_INFEASIBLE && r < bs) ||
+        (policy == NH_SIMUL_LEAST_INFEASIBLE && r >= bs)) {
+      best = i;
+      bs = r;
+    }
+    if (policy == NH_SIMUL_INDEX || policy == NH_SIMUL_ENUMERATE) break;
+  }
+  return best;
+}
+
+/* one reflection across i (rates current): v -= 2 s_i / G_ii u_i, lam_i += -2 s_i / G_ii */
+void nh_simul_reflect_ws(const simul_ws *w, int i, double *v, double *lam) {
+  double f = -2.0 * w->s[i] / w->G[(size_t)i * w->k + i];
+  nh_la_axpy(w->nq, f, w->U + (size_t)i * w->nq, v);
+  if (lam) lam[i] += f;
+}
