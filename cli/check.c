@@ -3,7 +3,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,6 +100,72 @@ static void check_help(void) {
          "a faulty one prints one diagnostic (FILE:LINE:COL, the line, a caret) and exits with 2.\n");
 }
 
+/* A gap is closed at the initial configuration when |g_i(q0)| <= this (model units): the
+ * contacts that can be active together in one simultaneous impact. */
+#define CHECK_CONTACT_TOL 1e-9
+
+/* The gaps closed at q0, and when there are two or more, what decides their simultaneous
+ * impact (spec 003 secs. 2.7-2.8, docs/simultaneous-impacts.md): the cosines of the contact
+ * normals in the kinetic metric, the reflection bound and the uniqueness verdict, with the
+ * elastic outcomes from v0. A model without gaps prints nothing. */
+static int print_contacts(const nh_model *m) {
+  if (m->form != NH_FORM_MECHANICAL || m->ngap < 1) return CLI_OK;
+  const int nq = m->nq, nc = m->nc, ng = m->ngap;
+  double *buf = calloc((size_t)(nq * nq + nc * nq + nc + 2 * ng + 2 * ng * nq + ng * ng), sizeof(double));
+  int *closed = calloc((size_t)ng, sizeof(int));
+  void *work = NULL;
+  int rc = NH_ERR_NOMEM, k = 0;
+  char msg[512] = "";
+  if (!buf || !closed) goto done;
+  double *M = buf, *A = M + nq * nq, *Adv = A + nc * nq, *g = Adv + nc, *dg = g + ng, *dgk = dg + ng * nq, *C = dgk + ng * nq;
+  if ((rc = m->mass(m->q0, M, m->user)) || (nc > 0 && (rc = m->constraint(m->q0, m->v0, A, Adv, m->user))) ||
+      (rc = m->gap(m->q0, g, dg, m->user))) {
+    snprintf(msg, sizeof msg, "an evaluator failed at the initial state (%d)", rc);
+    rc = NH_ERR_CALLBACK;
+    goto done;
+  }
+  printf("\nsimultaneous contacts at the initial configuration (|g| <= %g):", CHECK_CONTACT_TOL);
+  for (int i = 0; i < ng; i++)
+    if (fabs(g[i]) <= CHECK_CONTACT_TOL) {
+      closed[k] = i;
+      memcpy(dgk + (size_t)k * nq, dg + (size_t)i * nq, sizeof(double) * (size_t)nq);
+      printf(" %s", m->gap_names[i]);
+      k++;
+    }
+  if (k < 2) {
+    printf("%s (fewer than two: no simultaneous impact here)\n", k ? "" : " none");
+    rc = NH_OK;
+    goto done;
+  }
+  printf("\n");
+  nh_simul_problem pb = {nq, nc, k, M, nc > 0 ? A : NULL, dgk};
+  nh_simul_opts so = nh_simul_opts_default();
+  nh_simul_verdict vd;
+  if (!(work = malloc(nh_simul_work_size(nq, nc, k, &so))) ||
+      (rc = nh_simul_cosines(&pb, &so, NULL, C, work, msg, sizeof msg)) ||
+      (rc = nh_simul_verdict_of(&pb, m->v0, &so, &vd, work, msg, sizeof msg)))
+    goto done;
+  printf("  cosines c_ij of the contact normals in the kinetic metric:\n");
+  for (int i = 0; i < k; i++) {
+    printf("    %-12s", m->gap_names[closed[i]]);
+    for (int j = 0; j < k; j++) printf(" %10.6f", C[i * k + j]);
+    printf("\n");
+  }
+  static const char *const verdicts[] = {"unique (one contact)", "unique (pairwise orthogonal normals)",
+                                         "unique (c = -1/2)", "unique (c = -cos(pi/m), a derived extension)",
+                                         "indeterminate: the outcome may depend on the order of the reflections"};
+  if (vd.bound) printf("  reflection bound: %d (derived tighter bound %d)", vd.bound, vd.observed);
+  else printf("  reflection bound: none (no theorem for these contacts)");
+  printf("; verdict: %s\n", verdicts[vd.kind]);
+  printf("  elastic outcomes from the initial velocity: %d, indeterminacy xi = %.6g\n", vd.outcomes, vd.xi);
+done:
+  if (rc != NH_OK) fprintf(stderr, "nholo: simultaneous contacts: %s\n", msg[0] ? msg : nh_status_string(rc));
+  free(work);
+  free(closed);
+  free(buf);
+  return rc == NH_OK ? CLI_OK : CLI_FAILED;
+}
+
 int cmd_check(int argc, char **argv) {
   const char *file = NULL;
   nh_load_opts lo = nh_load_opts_default();
@@ -139,5 +207,9 @@ int cmd_check(int argc, char **argv) {
   if (!report) return cli_model_error(msg);
   fputs(report, stdout);
   nh_free(report);
-  return CLI_OK;
+  nh_model *model = nh_model_load(file, &lo, msg, sizeof msg);
+  if (!model) return cli_model_error(msg);
+  const int rc = print_contacts(model);
+  nh_model_destroy(model);
+  return rc;
 }

@@ -424,6 +424,14 @@ fi
 "$NHOLO" figure snakeboard-fig4 --out "$T/f4.svg" >/dev/null 2>"$T/err" && [ -s "$T/f4.svg" ] && ok "figure snakeboard-fig4" || bad "snakeboard-fig4: $(cat "$T/err")"
 expect_usage "unknown retraction" run snakeboard --method rdp --retraction expo --out "$T/o/x.csv"
 expect_usage "unknown start" run sleigh --method gni --start late --out "$T/o/x.csv"
+# simultaneous contacts at the initial configuration (issue 16): the cradle (1, 2, 1) is
+# indeterminate with two outcomes and xi = 20 sqrt(2)/27; equal masses give c = -1/2, unique
+"$NHOLO" check "$SRC/examples/cradle3.nh" >"$T/cr" 2>"$T/err" && grep -q "^    left           1.000000  -0.333333$" "$T/cr" \
+  && grep -q "verdict: indeterminate" "$T/cr" && grep -q "elastic outcomes from the initial velocity: 2, indeterminacy xi = 1.04757$" "$T/cr" \
+  && ok "check cradle3.nh: c = -1/3, indeterminate, 2 outcomes" || bad "check cradle3: $(cat "$T/cr" "$T/err" | tail -6)"
+"$NHOLO" check "$SRC/examples/cradle3.nh" --set m2=1 >"$T/cr" 2>"$T/err" && grep -q "verdict: unique (c = -1/2)" "$T/cr" \
+  && grep -q "outcomes from the initial velocity: 1, indeterminacy xi = 0$" "$T/cr" \
+  && ok "check cradle3.nh --set m2=1: unique at c = -1/2" || bad "check cradle3 m2=1: $(tail -4 "$T/cr")"
 # issue 15's ball comes to rest (contact closed at its Zeno time, docs/contact.md) and slides on
 "$NHOLO" run "$SRC/examples/bouncing_ball.nh" --t-end 3 --json >"$T/bb" 2>"$T/err"
 rc=$?
