@@ -281,8 +281,9 @@ VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
 
 /* the gni free-motion kernel for this model (vi_tail_k's free case with n, m, diag), 0 for none */
 static int free_code(const nh_model *mo, const vi_ws *w) {
-  if (mo->coriolis || mo->force || mo->potential || *w->mfact != 1.0 || w->m < 1 || w->m > 2 || w->n < 2 || w->n > 6)
-    return 0;
+  if (mo->coriolis || mo->force || mo->potential || *w->mfact != 1.0 || w->m != w->mc || w->m < 1 || w->m > 2 ||
+      w->n < 2 || w->n > 6)
+    return 0; /* (with a contact closed: the general step) */
   return 1 + (((w->n - 2) * 2 + (w->m - 1)) * 2 + (*w->mdiag == 1.0));
 }
 
@@ -295,6 +296,7 @@ VI_INLINE int vi_body_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
   const int constM = mo->coriolis == NULL, midpoint = kind == VI_DEL && s->opts.midpoint_ld;
   const int fast = constM && !midpoint; /* -D1 L_d is linear in q1 */
   int rc;
+  if (kind == VI_GNI) vi_active(s, w); /* the closed contacts' rows after the model's */
   // at q_k: M, projector (kept from the last step when continuing from its end), forces (the
   // potential is inside L_d)
   // (absent forces and potential: f and g are zero from the restart on, and terms adding

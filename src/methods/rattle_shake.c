@@ -8,6 +8,7 @@
 static int rattle_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
   const nh_model *mo = s->model;
   vi_ws *w = vi_get(s);
+  vi_active(s, w); /* the closed contacts' rows after the model's */
   const int n = w->n, m = w->m, nx = 2 * n;
   const double *q0 = x0, *v0 = x0 + n;
   double *q1 = x1, *v1 = x1 + n, *lam = w->z;
@@ -63,6 +64,7 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
 static int shake_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
   const nh_model *mo = s->model;
   vi_ws *w = vi_get(s);
+  vi_active(s, w); /* the closed contacts' rows after the model's */
   const int n = w->n, m = w->m, nx = 2 * n;
   const double *q0 = x0, *v0 = x0 + n;
   double *q1 = x1, *v1 = x1 + n, *vm = w->r, *lam = w->z;

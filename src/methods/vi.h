@@ -31,7 +31,10 @@ enum { VI_GNI, VI_DEL }; /* the two users of vi_step */
 /* ---- workspace ---------------------------------------------------------------------- */
 
 typedef struct vi_ws {
-  int n, m;
+  int n, m;                    /* m = mc + the closed contacts (vi_active), at most mmax */
+  int mc, mmax;                /* the model's constraint rows; room for mc + its gaps */
+  const int *act;              /* the closed gaps (the dynamics' active set), m - mc of them */
+  double *gv, *gd;             /* gap values and gradients (ngap, ngap x n) */
   int free;                    /* gni: the free-motion kernel for this model (free_code), 0: none */
   double *M0, *L0, *M1, *L1;   /* mass matrices and Cholesky factors at q_k, q_k+1 */
   double *A, *W, *G, *Gi;      /* constraint rows, M^-1 A^T (by column), factor of A M^-1 A^T
@@ -62,19 +65,27 @@ typedef struct vi_hdr {
 } vi_hdr;
 #define VI_HDR_DOUBLES ((sizeof(vi_hdr) + sizeof(double) - 1) / sizeof(double))
 
+/* the gaps a method may hold closed as constraint rows (mechanical models) */
+static inline size_t vi_ngap(const nh_model *mo) { return mo->form == NH_FORM_MECHANICAL ? (size_t)mo->ngap : 0; }
+/* its Newton matrix J (n x n) also holds the midpoint start's A0 and B (m x n, m x m) */
+static inline size_t vi_jsize(size_t n, size_t m) { return n * n > m * n + m * m ? n * n : m * n + m * m; }
+static inline size_t vi_zsize(size_t n, size_t m) { return n > m ? n : m; }
+
+/* sized for the model's rows and all its gaps closed (mm = nc + ngap rows) */
 static inline size_t vi_work_size(const nh_model *mo) {
-  size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
-  return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + 2 * n * n +
-         nh_model_deriv_work_size(mo) + n + 10 * n + 2 * m + 2 * (1 + nx) + 4 * n + 2 + n + 1 +
-         n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8 + 2 * n + 1;
+  size_t n = (size_t)mo->nq, g = vi_ngap(mo), m = (size_t)mo->nc + g, nx = 2 * n;
+  return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + n * n +
+         vi_jsize(n, m) + nh_model_deriv_work_size(mo) + n + 8 * n + 2 * vi_zsize(n, m) + 2 * m + 2 * (1 + nx) +
+         4 * n + 2 + n + 1 + n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8 + 2 * n + 1 + g + g * n;
 }
 
 static inline vi_ws vi_carve(nh_stepper *s) {
   const nh_model *mo = s->model;
   vi_ws w;
-  size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nx = 2 * n;
+  size_t n = (size_t)mo->nq, g = vi_ngap(mo), m = (size_t)mo->nc + g, nx = 2 * n;
   double *p = s->work + VI_HDR_DOUBLES;
-  w.n = (int)n, w.m = (int)m;
+  w.n = (int)n, w.m = mo->nc, w.mc = mo->nc, w.mmax = (int)m;
+  w.act = NULL;
   w.free = 0; /* set by the first general gni step */
   w.M0 = p, p += n * n;
   w.L0 = p, p += n * n;
@@ -88,7 +99,7 @@ static inline vi_ws vi_carve(nh_stepper *s) {
   w.dM1 = p, p += n * n * n;
   w.d2M = p, p += n * n * n * n;
   w.H = p, p += n * n;
-  w.J = p, p += n * n;
+  w.J = p, p += vi_jsize(n, m);
   w.dwork = p, p += nh_model_deriv_work_size(mo);
   w.piv = (int *)p, p += n;
   w.p = p, p += n;
@@ -99,8 +110,8 @@ static inline vi_ws vi_carve(nh_stepper *s) {
   w.v = p, p += n;
   w.tmp = p, p += n;
   w.tmp2 = p, p += n;
-  w.z = p, p += n;
-  w.zz = p, p += n;
+  w.z = p, p += vi_zsize(n, m);
+  w.zz = p, p += vi_zsize(n, m);
   w.kin = p, p += 1 + nx;
   w.kout = p, p += 1 + nx;
   w.cin = p, p += 2 * n;
@@ -118,6 +129,8 @@ static inline vi_ws vi_carve(nh_stepper *s) {
   w.A0 = p, p += m * n;
   w.rz = p, p += n + m;
   w.kpiv = (int *)p, p += n + m;
+  w.gv = p, p += g;
+  w.gd = p, p += g * n;
   return w;
 }
 
@@ -130,6 +143,32 @@ static inline vi_ws *vi_get(const nh_stepper *s) {
     hd->model = s->model;
   }
   return &hd->w;
+}
+
+/* The rows of this step: the model's, then the gradients of the gaps the driver holds closed
+ * (persistent contacts, docs/contact.md: the dynamics' active set, which the driver changes
+ * only together with a restart of the method). gni (not del), rattle and shake. */
+static inline void vi_active(const nh_stepper *s, vi_ws *w) {
+  const int na = s->dyn && w->mmax > w->mc ? s->dyn->nact : 0;
+  w->m = w->mc + na;
+  w->act = na > 0 ? s->dyn->act : NULL;
+}
+
+/* the closed gaps' gradients at q into rows mc .. m-1 of A */
+static inline int vi_contact_rows(const nh_model *mo, vi_ws *w, const double *q, double *A) {
+  const int n = w->n;
+  int rc = nh_cb(mo->gap(q, w->gv, w->gd, mo->user));
+  if (rc) return rc;
+  for (int k = 0; k < w->m - w->mc; k++)
+    memcpy(A + (size_t)(w->mc + k) * n, w->gd + (size_t)w->act[k] * n, sizeof(double) * (size_t)n);
+  return 0;
+}
+
+/* A(q): the model's rows and the closed contacts' (m of them) */
+static inline int vi_rows(const nh_model *mo, vi_ws *w, const double *q, double *A) {
+  int rc;
+  if (w->mc > 0 && (rc = nh_cb(mo->constraint(q, w->tmp2, A, NULL, mo->user)))) return rc;
+  return w->m > w->mc ? vi_contact_rows(mo, w, q, A) : 0;
 }
 
 /* hand the driver M(q1) and A(q1) (w->A: every step ends with proj_setup at q1) */
@@ -292,8 +331,12 @@ VI_INLINE int chol_inverse(int m, double *G, double *Gi) {
 VI_INLINE int proj_setup_k(const nh_model *mo, vi_ws *w, int n, int m, const double *q, const double *L,
                            const int diag, const int free, const double *Mi) {
   if (m == 0) return 0;
-  int rc = nh_cb(mo->constraint(q, w->tmp2, w->A, NULL, mo->user));
-  if (rc) return rc;
+  int rc;
+  if (free) { /* the kernel: the model's rows only (no contact closed) */
+    if ((rc = nh_cb(mo->constraint(q, w->tmp2, w->A, NULL, mo->user)))) return rc;
+  } else if ((rc = vi_rows(mo, w, q, w->A))) {
+    return rc;
+  }
   if (free && diag) {
     NH_LA_UNROLL_FULL
     for (int i = 0; i < m * n; i++) w->W[i] = Mi[(size_t)(i % n) * (n + 1)] * w->A[i];
@@ -374,7 +417,7 @@ static inline int vi_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, d
     for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, ph);
     msolve_w(w, w->L0, ph, y);
     for (int i = 0; i < n; i++) qm[i] = q0[i] + 0.5 * h * y[i];
-    if ((rc = nh_cb(mo->constraint(qm, w->tmp2, w->A, NULL, mo->user)))) return rc;
+    if ((rc = vi_rows(mo, w, qm, w->A))) return rc;
     // residual A(qm) y and matrix A(qm) M^-1 A0^T (the W of q0 is still in w->W)
     double *e = w->zz;
     for (int i = 0; i < m; i++) e[i] = nh_la_dot(n, w->A + (size_t)i * n, y);

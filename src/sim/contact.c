@@ -12,12 +12,15 @@
 #include "sim/sim_impl.h"
 
 /* the methods that step through the multiplier-form dynamics (nh_dyn_rhs), which carry the
- * contact rows; the structure-preserving methods use the model's constraints directly */
-int nh_sim_contact_method_ok(const nh_method *m) {
+ * contact rows, and, for a constant mass matrix, the variational gni, rattle and shake, which
+ * take the closed gaps' gradients as constraint rows after the model's (vi.h, vi_active);
+ * the other structure-preserving methods use the model's constraints directly */
+int nh_sim_contact_method_ok(const nh_method *m, const nh_model *model) {
   static const char *const names[] = {"rk4", "rk2", "dopri5", "dop853"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (strcmp(m->name, names[i]) == 0) return 1;
-  return 0;
+  const int vi = m == &nh_method_gni || m == &nh_method_rattle || m == &nh_method_shake;
+  return vi && model->coriolis == NULL;
 }
 
 const char *nh_contact_kind_name(int kind) {
@@ -191,7 +194,7 @@ int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
   if (!s->contact_ok) { /* a contact the method cannot hold: the run ends here */
     s->closed[gi] = 0;
     set_active(s);
-    sim_msg(s, "contact '%s' persists at t = %.17g (%s, limit t = %.17g) and method '%s' cannot hold it (rk4, rk2, dopri5 and dop853 can)",
+    sim_msg(s, "contact '%s' persists at t = %.17g (%s, limit t = %.17g) and method '%s' cannot hold it (rk4, rk2, dopri5 and dop853 can; gni, rattle and shake for a constant mass matrix)",
             s->model->gap_names[gi], s->t, nh_contact_reason_name(reason), t_limit, s->def.method->name);
     return NH_ZENO;
   }

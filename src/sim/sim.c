@@ -190,7 +190,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->plain = !(d.method->flags & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT)) && ng == 0 && nmon == 0 && !model->project;
   s->conserves = claims_energy(d.method, model);
   s->half = (d.method->flags & NH_METHOD_HALF_STEP) != 0;
-  s->contact_ok = ng > 0 && d.contact && model->form == NH_FORM_MECHANICAL && nh_sim_contact_method_ok(d.method);
+  s->contact_ok = ng > 0 && d.contact && model->form == NH_FORM_MECHANICAL && nh_sim_contact_method_ok(d.method, model);
 
   int rc = nh_sim_set_state_x(s, 0.0, model->x0);
   if (rc < 0) {

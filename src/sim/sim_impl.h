@@ -189,8 +189,9 @@ int nh_sim_locate_fn(nh_sim *s, nh_sim_partial_fn f, const char *name, int i, do
                      double lo, double glo, double hi, double ghi, double *tau_lo, double *tau_hi);
 
 /* contact.c: persistent contacts (docs/contact.md) */
-/* 1 when the method holds contacts (steps through nh_dyn) */
-int nh_sim_contact_method_ok(const nh_method *m);
+/* 1 when the method holds contacts on this model (steps through nh_dyn; gni, rattle, shake:
+ * constant M) */
+int nh_sim_contact_method_ok(const nh_method *m, const nh_model *model);
 /* try to close gap gi at the current state (reason NH_CONTACT_*; Eb the energy before the
  * impact it resolves); *closed = 1 when it closed. An accumulation that cannot be held
  * (method) returns NH_ZENO; the velocity before is left in s->vtmp. vn_check >= 0: close only
