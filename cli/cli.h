@@ -58,7 +58,6 @@ int cli_parse_long(const char *opt, const char *text, long lo, long hi, long *ou
 int cli_parse_impact(const char *opt, const char *text, nh_impact_law *law);
 
 /* The penny's command-line parameters: built-in defaults overridden by --table and --set. */
-int cli_penny_set(nh_penny_params *p, const char *name, double value);
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);

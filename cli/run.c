@@ -12,9 +12,7 @@
 
 typedef struct run_opts {
   const char *model;
-  nh_penny_params penny;
-  nh_sleigh_params sleigh;
-  nh_snakeboard_params snake;
+  const char *table; /* the penny's --table, checked by nh_builtin_load */
   nh_method_opts mopts;
   nh_impact_law law;
   int law_set;
@@ -38,15 +36,9 @@ typedef struct run_opts {
 typedef int (*opt_setter)(run_opts *o, const char *opt, const char *val);
 
 static int set_table(run_opts *o, const char *opt, const char *val) {
+  (void)opt;
   o->table_set = 1;
-  if (strcmp(val, "circle") == 0) {
-    o->penny.a = 0.2, o->penny.b = 0.2;
-  } else if (strcmp(val, "ellipse") == 0) {
-    o->penny.a = 0.15, o->penny.b = 0.2;
-  } else {
-    cli_usage_error("%s: unknown table '%s' (expected circle or ellipse)", opt, val);
-    return 0;
-  }
+  o->table = val;
   return 1;
 }
 static int set_impact(run_opts *o, const char *opt, const char *val) {
@@ -222,27 +214,6 @@ static void run_help(void) {
          "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard.\n");
 }
 
-/* ---- penny parameters by name -------------------------------------------------------- */
-
-int cli_penny_set(nh_penny_params *p, const char *name, double value) {
-  struct {
-    const char *name;
-    double *field;
-  } tab[] = {
-      {"m", &p->m},           {"R", &p->R},           {"I", &p->I},
-      {"J", &p->J},           {"a", &p->a},           {"b", &p->b},
-      {"x", &p->x0},          {"y", &p->y0},          {"theta", &p->theta0},
-      {"phi", &p->phi0},      {"theta'", &p->theta_dot0}, {"phi'", &p->phi_dot0},
-      {"theta_dot", &p->theta_dot0}, {"phi_dot", &p->phi_dot0},
-  };
-  for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-    if (strcmp(tab[i].name, name) == 0) {
-      *tab[i].field = value;
-      return 1;
-    }
-  return 0;
-}
-
 static const char *law_name(nh_impact_law law, char *buf, size_t size) {
   if (law.kind == NH_IMPACT_ELASTIC) return "elastic";
   if (law.kind == NH_IMPACT_PLASTIC) return "plastic";
@@ -336,6 +307,13 @@ static int check_outputs(const run_opts *o) {
 
 /* The model: a model file, or a built-in with the command line's parameters; NULL with the
  * exit status in *rc after printing the error. */
+/* a parameter's value by name (NaN when the model has none) */
+static double model_param(const nh_model *m, const char *name) {
+  for (int i = 0; i < m->npar; i++)
+    if (strcmp(m->param_names[i], name) == 0) return m->param_values[i];
+  return NAN;
+}
+
 static nh_model *load_model(run_opts *o, int *is_penny, int *rc) {
   char msg[2048];
   nh_model *model = NULL;
@@ -354,27 +332,8 @@ static nh_model *load_model(run_opts *o, int *is_penny, int *rc) {
     if (!(model = nh_model_load(o->model, &lo, msg, sizeof msg))) return *rc = cli_model_error(msg), NULL;
   } else {
     *is_penny = strcmp(o->model, "penny") == 0;
-    const int penny = *is_penny, is_sleigh = strcmp(o->model, "sleigh") == 0, is_snake = strcmp(o->model, "snakeboard") == 0;
-    if (o->law_set && !penny) return *rc = cli_usage_error("--impact: model '%s' has no impacts", o->model), NULL;
-    if (o->table_set && !penny) return *rc = cli_usage_error("--table: only for the built-in penny"), NULL;
-    if (!penny && !is_sleigh && !is_snake) {
-      if (o->sets.n > 0) return *rc = cli_usage_error("--set: model '%s' takes no overrides (a model file does)", o->model), NULL;
-      if (!(model = nh_builtin_create(o->model, msg, sizeof msg)))
-        return *rc = cli_usage_error("unknown model '%s' (see 'nholo list'; a model file ends in .nh)", o->model), NULL;
-    }
-    for (int i = 0; i < o->sets.n; i++) {
-      const char *name = o->sets.names[i];
-      double v = o->sets.values[i];
-      int known = is_sleigh ? nh_sleigh_set(&o->sleigh, name, v)
-                  : is_snake ? nh_snakeboard_set(&o->snake, name, v)
-                             : cli_penny_set(&o->penny, name, v);
-      if (!known) return *rc = cli_usage_error("--set: model '%s' has no parameter or initial value '%s'", o->model, name), NULL;
-    }
-    if (o->law_set) o->penny.law = o->law;
-    if (!model) model = penny ? nh_penny_create(&o->penny, msg, sizeof msg)
-                        : is_sleigh ? nh_sleigh_create(&o->sleigh, msg, sizeof msg)
-                                    : nh_snakeboard_create(&o->snake, msg, sizeof msg);
-    if (!model) return *rc = cli_usage_error("%s", msg), NULL;
+    nh_builtin_opts bo = {o->sets.n, o->sets.names, o->sets.values, o->law_set, o->law, o->table_set ? o->table : NULL};
+    if (!(model = nh_builtin_load(o->model, &bo, msg, sizeof msg))) return *rc = cli_usage_error("%s", msg), NULL;
   }
   return model;
 }
@@ -470,9 +429,6 @@ int cmd_run(int argc, char **argv) {
     if (argv[i][0] != '-' && cli_ball_is_model(argv[i])) return cmd_run_ball(argc, argv);
   run_opts o;
   memset(&o, 0, sizeof o);
-  o.penny = nh_penny_params_default();
-  o.sleigh = nh_sleigh_params_default();
-  o.snake = nh_snakeboard_params_default();
   o.mopts = nh_method_opts_default();
   o.t_end = 100.0;
   o.dt = 1e-3;
@@ -552,12 +508,13 @@ int cmd_run(int argc, char **argv) {
   if (o.plot) {
     char title[160];
     char lb[64];
+    const double pa = model_param(model, "a"), pb = model_param(model, "b"), pR = model_param(model, "R");
     if (is_penny)
-      snprintf(title, sizeof title, "penny, %s table, %s, %ld impacts (%s)", o.penny.a == o.penny.b ? "circular" : "elliptical",
+      snprintf(title, sizeof title, "penny, %s table, %s, %ld impacts (%s)", pa == pb ? "circular" : "elliptical",
                law_name(model->impact[0], lb, sizeof lb), nh_sim_get_stats(sim)->impacts, nh_method_name(method));
     else
       snprintf(title, sizeof title, "%s (%s)", model->name, nh_method_name(method));
-    int prc = is_penny ? papers_plot_penny(o.plot, o.penny.a, o.penny.b, o.penny.R, traj, sim, title, msg, sizeof msg)
+    int prc = is_penny ? papers_plot_penny(o.plot, pa, pb, pR, traj, sim, title, msg, sizeof msg)
                        : nh_plot_timeseries(o.plot, model, traj, sim, title, msg, sizeof msg);
     if (prc != NH_OK) exit_code = CLI_FAILED, output_failed(prc, msg, &out_status, out_msg, sizeof out_msg);
   }

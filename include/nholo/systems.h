@@ -37,6 +37,9 @@ NH_API int nh_penny_params_check(const nh_penny_params *p, char *msg, size_t msg
 
 /* Build the penny model. NULL with a reason in msg on bad parameters. */
 NH_API nh_model *nh_penny_create(const nh_penny_params *p, char *msg, size_t msg_size);
+/* Set a parameter or initial value by name (m R I J a b x y theta phi theta' phi', also
+ * theta_dot phi_dot); 0 if the name is unknown. */
+NH_API int nh_penny_set(nh_penny_params *p, const char *name, double value);
 
 /* The Chaplygin sleigh (Kobilarov, Martin de Diego, Ferraro, "Simulating Nonholonomic
  * Dynamics", sec. 6.1; spec 001 sec. 5.1): a planar rigid body of mass m and inertia I about
@@ -172,6 +175,22 @@ NH_API const nh_builtin *nh_builtin_at(int i);
 /* The built-in model with this name at its defaults; NULL with a reason in msg when the name
  * is unknown or has no default constructor. */
 NH_API nh_model *nh_builtin_create(const char *name, char *msg, size_t msg_size);
+
+/* What a front end may change in a built-in (every field Nullable or 0 for "as built"). */
+typedef struct nh_builtin_opts {
+  int nset;                      /* overrides of parameters and initial values, by name */
+  const char *const *set_names;  /* (the names each system's nh_*_set takes) */
+  const double *set_values;
+  int law_set;                   /* 1: every gap gets `law` */
+  nh_impact_law law;
+  const char *table;             /* the penny: "circle" (a = b = 0.2) or "ellipse" (a = 0.15,
+                                    b = 0.2), applied before the overrides; NULL: as built */
+} nh_builtin_opts;
+
+/* The built-in model NAME with the options applied (opts Nullable: the defaults). NULL with
+ * a one-line reason in msg: an unknown name, an override the model does not take, an impact
+ * law or table for a model without them, or parameters its create function refuses. */
+NH_API nh_model *nh_builtin_load(const char *name, const nh_builtin_opts *opts, char *msg, size_t msg_size);
 
 #ifdef __cplusplus
 }

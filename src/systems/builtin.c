@@ -1,4 +1,5 @@
-/* builtin.c - the table of built-in models (nholo/systems.h), for command-line front ends. */
+/* builtin.c - the table of built-in models (nholo/systems.h), for command-line front ends,
+ * and nh_builtin_load: a built-in by name with overrides, an impact law and the penny's table. */
 #include <string.h>
 
 #include "base/msg.h"
@@ -51,4 +52,65 @@ nh_model *nh_builtin_create(const char *name, char *msg, size_t msg_size) {
     }
   nh_set_msg(msg, msg_size, "no built-in model '%s' with default parameters", name ? name : "");
   return NULL;
+}
+
+/* the systems whose parameters and initial values can be overridden by name */
+typedef enum { SYS_PENNY, SYS_SLEIGH, SYS_SNAKEBOARD, SYS_OTHER } sys_kind;
+
+static sys_kind kind_of(const char *name) {
+  return strcmp(name, "penny") == 0 ? SYS_PENNY
+         : strcmp(name, "sleigh") == 0 ? SYS_SLEIGH
+         : strcmp(name, "snakeboard") == 0 ? SYS_SNAKEBOARD : SYS_OTHER;
+}
+
+nh_model *nh_builtin_load(const char *name, const nh_builtin_opts *opts, char *msg, size_t msg_size) {
+  static const nh_builtin_opts none;
+  const nh_builtin_opts *o = opts ? opts : &none;
+  if (!name) {
+    nh_set_msg(msg, msg_size, "no model name");
+    return NULL;
+  }
+  const sys_kind k = kind_of(name);
+  if (o->law_set && k != SYS_PENNY) {
+    nh_set_msg(msg, msg_size, "--impact: model '%s' has no impacts", name);
+    return NULL;
+  }
+  if (o->table && k != SYS_PENNY) {
+    nh_set_msg(msg, msg_size, "--table: only for the built-in penny");
+    return NULL;
+  }
+  if (k == SYS_OTHER) {
+    if (o->nset > 0) {
+      nh_set_msg(msg, msg_size, "--set: model '%s' takes no overrides (a model file does)", name);
+      return NULL;
+    }
+    nh_model *m = nh_builtin_create(name, msg, msg_size);
+    if (!m) nh_set_msg(msg, msg_size, "unknown model '%s' (see 'nholo list'; a model file ends in .nh)", name);
+    return m;
+  }
+  nh_penny_params pp = nh_penny_params_default();
+  nh_sleigh_params sp = nh_sleigh_params_default();
+  nh_snakeboard_params bp = nh_snakeboard_params_default();
+  if (o->table) {
+    if (strcmp(o->table, "circle") == 0) pp.a = 0.2, pp.b = 0.2;
+    else if (strcmp(o->table, "ellipse") == 0) pp.a = 0.15, pp.b = 0.2;
+    else {
+      nh_set_msg(msg, msg_size, "--table: unknown table '%s' (expected circle or ellipse)", o->table);
+      return NULL;
+    }
+  }
+  for (int i = 0; i < o->nset; i++) {
+    const char *n = o->set_names[i];
+    const double v = o->set_values[i];
+    const int known = k == SYS_PENNY ? nh_penny_set(&pp, n, v) : k == SYS_SLEIGH ? nh_sleigh_set(&sp, n, v)
+                                                                               : nh_snakeboard_set(&bp, n, v);
+    if (!known) {
+      nh_set_msg(msg, msg_size, "--set: model '%s' has no parameter or initial value '%s'", name, n);
+      return NULL;
+    }
+  }
+  if (o->law_set) pp.law = o->law;
+  return k == SYS_PENNY ? nh_penny_create(&pp, msg, msg_size)
+         : k == SYS_SLEIGH ? nh_sleigh_create(&sp, msg, msg_size)
+                           : nh_snakeboard_create(&bp, msg, msg_size);
 }

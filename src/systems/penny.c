@@ -647,3 +647,22 @@ nh_model *nh_penny_create(const nh_penny_params *p, char *msg, size_t msg_size) 
   d.user_size = sizeof data;
   return nh_model_create(&d, msg, msg_size);
 }
+
+int nh_penny_set(nh_penny_params *p, const char *name, double value) {
+  struct {
+    const char *name;
+    double *field;
+  } tab[] = {
+      {"m", &p->m},           {"R", &p->R},           {"I", &p->I},
+      {"J", &p->J},           {"a", &p->a},           {"b", &p->b},
+      {"x", &p->x0},          {"y", &p->y0},          {"theta", &p->theta0},
+      {"phi", &p->phi0},      {"theta'", &p->theta_dot0}, {"phi'", &p->phi_dot0},
+      {"theta_dot", &p->theta_dot0}, {"phi_dot", &p->phi_dot0},
+  };
+  for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+    if (strcmp(tab[i].name, name) == 0) {
+      *tab[i].field = value;
+      return 1;
+    }
+  return 0;
+}
