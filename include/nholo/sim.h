@@ -7,6 +7,9 @@
  *   time to event_tol by root finding on partial steps of the method itself (so the
  *   located state is a genuine step result, not an interpolant); if the contact is
  *   approaching (dg_i v < -vn_tol) apply the gap's impact law, log it, and continue.
+ *   Other gaps touching then (|g| <= simul_tol) and closing or at rest join it: two or more
+ *   are one simultaneous impact, resolved by nh_simul_resolve (nholo/impact.h) and logged
+ *   as one record (docs/simultaneous-impacts.md).
  *
  * Two levels: nh_sim_step advances one accepted step or to one impact; nh_sim_run drives to
  * a final time or a number of impacts and reports samples to an observer. Nothing is
