@@ -24,6 +24,7 @@ typedef struct run_opts {
   const char *out, *events, *plot;
   int json, project_initial;
   long zeno_count;
+  int simul_order; /* nh_simul_policy of simultaneous impacts */
   double zeno_interval;
   int table_set;
   nh_backend backend;
@@ -158,6 +159,13 @@ static int set_zeno_count(run_opts *o, const char *opt, const char *val) {
 static int set_zeno_interval(run_opts *o, const char *opt, const char *val) {
   return nonnegative(opt, val, &o->zeno_interval);
 }
+static int set_order(run_opts *o, const char *opt, const char *val) {
+  static const char *names[] = {"most-infeasible", "least", "index", "enumerate"};
+  for (int i = 0; i < 4; i++)
+    if (strcmp(val, names[i]) == 0) return o->simul_order = i, 1;
+  cli_usage_error("%s: unknown order '%s' (expected most-infeasible, least, index or enumerate)", opt, val);
+  return 0;
+}
 static int set_param(run_opts *o, const char *opt, const char *val) {
   return cli_parse_set(opt, val, &o->sets);
 }
@@ -190,6 +198,7 @@ static const opt_def run_options[] = {
     {"--project-initial", NULL, "project an initial velocity that violates the constraints", set_project},
     {"--zeno-count", "N", "Zeno guard: stop after N consecutive impacts closer than --zeno-interval (default 100)", set_zeno_count},
     {"--zeno-interval", "S", "Zeno guard interval in s (default 1e-9)", set_zeno_interval},
+    {"--order", "POLICY", "simultaneous impacts: the order of the reflections, most-infeasible (default), least, index, or enumerate (follows outcome 0, logs the number of outcomes and xi)", set_order},
     {"--out", "FILE", "trajectory CSV: t, coordinates, velocities NAME_dot", set_out},
     {"--events", "FILE", "impact log CSV", set_events},
     {"--plot", "FILE", "plot of the run (.png, .svg or .pdf)", set_plot},
@@ -465,6 +474,7 @@ int cmd_run(int argc, char **argv) {
   def.project_initial = o.project_initial;
   def.zeno_count = (int)o.zeno_count;
   def.zeno_interval = o.zeno_interval;
+  def.simul_order = o.simul_order;
   def.opts = o.mopts;
   def.log_limit = CLI_LOG_LIMIT;
   if ((rc = check_rows(&o, method, def.out_dt))) {

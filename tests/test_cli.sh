@@ -432,6 +432,23 @@ expect_usage "unknown start" run sleigh --method gni --start late --out "$T/o/x.
 "$NHOLO" check "$SRC/examples/cradle3.nh" --set m2=1 >"$T/cr" 2>"$T/err" && grep -q "verdict: unique (c = -1/2)" "$T/cr" \
   && grep -q "outcomes from the initial velocity: 1, indeterminacy xi = 0$" "$T/cr" \
   && ok "check cradle3.nh --set m2=1: unique at c = -1/2" || bad "check cradle3 m2=1: $(tail -4 "$T/cr")"
+# run through the simultaneous impact: one record with both contacts, the order a policy
+"$NHOLO" run "$SRC/examples/cradle3.nh" --t-end 1 --json >"$T/cr" 2>"$T/err" && grep -q '"impacts": 1,' "$T/cr" \
+  && grep -q '"impact_log": \[{"t": 0, "surface": "left", [^]]*"contacts": \[{"surface": "left", "impulse": 1.48148148148148[0-9]*, [^]]*}, {"surface": "right", "impulse": 2.2222222222222[0-9]*, [^]]*}\], "law": "elastic", "restitution": 1, "order": "most-infeasible", "sequence": \["left", "right", "left"\]}\]' "$T/cr" \
+  && grep -q '"x1_dot": -0.4814814814814' "$T/cr" \
+  && ok "run cradle3.nh --json: one simultaneous record with two contacts" || bad "run cradle3 simultaneous: $(cat "$T/cr" "$T/err" | tail -3)"
+"$NHOLO" run "$SRC/examples/cradle3.nh" --t-end 1 --order least --json >"$T/cr" 2>"$T/err" \
+  && grep -q '"order": "least", "sequence": \["right", "left", "right"\]' "$T/cr" && grep -q '"x1_dot": -1.222222222222' "$T/cr" \
+  && ok "run cradle3.nh --order least: the other outcome" || bad "run cradle3 --order least: $(cat "$T/cr" "$T/err" | tail -3)"
+"$NHOLO" run "$SRC/examples/cradle3.nh" --t-end 1 --order enumerate >"$T/cr" 2>"$T/err" \
+  && grep -q "^  impact 1: t = 0 s, simultaneous (elastic, order enumerate): left impulse 1.48148148, right impulse 2.22222222; sequence left right left; 2 outcomes, xi 1.04757; energy 1 -> 1$" "$T/cr" \
+  && ok "run cradle3.nh --order enumerate: outcome 0, 2 outcomes and xi" || bad "run cradle3 --order enumerate: $(cat "$T/cr" "$T/err" | tail -3)"
+"$NHOLO" run "$SRC/examples/cradle3.nh" --t-end 1 --events "$T/crev.csv" >/dev/null 2>"$T/err" && [ "$(grep -c '^0,0,' "$T/crev.csv")" = 2 ] \
+  && grep -q '^0,0,right,NH_OK,1,0.99999999999999933,-1,1.59259259259259[0-9]*,-2.222222222222' "$T/crev.csv" \
+  && ok "run cradle3.nh --events: a row per contact of the simultaneous impact" || bad "run cradle3 --events: $(cat "$T/crev.csv" "$T/err")"
+"$NHOLO" run "$SRC/examples/cradle3.nh" --order sideways >"$T/cr" 2>"$T/err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$T/cr" ] && grep -qx "nholo: --order: unknown order 'sideways' (expected most-infeasible, least, index or enumerate)" "$T/err" \
+  && ok "run --order sideways: usage error" || bad "run --order sideways: rc $rc $(cat "$T/err")"
 # issue 15's ball comes to rest (contact closed at its Zeno time, docs/contact.md) and slides on
 "$NHOLO" run "$SRC/examples/bouncing_ball.nh" --t-end 3 --json >"$T/bb" 2>"$T/err"
 rc=$?

@@ -7,6 +7,9 @@
  *   time to event_tol by root finding on partial steps of the method itself (so the
  *   located state is a genuine step result, not an interpolant); if the contact is
  *   approaching (dg_i v < -vn_tol) apply the gap's impact law, log it, and continue.
+ *   Other gaps touching then (|g| <= simul_tol) and closing or at rest join it: two or more
+ *   are one simultaneous impact, resolved by nh_simul_resolve (nholo/impact.h) and logged
+ *   as one record (docs/simultaneous-impacts.md).
  *
  * Two levels: nh_sim_step advances one accepted step or to one impact; nh_sim_run drives to
  * a final time or a number of impacts and reports samples to an observer. Nothing is
@@ -49,6 +52,12 @@ typedef struct nh_sim_def {
   long log_limit;        /* records kept in each of the impact and event logs: the first
                             log_limit - 1 and the latest (which overwrites the last slot);
                             0 = no limit (default). The counts in nh_sim_stats stay exact. */
+  double simul_tol;      /* simultaneous impacts: at a located impact every other open gap with
+                            |g| <= simul_tol whose rate dg v <= vn_tol (closing or at rest)
+                            joins it, and two or more are resolved together by nh_simul_resolve
+                            (docs/simultaneous-impacts.md); default 1e-9; < 0: one gap at a time */
+  int simul_order;       /* its policy (nh_simul_policy), default NH_SIMUL_MOST_INFEASIBLE;
+                            NH_SIMUL_ENUMERATE follows outcome 0 and logs outcomes and xi */
   int internal_cookie;   /* set by nh_sim_def_default; do not touch */
 } nh_sim_def;
 
@@ -168,6 +177,20 @@ typedef struct nh_impact_record {
   const double *v_before; /* (nq) */
   const double *v_after;  /* (nq) */
   const double *lambda;   /* (nc) */
+  /* A simultaneous impact (contacts >= 2; 0 and NULL for one gap's impact): gap, alpha,
+   * vn_before and vn_after above are those of its first contact (alpha = -impulse[0]); status
+   * is nh_simul_resolve's. */
+  int contacts;                 /* k, the contacts resolved together */
+  const int *contact_gap;       /* (k) their gaps, increasing */
+  const double *impulse;        /* (k) Lambda_i >= 0 (nh_simul_resolve's convention) */
+  const double *contact_vn_before, *contact_vn_after; /* (k) dg_i v */
+  int reflections;              /* the elastic propagation's length (0 for the plastic law) */
+  const int *sequence;          /* (reflections) the gaps reflected across, in order */
+  int law;                      /* nh_simul_law used */
+  double restitution;           /* its coefficient R (1 elastic, 0 plastic) */
+  int policy;                   /* nh_simul_policy */
+  int outcomes;                 /* NH_SIMUL_ENUMERATE: distinct outcomes (outcome 0 followed) */
+  double xi;                    /* NH_SIMUL_ENUMERATE: their indeterminacy */
 } nh_impact_record;
 
 /* One logged monitor event (nholo/model.h: monitors). Monitors are scanned like gaps: at the

@@ -304,8 +304,8 @@ static void impacts_header(FILE *fp, const nh_model *model) {
   fputc('\n', fp);
 }
 
-/* impact number k of the log */
-static void impact_row(FILE *fp, const nh_model *model, long k, const nh_impact_record *rec) {
+/* one row of the impact log */
+static void impact_row1(FILE *fp, const nh_model *model, long k, const nh_impact_record *rec) {
   int nq = model->nq, nc = model->nc;
   fprintf(fp, "%ld,%.17g,", k, rec->t);
   if (rec->gap >= 0 && rec->gap < model->ngap)
@@ -325,6 +325,21 @@ static void impact_row(FILE *fp, const nh_model *model, long k, const nh_impact_
   for (int i = 0; i < nq; i++) put_num(fp, rec->v_before ? rec->v_before[i] : NAN);
   for (int i = 0; i < nq; i++) put_num(fp, rec->v_after ? rec->v_after[i] : NAN);
   fputc('\n', fp);
+}
+
+/* impact number k of the log: one row, or for a simultaneous impact one row per contact (the
+ * same index, t, status, energies and state; surface, vn_before, vn_after and alpha = -impulse
+ * the contact's) */
+static void impact_row(FILE *fp, const nh_model *model, long k, const nh_impact_record *rec) {
+  for (int j = 0; j < (rec->contacts > 0 ? rec->contacts : 1); j++) {
+    nh_impact_record r = *rec;
+    if (rec->contacts > 0) {
+      r.gap = rec->contact_gap[j];
+      r.vn_before = rec->contact_vn_before[j], r.vn_after = rec->contact_vn_after[j];
+      r.alpha = -rec->impulse[j];
+    }
+    impact_row1(fp, model, k, &r);
+  }
 }
 
 int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t msg_size) {

@@ -154,6 +154,42 @@ static int json_events(FILE *f, const nh_summary *s) {
   return 0;
 }
 
+static const char *simul_law_name(int law) {
+  return law == NH_SIMUL_ELASTIC ? "elastic" : law == NH_SIMUL_PLASTIC ? "plastic" : "inelastic";
+}
+static const char *simul_policy_name(int p) {
+  static const char *names[] = {"most-infeasible", "least", "index", "enumerate"};
+  return p >= 0 && p < 4 ? names[p] : "?";
+}
+
+/* a simultaneous impact's fields: its contacts (gap, impulse, rates), the law, the policy and
+ * the reflection sequence (enumerate: the number of outcomes and xi) */
+static void json_simul(FILE *f, const nh_model *m, const nh_impact_record *r) {
+  fputs(", \"contacts\": [", f);
+  for (int j = 0; j < r->contacts; j++) {
+    fputs(j ? ", {\"surface\": " : "{\"surface\": ", f);
+    nh_json_str(f, m->gap_names[r->contact_gap[j]]);
+    nh_json_field_num(f, "impulse", r->impulse[j]);
+    nh_json_field_num(f, "vn_before", r->contact_vn_before[j]);
+    nh_json_field_num(f, "vn_after", r->contact_vn_after[j]);
+    fputc('}', f);
+  }
+  fputc(']', f);
+  nh_json_field_str(f, "law", simul_law_name(r->law));
+  nh_json_field_num(f, "restitution", r->restitution);
+  nh_json_field_str(f, "order", simul_policy_name(r->policy));
+  fputs(", \"sequence\": [", f);
+  for (int j = 0; j < r->reflections; j++) {
+    if (j) fputs(", ", f);
+    nh_json_str(f, m->gap_names[r->sequence[j]]);
+  }
+  fputc(']', f);
+  if (r->policy == NH_SIMUL_ENUMERATE) {
+    fprintf(f, ", \"outcomes\": %d", r->outcomes);
+    nh_json_field_num(f, "xi", r->xi);
+  }
+}
+
 static void json_impacts(FILE *f, const nh_summary *s) {
   fputs(", \"impact_log\": [", f);
   long index = 0;
@@ -169,6 +205,7 @@ static void json_impacts(FILE *f, const nh_summary *s) {
       nh_json_field_num(f, "energy_after", r.energy_after);
       nh_json_field_num(f, "alpha", r.alpha);
       nh_json_field_str(f, "status", nh_status_name(r.status));
+      if (r.contacts > 0) json_simul(f, m, &r);
       fputc('}', f);
     }
   }
@@ -281,6 +318,19 @@ static void text_head(FILE *f, const nh_summary *s, const totals *t) {
           nh_sim_time(t->last), st->impacts, st->steps, st->rejected, st->evals, s->wall);
 }
 
+/* a simultaneous impact's line: its contacts with their impulses, the law and the sequence */
+static void text_simul(FILE *f, const nh_model *m, long n, const nh_impact_record *r) {
+  fprintf(f, "  impact %ld: t = %.15g s, simultaneous (%s, order %s):", n, r->t, simul_law_name(r->law),
+          simul_policy_name(r->policy));
+  for (int j = 0; j < r->contacts; j++)
+    fprintf(f, "%s %s impulse %.9g", j ? "," : "", m->gap_names[r->contact_gap[j]], r->impulse[j]);
+  fputs("; sequence", f);
+  for (int j = 0; j < r->reflections; j++) fprintf(f, " %s", m->gap_names[r->sequence[j]]);
+  if (r->reflections == 0) fputs(" none", f);
+  if (r->policy == NH_SIMUL_ENUMERATE) fprintf(f, "; %d outcomes, xi %.6g", r->outcomes, r->xi);
+  fprintf(f, "; energy %.9g -> %.9g\n", r->energy_before, r->energy_after);
+}
+
 /* mechanical: the energy and solver lines, the first impacts */
 #define TEXT_IMPACTS 5
 static void text_mechanical(FILE *f, const nh_summary *s, const totals *t) {
@@ -301,6 +351,10 @@ static void text_mechanical(FILE *f, const nh_summary *s, const totals *t) {
     for (long k = 0; k < np && shown < TEXT_IMPACTS; k++, shown++) {
       nh_impact_record r;
       nh_sim_impact_get(s->phases[p], k, &r);
+      if (r.contacts > 0) {
+        text_simul(f, m, shown + 1, &r);
+        continue;
+      }
       fprintf(f, "  impact %ld: t = %.15g s, %s, energy %.9g -> %.9g\n", shown + 1, r.t, m->gap_names[r.gap],
               r.energy_before, r.energy_after);
     }

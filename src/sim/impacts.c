@@ -48,11 +48,12 @@ int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
   r->v_before = s->log_vb + (size_t)k * nq;
   r->v_after = s->log_va + (size_t)k * nq;
   r->lambda = s->log_lam + (size_t)k * nc;
+  nh_sim_simul_record(s, k, r);
   return NH_OK;
 }
 
 /* the impact log entry of the current state (s->vtmp the velocity before) */
-static void log_entry(nh_sim *s, int gi, int st, double alpha, double Eb, double Ea, double vnb, double vna) {
+void nh_sim_log_impact(nh_sim *s, int gi, int st, double alpha, double Eb, double Ea, double vnb, double vna) {
   const int nq = s->nq, nc = s->nc;
   // a full log (log_limit): the latest record replaces the previous latest
   if (s->def.log_limit > 0 && s->nlog >= s->def.log_limit) s->nlog = s->def.log_limit - 1;
@@ -65,6 +66,10 @@ static void log_entry(nh_sim *s, int gi, int st, double alpha, double Eb, double
   e->Ea = Ea;
   e->vnb = vnb;
   e->vna = vna;
+  // no simultaneous part (simul.c adds one); its pool offsets follow the previous record's
+  const impact_entry *p = s->nlog > 0 ? e - 1 : NULL;
+  e->k = 0, e->nseq = 0;
+  e->pi = p ? p->pi + p->k + p->nseq : 0, e->pd = p ? p->pd + 3L * p->k : 0;
   memcpy(s->log_q + (size_t)s->nlog * nq, s->x, sizeof(double) * (size_t)nq);
   memcpy(s->log_vb + (size_t)s->nlog * nq, s->vtmp, sizeof(double) * (size_t)nq);
   memcpy(s->log_va + (size_t)s->nlog * nq, s->x + nq, sizeof(double) * (size_t)nq);
@@ -83,7 +88,7 @@ static int accumulation(nh_sim *s, int gi, double t_limit, double ratio, double 
   if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, s->x + s->nq, user)) return NH_STOPPED;
   if ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_ACCUMULATION, Eb, t_limit, ratio, -1.0, applied)) || !*applied) return rc;
   if (s->nc > 0) memset(s->lam, 0, sizeof(double) * (size_t)s->nc);
-  log_entry(s, gi, NH_CONTACT, 0.0, Eb, s->stats.energy, vn, nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->x + s->nq));
+  nh_sim_log_impact(s, gi, NH_CONTACT, 0.0, Eb, s->stats.energy, vn, nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->x + s->nq));
   if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, s->x + s->nq, user)) return NH_STOPPED;
   return 0;
 }
@@ -109,6 +114,9 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
     sim_msg(s, "out of memory for the impact log");
     return rc;
   }
+  // other gaps closing at this instant: resolved together (simul.c)
+  int k = nh_sim_simul_collect(s, gi);
+  if (k >= 2) return nh_sim_simul_impact(s, k, obs, user, applied);
   // a Zeno sequence: resolved by closing the contact
   double t_limit, ratio;
   if (s->def.contact && nh_sim_contact_accumulates(s, gi, &t_limit, &ratio)) {
@@ -127,7 +135,7 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
   }
   if (s->nact > 0 && (rc = nh_sim_contact_after_impact(s))) return rc; /* the closed contacts */
   if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
-  log_entry(s, gi, st, info.alpha, Eb, Ea, info.vn_before, info.vn_after);
+  nh_sim_log_impact(s, gi, st, info.alpha, Eb, Ea, info.vn_before, info.vn_after);
   s->E_seg = Ea;
   s->C_seg = Ea, s->C_unset = s->half; /* the half-step energy: of the next step */
   s->stats.energy = Ea;
@@ -146,7 +154,11 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
       return rc;
   }
 
-  // Zeno guard (the interval at least a few thousand rounding units of t, and of the step)
+  return nh_sim_zeno_guard(s);
+}
+
+/* Zeno guard (the interval at least a few thousand rounding units of t, and of the step) */
+int nh_sim_zeno_guard(nh_sim *s) {
   const double zi = fmax(s->def.zeno_interval, fmax(NH_ZENO_T_REL * fabs(s->t), NH_ZENO_H_REL * s->def.h));
   s->burst = (s->t - s->last_impact_t < zi) ? s->burst + 1 : 1;
   s->last_impact_t = s->t;

@@ -43,6 +43,8 @@ nh_sim_def nh_sim_def_default(void) {
   d.constraint_tol = 1e-9;
   d.project_initial = 0;
   d.opts = nh_method_opts_default();
+  d.simul_tol = 1e-9;
+  d.simul_order = NH_SIMUL_MOST_INFEASIBLE;
   d.internal_cookie = NH_SIM_DEF_COOKIE;
   return d;
 }
@@ -191,6 +193,10 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->conserves = claims_energy(d.method, model);
   s->half = (d.method->flags & NH_METHOD_HALF_STEP) != 0;
   s->contact_ok = ng > 0 && d.contact && model->form == NH_FORM_MECHANICAL && nh_sim_contact_method_ok(d.method, model);
+  if (nh_sim_simul_create(s, msg, msg_size)) { /* simul.c: the simultaneous-impact workspace */
+    nh_sim_destroy(s);
+    return NULL;
+  }
 
   int rc = nh_sim_set_state_x(s, 0.0, model->x0);
   if (rc < 0) {
@@ -231,6 +237,7 @@ void nh_sim_destroy(nh_sim *s) {
   free(s->log_lam);
   free(s->ev);
   free(s->ev_x);
+  nh_sim_simul_destroy(s);
   free(s);
 }
 

@@ -23,7 +23,13 @@
 typedef struct impact_entry {
   double t, alpha, Eb, Ea, vnb, vna;
   int gap, status;
+  /* a simultaneous impact (simul.c): k contacts, its data at offsets pi, pd of the pools */
+  int k, nseq, law, policy, outcomes;
+  long pi, pd;
+  double R, xi;
 } impact_entry;
+
+typedef struct nh_sim_simul nh_sim_simul; /* simul.c: the simultaneous-impact workspace */
 
 typedef struct contact_entry {
   double t, t_limit, ratio, lambda, Eb, Ea;
@@ -97,6 +103,7 @@ struct nh_sim {
   double *Astk;           /* ((nc+ng) x nq) stacked rows [A; dg_closed] */
   double *cw;             /* (nc+ng) constraint scratch */
   double *proj_work;      /* nh_impact_work_size(nq, nc+ng) */
+  nh_sim_simul *simul;    /* simul.c (NULL with fewer than two gaps or simul_tol < 0) */
   long ncl, capcl;
   contact_entry *cl;
   double *cl_x;
@@ -183,6 +190,22 @@ int nh_sim_log_event(nh_sim *s, int mi, int dir, int stopped);
 /* impacts.c: apply gap gi's impact law at the current state and log it (s->dg holds the gap
  * gradients there) */
 int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied);
+/* simul.c: the workspace of simultaneous impacts, made at creation and freed with the sim */
+int nh_sim_simul_create(nh_sim *s, char *msg, size_t msg_size);
+void nh_sim_simul_destroy(nh_sim *s);
+/* simul.c: the contacts that join gap gi's impact at the current state (s->g1 the gaps, s->dg
+ * their gradients there); their number (1: gi alone, resolved by nh_sim_impact as before) */
+int nh_sim_simul_collect(nh_sim *s, int gi);
+/* simul.c: resolve the contacts collected (at least two) together and log the impact; *applied
+ * as nh_sim_impact */
+int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *applied);
+/* simul.c: the simultaneous part of record k of the impact log (zeros for a single impact) */
+void nh_sim_simul_record(const nh_sim *s, long k, nh_impact_record *r);
+/* impacts.c: log an impact at the current state (s->vtmp the velocity before) */
+void nh_sim_log_impact(nh_sim *s, int gi, int st, double alpha, double Eb, double Ea, double vnb, double vna);
+/* impacts.c: the Zeno guard after an impact (NH_ZENO on a burst) */
+int nh_sim_zeno_guard(nh_sim *s);
+
 /* events.c: Illinois regula falsi on f_i(step(x, tau)) (see there); exported for contact.c */
 typedef int (*nh_sim_partial_fn)(nh_sim *s, int i, double tau, double *val);
 int nh_sim_locate_fn(nh_sim *s, nh_sim_partial_fn f, const char *name, int i, double sgn, int strict,

@@ -1,0 +1,240 @@
+/* simul.c - simultaneous impacts in the driver: at a located impact, the gaps closing (or at
+ * rest) within simul_tol join it and are resolved together by the propagative model
+ * (nh_simul_resolve, docs/simultaneous-impacts.md), logged as one record with every contact,
+ * its impulse and the reflection sequence. A single gap keeps nh_sim_impact's map. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/msg.h"
+#include "sim/sim_impl.h"
+
+struct nh_sim_simul {
+  nh_simul_opts opts;
+  void *work;          /* nh_simul_work_size(nq, nc, ng, opts) bytes */
+  int *idx;            /* (ng) the gaps of the current set, increasing */
+  double *dgk;         /* (ng x nq) their gradients as rows */
+  double *vnb, *vna;   /* (ng) their rates before and after */
+  /* the log's pools: per record its gaps (k) and sequence (nseq); impulses, rates (3 k) */
+  int *pi;
+  double *pd;
+  long capi, capd;
+};
+
+int nh_sim_simul_create(nh_sim *s, char *msg, size_t msg_size) {
+  const int ord = s->def.simul_order;
+  if (ord < NH_SIMUL_MOST_INFEASIBLE || ord > NH_SIMUL_ENUMERATE) {
+    nh_set_msg(msg, msg_size, "simul_order %d is not a policy (nh_simul_policy: 0 to 3)", ord);
+    return NH_ERR_ARG;
+  }
+  if (!(s->def.simul_tol >= 0.0) || s->ng < 2 || s->model->form != NH_FORM_MECHANICAL) return 0;
+  nh_simul_opts o = nh_simul_opts_default();
+  o.policy = (nh_simul_policy)ord;
+  o.project = 1;
+  const size_t nq = (size_t)s->nq, ng = (size_t)s->ng;
+  size_t wb = 0;
+  for (int law = NH_SIMUL_ELASTIC; law <= NH_SIMUL_INELASTIC; law++) { /* the largest of the laws */
+    o.law = (nh_simul_law)law;
+    size_t b = nh_simul_work_size(s->nq, s->nc, s->ng, &o);
+    if (b > wb) wb = b;
+  }
+  nh_sim_simul *w = calloc(1, sizeof *w);
+  if (w) {
+    w->opts = o;
+    w->work = malloc(wb);
+    w->idx = calloc(ng, sizeof(int));
+    w->dgk = calloc(ng * nq + 2 * ng, sizeof(double));
+  }
+  if (!w || !w->work || !w->idx || !w->dgk || wb == 0) {
+    if (w) free(w->work), free(w->idx), free(w->dgk);
+    free(w);
+    nh_set_msg(msg, msg_size, "out of memory for the simultaneous-impact workspace");
+    return NH_ERR_NOMEM;
+  }
+  w->vnb = w->dgk + ng * nq, w->vna = w->vnb + ng;
+  s->simul = w;
+  return 0;
+}
+
+void nh_sim_simul_destroy(nh_sim *s) {
+  nh_sim_simul *w = s->simul;
+  if (!w) return;
+  free(w->work), free(w->idx), free(w->dgk), free(w->pi), free(w->pd), free(w);
+  s->simul = NULL;
+}
+
+int nh_sim_simul_collect(nh_sim *s, int gi) {
+  nh_sim_simul *w = s->simul;
+  const int nq = s->nq;
+  const double *v = s->x + nq;
+  int k = 0;
+  if (!w) return 1;
+  // the triggering gap, and every open gap touching (|g| <= simul_tol) that closes or rests
+  for (int i = 0; i < s->ng; i++) {
+    const double *dgi = s->dg + (size_t)i * nq, rate = nh_la_dot(nq, dgi, v);
+    if (i != gi && ((s->nact > 0 && s->closed[i]) || !(fabs(s->g1[i]) <= s->def.simul_tol) || !(rate <= s->def.vn_tol)))
+      continue;
+    w->idx[k] = i;
+    w->vnb[k] = rate;
+    memcpy(w->dgk + (size_t)k * nq, dgi, sizeof(double) * (size_t)nq);
+    k++;
+  }
+  return k;
+}
+
+/* the simultaneous law of the k contacts: each law's coefficient (elastic 1, restitution e; the
+ * Clark & Bloch plastic law is the elastic reflection without constraints and has no
+ * counterpart with them), the smallest of them as the energetic coefficient R */
+static int simul_law(nh_sim *s, int k) {
+  nh_sim_simul *w = s->simul;
+  const nh_model *m = s->model;
+  double R = 1.0;
+  for (int j = 0; j < k; j++) {
+    const int g = w->idx[j];
+    const nh_impact_law law = m->impact ? m->impact[g] : (nh_impact_law){NH_IMPACT_ELASTIC, 1.0};
+    double c = 1.0;
+    if (law.kind == NH_IMPACT_RESTITUTION) c = law.e;
+    else if (law.kind == NH_IMPACT_PLASTIC && s->nc > 0) {
+      sim_msg(s, "simultaneous impact at t = %.17g: the plastic (Clark & Bloch) law of gap '%s' has no "
+                 "simultaneous counterpart with velocity constraints (use elastic or restitution e)",
+              s->t, m->gap_names[g]);
+      return NH_ERR_UNSUPPORTED;
+    }
+    if (c < R) R = c;
+  }
+  w->opts.restitution = R;
+  w->opts.law = R == 1.0 ? NH_SIMUL_ELASTIC : R == 0.0 ? NH_SIMUL_PLASTIC : NH_SIMUL_INELASTIC;
+  return 0;
+}
+
+/* the gap names of the set, for a message */
+static void set_names(const nh_sim *s, int k, char *buf, size_t size) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (int j = 0; j < k && n + 1 < size; j++) {
+    int r = snprintf(buf + n, size - n, "%s'%s'", j ? ", " : "", s->model->gap_names[s->simul->idx[j]]);
+    if (r < 0) break;
+    n += (size_t)r;
+  }
+}
+
+/* room in the pools for a record of k contacts and nseq reflections at log slot n */
+static int pool_reserve(nh_sim *s, long n, int k, int nseq) {
+  nh_sim_simul *w = s->simul;
+  long i0 = 0, d0 = 0;
+  if (n > 0) {
+    const impact_entry *p = &s->log[n - 1];
+    i0 = p->pi + p->k + p->nseq, d0 = p->pd + 3L * p->k;
+  }
+  long ni = i0 + k + nseq, nd = d0 + 3L * k;
+  if (ni > w->capi) {
+    long cap = ni > 2 * w->capi ? ni + 64 : 2 * w->capi;
+    int *a = realloc(w->pi, sizeof(int) * (size_t)cap);
+    if (!a) return NH_ERR_NOMEM;
+    w->pi = a, w->capi = cap;
+  }
+  if (nd > w->capd) {
+    long cap = nd > 2 * w->capd ? nd + 64 : 2 * w->capd;
+    double *a = realloc(w->pd, sizeof(double) * (size_t)cap);
+    if (!a) return NH_ERR_NOMEM;
+    w->pd = a, w->capd = cap;
+  }
+  return 0;
+}
+
+/* the simultaneous part of the record just logged (slot s->nlog - 1) */
+static void log_simul(nh_sim *s, int k, const nh_simul_result *res) {
+  nh_sim_simul *w = s->simul;
+  impact_entry *e = &s->log[s->nlog - 1];
+  e->k = k, e->nseq = res->reflections;
+  e->law = w->opts.law, e->policy = w->opts.policy, e->R = w->opts.restitution;
+  e->outcomes = w->opts.policy == NH_SIMUL_ENUMERATE ? res->outcomes : 0;
+  e->xi = w->opts.policy == NH_SIMUL_ENUMERATE ? res->xi : 0.0;
+  int *pi = w->pi + e->pi;
+  double *pd = w->pd + e->pd;
+  for (int j = 0; j < k; j++) pi[j] = w->idx[j];
+  for (int r = 0; r < res->reflections; r++) pi[k + r] = w->idx[res->seq[r]];
+  memcpy(pd, res->impulse, sizeof(double) * (size_t)k);
+  memcpy(pd + k, w->vnb, sizeof(double) * (size_t)k);
+  memcpy(pd + 2 * k, w->vna, sizeof(double) * (size_t)k);
+  for (int j = 1; j < k; j++)
+    if (fabs(s->g1[w->idx[j]]) > s->stats.max_event_gap) s->stats.max_event_gap = fabs(s->g1[w->idx[j]]);
+}
+
+void nh_sim_simul_record(const nh_sim *s, long k, nh_impact_record *r) {
+  const impact_entry *e = &s->log[k];
+  const nh_sim_simul *w = s->simul;
+  r->contacts = 0, r->contact_gap = NULL, r->impulse = NULL, r->contact_vn_before = r->contact_vn_after = NULL;
+  r->reflections = 0, r->sequence = NULL, r->law = 0, r->restitution = 0.0, r->policy = 0, r->outcomes = 0;
+  r->xi = 0.0;
+  if (!w || e->k == 0) return;
+  r->contacts = e->k;
+  r->contact_gap = w->pi + e->pi;
+  r->sequence = w->pi + e->pi + e->k;
+  r->reflections = e->nseq;
+  r->impulse = w->pd + e->pd;
+  r->contact_vn_before = w->pd + e->pd + e->k;
+  r->contact_vn_after = w->pd + e->pd + 2 * e->k;
+  r->law = e->law, r->restitution = e->R, r->policy = e->policy, r->outcomes = e->outcomes, r->xi = e->xi;
+}
+
+/* after the impact: the contacts reached at rest close if they push (contact.c) */
+static int close_at_rest(nh_sim *s, int k, double Eb) {
+  nh_sim_simul *w = s->simul;
+  int rc, closed;
+  for (int j = 0; j < k && s->def.contact; j++) {
+    const int g = w->idx[j];
+    if (!(w->vnb[j] < -s->def.vn_tol)) continue; /* a contact at rest before: not an impact of its own */
+    s->tau_imp[g] = s->t - s->t_imp[g], s->t_imp[g] = s->t;
+    if (fabs(w->vna[j]) <= NH_CONTACT_REST_REL * fabs(w->vnb[j]) + s->def.vn_tol &&
+        (rc = nh_sim_contact_close(s, g, NH_CONTACT_REST, Eb, s->t, 0.0, -1.0, &closed)))
+      return rc;
+  }
+  return 0;
+}
+
+int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *applied) {
+  nh_sim_simul *w = s->simul;
+  const int nq = s->nq, nc = s->nc;
+  double *v = s->x + nq, Eb = s->stats.energy, Ea;
+  char buf[200], names[160];
+  int rc, st;
+  *applied = 0;
+  if ((rc = simul_law(s, k))) return rc;
+  if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, v, user)) return NH_STOPPED;
+  // M(q) and A(q) are still in scratch from the monitors at this state (as for one gap)
+  const nh_simul_problem pb = {nq, nc, k, s->M, nc > 0 ? s->dyn.A : NULL, w->dgk};
+  nh_simul_result res;
+  memcpy(s->vtmp, v, sizeof(double) * (size_t)nq);
+  st = nh_simul_resolve(&pb, s->vtmp, &w->opts, v, &res, w->work, buf, sizeof buf);
+  if (st == NH_NO_IMPACT) { /* within the resolution's feasibility tolerance: a graze */
+    memcpy(v, s->vtmp, sizeof(double) * (size_t)nq);
+    s->stats.grazing++;
+    return 0;
+  }
+  if (st != NH_OK) {
+    memcpy(v, s->vtmp, sizeof(double) * (size_t)nq);
+    set_names(s, k, names, sizeof names);
+    sim_msg(s, "simultaneous impact of %s at t = %.17g failed: %s", names, s->t, buf);
+    return st < 0 ? st : NH_ERR_SINGULAR; /* a degenerate contact cannot be resolved */
+  }
+  if (nc > 0) memcpy(s->lam, res.mu, sizeof(double) * (size_t)nc);
+  if (s->nact > 0 && (rc = nh_sim_contact_after_impact(s))) return rc; /* the closed contacts */
+  if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
+  for (int j = 0; j < k; j++) w->vna[j] = nh_la_dot(nq, w->dgk + (size_t)j * nq, v);
+  long n = s->def.log_limit > 0 && s->nlog >= s->def.log_limit ? s->def.log_limit - 1 : s->nlog;
+  if (pool_reserve(s, n, k, res.reflections)) {
+    sim_msg(s, "out of memory for the impact log");
+    return NH_ERR_NOMEM;
+  }
+  nh_sim_log_impact(s, w->idx[0], st, -res.impulse[0], Eb, Ea, w->vnb[0], w->vna[0]);
+  log_simul(s, k, &res);
+  s->E_seg = Ea;
+  s->C_seg = Ea, s->C_unset = s->half;
+  s->stats.energy = Ea;
+  *applied = 1;
+  if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, v, user)) return NH_STOPPED;
+  if ((rc = close_at_rest(s, k, Eb))) return rc;
+  return nh_sim_zeno_guard(s);
+}
