@@ -190,6 +190,7 @@ int main(int argc, char **argv) {
   d.q0 = penny_builtin->q0, d.v0 = penny_builtin->v0;
   d.mass = hp_mass, d.constraint = hp_constraint, d.constraint_deriv = hp_dA, d.potential = hp_potential;
   d.user = &pp, d.user_size = sizeof pp;
+  d.mass_constant = 1; /* as the model file's (its M does not depend on q) */
   nh_model *ph = nh_model_create(&d, NULL, 0);
   nh_model *pt = bench_load_example("penny.nh", NH_BACKEND_TAPE, NULL, NULL, 0);
   nh_model *pc = bench_load_example("penny.nh", NH_BACKEND_CODEGEN, NULL, NULL, 0);
@@ -204,6 +205,7 @@ int main(int argc, char **argv) {
   e.q0 = sq0, e.v0 = sv0;
   e.mass = hs_mass, e.constraint = hs_constraint, e.constraint_deriv = hs_dA;
   e.user = &sp, e.user_size = sizeof sp;
+  e.mass_constant = 1; /* as the model file's (its M does not depend on q) */
   nh_model *sh = nh_model_create(&e, NULL, 0);
   nh_model *st = bench_load_example("chaplygin_sleigh.nh", NH_BACKEND_TAPE, NULL, NULL, 0);
   nh_model *sc = bench_load_example("chaplygin_sleigh.nh", NH_BACKEND_CODEGEN, NULL, NULL, 0);
@@ -217,6 +219,7 @@ int main(int argc, char **argv) {
   f.coord_names = qt->coord_names;
   f.q0 = qt->q0, f.v0 = qt->v0;
   f.mass = hq_mass, f.constraint = hq_constraint, f.constraint_deriv = hq_dA, f.potential = hq_potential;
+  f.mass_constant = 1; /* as the model file's (its M does not depend on q) */
   nh_model *qh = nh_model_create(&f, NULL, 0);
   if (!ph || !pt || !pc || !sh || !st || !sc || !qh) return 1;
   printf("model-file evaluation against hand-written C (same process); targets: codegen <= 1.3x, tape <= 5x\n");

@@ -261,6 +261,11 @@ typedef struct nh_model_def {
    * only (the methods evaluate them at g = identity). Forces may depend on anything. */
   int has_se2;
   int se2[3];
+  /* mechanical form: 1 declares that M(q) does not depend on q (nor on anything that changes
+   * during a run). The dynamics then evaluate and factor M once per simulation, not per
+   * right-hand side; mass is still called where a method wants M itself. Model files set it
+   * when every entry of dM/dq is identically 0. A wrong 1 gives wrong dynamics. */
+  int mass_constant;
 
   const void *user;  /* passed to every evaluator */
   size_t user_size;  /* > 0: copy user_size bytes of *user into the model and pass the copy */
@@ -294,6 +299,7 @@ typedef struct nh_model {
   int nmon;
   const nh_monitor_def *monitors; /* names copied */
   int has_se2, se2[3];   /* Lie-group structure, as in nh_model_def */
+  int mass_constant;     /* 0 or 1, as in nh_model_def (0 for the ODE form) */
   void *user;
 } nh_model;
 

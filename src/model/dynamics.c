@@ -5,7 +5,8 @@
  *
  * Range-space solution with Cholesky factors:
  *   M = L L^T,  W = M^-1 A^T,  G = A W = A M^-1 A^T,
- *   G lambda = -Adot v - A M^-1 r,   a = M^-1 r + W lambda. */
+ *   G lambda = -Adot v - A M^-1 r,   a = M^-1 r + W lambda.
+ * A constant M (model->mass_constant) is evaluated and factored once per workspace. */
 #include <math.h>
 #include <string.h>
 
@@ -33,6 +34,7 @@ void nh_dyn_init(nh_dyn *d, const nh_model *m, double *work) {
   d->Pi = d->tmpc + nc;
   d->g = d->Pi + (m->poisson ? (size_t)m->nx * (size_t)m->nx : 0);
   d->evals = 0;
+  d->mready = d->mdiag = 0;
   d->nact = 0;
   d->act = NULL;
   d->Ac = d->Wc = d->Gc = d->lamc = d->cdg = d->cq = NULL;
@@ -53,6 +55,26 @@ void nh_dyn_contact_init(nh_dyn *d, double *work) {
   d->lamc = d->Gc + nr * nr;
   d->cdg = d->lamc + nr;
   d->cq = d->cdg + ng * nq;
+}
+
+/* the Cholesky factor of M(q) into d->M: evaluated and factored per call, or once for a
+ * constant M (kept while mready; a failed evaluation or factorisation is not kept) */
+static int mass_factor(nh_dyn *d, const double *q) {
+  const nh_model *m = d->model;
+  int rc;
+  if (d->mready) return NH_OK;
+  if ((rc = nh_cb(m->mass(q, d->M, m->user)))) return rc;
+  if (nh_la_chol(d->nq, d->M, 0.0, NULL) != 0) return NH_ERR_NOT_SPD;
+  if (m->mass_constant) d->mready = 1, d->mdiag = nh_la_lower_zero(d->nq, d->M);
+  return NH_OK;
+}
+
+/* b <- M^-1 b with the factor in d->M (a diagonal one known once: no scan per solve) */
+static void mass_solve(const nh_dyn *d, double *b) {
+  if (d->mdiag)
+    nh_la_diag_solve(d->nq, d->M, b);
+  else
+    nh_la_chol_solve(d->nq, d->M, b);
 }
 
 /* relative step of the central difference of dg along v (cube root of the machine epsilon:
@@ -93,7 +115,7 @@ static int accel_contact(nh_dyn *d, const double *q, const double *v, double *a,
   for (int k = 0; k < nr; k++) {
     double *w = W + (size_t)k * nq;
     memcpy(w, A + (size_t)k * nq, sizeof(double) * (size_t)nq);
-    nh_la_chol_solve(nq, d->M, w);
+    mass_solve(d, w);
   }
   for (int i = 0; i < nr; i++)
     for (int k = 0; k < nr; k++) G[i * nr + k] = nh_la_dot(nq, A + (size_t)i * nq, W + (size_t)k * nq);
@@ -126,11 +148,10 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
     nh_la_axpy(nq, 1.0, d->tmp, d->r);
   }
 
-  // factor M = L L^T, a = M^-1 r
-  if ((rc = nh_cb(m->mass(q, d->M, m->user)))) return rc;
-  if (nh_la_chol(nq, d->M, 0.0, NULL) != 0) return NH_ERR_NOT_SPD;
+  // factor M = L L^T (once for a constant M), a = M^-1 r
+  if ((rc = mass_factor(d, q))) return rc;
   memcpy(a, d->r, sizeof(double) * (size_t)nq);
-  nh_la_chol_solve(nq, d->M, a);
+  mass_solve(d, a);
   if (d->nact > 0) return accel_contact(d, q, v, a, lambda); /* closed contacts: the stacked rows */
   if (nc == 0) return NH_OK;
 
@@ -139,7 +160,7 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
   for (int k = 0; k < nc; k++) {
     double *w = d->W + (size_t)k * nq;
     memcpy(w, d->A + (size_t)k * nq, sizeof(double) * (size_t)nq);
-    nh_la_chol_solve(nq, d->M, w);
+    mass_solve(d, w);
   }
   for (int i = 0; i < nc; i++)
     for (int k = 0; k < nc; k++) d->G[i * nc + k] = nh_la_dot(nq, d->A + (size_t)i * nq, d->W + (size_t)k * nq);

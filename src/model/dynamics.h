@@ -5,6 +5,7 @@
  *
  * solved by the range-space method with Cholesky factors (no explicit inverses):
  *   M = L L^T;  W = M^-1 A^T;  G = A W (SPD);  G lambda = -Adot v - A M^-1 r;  a = M^-1 (r + A^T lambda).
+ * A constant M (model->mass_constant) is factored once per workspace; G is formed per call.
  * The first-order state is x = (q, v) of size 2 nq. */
 #ifndef NH_DYNAMICS_H
 #define NH_DYNAMICS_H
@@ -16,7 +17,7 @@
 typedef struct nh_dyn {
   const nh_model *model;
   int nq, nc;
-  double *M;      /* (nq x nq) factor of M after a call */
+  double *M;      /* (nq x nq) factor of M after a call (kept across calls for a constant M) */
   double *A;      /* (nc x nq) */
   double *W;      /* (nq x nc) = M^-1 A^T, stored column-major by constraint: W + k*nq */
   double *G;      /* (nc x nc) factor of A M^-1 A^T */
@@ -25,6 +26,11 @@ typedef struct nh_dyn {
   double *tmpc;   /* (nc) */
   double *Pi, *g; /* almost-Poisson form: (nx x nx), (nx) */
   long evals;     /* accel evaluations */
+  /* Constant mass (model->mass_constant): M is evaluated and factored at the first call and
+   * the factor in M kept for every later one (mready); mdiag: that factor is diagonal (its
+   * strict lower triangle is exactly 0, checked once), so solves divide by its diagonal,
+   * the roundings nh_la_chol_solve takes for such a factor. */
+  int mready, mdiag;
   /* Persistent contacts (the driver's closed gaps, docs/contact.md): nact gaps g_i(q) = 0
    * held as holonomic constraints, their rows dg_i after the nc constraint rows and their
    * acceleration term (d/dt dg_i) v = v^T Hess(g_i) v by a central difference of dg along v

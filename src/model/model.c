@@ -141,7 +141,7 @@ static int check_ode_def(const nh_model_def *d, char *msg, size_t size) {
     nh_set_msg(msg, size, "bad size: nx = %d (>= 1) for an ODE-form model", d->nx);
     return 0;
   }
-  if (d->nq != 0 || d->nc != 0 || d->ngap != 0 || d->mass || d->constraint || d->gap || d->flow) {
+  if (d->nq != 0 || d->nc != 0 || d->ngap != 0 || d->mass || d->mass_constant || d->constraint || d->gap || d->flow) {
     nh_set_msg(msg, size, "an ODE-form model has no coordinates, constraints, gaps, mass or flow");
     return 0;
   }
@@ -348,6 +348,7 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   }
   m->monitors = mon;
   m->has_se2 = d->has_se2 ? 1 : 0;
+  m->mass_constant = !ode && d->mass_constant ? 1 : 0;
   for (int i = 0; i < 3; i++) m->se2[i] = d->has_se2 ? d->se2[i] : -1;
   if (d->user_size > 0) {
     memcpy(user, d->user, d->user_size);

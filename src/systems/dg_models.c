@@ -139,6 +139,7 @@ nh_model *nh_quartic_create(char *msg, size_t msg_size) {
   d.coord_names = names, d.constraint_names = cnames, d.param_names = pnames, d.param_values = pvals;
   d.q0 = q0, d.v0 = v0;
   d.mass = unit_mass;
+  d.mass_constant = 1;
   d.potential = quartic_potential;
   d.constraint = quartic_constraint;
   d.potential_hess = quartic_hess;
@@ -190,6 +191,7 @@ nh_model *nh_gearbox_create(int rotating, char *msg, size_t msg_size) {
   d.coord_names = names, d.constraint_names = cnames;
   d.q0 = q0, d.v0 = v0;
   d.mass = unit_mass3;
+  d.mass_constant = 1;
   d.potential = gearbox_potential;
   d.constraint = gearbox_constraint;
   d.potential_hess = gearbox_hess;

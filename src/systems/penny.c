@@ -639,6 +639,7 @@ nh_model *nh_penny_create(const nh_penny_params *p, char *msg, size_t msg_size) 
   d.q0 = q0;
   d.v0 = v0;
   d.mass = penny_mass;
+  d.mass_constant = 1;
   d.constraint = penny_constraint;
   d.gap = penny_gap;
   d.flow = penny_flow;

@@ -153,6 +153,7 @@ nh_model *nh_snakeboard_create(const nh_snakeboard_params *p, char *msg, size_t 
   def.param_names = pnames, def.param_values = pv;
   def.q0 = q0, def.v0 = v0;
   def.mass = sb_mass;
+  def.mass_constant = 1;
   def.mass_deriv = sb_mass_deriv;
   def.constraint = sb_constraint;
   def.constraint_deriv = sb_constraint_deriv;

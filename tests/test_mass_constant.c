@@ -1,0 +1,223 @@
+/* test_mass_constant.c - a constant mass matrix (nh_model_def.mass_constant) is evaluated and
+ * factored once per simulation workspace, a q-dependent one at every right-hand side, and the
+ * two paths give the same trajectories to the bit; model files and built-ins set the flag
+ * where M does not depend on q. */
+#include <math.h>
+#include <string.h>
+
+#include "harness.h"
+#include "model/dynamics.h"
+#include "nholo/modelfile.h"
+#include "nholo/nholo.h"
+
+/* ---- a Chaplygin sleigh whose evaluators count the mass calls ---------------------------- */
+
+typedef struct counted {
+  double I, m, a;
+  double off; /* skate offset in M (0: M = diag(I, m, m), constant; else M depends on theta) */
+  long calls; /* mass evaluations */
+} counted;
+
+static int c_mass(const double *q, double *M, void *user) {
+  counted *c = user;
+  double s = sin(q[0]), co = cos(q[0]), ma = c->m * c->off;
+  c->calls++;
+  M[0] = c->I + c->m * c->off * c->off, M[1] = -ma * s, M[2] = ma * co;
+  M[3] = -ma * s, M[4] = c->m, M[5] = 0.0;
+  M[6] = ma * co, M[7] = 0.0, M[8] = c->m;
+  return 0;
+}
+
+static int c_constraint(const double *q, const double *v, double *A, double *Adv, void *user) {
+  const counted *c = user;
+  double s = sin(q[0]), co = cos(q[0]);
+  if (A) A[0] = c->a, A[1] = s, A[2] = -co;
+  if (Adv) *Adv = v[0] * (co * v[1] + s * v[2]);
+  return 0;
+}
+
+/* the model on *c (kept by the caller: the counter is read back), flag as given */
+static nh_model *counted_model(counted *c, int mass_constant) {
+  static const char *const names[] = {"theta", "x", "y"};
+  static const double q0[3] = {0.0, 0.0, 0.0}, v0[3] = {1.0, -1.0, 1.0};
+  nh_model_def d = nh_model_def_default();
+  d.name = "counted";
+  d.nq = 3, d.nc = 1;
+  d.coord_names = names;
+  d.q0 = q0, d.v0 = v0;
+  d.mass = c_mass;
+  d.constraint = c_constraint;
+  d.mass_constant = mass_constant;
+  d.user = c; /* user_size 0: the model passes this pointer */
+  return nh_model_create(&d, NULL, 0);
+}
+
+/* ---- the dynamics: one factorisation for a constant M, one per call otherwise ------------ */
+
+#define N_RHS 50
+
+static int test_dyn_factor_count(void) {
+  counted cc = {2.0, 3.0, 1.0, 0.0, 0}, cv = cc;
+  nh_model *mc = counted_model(&cc, 1), *mv = counted_model(&cv, 0);
+  ENSURE(mc && mv);
+  ENSURE(mc->mass_constant == 1 && mv->mass_constant == 0);
+  double wc[64], wv[64];
+  ENSURE(nh_dyn_work_size(mc) <= 64);
+  nh_dyn dc, dv;
+  nh_dyn_init(&dc, mc, wc);
+  nh_dyn_init(&dv, mv, wv);
+  unsigned long long seed = 7;
+  int same = 1;
+  for (int k = 0; k < N_RHS; k++) {
+    double x[6], fc[6], fv[6];
+    for (int i = 0; i < 6; i++) x[i] = nh_test_rand(&seed, -2.0, 2.0);
+    ENSURE(nh_dyn_rhs(&dc, 0.0, x, fc) == 0);
+    ENSURE(nh_dyn_rhs(&dv, 0.0, x, fv) == 0);
+    same = same && memcmp(fc, fv, sizeof fc) == 0;
+  }
+  ENSURE(same); /* the kept factor is the factor: results to the bit */
+  ENSURE(cc.calls == 1);
+  ENSURE(cv.calls == N_RHS);
+  ENSURE(dc.mdiag == 1);
+  /* a new workspace factors again */
+  nh_dyn_init(&dc, mc, wc);
+  double x[6] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, f[6];
+  ENSURE(nh_dyn_rhs(&dc, 0.0, x, f) == 0 && nh_dyn_rhs(&dc, 0.0, x, f) == 0);
+  ENSURE(cc.calls == 2);
+  nh_model_destroy(mc);
+  nh_model_destroy(mv);
+  return 0;
+}
+
+/* a full (non-diagonal) constant M: the general factor is kept, not the diagonal path */
+static int test_dyn_full_constant(void) {
+  counted cc = {2.0, 3.0, 1.0, 0.5, 0}, cv = cc;
+  nh_model *mc = counted_model(&cc, 1), *mv = counted_model(&cv, 0);
+  ENSURE(mc && mv);
+  double wc[64], wv[64], x[6] = {0.0, 0.0, 0.0, 1.0, -1.0, 1.0}, fc[6], fv[6];
+  nh_dyn dc, dv;
+  nh_dyn_init(&dc, mc, wc);
+  nh_dyn_init(&dv, mv, wv);
+  /* at theta = 0 both evaluate M(0); the constant path then keeps it */
+  for (int k = 0; k < 5; k++) {
+    ENSURE(nh_dyn_rhs(&dc, 0.0, x, fc) == 0 && nh_dyn_rhs(&dv, 0.0, x, fv) == 0);
+    ENSURE(memcmp(fc, fv, sizeof fc) == 0);
+    x[3] += 0.25, x[4] -= 0.125;
+  }
+  ENSURE(dc.mdiag == 0);
+  ENSURE(cc.calls == 1 && cv.calls == 5);
+  nh_model_destroy(mc);
+  nh_model_destroy(mv);
+  return 0;
+}
+
+/* ---- whole runs: the same trajectory, one dynamics mass call for a constant M ----------- */
+
+/* final state and mass calls of a run to t_end with method name */
+static int run_counted(int mass_constant, const char *method, double t_end, double *x, long *calls, long *evals) {
+  counted c = {2.0, 3.0, 1.0, 0.0, 0};
+  nh_model *m = counted_model(&c, mass_constant);
+  if (!m) return -1;
+  nh_sim_def d = nh_sim_def_default();
+  d.method = nh_method_find(method);
+  d.h = 1e-2;
+  nh_sim *s = nh_sim_create(m, &d, NULL, 0);
+  int rc = s ? nh_sim_run(s, t_end, 0, NULL, NULL) : -1;
+  if (s) {
+    memcpy(x, nh_sim_x(s), sizeof(double) * 6);
+    *evals = nh_sim_get_stats(s)->evals;
+    nh_sim_destroy(s);
+  }
+  *calls = c.calls;
+  nh_model_destroy(m);
+  return rc;
+}
+
+static int test_run_same(void) {
+  static const char *const methods[] = {"dopri5", "rk4"};
+  for (int i = 0; i < 2; i++) {
+    double xc[6], xv[6];
+    long cc, cv, ec, ev;
+    ENSURE(run_counted(1, methods[i], 5.0, xc, &cc, &ec) == NH_OK);
+    ENSURE(run_counted(0, methods[i], 5.0, xv, &cv, &ev) == NH_OK);
+    ENSURE(memcmp(xc, xv, sizeof xc) == 0 && ec == ev && ev > 100);
+    /* the driver's own mass calls (energy, projections) are the same on the same
+     * trajectory; the dynamics add one per right-hand side for the q-dependent flag and one
+     * in all for the constant one */
+    ENSURE(cv - cc == ev - 1);
+  }
+  return 0;
+}
+
+/* ---- who sets the flag --------------------------------------------------------------- */
+
+static const char *const q_dep =
+    "model offset_sleigh\n"
+    "coordinates theta x y\n"
+    "parameter a = 0.5\n"
+    "kinetic 1/2*theta'^2 + 1/2*((x' - a*sin(theta)*theta')^2 + (y' + a*cos(theta)*theta')^2)\n"
+    "constraint skate: theta' + sin(theta)*x' - cos(theta)*y' = 0\n"
+    "initial theta' = 1, x' = -1, y' = 1\n";
+
+static int test_flag_set(void) {
+  char msg[512];
+  nh_load_opts o = nh_load_opts_default();
+  o.backend = NH_BACKEND_TAPE;
+  nh_model *m = nh_model_load(NHOLO_SOURCE_DIR "/examples/chaplygin_sleigh.nh", &o, msg, sizeof msg);
+  ENSURE(m && m->mass_constant == 1);
+  nh_model_destroy(m);
+  m = nh_model_load(NHOLO_SOURCE_DIR "/examples/penny.nh", &o, msg, sizeof msg);
+  ENSURE(m && m->mass_constant == 1);
+  nh_model_destroy(m);
+  m = nh_model_parse(q_dep, "offset.nh", &o, msg, sizeof msg);
+  ENSURE(m && m->mass_constant == 0);
+  nh_model_destroy(m);
+
+  nh_sleigh_params sp = nh_sleigh_params_default();
+  m = nh_sleigh_create(&sp, msg, sizeof msg);
+  ENSURE(m && m->mass_constant == 1);
+  nh_model_destroy(m);
+  nh_penny_params pp = nh_penny_params_default();
+  m = nh_penny_create(&pp, msg, sizeof msg);
+  ENSURE(m && m->mass_constant == 1);
+  nh_model_destroy(m);
+  nh_snakeboard_params bp = nh_snakeboard_params_default();
+  m = nh_snakeboard_create(&bp, msg, sizeof msg);
+  ENSURE(m && m->mass_constant == 1);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* an ODE-form model has no mass: the flag is refused there */
+static int ode_rhs(double t, const double *x, double *xdot, void *user) {
+  (void)t, (void)user;
+  xdot[0] = -x[0];
+  return 0;
+}
+
+static int test_ode_refused(void) {
+  nh_model_def d = nh_model_def_default();
+  char msg[256];
+  d.name = "decay";
+  d.form = NH_FORM_ODE;
+  d.nx = 1;
+  d.rhs = ode_rhs;
+  d.mass_constant = 1;
+  ENSURE(nh_model_create(&d, msg, sizeof msg) == NULL);
+  ENSURE(strcmp(msg, "an ODE-form model has no coordinates, constraints, gaps, mass or flow") == 0);
+  d.mass_constant = 0;
+  nh_model *m = nh_model_create(&d, msg, sizeof msg);
+  ENSURE(m && m->mass_constant == 0);
+  nh_model_destroy(m);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  TEST_INIT(argc, argv);
+  RUN_TEST(test_dyn_factor_count);
+  RUN_TEST(test_dyn_full_constant);
+  RUN_TEST(test_run_same);
+  RUN_TEST(test_flag_set);
+  RUN_TEST(test_ode_refused);
+  return TEST_SUMMARY();
+}
