@@ -5,6 +5,22 @@
 
 #include "methods/vi.h"
 
+/* what both steps do first: count the evaluation, find whether the step continues the last
+ * one (vi_resolve), factor M and evaluate the forces at q0, set up the projector unless it is
+ * kept; returns `fresh` (the method restarts here), *rc the first failure */
+static int rs_begin(nh_stepper *s, vi_ws *w, double t, const double *x0, int *rc) {
+  const nh_model *mo = s->model;
+  const int n = w->n;
+  const double *q0 = x0, *v0 = x0 + n;
+  s->evals++;
+  int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
+  if ((*rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv, w->mdiag))) return fresh;
+  if ((*rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return fresh;
+  if (!cont && (*rc = proj_setup(mo, w, q0, w->L0))) return fresh; /* else kept from the last step */
+  *w->pvalid = 0.0;
+  return fresh;
+}
+
 static int rattle_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
   const nh_model *mo = s->model;
   vi_ws *w = vi_get(s);
@@ -14,12 +30,8 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
   double *q1 = x1, *v1 = x1 + n, *lam = w->z;
   int rc;
   if (err) *err = 0.0;
-  s->evals++;
-  int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
-  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv, w->mdiag))) return rc;
-  if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
-  if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
-  *w->pvalid = 0.0;
+  int fresh = rs_begin(s, w, t, x0, &rc);
+  if (rc) return rc;
   if (fresh) {
     // lambda_0: 0 (paper), (A M^-1 A^T)^-1 A M^-1 f_0 (consistent with gni's paper start) or
     // midpoint: the consistent one less 2/h lam', where A^T lam' is gni's midpoint correction of
@@ -70,12 +82,8 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   double *q1 = x1, *v1 = x1 + n, *vm = w->r, *lam = w->z;
   int rc;
   if (err) *err = 0.0;
-  s->evals++;
-  int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
-  if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv, w->mdiag))) return rc;
-  if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
-  if (!cont && (rc = proj_setup(mo, w, q0, w->L0))) return rc; /* else kept from the last step */
-  *w->pvalid = 0.0;
+  int fresh = rs_begin(s, w, t, x0, &rc);
+  if (rc) return rc;
   if (fresh) {
     // q_-1 = q_0 - h M^-1 (p_0 - h/2 P^T f_0), h_-1 = h (paper: gni's paper start); midpoint:
     // less c, gni's midpoint correction of p_1/2 = p_0 + h/2 P^T f_0 (shake is then gni with
