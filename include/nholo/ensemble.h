@@ -106,7 +106,7 @@ NH_API int nh_ensemble_parallel(void);
 
 /* Run the ensemble. With csv_path (Nullable) write one row per member, in member order:
  * member, the variables' values, status (nh_status_name), impacts, t_end, the final state x
- * (nh_model.state_names), written through an nh_outfile (nothing is left at the path on
+ * (columns final_NAME, NAME of nh_model.state_names), written through an nh_outfile (nothing is left at the path on
  * failure). stats (Nullable) is filled (free it with nh_ensemble_stats_free). A member that
  * fails records its status and the others go on; the return is NH_OK then, or an error that
  * stopped the whole ensemble (bad definition, out of memory, the CSV) with a message. */

@@ -94,7 +94,8 @@ long nh_ensemble_count(const nh_ensemble_var *vars, int nvar, long replicas) {
 
 /* grid point i of k from a to b: the ends exact, i/(k-1) weights */
 static double grid_point(double a, double b, long i, long k) {
-  if (k <= 1) return a;
+  if (k <= 1 || i == 0) return a;
+  if (i == k - 1) return b;
   return ((double)(k - 1 - i) * a + (double)i * b) / (double)(k - 1);
 }
 

@@ -83,12 +83,12 @@ static void run_member(ens_ctx *c, long m, long i, int th) {
   }
 }
 
-/* the CSV's header: member, the variables, status, impacts, t_end, the state's names */
+/* the CSV's header: member, the variables, status, impacts, t_end, final_ and the state's names */
 static void write_header(FILE *f, const nh_ensemble_def *d) {
   fputs("member", f);
   for (int j = 0; j < d->nvar; j++) fprintf(f, ",%s", d->vars[j].name);
   fputs(",status,impacts,t_end", f);
-  for (int i = 0; i < d->model->nx; i++) fprintf(f, ",%s", d->model->state_names[i]);
+  for (int i = 0; i < d->model->nx; i++) fprintf(f, ",final_%s", d->model->state_names[i]);
   fputc('\n', f);
 }
 
