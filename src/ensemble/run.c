@@ -12,8 +12,12 @@
 #include "nholo/ensemble.h"
 #include "nholo/io.h"
 
-/* members per chunk: the rows held between the parallel runs and the ordered writing */
+/* members per chunk: the rows held between the parallel runs and the ordered writing; members
+ * a thread takes at once (consecutive rows, so threads rarely write the same cache line) */
 #define ENS_CHUNK 4096L
+#define ENS_GRAIN 16
+/* doubles between two threads' initial states (a cache line apart at least) */
+#define ENS_PAD 8
 
 int nh_ensemble_parallel(void) {
 #ifdef _OPENMP
@@ -50,7 +54,7 @@ typedef struct ens_ctx {
 /* run member m into slot i of the chunk, on thread th */
 static void run_member(ens_ctx *c, long m, long i, int th) {
   const nh_ensemble_def *d = c->def;
-  double *vals = c->vals + i * d->nvar, *x = c->x0 + (long)th * c->nx, *xf = c->xs + i * c->nx;
+  double *vals = c->vals + i * d->nvar, *x = c->x0 + (long)th * (c->nx + ENS_PAD), *xf = c->xs + i * c->nx;
   ens_row *row = &c->rows[i];
   for (int j = 0; j < d->nvar; j++) vals[j] = nh_ensemble_value(d->vars, d->nvar, j, d->replicas, d->seed, m);
   nh_model *own = NULL;
@@ -175,7 +179,7 @@ static int ctx_init(ens_ctx *c, const nh_ensemble_def *d, int nth, char *msg, si
   c->vals = malloc(sizeof(double) * (size_t)(ENS_CHUNK * (d->nvar > 0 ? d->nvar : 1)));
   c->xs = malloc(sizeof(double) * (size_t)(ENS_CHUNK * c->nx));
   c->rows = malloc(sizeof(ens_row) * (size_t)ENS_CHUNK);
-  c->x0 = malloc(sizeof(double) * (size_t)(nth * c->nx));
+  c->x0 = malloc(sizeof(double) * (size_t)(nth * (c->nx + ENS_PAD)));
   c->sims = calloc((size_t)nth, sizeof(nh_sim *));
   if (!c->vals || !c->xs || !c->rows || !c->x0 || !c->sims) {
     nh_set_msg(msg, msg_size, "ensemble: out of memory");
@@ -224,7 +228,7 @@ int nh_ensemble_run(const nh_ensemble_def *d, const char *csv_path, nh_ensemble_
   for (long m0 = 0; m0 < c.total; m0 += ENS_CHUNK) {
     const long n = c.total - m0 < ENS_CHUNK ? c.total - m0 : ENS_CHUNK;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 4)
+#pragma omp parallel for num_threads(nth) schedule(dynamic, ENS_GRAIN)
 #endif
     for (long i = 0; i < n; i++) {
 #ifdef _OPENMP
