@@ -38,6 +38,7 @@ bench: build
 	./$(BUILD)/bench/bench_gni
 	./$(BUILD)/bench/bench_dg
 	./$(BUILD)/bench/bench_dop853
+	./$(BUILD)/bench/bench_ensemble
 
 figures: build
 	./$(BUILD)/nholo figure all --out-dir out/figures

@@ -61,6 +61,8 @@ int cli_parse_impact(const char *opt, const char *text, nh_impact_law *law);
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+/* `nholo ensemble` (cli/ensemble.c) */
+int cmd_ensemble(int argc, char **argv);
 
 /* The rolling ball and disk (cli/ball.c): is NAME a built-in ball or a FILE.ball; its run. */
 int cli_ball_is_model(const char *name);

@@ -4,7 +4,7 @@
 # Every source file belongs to the layer of its folder; a layer may include and call only the
 # layers below it (never a sibling of the same rank, never one above):
 #
-#   base < la < expr < model < lang < {dg, impact} < methods < sim < systems < io < papers < cli
+#   base < la < expr < model < lang < {dg, impact} < methods < sim < systems < io < ensemble < papers < cli
 #
 # Checked: (1) every #include "x/..." and "nholo/x.h" of src/, cli/ and include/nholo/;
 # (2) every call, from the symbols each compiled object defines and uses (nm); (3) sizes: no
@@ -24,7 +24,7 @@ rank() {
   case $1 in
     base) echo 0 ;; la) echo 1 ;; expr) echo 2 ;; model) echo 3 ;; lang) echo 4 ;;
     dg | impact) echo 5 ;; methods) echo 6 ;; sim) echo 7 ;; systems) echo 8 ;;
-    io) echo 9 ;; papers) echo 10 ;; cli) echo 11 ;; *) echo "" ;;
+    io) echo 9 ;; ensemble) echo 10 ;; papers) echo 11 ;; cli) echo 12 ;; *) echo "" ;;
   esac
 }
 
@@ -39,6 +39,7 @@ header_layer() {
     sim.h) echo sim ;;
     systems.h | ball.h) echo systems ;;
     io.h | nholo.h) echo io ;;
+    ensemble.h) echo ensemble ;;
     *) echo "" ;;
   esac
 }

@@ -531,5 +531,32 @@ t8=$(awk -F, 'NR == 21 { print $2 }' "$T/e8.csv") tx=$(awk -F, 'NR == 21 { print
 [ -n "$t8" ] && [ -n "$tx" ] && awk -v a="$t8" -v b="$tx" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < 1e-9) }' \
   && ok "penny's 20th impact, dop853 $t8 = exact $tx to 1e-9" || bad "penny's 20th impact: dop853 $t8, exact $tx"
 
+# ---- ensembles (docs/ensembles.md) ---------------------------------------------------------
+expect_usage "ensemble: a distribution that does not parse" ensemble penny --vary x=uniform:1 --out "$T/o/e.csv"
+expect_usage "ensemble: an unknown distribution" ensemble penny --vary x=beta:1:2 --out "$T/o/e.csv"
+expect_usage "ensemble: a name that is not a parameter or coordinate" ensemble penny --vary zz=uniform:0:1 --out "$T/o/e.csv"
+expect_usage "ensemble: a model file's unknown name" ensemble "$SRC/examples/penny.nh" --vary zz=uniform:0:1 --out "$T/o/e.csv"
+expect_usage "ensemble: an output that cannot be written" ensemble penny --vary x=uniform:0:0.01 --out "$T/o/no/such/dir/e.csv"
+expect_usage "ensemble: no model" ensemble --vary x=uniform:0:1
+expect_usage "ensemble: --members 0" ensemble penny --members 0 --out "$T/o/e.csv"
+"$NHOLO" ensemble penny --vary "x=uniform:0:0.01" --members 3 --out "$T/ens-exists.csv" >/dev/null 2>&1
+cp "$T/ens-exists.csv" "$T/ens-keep.csv" 2>/dev/null
+"$NHOLO" ensemble penny --vary "x=uniform:0:0.02" --members 3 --out "$T/ens-exists.csv" >/dev/null 2>"$T/err"
+rc=$?
+[ "$rc" -eq 2 ] && cmp -s "$T/ens-exists.csv" "$T/ens-keep.csv" \
+  && grep -qxF "nholo: --out: '$T/ens-exists.csv' exists (remove it or choose another name)" "$T/err" \
+  && ok "ensemble: an output that exists is refused and kept" || bad "ensemble over an existing file (exit $rc): $(cat "$T/err")"
+# 1 and 2 threads: the same CSV byte for byte; a grid sweep's values exact; 20 impacts each
+"$NHOLO" ensemble penny --method exact --impacts 20 --vary phi=uniform:0:6.28 --vary "x=normal:0:0.01" --members 200 \
+  --seed 7 --threads 1 --out "$T/ens1.csv" >/dev/null 2>"$T/err" \
+  && "$NHOLO" ensemble penny --method exact --impacts 20 --vary phi=uniform:0:6.28 --vary "x=normal:0:0.01" --members 200 \
+  --seed 7 --threads 2 --out "$T/ens2.csv" >/dev/null 2>>"$T/err" && cmp -s "$T/ens1.csv" "$T/ens2.csv" \
+  && [ "$(awk -F, 'NR > 1 && $4 == "NH_OK" && $5 == 20' "$T/ens1.csv" | wc -l)" -eq 200 ] \
+  && ok "ensemble: 200 penny members, 20 impacts each, the same CSV on 1 and 2 threads" || bad "ensemble threads: $(cat "$T/err")"
+"$NHOLO" ensemble sleigh --vary "omega=grid:0:1:5" --vary "v=grid:-1:1:3" --t-end 1 --out "$T/grid.csv" --json >"$T/gj" 2>"$T/err" \
+  && [ "$(awk -F, 'NR > 1 { printf "%s;%s ", $2, $3 }' "$T/grid.csv")" = "0;-1 0;0 0;1 0.25;-1 0.25;0 0.25;1 0.5;-1 0.5;0 0.5;1 0.75;-1 0.75;0 0.75;1 1;-1 1;0 1;1 " ] \
+  && grep -q '"members": 15, "ok": 15, "failed": 0' "$T/gj" \
+  && ok "ensemble: a 5 x 3 grid sweep of the sleigh, values exact, in order" || bad "ensemble grid: $(cat "$T/err") $(head -3 "$T/grid.csv")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

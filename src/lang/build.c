@@ -54,7 +54,7 @@ static int mf_evaluators(const mf *m, nh_model_def *d, int codegen, char *why, s
 /* read and check everything; on failure the diagnostic is in msg */
 int mf_prepare(mf *m, const char *text, const char *filename, const nh_load_opts *opts,
                       char *msg, size_t msg_size) {
-  static nh_load_opts defaults;
+  static _Thread_local nh_load_opts defaults; /* per thread: models may load in parallel (ensembles) */
   defaults = nh_load_opts_default();
   if (opts && opts->internal_cookie != NH_LOAD_COOKIE) {
     nh_set_msg(msg, msg_size, "load options not initialised with nh_load_opts_default()");

@@ -1,0 +1,120 @@
+/* nholo/ensemble.h - ensembles: many runs of one model that differ in initial values and
+ * parameters drawn from distributions, run in parallel (OpenMP) with results that do not
+ * depend on the number of threads (docs/ensembles.md).
+ *
+ * A variable is NAME=uniform:A:B (uniform on [A, B)), NAME=normal:MU:SIGMA or
+ * NAME=grid:A:B:K (K equally spaced values from A to B, both included). Grids form a product:
+ * with grids of K1, K2, ... points and R replicas (nh_ensemble_def.replicas) there are
+ * K1 K2 ... R members; member m is replica m % R of grid point m / R, the LAST grid varying
+ * fastest. Random variables are drawn anew for every member.
+ *
+ * Random numbers are counter-based: the d-th 64-bit draw of member m under seed s is
+ *
+ *   nh_ensemble_bits(s, m, d) = f(f(f(s) ^ m) ^ d),   f(z) = splitmix64 finaliser of z + 0x9E3779B97F4A7C15
+ *
+ * a pure function of (s, m, d): no state is carried from member to member, so a member's
+ * values do not depend on which thread runs it or in which order. Variable j uses draws
+ * d = 2j (uniform: u = top 53 bits / 2^53 in [0, 1)) and 2j + 1 (normal: Box-Muller with
+ * u1 = 1 - u(2j) in (0, 1], u2 = u(2j + 1): MU + SIGMA sqrt(-2 ln u1) cos(2 pi u2)). */
+#ifndef NHOLO_ENSEMBLE_H
+#define NHOLO_ENSEMBLE_H
+
+#include <stdint.h>
+
+#include "nholo/model.h"
+#include "nholo/sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum nh_dist_kind { NH_DIST_UNIFORM = 0, NH_DIST_NORMAL = 1, NH_DIST_GRID = 2 } nh_dist_kind;
+
+/* What a variable sets: a component of the first-order state x (a coordinate q_i at x[i], a
+ * velocity at x[nq + i]; an ODE-form model's state), or a parameter, which only the
+ * nh_ensemble_def.build callback applies. */
+typedef enum nh_vary_target { NH_VARY_STATE = 0, NH_VARY_PARAM = 1 } nh_vary_target;
+
+typedef struct nh_ensemble_var {
+  char name[NH_MAX_NAME];
+  nh_dist_kind kind;
+  double a, b; /* uniform [a, b); normal mu = a, sigma = b; grid from a to b */
+  long k;      /* grid: number of points (>= 1; 1 gives a) */
+  nh_vary_target target;
+  int index;   /* NH_VARY_STATE: index into x */
+} nh_ensemble_var;
+
+/* Parse "NAME=uniform:A:B", "NAME=normal:MU:SIGMA" or "NAME=grid:A:B:K" into var (target
+ * and index left 0 for the caller to resolve). NH_ERR_ARG with a one-line message on bad
+ * input (B <= A, SIGMA < 0, K < 1 or over NH_ENSEMBLE_MAX_GRID, a number that does not
+ * parse or is not finite). */
+#define NH_ENSEMBLE_MAX_GRID 100000000L
+NH_API int nh_ensemble_parse_var(const char *text, nh_ensemble_var *var, char *msg, size_t msg_size);
+
+/* The counter-based stream (above). */
+NH_API uint64_t nh_ensemble_bits(uint64_t seed, uint64_t member, uint64_t draw);
+/* u in [0, 1) from nh_ensemble_bits(seed, member, draw): its top 53 bits times 2^-53 */
+NH_API double nh_ensemble_uniform(uint64_t seed, uint64_t member, uint64_t draw);
+
+/* The value of variable j (of vars) for member m: grids from the member's grid point, the
+ * others drawn from the stream. replicas as in nh_ensemble_def. */
+NH_API double nh_ensemble_value(const nh_ensemble_var *vars, int nvar, int j, long replicas,
+                                uint64_t seed, long m);
+/* Members: replicas times the product of the grids' sizes; -1 when it exceeds
+ * NH_ENSEMBLE_MAX_MEMBERS. */
+#define NH_ENSEMBLE_MAX_MEMBERS 1000000000L
+NH_API long nh_ensemble_count(const nh_ensemble_var *vars, int nvar, long replicas);
+
+/* A member's model when parameters vary: build a model (owned by the caller of the ensemble,
+ * destroyed after the member) from the member's values (nvar, in the order of vars; the
+ * state variables among them too). Called from the worker threads: it must be thread-safe. */
+typedef int (*nh_ensemble_build_fn)(const double *values, nh_model **model, char *msg, size_t msg_size,
+                                    void *user);
+/* Progress, called from one thread between chunks: members done of total. */
+typedef void (*nh_ensemble_progress_fn)(long done, long total, void *user);
+
+typedef struct nh_ensemble_def {
+  const nh_model *model; /* shared read-only by every member (the state's layout and the CSV's
+                            header); a member with build set runs its own model instead */
+  nh_sim_def sim;        /* every member's options */
+  double t_end;          /* each member runs to t_end or max_impacts impacts (0: no limit) */
+  long max_impacts;
+  int nvar;
+  const nh_ensemble_var *vars;
+  long replicas;         /* members per grid point (all members without grids), >= 1 */
+  uint64_t seed;
+  int threads;           /* 0: all cores (omp_get_max_threads); 1 without OpenMP */
+  nh_ensemble_build_fn build; /* Nullable: required when a variable is a parameter */
+  void *build_user;
+  nh_ensemble_progress_fn progress; /* Nullable */
+  void *progress_user;
+} nh_ensemble_def;
+
+/* Streaming statistics of the final state over the members that ended with NH_OK or
+ * NH_EVENT_STOP, accumulated in member order (Welford), so independent of the threads. */
+typedef struct nh_ensemble_stats {
+  long members, ok, failed; /* failed: any other status */
+  int nx;
+  double *mean, *var, *min, *max; /* (nx) var: the sample variance (n - 1), 0 for one member */
+  int threads;                    /* the threads used */
+} nh_ensemble_stats;
+
+NH_API void nh_ensemble_stats_free(nh_ensemble_stats *st);
+
+/* 1 when the library was built with OpenMP (members run in parallel) */
+NH_API int nh_ensemble_parallel(void);
+
+/* Run the ensemble. With csv_path (Nullable) write one row per member, in member order:
+ * member, the variables' values, status (nh_status_name), impacts, t_end, the final state x
+ * (columns final_NAME, NAME of nh_model.state_names), written through an nh_outfile (nothing is left at the path on
+ * failure). stats (Nullable) is filled (free it with nh_ensemble_stats_free). A member that
+ * fails records its status and the others go on; the return is NH_OK then, or an error that
+ * stopped the whole ensemble (bad definition, out of memory, the CSV) with a message. */
+NH_API int nh_ensemble_run(const nh_ensemble_def *def, const char *csv_path, nh_ensemble_stats *stats,
+                           char *msg, size_t msg_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,203 @@
+/* test_ensemble.c - ensembles (nholo/ensemble.h): the counter-based stream, the variables'
+ * parsing and grids, determinism over threads, statistics of a penny ensemble. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "nholo/ensemble.h"
+#include "nholo/nholo.h"
+
+/* the same (seed, member, draw) gives the same bits in any order; neighbours differ */
+static int test_stream(void) {
+  uint64_t fwd[64], rev[64];
+  for (int m = 0; m < 64; m++) fwd[m] = nh_ensemble_bits(42, (uint64_t)m, 3);
+  for (int m = 63; m >= 0; m--) rev[m] = nh_ensemble_bits(42, (uint64_t)m, 3);
+  for (int m = 0; m < 64; m++) ENSURE(fwd[m] == rev[m]);
+  for (int m = 1; m < 64; m++) ENSURE(fwd[m] != fwd[m - 1]);
+  ENSURE(nh_ensemble_bits(42, 5, 3) != nh_ensemble_bits(43, 5, 3));
+  ENSURE(nh_ensemble_bits(42, 5, 3) != nh_ensemble_bits(42, 5, 4));
+  ENSURE(nh_ensemble_bits(0, 0, 0) == nh_ensemble_bits(0, 0, 0));
+  /* the definition written out: f(f(f(s) ^ m) ^ d) with splitmix64's finaliser */
+  uint64_t z = 0x9E3779B97F4A7C15ull; /* splitmix(0) */
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  ENSURE(z == 0xE220A8397B1DCDAFull); /* the first output of splitmix64 seeded with 0 */
+  /* uniform draws: mean and variance of 1/12 over 100000 draws, within 4 standard errors */
+  double s = 0, s2 = 0;
+  const int n = 100000;
+  for (int m = 0; m < n; m++) {
+    double u = nh_ensemble_uniform(7, (uint64_t)m, 0);
+    ENSURE(u >= 0.0 && u < 1.0);
+    s += u, s2 += u * u;
+  }
+  ENSURE_NEAR(s / n, 0.5, 4 * sqrt(1.0 / 12 / n));
+  ENSURE_NEAR(s2 / n - (s / n) * (s / n), 1.0 / 12, 4e-3);
+  return 0;
+}
+
+static int test_parse(void) {
+  nh_ensemble_var v;
+  char msg[256];
+  ENSURE(nh_ensemble_parse_var("x=uniform:-1:2", &v, msg, sizeof msg) == NH_OK);
+  ENSURE(strcmp(v.name, "x") == 0 && v.kind == NH_DIST_UNIFORM && v.a == -1 && v.b == 2);
+  ENSURE(nh_ensemble_parse_var("phi'=normal:10:0.5", &v, msg, sizeof msg) == NH_OK);
+  ENSURE(strcmp(v.name, "phi'") == 0 && v.kind == NH_DIST_NORMAL && v.a == 10 && v.b == 0.5);
+  ENSURE(nh_ensemble_parse_var("a=grid:0:1:5", &v, msg, sizeof msg) == NH_OK && v.k == 5);
+  ENSURE(nh_ensemble_parse_var("a=grid:0:1:0", &v, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(strcmp(msg, "'a=grid:0:1:0': grid:A:B:K needs a whole K from 1 to 100000000") == 0);
+  ENSURE(nh_ensemble_parse_var("a=uniform:1:1", &v, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(strcmp(msg, "'a=uniform:1:1': uniform:A:B needs B > A") == 0);
+  ENSURE(nh_ensemble_parse_var("a=normal:0:-1", &v, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(nh_ensemble_parse_var("a=uniform:1", &v, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(strcmp(msg, "'a=uniform:1': uniform takes A:B (finite numbers separated by ':')") == 0);
+  ENSURE(nh_ensemble_parse_var("a=uniform:1:2:3", &v, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(nh_ensemble_parse_var("a=uniform:1:nan", &v, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(nh_ensemble_parse_var("a=beta:1:2", &v, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(strstr(msg, "unknown distribution") != NULL);
+  ENSURE(nh_ensemble_parse_var("=uniform:1:2", &v, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(nh_ensemble_parse_var("uniform:1:2", &v, msg, sizeof msg) == NH_ERR_ARG);
+  return 0;
+}
+
+/* two grids form a product, the last fastest, values exact; replicas repeat a point */
+static int test_grid(void) {
+  nh_ensemble_var v[3];
+  char msg[256];
+  ENSURE(nh_ensemble_parse_var("a=grid:0:1:5", &v[0], msg, sizeof msg) == NH_OK);
+  ENSURE(nh_ensemble_parse_var("r=uniform:0:1", &v[1], msg, sizeof msg) == NH_OK);
+  ENSURE(nh_ensemble_parse_var("b=grid:-3:3:3", &v[2], msg, sizeof msg) == NH_OK);
+  ENSURE(nh_ensemble_count(v, 3, 2) == 30);
+  const double as[5] = {0, 0.25, 0.5, 0.75, 1}, bs[3] = {-3, 0, 3};
+  for (long m = 0; m < 30; m++) {
+    long point = m / 2;
+    ENSURE(nh_ensemble_value(v, 3, 0, 2, 9, m) == as[point / 3]);
+    ENSURE(nh_ensemble_value(v, 3, 2, 2, 9, m) == bs[point % 3]);
+    ENSURE(nh_ensemble_value(v, 3, 1, 2, 9, m) == nh_ensemble_uniform(9, (uint64_t)m, 2));
+  }
+  ENSURE(nh_ensemble_parse_var("c=grid:0.1:0.7:7", &v[0], msg, sizeof msg) == NH_OK);
+  ENSURE(nh_ensemble_value(v, 1, 0, 1, 0, 0) == 0.1 && nh_ensemble_value(v, 1, 0, 1, 0, 6) == 0.7);
+  return 0;
+}
+
+/* read a whole file */
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = calloc((size_t)n + 1, 1);
+  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) b[0] = 0;
+  fclose(f);
+  return b;
+}
+
+/* a penny ensemble varying the position in the state: 100 members, 20 impacts each */
+static nh_ensemble_def penny_def(nh_model *m, nh_ensemble_var *v) {
+  char msg[256];
+  nh_ensemble_parse_var("x=uniform:-0.05:0.05", &v[0], msg, sizeof msg);
+  nh_ensemble_parse_var("y=normal:0:0.02", &v[1], msg, sizeof msg);
+  v[0].index = nh_model_coord_index(m, "x"), v[1].index = nh_model_coord_index(m, "y");
+  nh_ensemble_def d = {0};
+  d.model = m;
+  d.sim = nh_sim_def_default();
+  d.sim.method = nh_method_find("exact");
+  d.t_end = 1e6, d.max_impacts = 20;
+  d.nvar = 2, d.vars = v, d.replicas = 100, d.seed = 2024;
+  return d;
+}
+
+static int test_penny_threads(void) {
+  nh_penny_params p = nh_penny_params_default();
+  nh_model *m = nh_penny_create(&p, NULL, 0);
+  nh_ensemble_var v[2];
+  nh_ensemble_def d = penny_def(m, v);
+  char msg[512];
+  const char *f1 = "test_ensemble_1.csv", *f2 = "test_ensemble_2.csv";
+  nh_ensemble_stats s1, s2;
+  d.threads = 1;
+  ENSURE(nh_ensemble_run(&d, f1, &s1, msg, sizeof msg) == NH_OK);
+  d.threads = 2;
+  ENSURE(nh_ensemble_run(&d, f2, &s2, msg, sizeof msg) == NH_OK);
+  char *a = slurp(f1), *b = slurp(f2);
+  ENSURE(a && b && strlen(a) > 1000 && strcmp(a, b) == 0);
+  ENSURE(strncmp(a, "member,x,y,status,impacts,t_end,final_x,final_y,final_theta,final_phi,final_x_dot,final_y_dot,"
+                    "final_theta_dot,final_phi_dot\n0,", 122) == 0);
+  ENSURE(s1.members == 100 && s1.ok == 100 && s1.failed == 0 && s2.threads == (nh_ensemble_parallel() ? 2 : 1));
+  for (int k = 0; k < s1.nx; k++)
+    ENSURE(s1.mean[k] == s2.mean[k] && s1.var[k] == s2.var[k] && s1.min[k] == s2.min[k] && s1.max[k] == s2.max[k]);
+  /* every member made its 20 impacts; the statistics agree with the rows (two-pass) and the
+   * energy 1/2 (m (x'^2 + y'^2) + I theta'^2 + J phi'^2) is that of the initial state */
+  double sum[8] = {0}, sq[8] = {0};
+  int rows = 0;
+  char *line = strchr(a, '\n') + 1;
+  for (; *line; line = strchr(line, '\n') + 1, rows++) {
+    long mem, imp;
+    char st[32];
+    double xs[2], t, x[8];
+    ENSURE(sscanf(line, "%ld,%lf,%lf,%31[^,],%ld,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &mem, &xs[0], &xs[1], st, &imp, &t,
+                  &x[0], &x[1], &x[2], &x[3], &x[4], &x[5], &x[6], &x[7]) == 14);
+    ENSURE(mem == rows && imp == 20 && strcmp(st, "NH_OK") == 0);
+    ENSURE(xs[0] == nh_ensemble_value(v, 2, 0, 100, 2024, mem));
+    for (int k = 0; k < 8; k++) sum[k] += x[k];
+    double E = 0.5 * (p.m * (x[4] * x[4] + x[5] * x[5]) + p.I * x[6] * x[6] + p.J * x[7] * x[7]);
+    double E0 = 0.5 * (p.m * (m->v0[0] * m->v0[0] + m->v0[1] * m->v0[1]) + p.I * m->v0[2] * m->v0[2] + p.J * m->v0[3] * m->v0[3]);
+    ENSURE_REL(E, E0, 1e-12);
+  }
+  ENSURE(rows == 100);
+  line = strchr(a, '\n') + 1;
+  for (; *line; line = strchr(line, '\n') + 1) {
+    double x[8], d0;
+    long l0;
+    char st[32];
+    sscanf(line, "%ld,%lf,%lf,%31[^,],%ld,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &l0, &d0, &d0, st, &l0, &d0, &x[0], &x[1], &x[2],
+           &x[3], &x[4], &x[5], &x[6], &x[7]);
+    for (int k = 0; k < 8; k++) sq[k] += (x[k] - sum[k] / 100) * (x[k] - sum[k] / 100);
+  }
+  for (int k = 0; k < 8; k++) {
+    ENSURE_NEAR(s1.mean[k], sum[k] / 100, 1e-12 * (1 + fabs(sum[k] / 100)));
+    ENSURE_NEAR(s1.var[k], sq[k] / 99, 1e-10 * (1 + sq[k] / 99));
+  }
+  ENSURE(s1.var[0] > 0.0 && s1.min[0] < s1.mean[0] && s1.mean[0] < s1.max[0]);
+  free(a), free(b);
+  remove(f1), remove(f2);
+  nh_ensemble_stats_free(&s1), nh_ensemble_stats_free(&s2);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* a member that fails records its status; the others go on */
+static int test_member_failure(void) {
+  nh_penny_params p = nh_penny_params_default();
+  nh_model *m = nh_penny_create(&p, NULL, 0);
+  nh_ensemble_var v[2];
+  nh_ensemble_def d = penny_def(m, v);
+  char msg[256];
+  ENSURE(nh_ensemble_parse_var("x=uniform:-0.05:5", &v[0], msg, sizeof msg) == NH_OK); /* mostly off the table */
+  v[0].index = 0;
+  d.nvar = 1;
+  nh_ensemble_stats s;
+  ENSURE(nh_ensemble_run(&d, NULL, &s, msg, sizeof msg) == NH_OK);
+  ENSURE(s.members == 100 && s.failed > 50 && s.ok > 0 && s.ok + s.failed == 100);
+  nh_ensemble_stats_free(&s);
+  /* a parameter without a build callback, a state index out of range */
+  v[0].target = NH_VARY_PARAM;
+  ENSURE(nh_ensemble_run(&d, NULL, &s, msg, sizeof msg) == NH_ERR_ARG);
+  ENSURE(strcmp(msg, "ensemble: 'x' is a parameter and no build callback is given") == 0);
+  v[0].target = NH_VARY_STATE, v[0].index = 8;
+  ENSURE(nh_ensemble_run(&d, NULL, &s, msg, sizeof msg) == NH_ERR_ARG);
+  nh_model_destroy(m);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  nh_test_filter = argc > 1 ? argv[1] : NULL;
+  RUN_TEST(test_stream);
+  RUN_TEST(test_parse);
+  RUN_TEST(test_grid);
+  RUN_TEST(test_penny_threads);
+  RUN_TEST(test_member_failure);
+  return TEST_SUMMARY();
+}
