@@ -144,7 +144,7 @@ static int parse_ensemble(int argc, char **argv, ens_opts *o) {
 
 /* a built-in's parameter struct with one more override; 0 when it has no such name */
 static int builtin_set(ens_builtin *b, const char *name, double v) {
-  return b->kind == 1 ? cli_penny_set(&b->penny, name, v)
+  return b->kind == 1 ? nh_penny_set(&b->penny, name, v)
          : b->kind == 2 ? nh_sleigh_set(&b->sleigh, name, v)
          : b->kind == 3 ? nh_snakeboard_set(&b->snake, name, v) : 0;
 }
