@@ -39,6 +39,7 @@ bench: build
 	./$(BUILD)/bench/bench_dg
 	./$(BUILD)/bench/bench_dop853
 	./$(BUILD)/bench/bench_ensemble
+	./$(BUILD)/bench/bench_simul
 
 figures: build
 	./$(BUILD)/nholo figure all --out-dir out/figures

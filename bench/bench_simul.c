@@ -1,0 +1,226 @@
+/* bench_simul.c - the cost of simultaneous impacts (issue 16 point 9), against baselines in
+ * the same process:
+ *   1. resolutions per second of nh_simul_resolve on Newton's-cradle chains of n touching
+ *      balls (n = 3, 10, 100; equal masses, and masses alternating 1, 2: an indeterminate
+ *      case), v- = (1, 0, ..., 0), elastic, with the default propagative policy
+ *      (most-infeasible) and with enumerate as far as it is affordable; the reflections per
+ *      resolution (enumerate: distinct outcomes and complete sequences visited), and the
+ *      time of a resolution in units of one single-contact nh_impact_map (two equal balls);
+ *   2. ns per step of the driver (nh_sim_run) with dopri5 and gni on a spring cradle (three
+ *      equal balls on springs about touching rest positions, the outer ones moving in with
+ *      speeds 1 and -1: both gaps close together every half period, a simultaneous impact)
+ *      against the same model with its gaps moved out of reach (parameter off).
+ * Times are the process's CPU time; every figure is the best of BENCH_REPS repetitions.
+ * Usage: bench_simul */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "nholo/nholo.h"
+
+#define BENCH_REPS 5        /* repetitions per figure; the best (shortest time) is reported */
+#define BENCH_REP_CPU 0.02  /* CPU seconds of one repetition of a micro-benchmark */
+#define ENUM_MAX_BALLS 8    /* enumerate, alternating masses: the longest chain measured in full */
+#define SIM_T_END 2000.0    /* simulated time of a driver run (about 640 simultaneous impacts) */
+
+static volatile double sink;
+
+/* a timed operation: returns 0 on success */
+typedef int (*bench_op)(void *ctx);
+
+/* ns per call of op: calls are counted over BENCH_REP_CPU seconds, best of BENCH_REPS */
+static double ns_per_call(bench_op op, void *ctx) {
+  double best = HUGE_VAL, t1 = bench_now();
+  if (op(ctx)) return NAN;
+  int batch = bench_now() - t1 > 1e-4 ? 1 : 16; /* slow operations: one at a time */
+  for (int r = 0; r < BENCH_REPS; r++) {
+    long n = 0;
+    double t0 = bench_now(), dt;
+    do {
+      for (int i = 0; i < batch; i++, n++)
+        if (op(ctx)) return NAN;
+    } while ((dt = bench_now() - t0) < BENCH_REP_CPU);
+    if (1e9 * dt / (double)n < best) best = 1e9 * dt / (double)n;
+  }
+  return best;
+}
+
+/* ---- baseline: one single-contact impact map -------------------------------------------- */
+
+typedef struct single_ctx {
+  double M[4], dg[2], v[2], vout[2], work[64];
+} single_ctx;
+
+static int op_single(void *p) {
+  single_ctx *c = p;
+  c->v[0] += 1e-12; /* not loop-invariant */
+  int rc = nh_impact_map(2, 0, c->M, NULL, c->dg, c->v, (nh_impact_law){NH_IMPACT_ELASTIC, 1.0}, NULL, c->vout, NULL,
+                         NULL, c->work);
+  sink = c->vout[1];
+  return rc != NH_OK;
+}
+
+/* ---- the chains --------------------------------------------------------------------------- */
+
+typedef struct chain_ctx {
+  nh_simul_problem pb;
+  nh_simul_opts o;
+  double *M, *dg, *v, *vout;
+  void *work;
+  nh_simul_result res;
+  char msg[256];
+} chain_ctx;
+
+/* n touching balls, masses 1 (alt = 0) or alternating 1, 2 (alt = 1); gaps x_i+1 - x_i - d */
+static int chain_init(chain_ctx *c, int n, int alt, nh_simul_policy policy) {
+  memset(c, 0, sizeof *c);
+  c->M = calloc((size_t)n * (size_t)n, sizeof(double));
+  c->dg = calloc((size_t)(n - 1) * (size_t)n, sizeof(double));
+  c->v = calloc((size_t)n, sizeof(double));
+  c->vout = calloc((size_t)n, sizeof(double));
+  for (int i = 0; i < n; i++) c->M[i * n + i] = alt && (i & 1) ? 2.0 : 1.0;
+  for (int i = 0; i < n - 1; i++) c->dg[i * n + i] = -1.0, c->dg[i * n + i + 1] = 1.0;
+  c->v[0] = 1.0;
+  c->pb = (nh_simul_problem){.nq = n, .nc = 0, .k = n - 1, .M = c->M, .A = NULL, .dg = c->dg};
+  c->o = nh_simul_opts_default();
+  c->o.policy = policy;
+  if (policy == NH_SIMUL_ENUMERATE) c->o.max_branches = 1L << 40, c->o.max_outcomes = 1 << 16;
+  c->work = malloc(nh_simul_work_size(n, 0, n - 1, &c->o));
+  return c->work ? 0 : -1;
+}
+
+static void chain_free(chain_ctx *c) {
+  free(c->M), free(c->dg), free(c->v), free(c->vout), free(c->work);
+}
+
+static int op_chain(void *p) {
+  chain_ctx *c = p;
+  int rc = nh_simul_resolve(&c->pb, c->v, &c->o, c->vout, &c->res, c->work, c->msg, sizeof c->msg);
+  sink = c->vout[c->pb.nq - 1];
+  if (rc != NH_OK) fprintf(stderr, "bench: n = %d: %s\n", c->pb.nq, c->msg);
+  return rc != NH_OK;
+}
+
+/* one row of the resolution table; returns the ns per resolution (NAN on failure) */
+static double chain_row(int n, int alt, nh_simul_policy policy, double base_ns) {
+  chain_ctx c;
+  if (chain_init(&c, n, alt, policy)) return NAN;
+  double ns = ns_per_call(op_chain, &c);
+  const char *mass = alt ? "1,2,1,.." : "equal";
+  if (policy == NH_SIMUL_ENUMERATE)
+    printf("  %5d %-9s %-10s %12.4g %9d %9d %10ld %12.1f\n", n, mass, "enumerate", 1e9 / ns,
+           c.res.reflections, c.res.outcomes, c.res.branches, ns / base_ns);
+  else
+    printf("  %5d %-9s %-10s %12.4g %9d %9s %10s %12.1f\n", n, mass, "propagate", 1e9 / ns,
+           c.res.reflections, "-", "-", ns / base_ns);
+  chain_free(&c);
+  return ns;
+}
+
+/* ---- the driver: a spring cradle with and without impacts --------------------------------- */
+
+static const char spring_cradle[] =
+    "model spring_cradle\n"
+    "coordinates x1 x2 x3\n"
+    "parameter m = 1\n"
+    "parameter k = 1\n"
+    "parameter d = 1\n"
+    "parameter off = 0   # > 0 moves the gaps out of reach\n"
+    "kinetic 1/2*m*(x1'^2 + x2'^2 + x3'^2)\n"
+    "potential 1/2*k*(x1^2 + (x2 - d)^2 + (x3 - 2*d)^2)\n"
+    "gap left: x2 - x1 - d + off   impact elastic\n"
+    "gap right: x3 - x2 - d + off  impact elastic\n"
+    "initial x1 = 0, x2 = d, x3 = 2*d, x1' = 1, x3' = -1\n";
+
+/* ns per step of one run (best of BENCH_REPS), its steps and impacts */
+static double sim_ns_per_step(const nh_model *m, const char *method, long *steps, long *impacts) {
+  double best = HUGE_VAL;
+  for (int r = 0; r < BENCH_REPS; r++) {
+    nh_sim_def d = nh_sim_def_default();
+    d.method = nh_method_find(method);
+    if (strcmp(method, "dopri5") == 0) d.rtol = 1e-9, d.atol = 1e-12;
+    else d.h = 1e-2;
+    char msg[256];
+    nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
+    if (!s) {
+      fprintf(stderr, "bench: %s\n", msg);
+      return NAN;
+    }
+    double t0 = bench_now();
+    int rc = nh_sim_run(s, SIM_T_END, 0, NULL, NULL);
+    double dt = bench_now() - t0;
+    if (rc != NH_OK) fprintf(stderr, "bench: %s: %s\n", method, nh_status_name(rc));
+    *steps = nh_sim_get_stats(s)->steps;
+    *impacts = nh_sim_impact_count(s);
+    if (1e9 * dt / (double)*steps < best) best = 1e9 * dt / (double)*steps;
+    nh_sim_destroy(s);
+  }
+  return best;
+}
+
+static int driver_table(void) {
+  printf("\nns per driver step (nh_sim_run), spring cradle of 3 equal balls to t = %g, best of %d\n",
+         SIM_T_END, BENCH_REPS);
+  printf("  %-8s %-10s %9s %8s %10s %9s %10s %8s %10s\n", "method", "back end", "steps", "impacts",
+         "ns/step", "no-gap", "ns/step", "ratio", "us/impact");
+  nh_backend backs[2] = {NH_BACKEND_CODEGEN, NH_BACKEND_TAPE};
+  const char *methods[2] = {"dopri5", "gni"};
+  for (int b = 0; b < 2; b++) {
+    nh_load_opts o = nh_load_opts_default();
+    o.backend = backs[b];
+    const char *names[1] = {"off"};
+    const double far[1] = {1e6};
+    char msg[2048];
+    nh_model *with = nh_model_parse(spring_cradle, "spring_cradle", &o, msg, sizeof msg);
+    o.nset = 1, o.set_names = names, o.set_values = far;
+    nh_model *without = with ? nh_model_parse(spring_cradle, "spring_cradle", &o, msg, sizeof msg) : NULL;
+    if (!with || !without) {
+      fprintf(stderr, "bench: %s\n", msg);
+      return 1;
+    }
+    for (int i = 0; i < 2; i++) {
+      long s1, i1, s0, i0;
+      double a = sim_ns_per_step(with, methods[i], &s1, &i1);
+      double z = sim_ns_per_step(without, methods[i], &s0, &i0);
+      // us/impact: the run's extra CPU time over the gap-free run, per impact
+      printf("  %-8s %-10s %9ld %8ld %10.1f %9ld %10.1f %8.2f %10.2f\n", methods[i],
+             nh_model_backend(with), s1, i1, a, s0, z, a / z, 1e-3 * (a * (double)s1 - z * (double)s0) / (double)i1);
+    }
+    nh_model_destroy(with);
+    nh_model_destroy(without);
+  }
+  return 0;
+}
+
+int main(void) {
+  single_ctx sc = {.M = {1, 0, 0, 1}, .dg = {-1, 1}, .v = {1, 0}};
+  double base = ns_per_call(op_single, &sc);
+  printf("simultaneous impacts: nh_simul_resolve on a chain of n touching balls, v- = (1, 0, ..., 0),\n"
+         "elastic; baseline one single-contact nh_impact_map %.1f ns (%.3g per s), best of %d\n",
+         base, 1e9 / base, BENCH_REPS);
+  printf("  %5s %-9s %-10s %12s %9s %9s %10s %12s\n", "balls", "masses", "policy", "resol./s",
+         "reflect.", "outcomes", "branches", "x impact_map");
+  const int ns[3] = {3, 10, 100};
+  for (int a = 0; a < 2; a++)
+    for (int i = 0; i < 3; i++) chain_row(ns[i], a, NH_SIMUL_MOST_INFEASIBLE, base);
+  // enumerate: equal masses never branch (one infeasible contact at a time); alternating
+  // masses branch, and the branches grow up to ~165x per ball (n = 7, 8, 9: 160, 24463, 4048089): measured up to ENUM_MAX_BALLS,
+  // then one resolution of the next chain, timed once
+  for (int i = 0; i < 3; i++) chain_row(ns[i], 0, NH_SIMUL_ENUMERATE, base);
+  for (int n = 3; n <= ENUM_MAX_BALLS; n++) chain_row(n, 1, NH_SIMUL_ENUMERATE, base);
+  chain_ctx c;
+  if (chain_init(&c, ENUM_MAX_BALLS + 1, 1, NH_SIMUL_ENUMERATE) == 0) {
+    double t0 = bench_now();
+    op_chain(&c);
+    printf("  %5d %-9s %-10s one resolution %.2f s: %ld branches, %d outcomes (the default\n"
+           "        max_branches %ld stops it with NH_SIMUL_TOO_MANY_OUTCOMES)\n",
+           ENUM_MAX_BALLS + 1, "1,2,1,..", "enumerate", bench_now() - t0, c.res.branches,
+           c.res.outcomes, nh_simul_opts_default().max_branches);
+    chain_free(&c);
+  }
+  return driver_table();
+}
