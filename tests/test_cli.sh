@@ -93,7 +93,7 @@ awk -v e="$(num max_energy_rel_error "$T/jq")" -v r="$(num solver_max_residual "
 "$NHOLO" run suslov --method avf --dt 0.1 --t-end 1 --out "$T/su.csv" >/dev/null 2>"$T/err" && head -1 "$T/su.csv" | grep -qx "t,rho1,rho2" \
   && [ "$(wc -l <"$T/su.csv")" -ge 12 ] && ok "run suslov --out (ODE-form CSV)" || bad "run suslov --out: $(cat "$T/err")"
 expect_usage "plot of an ODE-form model" run suslov --plot "$T/o/s.png"
-expect_usage "dg method on a mechanical model" run penny --method gonzalez --out "$T/o/x.csv"
+expect_usage "dg method on a forced mechanical model" run snakeboard --method gonzalez --out "$T/o/x.csv"
 expect_usage "si-dla needs a constant mass matrix" run sleigh-dg-q --method si-dla --out "$T/o/x.csv"
 expect_usage "dg figure bad t-end" figure dg-fig3 --t-end -5 --out-dir "$T/o"
 # ---- the rolling ball and disk (Putkaradze & Rogers) --------------------------------------

@@ -221,7 +221,7 @@ static int gr_eval(const double *zeta, double *H, double *dH, double *Pi, void *
   return 0;
 }
 
-static int gr_step_impl(nh_stepper *st, const double *x0, double h, double *x1, int fd) {
+static int gr_step_impl(nh_stepper *st, const double *x0, double h, double *x1, int fd, nh_dg_kind kind) {
   gr_ctx *c = carve(st, fd);
   const int n = c->n, m = c->m;
   int rc;
@@ -238,7 +238,7 @@ static int gr_step_impl(nh_stepper *st, const double *x0, double h, double *x1, 
   // reuse the previous step's difference factors when the step size is the same
   if (c->jac_h != h) c->jac_kept = 0;
   c->jac_h = h;
-  rc = nh_dg_step(&c->sys, NH_DG_GONZALEZ, c->zeta, h, c->zeta1, &ns, c->dgw, &c->jac_kept, NULL);
+  rc = nh_dg_step(&c->sys, kind, c->zeta, h, c->zeta1, &ns, c->dgw, &c->jac_kept, NULL);
   nh_stepper_solved(st, ns.iters, ns.residual);
   st->evals += ns.iters;
   if (rc) return rc;
@@ -257,14 +257,23 @@ static int gr_step(nh_stepper *st, double t, const double *x0, double h, double 
   (void)t;
   if (err) *err = 0.0;
   dense_buf(st)[2 * st->nx] = 0.0;
-  return gr_step_impl(st, x0, h, x1, 0);
+  return gr_step_impl(st, x0, h, x1, 0, NH_DG_GONZALEZ);
 }
 static int gr_fd_step(nh_stepper *st, double t, const double *x0, double h, double *x1, double *err) {
   (void)t;
   if (err) *err = 0.0;
   dense_buf(st)[2 * st->nx] = 0.0;
-  return gr_step_impl(st, x0, h, x1, 1);
+  return gr_step_impl(st, x0, h, x1, 1, NH_DG_GONZALEZ);
 }
+/* avf, gonzalez and itoh-abe on a mechanical model: the step above with their discrete
+ * gradient on the D* form (q, rho) (exact frame derivatives) */
+size_t nh_dstar_work_size(const nh_model *mod) { return gr_supports(mod) ? 0 : gr_work_total(mod); }
+int nh_dstar_supports(const nh_model *mod) { return gr_supports(mod); }
+int nh_dstar_step(nh_stepper *st, const double *x0, double h, double *x1, int kind) {
+  dense_buf(st)[2 * st->nx] = 0.0;
+  return gr_step_impl(st, x0, h, x1, 0, (nh_dg_kind)kind);
+}
+
 static int gr_dense(nh_stepper *st, double t, const double *x0, double h, const double *x1,
                     double theta, double *x) {
   double *f = dense_buf(st);
