@@ -107,6 +107,59 @@ static int test_itoh_abe(void) {
   return 0;
 }
 
+/* the ODE-form D* model of nh_model_dstar_create (chart fixed at q0) on the gearbox: its
+ * H at x0 is the mechanical energy, the maps are inverse on D, gonzalez on it conserves H and
+ * returns q within DS_AGREE h^2 of the step-wise D* form; the difference Hessian of H (what
+ * Newton uses) matches a coarser difference of the exact grad H to DS_HESS_TOL */
+#define DS_HESS_TOL 1e-6
+static int test_dstar_model(void) {
+  char msg[512];
+  nh_model *m = nh_builtin_create("gearbox", NULL, 0);
+  nh_model *a = nh_model_dstar_create(m, msg, sizeof msg);
+  if (!a) printf("  %s\n", msg);
+  ENSURE(a && a->form == NH_FORM_ODE && a->nx == 2 * m->nq - m->nc && a->poisson);
+  const int nq = m->nq, nx = a->nx;
+  double E0, H0, x[16], q[8], v[8];
+  ENSURE(nh_model_energy(m, m->q0, m->v0, &E0) == NH_OK);
+  ENSURE(a->hamiltonian(a->x0, &H0, NULL, a->user) == 0);
+  ENSURE_REL(H0, E0, 1e-14);
+  ENSURE(nh_model_dstar_from_qv(a, m->q0, m->v0, x) == NH_OK);
+  ENSURE(nh_model_dstar_to_qv(a, x, q, v) == NH_OK);
+  for (int i = 0; i < nq; i++) ENSURE_NEAR(v[i], m->v0[i], 1e-14);
+  ENSURE(nh_model_dstar_to_qv(m, x, q, v) == NH_ERR_ARG);
+  // gonzalez on the D* model against the step-wise form
+  run_out o1, o2;
+  const double h = 0.02;
+  ENSURE(run_model(a, "gonzalez", h, &o1) == NH_OK);
+  ENSURE(run_model(m, "gonzalez", h, &o2) == NH_OK);
+  ENSURE(o1.st.max_energy_rel_error < DS_ENERGY_TOL);
+  double d = dist(nq, o1.x, o2.x);
+  printf("  D* model vs step-wise form: |q| difference %.3e at t = 10\n", d);
+  ENSURE(d < DS_AGREE * h * h);
+  // the difference Hessian
+  double Hs[256], g1[16], g2[16], xp[16];
+  ENSURE(nh_model_hamiltonian_hess(a, o1.x, Hs, NULL) == NH_OK);
+  double worst = 0.0;
+  for (int j = 0; j < nx; j++) {
+    const double dj = 1e-4;
+    for (int i = 0; i < nx; i++) xp[i] = o1.x[i];
+    xp[j] = o1.x[j] + dj;
+    ENSURE(a->hamiltonian(xp, NULL, g1, a->user) == 0);
+    xp[j] = o1.x[j] - dj;
+    ENSURE(a->hamiltonian(xp, NULL, g2, a->user) == 0);
+    for (int i = 0; i < nx; i++) worst = fmax(worst, fabs(Hs[i * nx + j] - (g1[i] - g2[i]) / (2 * dj)));
+  }
+  printf("  difference Hessian of H: max deviation %.2e\n", worst);
+  ENSURE(worst < DS_HESS_TOL);
+  nh_model_destroy(a);
+  char m2[512];
+  ENSURE(nh_model_dstar_create(a = nh_builtin_load("snakeboard", NULL, NULL, 0), m2, sizeof m2) == NULL);
+  ENSURE(strstr(m2, "1 <= constraints < coordinates") != NULL);
+  nh_model_destroy(a);
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* forced or unconstrained mechanical models are still refused, with the reason */
 static int test_refusal(void) {
   char msg[1024];
@@ -124,6 +177,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_sleigh);
   RUN_TEST(test_gearbox);
   RUN_TEST(test_itoh_abe);
+  RUN_TEST(test_dstar_model);
   RUN_TEST(test_refusal);
   return TEST_SUMMARY();
 }

@@ -274,6 +274,34 @@ int nh_dstar_step(nh_stepper *st, const double *x0, double h, double *x1, int ki
   return gr_step_impl(st, x0, h, x1, 0, (nh_dg_kind)kind);
 }
 
+/* the D* model of nh_model_dstar_create (src/methods/dstar.c): st holds the Lagrangian model
+ * and gr_work_size doubles; the chart's signs are fixed once at q */
+size_t nh_dstar_ctx_size(const nh_model *mod) { return gr_work_size(mod); }
+int nh_dstar_chart(nh_stepper *st, const double *q) {
+  gr_ctx *c = carve(st, 0);
+  for (int k = 0; k < c->r; k++) c->s[k] = 0.0;
+  return frame_plain(c, q, c->X);
+}
+int nh_dstar_eval(nh_stepper *st, const double *x, double *H, double *dH, double *Pi) {
+  return gr_eval(x, H, dH, Pi, carve(st, 0));
+}
+int nh_dstar_map(nh_stepper *st, const double *q, const double *v, double *rho, double *vout) {
+  gr_ctx *c = carve(st, 0);
+  int rc;
+  if ((rc = frame_plain(c, q, c->X))) return rc;
+  if (rho) {
+    // rho = X^T M v
+    if ((rc = nh_cb(c->model->mass(q, c->M, c->model->user)))) return rc;
+    nh_la_gemv(c->n, c->n, c->M, v, c->p);
+    nh_la_gemv_t(c->n, c->m, c->X, c->p, rho);
+    return 0;
+  }
+  // v = X gD^-1 rho (here v holds rho)
+  if ((rc = metric(c, q, v))) return rc;
+  nh_la_gemv(c->n, c->m, c->X, c->y, vout);
+  return 0;
+}
+
 static int gr_dense(nh_stepper *st, double t, const double *x0, double h, const double *x1,
                     double theta, double *x) {
   double *f = dense_buf(st);
