@@ -90,10 +90,12 @@ awk -v e="$(num max_energy_rel_error "$T/jq")" -v r="$(num solver_max_residual "
   && ok "figure dg-fig4 (short)" || bad "figure dg-fig4: $(cat "$T/err")"
 "$NHOLO" figure dg-fig2 --members 4 --t-end 20 --out "$T/d2.png" >"$T/d2" 2>"$T/err" && [ -s "$T/d2.png" ] && grep -q "variance" "$T/d2" \
   && ok "figure dg-fig2 (small ensemble)" || bad "figure dg-fig2: $(cat "$T/err")"
+"$NHOLO" run "$(dirname "$0")/../examples/quartic1.nh" --method gonzalez --dt 0.01 --t-end 1 >"$T/qg" 2>"$T/err" && grep -q "status: NH_OK" "$T/qg" \
+  && ok "run quartic1.nh gonzalez (D* form of a Lagrangian model)" || bad "run quartic1.nh gonzalez: $(cat "$T/err")"
 "$NHOLO" run suslov --method avf --dt 0.1 --t-end 1 --out "$T/su.csv" >/dev/null 2>"$T/err" && head -1 "$T/su.csv" | grep -qx "t,rho1,rho2" \
   && [ "$(wc -l <"$T/su.csv")" -ge 12 ] && ok "run suslov --out (ODE-form CSV)" || bad "run suslov --out: $(cat "$T/err")"
 expect_usage "plot of an ODE-form model" run suslov --plot "$T/o/s.png"
-expect_usage "dg method on a mechanical model" run penny --method gonzalez --out "$T/o/x.csv"
+expect_usage "dg method on a forced mechanical model" run snakeboard --method gonzalez --out "$T/o/x.csv"
 expect_usage "si-dla needs a constant mass matrix" run sleigh-dg-q --method si-dla --out "$T/o/x.csv"
 expect_usage "dg figure bad t-end" figure dg-fig3 --t-end -5 --out-dir "$T/o"
 # ---- the rolling ball and disk (Putkaradze & Rogers) --------------------------------------
@@ -480,9 +482,9 @@ expect_usage "rdp without SE(2)" run penny --method rdp --out "$T/o/x.csv"
 expect_usage "sleigh unknown parameter" run sleigh --set R=1 --out "$T/o/x.csv"
 # a refused method says why and which methods fit, not what the method is (rkmk4 read the
 # model's name after destroying it)
-expect_usage "gonzalez on the penny" run penny --method gonzalez --out "$T/o/x.csv"
-grep -qF "nholo: method 'gonzalez' cannot run model 'penny': the discrete gradients need an almost-Poisson model" "$T/stderr" \
-  && grep -qF "methods that can: exact, rk4, dopri5," "$T/stderr" && ! grep -q "Gonzalez midpoint" "$T/stderr" \
+expect_usage "gonzalez on the snakeboard" run snakeboard --method gonzalez --out "$T/o/x.csv"
+grep -qF "nholo: method 'gonzalez' cannot run model 'snakeboard': the discrete gradients need an almost-Poisson model" "$T/stderr" \
+  && grep -qF "methods that can: rk4, dopri5, dop853, rk2, gni, rattle, shake, rdp" "$T/stderr" && ! grep -q "Gonzalez midpoint" "$T/stderr" \
   && ok "gonzalez refusal names the reason and the methods that fit" || bad "gonzalez refusal: $(cat "$T/stderr")"
 for mdl in penny sleigh; do
   expect_usage "rkmk4 on $mdl" run $mdl --method rkmk4 --out "$T/o/x.csv"

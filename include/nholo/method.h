@@ -131,6 +131,25 @@ NH_API int nh_method_kind_support(const nh_method *method, nh_model_kind kind, c
  * flow, else "dopri5" (nh_sim_def.method = NULL; also the command line's default). */
 NH_API const nh_method *nh_method_default_for(const nh_model *model);
 
+/* ---- the D* form of a Lagrangian model --------------------------------------------
+ * avf, gonzalez and itoh-abe run a conservative mechanical model with 1 <= nc < nq constraints
+ * directly (each step builds its D* form; state and outputs stay (q, v)). For the almost-Poisson
+ * model itself: nh_model_dstar_create returns an ODE-form model with state x = (q, rho), nx =
+ * 2 nq - nc, rho = X(q)^T M(q) v the momentum in the orthonormal frame X of ker A(q) from the
+ * Householder QR of A^T (Celledoni et al. Algorithm 1), H = 1/2 rho^T (X^T M X)^-1 rho + V,
+ * grad H and Pi = [[0, X], [-X^T, S]] exact (eqs. (8), (16)-(18), differentiated QR); its
+ * Hessian of H and d(Pi g)/dx are the library's central differences. The QR signs are fixed
+ * once, at the model's q0: the chart is smooth except where a column of A^T turns to the
+ * opposite sign of its reference (there the evaluators fail with NH_ERR_SINGULAR; the
+ * step-wise form of the methods above has no such set). The lagrangian model must outlive
+ * the result; the result's evaluators use scratch of their own, so run one simulation of it at
+ * a time. NULL with a reason in msg when the model has a force or not 1 <= nc < nq. */
+NH_API nh_model *nh_model_dstar_create(const nh_model *lagrangian, char *msg, size_t msg_size);
+/* x = (q, X^T M v) of a D* model from (q, v); and (q, v = X (X^T M X)^-1 rho) back from x
+ * (q Nullable). NH_ERR_ARG when dstar is not from nh_model_dstar_create. */
+NH_API int nh_model_dstar_from_qv(const nh_model *dstar, const double *q, const double *v, double *x);
+NH_API int nh_model_dstar_to_qv(const nh_model *dstar, const double *x, double *q, double *v);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,7 +12,10 @@
  * to the Newton residual (reported per step) and round-off. avf and gonzalez are symmetric,
  * hence of order 2; itoh-abe is not symmetric and of order 1. Newton uses the exact Jacobian
  * from the model's Hessian of H and d(Pi g)/dx (finite differences when the model leaves them
- * out); see src/dg/dg.c. Dense output: cubic Hermite on F = Pi grad H. */
+ * out); see src/dg/dg.c. Dense output: cubic Hermite on F = Pi grad H.
+ * A conservative mechanical model with 1 <= nc < nq constraints runs through its D* form
+ * (q, rho) built at each step from M, V and A (nh_dstar_step, docs/discrete-gradients.md):
+ * state, outputs and energy stay (q, v) and 1/2 v^T M v + V. */
 #include "dg/dg.h"
 #include "la/la.h"
 #include "methods/method_impl.h"
@@ -41,9 +44,16 @@ static size_t dgm_core_size(const nh_model *m) {
   return DGM_CTX_DOUBLES + nh_model_deriv_work_size(m) + nh_dg_work_size(m->nx) + (3 + NH_DG_PC_HIST) * (size_t)m->nx +
          dgm_pattern_doubles(m) + 8;
 }
-static size_t dgm_work_size(const nh_model *m) { return dgm_core_size(m) + 2 * (size_t)m->nx + 1; }
+static size_t dgm_work_size(const nh_model *m) {
+  if (m->form == NH_FORM_MECHANICAL) return nh_dstar_work_size(m);
+  return dgm_core_size(m) + 2 * (size_t)m->nx + 1;
+}
 
-static int dgm_supports(const nh_model *m) { return m->poisson ? NH_OK : NH_ERR_UNSUPPORTED; }
+/* almost-Poisson models, and mechanical ones through their D* form (see nh_dstar_step) */
+static int dgm_supports(const nh_model *m) {
+  if (m->form == NH_FORM_MECHANICAL) return nh_dstar_supports(m);
+  return m->poisson ? NH_OK : NH_ERR_UNSUPPORTED;
+}
 
 static int dgm_eval(const double *x, double *H, double *dH, double *Pi, void *user) {
   const dgm_ctx *c = user;
@@ -67,6 +77,11 @@ static int dgm_pijac(const double *x, const double *g, double *T, void *user) {
 static int dgm_step(nh_stepper *st, const double *x0, double h, double *x1, double *err,
                     nh_dg_kind kind) {
   const nh_model *m = st->model;
+  if (m->form == NH_FORM_MECHANICAL) {
+    if (err) *err = 0.0;
+    st->restart = 0;
+    return nh_dstar_step(st, x0, h, x1, (int)kind);
+  }
   dgm_ctx *c = (dgm_ctx *)st->work;
   double *w = st->work + DGM_CTX_DOUBLES;
   c->model = m;
@@ -113,7 +128,7 @@ static int itoh_abe_step(nh_stepper *st, double t, const double *x0, double h, d
 
 const nh_method nh_method_avf = {
     .name = "avf",
-    .summary = "averaged vector field discrete gradient, midpoint Pi, on an almost-Poisson model",
+    .summary = "averaged vector field discrete gradient, midpoint Pi, on an almost-Poisson model or D* form",
     .preserves = "energy (to solver tolerance and quadrature round-off); constraints built in",
     .order = 2,
     .flags = NH_METHOD_IMPLICIT | NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY,
@@ -125,7 +140,7 @@ const nh_method nh_method_avf = {
 
 const nh_method nh_method_gonzalez = {
     .name = "gonzalez",
-    .summary = "Gonzalez midpoint discrete gradient, midpoint Pi, on an almost-Poisson model",
+    .summary = "Gonzalez midpoint discrete gradient, midpoint Pi, on an almost-Poisson model or D* form",
     .preserves = "energy (to solver tolerance); constraints built in",
     .order = 2,
     .flags = NH_METHOD_IMPLICIT | NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY,
@@ -137,7 +152,7 @@ const nh_method nh_method_gonzalez = {
 
 const nh_method nh_method_itoh_abe = {
     .name = "itoh-abe",
-    .summary = "Itoh-Abe coordinate-increment discrete gradient, midpoint Pi (not symmetric)",
+    .summary = "Itoh-Abe coordinate-increment discrete gradient, midpoint Pi (not symmetric), or D* form",
     .preserves = "energy (to solver tolerance); constraints built in",
     .order = 1,
     .flags = NH_METHOD_IMPLICIT | NH_METHOD_ENERGY,

@@ -221,7 +221,7 @@ static int gr_eval(const double *zeta, double *H, double *dH, double *Pi, void *
   return 0;
 }
 
-static int gr_step_impl(nh_stepper *st, const double *x0, double h, double *x1, int fd) {
+static int gr_step_impl(nh_stepper *st, const double *x0, double h, double *x1, int fd, nh_dg_kind kind) {
   gr_ctx *c = carve(st, fd);
   const int n = c->n, m = c->m;
   int rc;
@@ -238,7 +238,7 @@ static int gr_step_impl(nh_stepper *st, const double *x0, double h, double *x1, 
   // reuse the previous step's difference factors when the step size is the same
   if (c->jac_h != h) c->jac_kept = 0;
   c->jac_h = h;
-  rc = nh_dg_step(&c->sys, NH_DG_GONZALEZ, c->zeta, h, c->zeta1, &ns, c->dgw, &c->jac_kept, NULL);
+  rc = nh_dg_step(&c->sys, kind, c->zeta, h, c->zeta1, &ns, c->dgw, &c->jac_kept, NULL);
   nh_stepper_solved(st, ns.iters, ns.residual);
   st->evals += ns.iters;
   if (rc) return rc;
@@ -257,14 +257,51 @@ static int gr_step(nh_stepper *st, double t, const double *x0, double h, double 
   (void)t;
   if (err) *err = 0.0;
   dense_buf(st)[2 * st->nx] = 0.0;
-  return gr_step_impl(st, x0, h, x1, 0);
+  return gr_step_impl(st, x0, h, x1, 0, NH_DG_GONZALEZ);
 }
 static int gr_fd_step(nh_stepper *st, double t, const double *x0, double h, double *x1, double *err) {
   (void)t;
   if (err) *err = 0.0;
   dense_buf(st)[2 * st->nx] = 0.0;
-  return gr_step_impl(st, x0, h, x1, 1);
+  return gr_step_impl(st, x0, h, x1, 1, NH_DG_GONZALEZ);
 }
+/* avf, gonzalez and itoh-abe on a mechanical model: the step above with their discrete
+ * gradient on the D* form (q, rho) (exact frame derivatives) */
+size_t nh_dstar_work_size(const nh_model *mod) { return gr_supports(mod) ? 0 : gr_work_total(mod); }
+int nh_dstar_supports(const nh_model *mod) { return gr_supports(mod); }
+int nh_dstar_step(nh_stepper *st, const double *x0, double h, double *x1, int kind) {
+  dense_buf(st)[2 * st->nx] = 0.0;
+  return gr_step_impl(st, x0, h, x1, 0, (nh_dg_kind)kind);
+}
+
+/* the D* model of nh_model_dstar_create (src/methods/dstar.c): st holds the Lagrangian model
+ * and gr_work_size doubles; the chart's signs are fixed once at q */
+size_t nh_dstar_ctx_size(const nh_model *mod) { return gr_work_size(mod); }
+int nh_dstar_chart(nh_stepper *st, const double *q) {
+  gr_ctx *c = carve(st, 0);
+  for (int k = 0; k < c->r; k++) c->s[k] = 0.0;
+  return frame_plain(c, q, c->X);
+}
+int nh_dstar_eval(nh_stepper *st, const double *x, double *H, double *dH, double *Pi) {
+  return gr_eval(x, H, dH, Pi, carve(st, 0));
+}
+int nh_dstar_map(nh_stepper *st, const double *q, const double *v, double *rho, double *vout) {
+  gr_ctx *c = carve(st, 0);
+  int rc;
+  if ((rc = frame_plain(c, q, c->X))) return rc;
+  if (rho) {
+    // rho = X^T M v
+    if ((rc = nh_cb(c->model->mass(q, c->M, c->model->user)))) return rc;
+    nh_la_gemv(c->n, c->n, c->M, v, c->p);
+    nh_la_gemv_t(c->n, c->m, c->X, c->p, rho);
+    return 0;
+  }
+  // v = X gD^-1 rho (here v holds rho)
+  if ((rc = metric(c, q, v))) return rc;
+  nh_la_gemv(c->n, c->m, c->X, c->y, vout);
+  return 0;
+}
+
 static int gr_dense(nh_stepper *st, double t, const double *x0, double h, const double *x1,
                     double theta, double *x) {
   double *f = dense_buf(st);

@@ -66,9 +66,9 @@ static const struct {
     {"del", "its constraints must be holonomic (or absent), and this model's are not"},
     {"rdp", "it needs an SE(2)-invariant model (a 'group se2' statement; M and the constraints "
             "invariant under the group)"},
-    {"avf", "the discrete gradients need an almost-Poisson model (a 'hamiltonian' and 'Pi' entries)"},
-    {"gonzalez", "the discrete gradients need an almost-Poisson model (a 'hamiltonian' and 'Pi' entries)"},
-    {"itoh-abe", "the discrete gradients need an almost-Poisson model (a 'hamiltonian' and 'Pi' entries)"},
+    {"avf", "the discrete gradients need an almost-Poisson model (a 'hamiltonian' and 'Pi' entries) or a conservative mechanical one with 1 <= constraints < coordinates"},
+    {"gonzalez", "the discrete gradients need an almost-Poisson model (a 'hamiltonian' and 'Pi' entries) or a conservative mechanical one with 1 <= constraints < coordinates"},
+    {"itoh-abe", "the discrete gradients need an almost-Poisson model (a 'hamiltonian' and 'Pi' entries) or a conservative mechanical one with 1 <= constraints < coordinates"},
     {"gonzalez-r", "it needs a conservative model with 1 <= constraints < coordinates"},
     {"gonzalez-r-fd", "it needs a conservative model with 1 <= constraints < coordinates"},
     {"gonzalez-f", "it needs a conservative model with at least one constraint"},

@@ -115,6 +115,22 @@ extern const nh_method nh_method_si_dla;
 extern const nh_method nh_method_i_dla;
 extern const nh_method nh_method_spark;
 
+/* The D* form of a mechanical model with 1 <= nc < nq constraints and no force (src/methods/
+ * gonzalez_r.c): the discrete-gradient step of kind (nh_dg_kind) on (q, rho), rho the momentum
+ * in the differentiated-QR frame of D fixed at x0, from and back to (q, v); its workspace
+ * (ending with the 2 nx + 1 doubles of nh_hermite_dense_tail; 0 when unsupported) and test. */
+size_t nh_dstar_work_size(const nh_model *model);
+int nh_dstar_supports(const nh_model *model);
+int nh_dstar_step(nh_stepper *s, const double *x0, double h, double *x1, int kind);
+/* The fixed chart of nh_model_dstar_create: s holds the model and nh_dstar_ctx_size doubles;
+ * nh_dstar_chart fixes the QR signs at q; nh_dstar_eval is H, grad H and Pi at x = (q, rho)
+ * (outputs Nullable); nh_dstar_map gives rho = X^T M v (rho given) or v = X gD^-1 rho (rho
+ * NULL, v holding rho, the velocity into vout). */
+size_t nh_dstar_ctx_size(const nh_model *model);
+int nh_dstar_chart(nh_stepper *s, const double *q);
+int nh_dstar_eval(nh_stepper *s, const double *x, double *H, double *dH, double *Pi);
+int nh_dstar_map(nh_stepper *s, const double *q, const double *v, double *rho, double *vout);
+
 /* Dense output for one-step methods without their own interpolant: the cubic Hermite
  * interpolant through (x0, F(t, x0)) and (x1, F(t + h, x1)), the slopes computed once per
  * step into f (2 nx doubles, valid[0] = 0 after each step). */
