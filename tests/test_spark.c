@@ -9,6 +9,7 @@
 #include "harness.h"
 #include "methods/method_impl.h"
 #include "nholo/nholo.h"
+#include "quartic_variance.h"
 
 #define PI 3.14159265358979323846
 /* the constraint at the steps: the Newton tolerance (1e-14 relative) times the size of A v */
@@ -179,53 +180,14 @@ static int test_energy(void) {
  * variance growing linearly in t (spec C8 initial states). The constant is about 1e-3 h^4,
  * ten times SI-DLA's 1e-4 h^4 (test_dg): the paper's Fig. 2 shows only that the growth is linear
  * and of the same kind, not the constant. */
-static double gauss(unsigned long long *s) {
-  double u = nh_test_rand(s, 1e-300, 1.0), v = nh_test_rand(s, 0.0, 1.0);
-  return sqrt(-2.0 * log(u)) * cos(2.0 * PI * v);
-}
-
 static int test_variance(void) {
-  nh_model *m = nh_quartic_create(NULL, 0);
-  ENSURE(m);
-  enum { NIC = 40, NT = 10 };
-  const double h = 0.1, T = 1000.0, H = 3.06;
-  double sum[NT] = {0}, sum2[NT] = {0}, gmax = 0.0;
-  unsigned long long seed = 2016;
-  nh_sim_def d = nh_sim_def_default();
-  d.method = nh_method_find("spark");
-  d.h = h;
-  nh_sim *s = nh_sim_create(m, &d, NULL, 0);
-  ENSURE(s);
-  for (int ic = 0; ic < NIC; ic++) {
-    double q[7], rho[6], v[7], x[14];
-    do {
-      for (int i = 0; i < 7; i++) q[i] = 0.7 * gauss(&seed);
-      for (int i = 0; i < 6; i++) rho[i] = gauss(&seed);
-    } while (nh_quartic_velocity(q, rho, H, v) != NH_OK);
-    for (int i = 0; i < 7; i++) x[i] = q[i], x[7 + i] = v[i];
-    ENSURE(nh_sim_set_state_x(s, 0.0, x) == 0);
-    double E0 = nh_sim_get_stats(s)->energy_initial;
-    for (int k = 0; k < NT; k++) {
-      ENSURE(nh_sim_run(s, (k + 1) * T / NT, 0, NULL, NULL) == 0);
-      double dE = nh_sim_get_stats(s)->energy - E0;
-      sum[k] += dE, sum2[k] += dE * dE;
-    }
-    gmax = fmax(gmax, nh_sim_get_stats(s)->max_constraint_residual);
-  }
-  nh_sim_destroy(s);
-  // least-squares slope of var/h^4 against t
-  double st = 0, sv = 0, stt = 0, stv = 0;
-  for (int k = 0; k < NT; k++) {
-    double t = (k + 1) * T / NT, mean = sum[k] / NIC, var = (sum2[k] - NIC * mean * mean) / (NIC - 1);
-    double y = var / (h * h * h * h);
-    st += t, sv += y, stt += t * t, stv += t * y;
-  }
-  double slope = (NT * stv - st * sv) / (NT * stt - st * st), icpt = (sv - slope * st) / NT;
+  const double T = 1000.0;
+  double slope, icpt, gmax;
+  ENSURE(quartic_variance("spark", 0.1, T, 40, 10, &slope, &icpt, &gmax) == 0);
   printf("  SPARK: var(H - H0)/h^4 = %.3e t + %.3f (paper: 1e-4 t); |A v| <= %.1e\n", slope, icpt, gmax);
   ENSURE(slope > 3e-4 && slope < 5e-3); /* measured 2.2e-3 here, 1.0e-3 with 100 states to t = 2000 */
   ENSURE(fabs(icpt) < 0.5 * slope * T); /* linear growth from ~0 */
   ENSURE(gmax < SP_CONSTRAINT_TOL);
-  nh_model_destroy(m);
   return 0;
 }
 
