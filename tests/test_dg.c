@@ -10,43 +10,13 @@
 #include "la/la.h"
 #include "methods/method_impl.h"
 #include "nholo/nholo.h"
+#include "runs.h"
 #include "quartic_variance.h"
 
 #define EPS 2.220446049250313e-16
 #define PI 3.14159265358979323846
 
 /* ---- helpers ------------------------------------------------------------------------- */
-
-/* run a built-in model with a method at fixed step h to t_end; x (nx) final state */
-typedef struct run_out {
-  double x[16];
-  nh_sim_stats st;
-  int status;
-} run_out;
-
-static int run_model(nh_model *m, const char *method, double h, double t_end, const double *x0, run_out *o) {
-  nh_sim_def d = nh_sim_def_default();
-  d.method = nh_method_find(method);
-  d.h = h;
-  d.rtol = 1e-13, d.atol = 1e-13;
-  nh_sim *s = nh_sim_create(m, &d, NULL, 0);
-  if (!s) return -1;
-  if (x0 && nh_sim_set_state_x(s, 0.0, x0) < 0) {
-    nh_sim_destroy(s);
-    return -1;
-  }
-  o->status = nh_sim_run(s, t_end, 0, NULL, NULL);
-  for (int i = 0; i < m->nx; i++) o->x[i] = nh_sim_x(s)[i];
-  o->st = *nh_sim_get_stats(s);
-  nh_sim_destroy(s);
-  return o->status;
-}
-
-static double dist(int n, const double *a, const double *b) {
-  double s = 0.0;
-  for (int i = 0; i < n; i++) s += (a[i] - b[i]) * (a[i] - b[i]);
-  return sqrt(s);
-}
 
 /* the quartic-ap model as a dg system */
 typedef struct msys {

@@ -14,6 +14,7 @@
 
 #include "harness.h"
 #include "nholo/nholo.h"
+#include "runs.h"
 
 #define DS_T_END 10.0
 /* |q_auto - q_hand| <= DS_AGREE h^2 at t = 10 (measured constants below 30) */
@@ -24,29 +25,8 @@
 #define DS_ENERGY_TOL 1e-12
 #define DS_CONSTRAINT_TOL 1e-14
 
-typedef struct run_out {
-  double x[32];
-  nh_sim_stats st;
-} run_out;
-
-static int run_model(nh_model *m, const char *method, double h, run_out *o) {
-  nh_sim_def d = nh_sim_def_default();
-  d.method = nh_method_find(method);
-  d.h = h;
-  char msg[512];
-  nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
-  if (!s) {
-    printf("  %s\n", msg);
-    return -1;
-  }
-  int rc = nh_sim_run(s, DS_T_END, 0, NULL, NULL);
-  for (int i = 0; i < m->nx; i++) o->x[i] = nh_sim_x(s)[i];
-  o->st = *nh_sim_get_stats(s);
-  nh_sim_destroy(s);
-  return rc;
-}
-
-static double dist(int n, const double *a, const double *b) {
+/* the largest coordinate difference */
+static double dist_max(int n, const double *a, const double *b) {
   double s = 0.0;
   for (int i = 0; i < n; i++) s = fmax(s, fabs(a[i] - b[i]));
   return s;
@@ -61,10 +41,10 @@ static int compare(const char *mech, const char *ap, const char *method, double 
   double d[2];
   for (int j = 0; j < 2; j++) {
     double hj = h / (1 << j);
-    ENSURE(run_model(m, method, hj, j ? &o3 : &o1) == NH_OK);
-    ENSURE(run_model(a, method, hj, j ? &o4 : &o2) == NH_OK);
+    ENSURE(run_model(m, method, hj, DS_T_END, NULL, j ? &o3 : &o1) == NH_OK);
+    ENSURE(run_model(a, method, hj, DS_T_END, NULL, j ? &o4 : &o2) == NH_OK);
     const run_out *om = j ? &o3 : &o1, *oa = j ? &o4 : &o2;
-    d[j] = dist(nq, om->x, oa->x);
+    d[j] = dist_max(nq, om->x, oa->x);
     // same physical start; H and the constraints kept by the automatic form
     ENSURE_REL(om->st.energy_initial, oa->st.energy_initial, 1e-14);
     ENSURE(om->st.max_energy_rel_error < DS_ENERGY_TOL);
@@ -101,7 +81,7 @@ static int test_gearbox(void) {
 static int test_itoh_abe(void) {
   nh_model *m = nh_builtin_create("gearbox", NULL, 0);
   run_out o;
-  ENSURE(run_model(m, "itoh-abe", 0.02, &o) == NH_OK);
+  ENSURE(run_model(m, "itoh-abe", 0.02, DS_T_END, NULL, &o) == NH_OK);
   ENSURE(o.st.max_energy_rel_error < DS_ENERGY_TOL && o.st.max_constraint_residual < DS_CONSTRAINT_TOL);
   nh_model_destroy(m);
   return 0;
@@ -130,10 +110,10 @@ static int test_dstar_model(void) {
   // gonzalez on the D* model against the step-wise form
   run_out o1, o2;
   const double h = 0.02;
-  ENSURE(run_model(a, "gonzalez", h, &o1) == NH_OK);
-  ENSURE(run_model(m, "gonzalez", h, &o2) == NH_OK);
+  ENSURE(run_model(a, "gonzalez", h, DS_T_END, NULL, &o1) == NH_OK);
+  ENSURE(run_model(m, "gonzalez", h, DS_T_END, NULL, &o2) == NH_OK);
   ENSURE(o1.st.max_energy_rel_error < DS_ENERGY_TOL);
-  double d = dist(nq, o1.x, o2.x);
+  double d = dist_max(nq, o1.x, o2.x);
   printf("  D* model vs step-wise form: |q| difference %.3e at t = 10\n", d);
   ENSURE(d < DS_AGREE * h * h);
   // the difference Hessian
