@@ -20,6 +20,33 @@ static nh_model *parse(const char *text) {
   return m;
 }
 
+/* the three systems of these tests, as model files: a ball dropped from y = 1 with x' = 0.3
+ * onto a floor of restitution e; a particle at rest on the line through the origin at angle
+ * a; a particle on top of the unit circle with x' = v0 */
+static nh_model *ball_model(double e) {
+  char text[512];
+  snprintf(text, sizeof text,
+           "model ball\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
+           "gap floor: y  impact restitution %.17g\ninitial y = 1, x' = 0.3\n", e);
+  return parse(text);
+}
+
+static nh_model *slope_model(double a) {
+  char text[512];
+  snprintf(text, sizeof text,
+           "model slope\ncoordinates x y\nparameter a = %.17g\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
+           "gap line: y*cos(a) - x*sin(a)  impact restitution 0.5\ninitial x = 0, y = 0\n", a);
+  return parse(text);
+}
+
+static nh_model *dome_model(double v0) {
+  char text[512];
+  snprintf(text, sizeof text,
+           "model dome\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
+           "gap dome: sqrt(x^2 + y^2) - 1  impact restitution 0.5\ninitial y = 1, x' = %.17g\n", v0);
+  return parse(text);
+}
+
 static nh_sim *make_sim(const nh_model *m, const char *method, double h) {
   nh_sim_def d = nh_sim_def_default();
   d.method = nh_method_find(method);
@@ -44,14 +71,10 @@ static long find_contact(const nh_sim *s, int kind, nh_contact_record *r) {
 static int test_ball_zeno_time(void) {
   const double es[] = {0.0, 0.3, 0.5, 0.8}, g = 9.81, t1 = sqrt(2.0 / g);
   const char *methods[] = {"dopri5", "rk4"};
-  char text[512];
   for (int im = 0; im < 2; im++)
     for (int k = 0; k < 4; k++) {
       const double e = es[k], t_inf = t1 * (1.0 + e) / (1.0 - e);
-      snprintf(text, sizeof text,
-               "model ball\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-               "gap floor: y  impact restitution %.17g\ninitial y = 1, x' = 0.3\n", e);
-      nh_model *m = parse(text);
+      nh_model *m = ball_model(e);
       ENSURE(m);
       nh_sim *s = make_sim(m, methods[im], 1e-3);
       ENSURE(s);
@@ -115,11 +138,7 @@ static int test_ball_c_model(void) {
  * -1/2 g sin(a) (cos a, sin a), the constraint holds to round-off. */
 static int test_slope(void) {
   const double a = 0.4, g = 9.81;
-  char text[512];
-  snprintf(text, sizeof text,
-           "model slope\ncoordinates x y\nparameter a = %.17g\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-           "gap line: y*cos(a) - x*sin(a)  impact restitution 0.5\ninitial x = 0, y = 0\n", a);
-  nh_model *m = parse(text);
+  nh_model *m = slope_model(a);
   ENSURE(m);
   const char *methods[] = {"dopri5", "rk4", "rk2"};
   for (int im = 0; im < 3; im++) {
@@ -194,11 +213,7 @@ static int test_slide_off_circle(void) {
   const double R = 1.0, g = 9.81, v0s[] = {0.05, 0.5};
   for (int k = 0; k < 2; k++) {
     const double v0 = v0s[k], c_exp = 2.0 / 3.0 + v0 * v0 / (3.0 * g * R);
-    char text[512];
-    snprintf(text, sizeof text,
-             "model dome\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-             "gap dome: sqrt(x^2 + y^2) - 1  impact restitution 0.5\ninitial y = 1, x' = %.17g\n", v0);
-    nh_model *m = parse(text);
+    nh_model *m = dome_model(v0);
     ENSURE(m);
     nh_sim *s = make_sim(m, "dopri5", 1e-3);
     ENSURE(s);
@@ -284,11 +299,7 @@ static int test_vi_ball(void) {
  * line; the position at t = 1 within O(h^2) of -1/2 g sin(a) (cos a, sin a), on the line */
 static int test_vi_slope(void) {
   const double a = 0.4, g = 9.81, hs[] = {1e-2, 1e-3};
-  char text[512];
-  snprintf(text, sizeof text,
-           "model slope\ncoordinates x y\nparameter a = %.17g\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-           "gap line: y*cos(a) - x*sin(a)  impact restitution 0.5\ninitial x = 0, y = 0\n", a);
-  nh_model *m = parse(text);
+  nh_model *m = slope_model(a);
   ENSURE(m);
   for (int k = 0; k < 2; k++) {
     nh_sim *s = make_sim(m, "gni", hs[k]);
@@ -313,11 +324,7 @@ static int test_vi_slope(void) {
  * 2/3 + v0^2 / (3 g R), within O(h) (h^2 measured) */
 static int test_vi_release(void) {
   const double R = 1.0, g = 9.81, v0 = 0.5, c_exp = 2.0 / 3.0 + v0 * v0 / (3.0 * g * R), hs[] = {1e-2, 1e-3};
-  char text[512];
-  snprintf(text, sizeof text,
-           "model dome\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-           "gap dome: sqrt(x^2 + y^2) - 1  impact restitution 0.5\ninitial y = 1, x' = %.17g\n", v0);
-  nh_model *m = parse(text);
+  nh_model *m = dome_model(v0);
   ENSURE(m);
   for (int k = 0; k < 2; k++) {
     nh_sim *s = make_sim(m, "gni", hs[k]);
@@ -343,8 +350,7 @@ static int test_vi_release(void) {
 
 /* methods that cannot hold a contact end with NH_ZENO and say why, without hanging */
 static int test_refusing_methods(void) {
-  nh_model *m = parse("model ball\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-                      "gap floor: y  impact restitution 0\ninitial y = 1, x' = 0.3\n");
+  nh_model *m = ball_model(0);
   ENSURE(m);
   const char *methods[] = {"del"};
   for (int k = 0; k < 1; k++) {
@@ -373,8 +379,7 @@ static int test_refusing_methods(void) {
   nh_model_destroy(m);
   // e = 0.5: del locates every bounce (an interpolant below the floor used to hide a genuine
   // crossing later in the step, and the ball fell through) and refuses the accumulation
-  m = parse("model ball\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-            "gap floor: y  impact restitution 0.5\ninitial y = 1, x' = 0.3\n");
+  m = ball_model(0.5);
   ENSURE(m);
   s = make_sim(m, "del", 1e-3);
   ENSURE(s);
@@ -389,8 +394,7 @@ static int test_refusing_methods(void) {
 /* without contacts (contact = 0) the plastic ball stalls at the floor: the stall guard ends the
  * run with NH_STALL after NH_STALL_STEPS steps, state and logs kept */
 static int test_stall_guard(void) {
-  nh_model *m = parse("model ball\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-                      "gap floor: y  impact restitution 0\ninitial y = 1, x' = 0.3\n");
+  nh_model *m = ball_model(0);
   ENSURE(m);
   nh_sim_def d = nh_sim_def_default();
   d.method = nh_method_find("dopri5");
