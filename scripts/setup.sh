@@ -4,6 +4,14 @@
 set -eu
 # help2man makes the manual page from `nholo --help` at build time
 pkgs="build-essential cmake pkg-config libplplot-dev plplot-driver-cairo help2man"
+# ensembles across machines: Open MPI and parallel HDF5 (h5dump to read the files)
+pkgs="$pkgs libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools"
+# design optimisation (NLopt) and sparse factorisations (SuiteSparse)
+pkgs="$pkgs libnlopt-dev libsuitesparse-dev"
+# the Python package: Debian's interpreter, numpy, pytest; h5py, sympy and scipy for the
+# examples and the comparison scripts
+pkgs="$pkgs python3-dev python3-numpy python3-pytest python3-setuptools python3-pip"
+pkgs="$pkgs python3-h5py python3-sympy python3-scipy python3-matplotlib"
 # clang is optional (second compiler, fuzzing: libclang-rt-14-dev ships its libFuzzer and
 # sanitizer runtimes); each is installed when available.
 opt_pkgs="clang libclang-rt-14-dev"
