@@ -39,6 +39,9 @@ void trex_geometry(const trex_design *d, const double *q, double *M, double *gap
 /* c and raw of a row (from nh_simul_cosines on tail and footL); NH_OK or its failure. */
 int trex_cosine(trex_row *row, char *msg, size_t msg_size);
 
+/* raise y so that the tail and footL gaps are >= 0 (by at most 2e-13 cm above the lower) */
+void trex_lift(const trex_design *d, double *q);
+
 /* Newton on two coordinates (indices ia, ib of q) so that the tail and footL gaps are 0;
  * NH_OK, or NH_ERR_NO_CONVERGENCE with a message. */
 int trex_touch(const trex_design *d, double *q, int ia, int ib, char *msg, size_t msg_size);

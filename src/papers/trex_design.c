@@ -123,6 +123,7 @@ int trex_optimise(const trex_row *start, trex_row *out, int *evals, char *msg, s
     return NH_ERR_NO_CONVERGENCE;
   }
   row_of(&cx, w, out);
+  trex_lift(&out->d, out->q);
   return trex_cosine(out, msg, msg_size);
 }
 

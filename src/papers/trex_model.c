@@ -18,6 +18,9 @@
 #define TREX_TOUCH_ITER 100
 #define TREX_TOUCH_FD 1e-7
 #define TREX_TOUCH_STEP 0.2
+/* a double-contact row is lifted so that both gaps are in [TREX_CLEARANCE, 2 TREX_CLEARANCE]
+ * (cm): never negative, so the model file accepts it as an initial state */
+#define TREX_CLEARANCE 1e-13
 
 double trex_tail_length(double r1, double r2) {
   return (r1 * r1 * r1 + r1 * r1 * r2 + sqrt(2.0) * sqrt(pow(r1, 4) * r2 * r2 + pow(r1 * r2, 3))) /
@@ -133,13 +136,22 @@ int trex_cosine(trex_row *row, char *msg, size_t msg_size) {
   return NH_OK;
 }
 
+void trex_lift(const trex_design *d, double *q) {
+  double gap[TREX_NGAP];
+  trex_geometry(d, q, NULL, gap, NULL);
+  q[1] += fmax(0.0, -fmin(gap[TREX_TAIL], gap[TREX_FOOT_L])) + TREX_CLEARANCE;
+}
+
 int trex_touch(const trex_design *d, double *q, int ia, int ib, char *msg, size_t msg_size) {
   const int idx[2] = {ia, ib};
   double gap[TREX_NGAP];
   for (int it = 0; it < TREX_TOUCH_ITER; it++) {
     trex_geometry(d, q, NULL, gap, NULL);
     double F[2] = {gap[TREX_TAIL], gap[TREX_FOOT_L]};
-    if (fabs(F[0]) <= TREX_TOUCH_TOL && fabs(F[1]) <= TREX_TOUCH_TOL) return NH_OK;
+    if (fabs(F[0]) <= TREX_TOUCH_TOL && fabs(F[1]) <= TREX_TOUCH_TOL) {
+      trex_lift(d, q);
+      return NH_OK;
+    }
     // Jacobian by central differences (the gaps are trigonometric polynomials)
     double Jm[4];
     for (int c = 0; c < 2; c++) {
@@ -181,8 +193,10 @@ int trex_initial_row(trex_row *row, char *msg, size_t msg_size) {
 
 void trex_optimised_row(trex_row *row) {
   // `nholo figure trex-design` (NLopt) from our initial row; also in examples/trex.nh
-  *row = (trex_row){{7.0498215707089935, 3.7064439268496576, 7.9758946040399836, 9.9977217102943037},
-                    {0, 12.313319261495385, 6.0002909946689114, 5.4569129453091536, 4.7945057961010056, 1.9822382089795398, 5.240044857575783, -0.38221902800783786},
+  *row = (trex_row){{7.049821573718039, 3.7064439356283878, 7.975894602410067, 9.9977217175346613},
+                    {0, 12.313319267513874, 6.0002909980719066, 5.4569129449900284,
+                     4.7945057947337943, 1.9822382273882735, 5.2400448756082207,
+                     -0.38221903014402203},
                     NAN, NAN};
   (void)trex_cosine(row, NULL, 0);
 }
