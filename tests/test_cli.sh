@@ -560,5 +560,31 @@ rc=$?
   && grep -q '"members": 15, "ok": 15, "failed": 0' "$T/gj" \
   && ok "ensemble: a 5 x 3 grid sweep of the sleigh, values exact, in order" || bad "ensemble grid: $(cat "$T/err") $(head -3 "$T/grid.csv")"
 
+# ---- TREX (Seghete & Murphey Sec. VII-B; docs/trex.md) ------------------------------------
+"$NHOLO" check "$SRC/examples/trex.nh" --set drop=0 >"$T/tc" 2>"$T/err" && grep -q "contacts at the initial configuration (|g| <= 1e-09): tail footL" "$T/tc" \
+  && grep -q "verdict: unique (pairwise orthogonal normals)" "$T/tc" \
+  && ok "check trex.nh at the design: tail and footL, orthogonal" || bad "check trex.nh: $(cat "$T/err")"
+"$NHOLO" run "$SRC/examples/trex.nh" --t-end 0.19 --order least >"$T/tr" 2>"$T/err" \
+  && grep -q "impact 1: t = 0.18616796642476.* s, simultaneous (elastic, order least): tail impulse .*footL impulse" "$T/tr" \
+  && ok "run trex.nh: the drop lands on tail and footL together" || bad "run trex.nh: $(cat "$T/err") $(cat "$T/tr")"
+"$NHOLO" figure trex --t-end 0.25 --out "$T/trex.png" >"$T/tf" 2>"$T/err" && [ -s "$T/trex.png" ] \
+  && head -1 "$T/trex.csv" | grep -q '^t,xi_optimised,xi_initial,' \
+  && awk -F, 'NR == 252 && $1 == "0.250000" && $2 < 1e-12 && $3 > 1e-4 { f = 1 } END { exit !f }' "$T/trex.csv" \
+  && grep -q "trex optimised gait: c = .* (2 contacts, 2 reflections)" "$T/tf" && grep -q "trex initial gait" "$T/tf" \
+  && ok "figure trex (short): PNG and CSV, xi optimised < 1e-12, initial > 1e-4" || bad "figure trex: $(cat "$T/err") $(cat "$T/tf")"
+rm -rf "$T/o" && mkdir -p "$T/o"
+"$NHOLO" figure trex-design --out "$T/o/td.png" >"$T/td" 2>"$T/err"
+rc=$?
+if grep -q "built without it" "$T/err"; then
+  [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && [ "$(ls -A "$T/o" | wc -l)" -eq 0 ] \
+    && ok "figure trex-design without NLopt: says so, exit 2, nothing written (skipped the table)" \
+    || bad "figure trex-design without NLopt (exit $rc): $(cat "$T/err")"
+else
+  [ "$rc" -eq 0 ] && [ -s "$T/o/td.png" ] && grep -q "^paper optimised  *0.00  13.69" "$T/td" \
+    && awk '$1 == "ours" && $2 == "optimised" && ($15 < 0 ? -$15 : $15) < 1e-12 { f = 1 } END { exit !f }' "$T/td" \
+    && grep -q "NLopt SLSQP [0-9]* evaluations" "$T/td" \
+    && ok "figure trex-design: our optimised row (c < 1e-12) beside the paper's" || bad "figure trex-design (exit $rc): $(cat "$T/err") $(cat "$T/td")"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
