@@ -572,6 +572,7 @@ rc=$?
   && awk -F, 'NR == 252 && $1 == "0.250000" && $2 < 1e-12 && $3 > 1e-4 { f = 1 } END { exit !f }' "$T/trex.csv" \
   && grep -q "trex optimised gait: c = .* (2 contacts, 2 reflections)" "$T/tf" && grep -q "trex initial gait" "$T/tf" \
   && ok "figure trex (short): PNG and CSV, xi optimised < 1e-12, initial > 1e-4" || bad "figure trex: $(cat "$T/err") $(cat "$T/tf")"
+expect_usage "figure trex: too many samples" figure trex --dt 1e-9 --out "$T/o/trex.png"
 rm -rf "$T/o" && mkdir -p "$T/o"
 "$NHOLO" figure trex-design --out "$T/o/td.png" >"$T/td" 2>"$T/err"
 rc=$?

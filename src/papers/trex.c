@@ -25,6 +25,8 @@
 /* the figure's defaults: horizon and sampling step (s) */
 #define TREX_T_END 0.6
 #define TREX_DT 1e-3
+/* most samples of xi (each holds q and v of four runs) */
+#define TREX_MAX_SAMPLES 1e6
 /* the design parameters set on the model file for a row */
 #define TREX_NSET 11
 
@@ -201,6 +203,11 @@ static int plot_xi(const char *path, trex_gait *g, double dt, char *msg, size_t 
 int papers_trex(const char *name, const char *path, const papers_opts *o, char *msg, size_t msg_size) {
   (void)name;
   double t_end = o->t_end > 0.0 ? o->t_end : TREX_T_END, dt = o->dt > 0.0 ? o->dt : TREX_DT;
+  if (t_end / dt > TREX_MAX_SAMPLES) {
+    nh_set_msg(msg, msg_size, "trex: --t-end %g / --dt %g gives more than %g samples of xi", t_end, dt,
+               (double)TREX_MAX_SAMPLES);
+    return NH_ERR_ARG;
+  }
   long n = (long)floor(t_end / dt + 1e-9) + 1;
   trex_gait g[2];
   memset(g, 0, sizeof g);
@@ -210,7 +217,10 @@ int papers_trex(const char *name, const char *path, const papers_opts *o, char *
   int st = trex_initial_gait(&g[0].row, &g[1].row, msg, msg_size);
   if (st != NH_OK) return st;
   double *mem = malloc((size_t)n * (2 * 4 * TREX_NQ + 4) * sizeof *mem);
-  if (!mem) return NH_ERR_NOMEM;
+  if (!mem) {
+    nh_set_msg(msg, msg_size, "trex: out of memory for %ld samples", n);
+    return NH_ERR_NOMEM;
+  }
   double *p = mem;
   for (int k = 0; k < 2; k++) {
     for (int c = 0; c < 2; c++) {
