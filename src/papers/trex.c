@@ -301,7 +301,7 @@ int papers_trex_design(const char *name, const char *path, const papers_opts *o,
   (void)name;
   if (!trex_have_nlopt()) {
     (void)trex_optimise(NULL, NULL, NULL, msg, msg_size);
-    return NH_ERR_ARG;
+    return NH_ERR_UNSUPPORTED; /* exit 2 alone; skipped with a note by 'figure all' */
   }
   trex_row pi, po, ini, opt, gait;
   trex_paper_rows(&pi, &po);
