@@ -11,16 +11,12 @@
 
 #include "sim/sim_impl.h"
 
-/* the methods that step through the multiplier-form dynamics (nh_dyn_rhs), which carry the
- * contact rows, and, for a constant mass matrix, the variational gni, rattle and shake, which
- * take the closed gaps' gradients as constraint rows after the model's (vi.h, vi_active);
- * the other structure-preserving methods use the model's constraints directly */
+/* the method's table says how it holds a closed contact (nh_contact_hold): as constraint rows
+ * of its step (the multiplier-form dynamics nh_dyn; gni, rattle and shake: vi_active), by the
+ * driver's projection of each free step, or not at all (exact: a closed-form flow) */
 int nh_sim_contact_method_ok(const nh_method *m, const nh_model *model) {
-  static const char *const names[] = {"rk4", "rk2", "dopri5", "dop853"};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (strcmp(m->name, names[i]) == 0) return 1;
-  const int vi = m == &nh_method_gni || m == &nh_method_rattle || m == &nh_method_shake;
-  return vi && model->coriolis == NULL;
+  (void)model;
+  return m->contact;
 }
 
 const char *nh_contact_kind_name(int kind) {
@@ -191,10 +187,11 @@ int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
     return 0;
   }
   const double lam = s->lamt[k];
+  s->glev[gi] = 0.0;
   if (!s->contact_ok) { /* a contact the method cannot hold: the run ends here */
     s->closed[gi] = 0;
     set_active(s);
-    sim_msg(s, "contact '%s' persists at t = %.17g (%s, limit t = %.17g) and method '%s' cannot hold it (rk4, rk2, dopri5 and dop853 can; gni, rattle and shake for a constant mass matrix)",
+    sim_msg(s, "contact '%s' persists at t = %.17g (%s, limit t = %.17g) and method '%s' cannot hold it (a closed-form flow of the free model; every other method can)",
             s->model->gap_names[gi], s->t, nh_contact_reason_name(reason), t_limit, s->def.method->name);
     return NH_ZENO;
   }
