@@ -1,6 +1,7 @@
 /* test_contact_methods.c - persistent contacts in every method that goes through impacts
  * (docs/contact.md, "Methods"): the bouncing ball's Zeno time and slide for each method that
- * holds contacts by projection or by rows (a table), a particle on a slope, the spring cradle
+ * holds contacts by projection or by rows (a table), a particle on a slope, in a bowl (a
+ * floor that tilts with the position) and sliding off a circle, the spring cradle
  * whose simultaneous impact leaves two bodies touching at rest (a graze that must not be
  * detected again), gni, rattle and shake continuing their recursion while a contact is closed,
  * and the refusal of the closed-form flow. */
@@ -47,6 +48,11 @@ static const char *const kball_text =
     "model kball\ncoordinates x y phi z\nkinetic 1/2*(x'^2 + y'^2 + z'^2) + 1/2*0.2*phi'^2\npotential 9.81*z\n"
     "constraint blade: -sin(phi)*x' + cos(phi)*y' = 0\ngap floor: z  impact restitution 0.5\n"
     "initial z = 1, phi' = 1, x' = 0.3\n";
+static const char *const sleigh_text = /* a Chaplygin sleigh (SE(2), for rdp) with a bouncing shape z */
+    "model zsleigh\ncoordinates theta x y z\ngroup se2 theta x y\n"
+    "kinetic 1/2*theta'^2 + 1/2*(x'^2 + y'^2) + 1/2*z'^2\npotential 9.81*z\n"
+    "constraint skate: theta' + sin(theta)*x' - cos(theta)*y' = 0\ngap floor: z  impact restitution 0.5\n"
+    "initial theta = 0, x = 0, y = 0, z = 1\ninitial theta' = 1, x' = -1, y' = 1\n";
 static const char *const polar_text =
     "model polar_ball\ncoordinates r th\nkinetic 1/2*(r'^2+r^2*th'^2)\npotential 9.81*r*sin(th)\n"
     "gap floor: r*sin(th)  impact restitution 0\ninitial r = 1.2, th = 1\n";
@@ -85,6 +91,7 @@ static int test_zeno_table(void) {
       {"i-dla", kball_text, 0.5, 1.0, E_k, 1e-10},
       {"spark", kball_text, 0.5, 1.0, E_k, 1e-12},
       {"gni", kball_text, 0.5, 1.0, E_k, 1e-12},
+      {"rdp", sleigh_text, 0.5, 1.0, 1.5, 1e-6}, /* energy to O(h^2) without drift */
   };
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     const zeno_case *z = &cases[k];
@@ -150,6 +157,62 @@ static int test_slope(void) {
     nh_sim_destroy(s);
   }
   nh_model_destroy(m);
+  return 0;
+}
+
+/* A particle inside a circular bowl (gap 1 - |q|: a floor that tilts with the position),
+ * released at rest at th0 = 0.5 from the bottom: it stays in contact and swings as a pendulum
+ * of length 1, at -th0 after half the exact period T = 4 sqrt(1/g) K(sin(th0/2)), to O(h^2);
+ * on the circle to round-off, the energy kept. Then a particle sliding off the top of the unit
+ * circle with speed v0 = 0.5 leaves it where N = 0, cos(th) = 2/3 + v0^2 / (3 g), to O(h^2). */
+static double ellip_k(double k) { /* the complete elliptic integral K by the AGM */
+  double a = 1.0, b = sqrt(1.0 - k * k);
+  for (int i = 0; i < 40; i++) {
+    double an = 0.5 * (a + b);
+    b = sqrt(a * b), a = an;
+  }
+  return 3.14159265358979323846 / (2.0 * a);
+}
+
+static int test_curved_floors(void) {
+  const double th0 = 0.5, T = 4.0 * sqrt(1.0 / G) * ellip_k(sin(th0 / 2)), h = 1e-3, v0 = 0.5;
+  const double c_off = 2.0 / 3.0 + v0 * v0 / (3.0 * G);
+  char bowl[512], dome[512];
+  snprintf(bowl, sizeof bowl,
+           "model bowl\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
+           "gap wall: 1 - sqrt(x^2 + y^2)  impact restitution 0\ninitial x = %.17g, y = %.17g\n", sin(th0), -cos(th0));
+  snprintf(dome, sizeof dome,
+           "model dome\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
+           "gap dome: sqrt(x^2 + y^2) - 1  impact restitution 0.5\ninitial y = 1, x' = %.17g\n", v0);
+  nh_model *mb = parse(bowl), *md = parse(dome);
+  ENSURE(mb && md);
+  const char *methods[] = {"del", "gni", "rattle", "shake"};
+  for (int im = 0; im < 4; im++) {
+    nh_sim *s = make_sim(mb, methods[im], h);
+    ENSURE(s);
+    ENSURE(nh_sim_run(s, 0.5 * T, 0, NULL, NULL) == NH_OK);
+    const double *q = nh_sim_q(s), E = nh_sim_get_stats(s)->energy, E0 = -G * cos(th0);
+    const double th = atan2(q[0], -q[1]);
+    ENSURE(nh_sim_contact_closed(s, 0) && nh_sim_contact_count(s) == 1);
+    nh_sim *d = make_sim(md, methods[im], h);
+    ENSURE(d);
+    ENSURE(nh_sim_run(d, 2.0, 0, NULL, NULL) == NH_OK);
+    nh_contact_record o;
+    ENSURE(find_contact(d, NH_CONTACT_OPEN, &o) == 1 && o.reason == NH_CONTACT_TENSION);
+    const double cth = o.x[1] / hypot(o.x[0], o.x[1]);
+    printf("  %-6s bowl: angle at T/2 %.12f (-th0: error %.2e), |q| - 1 = %.1e, relative energy error %.1e; "
+           "dome: leaves at cos th = %.10f (error %.2e)\n",
+           methods[im], th, th + th0, hypot(q[0], q[1]) - 1.0, (E - E0) / fabs(E0), cth, cth - c_off);
+    ENSURE_NEAR(th, -th0, h * h);
+    ENSURE(fabs(hypot(q[0], q[1]) - 1.0) < 1e-12);
+    ENSURE(fabs(E - E0) < 1e-8 * fabs(E0));
+    ENSURE_NEAR(cth, c_off, h * h);
+    ENSURE(fabs(hypot(o.x[0], o.x[1]) - 1.0) < 1e-12);
+    nh_sim_destroy(s);
+    nh_sim_destroy(d);
+  }
+  nh_model_destroy(mb);
+  nh_model_destroy(md);
   return 0;
 }
 
@@ -261,6 +324,7 @@ int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_zeno_table);
   RUN_TEST(test_slope);
+  RUN_TEST(test_curved_floors);
   RUN_TEST(test_spring_cradle);
   RUN_TEST(test_vi_no_restart);
   RUN_TEST(test_exact_refuses);

@@ -122,7 +122,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
               nh_model_impact_work_size(model) + nh_dyn_work_size(model) +
               d.method->work_size(model) + 8;
   // persistent contacts: trial state, accelerations, per-gap records, stacked rows, projection
-  const size_t nr = nc + ng, ncw = ng > 0 ? nx + nq + 5 * ng + nr * nq + nr + nh_impact_work_size((int)nq, (int)nr) +
+  const size_t nr = nc + ng, ncw = ng > 0 ? nx + nq + 5 * ng + 3 * nr * nq + nr * nr + nq * nq + 3 * nr + nh_impact_work_size((int)nq, (int)nr) +
                                                nh_dyn_contact_work_size(model) : 0;
   nd += ncw;
   nh_sim *s = calloc(1, sizeof *s);
@@ -177,6 +177,12 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
     s->lamt = p, p += ng;
     s->glev = p, p += ng;
     s->Astk = p, p += nr * nq;
+    s->Dstk = p, p += nr * nq;
+    s->Wstk = p, p += nr * nq;
+    s->Kc = p, p += nr * nr;
+    s->Lm = p, p += nq * nq;
+    s->tauc = p, p += nr;
+    s->bc = p, p += nr;
     s->cw = p, p += nr;
     s->proj_work = p, p += nh_impact_work_size((int)nq, (int)nr);
     nh_dyn_contact_init(&s->dyn, p);

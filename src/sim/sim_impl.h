@@ -104,6 +104,9 @@ struct nh_sim {
   double *xc;             /* (nx) contact trial state */
   double *acc;            /* (nq) accelerations (scratch) */
   double *Astk;           /* ((nc+ng) x nq) stacked rows [A; dg_closed] */
+  double *Dstk, *Wstk;    /* ((nc+ng) x nq) a projected step's impulse directions, M^-1 of them */
+  double *Kc, *Lm;        /* ((nc+ng)^2) its system; (nq x nq) the Cholesky factor of M */
+  double *tauc, *bc;      /* (nc+ng) its QR scalars and right-hand side */
   double *cw;             /* (nc+ng) constraint scratch */
   double *proj_work;      /* nh_impact_work_size(nq, nc+ng) */
   nh_sim_simul *simul;    /* simul.c (NULL with fewer than two gaps or simul_tol < 0) */
@@ -169,6 +172,9 @@ SIM_INLINE int all_finite(int n, const double *x) {
 /* contact.c: project x onto the closed contacts (q along dg, v onto ker [A; dg] in the kinetic
  * metric) */
 int nh_sim_contact_project(nh_sim *s, double *x);
+/* contact.c: a free step x0 -> x1 onto the closed contacts (NH_HOLD_PROJECT): q1 as above, v1
+ * by an impulse along M^-1 of the mean contact gradient over the step (second order) */
+int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1);
 
 /* a step of the method from x0 (the state at s->t); remembers its length for dense output */
 SIM_INLINE int method_step_from(nh_sim *s, const double *x0, double h, double *x1, double *err) {
@@ -180,7 +186,7 @@ SIM_INLINE int method_step_from(nh_sim *s, const double *x0, double h, double *x
   // (docs/contact.md, NH_HOLD_PROJECT), so that every partial step is one of the held flow
   if (rc == 0 && s->nact > 0 && s->def.method->contact == NH_HOLD_PROJECT && all_finite(s->nx, x1)) {
     s->st.end_x = NULL;
-    if ((rc = nh_sim_contact_project(s, x1)) > 0) rc = NH_ERR_CALLBACK;
+    if ((rc = nh_sim_contact_project_step(s, x0, x1)) > 0) rc = NH_ERR_CALLBACK;
   }
   return rc;
 }
