@@ -216,6 +216,41 @@ static int test_curved_floors(void) {
   return 0;
 }
 
+/* The bowl of test_curved_floors carried by the knife edge (coordinates x, y, phi, w, z; the
+ * particle in the (w, z) plane, decoupled from the blade): the constrained methods, which hold
+ * the contact by projection, swing it to -th0 after T/2 to O(h^2), on the circle, with the
+ * energy kept to O(h^2) (an oscillation; at the end within 1e-9 relative) */
+static int test_bowl_constrained(void) {
+  const double th0 = 0.5, T = 4.0 * sqrt(1.0 / G) * ellip_k(sin(th0 / 2)), h = 1e-3;
+  char text[768];
+  snprintf(text, sizeof text,
+           "model kbowl\ncoordinates x y phi w z\nkinetic 1/2*(x'^2 + y'^2 + w'^2 + z'^2) + 1/2*0.2*phi'^2\n"
+           "potential 9.81*z\nconstraint blade: -sin(phi)*x' + cos(phi)*y' = 0\n"
+           "gap wall: 1 - sqrt(w^2 + z^2)  impact restitution 0\ninitial w = %.17g, z = %.17g, phi' = 1, x' = 0.3\n",
+           sin(th0), -cos(th0));
+  nh_model *m = parse(text);
+  ENSURE(m);
+  const char *methods[] = {"avf", "gonzalez", "itoh-abe", "gonzalez-r", "gonzalez-r-fd", "gonzalez-f", "si-dla", "i-dla",
+                           "spark"};
+  for (size_t k = 0; k < sizeof methods / sizeof *methods; k++) {
+    nh_sim *s = make_sim(m, methods[k], h);
+    ENSURE(s);
+    ENSURE(nh_sim_run(s, 0.5 * T, 0, NULL, NULL) == NH_OK);
+    const double *q = nh_sim_q(s), th = atan2(q[3], -q[4]);
+    const nh_sim_stats *st = nh_sim_get_stats(s);
+    printf("  %-13s: angle at T/2 error %.2e, |q| - 1 = %.1e, energy %.12g -> %.12g, max relative error %.1e\n",
+           methods[k], th + th0, hypot(q[3], q[4]) - 1.0, st->energy_initial, st->energy, st->max_energy_rel_error);
+    ENSURE(nh_sim_contact_closed(s, 0) && nh_sim_contact_count(s) == 1);
+    ENSURE_NEAR(th, -th0, h * h);
+    ENSURE(fabs(hypot(q[3], q[4]) - 1.0) < 1e-12);
+    ENSURE_REL(st->energy, st->energy_initial, 1e-9);
+    ENSURE(st->max_energy_rel_error < 1e-6);
+    nh_sim_destroy(s);
+  }
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* The spring cradle: three unit masses on springs to -1, 0, 1, touching (gaps x2 - x1 - 1,
  * x3 - x2 - 1, elastic), the first moving in at 1. Its simultaneous impacts leave two bodies
  * at rest touching, pressed by nothing (a graze at the rounding of g, which used to be detected
@@ -325,6 +360,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_zeno_table);
   RUN_TEST(test_slope);
   RUN_TEST(test_curved_floors);
+  RUN_TEST(test_bowl_constrained);
   RUN_TEST(test_spring_cradle);
   RUN_TEST(test_vi_no_restart);
   RUN_TEST(test_exact_refuses);
