@@ -1,7 +1,8 @@
 /* test_contact.c - persistent contacts (docs/contact.md) against closed forms: the bouncing
  * ball's Zeno time and its slide afterwards, a particle released on a slope, a particle resting
  * in a circular bowl (a floor whose tilt follows the configuration: a pendulum of exact
- * period), a particle sliding off a circle (it leaves where N = 0), and the stall guard. */
+ * period), a particle sliding off a circle (it leaves where N = 0), and the stall guard (the
+ * methods that hold contacts by projection, and the refusal: test_contact_methods.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,49 +349,6 @@ static int test_vi_release(void) {
   return 0;
 }
 
-/* methods that cannot hold a contact end with NH_ZENO and say why, without hanging */
-static int test_refusing_methods(void) {
-  nh_model *m = ball_model(0);
-  ENSURE(m);
-  const char *methods[] = {"del"};
-  for (int k = 0; k < 1; k++) {
-    nh_sim *s = make_sim(m, methods[k], 1e-3);
-    ENSURE(s);
-    int rc = nh_sim_run(s, 100.0, 0, NULL, NULL);
-    printf("  %s: %s: %s\n", methods[k], nh_status_name(rc), nh_sim_message(s));
-    ENSURE(rc == NH_ZENO);
-    ENSURE(strstr(nh_sim_message(s), "cannot hold it") != NULL);
-    ENSURE(nh_sim_time(s) < 0.46);
-    nh_sim_destroy(s);
-  }
-  nh_model_destroy(m);
-  // gni with a q-dependent mass matrix (polar coordinates) refuses: it holds contacts for a
-  // constant M only
-  m = parse("model polar_ball\ncoordinates r th\nkinetic 1/2*(r'^2+r^2*th'^2)\npotential 9.81*r*sin(th)\n"
-            "gap floor: r*sin(th)  impact restitution 0\ninitial r = 1.2, th = 1\n");
-  ENSURE(m);
-  nh_sim *s = make_sim(m, "gni", 1e-3);
-  ENSURE(s);
-  int rc = nh_sim_run(s, 100.0, 0, NULL, NULL);
-  printf("  gni, M(q): %s: %s\n", nh_status_name(rc), nh_sim_message(s));
-  ENSURE(rc == NH_ZENO && strstr(nh_sim_message(s), "method 'gni' cannot hold it") != NULL);
-  ENSURE(strstr(nh_sim_message(s), "gni, rattle and shake for a constant mass matrix") != NULL);
-  nh_sim_destroy(s);
-  nh_model_destroy(m);
-  // e = 0.5: del locates every bounce (an interpolant below the floor used to hide a genuine
-  // crossing later in the step, and the ball fell through) and refuses the accumulation
-  m = ball_model(0.5);
-  ENSURE(m);
-  s = make_sim(m, "del", 1e-3);
-  ENSURE(s);
-  ENSURE(nh_sim_run(s, 10.0, 0, NULL, NULL) == NH_ZENO);
-  ENSURE(strstr(nh_sim_message(s), "accumulation") != NULL);
-  ENSURE(nh_sim_q(s)[1] >= 0.0 && nh_sim_time(s) < 1.3546);
-  nh_sim_destroy(s);
-  nh_model_destroy(m);
-  return 0;
-}
-
 /* without contacts (contact = 0) the plastic ball stalls at the floor: the stall guard ends the
  * run with NH_STALL after NH_STALL_STEPS steps, state and logs kept */
 static int test_stall_guard(void) {
@@ -546,7 +504,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_vi_ball);
   RUN_TEST(test_vi_slope);
   RUN_TEST(test_vi_release);
-  RUN_TEST(test_refusing_methods);
   RUN_TEST(test_stall_guard);
   RUN_TEST(test_zeno_guard_scale);
   RUN_TEST(test_fuzz_terminates);

@@ -227,10 +227,10 @@ NH_API int nh_sim_event_get(const nh_sim *sim, long k, nh_event_record *rec);
  * NH_CONTACT). While closed, g_i(q) = 0 is a holonomic constraint of the dynamics (each kept
  * step is projected back onto it) and its multiplier, the normal force, is watched: where it
  * would pull (crosses zero, located like an event) the contact opens and free flight resumes.
- * The methods that step through the multiplier-form dynamics (rk4, rk2, dopri5, dop853) and,
- * for a constant mass matrix, gni, rattle and shake (the contact row after the constraint rows
- * of their discrete equations) hold contacts; the others end an accumulation with NH_ZENO and
- * a message naming the methods that can (docs/contact.md). */
+ * Every method that goes through impacts holds contacts: rk4, rk2, dopri5, dop853, gni,
+ * rattle and shake as a row of their own equations; del, rdp, the discrete gradients, the DLA
+ * methods and spark by the driver's projection of each free step. The closed-form flow (exact)
+ * cannot: it ends an accumulation with NH_ZENO and a message saying why (docs/contact.md). */
 #define NH_CONTACT_ZENO_REL 1e-6
 #define NH_CONTACT_TINY_REL 1e-12
 #define NH_CONTACT_REST_REL 1e-9

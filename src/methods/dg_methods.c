@@ -136,6 +136,7 @@ const nh_method nh_method_avf = {
     .supports = dgm_supports,
     .step = avf_step,
     .dense = nh_hermite_dense_tail,
+    .contact = NH_HOLD_PROJECT,
 };
 
 const nh_method nh_method_gonzalez = {
@@ -148,6 +149,7 @@ const nh_method nh_method_gonzalez = {
     .supports = dgm_supports,
     .step = gonzalez_step,
     .dense = nh_hermite_dense_tail,
+    .contact = NH_HOLD_PROJECT,
 };
 
 const nh_method nh_method_itoh_abe = {
@@ -160,4 +162,5 @@ const nh_method nh_method_itoh_abe = {
     .supports = dgm_supports,
     .step = itoh_abe_step,
     .dense = nh_hermite_dense_tail,
+    .contact = NH_HOLD_PROJECT,
 };

@@ -183,6 +183,7 @@ const nh_method nh_method_si_dla = {
     .supports = dla_supports,
     .step = si_step,
     .dense = nh_hermite_dense_tail,
+    .contact = NH_HOLD_PROJECT,
 };
 
 const nh_method nh_method_i_dla = {
@@ -195,4 +196,5 @@ const nh_method nh_method_i_dla = {
     .supports = dla_supports,
     .step = i_step,
     .dense = nh_hermite_dense_tail,
+    .contact = NH_HOLD_PROJECT,
 };

@@ -263,4 +263,5 @@ const nh_method nh_method_dop853 = {
     .supports = NULL,
     .step = dop853_step,
     .dense = dop853_dense,
+    .contact = NH_HOLD_ROWS,
 };

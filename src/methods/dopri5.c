@@ -146,4 +146,5 @@ const nh_method nh_method_dopri5 = {
     .supports = NULL,
     .step = dopri5_step,
     .dense = dopri5_dense,
+    .contact = NH_HOLD_ROWS,
 };

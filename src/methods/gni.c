@@ -508,6 +508,15 @@ void nh_vi_set_carried(nh_stepper *s, double t, const double *x, const double *c
   s->restart = 0;
 }
 
+void nh_vi_moved(nh_stepper *s, const double *x_old, const double *x_new) {
+  vi_ws *w = vi_get(s);
+  const int nx = 2 * w->n;
+  if (!key_eq(w->kout, w->kout[0], x_old, nx)) return; /* not the end of the last step: restarts */
+  set_key(w->kout, w->kout[0], x_new, nx);
+  *w->zvalid = 0.0;
+  *w->pvalid = 0.0; /* the projector in the workspace is at x_old's q */
+}
+
 static int unconstrained_or_holonomic(const nh_model *mo) {
   if (vi_mechanical(mo) != NH_OK) return NH_ERR_UNSUPPORTED;
   return mo->nc == 0 || (mo->holonomic && mo->nq + mo->nc <= 64) ? NH_OK : NH_ERR_UNSUPPORTED;
@@ -523,6 +532,8 @@ const nh_method nh_method_gni = {
     .supports = vi_mechanical,
     .step = gni_step,
     .dense = nh_dense_linear,
+    .contact = NH_HOLD_ROWS,
+    .moved = nh_vi_moved,
 };
 
 const nh_method nh_method_del = {
@@ -535,4 +546,5 @@ const nh_method nh_method_del = {
     .supports = unconstrained_or_holonomic,
     .step = del_step,
     .dense = nh_dense_linear,
+    .contact = NH_HOLD_PROJECT,
 };

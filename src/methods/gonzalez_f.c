@@ -237,4 +237,5 @@ const nh_method nh_method_gonzalez_f = {
     .supports = gf_supports,
     .step = gf_step,
     .dense = nh_hermite_dense_tail,
+    .contact = NH_HOLD_PROJECT,
 };

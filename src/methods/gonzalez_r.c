@@ -318,6 +318,7 @@ const nh_method nh_method_gonzalez_r = {
     .supports = gr_supports,
     .step = gr_step,
     .dense = gr_dense,
+    .contact = NH_HOLD_PROJECT,
 };
 
 const nh_method nh_method_gonzalez_r_fd = {
@@ -330,4 +331,5 @@ const nh_method nh_method_gonzalez_r_fd = {
     .supports = gr_supports,
     .step = gr_fd_step,
     .dense = gr_dense,
+    .contact = NH_HOLD_PROJECT,
 };

@@ -46,6 +46,15 @@ typedef struct nh_stepper {
   double end_C;
 } nh_stepper;
 
+/* How a method holds a closed persistent contact g_i(q) = 0 (docs/contact.md) */
+typedef enum nh_contact_hold {
+  NH_HOLD_NONE = 0, /* it cannot: a contact that should close ends the run with NH_ZENO */
+  NH_HOLD_ROWS,     /* the closed gaps' gradients are constraint rows of its step (nh_dyn's
+                       contact rows; gni, rattle, shake: vi_active) */
+  NH_HOLD_PROJECT   /* it steps the free model; the driver projects each step onto the
+                       closed contacts (q along dg, v onto ker [A; dg]) */
+} nh_contact_hold;
+
 struct nh_method {
   const char *name;
   const char *summary;
@@ -63,6 +72,11 @@ struct nh_method {
   /* Dense output over the last step taken (t, x0, h, x1): x at t + theta h, theta in [0,1]. */
   int (*dense)(nh_stepper *s, double t, const double *x0, double h, const double *x1,
                double theta, double *x);
+  nh_contact_hold contact; /* how it holds closed contacts (NH_HOLD_NONE when left out) */
+  /* Nullable: the driver moved the state the last step ended at, x_old, to x_new (its
+   * projection onto the closed contacts, NH_HOLD_ROWS); a method carrying a vector keyed by
+   * x_old keeps it for x_new instead of restarting */
+  void (*moved)(nh_stepper *s, const double *x_old, const double *x_new);
 };
 
 /* The automatic first trial step of an adaptive method of this order (Hairer, Norsett &
@@ -101,6 +115,8 @@ const double *nh_vi_half_momentum(const nh_stepper *s);
  * (tests: time reversal). */
 void nh_vi_carried(nh_stepper *s, double *c);
 void nh_vi_set_carried(nh_stepper *s, double t, const double *x, const double *c, double h_prev);
+/* gni, rattle and shake's `moved`: the carried vector of x_old now belongs to x_new */
+void nh_vi_moved(nh_stepper *s, const double *x_old, const double *x_new);
 
 /* Dense output linear in q and v over the step (fixed-step structure-preserving methods). */
 int nh_dense_linear(nh_stepper *s, double t, const double *x0, double h, const double *x1,

@@ -147,6 +147,8 @@ const nh_method nh_method_rattle = {
     .supports = constant_mass,
     .step = rattle_step,
     .dense = nh_dense_linear,
+    .contact = NH_HOLD_ROWS,
+    .moved = nh_vi_moved,
 };
 
 const nh_method nh_method_shake = {
@@ -159,5 +161,7 @@ const nh_method nh_method_shake = {
     .supports = constant_mass,
     .step = shake_step,
     .dense = nh_dense_linear,
+    .contact = NH_HOLD_ROWS,
+    .moved = nh_vi_moved,
 };
 

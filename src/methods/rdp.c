@@ -415,4 +415,5 @@ const nh_method nh_method_rdp = {
     .supports = rdp_supports,
     .step = rdp_step,
     .dense = nh_dense_linear,
+    .contact = NH_HOLD_PROJECT,
 };

@@ -34,4 +34,5 @@ const nh_method nh_method_rk2 = {
     .supports = NULL,
     .step = rk2_step,
     .dense = nh_dense_linear,
+    .contact = NH_HOLD_ROWS,
 };

@@ -67,4 +67,5 @@ const nh_method nh_method_rk4 = {
     .supports = NULL,
     .step = rk4_step,
     .dense = rk4_dense,
+    .contact = NH_HOLD_ROWS,
 };

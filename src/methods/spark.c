@@ -209,4 +209,5 @@ const nh_method nh_method_spark = {
     .supports = sp_supports,
     .step = sp_step,
     .dense = nh_hermite_dense_tail,
+    .contact = NH_HOLD_PROJECT,
 };

@@ -11,16 +11,12 @@
 
 #include "sim/sim_impl.h"
 
-/* the methods that step through the multiplier-form dynamics (nh_dyn_rhs), which carry the
- * contact rows, and, for a constant mass matrix, the variational gni, rattle and shake, which
- * take the closed gaps' gradients as constraint rows after the model's (vi.h, vi_active);
- * the other structure-preserving methods use the model's constraints directly */
+/* the method's table says how it holds a closed contact (nh_contact_hold): as constraint rows
+ * of its step (the multiplier-form dynamics nh_dyn; gni, rattle and shake: vi_active), by the
+ * driver's projection of each free step, or not at all (exact: a closed-form flow) */
 int nh_sim_contact_method_ok(const nh_method *m, const nh_model *model) {
-  static const char *const names[] = {"rk4", "rk2", "dopri5", "dop853"};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (strcmp(m->name, names[i]) == 0) return 1;
-  const int vi = m == &nh_method_gni || m == &nh_method_rattle || m == &nh_method_shake;
-  return vi && model->coriolis == NULL;
+  (void)model;
+  return m->contact;
 }
 
 const char *nh_contact_kind_name(int kind) {
@@ -126,6 +122,49 @@ int nh_sim_contact_project(nh_sim *s, double *x) {
   return nh_project_velocity(nq, nr, s->M, s->Astk, v, v, s->proj_work);
 }
 
+/* The free step x0 -> x1 of a method that does not hold the contacts (NH_HOLD_PROJECT),
+ * brought onto them: q1 by nh_sim_contact_project's Newton step; v1 by the impulse of the
+ * constraint forces over the step, v1 += M^-1 D^T mu with [A; dg](q1) v1 = 0, where D holds
+ * A(q1) and, for each closed gap, the mean of its gradients at q0 and q1 (the trapezoidal
+ * rule for the integral of the force direction: the kinetic-metric projection, along dg(q1)
+ * alone, leaves an O(h^2) tangential error per step on a curved gap, this one O(h^3)). */
+int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1) {
+  const int nq = s->nq, nc = s->nc, na = s->nact;
+  double *q = x1, *v = x1 + nq;
+  int rc, nr;
+  // the closed gaps' gradients at q0, then q1 onto g = 0 (one Newton step each)
+  if ((rc = gaps(s, x0, s->gs, s->dg))) return rc;
+  for (int k = 0; k < na; k++)
+    memcpy(s->Dstk + (size_t)(nc + k) * nq, s->dg + (size_t)s->act[k] * nq, sizeof(double) * (size_t)nq);
+  if ((rc = gaps(s, q, s->gs, s->dg))) return rc;
+  for (int k = 0; k < na; k++) {
+    const int i = s->act[k];
+    const double *d = s->dg + (size_t)i * nq, dd = nh_la_dot(nq, d, d);
+    if (dd > 0.0) nh_la_axpy(nq, -s->gs[i] / dd, d, q);
+  }
+  // R = [A; dg](q1) in Astk; D: A(q1) and the mean gradients; W = M^-1 D^T (by rows)
+  if ((rc = stacked_rows(s, q, v, &nr)) || (rc = nh_cb(s->model->mass(q, s->M, s->model->user)))) return rc;
+  memcpy(s->Dstk, s->Astk, sizeof(double) * (size_t)nc * (size_t)nq);
+  for (int k = 0; k < na; k++) {
+    double *d = s->Dstk + (size_t)(nc + k) * nq;
+    const double *d1 = s->Astk + (size_t)(nc + k) * nq;
+    for (int j = 0; j < nq; j++) d[j] = 0.5 * (d[j] + d1[j]);
+  }
+  memcpy(s->Lm, s->M, sizeof(double) * (size_t)nq * (size_t)nq);
+  if ((rc = nh_la_chol(nq, s->Lm, 0.0, NULL))) return rc;
+  memcpy(s->Wstk, s->Dstk, sizeof(double) * (size_t)nr * (size_t)nq);
+  for (int r = 0; r < nr; r++) nh_la_chol_solve(nq, s->Lm, s->Wstk + (size_t)r * nq);
+  // (R W) mu = -R v, least squares by QR (full rank: the rows independent)
+  for (int r = 0; r < nr; r++) {
+    s->bc[r] = -nh_la_dot(nq, s->Astk + (size_t)r * nq, v);
+    for (int c = 0; c < nr; c++) s->Kc[(size_t)r * nr + c] = nh_la_dot(nq, s->Astk + (size_t)r * nq, s->Wstk + (size_t)c * nq);
+  }
+  if ((rc = nh_la_qr(nr, nr, s->Kc, s->tauc, 0.0, NULL)) || (rc = nh_la_qr_solve(nr, nr, s->Kc, s->tauc, s->bc, 0.0)))
+    return rc;
+  for (int c = 0; c < nr; c++) nh_la_axpy(nq, s->bc[c], s->Wstk + (size_t)c * nq, v);
+  return 0;
+}
+
 /* ---- closing -------------------------------------------------------------------------------- */
 
 int nh_sim_contact_accumulates(nh_sim *s, int gi, double *t_limit, double *ratio) {
@@ -191,10 +230,11 @@ int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
     return 0;
   }
   const double lam = s->lamt[k];
+  s->glev[gi] = 0.0;
   if (!s->contact_ok) { /* a contact the method cannot hold: the run ends here */
     s->closed[gi] = 0;
     set_active(s);
-    sim_msg(s, "contact '%s' persists at t = %.17g (%s, limit t = %.17g) and method '%s' cannot hold it (rk4, rk2, dopri5 and dop853 can; gni, rattle and shake for a constant mass matrix)",
+    sim_msg(s, "contact '%s' persists at t = %.17g (%s, limit t = %.17g) and method '%s' cannot hold it (a closed-form flow of the free model; every other method can)",
             s->model->gap_names[gi], s->t, nh_contact_reason_name(reason), t_limit, s->def.method->name);
     return NH_ZENO;
   }

@@ -293,8 +293,16 @@ static int step_events(nh_sim *s, double *h, int *last, int predicted, int *gi, 
     if ((rc = gaps(s, *xnew, s->g1, NULL))) return rc;
   }
   // closed contacts: the kept state back onto them (the gaps and gradients there for an impact)
+  // (a method holding them as rows keeps what it carries past the step end: `moved`; a
+  // projected method's steps are already on them)
   if (s->nact > 0) {
-    if ((rc = nh_sim_contact_project(s, *xnew)) || (rc = gaps(s, *xnew, s->g1, s->dg))) {
+    const nh_method *meth = s->def.method;
+    if (meth->contact == NH_HOLD_ROWS) {
+      memcpy(s->xd, *xnew, sizeof(double) * (size_t)s->nx);
+      rc = nh_sim_contact_project(s, *xnew);
+      if (!rc && meth->moved) meth->moved(&s->st, s->xd, *xnew);
+    } else rc = 0;
+    if (rc || (rc = gaps(s, *xnew, s->g1, s->dg))) {
       sim_msg(s, "projection onto the closed contacts failed at t = %.17g: %s", s->t + *h, nh_status_string(rc));
       return rc < 0 ? rc : NH_ERR_CALLBACK;
     }

@@ -45,8 +45,16 @@ static int partial_gap(nh_sim *s, int i, double tau, double *g) {
   int rc = method_step(s, tau, s->xe, NULL);
   if (rc) return rc > 0 ? NH_ERR_EVENT : rc;
   if ((rc = gaps(s, s->xe, s->gs, NULL))) return rc;
-  *g = s->gs[i];
+  *g = s->gs[i] - s->glev[i];
   return 0;
+}
+
+void nh_sim_graze_level(nh_sim *s, int gi) {
+  const int nq = s->nq;
+  const double *d = s->dg + (size_t)gi * nq;
+  double qmax = 1.0;
+  for (int j = 0; j < nq; j++) qmax = fmax(qmax, fabs(s->x[j]));
+  s->glev[gi] = fmin(s->g1[gi], 0.0) - NH_CONTACT_APEX_REL * qmax * sqrt(nh_la_dot(nq, d, d));
 }
 
 /* monitor i after a partial step of length tau (state in s->xm) */
@@ -145,7 +153,10 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
   // grazes: the slope dg.v turning from < 0 to > 0 with g >= 0 at both samples, where the
   // minimum of g on the dense output (golden section) may dip below zero (spec 000 sec. 4.4)
   const int ns = s->def.event_samples;
-  double th_prev = 0.0;
+  double th_prev = 0.0, *lev = s->glev;
+  // a gap resting below a graze counts again from 0 once it is off its wall by its rounding
+  for (int i = 0; i < ng; i++)
+    if (lev[i] < 0.0 && s->g0[i] > -lev[i]) lev[i] = 0.0;
   memcpy(s->gp, s->g0, sizeof(double) * (size_t)ng);
   if ((rc = slopes(s, s->x, s->sp))) return rc;
   for (int j = 1; j <= ns + 1; j++) {
@@ -160,26 +171,29 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
     int best = -1;
     double best_frac = 2.0, th_hi = th;
     for (int i = 0; i < ng; i++) {
-      double a = s->gp[i], b = s->gc[i];
+      double a = s->gp[i] - lev[i], b = s->gc[i] - lev[i];
       if (s->nact > 0 && s->closed[i]) continue; /* a closed contact is a constraint */
       if (a >= 0.0 && b < 0.0 && a / (a - b) < best_frac) best_frac = a / (a - b), best = i;
     }
     // no crossing: look for a graze inside the interval
     for (int i = 0; best < 0 && i < ng; i++) {
       if (!(s->gp[i] >= 0.0 && s->gc[i] >= 0.0 && s->sp[i] < 0.0 && s->sc[i] > 0.0)) continue;
-      if (s->nact > 0 && s->closed[i]) continue;
+      if ((s->nact > 0 && s->closed[i]) || lev[i] < 0.0) continue; /* resting: crossings only */
       double th_min, g_min;
       if ((rc = dense_gap_min(s, i, th_prev, th, &th_min, &g_min))) return rc;
       if (g_min < 0.0) best = i, th_hi = th_min;
     }
     if (best >= 0) {
       // genuine partial steps must confirm the sign change
-      double lo = th_prev * h, hi = th_hi * h, glo = s->g0[best], ghi;
+      double lo = th_prev * h, hi = th_hi * h, glo = s->g0[best] - lev[best], ghi;
       if (lo > 0.0 && (rc = partial_gap(s, best, lo, &glo))) return rc;
       if ((rc = partial_gap(s, best, hi, &ghi))) return rc;
       if (glo >= 0.0 && ghi < 0.0) {
         if ((rc = locate(s, best, lo, glo, hi, ghi, tau))) return rc;
-        if ((rc = method_step(s, *tau, s->xe, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+        // located at the step start (a gap leaving its wall at once): no step of length 0
+        // (a two-step method would carry it as its previous step)
+        if (*tau > 0.0 && (rc = method_step(s, *tau, s->xe, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+        if (!(*tau > 0.0)) memcpy(s->xe, s->x, sizeof(double) * (size_t)s->nx), s->st.end_x = NULL;
         *gi = best;
         return 0;
       }
@@ -188,7 +202,7 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
       // genuine crossing in this step)
       s->stats.grazing++;
       if ((rc = method_step(s, h, s->x1, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
-      if (th_hi == th && ghi >= 0.0) s->gc[best] = ghi;
+      if (th_hi == th && ghi >= 0.0) s->gc[best] = ghi + lev[best];
     }
     memcpy(s->gp, s->gc, sizeof(double) * (size_t)ng);
     memcpy(s->sp, s->sc, sizeof(double) * (size_t)ng);

@@ -106,8 +106,13 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
   double vn = nh_la_dot(nq, s->dg + (size_t)gi * nq, v);
   if (!(vn < -s->def.vn_tol)) {
     s->stats.grazing++;
-    // reached at rest: the contact closes if it pushes
-    if (s->def.contact && vn <= s->def.vn_tol) return nh_sim_contact_close(s, gi, NH_CONTACT_REST, s->stats.energy, s->t, 0.0, -1.0, &closed);
+    if (!s->def.contact) return 0;
+    // reached at rest: the contact closes if it pushes; else it rests there, pressed by
+    // nothing, and is not detected again at the rounding of g (events.c)
+    if (vn <= s->def.vn_tol &&
+        ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, s->stats.energy, s->t, 0.0, -1.0, &closed)) || closed))
+      return rc;
+    nh_sim_graze_level(s, gi);
     return 0;
   }
   if ((rc = log_reserve(s))) {
@@ -133,6 +138,7 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
     sim_msg(s, "impact on '%s' at t = %.17g failed: %s", m->gap_names[gi], s->t, nh_status_string(st));
     return st;
   }
+  s->glev[gi] = 0.0;
   if (s->nact > 0 && (rc = nh_sim_contact_after_impact(s))) return rc; /* the closed contacts */
   if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
   nh_sim_log_impact(s, gi, st, info.alpha, Eb, Ea, info.vn_before, info.vn_after);

@@ -122,7 +122,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
               nh_model_impact_work_size(model) + nh_dyn_work_size(model) +
               d.method->work_size(model) + 8;
   // persistent contacts: trial state, accelerations, per-gap records, stacked rows, projection
-  const size_t nr = nc + ng, ncw = ng > 0 ? nx + nq + 4 * ng + nr * nq + nr + nh_impact_work_size((int)nq, (int)nr) +
+  const size_t nr = nc + ng, ncw = ng > 0 ? nx + nq + 5 * ng + 3 * nr * nq + nr * nr + nq * nq + 3 * nr + nh_impact_work_size((int)nq, (int)nr) +
                                                nh_dyn_contact_work_size(model) : 0;
   nd += ncw;
   nh_sim *s = calloc(1, sizeof *s);
@@ -175,7 +175,14 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
     s->tau_imp = p, p += ng;
     s->lamc = p, p += ng;
     s->lamt = p, p += ng;
+    s->glev = p, p += ng;
     s->Astk = p, p += nr * nq;
+    s->Dstk = p, p += nr * nq;
+    s->Wstk = p, p += nr * nq;
+    s->Kc = p, p += nr * nr;
+    s->Lm = p, p += nq * nq;
+    s->tauc = p, p += nr;
+    s->bc = p, p += nr;
     s->cw = p, p += nr;
     s->proj_work = p, p += nh_impact_work_size((int)nq, (int)nr);
     nh_dyn_contact_init(&s->dyn, p);
@@ -340,7 +347,7 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
   s->stall = 0;
   // contacts: all open, no impact history
   s->nact = 0, s->dyn.nact = 0, s->dyn.act = s->act, s->ncl = 0;
-  for (int i = 0; i < s->ng; i++) s->closed[i] = 0, s->t_imp[i] = -INFINITY, s->tau_imp[i] = INFINITY;
+  for (int i = 0; i < s->ng; i++) s->closed[i] = 0, s->t_imp[i] = -INFINITY, s->tau_imp[i] = INFINITY, s->glev[i] = 0.0;
   s->out_t0 = t;
   s->out_k = 1;
   return status;

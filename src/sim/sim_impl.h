@@ -92,15 +92,21 @@ struct nh_sim {
   long stall; /* consecutive steps without progress in t (NH_STALL_STEPS) */
 
   /* persistent contacts (contact.c) */
-  int contact_ok;         /* the method steps through the multiplier-form dynamics */
+  int contact_ok;         /* the method holds closed contacts (its table: nh_contact_hold) */
   int nact;               /* closed gaps, listed in act */
   int *act, *closed;      /* (ng) their indices; (ng) 1 when gap i is closed */
   double *t_imp, *tau_imp; /* (ng) the last impact of each gap and the interval before it */
   double *lamc;           /* (ng) the multiplier of each closed contact (act order) at x */
   double *lamt;           /* (ng) the same at a trial state */
+  double *glev;           /* (ng) the level whose crossing is an event: 0, or below a graze that
+                             did not close (events.c: a gap resting on its wall, pressed by
+                             nothing, is not re-detected at the rounding of g) */
   double *xc;             /* (nx) contact trial state */
   double *acc;            /* (nq) accelerations (scratch) */
   double *Astk;           /* ((nc+ng) x nq) stacked rows [A; dg_closed] */
+  double *Dstk, *Wstk;    /* ((nc+ng) x nq) a projected step's impulse directions, M^-1 of them */
+  double *Kc, *Lm;        /* ((nc+ng)^2) its system; (nq x nq) the Cholesky factor of M */
+  double *tauc, *bc;      /* (nc+ng) its QR scalars and right-hand side */
   double *cw;             /* (nc+ng) constraint scratch */
   double *proj_work;      /* nh_impact_work_size(nq, nc+ng) */
   nh_sim_simul *simul;    /* simul.c (NULL with fewer than two gaps or simul_tol < 0) */
@@ -163,12 +169,26 @@ SIM_INLINE int all_finite(int n, const double *x) {
 
 /* ---- state ------------------------------------------------------------------------------ */
 
+/* contact.c: project x onto the closed contacts (q along dg, v onto ker [A; dg] in the kinetic
+ * metric) */
+int nh_sim_contact_project(nh_sim *s, double *x);
+/* contact.c: a free step x0 -> x1 onto the closed contacts (NH_HOLD_PROJECT): q1 as above, v1
+ * by an impulse along M^-1 of the mean contact gradient over the step (second order) */
+int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1);
+
 /* a step of the method from x0 (the state at s->t); remembers its length for dense output */
 SIM_INLINE int method_step_from(nh_sim *s, const double *x0, double h, double *x1, double *err) {
   s->last_h = h;
   s->st.end_x = NULL;
   s->st.end_EA = 0;
-  return s->def.method->step(&s->st, s->t, x0, h, x1, err);
+  int rc = s->def.method->step(&s->st, s->t, x0, h, x1, err);
+  // a method that steps the free model: its step projected onto the closed contacts
+  // (docs/contact.md, NH_HOLD_PROJECT), so that every partial step is one of the held flow
+  if (rc == 0 && s->nact > 0 && s->def.method->contact == NH_HOLD_PROJECT && all_finite(s->nx, x1)) {
+    s->st.end_x = NULL;
+    if ((rc = nh_sim_contact_project_step(s, x0, x1)) > 0) rc = NH_ERR_CALLBACK;
+  }
+  return rc;
 }
 /* a step from the current state s->x */
 static inline int method_step(nh_sim *s, double h, double *x1, double *err) {
@@ -185,6 +205,9 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau);
 /* events.c: the first counted monitor crossing inside the step x -> xnew over h: *mi (-1 if
  * none), its direction *dir, the time just past it *tau, that state in s->xm */
 int nh_sim_scan_monitors(nh_sim *s, double h, double *xnew, int *mi, int *dir, double *tau);
+/* events.c: gap gi grazed its wall at the current state (s->g1, s->dg there) without an impact
+ * or a contact: its crossings count from below its rounding there (s->glev) */
+void nh_sim_graze_level(nh_sim *s, int gi);
 /* events.c: log monitor mi's event at the current state */
 int nh_sim_log_event(nh_sim *s, int mi, int dir, int stopped);
 /* impacts.c: apply gap gi's impact law at the current state and log it (s->dg holds the gap
@@ -212,8 +235,7 @@ int nh_sim_locate_fn(nh_sim *s, nh_sim_partial_fn f, const char *name, int i, do
                      double lo, double glo, double hi, double ghi, double *tau_lo, double *tau_hi);
 
 /* contact.c: persistent contacts (docs/contact.md) */
-/* 1 when the method holds contacts on this model (steps through nh_dyn; gni, rattle, shake:
- * constant M) */
+/* how the method holds contacts on this model (nh_contact_hold: rows, projection, or none) */
 int nh_sim_contact_method_ok(const nh_method *m, const nh_model *model);
 /* try to close gap gi at the current state (reason NH_CONTACT_*; Eb the energy before the
  * impact it resolves); *closed = 1 when it closed. An accumulation that cannot be held
@@ -228,8 +250,6 @@ int nh_sim_contact_accumulates(nh_sim *s, int gi, double *t_limit, double *ratio
 /* the first closed contact whose force would pull inside the step x -> xnew over h: *ri (-1
  * if none, else its index in act) and the time just past the zero *tau, the state in s->xc */
 int nh_sim_contact_scan(nh_sim *s, double h, const double *xnew, int *ri, double *tau);
-/* project x onto the closed contacts (q along dg, v onto ker [A; dg] in the kinetic metric) */
-int nh_sim_contact_project(nh_sim *s, double *x);
 /* open the contact act[ri] at the current state (s->lamt[ri] its force), logged */
 int nh_sim_contact_open(nh_sim *s, int ri, int reason);
 /* after an impact on another gap: open the closed contacts it sends away, project onto the rest */
