@@ -275,10 +275,10 @@ class Simulation:
             raise _failure(res)
         return res
 
-    def step(self, t_max=_math.inf):
-        """One accepted step (not past t_max), stopping at the first impact; True when the
-        step ended with an impact. Raises SimulationError on failure."""
-        status, impacted = self._c._step(t_max)
+    def step(self, t_max=None):
+        """One accepted step (not past t_max; None: no bound), stopping at the first impact;
+        True when the step ended with an impact. Raises SimulationError on failure."""
+        status, impacted = self._c._step(1e300 if t_max is None else t_max)
         if status < 0:
             name, text = _nholo.status_name(status)
             e = SimulationError("step ended with %s: %s" % (name, self.message or text))

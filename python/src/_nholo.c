@@ -68,7 +68,9 @@ int nhpy_parse_law(PyObject *obj, nh_impact_law *law) {
       return 0;
     }
     if (!(e >= 0.0 && e <= 1.0)) {
-      PyErr_Format(PyExc_ValueError, "--impact: coefficient of restitution %g is outside [0, 1]", e);
+      char m[128];
+      snprintf(m, sizeof m, "--impact: coefficient of restitution %g is outside [0, 1]", e);
+      nhpy_value_error(m);
       return 0;
     }
     return law->kind = NH_IMPACT_RESTITUTION, law->e = e, 1;
