@@ -14,6 +14,7 @@ import json as _json
 import math as _math
 import os as _os
 import tempfile as _tempfile
+import weakref as _weakref
 
 import numpy as _np
 
@@ -142,11 +143,31 @@ def check(path, set=None, backend="auto", project_initial=False):
 
 # ---- results -------------------------------------------------------------------------------
 
-def _structured(cols, fields):
-    n = len(cols[fields[0][0]]) if cols else 0
-    dt = _np.dtype([(f, t) if shape is None else (f, t, shape) for f, t, shape in fields])
-    a = _np.zeros(n, dtype=dt)
-    for f, _, _ in fields:
+_DTYPES = {}
+
+
+def _dtype(kind, nq, nc, nx):
+    """The structured dtype of a log (cached per sizes)."""
+    key = (kind, nq, nc, nx)
+    dt = _DTYPES.get(key)
+    if dt is None:
+        fields = {
+            "impacts": [("t", "f8"), ("gap", "i4"), ("status", "i4"), ("alpha", "f8"), ("energy_before", "f8"),
+                        ("energy_after", "f8"), ("vn_before", "f8"), ("vn_after", "f8"), ("contacts", "i4"),
+                        ("q", "f8", (nq,)), ("v_before", "f8", (nq,)), ("v_after", "f8", (nq,)),
+                        ("lambda", "f8", (nc,))],
+            "events": [("t", "f8"), ("monitor", "i4"), ("direction", "i4"), ("stopped", "i4"), ("value", "f8"),
+                       ("x", "f8", (nx,))],
+            "contacts": [("t", "f8"), ("gap", "i4"), ("kind", "i4"), ("reason", "i4"), ("t_limit", "f8"),
+                         ("ratio", "f8"), ("lambda", "f8"), ("energy_before", "f8"), ("energy_after", "f8"),
+                         ("x", "f8", (nx,))]}[kind]
+        dt = _DTYPES[key] = _np.dtype(fields)
+    return dt
+
+
+def _structured(cols, dt):
+    a = _np.zeros(len(cols["t"]), dtype=dt)
+    for f in dt.names:
         a[f] = cols[f]
     return a
 
@@ -155,33 +176,43 @@ class Result:
     """One run: the samples (t, q, v, kind; x = (q, v), or the state of an ODE-form model),
     the impact, event and contact logs as structured arrays, the statistics, the status and
     the summary of `nholo run --json` (summary, a dict). lam: the constraint multipliers at
-    the samples (computed on first use)."""
+    the samples. The logs, statistics and summary are read from the simulation on first use
+    (or, at the latest, before the simulation changes again)."""
+
+    _LAZY = ("impacts", "events", "contacts", "stats", "_summary_text")
 
     def __init__(self, sim, status, wall, traj):
         m = sim.model
         self.model, self.method, self.status, self.wall = m, sim.method, status, wall
         self.status_name, self.status_text = _nholo.status_name(status)
         self.message = sim.message
-        self.t, q, v, self.kind = traj
-        self.q, self.v = q, v
-        self._x = q if m.form == "ode" else None
-        nq, nc, nx = m.nq, m.nc, m.nx
-        self.impacts = _structured(sim._c._impacts(), [
-            ("t", "f8", None), ("gap", "i4", None), ("status", "i4", None), ("alpha", "f8", None),
-            ("energy_before", "f8", None), ("energy_after", "f8", None), ("vn_before", "f8", None),
-            ("vn_after", "f8", None), ("contacts", "i4", None), ("q", "f8", (nq,)),
-            ("v_before", "f8", (nq,)), ("v_after", "f8", (nq,)), ("lambda", "f8", (nc,))])
-        self.events = _structured(sim._c._events(), [
-            ("t", "f8", None), ("monitor", "i4", None), ("direction", "i4", None),
-            ("stopped", "i4", None), ("value", "f8", None), ("x", "f8", (nx,))])
-        self.contacts = _structured(sim._c._contacts(), [
-            ("t", "f8", None), ("gap", "i4", None), ("kind", "i4", None), ("reason", "i4", None),
-            ("t_limit", "f8", None), ("ratio", "f8", None), ("lambda", "f8", None),
-            ("energy_before", "f8", None), ("energy_after", "f8", None), ("x", "f8", (nx,))])
-        self.stats = sim.stats()
-        self._summary_text = sim._c._summary(status, wall)
+        self.t, self.q, self.v, self.kind = traj
+        self._x = self.q if m.form == "ode" else None
+        self._sim = sim
         self._summary = None
         self._lam = None
+
+    def _read(self, name):
+        sim, m = self._sim._c, self.model
+        if name == "stats":
+            return sim.stats()
+        if name == "_summary_text":
+            return sim._summary(self.status, self.wall)
+        cols = getattr(sim, "_" + name)()
+        return _structured(cols, _dtype(name, m.nq, m.nc, m.nx))
+
+    def _freeze(self):
+        """Read everything still lazy from the simulation (called before it changes)."""
+        for name in self._LAZY:
+            if name not in self.__dict__:
+                self.__dict__[name] = self._read(name)
+        self._sim = None
+
+    def __getattr__(self, name):  # only for attributes not yet set: the lazy ones
+        if name in Result._LAZY and self.__dict__.get("_sim") is not None:
+            value = self.__dict__[name] = self._read(name)
+            return value
+        raise AttributeError(name)
 
     @property
     def x(self):
@@ -235,6 +266,14 @@ class Simulation:
         self.model = model
         self._c = _nholo.Simulation(model._c, record, method=method, **options)
         self.method = self._c._info()[0]
+        self._last = None
+
+    def _changing(self):
+        """The simulation is about to change: the last result reads its lazy parts now."""
+        last = self._last() if self._last is not None else None
+        if last is not None and last.__dict__.get("_sim") is not None:
+            last._freeze()
+        self._last = None
 
     @property
     def message(self):
@@ -261,16 +300,19 @@ class Simulation:
 
     def set_state(self, t, q, v=None):
         """Set the state (an ODE-form model: q is the whole state x); resets statistics and logs."""
+        self._changing()
         return self._c._set_state(t, q, v)
 
     def run(self, t_end, max_impacts=0, observer=None, breaks=None):
         """Run to t_end or max_impacts impacts; returns a Result. observer(kind, t, q, v) is
         called at every sample (a true return value stops the run: NH_STOPPED). A numerical
         failure raises SimulationError with .result holding what was computed."""
+        self._changing()
         status, wall = self._c._run(t_end, max_impacts, observer, breaks)
         traj = self._c._trajectory()
         self._c.clear()
         res = Result(self, status, wall, traj)
+        self._last = _weakref.ref(res)
         if status < 0:
             raise _failure(res)
         return res
@@ -278,6 +320,7 @@ class Simulation:
     def step(self, t_max=None):
         """One accepted step (not past t_max; None: no bound), stopping at the first impact;
         True when the step ended with an impact. Raises SimulationError on failure."""
+        self._changing()
         status, impacted = self._c._step(1e300 if t_max is None else t_max)
         if status < 0:
             name, text = _nholo.status_name(status)
@@ -288,8 +331,8 @@ class Simulation:
 
     def impacts(self):
         """The impact log so far (structured array), as Result.impacts."""
-        return Result(self, 0, 0.0, (_np.zeros(0), _np.zeros((0, 0)), _np.zeros((0, 0)),
-                                     _np.zeros(0, _np.int32))).impacts
+        m = self.model
+        return _structured(self._c._impacts(), _dtype("impacts", m.nq, m.nc, m.nx))
 
 
 def run(model, t_end, max_impacts=0, observer=None, method=None, **options):

@@ -624,6 +624,7 @@ static PyMethodDef module_methods[] = {
     {"builtins", py_builtins, METH_NOARGS, NULL},
     {"method_check", py_supports, METH_VARARGS, NULL},
     {"status_name", py_status_name, METH_VARARGS, NULL},
+    {"_c_cycle", nhpy_c_cycle, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_nholo", "nholo's C extension (use the package nholo).",

@@ -470,6 +470,35 @@ static PyObject *sim_info(PySim *self, PyObject *unused) {
   return Py_BuildValue("(ssO)", nh_method_name(nh_sim_method(self->sim)), nh_sim_message(self->sim), self->model);
 }
 
+/* _c_cycle(model, method, t_end, h, reps) -> the best seconds of one create/run/destroy cycle
+ * through the C API alone (nh_sim_create, nh_sim_run recording with nh_traj_observer,
+ * nh_sim_destroy): the baseline of bench/bench_python.py's per-run overhead */
+PyObject *nhpy_c_cycle(PyObject *mod, PyObject *args) {
+  (void)mod;
+  PyModel *pm;
+  const char *method;
+  double t_end, h;
+  long reps;
+  if (!PyArg_ParseTuple(args, "O!sddl", &PyModel_Type, &pm, &method, &t_end, &h, &reps)) return NULL;
+  const nh_model *m = pm->model;
+  nh_sim_def def = nh_sim_def_default();
+  if (!(def.method = nh_method_find(method))) return PyErr_SetString(PyExc_ValueError, "unknown method"), NULL;
+  def.h = h;
+  double best = INFINITY;
+  for (long r = 0; r < reps; r++) {
+    double t0 = now_seconds();
+    nh_sim *s = nh_sim_create(m, &def, NULL, 0);
+    nh_traj *tr = nh_traj_create(m->form == NH_FORM_ODE ? m->nx : m->nq);
+    if (!s || !tr) return nh_sim_destroy(s), nh_traj_destroy(tr), PyErr_NoMemory();
+    nh_sim_run(s, t_end, 0, nh_traj_observer, tr);
+    nh_traj_destroy(tr);
+    nh_sim_destroy(s);
+    double dt = now_seconds() - t0;
+    if (dt < best) best = dt;
+  }
+  return PyFloat_FromDouble(best);
+}
+
 static PyMethodDef sim_methods[] = {
     {"_run", (PyCFunction)(void (*)(void))sim_run, METH_VARARGS | METH_KEYWORDS, NULL},
     {"_step", (PyCFunction)sim_step, METH_VARARGS, NULL},

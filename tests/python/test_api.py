@@ -130,3 +130,14 @@ def test_ensemble_threads_do_not_change_results():
     b = nholo.ensemble(m, 1.0, ["omega=uniform:0.5:1.5", "v=normal:-1:0.1"], replicas=8, seed=3, threads=2, method="rk4")
     assert np.array_equal(a.members, b.members) and a.stats["ok"] == 8
     assert len(set(a.members["omega"])) == 8
+
+
+def test_result_keeps_its_run_when_the_simulation_goes_on():
+    """A result's logs and summary are read lazily, but frozen before the simulation changes."""
+    sim = nholo.Simulation(nholo.builtin("penny"))
+    r1 = sim.run(2.0)
+    r2 = sim.run(3.0)
+    assert r1.summary["t_end"] == 2.0 and r1.summary["impacts"] == 1 and len(r1.impacts) == 1
+    assert r2.summary["t_end"] == 3.0 and len(r2.impacts) == 2  # the log runs since set_state
+    assert r1.stats["impacts"] == 1 and r2.stats["impacts"] == 2
+    assert r2.t[0] == r1.t[-1]
