@@ -177,6 +177,13 @@ static int sim_init(PySim *self, PyObject *args, PyObject *kw) {
   return 0;
 }
 
+/* 0 with RuntimeError when __init__ did not run (a subclass that skipped it) */
+static int sim_ready(PySim *s) {
+  if (s->sim) return 1;
+  PyErr_SetString(PyExc_RuntimeError, "Simulation not initialised");
+  return 0;
+}
+
 static int record_sample(PySim *s, nh_sample_kind kind, double t, const double *q, const double *v) {
   if (s->n == s->cap) {
     long cap = s->cap ? 2 * s->cap : 256;
@@ -208,7 +215,7 @@ static int sim_observer(const nh_sim *sim, nh_sample_kind kind, double t, const 
   PySim *s = user;
   if (s->record && record_sample(s, kind, t, q, v)) return 1;
   if (!s->observer) return 0;
-  PyObject *qa = nhpy_array1(s->width, q), *va = s->has_v && v ? nhpy_array1(s->width, v) : Py_NewRef(Py_None);
+  PyObject *qa = nhpy_array1(s->width, q), *va = s->has_v && v ? nhpy_array1(s->width, v) : (Py_INCREF(Py_None), Py_None);
   PyObject *r = qa && va ? PyObject_CallFunction(s->observer, "idOO", (int)kind, t, qa, va) : NULL;
   Py_XDECREF(qa), Py_XDECREF(va);
   if (!r) return s->obs_failed = 1, 1;
@@ -288,6 +295,7 @@ static PyObject *sim_step(PySim *self, PyObject *args) {
 
 /* set_state(t, q, v=None): q the whole state x for an ODE-form model */
 static PyObject *sim_set_state(PySim *self, PyObject *args) {
+  if (!sim_ready(self)) return NULL;
   double t;
   PyObject *qo, *vo = Py_None;
   if (!PyArg_ParseTuple(args, "dO|O", &t, &qo, &vo)) return NULL;
@@ -309,14 +317,45 @@ static PyObject *sim_set_state(PySim *self, PyObject *args) {
   return PyLong_FromLong(rc);
 }
 
-/* _trajectory() -> (t, q, v, kind) copies of the record */
+static void capsule_free(PyObject *cap) { free(PyCapsule_GetPointer(cap, NULL)); }
+
+/* an array over malloc'd data it then owns (freed with it); data is freed on failure */
+static PyObject *owned_array(int nd, npy_intp *dims, int type, void *data) {
+  if (!data || dims[0] == 0) {
+    free(data);
+    return PyArray_ZEROS(nd, dims, type, 0);
+  }
+  PyObject *a = PyArray_SimpleNewFromData(nd, dims, type, data);
+  PyObject *cap = a ? PyCapsule_New(data, NULL, capsule_free) : NULL;
+  if (!cap) {
+    Py_XDECREF(a);
+    free(data);
+    return NULL;
+  }
+  if (PyArray_SetBaseObject((PyArrayObject *)a, cap) < 0) { /* steals cap, which frees data */
+    Py_DECREF(a);
+    return NULL;
+  }
+  return a;
+}
+
+/* _trajectory() -> (t, q, v, kind): the record handed over to numpy without a copy (the
+ * simulation starts a new record) */
 static PyObject *sim_trajectory(PySim *self, PyObject *unused) {
   (void)unused;
-  npy_intp n = self->n;
-  PyObject *t = nhpy_array1(n, self->t), *q = nhpy_array2(n, self->width, self->q);
-  PyObject *v = self->has_v ? nhpy_array2(n, self->width, self->v) : Py_NewRef(Py_None);
-  PyObject *k = PyArray_SimpleNew(1, &n, NPY_INT32);
-  if (k) for (npy_intp i = 0; i < n; i++) ((int32_t *)PyArray_DATA((PyArrayObject *)k))[i] = self->kind[i];
+  if (!sim_ready(self)) return NULL;
+  if (self->busy) return PyErr_SetString(PyExc_RuntimeError, "Simulation is running"), NULL;
+  npy_intp n[2] = {self->n, self->width};
+  double *tb = self->t, *qb = self->q, *vb = self->v;
+  int *kb = self->kind;
+  self->t = self->q = self->v = NULL;
+  self->kind = NULL;
+  self->n = self->cap = 0;
+  PyObject *t = owned_array(1, n, NPY_DOUBLE, tb), *q = owned_array(2, n, NPY_DOUBLE, qb);
+  PyObject *v = NULL;
+  if (self->has_v) v = owned_array(2, n, NPY_DOUBLE, vb);
+  else free(vb), v = (Py_INCREF(Py_None), Py_None);
+  PyObject *k = owned_array(1, n, NPY_INT, kb);
   if (!t || !q || !v || !k) return Py_XDECREF(t), Py_XDECREF(q), Py_XDECREF(v), Py_XDECREF(k), NULL;
   return Py_BuildValue("(NNNN)", t, q, v, k);
 }
@@ -351,6 +390,7 @@ static void copyrow(double *dst, long i, int w, const double *src) {
 
 static PyObject *sim_impacts(PySim *self, PyObject *unused) {
   (void)unused;
+  if (!sim_ready(self)) return NULL;
   const nh_model *m = self->model->model;
   const int nq = m->nq, nc = m->nc;
   cols c = {nh_sim_impact_count(self->sim), PyDict_New()};
@@ -380,6 +420,7 @@ static PyObject *sim_impacts(PySim *self, PyObject *unused) {
 
 static PyObject *sim_events(PySim *self, PyObject *unused) {
   (void)unused;
+  if (!sim_ready(self)) return NULL;
   const int nx = self->model->model->nx;
   cols c = {0, PyDict_New()};
   if (!c.d) return NULL;
@@ -399,6 +440,7 @@ static PyObject *sim_events(PySim *self, PyObject *unused) {
 
 static PyObject *sim_contacts(PySim *self, PyObject *unused) {
   (void)unused;
+  if (!sim_ready(self)) return NULL;
   const int nx = self->model->model->nx;
   cols c = {0, PyDict_New()};
   if (!c.d) return NULL;
@@ -423,14 +465,16 @@ static PyObject *sim_contacts(PySim *self, PyObject *unused) {
 
 static PyObject *sim_state(PySim *self, PyObject *unused) {
   (void)unused;
+  if (!sim_ready(self)) return NULL;
   const nh_model *m = self->model->model;
   const double *v = nh_sim_v(self->sim);
   return Py_BuildValue("(dNNN)", nh_sim_time(self->sim), nhpy_array1(m->form == NH_FORM_ODE ? m->nx : m->nq, nh_sim_q(self->sim)),
-                       v ? nhpy_array1(m->nq, v) : Py_NewRef(Py_None), nhpy_array1(m->nx, nh_sim_x(self->sim)));
+                       v ? nhpy_array1(m->nq, v) : (Py_INCREF(Py_None), Py_None), nhpy_array1(m->nx, nh_sim_x(self->sim)));
 }
 
 static PyObject *sim_stats(PySim *self, PyObject *unused) {
   (void)unused;
+  if (!sim_ready(self)) return NULL;
   const nh_sim_stats *s = nh_sim_get_stats(self->sim);
   return Py_BuildValue("{s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:d,s:d,s:d,s:l,s:i,s:i,s:d,s:d,s:d,s:d,s:d,s:O}", "steps",
                        s->steps, "rejected", s->rejected, "evals", s->evals, "impacts", s->impacts, "grazing",
@@ -446,6 +490,7 @@ static PyObject *sim_stats(PySim *self, PyObject *unused) {
 
 /* _summary(status, wall) -> the JSON text `nholo run --json` writes (without its "outputs") */
 static PyObject *sim_summary(PySim *self, PyObject *args) {
+  if (!sim_ready(self)) return NULL;
   int status;
   double wall;
   if (!PyArg_ParseTuple(args, "id", &status, &wall)) return NULL;
@@ -467,6 +512,7 @@ static PyObject *sim_summary(PySim *self, PyObject *args) {
 
 static PyObject *sim_info(PySim *self, PyObject *unused) {
   (void)unused;
+  if (!sim_ready(self)) return NULL;
   return Py_BuildValue("(ssO)", nh_method_name(nh_sim_method(self->sim)), nh_sim_message(self->sim), self->model);
 }
 
