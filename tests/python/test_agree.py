@@ -119,3 +119,22 @@ def test_ensemble_agrees_with_cli(cli, src, tmp_path):
             assert (m[k] == v) if k == "status" else (float(v) == float(m[k])), k
     final = np.array([[m["final_" + n] for n in model.state_names] for m in ens.members])
     assert np.array_equal(ens.stats["min"], final.min(axis=0))
+
+
+def test_file_overrides_and_law_agree(cli, src, tmp_path):
+    """--set and --impact on a model file: the same bits as set= and impact=."""
+    path = str(src / "examples/penny.nh")
+    out = tmp_path / "p.csv"
+    p = subprocess.run([cli, "run", path, "--set", "a=0.2", "--set", "w0=12", "--impact", "restitution=0.7",
+                        "--method", "dopri5", "--impacts", "4", "--out", str(out), "--json", "--backend", "tape"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    m = nholo.load_model_file(path, set={"a": 0.2, "w0": 12}, impact="restitution=0.7", backend="tape")
+    assert m.impact_laws == ["restitution=0.69999999999999996"] * 2
+    r = nholo.run(m, 100, max_impacts=4, method="dopri5")
+    head, rows = read_csv(out)
+    x = r.x[:-1] if r.kind[-1] == nholo.END and r.t[-1] == r.t[-2] else r.x
+    t = r.t[:len(x)]
+    assert np.array_equal(np.column_stack([t, x]), rows)
+    js = json.loads(p.stdout)
+    assert [i["energy_after"] for i in js["impact_log"]] == list(r.impacts["energy_after"])
