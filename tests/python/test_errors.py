@@ -134,3 +134,15 @@ def test_fuzz_corpus_raises_only_exceptions():
             except (ValueError, nholo.SimulationError):
                 failed += 1
     assert failed > 0 and built + failed == 2 * len(files)
+
+
+def test_reentrant_run_is_refused():
+    """An observer that runs its own simulation again gets RuntimeError, not a crash."""
+    sim = nholo.Simulation(nholo.builtin("sleigh"), method="rk4")
+
+    def again(kind, t, q, v):
+        sim.run(1.0)
+
+    with pytest.raises(RuntimeError):
+        sim.run(0.1, observer=again)
+    assert sim.run(0.2).status == nholo.NH_OK  # usable afterwards
