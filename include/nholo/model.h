@@ -333,6 +333,15 @@ NH_API int nh_model_energy_x(const nh_model *model, double t, const double *x, d
 NH_API int nh_model_constraint_residual(const nh_model *model, const double *q, const double *v,
                                         double *res);
 
+/* Accelerations a (nq) and constraint multipliers lambda (nc) of the Lagrange-d'Alembert
+ * equations above at (t, q, v) (mechanical form; either output Nullable), for front ends that
+ * report the multipliers along a trajectory: the free dynamics, without the driver's closed
+ * contacts. work: nh_model_accel_work_size(model) doubles, or NULL to allocate. Returns NH_OK,
+ * NH_ERR_ARG (ODE form), NH_ERR_SINGULAR, NH_ERR_NOT_SPD, NH_ERR_CALLBACK or NH_ERR_NOMEM. */
+NH_API size_t nh_model_accel_work_size(const nh_model *model);
+NH_API int nh_model_accel(const nh_model *model, double t, const double *q, const double *v, double *a,
+                          double *lambda, double *work);
+
 /* ---- derivative queries (exact when the model provides them, else finite differences) --
  * Outputs use the index conventions above. They allocate nothing when work holds
  * nh_model_deriv_work_size(model) doubles; work may be NULL for a query outside a time step

@@ -9,6 +9,7 @@
  * A constant M (model->mass_constant) is evaluated and factored once per workspace. */
 #include <math.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "la/la.h"
 #include "model/dynamics.h"
@@ -190,4 +191,24 @@ int nh_dyn_rhs(nh_dyn *d, double t, const double *x, double *xdot) {
   const int nq = d->nq;
   memcpy(xdot, x + nq, sizeof(double) * (size_t)nq);
   return nh_dyn_accel(d, t, x, x + nq, xdot + nq, NULL);
+}
+
+/* ---- public: accelerations and multipliers at one state (nholo/model.h) ---- */
+
+size_t nh_model_accel_work_size(const nh_model *model) {
+  return model && model->form == NH_FORM_MECHANICAL ? nh_dyn_work_size(model) + (size_t)model->nq : 0;
+}
+
+int nh_model_accel(const nh_model *model, double t, const double *q, const double *v, double *a,
+                   double *lambda, double *work) {
+  if (!model || model->form != NH_FORM_MECHANICAL || !q || !v) return NH_ERR_ARG;
+  const size_t size = nh_model_accel_work_size(model);
+  double *buf = work ? work : malloc(sizeof(double) * size);
+  if (!buf) return NH_ERR_NOMEM;
+  nh_dyn d;
+  nh_dyn_init(&d, model, buf);
+  double *acc = a ? a : buf + nh_dyn_work_size(model); /* a is Nullable: the scratch's tail */
+  int rc = nh_dyn_accel(&d, t, q, v, acc, lambda);
+  if (!work) free(buf);
+  return rc < 0 ? rc : rc > 0 ? NH_ERR_CALLBACK : NH_OK;
 }

@@ -101,8 +101,10 @@ for f in "$srcdir"/README.md "$srcdir"/docs/*.md; do
   rel=${f#"$srcdir"/}
   cmp -s "$f" "$docdir/$rel" || fail "documentation not installed: $docdir/$rel"
 done
-for f in "$srcdir"/examples/*; do
-  cmp -s "$f" "$docdir/examples/$(basename "$f")" || fail "example not installed: $docdir/examples/$(basename "$f")"
+for f in "$srcdir"/examples/* "$srcdir"/examples/*/*; do
+  [ -f "$f" ] || continue # a directory (examples/python) is checked by its files
+  rel=${f#"$srcdir"/examples/}
+  cmp -s "$f" "$docdir/examples/$rel" || fail "example not installed: $docdir/examples/$rel"
 done
 "$prefix/bin/nholo" --help | grep -q "PREFIX/share/doc/nholo" || fail "nholo --help does not say where the documentation is installed"
 if [ "${NHOLO_EXPECT_MAN:-0}" = 1 ]; then

@@ -1,0 +1,384 @@
+"""nholo from Python: nonholonomic mechanics with impacts (docs/python.md).
+
+    import nholo
+    penny = nholo.builtin("penny", impact="plastic")
+    res = nholo.run(penny, t_end=10, max_impacts=20)
+    res.t, res.q, res.v, res.lam      # numpy arrays: samples, coordinates, velocities, multipliers
+    res.impacts                       # structured array: t, gap, status, energy_before, ...
+    res.summary                       # the dict `nholo run --json` prints
+
+A thin layer over the C extension nholo._nholo, itself a client of the public C API.
+"""
+import csv as _csv
+import json as _json
+import math as _math
+import os as _os
+import tempfile as _tempfile
+import weakref as _weakref
+
+import numpy as _np
+
+from . import _nholo
+from ._nholo import ModelError, SimulationError
+
+__all__ = ["ModelError", "SimulationError", "Model", "Simulation", "Result", "EnsembleResult",
+           "load_model", "load_model_file", "load_model_string", "builtin", "check", "run", "ensemble",
+           "methods", "builtins", "impact_laws", "status_name"]
+
+__version__ = _nholo.version
+
+# what an observer is shown (nh_sample_kind)
+START, STEP, OUTPUT, IMPACT_BEFORE, IMPACT_AFTER, END, EVENT = range(7)
+SAMPLE_KINDS = ("start", "step", "output", "impact_before", "impact_after", "end", "event")
+
+# statuses (nholo/status.h): NH_OK, NH_ZENO, NH_ERR_STEP_UNDERFLOW, ...
+for _k in dir(_nholo):
+    if _k.startswith("NH_"):
+        globals()[_k] = getattr(_nholo, _k)
+
+
+def status_name(status):
+    """(identifier, description) of a status code: (\"NH_ZENO\", \"Zeno guard: ...\")."""
+    return _nholo.status_name(status)
+
+
+def methods():
+    """The integrators: a list of dicts (name, order, preserves, summary, adaptive, ...)."""
+    return _nholo.methods()
+
+
+def builtins():
+    """The built-in models: {name: one-line summary}."""
+    return dict(_nholo.builtins())
+
+
+def impact_laws():
+    """The impact laws a model or a run takes."""
+    return ["elastic", "plastic", "restitution=E"]
+
+
+# ---- models --------------------------------------------------------------------------------
+
+class Model:
+    """A constant model: built once, shared by any number of simulations.
+
+    Attributes: name, form ("mechanical" or "ode"), nq, nc, ngap, nx, coords, constraints,
+    gaps, state_names, params (dict), monitors, q0, v0, x0, impact_laws, backend,
+    default_method, has_flow."""
+
+    def __init__(self, cmodel):
+        self._c = cmodel
+        self.__dict__.update(cmodel._info())
+
+    def __repr__(self):
+        return "<nholo.Model %r: %s, nq=%d nc=%d ngap=%d nx=%d>" % (
+            self.name, self.form, self.nq, self.nc, self.ngap, self.nx)
+
+    def energy(self, q, v):
+        """E = 1/2 v.M(q).v + V(q) (mechanical form)."""
+        return self._c.energy(q, v)
+
+    def energy_x(self, x, t=0.0):
+        """The energy at a first-order state x (either form)."""
+        return self._c.energy_x(x, t)
+
+    def accel(self, t, q, v):
+        """(a, lambda): accelerations and constraint multipliers at (t, q, v); q and v may be
+        (n, nq) arrays of samples with t of length n (rows computed one by one)."""
+        return self._c.accel(t, q, v)
+
+    def multipliers(self, t, q, v):
+        """The constraint multipliers lambda at (t, q, v), batched like accel."""
+        return self._c.accel(t, q, v)[1]
+
+    def coord_index(self, name):
+        return self._c._index("coord", name)
+
+    def gap_index(self, name):
+        return self._c._index("gap", name)
+
+    def with_force(self, f):
+        """This model with a Python force: f(t, q, v) -> array (nq) added to its generalized
+        forces (controls). Slower: one Python call per evaluation of the force; a closed-form
+        flow is dropped (the default method becomes dopri5) and force Jacobians are finite
+        differences."""
+        return Model(self._c.with_force(f))
+
+    def supports(self, method):
+        """None when the method can run this model, else the library's reason."""
+        return _nholo.method_check(method, self._c)
+
+
+def load_model_file(path, set=None, backend="auto", project_initial=False, impact=None):
+    """A model file (docs/model-language.md). set: {name: value} overrides of parameters and
+    initial values (NAME' for a velocity); impact: a law for every gap. A faulty file raises
+    ModelError with the command line's diagnostic and .file, .line, .column, .error."""
+    return Model(_nholo.load_file(_os.fspath(path), None, set, backend, project_initial, impact))
+
+
+def load_model_string(text, filename=None, set=None, backend="auto", project_initial=False, impact=None):
+    """A model from its text; filename (optional) names it in diagnostics."""
+    return Model(_nholo.load_string(text, filename, set, backend, project_initial, impact))
+
+
+def builtin(name, set=None, impact=None, table=None):
+    """A built-in model (see builtins()) with overrides, an impact law and the penny's table
+    ("circle" or "ellipse")."""
+    return Model(_nholo.builtin(name, set, impact, table))
+
+
+def load_model(name, **kw):
+    """A model file when name ends in .nh or contains a '/', else a built-in (as `nholo run`)."""
+    name = _os.fspath(name)
+    if name.endswith(".nh") or "/" in name:
+        return load_model_file(name, **kw)
+    return builtin(name, **kw)
+
+
+def check(path, set=None, backend="auto", project_initial=False):
+    """The report of `nholo check FILE` (derived quantities, symbolically and at the initial
+    state); a faulty file raises ModelError."""
+    return _nholo.describe(_os.fspath(path), set, backend, project_initial)
+
+
+# ---- results -------------------------------------------------------------------------------
+
+_DTYPES = {}
+
+
+def _dtype(kind, nq, nc, nx):
+    """The structured dtype of a log (cached per sizes)."""
+    key = (kind, nq, nc, nx)
+    dt = _DTYPES.get(key)
+    if dt is None:
+        fields = {
+            "impacts": [("t", "f8"), ("gap", "i4"), ("status", "i4"), ("alpha", "f8"), ("energy_before", "f8"),
+                        ("energy_after", "f8"), ("vn_before", "f8"), ("vn_after", "f8"), ("contacts", "i4"),
+                        ("q", "f8", (nq,)), ("v_before", "f8", (nq,)), ("v_after", "f8", (nq,)),
+                        ("lambda", "f8", (nc,))],
+            "events": [("t", "f8"), ("monitor", "i4"), ("direction", "i4"), ("stopped", "i4"), ("value", "f8"),
+                       ("x", "f8", (nx,))],
+            "contacts": [("t", "f8"), ("gap", "i4"), ("kind", "i4"), ("reason", "i4"), ("t_limit", "f8"),
+                         ("ratio", "f8"), ("lambda", "f8"), ("energy_before", "f8"), ("energy_after", "f8"),
+                         ("x", "f8", (nx,))]}[kind]
+        dt = _DTYPES[key] = _np.dtype(fields)
+    return dt
+
+
+def _structured(cols, dt):
+    a = _np.zeros(len(cols["t"]), dtype=dt)
+    for f in dt.names:
+        a[f] = cols[f]
+    return a
+
+
+class Result:
+    """One run: the samples (t, q, v, kind; x = (q, v), or the state of an ODE-form model),
+    the impact, event and contact logs as structured arrays, the statistics, the status and
+    the summary of `nholo run --json` (summary, a dict). lam: the constraint multipliers at
+    the samples. The logs, statistics and summary are read from the simulation on first use
+    (or, at the latest, before the simulation changes again)."""
+
+    _LAZY = ("impacts", "events", "contacts", "stats", "_summary_text")
+
+    def __init__(self, sim, status, wall, traj):
+        m = sim.model
+        self.model, self.method, self.status, self.wall = m, sim.method, status, wall
+        self.status_name, self.status_text = _nholo.status_name(status)
+        self.message = sim.message
+        self.t, self.q, self.v, self.kind = traj
+        self._x = self.q if m.form == "ode" else None
+        self._sim = sim
+        self._summary = None
+        self._lam = None
+
+    def _read(self, name):
+        sim, m = self._sim._c, self.model
+        if name == "stats":
+            return sim.stats()
+        if name == "_summary_text":
+            return sim._summary(self.status, self.wall)
+        cols = getattr(sim, "_" + name)()
+        return _structured(cols, _dtype(name, m.nq, m.nc, m.nx))
+
+    def _freeze(self):
+        """Read everything still lazy from the simulation (called before it changes)."""
+        for name in self._LAZY:
+            if name not in self.__dict__:
+                self.__dict__[name] = self._read(name)
+        self._sim = None
+
+    def __getattr__(self, name):  # only for attributes not yet set: the lazy ones
+        if name in Result._LAZY and self.__dict__.get("_sim") is not None:
+            value = self.__dict__[name] = self._read(name)
+            return value
+        raise AttributeError(name)
+
+    @property
+    def x(self):
+        """The first-order state at the samples: (q, v), or an ODE-form model's state."""
+        return self._x if self._x is not None else _np.hstack([self.q, self.v])
+
+    @property
+    def summary(self):
+        """The run's summary: the same dict as `nholo run --json` (without its "outputs")."""
+        if self._summary is None:
+            self._summary = _json.loads(self._summary_text)
+        return self._summary
+
+    @property
+    def lam(self):
+        """Constraint multipliers (n, nc) at the samples (the free dynamics: closed contacts
+        not included); None for an ODE-form model."""
+        if self._lam is None and self.model.form == "mechanical":
+            self._lam = self.model.multipliers(self.t, self.q, self.v)
+        return self._lam
+
+    @property
+    def ok(self):
+        return self.status >= 0
+
+    def __repr__(self):
+        return "<nholo.Result %s: %d samples, %d impacts, t = %.6g, %s>" % (
+            self.model.name, len(self.t), len(self.impacts), self.t[-1] if len(self.t) else _math.nan,
+            self.status_name)
+
+
+def _failure(res, where="run"):
+    msg = "%s ended with %s: %s" % (where, res.status_name, res.message or res.status_text)
+    e = SimulationError(msg)
+    e.status, e.status_name, e.result = res.status, res.status_name, res
+    return e
+
+
+class Simulation:
+    """A simulation of a model: Simulation(model, method=None, record=True, **options).
+
+    Options (nholo/sim.h, nh_sim_def): h, h_max, h_min, rtol, atol, max_steps, out_dt (default
+    as the command line: 0.01 s on an exact flow, else every step), event_samples, event_tol,
+    vn_tol, zeno_interval, zeno_count, contact, constraint_tol, project_initial, log_limit,
+    simul_tol, simul_order, and the methods' retraction, start, midpoint_ld, alpha,
+    dexp_order, newton_tol, newton_max_iter. record=False keeps no samples (an observer may)."""
+
+    def __init__(self, model, method=None, record=True, **options):
+        if not isinstance(model, Model):
+            raise TypeError("Simulation: expected an nholo.Model")
+        self.model = model
+        self._c = _nholo.Simulation(model._c, record, method=method, **options)
+        self.method = self._c._info()[0]
+        self._last = None
+
+    def _changing(self):
+        """The simulation is about to change: the last result reads its lazy parts now."""
+        last = self._last() if self._last is not None else None
+        if last is not None and last.__dict__.get("_sim") is not None:
+            last._freeze()
+        self._last = None
+
+    @property
+    def message(self):
+        return self._c._info()[1]
+
+    @property
+    def t(self):
+        return self._c._state()[0]
+
+    @property
+    def q(self):
+        return self._c._state()[1]
+
+    @property
+    def v(self):
+        return self._c._state()[2]
+
+    @property
+    def x(self):
+        return self._c._state()[3]
+
+    def stats(self):
+        return self._c.stats()
+
+    def set_state(self, t, q, v=None):
+        """Set the state (an ODE-form model: q is the whole state x); resets statistics and logs."""
+        self._changing()
+        return self._c._set_state(t, q, v)
+
+    def run(self, t_end, max_impacts=0, observer=None, breaks=None):
+        """Run to t_end or max_impacts impacts; returns a Result. observer(kind, t, q, v) is
+        called at every sample (a true return value stops the run: NH_STOPPED). A numerical
+        failure raises SimulationError with .result holding what was computed."""
+        self._changing()
+        status, wall = self._c._run(t_end, max_impacts, observer, breaks)
+        traj = self._c._trajectory()
+        self._c.clear()
+        res = Result(self, status, wall, traj)
+        self._last = _weakref.ref(res)
+        if status < 0:
+            raise _failure(res)
+        return res
+
+    def step(self, t_max=None):
+        """One accepted step (not past t_max; None: no bound), stopping at the first impact;
+        True when the step ended with an impact. Raises SimulationError on failure."""
+        self._changing()
+        status, impacted = self._c._step(1e300 if t_max is None else t_max)
+        if status < 0:
+            name, text = _nholo.status_name(status)
+            e = SimulationError("step ended with %s: %s" % (name, self.message or text))
+            e.status, e.status_name, e.result = status, name, None
+            raise e
+        return impacted
+
+    def impacts(self):
+        """The impact log so far (structured array), as Result.impacts."""
+        m = self.model
+        return _structured(self._c._impacts(), _dtype("impacts", m.nq, m.nc, m.nx))
+
+
+def run(model, t_end, max_impacts=0, observer=None, method=None, **options):
+    """Simulation(model, method, **options).run(t_end, max_impacts, observer)."""
+    return Simulation(model, method=method, **options).run(t_end, max_impacts, observer)
+
+
+# ---- ensembles -----------------------------------------------------------------------------
+
+class EnsembleResult:
+    """members: a structured array, one row per member (member, the variables, status,
+    impacts, t_end, final_<state>); stats: mean, var, min, max of the final states over the
+    members that ended well (arrays), members, ok, failed, threads."""
+
+    def __init__(self, members, stats):
+        self.members, self.stats = members, stats
+
+    def __repr__(self):
+        return "<nholo.EnsembleResult: %d members, %d ok>" % (self.stats["members"], self.stats["ok"])
+
+
+def _read_members(path):
+    with open(path, newline="") as f:
+        rows = list(_csv.reader(f))
+    head, body = rows[0], rows[1:]
+    fields = []
+    for name in head:
+        t = "i8" if name in ("member", "impacts") else "U32" if name == "status" else "f8"
+        fields.append((name, t))
+    a = _np.zeros(len(body), dtype=_np.dtype(fields))
+    for j, (name, t) in enumerate(fields):
+        col = [r[j] for r in body]
+        a[name] = col if t == "U32" else _np.array(col, dtype=float if t == "f8" else _np.int64)
+    return a
+
+
+def ensemble(model, t_end, vary, replicas=1, seed=0, threads=0, max_impacts=0, method=None, **options):
+    """Many runs of a model that differ in initial values and parameters
+    (docs/ensembles.md): vary is a list of "NAME=uniform:A:B", "NAME=normal:MU:SIGMA" or
+    "NAME=grid:A:B:K". Members run in parallel (OpenMP) with results independent of the
+    number of threads. Returns an EnsembleResult."""
+    fd, path = _tempfile.mkstemp(suffix=".csv", prefix="nholo-ensemble-")
+    _os.close(fd)
+    try:
+        stats = _nholo.ensemble(model._c, path, t_end, list(vary), replicas, seed, threads, max_impacts,
+                                method=method, **options)
+        return EnsembleResult(_read_members(path), stats)
+    finally:
+        _os.unlink(path)

@@ -1,0 +1,61 @@
+"""Build of the Python package nholo for pip: the C extension python/src/*.c compiled with the
+library's sources (the list NHOLO_SOURCES of CMakeLists.txt, read from there), linked with
+PLplot (pkg-config) and OpenMP when the compiler has it. CMake builds the same extension
+against its static library (python/CMakeLists.txt)."""
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+import numpy
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def library_sources():
+    text = open(os.path.join(HERE, "CMakeLists.txt")).read()
+    block = re.search(r"set\(NHOLO_SOURCES(.*?)\)", text, re.S).group(1)
+    return block.split()
+
+
+def pkg_config(*args):
+    try:
+        return shlex.split(subprocess.check_output(["pkg-config", *args, "plplot"], text=True))
+    except (OSError, subprocess.CalledProcessError):
+        sys.exit("nholo: PLplot's development files are needed (pkg-config plplot failed)")
+
+
+class BuildExt(build_ext):
+    """OpenMP when the compiler takes -fopenmp (ensemble members in parallel)."""
+
+    def build_extensions(self):
+        cc = self.compiler.compiler_so[0] if hasattr(self.compiler, "compiler_so") else "cc"
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "t.c")
+            open(src, "w").write("#include <omp.h>\nint main(void) { return omp_get_max_threads() < 1; }\n")
+            omp = subprocess.call([cc, "-fopenmp", src, "-o", os.path.join(d, "t")],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0
+        for ext in self.extensions:
+            if omp:
+                ext.extra_compile_args.append("-fopenmp")
+                ext.extra_link_args.append("-fopenmp")
+        super().build_extensions()
+
+
+ext = Extension(
+    "nholo._nholo",
+    sources=["python/src/_nholo.c", "python/src/sim.c", "python/src/ensemble.c"] + library_sources(),
+    include_dirs=["include", "src", numpy.get_include()],
+    define_macros=[("NHOLO_STATIC", None), ("NHOLO_BUILDING", None)],
+    extra_compile_args=["-std=c17", "-ffp-contract=off", "-fvisibility=hidden"]
+    + [a for a in pkg_config("--cflags")],
+    extra_link_args=pkg_config("--libs"),
+    libraries=["m", "dl"],
+)
+
+setup(package_dir={"": "python"}, packages=["nholo"], ext_modules=[ext], cmdclass={"build_ext": BuildExt},
+      options={"build": {"build_base": "build-python"}})  # not the CMake build directory
