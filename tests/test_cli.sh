@@ -451,6 +451,60 @@ expect_usage "unknown start" run sleigh --method gni --start late --out "$T/o/x.
 "$NHOLO" run "$SRC/examples/cradle3.nh" --order sideways >"$T/cr" 2>"$T/err"; rc=$?
 [ $rc = 2 ] && [ ! -s "$T/cr" ] && grep -qx "nholo: --order: unknown order 'sideways' (expected most-infeasible, least, index or enumerate)" "$T/err" \
   && ok "run --order sideways: usage error" || bad "run --order sideways: rc $rc $(cat "$T/err")"
+# simultaneous impacts that cannot be resolved (issue 16 point 8): contacts that cannot act
+# together are bad model input (exit 2, nothing written); a sequence past its bound and a pulling
+# plastic impulse are computation failures (exit 1, the trajectory up to the impact kept)
+cat >"$T/corner.nh" <<'EOF'
+model corner
+coordinates x y
+kinetic 1/2*(x'^2 + y'^2)
+gap wall: x impact elastic
+gap floor: y impact elastic
+gap chamfer: x + y impact elastic
+initial x = 1, y = 1, x' = -1, y' = -1
+EOF
+cat >"$T/slot.nh" <<'EOF'
+model slot
+coordinates x y
+kinetic 1/2*(x'^2 + y'^2)
+gap left: x impact elastic
+gap right: -x impact elastic
+gap floor: y impact elastic
+initial x = 0, y = 1, y' = -1
+EOF
+cat >"$T/wedge.nh" <<'EOF'
+model wedge
+coordinates x y
+kinetic 1/2*(x'^2 + y'^2)
+gap left: x + 5e-5*y impact elastic
+gap right: -x + 5e-5*y impact elastic
+initial x = 0, y = 1, y' = -1
+EOF
+cat >"$T/ramp.nh" <<'EOF'
+model ramp
+coordinates x y
+kinetic 1/2*(x'^2 + y'^2)
+gap floor: y impact restitution 0
+gap ramp: x + y impact restitution 0
+initial x = -1, y = 2, x' = 1, y' = -2
+EOF
+expect_usage "run: dependent contact normals" run "$T/corner.nh" --t-end 2 --out "$T/o/c.csv" --events "$T/o/e.csv"
+grep -qxF "nholo: simultaneous impact of 'wall', 'floor', 'chamfer' at t = 1.0000000000000002 failed: the 3 contact normals are linearly dependent (rank 2 in the kinetic metric): contact 'chamfer' is in the span of the contacts before it; the impact is not determined" "$T/stderr" \
+  && ok "the dependent contact is named" || bad "dependent message: $(cat "$T/stderr")"
+expect_usage "run: opposing contacts" run "$T/slot.nh" --t-end 2 --out "$T/o/s.csv" --plot "$T/o/s.png"
+grep -qF "failed: contacts 'left' and 'right' oppose (cosine -1)" "$T/stderr" && ok "the opposing pair is named" || bad "opposing message: $(cat "$T/stderr")"
+"$NHOLO" check "$T/slot.nh" >"$T/ck" 2>"$T/err"; rc=$?
+[ $rc = 2 ] && grep -q "^simultaneous contacts at the initial configuration (|g| <= 1e-09): left right$" "$T/ck" \
+  && grep -qF "nholo: simultaneous contacts: contacts 'left' and 'right' oppose (cosine -1)" "$T/err" \
+  && ok "check: opposing contacts at the initial configuration, exit 2" || bad "check slot (exit $rc): $(cat "$T/err")"
+"$NHOLO" run "$T/wedge.nh" --t-end 2 --out "$T/w.csv" --json >"$T/wj" 2>"$T/err"; rc=$?
+[ $rc = 1 ] && grep -q '"status": "NH_ERR_PAST_BOUND"' "$T/wj" && [ "$(tail -1 "$T/w.csv")" = "1.0000000000000002,0,0,0,-1" ] \
+  && grep -qF "elastic propagation passed its bound of 10000 reflections (max_reflections) without reaching a feasible velocity (still approaching: contact 'left')" "$T/err" \
+  && ok "run: a narrow wedge passes the reflection bound, exit 1, trajectory kept" || bad "wedge (exit $rc): $(cat "$T/err")"
+"$NHOLO" run "$T/ramp.nh" --t-end 2 --out "$T/r.csv" >"$T/rj" 2>"$T/err"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$T/r.csv")" -gt 2 ] && grep -q "^status: NH_ERR_PULLING_IMPULSE: " "$T/rj" \
+  && grep -qF "plastic projection needs a pulling impulse at contact 'ramp' (Lambda = -1)" "$T/err" \
+  && ok "run: a pulling plastic impulse, exit 1, trajectory kept" || bad "ramp (exit $rc): $(cat "$T/err")"
 # issue 15's ball comes to rest (contact closed at its Zeno time, docs/contact.md) and slides on
 "$NHOLO" run "$SRC/examples/bouncing_ball.nh" --t-end 3 --json >"$T/bb" 2>"$T/err"
 rc=$?
