@@ -38,6 +38,11 @@ static const papers_figure registry[] = {
     {"ball-fig6.4",
      "Fig. 6.4: detachment (m3 = 60): N(t) to N = 0, f_s(t), Om(t), friction along the path",
      papers_ball},
+    /* Seghete & Murphey, "A propagative model of simultaneous impact" (simul.c) */
+    {"cradle", "Seghete & Murphey Fig. 2: Newton's cradle against R, beside Newton-restitution LCP",
+     papers_simul},
+    {"billiards", "Seghete & Murphey Fig. 5: billiard break, indeterminacy xi against the angle",
+     papers_simul},
 };
 #define NREGISTRY ((int)(sizeof registry / sizeof registry[0]))
 
