@@ -262,6 +262,48 @@ static int test_billiard_paper_geometry(void) {
   return 0;
 }
 
+/* ---- T18: argmin and argmax give the two branches of the rod (T11) and the break (T12) ---- */
+
+/* the outcomes of most- and least-infeasible-first against enumerate's two */
+static int two_branches(const nh_simul_problem *pb, const double *v, int n) {
+  double a[6], b[6], e[12];
+  nh_simul_result r;
+  nh_simul_opts o = nh_simul_opts_default();
+  ENSURE(resolve(pb, v, &o, a, &r) == NH_OK);
+  o.policy = NH_SIMUL_LEAST_INFEASIBLE;
+  ENSURE(resolve(pb, v, &o, b, &r) == NH_OK);
+  o.policy = NH_SIMUL_ENUMERATE;
+  ENSURE(resolve(pb, v, &o, e, &r) == NH_OK && r.outcomes == 2);
+  double xi = r.xi, d = 0.0, ee = 0.0, da = 0.0, db = 0.0;
+  memcpy(e, r.outcome_v, sizeof(double) * 2 * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    d += pb->M[i * n + i] * (a[i] - b[i]) * (a[i] - b[i]); /* diagonal M here */
+    ee += pb->M[i * n + i] * v[i] * v[i];
+    da = fmax(da, fabs(a[i] - e[i]));
+    db = fmax(db, fabs(b[i] - e[n + i]));
+  }
+  ENSURE(da <= 1e-14 && db <= 1e-14); /* argmin is enumerate's first, argmax its second */
+  ENSURE(sqrt(d / ee) > 0.1);
+  ENSURE_NEAR(sqrt(d / ee), xi, 1e-14);
+  return 0;
+}
+
+static int test_policies_rod_billiard(void) {
+  /* the rod with I = m l^2 / 8, falling flat: v+ = (0, 23/27, +-40/27) */
+  double M[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1.0 / 8}, dg[6] = {0, 1, -0.5, 0, 1, 0.5};
+  double v[3] = {0, -1, 0};
+  nh_simul_problem rod = {3, 0, 2, M, NULL, dg};
+  ENSURE(two_branches(&rod, v, 3) == 0);
+  /* the break at 60 and 120 degrees (equal balls) */
+  double Mb[36], db[12], vb[6] = {0, 0, 0, 0, 1, 0};
+  nh_simul_problem br = {6, 0, 2, Mb, NULL, db};
+  billiard(PI / 3, 1, 1, 1, 1, 1, 1, Mb, db);
+  ENSURE(two_branches(&br, vb, 6) == 0);
+  billiard(2 * PI / 3, 1, 1, 1, 1, 1, 1, Mb, db);
+  ENSURE(two_branches(&br, vb, 6) == 0);
+  return 0;
+}
+
 /* ---- T17: opposing normals among three contacts ------------------------------------------ */
 
 static int test_opposing_in_three(void) {
@@ -305,6 +347,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_named_failures);
   RUN_TEST(test_lemma4);
   RUN_TEST(test_billiard_paper_geometry);
+  RUN_TEST(test_policies_rod_billiard);
   RUN_TEST(test_opposing_in_three);
   free(g_work);
   return TEST_SUMMARY();
