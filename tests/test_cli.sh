@@ -466,6 +466,9 @@ expect_usage "unknown start" run sleigh --method gni --start late --out "$T/o/x.
   && grep -q '"final_velocity": {"x1": 0, "x2": 0, "x3": 0, "x4": 0, "x5": 1}' "$T/c5" \
   && grep -q '"sequence": \["g12", "g23", "g34", "g45"\], "outcomes": 1, "xi": 0' "$T/c5" \
   && ok "cradle5.nh: four contacts, one outcome (0, 0, 0, 0, 1)" || bad "cradle5: $(cat "$T/err")"
+"$NHOLO" run "$SRC/examples/cradle4.nh" --t-end 1 --order enumerate >"$T/c4" 2>"$T/err" \
+  && grep -q "sequence g12 g23 g12 g34 g23; 7 outcomes, xi 0.88145; energy 3.75 -> 3.75$" "$T/c4" \
+  && ok "cradle4.nh: masses (1, 2, 3, 1.5), 7 outcomes (T18)" || bad "cradle4: $(cat "$T/err" "$T/c4")"
 "$NHOLO" run "$SRC/examples/cradle3_gaps.nh" --t-end 0.2 --json >"$T/cg" 2>"$T/err" \
   && grep -q '"final": {"x1": -1, "x2": 0, "x3": 1.146299999999' "$T/cg" && grep -q '"t": 0.0537000000000' "$T/cg" \
   && "$NHOLO" run "$SRC/examples/cradle3_gaps.nh" --t-end 1 --set gap2=0.1 >"$T/cg2" 2>>"$T/err" && grep -q "^  impact 2: t = 0.1537 s, BC" "$T/cg2" \
