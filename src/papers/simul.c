@@ -33,6 +33,11 @@
 #define CR_MAXN 8
 /* the comparison LCP: a solution's residual tolerance, relative to the rates */
 #define LCP_TOL 1e-12
+/* two propagative outcomes are the same within this (max norm, velocity units) */
+#define CR_SAME_TOL 1e-12
+/* printed numbers below these are rounding noise, shown as 0: percentages, velocities */
+#define PRINT_ZERO_PCT 5e-9
+#define PRINT_ZERO_V 5e-16
 /* points of the curves against R and against theta */
 #define CR_NR 101
 #define CR_NV 10
@@ -186,11 +191,11 @@ static void csv_outcome(FILE *f, const char *cs, double R, const char *how, cons
 }
 
 /* a percentage for print: rounding noise shown as 0 */
-static double pct(double x) { return fabs(x) < 5e-9 ? 0.0 : x; }
+static double pct(double x) { return fabs(x) < PRINT_ZERO_PCT ? 0.0 : x; }
 
 static void print_v(FILE *out, int n, const double *v) {
   fprintf(out, "(");
-  for (int i = 0; i < n; i++) fprintf(out, "%s%.6g", i ? ", " : "", fabs(v[i]) < 5e-16 ? 0.0 : v[i]);
+  for (int i = 0; i < n; i++) fprintf(out, "%s%.6g", i ? ", " : "", fabs(v[i]) < PRINT_ZERO_V ? 0.0 : v[i]);
   fprintf(out, ")");
 }
 
@@ -215,7 +220,7 @@ static int cradle_table(cradle *c, const char *cs, const double *v, FILE *out, F
     fprintf(out, "  R = %.1f  propagative ", Rs[j]);
     print_v(out, c->n, vp);
     csv_outcome(csv, cs, Rs[j], "propagative", c, v, vp);
-    if (d > 1e-12) { /* a second outcome: the reversed order */
+    if (d > CR_SAME_TOL) { /* a second outcome: the reversed order */
       fprintf(out, " or ");
       print_v(out, c->n, vr);
       csv_outcome(csv, cs, Rs[j], "propagative-reversed", c, v, vr);
