@@ -113,10 +113,11 @@ static int print_contacts(const nh_model *m) {
   const int nq = m->nq, nc = m->nc, ng = m->ngap;
   double *buf = calloc((size_t)(nq * nq + nc * nq + nc + 2 * ng + 2 * ng * nq + ng * ng), sizeof(double));
   int *closed = calloc((size_t)ng, sizeof(int));
+  const char **names = calloc((size_t)ng, sizeof *names);
   void *work = NULL;
   int rc = NH_ERR_NOMEM, k = 0;
   char msg[512] = "";
-  if (!buf || !closed) goto done;
+  if (!buf || !closed || !names) goto done;
   double *M = buf, *A = M + nq * nq, *Adv = A + nc * nq, *g = Adv + nc, *dg = g + ng, *dgk = dg + ng * nq, *C = dgk + ng * nq;
   if ((rc = m->mass(m->q0, M, m->user)) || (nc > 0 && (rc = m->constraint(m->q0, m->v0, A, Adv, m->user))) ||
       (rc = m->gap(m->q0, g, dg, m->user))) {
@@ -138,8 +139,10 @@ static int print_contacts(const nh_model *m) {
     goto done;
   }
   printf("\n");
+  for (int i = 0; i < k; i++) names[i] = m->gap_names[closed[i]]; /* for the messages */
   nh_simul_problem pb = {nq, nc, k, M, nc > 0 ? A : NULL, dgk};
   nh_simul_opts so = nh_simul_opts_default();
+  so.names = names;
   nh_simul_verdict vd;
   if (!(work = malloc(nh_simul_work_size(nq, nc, k, &so))) ||
       (rc = nh_simul_cosines(&pb, &so, NULL, C, work, msg, sizeof msg)) ||
@@ -161,9 +164,10 @@ static int print_contacts(const nh_model *m) {
 done:
   if (rc != NH_OK) fprintf(stderr, "nholo: simultaneous contacts: %s\n", msg[0] ? msg : nh_status_string(rc));
   free(work);
+  free((void *)names);
   free(closed);
   free(buf);
-  return rc == NH_OK ? CLI_OK : CLI_FAILED;
+  return rc == NH_OK ? CLI_OK : nh_status_exit_code(rc) == CLI_USAGE ? CLI_USAGE : CLI_FAILED;
 }
 
 int cmd_check(int argc, char **argv) {

@@ -504,9 +504,16 @@ int cmd_run(int argc, char **argv) {
   int status = nh_sim_run(sim, o.t_end, o.impacts, record_fn(&rec, model), &rec);
   double wall = now_seconds() - t0;
 
+  // a model whose contacts cannot act together is bad input: one error, nothing written
+  int exit_code = nh_status_exit_code(status); /* a stop monitor's end is CLI_OK */
+  if (exit_code == CLI_USAGE) {
+    record_abort(&rec);
+    cli_usage_error("%s", nh_sim_message(sim));
+    nh_sim_destroy(sim);
+    nh_model_destroy(model);
+    return CLI_USAGE;
+  }
   // outputs hold whatever was computed, also after a failure
-  int exit_code = status == NH_OK || status == NH_EVENT_STOP ? CLI_OK /* a stop monitor's end */
-                  : status == NH_ZENO ? CLI_ZENO : status == NH_DRIFT ? CLI_DRIFT : CLI_FAILED;
   int wst, out_status = NH_OK; /* the first output that could not be written */
   char out_msg[2048] = "";     /* and its message */
   if (rec.has_traj && (wst = nh_csv_stream_commit(&rec.traj, msg, sizeof msg)) != NH_OK)

@@ -451,6 +451,97 @@ expect_usage "unknown start" run sleigh --method gni --start late --out "$T/o/x.
 "$NHOLO" run "$SRC/examples/cradle3.nh" --order sideways >"$T/cr" 2>"$T/err"; rc=$?
 [ $rc = 2 ] && [ ! -s "$T/cr" ] && grep -qx "nholo: --order: unknown order 'sideways' (expected most-infeasible, least, index or enumerate)" "$T/err" \
   && ok "run --order sideways: usage error" || bad "run --order sideways: rc $rc $(cat "$T/err")"
+# the examples of issue 16: the falling rod (T11, T14), the five-ball and gapped cradles (T3,
+# T13), the billiard break (T12); the figures computed
+"$NHOLO" run "$SRC/examples/falling_rod.nh" --t-end 1 --json >"$T/rod" 2>"$T/err" && grep -q '"impacts": 1,' "$T/rod" \
+  && grep -q '"t": 0.4515236409857' "$T/rod" && grep -q '"sequence": \["left", "right", "left"\]' "$T/rod" \
+  && [ "$(grep -o '"vn_after": 4.42944691807[0-9]*' "$T/rod" | wc -l)" = 2 ] && grep -q '"energy_after": 9.81000000000000' "$T/rod" \
+  && ok "falling_rod.nh: both ends land at 0.45152 s, unique (c = -1/2), bounces back level" || bad "falling rod: $(cat "$T/err") $(head -c 300 "$T/rod")"
+"$NHOLO" run "$SRC/examples/falling_rod.nh" --t-end 0.5 --set k=8 --json >"$T/rod" 2>"$T/err" \
+  && grep -q '"final_velocity": {"x": 0, "y": 3.29767947790744[0-9]*, "theta": 6.56214358232' "$T/rod" \
+  && "$NHOLO" run "$SRC/examples/falling_rod.nh" --t-end 0.5 --set k=8 --order least --json >"$T/rod2" 2>>"$T/err" \
+  && grep -q '"theta": -6.56214358232' "$T/rod2" \
+  && ok "falling_rod.nh --set k=8: the two orders spin the rod either way (40 V / 27 l)" || bad "falling rod k=8: $(cat "$T/err")"
+"$NHOLO" run "$SRC/examples/cradle5.nh" --t-end 1 --order enumerate --json >"$T/c5" 2>"$T/err" \
+  && grep -q '"final_velocity": {"x1": 0, "x2": 0, "x3": 0, "x4": 0, "x5": 1}' "$T/c5" \
+  && grep -q '"sequence": \["g12", "g23", "g34", "g45"\], "outcomes": 1, "xi": 0' "$T/c5" \
+  && ok "cradle5.nh: four contacts, one outcome (0, 0, 0, 0, 1)" || bad "cradle5: $(cat "$T/err")"
+"$NHOLO" run "$SRC/examples/cradle4.nh" --t-end 1 --order enumerate >"$T/c4" 2>"$T/err" \
+  && grep -q "sequence g12 g23 g12 g34 g23; 7 outcomes, xi 0.88145; energy 3.75 -> 3.75$" "$T/c4" \
+  && ok "cradle4.nh: masses (1, 2, 3, 1.5), 7 outcomes (T18)" || bad "cradle4: $(cat "$T/err" "$T/c4")"
+"$NHOLO" run "$SRC/examples/cradle3_gaps.nh" --t-end 0.2 --json >"$T/cg" 2>"$T/err" \
+  && grep -q '"final": {"x1": -1, "x2": 0, "x3": 1.146299999999' "$T/cg" && grep -q '"t": 0.0537000000000' "$T/cg" \
+  && "$NHOLO" run "$SRC/examples/cradle3_gaps.nh" --t-end 1 --set gap2=0.1 >"$T/cg2" 2>>"$T/err" && grep -q "^  impact 2: t = 0.1537 s, BC" "$T/cg2" \
+  && ok "cradle3_gaps.nh: T13 (A hits touching B-C at 0.0537, C leaves), gapped B-C in two impacts" || bad "cradle3_gaps: $(cat "$T/err")"
+"$NHOLO" check "$SRC/examples/billiards.nh" >"$T/bl" 2>"$T/err" && grep -q "verdict: unique (pairwise orthogonal normals)" "$T/bl" \
+  && "$NHOLO" run "$SRC/examples/billiards.nh" --t-end 1 --set theta=60 --order enumerate >"$T/bl2" 2>>"$T/err" \
+  && grep -q "sequence ca cb; 2 outcomes, xi 0.75; energy 0.5 -> 0.5$" "$T/bl2" \
+  && ok "billiards.nh: unique at 90 deg, xi = 0.75 at 60 deg" || bad "billiards: $(cat "$T/err" "$T/bl2")"
+"$NHOLO" figure cradle --out "$T/cradle.png" >"$T/fc" 2>"$T/err" && [ -s "$T/cradle.png" ] && [ -s "$T/cradle.csv" ] \
+  && grep -qxF "  R = 1.0  propagative (0, 0, 1) loss 0.00%; Newton LCP (-0.333333, 0.666667, 0.666667) loss 0.00%" "$T/fc" \
+  && grep -qxF "  R = 0.7  propagative (0.1, 0.1, 0.8) loss 34.00%; Newton LCP (-0.133333, 0.566667, 0.566667) loss 34.00%" "$T/fc" \
+  && grep -qF "R = 0.7 34% (paper's alpha 32.67%), R = 0 66.67% (paper's alpha 0%)" "$T/fc" \
+  && grep -q '^3 equal balls,1,newton-lcp,1,1,1,-0.33333333333333' "$T/cradle.csv" \
+  && ok "figure cradle: propagative (0, 0, 1) beside the Newton LCP's (-1/3, 2/3, 2/3), Fig. 2b's losses" || bad "figure cradle: $(cat "$T/err" "$T/fc")"
+"$NHOLO" figure billiards --out "$T/bil.png" >"$T/fb" 2>"$T/err" && [ -s "$T/bil.png" ] && [ -s "$T/bil.csv" ] \
+  && grep -q "^billiards equal balls: xi max 0.750000 at 60.0 deg, xi(90 deg) = 0" "$T/fb" \
+  && grep -q "^billiards paper-like radii: xi max 0.038361 at 30.0 deg" "$T/fb" && grep -q "xi(138.590 deg) = 0 (c = -0.500000)" "$T/fb" \
+  && grep -q '^1,120,-0.2499999999999[0-9]*,0.559016994374' "$T/bil.csv" \
+  && ok "figure billiards: xi against the angle (0.75 at 60, 0 at 90, sqrt(5)/4 at 120)" || bad "figure billiards: $(cat "$T/err" "$T/fb")"
+# simultaneous impacts that cannot be resolved (issue 16 point 8): contacts that cannot act
+# together are bad model input (exit 2, nothing written); a sequence past its bound and a pulling
+# plastic impulse are computation failures (exit 1, the trajectory up to the impact kept)
+cat >"$T/corner.nh" <<'EOF'
+model corner
+coordinates x y
+kinetic 1/2*(x'^2 + y'^2)
+gap wall: x impact elastic
+gap floor: y impact elastic
+gap chamfer: x + y impact elastic
+initial x = 1, y = 1, x' = -1, y' = -1
+EOF
+cat >"$T/slot.nh" <<'EOF'
+model slot
+coordinates x y
+kinetic 1/2*(x'^2 + y'^2)
+gap left: x impact elastic
+gap right: -x impact elastic
+gap floor: y impact elastic
+initial x = 0, y = 1, y' = -1
+EOF
+cat >"$T/wedge.nh" <<'EOF'
+model wedge
+coordinates x y
+kinetic 1/2*(x'^2 + y'^2)
+gap left: x + 5e-5*y impact elastic
+gap right: -x + 5e-5*y impact elastic
+initial x = 0, y = 1, y' = -1
+EOF
+cat >"$T/ramp.nh" <<'EOF'
+model ramp
+coordinates x y
+kinetic 1/2*(x'^2 + y'^2)
+gap floor: y impact restitution 0
+gap ramp: x + y impact restitution 0
+initial x = -1, y = 2, x' = 1, y' = -2
+EOF
+expect_usage "run: dependent contact normals" run "$T/corner.nh" --t-end 2 --out "$T/o/c.csv" --events "$T/o/e.csv"
+grep -qxF "nholo: simultaneous impact of 'wall', 'floor', 'chamfer' at t = 1.0000000000000002 failed: the 3 contact normals are linearly dependent (rank 2 in the kinetic metric): contact 'chamfer' is in the span of the contacts before it; the impact is not determined" "$T/stderr" \
+  && ok "the dependent contact is named" || bad "dependent message: $(cat "$T/stderr")"
+expect_usage "run: opposing contacts" run "$T/slot.nh" --t-end 2 --out "$T/o/s.csv" --plot "$T/o/s.png"
+grep -qF "failed: contacts 'left' and 'right' oppose (cosine -1)" "$T/stderr" && ok "the opposing pair is named" || bad "opposing message: $(cat "$T/stderr")"
+"$NHOLO" check "$T/slot.nh" >"$T/ck" 2>"$T/err"; rc=$?
+[ $rc = 2 ] && grep -q "^simultaneous contacts at the initial configuration (|g| <= 1e-09): left right$" "$T/ck" \
+  && grep -qF "nholo: simultaneous contacts: contacts 'left' and 'right' oppose (cosine -1)" "$T/err" \
+  && ok "check: opposing contacts at the initial configuration, exit 2" || bad "check slot (exit $rc): $(cat "$T/err")"
+"$NHOLO" run "$T/wedge.nh" --t-end 2 --out "$T/w.csv" --json >"$T/wj" 2>"$T/err"; rc=$?
+[ $rc = 1 ] && grep -q '"status": "NH_ERR_PAST_BOUND"' "$T/wj" && [ "$(tail -1 "$T/w.csv")" = "1.0000000000000002,0,0,0,-1" ] \
+  && grep -qF "elastic propagation passed its bound of 10000 reflections (max_reflections) without reaching a feasible velocity (still approaching: contact 'left')" "$T/err" \
+  && ok "run: a narrow wedge passes the reflection bound, exit 1, trajectory kept" || bad "wedge (exit $rc): $(cat "$T/err")"
+"$NHOLO" run "$T/ramp.nh" --t-end 2 --out "$T/r.csv" >"$T/rj" 2>"$T/err"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$T/r.csv")" -gt 2 ] && grep -q "^status: NH_ERR_PULLING_IMPULSE: " "$T/rj" \
+  && grep -qF "plastic projection needs a pulling impulse at contact 'ramp' (Lambda = -1)" "$T/err" \
+  && ok "run: a pulling plastic impulse, exit 1, trajectory kept" || bad "ramp (exit $rc): $(cat "$T/err")"
 # issue 15's ball comes to rest (contact closed at its Zeno time, docs/contact.md) and slides on
 "$NHOLO" run "$SRC/examples/bouncing_ball.nh" --t-end 3 --json >"$T/bb" 2>"$T/err"
 rc=$?

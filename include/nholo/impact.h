@@ -121,10 +121,15 @@ NH_API int nh_project_velocity(int nq, int nc, const double *M, const double *A,
  * observed is ceil(pi / (2 gamma))). More contacts: no theorem, the option max_reflections.
  * A propagation that passes its bound stops with NH_SIMUL_PAST_BOUND.
  *
- * Bad input, each with its own detail status and a one-line message: a gap gradient in the
- * span of the constraint one-forms (G_ii ~ 0), two opposing contacts (c_ij ~ -1: the
- * reflections cycle for ever), two duplicate contacts (c_ij ~ +1) or otherwise linearly
- * dependent normals, a velocity that violates A v = 0 when projection is off. */
+ * Failures, each with its own status, detail status and a one-line message naming the
+ * contacts (by nh_simul_opts.names when given, else by index): linearly dependent normals
+ * (two duplicate contacts, c_ij ~ +1, or a normal in the span of the others:
+ * NH_ERR_DEPENDENT_CONTACTS), two opposing contacts (c_ij ~ -1: the reflections cycle for
+ * ever; NH_ERR_OPPOSING_CONTACTS), a reflection sequence past its bound (NH_ERR_PAST_BOUND),
+ * a plastic projection that needs a pulling impulse (NH_ERR_PULLING_IMPULSE); and a gap
+ * gradient in the span of the constraint one-forms (G_ii ~ 0), a velocity that violates
+ * A v = 0 when projection is off. The first two are the model's (its contacts cannot act
+ * together: bad input), the next two the computation's. */
 
 typedef enum nh_simul_law {
   NH_SIMUL_ELASTIC = 0,
@@ -145,10 +150,10 @@ typedef enum nh_simul_status {
   NH_SIMUL_RESOLVED = 0,         /* [NH_OK] v+ feasible for every contact */
   NH_SIMUL_NO_IMPACT = 1,        /* [NH_NO_IMPACT] v- already feasible: v+ = v- */
   NH_SIMUL_DEGENERATE = 2,       /* [NH_DEGENERATE_IMPACT] a gradient in span A: v+ = v- */
-  NH_SIMUL_OPPOSING = 3,         /* [NH_ERR_SINGULAR] two contacts with c ~ -1 */
-  NH_SIMUL_DEPENDENT = 4,        /* [NH_ERR_SINGULAR] duplicate or dependent normals */
-  NH_SIMUL_PAST_BOUND = 5,       /* [NH_ERR_NO_CONVERGENCE] more reflections than the bound */
-  NH_SIMUL_NEGATIVE_IMPULSE = 6, /* [NH_ERR_UNSUPPORTED] the plastic projection pulls */
+  NH_SIMUL_OPPOSING = 3,         /* [NH_ERR_OPPOSING_CONTACTS] two contacts with c ~ -1 */
+  NH_SIMUL_DEPENDENT = 4,        /* [NH_ERR_DEPENDENT_CONTACTS] duplicate or dependent normals */
+  NH_SIMUL_PAST_BOUND = 5,       /* [NH_ERR_PAST_BOUND] more reflections than the bound */
+  NH_SIMUL_NEGATIVE_IMPULSE = 6, /* [NH_ERR_PULLING_IMPULSE] the plastic projection pulls */
   NH_SIMUL_TOO_MANY_OUTCOMES = 7,/* [NH_ERR_NO_CONVERGENCE] enumerate's capacity exceeded */
   NH_SIMUL_BAD_INPUT = 8         /* [NH_ERR_ARG, NH_ERR_NOT_SPD, NH_ERR_CONSTRAINT] */
 } nh_simul_status;
@@ -180,13 +185,16 @@ typedef struct nh_simul_opts {
   int max_reflections;    /* cap of a sequence (contacts without a theorem), default 10000 */
   int max_outcomes;       /* enumerate: distinct outcomes kept, default 64 */
   long max_branches;      /* enumerate: leaves visited, default 65536 */
+  const char *const *names; /* (k) the contacts' names in messages; NULL (default): indices */
 } nh_simul_opts;
 
 /* The outcome. Pointers point into the caller's workspace and are valid until it is used
  * again. For enumerate, v_out, seq and impulse are those of outcome 0. */
 typedef struct nh_simul_result {
   int status;                 /* nh_simul_status */
-  int contact;                /* the contact a failure names (-1: none) */
+  int contact;                /* the contact a failure names (-1: none): one of an opposing
+                                 or duplicate pair, a normal in the span of the contacts
+                                 before it, the most pulling plastic impulse */
   int other;                  /* the second contact of an opposing or duplicate pair (-1) */
   int reflections;            /* length of seq */
   int bound;                  /* the reflection bound used */

@@ -40,7 +40,15 @@ extern "C" {
   X(NH_ERR_IO, -11, "input/output error")                                                  \
   X(NH_ERR_UNSUPPORTED, -12, "method not applicable to this model")                        \
   X(NH_ERR_NO_CONVERGENCE, -13, "iterative solver did not converge")                       \
-  X(NH_ERR_PARSE, -14, "parse error")
+  X(NH_ERR_PARSE, -14, "parse error")                                                      \
+  X(NH_ERR_DEPENDENT_CONTACTS, -15,                                                        \
+    "contact normals are linearly dependent: the simultaneous impact is not determined")    \
+  X(NH_ERR_OPPOSING_CONTACTS, -16,                                                         \
+    "two contacts oppose: elastic reflections between them cycle for ever")                \
+  X(NH_ERR_PAST_BOUND, -17,                                                                \
+    "a reflection sequence passed its bound without reaching a feasible velocity")         \
+  X(NH_ERR_PULLING_IMPULSE, -18,                                                           \
+    "the plastic projection needs a pulling (negative) contact impulse")
 
 typedef enum nh_status {
 #define NH__STATUS_ENUM(name, value, msg) name = value,
@@ -53,6 +61,14 @@ NH_API const char *nh_status_string(int status);
 
 /* The identifier of a status ("NH_ZENO"); never NULL. */
 NH_API const char *nh_status_name(int status);
+
+/* The exit status of the nholo command for a run (or check) that ended with `status`:
+ * 0 for NH_OK and NH_EVENT_STOP; 2 (bad input: the CLI writes nothing) for a model whose
+ * contacts cannot be resolved together, NH_ERR_DEPENDENT_CONTACTS and
+ * NH_ERR_OPPOSING_CONTACTS; 3 for NH_ZENO; 4 for NH_DRIFT; 1 (the computation failed, the
+ * outputs keep what was computed) for every other status, NH_ERR_PAST_BOUND and
+ * NH_ERR_PULLING_IMPULSE among them. */
+NH_API int nh_status_exit_code(int status);
 
 /* the library version, "MAJOR.MINOR.PATCH" (NHOLO_VERSION_* in nholo/nholo.h) */
 NH_API const char *nh_version(void);

@@ -32,6 +32,23 @@ const char *nh_status_name(int status) {
   }
 }
 
+int nh_status_exit_code(int status) {
+  switch (status) {
+  case NH_OK:
+  case NH_EVENT_STOP:
+    return 0;
+  case NH_ERR_DEPENDENT_CONTACTS:
+  case NH_ERR_OPPOSING_CONTACTS:
+    return 2;
+  case NH_ZENO:
+    return 3;
+  case NH_DRIFT:
+    return 4;
+  default:
+    return 1;
+  }
+}
+
 const char *nh_version(void) { return "0.1.0"; }
 
 void nh_set_msg(char *msg, size_t size, const char *fmt, ...) {

@@ -38,6 +38,11 @@ typedef struct simul_ws {
   int *out_len;    /* (ocap) their lengths */
 } simul_ws;
 
+/* the longest message of a resolution, and of a contact's label in it */
+#define SIMUL_MSG_MAX 400
+#define SIMUL_LABEL_MAX 80
+
+void nh_simul_label(const nh_simul_opts *o, int i, char *buf, size_t size);
 int nh_simul_fail(nh_simul_result *res, int detail, int contact, int other, int status,
                   char *msg, size_t msg_size, const char *text);
 int nh_simul_prepare(const nh_simul_problem *pb, const double *v, const nh_simul_opts *o,

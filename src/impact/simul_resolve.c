@@ -76,9 +76,10 @@ static int record(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opts *
 }
 
 /* depth-first search over every infeasible choice at every step, from w->v. Returns 0,
- * 1 (a path passed the bound), 2 (too many outcomes) or 3 (too many branches). */
+ * 1 (a path passed the bound; *vfail its velocity), 2 (too many outcomes) or 3 (too many
+ * branches). */
 static int enumerate(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opts *o, int bound,
-                     int *nout, long *branches) {
+                     int *nout, long *branches, const double **vfail) {
   int nq = pb->nq, k = pb->k, d = 0;
   double vn0 = nh_simul_rates(pb, w, w->v);
   nh_la_copy(nq, w->v, w->stack_v);
@@ -106,7 +107,10 @@ static int enumerate(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opt
       continue;
     }
     w->next[d] = pick + 1;
-    if (d >= bound) return 1;
+    if (d >= bound) {
+      *vfail = vd;
+      return 1;
+    }
     w->seq[d] = pick;
     nh_la_copy(nq, vd, vd + nq);
     nh_la_copy(k, ld, ld + k);
@@ -137,13 +141,30 @@ static int plastic(const nh_simul_problem *pb, const simul_ws *w, const nh_simul
   return worst;
 }
 
+/* the contacts still approaching at velocity v, as "contacts 0, 2" (labels), into buf */
+static void approaching(const nh_simul_problem *pb, const simul_ws *w, const nh_simul_opts *o,
+                        const double *v, char *buf, size_t size) {
+  double thr = -o->feas_tol * nh_simul_rates(pb, w, v);
+  char a[SIMUL_LABEL_MAX];
+  size_t n = 0;
+  int cnt = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < pb->k && n + 8 < size; i++) {
+    if (!(w->s[i] / w->gn[i] < thr)) continue;
+    nh_simul_label(o, i, a, sizeof a);
+    int r = snprintf(buf + n, size - n, "%s%s", cnt++ ? ", " : "", a);
+    n = r < 0 || (size_t)r >= size - n ? size - 1 : n + (size_t)r;
+  }
+}
+
 /* the elastic part into outcome 0 (and more for enumerate); a failure status or NH_OK */
 static int elastic(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opts *o, int bound,
                    int theorem, nh_simul_result *res, char *msg, size_t ms) {
-  char text[200];
+  char text[SIMUL_MSG_MAX], list[SIMUL_MSG_MAX / 2];
   int st = 0, n = 0;
+  const double *vfail = w->out_v;
   if (o->policy == NH_SIMUL_ENUMERATE) {
-    st = enumerate(pb, w, o, bound, &res->outcomes, &res->branches);
+    st = enumerate(pb, w, o, bound, &res->outcomes, &res->branches, &vfail);
   } else {
     double *x = w->out_v;
     nh_la_copy(pb->nq, w->v, x);
@@ -155,10 +176,13 @@ static int elastic(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opts 
     res->branches = 1;
   }
   if (st == 1) {
+    approaching(pb, w, o, vfail, list, sizeof list);
     snprintf(text, sizeof text,
              "elastic propagation passed its bound of %d reflections (%s) without reaching a "
-             "feasible velocity", bound, theorem ? "existence theorem" : "max_reflections");
-    return nh_simul_fail(res, NH_SIMUL_PAST_BOUND, -1, -1, NH_ERR_NO_CONVERGENCE, msg, ms, text);
+             "feasible velocity (still approaching: %s %s)", bound,
+             theorem ? "existence theorem" : "max_reflections", strchr(list, ',') ? "contacts"
+             : "contact", list);
+    return nh_simul_fail(res, NH_SIMUL_PAST_BOUND, -1, -1, NH_ERR_PAST_BOUND, msg, ms, text);
   }
   if (st >= 2) {
     if (st == 2)
@@ -217,7 +241,7 @@ int nh_simul_resolve(const nh_simul_problem *pb, const double *v, const nh_simul
                      double *v_out, nh_simul_result *res, void *work, char *msg, size_t ms) {
   nh_simul_opts o = opts ? *opts : nh_simul_opts_default();
   simul_ws w;
-  char text[200];
+  char text[SIMUL_MSG_MAX], a[SIMUL_LABEL_MAX];
   if (!res || !v || !v_out)
     return nh_simul_fail(res, NH_SIMUL_BAD_INPUT, -1, -1, NH_ERR_ARG, msg, ms,
                          "simultaneous impact: NULL velocity or result");
@@ -262,11 +286,12 @@ int nh_simul_resolve(const nh_simul_problem *pb, const double *v, const nh_simul
     if (bad >= 0) {
       nh_la_copy(k, w.lamp, w.out_l);
       nh_la_copy(nq, v, v_out);
+      nh_simul_label(&o, bad, a, sizeof a);
       snprintf(text, sizeof text,
-               "plastic projection needs a pulling impulse at contact %d (Lambda = %.6g): "
-               "that contact separates; an active-set treatment is needed", bad, w.lamp[bad]);
-      return nh_simul_fail(res, NH_SIMUL_NEGATIVE_IMPULSE, bad, -1, NH_ERR_UNSUPPORTED, msg, ms,
-                           text);
+               "plastic projection needs a pulling impulse at contact %s (Lambda = %.6g): "
+               "that contact separates; an active-set treatment is needed", a, w.lamp[bad]);
+      return nh_simul_fail(res, NH_SIMUL_NEGATIVE_IMPULSE, bad, -1, NH_ERR_PULLING_IMPULSE, msg,
+                           ms, text);
     }
   }
   /* the elastic part, then the combination */

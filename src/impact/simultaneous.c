@@ -31,6 +31,7 @@ nh_simul_opts nh_simul_opts_default(void) {
   o.max_reflections = 10000;
   o.max_outcomes = 64;
   o.max_branches = 65536;
+  o.names = NULL;
   return o;
 }
 
@@ -152,11 +153,19 @@ int nh_simul_fail(nh_simul_result *res, int detail, int contact, int other, int 
   return status;
 }
 
+/* contact i as a message names it: 'name' when the problem has names, else its index */
+void nh_simul_label(const nh_simul_opts *o, int i, char *buf, size_t size) {
+  if (o->names && o->names[i])
+    snprintf(buf, size, "'%s'", o->names[i]);
+  else
+    snprintf(buf, size, "%d", i);
+}
+
 /* the normals: u_i, y_i, G, its factor, the cosines; the checks in the documented order */
 static int setup_normals(const nh_simul_problem *pb, const nh_simul_opts *o, simul_ws *w,
                          nh_simul_result *res, char *msg, size_t ms) {
   int nq = pb->nq, nc = pb->nc, k = pb->k;
-  char text[200];
+  char text[SIMUL_MSG_MAX], a[SIMUL_LABEL_MAX], b[SIMUL_LABEL_MAX];
   for (int i = 0; i < k; i++) {
     double *u = w->U + (size_t)i * nq;
     nh_la_copy(nq, pb->dg + (size_t)i * nq, u);
@@ -174,9 +183,10 @@ static int setup_normals(const nh_simul_problem *pb, const nh_simul_opts *o, sim
   for (int i = 0; i < k; i++) {
     double gii = w->G[(size_t)i * k + i];
     if (!(w->dgn[i] > 0.0) || !(gii > o->degenerate_tol * w->dgn[i])) {
+      nh_simul_label(o, i, a, sizeof a);
       snprintf(text, sizeof text,
-               "contact %d: its gap gradient lies in the span of the constraint one-forms "
-               "(no normal direction left)", i);
+               "contact %s: its gap gradient lies in the span of the constraint one-forms "
+               "(no normal direction left)", a);
       return nh_simul_fail(res, NH_SIMUL_DEGENERATE, i, -1, NH_DEGENERATE_IMPACT, msg, ms, text);
     }
     w->gn[i] = sqrt(gii);
@@ -189,26 +199,36 @@ static int setup_normals(const nh_simul_problem *pb, const nh_simul_opts *o, sim
   for (int i = 0; i < k; i++)
     for (int j = i + 1; j < k; j++) {
       double c = w->C[(size_t)i * k + j];
-      if (c <= -1.0 + o->col_tol) {
+      if (!(c <= -1.0 + o->col_tol) && !(c >= 1.0 - o->col_tol)) continue;
+      nh_simul_label(o, i, a, sizeof a);
+      nh_simul_label(o, j, b, sizeof b);
+      if (c < 0.0) {
         snprintf(text, sizeof text,
-                 "contacts %d and %d oppose (cosine %.17g): the feasible set is their common "
-                 "tangent, elastic reflections cycle for ever; use the plastic law", i, j, c);
-        return nh_simul_fail(res, NH_SIMUL_OPPOSING, i, j, NH_ERR_SINGULAR, msg, ms, text);
+                 "contacts %s and %s oppose (cosine %.17g): their feasible set is the common "
+                 "tangent, elastic reflections cycle for ever and no law determines the "
+                 "impulses", a, b, c);
+        return nh_simul_fail(res, NH_SIMUL_OPPOSING, i, j, NH_ERR_OPPOSING_CONTACTS, msg, ms,
+                             text);
       }
-      if (c >= 1.0 - o->col_tol) {
-        snprintf(text, sizeof text,
-                 "contacts %d and %d are duplicates (cosine %.17g): merge them", i, j, c);
-        return nh_simul_fail(res, NH_SIMUL_DEPENDENT, i, j, NH_ERR_SINGULAR, msg, ms, text);
-      }
+      snprintf(text, sizeof text, "contacts %s and %s are duplicates (cosine %.17g): merge them",
+               a, b, c);
+      return nh_simul_fail(res, NH_SIMUL_DEPENDENT, i, j, NH_ERR_DEPENDENT_CONTACTS, msg, ms,
+                           text);
     }
   /* general dependence: a Cholesky pivot of the Gram matrix of the unit normals */
   memcpy(w->Gf, w->C, sizeof(double) * (size_t)k * (size_t)k);
   int rank = 0;
   if (nh_la_chol(k, w->Gf, o->dep_tol, &rank) != NH_OK) {
+    /* the first rejected pivot (its column zeroed): a normal in the span of those before */
+    int first = 0;
+    while (first < k - 1 && w->Gf[(size_t)first * k + first] != 0.0) first++;
+    nh_simul_label(o, first, a, sizeof a);
     snprintf(text, sizeof text,
              "the %d contact normals are linearly dependent (rank %d in the kinetic metric): "
-             "the impact is not determined", k, rank);
-    return nh_simul_fail(res, NH_SIMUL_DEPENDENT, -1, -1, NH_ERR_SINGULAR, msg, ms, text);
+             "contact %s is in the span of the contacts before it; the impact is not "
+             "determined", k, rank, a);
+    return nh_simul_fail(res, NH_SIMUL_DEPENDENT, first, -1, NH_ERR_DEPENDENT_CONTACTS, msg, ms,
+                         text);
   }
   return NH_OK;
 }
@@ -216,7 +236,7 @@ static int setup_normals(const nh_simul_problem *pb, const nh_simul_opts *o, sim
 /* validate, factor, project v- (into w->v) and set up the normals */
 int nh_simul_prepare(const nh_simul_problem *pb, const double *v, const nh_simul_opts *o,
                      simul_ws *w, void *work, nh_simul_result *res, char *msg, size_t ms) {
-  char text[200];
+  char text[SIMUL_MSG_MAX];
   if (!pb || !work || pb->nq < 1 || pb->nc < 0 || pb->nc > pb->nq || pb->k < 1 || !pb->M ||
       (pb->nc > 0 && !pb->A) || !pb->dg || !opts_ok(o))
     return nh_simul_fail(res, NH_SIMUL_BAD_INPUT, -1, -1, NH_ERR_ARG, msg, ms,

@@ -44,6 +44,11 @@ static const papers_figure registry[] = {
      papers_trex},
     {"trex-design", "Seghete & Murphey Table I / Fig. 7: TREX design with c = 0 (NLopt) beside the paper's",
      papers_trex_design},
+    /* Seghete & Murphey, "A propagative model of simultaneous impact" (simul.c) */
+    {"cradle", "Seghete & Murphey Fig. 2: Newton's cradle against R, beside Newton-restitution LCP",
+     papers_simul},
+    {"billiards", "Seghete & Murphey Fig. 5: billiard break, indeterminacy xi against the angle",
+     papers_simul},
 };
 #define NREGISTRY ((int)(sizeof registry / sizeof registry[0]))
 

@@ -64,7 +64,7 @@ int papers_plot_penny_ensemble(const char *path, double a, double b, int npanels
 /* uniform in [0, 1) from xorshift64* (state *s, nonzero) */
 double papers_urand(unsigned long long *s);
 
-/* the figures, by paper (penny.c, gni.c, dg.c, ball.c) */
+/* the figures, by paper (penny.c, gni.c, dg.c, ball.c, simul.c) */
 int papers_penny_run(const char *name, const char *path, const papers_opts *o, char *msg,
                      size_t msg_size);
 int papers_penny_ensemble(const char *name, const char *path, const papers_opts *o, char *msg,
@@ -77,5 +77,8 @@ int papers_dg(const char *name, const char *path, const papers_opts *o, char *ms
               size_t msg_size);
 int papers_ball(const char *name, const char *path, const papers_opts *o, char *msg,
                 size_t msg_size);
+/* Seghete & Murphey, simultaneous impacts (simul.c): cradle, billiards */
+int papers_simul(const char *name, const char *path, const papers_opts *o, char *msg,
+                 size_t msg_size);
 
 #endif

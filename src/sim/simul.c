@@ -14,6 +14,7 @@ struct nh_sim_simul {
   nh_simul_opts opts;
   void *work;          /* nh_simul_work_size(nq, nc, ng, opts) bytes */
   int *idx;            /* (ng) the gaps of the current set, increasing */
+  const char **names;  /* (ng) their names, for the resolution's messages */
   double *dgk;         /* (ng x nq) their gradients as rows */
   double *vnb, *vna;   /* (ng) their rates before and after */
   /* the log's pools: per record its gaps (k) and sequence (nseq); impulses, rates (3 k) */
@@ -32,6 +33,7 @@ int nh_sim_simul_create(nh_sim *s, char *msg, size_t msg_size) {
   nh_simul_opts o = nh_simul_opts_default();
   o.policy = (nh_simul_policy)ord;
   o.project = 1;
+  o.names = NULL; /* set below: the names of the current set */
   const size_t nq = (size_t)s->nq, ng = (size_t)s->ng;
   size_t wb = 0;
   for (int law = NH_SIMUL_ELASTIC; law <= NH_SIMUL_INELASTIC; law++) { /* the largest of the laws */
@@ -44,15 +46,17 @@ int nh_sim_simul_create(nh_sim *s, char *msg, size_t msg_size) {
     w->opts = o;
     w->work = malloc(wb);
     w->idx = calloc(ng, sizeof(int));
+    w->names = calloc(ng, sizeof(const char *));
     w->dgk = calloc(ng * nq + 2 * ng, sizeof(double));
   }
-  if (!w || !w->work || !w->idx || !w->dgk || wb == 0) {
-    if (w) free(w->work), free(w->idx), free(w->dgk);
+  if (!w || !w->work || !w->idx || !w->names || !w->dgk || wb == 0) {
+    if (w) free(w->work), free(w->idx), free(w->names), free(w->dgk);
     free(w);
     nh_set_msg(msg, msg_size, "out of memory for the simultaneous-impact workspace");
     return NH_ERR_NOMEM;
   }
   w->vnb = w->dgk + ng * nq, w->vna = w->vnb + ng;
+  w->opts.names = w->names;
   s->simul = w;
   return 0;
 }
@@ -60,7 +64,7 @@ int nh_sim_simul_create(nh_sim *s, char *msg, size_t msg_size) {
 void nh_sim_simul_destroy(nh_sim *s) {
   nh_sim_simul *w = s->simul;
   if (!w) return;
-  free(w->work), free(w->idx), free(w->dgk), free(w->pi), free(w->pd), free(w);
+  free(w->work), free(w->idx), free(w->names), free(w->dgk), free(w->pi), free(w->pd), free(w);
   s->simul = NULL;
 }
 
@@ -76,6 +80,7 @@ int nh_sim_simul_collect(nh_sim *s, int gi) {
     if (i != gi && ((s->nact > 0 && s->closed[i]) || !(fabs(s->g1[i]) <= s->def.simul_tol) || !(rate <= s->def.vn_tol)))
       continue;
     w->idx[k] = i;
+    w->names[k] = s->model->gap_names ? s->model->gap_names[i] : NULL;
     w->vnb[k] = rate;
     memcpy(w->dgk + (size_t)k * nq, dgi, sizeof(double) * (size_t)nq);
     k++;
@@ -198,7 +203,7 @@ int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *a
   nh_sim_simul *w = s->simul;
   const int nq = s->nq, nc = s->nc;
   double *v = s->x + nq, Eb = s->stats.energy, Ea;
-  char buf[200], names[160];
+  char buf[512], names[160];
   int rc, st;
   *applied = 0;
   if ((rc = simul_law(s, k))) return rc;
