@@ -109,6 +109,9 @@ typedef struct nh_ensemble_def {
   double sample_dt;
   int nstat;                    /* outputs followed over the grid (needs sample_dt) */
   const nh_ensemble_stat *stats;
+  long chunk; /* members per chunk, the unit of the statistics' reduction and of the split over
+                 ranks (0: 4096, fewer when sampled trajectories would pass 32 MB); the
+                 statistics' last bits depend on it, never on threads or ranks */
   int mpi; /* 1: split the members over the MPI ranks (nh_ensemble_mpi_init); needs a build
               with MPI (nh_ensemble_mpi) */
 } nh_ensemble_def;

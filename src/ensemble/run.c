@@ -264,6 +264,10 @@ static int check_def(const nh_ensemble_def *d, char *msg, size_t msg_size) {
                NH_ENSEMBLE_MAX_SAMPLES, d->t_end);
     return NH_ERR_ARG;
   }
+  if (d->chunk < 0 || d->chunk > NH_ENSEMBLE_MAX_MEMBERS) {
+    nh_set_msg(msg, msg_size, "ensemble: chunk %ld outside 0..%ld", d->chunk, NH_ENSEMBLE_MAX_MEMBERS);
+    return NH_ERR_ARG;
+  }
   if (d->mpi && !nh_ensemble_mpi()) {
     nh_set_msg(msg, msg_size, "ensemble: this build has no MPI");
     return NH_ERR_UNSUPPORTED;
@@ -304,6 +308,7 @@ static int ctx_init(ens_ctx *c, const nh_ensemble_def *d, int impacts, char *msg
   c->sim.out_dt = c->nt > 0 ? d->sample_dt : d->sim.out_dt;
   const long per = (long)sizeof(double) * c->nt * c->nx;
   c->chunk = per > 0 ? (ENS_SAMPLE_BUDGET / per < ENS_CHUNK ? ENS_SAMPLE_BUDGET / per : ENS_CHUNK) : ENS_CHUNK;
+  if (d->chunk > 0) c->chunk = d->chunk;
   if (c->chunk < 1) c->chunk = 1;
   c->nchunks = (c->total + c->chunk - 1) / c->chunk;
   int rank, size;
