@@ -54,6 +54,8 @@ int ens_acc_finish(ens_acc *a, nh_ensemble_stats *st);
  * only then; one ensemble at a time per process) */
 void ens_mpi_use(int on);
 void ens_mpi_rank(int *rank, int *size);
+/* the logical AND of ok over the ranks of the running ensemble */
+int ens_mpi_all(int ok);
 /* gather every rank's blocks to rank 0 (pushed there in rank order) and sum the histograms */
 int ens_mpi_gather(ens_acc *a, char *msg, size_t msg_size);
 /* st on rank 0 to every rank; long sums over the ranks */

@@ -34,10 +34,13 @@ int nh_ensemble_hdf5(void) { return 1; }
 
 /* ---- small helpers -------------------------------------------------------------------- */
 
+/* a dataset every element of which will be written: no fill values written first */
 static hid_t mk(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims) {
-  hid_t sp = H5Screate_simple(rank, dims, NULL);
-  hid_t ds = sp < 0 ? -1 : H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t sp = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  if (dcpl >= 0) H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+  hid_t ds = sp < 0 || dcpl < 0 ? -1 : H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (sp >= 0) H5Sclose(sp);
+  if (dcpl >= 0) H5Pclose(dcpl);
   return ds;
 }
 
@@ -186,7 +189,7 @@ ens_h5 *ens_h5_open(const nh_ensemble_def *d, const nh_ensemble_out *out, long t
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the library prints nothing: errors are returned */
   h->file = create_file(h);
   int ok = h->file >= 0 && root_attrs(h, d, out) == 0 && members_datasets(h, d, out->trajectories) == 0;
-  if (!nh_ensemble_mpi_all(ok)) {
+  if (!ens_mpi_all(ok)) {
     nh_set_msg(msg, msg_size, "ensemble: cannot create the HDF5 file '%s'", h->tmp);
     ens_h5_close(h, 0, NULL, 0);
     return NULL;
@@ -333,7 +336,7 @@ int ens_h5_close(ens_h5 *h, int ok, char *msg, size_t msg_size) {
     if (ok) renamed = rename(h->tmp, h->path) == 0;
     if (!ok || !renamed) remove(h->tmp);
   }
-  const int all = nh_ensemble_mpi_all(ok && renamed);
+  const int all = ens_mpi_all(ok && renamed);
   if (ok && !all) nh_set_msg(msg, msg_size, "ensemble: cannot write '%s'", h->path);
   free(h);
   return all ? NH_OK : NH_ERR_IO;

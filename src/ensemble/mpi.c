@@ -46,6 +46,12 @@ static int active(void) {
 }
 
 int nh_ensemble_mpi_all(int ok) {
+  int all = ok ? 1 : 0, on = 0;
+  if (MPI_Initialized(&on) == MPI_SUCCESS && on) MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return all;
+}
+
+int ens_mpi_all(int ok) {
   int all = ok ? 1 : 0;
   if (active()) MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   return all;
@@ -91,7 +97,7 @@ int ens_mpi_gather(ens_acc *a, char *msg, size_t msg_size) {
   }
   free(send), free(recv), free(counts), free(displs);
   if (!send) rc = NH_ERR_NOMEM;
-  if (!nh_ensemble_mpi_all(rc == NH_OK)) {
+  if (!ens_mpi_all(rc == NH_OK)) {
     nh_set_msg(msg, msg_size, "ensemble: out of memory gathering the statistics");
     return NH_ERR_NOMEM;
   }
@@ -149,6 +155,7 @@ int nh_ensemble_mpi_init(int *argc, char ***argv, int *rank, int *size) {
 void nh_ensemble_mpi_finalize(void) {}
 void ens_mpi_use(int on) { (void)on; }
 int nh_ensemble_mpi_all(int ok) { return ok ? 1 : 0; }
+int ens_mpi_all(int ok) { return ok ? 1 : 0; }
 void ens_mpi_rank(int *rank, int *size) { *rank = 0, *size = 1; }
 int ens_mpi_gather(ens_acc *a, char *msg, size_t msg_size) {
   (void)a, (void)msg, (void)msg_size;

@@ -373,7 +373,7 @@ static int sinks_open(ens_sinks *o, nh_outfile *csv, const ens_ctx *c, const nh_
     return NH_ERR_ARG;
   }
   o->irows = tmpfile(), o->icounts = tmpfile();
-  int ok = nh_ensemble_mpi_all(o->irows && o->icounts);
+  int ok = ens_mpi_all(o->irows && o->icounts);
   if (!ok) {
     nh_set_msg(msg, msg_size, "ensemble: cannot create the impact log's scratch files");
   } else if (!(o->h5 = ens_h5_open(d, out, c->total, c->nt, c->ncols, msg, msg_size))) {
@@ -399,8 +399,8 @@ static int sinks_close(ens_sinks *o, nh_outfile *csv, const ens_ctx *c, const nh
   if (o->h5) {
     const long m_lo = c->c_lo * c->chunk, m_hi = c->c_hi * c->chunk < c->total ? c->c_hi * c->chunk : c->total;
     if (ok) rc = ens_h5_impacts(o->h5, o->irows, o->icounts, m_lo, m_hi, msg, msg_size);
-    if (ok && nh_ensemble_mpi_all(rc == NH_OK)) rc = ens_h5_stats(o->h5, st, msg, msg_size);
-    const int all = ok && nh_ensemble_mpi_all(rc == NH_OK);
+    if (ok && ens_mpi_all(rc == NH_OK)) rc = ens_h5_stats(o->h5, st, msg, msg_size);
+    const int all = ok && ens_mpi_all(rc == NH_OK);
     const int rc2 = ens_h5_close(o->h5, all, msg, msg_size);
     if (rc == NH_OK) rc = all ? rc2 : NH_ERR_IO;
     if (rc != NH_OK && msg && msg_size && !msg[0]) nh_set_msg(msg, msg_size, "ensemble: writing failed on another rank");
@@ -455,7 +455,7 @@ int nh_ensemble_run_to(const nh_ensemble_def *d, const nh_ensemble_out *out, nh_
   if (rc == NH_OK) rc = stats_init(st, c.nx, c.nth, msg, msg_size);
   if (rc == NH_OK && ens_acc_init(&acc, c.nx, c.nt, d->nstat, d->stats) != NH_OK)
     rc = NH_ERR_NOMEM, nh_set_msg(msg, msg_size, "ensemble: out of memory");
-  if (d->mpi && !nh_ensemble_mpi_all(rc == NH_OK)) {
+  if (d->mpi && !ens_mpi_all(rc == NH_OK)) {
     if (rc == NH_OK) rc = NH_ERR_NOMEM, nh_set_msg(msg, msg_size, "ensemble: out of memory on another rank");
   }
   if (rc == NH_OK) rc = sinks_open(&o, &csv, &c, out, msg, msg_size);
@@ -468,13 +468,13 @@ int nh_ensemble_run_to(const nh_ensemble_def *d, const nh_ensemble_out *out, nh_
   }
   long members = 0;
   rc = run_chunks(&c, &o, &acc, &members, msg, msg_size);
-  int ok = d->mpi ? nh_ensemble_mpi_all(rc == NH_OK) : rc == NH_OK;
+  int ok = d->mpi ? ens_mpi_all(rc == NH_OK) : rc == NH_OK;
   if (ok && d->mpi) ok = ens_mpi_gather(&acc, msg, msg_size) == NH_OK;
   if (ok) {
     int rank, size;
     ens_mpi_rank(&rank, &size);
     if (rank == 0 || !d->mpi) ok = ens_acc_finish(&acc, st) == NH_OK;
-    if (d->mpi) ok = nh_ensemble_mpi_all(ok) && ens_mpi_bcast_stats(st) == NH_OK;
+    if (d->mpi) ok = ens_mpi_all(ok) && ens_mpi_bcast_stats(st) == NH_OK;
     if (d->mpi) ens_mpi_sum_long(&members, 1), st->ranks = size;
     st->members = members, st->failed = members - st->ok;
     if (!ok && !msg[0]) nh_set_msg(msg, msg_size, "ensemble: out of memory for the statistics");
