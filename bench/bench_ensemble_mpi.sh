@@ -29,7 +29,10 @@ best() {
   echo "$b"
 }
 # a line: label, members, seconds
-line() { awk -v l="$1" -v n="$2" -v s="$3" 'BEGIN { printf "  %-34s %9d members %8.3f s %10.0f members/s\n", l, n, s, n / s }'; }
+line() {
+  awk -v l="$1" -v n="$2" -v s="$3" -v p="${4:-1}" \
+    'BEGIN { printf "  %-28s %9d members %8.3f s %9.0f members/s %9.0f impacts/s per rank\n", l, n, s, n / s, 20 * n / s / p }'
+}
 
 echo "penny ensemble, exact, 20 impacts per member, one thread per rank ($(nproc) cores)"
 echo "strong scaling"
@@ -38,17 +41,17 @@ line "1 process (no mpirun)" "$N" "$s0"
 s1=$(best $MPI -np 1 "$NHOLO" ensemble $ARGS --members "$N")
 line "1 rank" "$N" "$s1"
 s2=$(best $MPI -np 2 "$NHOLO" ensemble $ARGS --members "$N")
-line "2 ranks" "$N" "$s2"
+line "2 ranks" "$N" "$s2" 2
 awk -v a="$s1" -v b="$s2" 'BEGIN { printf "  2 ranks / 1 rank: %.2fx (target >= 1.8)\n", a / b }'
 sh=$(best $MPI -np 2 "$NHOLO" ensemble $ARGS --members "$N" --out "$T/out.h5")
-line "2 ranks, HDF5 output" "$N" "$sh"
+line "2 ranks, HDF5 output" "$N" "$sh" 2
 echo "weak scaling ($((N / 4)) members per rank)"
 w1=
 for p in 1 2 4 8 16; do
   n=$((N / 4 * p))
   s=$(best $MPI -np "$p" "$NHOLO" ensemble $ARGS --members "$n")
   [ -z "$w1" ] && w1=$s
-  line "$p ranks" "$n" "$s"
+  line "$p ranks" "$n" "$s" "$p"
   awk -v p="$p" -v s="$s" -v w="$w1" -v c="$(nproc)" 'BEGIN { k = p < c ? p : c;
     printf "    efficiency against 1 rank on min(ranks, cores) = %d cores: %.2f\n", k, w * p / (s * k) }'
 done

@@ -499,6 +499,13 @@ static void print_stats(const ens_opts *o, const nh_model *m, const nh_ensemble_
   if (o->out) printf("members: %s\n", o->out);
 }
 
+/* under MPI every rank must go on or none: a rank whose input was refused (a file another
+ * node does not see) stops them all; rank 0 speaks for it */
+static int agree(const ens_opts *o, int rc) {
+  if (!o->mpi || nh_ensemble_mpi_all(rc == CLI_OK)) return rc;
+  return rc ? rc : cli_usage_error("another MPI rank refused the input (run it on one process to see why)");
+}
+
 /* the outputs' options together, and the output itself */
 static int check_outputs(const ens_opts *o) {
   if (o->members_file && o->members_set) return cli_usage_error("--members: give a count or a file, not both");
@@ -521,7 +528,7 @@ static int ensemble_main(ens_opts *o) {
   int rc = CLI_OK;
   char msg[2048];
   nh_model *model = load_model(o, &rc);
-  if (!model) return rc;
+  if (!model) return agree(o, rc);
   const nh_method *method = o->method ? nh_method_find(o->method) : nh_method_default_for(model);
   if (nh_method_check(method, model, msg, sizeof msg) != NH_OK) rc = cli_usage_error("%s", msg);
   if (!rc && o->members_file) rc = read_members(o);
@@ -550,7 +557,7 @@ static int ensemble_main(ens_opts *o) {
   if (!rc && !probe) rc = cli_usage_error("%s", msg);
   nh_sim_destroy(probe);
   if (!rc) rc = check_outputs(o);
-  if (rc) {
+  if ((rc = agree(o, rc)) != CLI_OK) {
     nh_model_destroy(model);
     return rc;
   }
@@ -595,7 +602,7 @@ int cmd_ensemble(int argc, char **argv) {
   o->bp.sleigh = nh_sleigh_params_default();
   o->bp.snake = nh_snakeboard_params_default();
   int rc = parse_ensemble(argc, argv, o);
-  if (!rc) rc = ensemble_main(o);
+  rc = rc ? agree(o, rc) : ensemble_main(o);
   if (o->mpi) nh_ensemble_mpi_finalize();
   free(o->table);
   free(o->text);
