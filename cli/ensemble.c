@@ -58,6 +58,7 @@ static void ensemble_help(void) {
          "                          NAME a coordinate, a velocity NAME' or a parameter; repeatable\n"
          "  --members N             members (default 100); with grids, members per grid point (default 1)\n"
          "  --members FILE.csv      explicit members: a header of names (as for --vary), a row of numbers each\n"
+         "  --members FILE.h5       explicit members: /members/values and its names (an ensemble's HDF5 file)\n"
          "  --seed S                seed of the counter-based random stream (default 1)\n"
          "  --threads N             threads (default: all cores)\n"
          "  --method NAME           integrator, as for 'nholo run'\n"
@@ -108,7 +109,8 @@ static int set_option(ens_opts *o, const char *name, const char *val) {
   }
   if (strcmp(name, "--members") == 0) {
     size_t n = strlen(val);
-    if (n > 4 && strcmp(val + n - 4, ".csv") == 0) return o->members_file = val, 1;
+    if ((n > 4 && strcmp(val + n - 4, ".csv") == 0) || (n > 3 && strcmp(val + n - 3, ".h5") == 0))
+      return o->members_file = val, 1;
     return o->members_set = 1, cli_parse_long(name, val, 1, NH_ENSEMBLE_MAX_MEMBERS, &o->members);
   }
   if (strcmp(name, "--chunk") == 0) return cli_parse_long(name, val, 1, NH_ENSEMBLE_MAX_MEMBERS, &o->chunk);
@@ -315,10 +317,33 @@ static int split_line(char *line, char **fields, int max) {
   return n;
 }
 
+static int is_h5(const char *path) {
+  size_t n = path ? strlen(path) : 0;
+  return (n > 3 && strcmp(path + n - 3, ".h5") == 0) || (n > 5 && strcmp(path + n - 5, ".hdf5") == 0);
+}
+
+/* an HDF5 member file (/members/values and its columns, as an ensemble writes it) */
+static int read_members_h5(ens_opts *o) {
+  char names[ENS_MAX_VARY][NH_MAX_NAME], msg[1200];
+  int ncol;
+  if (nh_ensemble_read_members_h5(o->members_file, names, ENS_MAX_VARY, &ncol, &o->table, &o->table_rows, msg,
+                                  sizeof msg) != NH_OK)
+    return cli_usage_error("--members: %s", msg);
+  for (int j = 0; j < ncol; j++) {
+    for (int i = 0; i < j; i++)
+      if (strcmp(names[i], names[j]) == 0)
+        return cli_usage_error("--members: '%s': column '%s' appears twice", o->members_file, names[j]);
+    strcpy(o->vars[j].name, names[j]);
+  }
+  o->nvar = ncol;
+  return CLI_OK;
+}
+
 /* the member file's header (the variables' names) and rows (the table); CLI_USAGE after the error */
 static int read_members(ens_opts *o) {
   const char *path = o->members_file;
   if (o->nvar > 0) return cli_usage_error("--members: a member file and --vary cannot be combined");
+  if (is_h5(path)) return read_members_h5(o);
   FILE *f = fopen(path, "r");
   if (!f) return cli_usage_error("--members: cannot read '%s': %s", path, strerror(errno));
   char line[8192], *fields[ENS_MAX_VARY];
@@ -445,11 +470,6 @@ static void progress(long done, long total, void *user) {
           (long)eta / 3600, (long)eta / 60 % 60, (long)eta % 60);
   if (done == total) fputc('\n', stderr);
   fflush(stderr);
-}
-
-static int is_h5(const char *path) {
-  size_t n = path ? strlen(path) : 0;
-  return (n > 3 && strcmp(path + n - 3, ".h5") == 0) || (n > 5 && strcmp(path + n - 5, ".hdf5") == 0);
 }
 
 /* an output must be new (a device such as /dev/null is allowed for a CSV) and writable */

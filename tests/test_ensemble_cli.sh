@@ -139,6 +139,19 @@ else
   echo "skip h5py checks (no python3 with h5py on PATH)"
 fi
 
+# ---- an ensemble's HDF5 file replays its members (--members FILE.h5) ---------------------
+R="penny --method exact --impacts 20 --t-end 60"
+"$NHOLO" ensemble $R --members "$T/a.h5" --out "$T/replay.csv" >/dev/null 2>"$T/err" \
+  && [ "$(cut -d, -f2- "$T/replay.csv")" = "$(cut -d, -f2- "$T/a.csv")" ] \
+  && ok "--members FILE.h5: the 150 members of an ensemble's file run again to the same bits" \
+  || bad "--members FILE.h5: $(cat "$T/err")"
+"$NHOLO" ensemble "$T/blowup.nh" --vary k=grid:0:1:3 --t-end 1 --out "$T/k.h5" >/dev/null 2>&1
+expect_usage "an HDF5 member file whose column is not a name of the model" ensemble $P --members "$T/k.h5"
+grep -qxF "nholo: --members: '$T/k.h5': column model 'penny' has no parameter, coordinate or velocity 'k'" "$T/stderr" \
+  && ok "its message" || bad "its message: $(cat "$T/stderr")"
+cp "$T/m-col.csv" "$T/fake.h5"
+expect_usage "a member file named .h5 that is not HDF5" ensemble $P --members "$T/fake.h5"
+
 # ---- explicit members: the file's rows are the members, in order --------------------------
 printf 'x, theta\n0.01,0\n-0.02,1\n0.03,2\n' >"$T/m.csv"
 "$NHOLO" ensemble $P --members "$T/m.csv" --out "$T/m-out.csv" >/dev/null 2>"$T/err" \

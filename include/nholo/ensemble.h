@@ -169,6 +169,16 @@ typedef struct nh_ensemble_out {
 NH_API int nh_ensemble_run_to(const nh_ensemble_def *def, const nh_ensemble_out *out, nh_ensemble_stats *stats,
                               char *msg, size_t msg_size);
 
+/* Explicit members from an HDF5 file: the dataset /members/values (rows x columns, float) and
+ * its string attribute "columns" (the names, comma-separated), the layout nh_ensemble_run_to
+ * writes (an ensemble's file replays its members). names: max_cols buffers of NH_MAX_NAME;
+ * *table (rows x ncols, row-major) is the caller's to free. NH_ERR_IO (no such file, not
+ * HDF5, no such dataset), NH_ERR_ARG (no names, a count that does not match, more than
+ * max_cols columns, no rows, a value that is not finite) or NH_ERR_UNSUPPORTED (a build
+ * without HDF5), with a message. */
+NH_API int nh_ensemble_read_members_h5(const char *path, char (*names)[NH_MAX_NAME], int max_cols, int *ncols,
+                                       double **table, long *rows, char *msg, size_t msg_size);
+
 /* 1 when built with HDF5 output / with MPI */
 NH_API int nh_ensemble_hdf5(void);
 NH_API int nh_ensemble_mpi(void);

@@ -3,6 +3,7 @@
  * own members; a temporary beside the path renamed into place at the end. Built with HDF5
  * (NHOLO_HAVE_HDF5); without it the output is refused. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,7 +343,85 @@ int ens_h5_close(ens_h5 *h, int ok, char *msg, size_t msg_size) {
   return all ? NH_OK : NH_ERR_IO;
 }
 
+/* ---- explicit members from an HDF5 file ---------------------------------------------------- */
+
+/* the string attribute "columns" of ds split at commas into names; their count, or -1 */
+static int read_columns(hid_t ds, char (*names)[NH_MAX_NAME], int max_cols) {
+  hid_t a = H5Aexists(ds, "columns") > 0 ? H5Aopen(ds, "columns", H5P_DEFAULT) : -1;
+  hid_t t = a < 0 ? -1 : H5Aget_type(a);
+  if (t < 0 || H5Tget_class(t) != H5T_STRING || H5Tis_variable_str(t) > 0) {
+    if (t >= 0) H5Tclose(t);
+    if (a >= 0) H5Aclose(a);
+    return -1;
+  }
+  const size_t n = H5Tget_size(t);
+  char *buf = calloc(n + 1, 1);
+  hid_t mt = H5Tcopy(H5T_C_S1);
+  H5Tset_size(mt, n + 1);
+  int rc = buf && H5Aread(a, mt, buf) >= 0 ? 0 : -1;
+  H5Tclose(mt), H5Tclose(t), H5Aclose(a);
+  int count = 0;
+  for (char *p = buf; rc == 0 && p;) {
+    char *end = strchr(p, ',');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == 0 || len >= NH_MAX_NAME || count == max_cols) {
+      rc = -1;
+      break;
+    }
+    memcpy(names[count], p, len), names[count][len] = '\0', count++;
+    p = end ? end + 1 : NULL;
+  }
+  free(buf);
+  return rc == 0 ? count : -1;
+}
+
+int nh_ensemble_read_members_h5(const char *path, char (*names)[NH_MAX_NAME], int max_cols, int *ncols,
+                                double **table, long *rows, char *msg, size_t msg_size) {
+  *table = NULL, *rows = 0, *ncols = 0;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+  if (f < 0) return nh_set_msg(msg, msg_size, "'%s' is not a readable HDF5 file", path), NH_ERR_IO;
+  hid_t ds = H5Lexists(f, "members", H5P_DEFAULT) > 0 && H5Lexists(f, "members/values", H5P_DEFAULT) > 0
+                 ? H5Dopen2(f, "members/values", H5P_DEFAULT) : -1;
+  int rc = NH_OK;
+  hsize_t dims[2] = {0, 0};
+  hid_t sp = ds < 0 ? -1 : H5Dget_space(ds);
+  if (ds < 0 || sp < 0) {
+    rc = NH_ERR_IO, nh_set_msg(msg, msg_size, "'%s' has no dataset /members/values", path);
+  } else if (H5Sget_simple_extent_ndims(sp) != 2 || H5Sget_simple_extent_dims(sp, dims, NULL) < 0 ||
+             dims[0] < 1 || dims[0] > (hsize_t)NH_ENSEMBLE_MAX_MEMBERS) {
+    rc = NH_ERR_ARG, nh_set_msg(msg, msg_size, "'%s': /members/values is not a table of 1 to %ld rows", path,
+                                NH_ENSEMBLE_MAX_MEMBERS);
+  } else if ((*ncols = read_columns(ds, names, max_cols)) < 1 || (hsize_t)*ncols != dims[1]) {
+    rc = NH_ERR_ARG, nh_set_msg(msg, msg_size, "'%s': /members/values has %llu columns and its attribute 'columns' "
+                                "does not name them (at most %d names, comma-separated)", path,
+                                (unsigned long long)dims[1], max_cols);
+  } else if (!(*table = malloc(sizeof(double) * (size_t)(dims[0] * dims[1])))) {
+    rc = NH_ERR_NOMEM, nh_set_msg(msg, msg_size, "'%s': out of memory", path);
+  } else if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, *table) < 0) {
+    rc = NH_ERR_IO, nh_set_msg(msg, msg_size, "'%s': /members/values cannot be read as numbers", path);
+  }
+  for (size_t i = 0; rc == NH_OK && i < (size_t)(dims[0] * dims[1]); i++)
+    if (!isfinite((*table)[i]))
+      rc = NH_ERR_ARG, nh_set_msg(msg, msg_size, "'%s': member %zu's value of '%s' is not finite", path,
+                                  i / (size_t)dims[1], names[i % (size_t)dims[1]]);
+  if (sp >= 0) H5Sclose(sp);
+  if (ds >= 0) H5Dclose(ds);
+  H5Fclose(f);
+  if (rc != NH_OK) free(*table), *table = NULL, *ncols = 0;
+  else *rows = (long)dims[0];
+  return rc;
+}
+
 #else /* built without HDF5 */
+
+int nh_ensemble_read_members_h5(const char *path, char (*names)[NH_MAX_NAME], int max_cols, int *ncols,
+                                double **table, long *rows, char *msg, size_t msg_size) {
+  (void)names, (void)max_cols;
+  *table = NULL, *rows = 0, *ncols = 0;
+  nh_set_msg(msg, msg_size, "'%s': this build has no HDF5 (give a .csv)", path);
+  return NH_ERR_UNSUPPORTED;
+}
 
 int nh_ensemble_hdf5(void) { return 0; }
 ens_h5 *ens_h5_open(const nh_ensemble_def *d, const nh_ensemble_out *out, long total, int nt, int ncols, char *msg,
