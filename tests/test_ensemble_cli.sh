@@ -152,6 +152,16 @@ grep -qxF "nholo: --members: '$T/k.h5': column model 'penny' has no parameter, c
 cp "$T/m-col.csv" "$T/fake.h5"
 expect_usage "a member file named .h5 that is not HDF5" ensemble $P --members "$T/fake.h5"
 
+# ---- the progress bar: on a terminal only -------------------------------------------------
+[ ! -s "$T/err" ] && ok "no progress bar when stderr is not a terminal" || bad "stderr not empty: $(cat "$T/err")"
+if command -v script >/dev/null 2>&1; then
+  script -qc "'$NHOLO' ensemble $P --vary x=uniform:0:0.01 --members 3000 --chunk 1000 --threads 1" /dev/null \
+    >"$T/tty" 2>&1 </dev/null
+  tr '\r' '\n' <"$T/tty" | grep -Eq "^ensemble \[#{10}\.{20}\] 1000/3000 members  [0-9]+ members/s  ETA [0-9]{2}:[0-9]{2}:[0-9]{2}" \
+    && tr '\r' '\n' <"$T/tty" | grep -q "3000/3000 members" \
+    && ok "a progress bar on a terminal: members done, members/s, ETA" || bad "progress bar: $(head -c 300 "$T/tty")"
+fi
+
 # ---- explicit members: the file's rows are the members, in order --------------------------
 printf 'x, theta\n0.01,0\n-0.02,1\n0.03,2\n' >"$T/m.csv"
 "$NHOLO" ensemble $P --members "$T/m.csv" --out "$T/m-out.csv" >/dev/null 2>"$T/err" \
