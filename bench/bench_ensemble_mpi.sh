@@ -43,6 +43,11 @@ line "1 rank" "$N" "$s1"
 s2=$(best $MPI -np 2 "$NHOLO" ensemble $ARGS --members "$N")
 line "2 ranks" "$N" "$s2" 2
 awk -v a="$s1" -v b="$s2" 'BEGIN { printf "  2 ranks / 1 rank: %.2fx (target >= 1.8)\n", a / b }'
+# control: two independent processes at once against one (what the machine's cores give now)
+h=$((N / 2))
+c1=$(best "$NHOLO" ensemble $ARGS --members "$h")
+c2=$(best sh -c "'$NHOLO' ensemble $ARGS --members $h & '$NHOLO' ensemble $ARGS --members $h & wait")
+awk -v a="$c1" -v b="$c2" 'BEGIN { printf "  control: two plain processes at once do %.2fx the work per second of one (2.0: two free cores)\n", 2 * a / b }'
 sh=$(best $MPI -np 2 "$NHOLO" ensemble $ARGS --members "$N" --out "$T/out.h5")
 line "2 ranks, HDF5 output" "$N" "$sh" 2
 echo "weak scaling ($((N / 4)) members per rank)"
