@@ -58,7 +58,8 @@ void ens_mpi_rank(int *rank, int *size);
 int ens_mpi_all(int ok);
 /* gather every rank's blocks to rank 0 (pushed there in rank order) and sum the histograms */
 int ens_mpi_gather(ens_acc *a, char *msg, size_t msg_size);
-/* st on rank 0 to every rank; long sums over the ranks */
+/* st on rank 0 to every rank (NH_ERR_NOMEM on every rank when one cannot hold it); long sums
+ * over the ranks */
 int ens_mpi_bcast_stats(nh_ensemble_stats *st);
 void ens_mpi_sum_long(long *v, int n);
 /* the exclusive prefix sum over the ranks of v, and the total */

@@ -248,12 +248,12 @@ int ens_h5_impacts(ens_h5 *h, FILE *rows, FILE *counts, long m_lo, long m_hi, ch
   hsize_t dt[2] = {(hsize_t)total, (hsize_t)h->ncols}, no = (hsize_t)h->total + 1;
   hid_t table = g < 0 ? -1 : mk(g, "table", H5T_IEEE_F64LE, 2, dt);
   hid_t offs = g < 0 ? -1 : mk(g, "offsets", H5T_STD_I64LE, 1, &no);
-  rc = rc || table < 0 || offs < 0;
-  if (!rc) {
+  if (table >= 0) { /* (collective: on every rank whatever its own state) */
     char buf[4096];
     impact_columns(buf, sizeof buf, h->model);
-    rc = attr_str(table, "columns", buf);
+    rc |= attr_str(table, "columns", buf);
   }
+  rc = rc || table < 0 || offs < 0;
   rc = rc || copy_rows(h, table, rows, base, mine) || write_offsets(offs, counts, base, m_lo, m_hi);
   if (!rc && m_hi == h->total && m_lo < m_hi) rc = put(offs, H5T_NATIVE_LONG, (hsize_t)h->total, 1, &total);
   if (table >= 0) H5Dclose(table);
@@ -286,7 +286,9 @@ int ens_h5_stats(ens_h5 *h, const nh_ensemble_stats *st, char *msg, size_t msg_s
   hid_t gf = g < 0 ? -1 : H5Gcreate2(g, "final", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   int rc = gf < 0;
   hsize_t nx = (hsize_t)h->nx;
-  if (!rc) {
+  // the groups, datasets and attributes on every rank alike (collective); rank 0's writes may
+  // fail alone, so they only add to rc
+  if (gf >= 0) {
     rc |= attr_l(gf, "members", st->members) | attr_l(gf, "ok", st->ok) | attr_l(gf, "failed", st->failed);
     rc |= attr_str(gf, "columns", join(buf, sizeof buf, h->nx, state_name, d));
     rc |= stat_set(gf, "mean", 1, &nx, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, w, st->mean);
@@ -294,9 +296,9 @@ int ens_h5_stats(ens_h5 *h, const nh_ensemble_stats *st, char *msg, size_t msg_s
     rc |= stat_set(gf, "min", 1, &nx, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, w, st->min);
     rc |= stat_set(gf, "max", 1, &nx, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, w, st->max);
   }
-  if (!rc && st->nt > 0 && st->nstat > 0) {
+  if (gf >= 0 && st->nt > 0 && st->nstat > 0) {
     hid_t gt = H5Gcreate2(g, "time", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    rc = gt < 0;
+    rc |= gt < 0;
     hsize_t d1 = (hsize_t)st->nt, d2[2] = {(hsize_t)st->nt, (hsize_t)st->nstat},
             d3[3] = {(hsize_t)st->nt, (hsize_t)st->nstat, NH_ENSEMBLE_NQ};
     double lev[NH_ENSEMBLE_NQ], lo[64], hi[64];
@@ -307,7 +309,7 @@ int ens_h5_stats(ens_h5 *h, const nh_ensemble_stats *st, char *msg, size_t msg_s
       const int on = d->stats[s].lo < d->stats[s].hi;
       lo[s] = on ? d->stats[s].lo : 0.0, hi[s] = on ? d->stats[s].hi : 0.0, bins[s] = on ? d->stats[s].bins : 0;
     }
-    if (!rc) {
+    if (gt >= 0) {
       rc |= attr_str(gt, "columns", join(buf, sizeof buf, st->nstat, stat_name, d));
       rc |= attr_num(gt, "quantile_levels", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, NH_ENSEMBLE_NQ, lev);
       rc |= attr_num(gt, "hist_lo", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, (hsize_t)ns, lo);

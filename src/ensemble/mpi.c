@@ -72,6 +72,7 @@ int ens_mpi_gather(ens_acc *a, char *msg, size_t msg_size) {
   const size_t per = a->size + 2;
   int mine = a->depth * (int)per, *counts = NULL, *displs = NULL, rc = NH_OK;
   double *send = malloc(sizeof(double) * (size_t)(mine > 0 ? mine : 1)), *recv = NULL;
+  if (!send) mine = 0; /* (then every rank fails below) */
   if (rank == 0) {
     counts = malloc(sizeof(int) * (size_t)size), displs = malloc(sizeof(int) * (size_t)size);
   }
@@ -118,9 +119,10 @@ int ens_mpi_bcast_stats(nh_ensemble_stats *st) {
     st->nt = nt[0], st->nstat = nt[1];
     st->t_n = malloc(sizeof(long) * (size_t)nt[0]);
     st->t_mean = malloc(sizeof(double) * tk * (4 + NH_ENSEMBLE_NQ));
-    if (!st->t_n || !st->t_mean) return NH_ERR_NOMEM; /* (the broadcast below would hang: abort) */
-    st->t_var = st->t_mean + tk, st->t_min = st->t_var + tk, st->t_max = st->t_min + tk, st->t_q = st->t_max + tk;
+    if (st->t_mean)
+      st->t_var = st->t_mean + tk, st->t_min = st->t_var + tk, st->t_max = st->t_min + tk, st->t_q = st->t_max + tk;
   }
+  if (!ens_mpi_all(st->t_n && st->t_mean)) return NH_ERR_NOMEM; /* every rank, or none, goes on */
   MPI_Bcast(st->t_n, nt[0], MPI_LONG, 0, MPI_COMM_WORLD);
   MPI_Bcast(st->t_mean, (int)(tk * (4 + NH_ENSEMBLE_NQ)), MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return NH_OK;
