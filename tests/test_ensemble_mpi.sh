@@ -51,6 +51,12 @@ for n in names:
     assert x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes(), n
 PY
 fi
+# three ranks and two chunks: one rank has no members and still takes part in the file
+B="penny --method exact --impacts 3 --vary x=uniform:0:0.01 --members 150 --chunk 100 --sample 1 --t-end 10 --trajectories"
+"$NHOLO" ensemble $B --out "$T/b1.h5" >/dev/null 2>"$T/err" \
+  && mpirun --oversubscribe --allow-run-as-root -np 3 "$NHOLO" ensemble $B --out "$T/b3.h5" >/dev/null 2>>"$T/err" \
+  && { ! command -v h5diff >/dev/null 2>&1 || h5diff "$T/b1.h5" "$T/b3.h5" >/dev/null 2>&1; } \
+  && ok "three ranks, two chunks (a rank without members): the same file" || bad "three ranks: $(cat "$T/err")"
 rm -rf "$T/o" && mkdir "$T/o"
 $MPI "$NHOLO" ensemble penny --vary x=uniform:0:0.01 --out "$T/o/x.csv" >/dev/null 2>"$T/err"
 rc=$?
