@@ -4,7 +4,7 @@
  * Targets (issue 19): 1,000 members in <= 10 ms on one core; >= 1.8x on two threads.
  * Times are wall-clock (threads run at once), best of BENCH_REPS repetitions; on a machine
  * shared with other jobs the speed-up shows the cores that were free.
- * Usage: bench_ensemble [members]  (default 1000) */
+ * Usage: bench_ensemble [members]  (default 1000). MPI ranks: bench/bench_ensemble_mpi.sh. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>

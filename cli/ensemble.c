@@ -1,17 +1,23 @@
 /* ensemble.c - `nholo ensemble MODEL [options]`: many runs of a model whose initial values and
  * parameters are drawn from distributions (nholo/ensemble.h, docs/ensembles.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "nholo/ensemble.h"
 
-/* most --vary options on one command line */
+/* most --vary options (or member-file columns) on one command line; most --stat outputs */
 #define ENS_MAX_VARY 64
+#define ENS_MAX_STAT 64
+/* histogram bins of --stat NAME=LO:HI without a bin count */
+#define ENS_DEFAULT_BINS 100
 
 /* a built-in and its parameters */
 typedef struct ens_builtin {
@@ -25,9 +31,15 @@ typedef struct ens_opts {
   const char *model;
   nh_ensemble_var vars[ENS_MAX_VARY];
   int nvar;
-  long members, seed, threads, impacts;
+  long members, seed, threads, impacts, chunk;
   int members_set;
-  const char *method, *out;
+  const char *method, *out, *members_file;
+  double sample;
+  int trajectories, nstat, rank, ranks, mpi;
+  char stat_text[ENS_MAX_STAT][NH_MAX_NAME + 80]; /* --stat NAME[=LO:HI[:BINS]] as given */
+  nh_ensemble_stat stats[ENS_MAX_STAT];
+  double *table; /* --members FILE: the rows */
+  long table_rows;
   nh_impact_law law;
   int law_set, json, project_initial;
   double t_end, dt, rtol, atol;
@@ -45,6 +57,8 @@ static void ensemble_help(void) {
          "  --vary NAME=DIST        DIST: uniform:A:B, normal:MU:SIGMA or grid:A:B:K (K points from A to B);\n"
          "                          NAME a coordinate, a velocity NAME' or a parameter; repeatable\n"
          "  --members N             members (default 100); with grids, members per grid point (default 1)\n"
+         "  --members FILE.csv      explicit members: a header of names (as for --vary), a row of numbers each\n"
+         "  --members FILE.h5       explicit members: /members/values and its names (an ensemble's HDF5 file)\n"
          "  --seed S                seed of the counter-based random stream (default 1)\n"
          "  --threads N             threads (default: all cores)\n"
          "  --method NAME           integrator, as for 'nholo run'\n"
@@ -56,11 +70,20 @@ static void ensemble_help(void) {
          "  --backend auto|tape|codegen  model files, as for 'nholo run' (members that vary a\n"
          "                          parameter are built with the tape)\n"
          "  --project-initial       project initial velocities that violate the constraints\n"
-         "  --out FILE              CSV, one row per member (must not exist)\n"
+         "  --out FILE              FILE.csv: one row per member; FILE.h5: HDF5 (members, impact logs, statistics);\n"
+         "                          must not exist\n"
+         "  --sample DT             the time grid k DT for the time statistics (and --trajectories)\n"
+         "  --stat NAME[=LO:HI[:BINS]]  a state component followed over the grid (default: all); with a range\n"
+         "                          its quantiles from a histogram of BINS bins (default %d); repeatable\n"
+         "  --trajectories          HDF5: every member's state on the sample grid\n"
+         "  --chunk N               members per chunk: the unit of the statistics' reduction and of the\n"
+         "                          split over MPI ranks (default 4096, fewer with large trajectories)\n"
          "  --json                  the statistics as JSON on stdout\n"
          "an option's value follows it or is joined to it by '=' (--members 1000 or --members=1000)\n"
          "\nexample: nholo ensemble penny --method exact --impacts 20 --vary theta=uniform:0:6.28 --members 1000\n"
-         "exit status: 0 success (members that failed are in the CSV), 1 the ensemble failed, 2 bad input.\n");
+         "under MPI: mpirun -np P nholo ensemble ... --out FILE.h5 splits the members over P ranks\n"
+         "exit status: 0 success (members that failed are in the CSV), 1 the ensemble failed, 2 bad input.\n",
+         ENS_DEFAULT_BINS);
 }
 
 /* ---- options ------------------------------------------------------------------------ */
@@ -84,7 +107,21 @@ static int set_option(ens_opts *o, const char *name, const char *val) {
     o->nvar++;
     return 1;
   }
-  if (strcmp(name, "--members") == 0) return o->members_set = 1, cli_parse_long(name, val, 1, NH_ENSEMBLE_MAX_MEMBERS, &o->members);
+  if (strcmp(name, "--members") == 0) {
+    size_t n = strlen(val);
+    if ((n > 4 && strcmp(val + n - 4, ".csv") == 0) || (n > 3 && strcmp(val + n - 3, ".h5") == 0))
+      return o->members_file = val, 1;
+    return o->members_set = 1, cli_parse_long(name, val, 1, NH_ENSEMBLE_MAX_MEMBERS, &o->members);
+  }
+  if (strcmp(name, "--chunk") == 0) return cli_parse_long(name, val, 1, NH_ENSEMBLE_MAX_MEMBERS, &o->chunk);
+  if (strcmp(name, "--sample") == 0) return positive(name, val, &o->sample);
+  if (strcmp(name, "--trajectories") == 0) return o->trajectories = 1, 1;
+  if (strcmp(name, "--stat") == 0) {
+    if (o->nstat == ENS_MAX_STAT) return cli_usage_error("--stat: at most %d outputs", ENS_MAX_STAT), 0;
+    if (strlen(val) >= sizeof o->stat_text[0]) return cli_usage_error("--stat: '%s' is too long", val), 0;
+    strcpy(o->stat_text[o->nstat++], val);
+    return 1;
+  }
   if (strcmp(name, "--seed") == 0) return cli_parse_long(name, val, 0, 0x7fffffffffffffffL, &o->seed);
   if (strcmp(name, "--threads") == 0) return cli_parse_long(name, val, 1, 4096, &o->threads);
   if (strcmp(name, "--impacts") == 0) return cli_parse_long(name, val, 1, 1000000000L, &o->impacts);
@@ -105,11 +142,14 @@ static int set_option(ens_opts *o, const char *name, const char *val) {
   return -1;
 }
 
-static int is_flag(const char *name) { return strcmp(name, "--json") == 0 || strcmp(name, "--project-initial") == 0; }
+static int is_flag(const char *name) {
+  return strcmp(name, "--json") == 0 || strcmp(name, "--project-initial") == 0 || strcmp(name, "--trajectories") == 0;
+}
 static int is_option(const char *name) {
   static const char *const names[] = {"--vary", "--members", "--seed", "--threads", "--impacts", "--t-end",
                                       "--dt", "--rtol", "--atol", "--impact", "--set", "--backend", "--out",
-                                      "--json", "--project-initial", "--method"};
+                                      "--json", "--project-initial", "--method", "--sample", "--stat",
+                                      "--trajectories", "--chunk"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0) return 1;
   return 0;
@@ -234,6 +274,9 @@ static int state_index(const nh_model *m, const char *name) {
  * model file's coordinates and velocities (and another built-in's) are set in the state of the
  * shared model, a model file's parameters build the member's model */
 static int resolve(ens_opts *o, const nh_model *m) {
+  char where[1100];
+  if (o->members_file) snprintf(where, sizeof where, "--members: '%s': column", o->members_file);
+  else snprintf(where, sizeof where, "--vary:");
   for (int j = 0; j < o->nvar; j++) {
     nh_ensemble_var *v = &o->vars[j];
     const int kind = o->bp.kind;
@@ -248,8 +291,141 @@ static int resolve(ens_opts *o, const nh_model *m) {
       ens_builtin probe = o->bp;
       param = builtin_set(&probe, v->name, 0.0);
     }
-    if (!param) return cli_usage_error("--vary: model '%s' has no parameter, coordinate or velocity '%s'", o->model, v->name);
+    if (!param) return cli_usage_error("%s model '%s' has no parameter, coordinate or velocity '%s'", where, o->model, v->name);
     v->target = NH_VARY_PARAM, v->index = -1;
+  }
+  return CLI_OK;
+}
+
+/* ---- explicit members (--members FILE.csv) and followed outputs (--stat) ------------- */
+
+/* split a CSV line in place at commas (spaces around a field dropped); the fields' count */
+static int split_line(char *line, char **fields, int max) {
+  int n = 0;
+  line[strcspn(line, "\r\n")] = '\0';
+  for (char *p = line;; p++) {
+    char *end = p + strcspn(p, ",");
+    const int last = *end == '\0';
+    *end = '\0';
+    while (*p == ' ' || *p == '\t') p++;
+    for (char *e = end; e > p && (e[-1] == ' ' || e[-1] == '\t');) *--e = '\0';
+    if (n < max) fields[n] = p;
+    n++;
+    if (last) break;
+    p = end;
+  }
+  return n;
+}
+
+static int is_h5(const char *path) {
+  size_t n = path ? strlen(path) : 0;
+  return (n > 3 && strcmp(path + n - 3, ".h5") == 0) || (n > 5 && strcmp(path + n - 5, ".hdf5") == 0);
+}
+
+/* an HDF5 member file (/members/values and its columns, as an ensemble writes it) */
+static int read_members_h5(ens_opts *o) {
+  char names[ENS_MAX_VARY][NH_MAX_NAME], msg[1200];
+  int ncol;
+  if (nh_ensemble_read_members_h5(o->members_file, names, ENS_MAX_VARY, &ncol, &o->table, &o->table_rows, msg,
+                                  sizeof msg) != NH_OK)
+    return cli_usage_error("--members: %s", msg);
+  for (int j = 0; j < ncol; j++) {
+    for (int i = 0; i < j; i++)
+      if (strcmp(names[i], names[j]) == 0)
+        return cli_usage_error("--members: '%s': column '%s' appears twice", o->members_file, names[j]);
+    strcpy(o->vars[j].name, names[j]);
+  }
+  o->nvar = ncol;
+  return CLI_OK;
+}
+
+/* the member file's header (the variables' names) and rows (the table); CLI_USAGE after the error */
+static int read_members(ens_opts *o) {
+  const char *path = o->members_file;
+  if (o->nvar > 0) return cli_usage_error("--members: a member file and --vary cannot be combined");
+  if (is_h5(path)) return read_members_h5(o);
+  FILE *f = fopen(path, "r");
+  if (!f) return cli_usage_error("--members: cannot read '%s': %s", path, strerror(errno));
+  char line[8192], *fields[ENS_MAX_VARY];
+  int rc = CLI_OK, ncol = 0;
+  long cap = 0, line_no = 1;
+  if (!fgets(line, sizeof line, f) || (ncol = split_line(line, fields, ENS_MAX_VARY)) < 1 || !fields[0][0]) {
+    rc = cli_usage_error("--members: '%s' has no header line of names", path);
+  } else if (ncol > ENS_MAX_VARY) {
+    rc = cli_usage_error("--members: '%s' has %d columns (at most %d)", path, ncol, ENS_MAX_VARY);
+  }
+  for (int j = 0; !rc && j < ncol; j++) {
+    if (!fields[j][0] || strlen(fields[j]) >= NH_MAX_NAME) rc = cli_usage_error("--members: '%s': column %d has no name or too long a name", path, j + 1);
+    for (int i = 0; !rc && i < j; i++)
+      if (strcmp(o->vars[i].name, fields[j]) == 0) rc = cli_usage_error("--members: '%s': column '%s' appears twice", path, fields[j]);
+    if (!rc) strcpy(o->vars[j].name, fields[j]);
+  }
+  o->nvar = rc ? 0 : ncol;
+  while (!rc && fgets(line, sizeof line, f)) {
+    line_no++;
+    if (line[strspn(line, " \t\r\n")] == '\0') continue; /* a blank line */
+    const int n = split_line(line, fields, ENS_MAX_VARY);
+    if (n != ncol) {
+      rc = cli_usage_error("--members: '%s' line %ld has %d values, the header %d columns", path, line_no, n, ncol);
+      break;
+    }
+    if (o->table_rows == cap) {
+      cap = cap ? 2 * cap : 1024;
+      double *t = cap > NH_ENSEMBLE_MAX_MEMBERS ? NULL : realloc(o->table, sizeof(double) * (size_t)(cap * ncol));
+      if (!t) {
+        rc = cli_usage_error("--members: '%s': too many members", path);
+        break;
+      }
+      o->table = t;
+    }
+    for (int j = 0; j < ncol && !rc; j++) {
+      char *end;
+      errno = 0;
+      const double v = strtod(fields[j], &end);
+      if (end == fields[j] || *end || errno == ERANGE || !isfinite(v))
+        rc = cli_usage_error("--members: '%s' line %ld column '%s': '%s' is not a finite number", path, line_no,
+                             o->vars[j].name, fields[j]);
+      o->table[o->table_rows * ncol + j] = v;
+    }
+    o->table_rows++;
+  }
+  if (!rc && o->table_rows == 0) rc = cli_usage_error("--members: '%s' has no members (rows after the header)", path);
+  fclose(f);
+  return rc;
+}
+
+/* --stat NAME[=LO:HI[:BINS]] against the model's state; default every component, no histogram */
+static int resolve_stats(ens_opts *o, const nh_model *m) {
+  if (o->nstat == 0 && o->sample > 0.0) {
+    o->nstat = m->nx < ENS_MAX_STAT ? m->nx : ENS_MAX_STAT;
+    for (int i = 0; i < o->nstat; i++) o->stats[i] = (nh_ensemble_stat){i, 0.0, 0.0, 0};
+    return CLI_OK;
+  }
+  for (int s = 0; s < o->nstat; s++) {
+    char *text = o->stat_text[s], *eq = strchr(text, '=');
+    if (eq) *eq = '\0';
+    nh_ensemble_stat *sp = &o->stats[s];
+    if ((sp->index = state_index(m, text)) < 0)
+      return cli_usage_error("--stat: model '%s' has no state component '%s' (a coordinate or a velocity NAME')", o->model, text);
+    sp->lo = sp->hi = 0.0, sp->bins = 0;
+    if (!eq) continue;
+    char *p = eq + 1, *end;
+    double v[3] = {0.0, 0.0, ENS_DEFAULT_BINS};
+    int n = 0;
+    for (; n < 3; n++) {
+      errno = 0;
+      v[n] = strtod(p, &end);
+      if (end == p || errno == ERANGE || !isfinite(v[n]) || (*end != ':' && *end)) break;
+      p = end + (*end == ':');
+      if (!*end) {
+        n++;
+        break;
+      }
+    }
+    if (n < 2 || *p || !(v[1] > v[0]) || !(v[2] >= 1 && v[2] <= NH_ENSEMBLE_MAX_BINS && v[2] == floor(v[2])))
+      return cli_usage_error("--stat: '%s=%s': expected NAME=LO:HI or NAME=LO:HI:BINS (HI > LO, BINS 1..%d)", text, eq + 1,
+                             NH_ENSEMBLE_MAX_BINS);
+    sp->lo = v[0], sp->hi = v[1], sp->bins = n == 3 ? (int)v[2] : ENS_DEFAULT_BINS;
   }
   return CLI_OK;
 }
@@ -275,19 +451,35 @@ static int build_member(const double *values, nh_model **model, char *msg, size_
 
 /* ---- the command -------------------------------------------------------------------- */
 
+static double wall(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* a progress bar on stderr (a terminal only): members done, members/s, the time left; under
+ * MPI rank 0's share */
 static void progress(long done, long total, void *user) {
-  (void)user;
-  fprintf(stderr, "\rensemble: %ld/%ld members", done, total);
+  const double *t0 = user, el = wall() - *t0, rate = el > 0.0 ? (double)done / el : 0.0;
+  const double eta = rate > 0.0 ? (double)(total - done) / rate : 0.0;
+  char bar[31];
+  const int fill = total > 0 ? (int)(30.0 * (double)done / (double)total) : 30;
+  for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : '.';
+  bar[30] = '\0';
+  fprintf(stderr, "\rensemble [%s] %ld/%ld members  %.0f members/s  ETA %02ld:%02ld:%02ld ", bar, done, total, rate,
+          (long)eta / 3600, (long)eta / 60 % 60, (long)eta % 60);
   if (done == total) fputc('\n', stderr);
   fflush(stderr);
 }
 
-/* an output must be new (a device such as /dev/null is allowed) and writable */
+/* an output must be new (a device such as /dev/null is allowed for a CSV) and writable */
 static int check_out(const char *path) {
   struct stat sb;
   char msg[512];
   if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
     return cli_usage_error("--out: '%s' exists (remove it or choose another name)", path);
+  if (is_h5(path) && stat(path, &sb) == 0)
+    return cli_usage_error("--out: '%s' is not a regular file (an HDF5 file must be)", path);
   if (nh_check_writable(path, msg, sizeof msg) != NH_OK) return cli_usage_error("--out: %s", msg);
   return CLI_OK;
 }
@@ -307,6 +499,7 @@ static void print_stats(const ens_opts *o, const nh_model *m, const nh_ensemble_
              st->min[k], st->max[k]);
     }
     printf("}");
+    if (st->ranks > 1) printf(", \"ranks\": %d", st->ranks);
     if (o->out) {
       printf(", \"out\": ");
       nh_json_str(stdout, o->out);
@@ -314,8 +507,10 @@ static void print_stats(const ens_opts *o, const nh_model *m, const nh_ensemble_
     printf("}\n");
     return;
   }
-  printf("ensemble: %s, %s, %ld members (%ld ok, %ld failed), seed %ld, %d thread%s\n", o->model, method,
+  printf("ensemble: %s, %s, %ld members (%ld ok, %ld failed), seed %ld, %d thread%s", o->model, method,
          st->members, st->ok, st->failed, o->seed, st->threads, st->threads == 1 ? "" : "s");
+  if (st->ranks > 1) printf(" on each of %d ranks", st->ranks);
+  printf("\n");
   printf("final state over the members that ended well:\n  %-12s %23s %23s %23s %23s\n", "", "mean", "variance",
          "min", "max");
   for (int k = 0; k < st->nx; k++)
@@ -324,14 +519,41 @@ static void print_stats(const ens_opts *o, const nh_model *m, const nh_ensemble_
   if (o->out) printf("members: %s\n", o->out);
 }
 
+/* under MPI every rank must go on or none: a rank whose input was refused (a file another
+ * node does not see) stops them all; rank 0 speaks for it */
+static int agree(const ens_opts *o, int rc) {
+  if (!o->mpi || nh_ensemble_mpi_all(rc == CLI_OK)) return rc;
+  return rc ? rc : cli_usage_error("another MPI rank refused the input (run it on one process to see why)");
+}
+
+/* the outputs' options together, and the output itself */
+static int check_outputs(const ens_opts *o) {
+  if (o->members_file && o->members_set) return cli_usage_error("--members: give a count or a file, not both");
+  if (o->out && is_h5(o->out) && !nh_ensemble_hdf5())
+    return cli_usage_error("--out: '%s': this build has no HDF5 output (write a .csv)", o->out);
+  if (o->trajectories && !(o->sample > 0.0 && is_h5(o->out)))
+    return cli_usage_error("--trajectories: needs --sample DT and an HDF5 output (--out FILE.h5)");
+  if (o->sample > 0.0 && !is_h5(o->out))
+    return cli_usage_error("--sample: the time statistics and trajectories go to an HDF5 file (--out FILE.h5)");
+  if (o->nstat > 0 && !(o->sample > 0.0)) return cli_usage_error("--stat: needs --sample DT (the time grid)");
+  if (o->sample > 0.0 && floor(o->t_end / o->sample) + 1.0 > (double)NH_ENSEMBLE_MAX_SAMPLES)
+    return cli_usage_error("--sample: --t-end %g sampled every %g s is more than %ld samples", o->t_end, o->sample,
+                           NH_ENSEMBLE_MAX_SAMPLES);
+  if (o->ranks > 1 && o->out && !is_h5(o->out))
+    return cli_usage_error("--out: under MPI (%d ranks) the output is an HDF5 file (--out FILE.h5)", o->ranks);
+  return o->out ? check_out(o->out) : CLI_OK;
+}
+
 static int ensemble_main(ens_opts *o) {
   int rc = CLI_OK;
   char msg[2048];
   nh_model *model = load_model(o, &rc);
-  if (!model) return rc;
+  if (!model) return agree(o, rc);
   const nh_method *method = o->method ? nh_method_find(o->method) : nh_method_default_for(model);
   if (nh_method_check(method, model, msg, sizeof msg) != NH_OK) rc = cli_usage_error("%s", msg);
+  if (!rc && o->members_file) rc = read_members(o);
   if (!rc) rc = resolve(o, model);
+  if (!rc) rc = resolve_stats(o, model);
   int has_grid = 0, has_param = 0;
   for (int j = 0; j < o->nvar; j++)
     has_grid |= o->vars[j].kind == NH_DIST_GRID, has_param |= o->vars[j].target == NH_VARY_PARAM;
@@ -347,22 +569,29 @@ static int ensemble_main(ens_opts *o) {
   d.seed = (uint64_t)o->seed;
   d.threads = (int)o->threads;
   d.build = has_param ? build_member : NULL, d.build_user = o;
-  d.progress = isatty(2) ? progress : NULL;
-  if (!rc && nh_ensemble_count(o->vars, o->nvar, d.replicas) < 0)
+  d.progress = isatty(2) && o->rank == 0 ? progress : NULL;
+  if (!rc && !o->table && nh_ensemble_count(o->vars, o->nvar, d.replicas) < 0)
     rc = cli_usage_error("--members: %ld members per grid point and the grids make more than %ld members",
                          d.replicas, NH_ENSEMBLE_MAX_MEMBERS);
   nh_sim *probe = rc ? NULL : nh_sim_create(model, &d.sim, msg, sizeof msg);
   if (!rc && !probe) rc = cli_usage_error("%s", msg);
   nh_sim_destroy(probe);
-  if (!rc && o->out) rc = check_out(o->out);
-  if (rc) {
+  if (!rc) rc = check_outputs(o);
+  if ((rc = agree(o, rc)) != CLI_OK) {
     nh_model_destroy(model);
     return rc;
   }
   if (!nh_ensemble_parallel() && o->threads > 1)
     fprintf(stderr, "nholo: built without OpenMP: the members run one after another\n");
+  d.table = o->table, d.table_rows = o->table_rows;
+  d.sample_dt = o->sample, d.nstat = o->nstat, d.stats = o->stats;
+  d.mpi = o->mpi, d.chunk = o->chunk;
+  const double t0 = wall();
+  d.progress_user = (void *)&t0;
+  nh_ensemble_out out = {o->out, is_h5(o->out) ? NH_ENSEMBLE_HDF5 : NH_ENSEMBLE_CSV, o->trajectories, o->model,
+                         nh_method_name(method)};
   nh_ensemble_stats st;
-  int status = nh_ensemble_run(&d, o->out, &st, msg, sizeof msg);
+  int status = nh_ensemble_run_to(&d, &out, &st, msg, sizeof msg);
   if (status != NH_OK) {
     fprintf(stderr, "nholo: %s\n", msg);
     nh_model_destroy(model);
@@ -382,12 +611,20 @@ int cmd_ensemble(int argc, char **argv) {
     }
   ens_opts *o = calloc(1, sizeof *o);
   if (!o) return cli_usage_error("out of memory");
+  // under an MPI launcher every rank parses and checks alike; rank 0 alone speaks
+  o->mpi = nh_ensemble_mpi_init(&argc, &argv, &o->rank, &o->ranks);
+  if (o->rank > 0) {
+    FILE *a = freopen("/dev/null", "w", stdout), *b = freopen("/dev/null", "w", stderr);
+    (void)a, (void)b;
+  }
   o->seed = 1, o->t_end = 100.0, o->dt = 1e-3, o->rtol = 1e-10, o->atol = 1e-12;
   o->bp.penny = nh_penny_params_default();
   o->bp.sleigh = nh_sleigh_params_default();
   o->bp.snake = nh_snakeboard_params_default();
   int rc = parse_ensemble(argc, argv, o);
-  if (!rc) rc = ensemble_main(o);
+  rc = rc ? agree(o, rc) : ensemble_main(o);
+  if (o->mpi) nh_ensemble_mpi_finalize();
+  free(o->table);
   free(o->text);
   free(o);
   return rc;

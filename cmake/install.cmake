@@ -120,12 +120,20 @@ else()
   set(_nholo_pc_includedir "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
 set(_nholo_pc_file "${PROJECT_BINARY_DIR}/pkgconfig/nholo.pc")
+# the ensembles' HDF5 (parallel under NHOLO_MPI, which brings MPI) for static linking
+set(_nholo_pc_requires "plplot")
+if(NHOLO_MPI)
+  string(APPEND _nholo_pc_requires " ${HDF5_MPI_MODULE_NAME}")
+elseif(HDF5_SERIAL_FOUND)
+  string(APPEND _nholo_pc_requires " ${HDF5_SERIAL_MODULE_NAME}")
+endif()
 install(CODE "
 set(NHOLO_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
 string(REGEX REPLACE \"(.)/+\$\" \"\\\\1\" NHOLO_PC_PREFIX \"\${NHOLO_PC_PREFIX}\")
 set(NHOLO_PC_LIBDIR [==[${_nholo_pc_libdir}]==])
 set(NHOLO_PC_INCLUDEDIR [==[${_nholo_pc_includedir}]==])
 set(NHOLO_PC_VERSION [==[${PROJECT_VERSION}]==])
+set(NHOLO_PC_REQUIRES [==[${_nholo_pc_requires}]==])
 configure_file([==[${PROJECT_SOURCE_DIR}/cmake/nholo.pc.in]==] [==[${_nholo_pc_file}]==] @ONLY)
 " COMPONENT Development)
 install(FILES ${_nholo_pc_file}
@@ -133,5 +141,6 @@ install(FILES ${_nholo_pc_file}
   COMPONENT Development)
 
 unset(_nholo_pc_libdir)
+unset(_nholo_pc_requires)
 unset(_nholo_pc_includedir)
 unset(_nholo_pc_file)

@@ -73,6 +73,18 @@ typedef int (*nh_ensemble_build_fn)(const double *values, nh_model **model, char
 /* Progress, called from one thread between chunks: members done of total. */
 typedef void (*nh_ensemble_progress_fn)(long done, long total, void *user);
 
+/* An output followed over the sample grid: component `index` of the state x; with lo < hi a
+ * histogram of `bins` equal bins on [lo, hi] (and one below, one above) gives its quantiles. */
+typedef struct nh_ensemble_stat {
+  int index;
+  double lo, hi;
+  int bins; /* >= 1 when lo < hi; at most NH_ENSEMBLE_MAX_BINS */
+} nh_ensemble_stat;
+#define NH_ENSEMBLE_MAX_BINS 100000
+/* the quantile levels of the time statistics: 0.05, 0.25, 0.5, 0.75, 0.95 */
+#define NH_ENSEMBLE_NQ 5
+NH_API double nh_ensemble_q_level(int i);
+
 typedef struct nh_ensemble_def {
   const nh_model *model; /* shared read-only by every member (the state's layout and the CSV's
                             header); a member with build set runs its own model instead */
@@ -88,7 +100,22 @@ typedef struct nh_ensemble_def {
   void *build_user;
   nh_ensemble_progress_fn progress; /* Nullable */
   void *progress_user;
+  /* explicit members (Nullable): table_rows rows of nvar values, row m member m's values in
+   * the order of vars; replaces the distributions (vars' kinds) and replicas */
+  const double *table;
+  long table_rows;
+  /* > 0: the common time grid t_k = k sample_dt, k = 0 .. floor(t_end / sample_dt) (at most
+   * NH_ENSEMBLE_MAX_SAMPLES samples): members' trajectories (HDF5) and the time statistics */
+  double sample_dt;
+  int nstat;                    /* outputs followed over the grid (needs sample_dt) */
+  const nh_ensemble_stat *stats;
+  long chunk; /* members per chunk, the unit of the statistics' reduction and of the split over
+                 ranks (0: 4096, fewer when sampled trajectories would pass 32 MB); the
+                 statistics' last bits depend on it, never on threads or ranks */
+  int mpi; /* 1: split the members over the MPI ranks (nh_ensemble_mpi_init); needs a build
+              with MPI (nh_ensemble_mpi) */
 } nh_ensemble_def;
+#define NH_ENSEMBLE_MAX_SAMPLES 10000000L
 
 /* Streaming statistics of the final state over the members that ended with NH_OK or
  * NH_EVENT_STOP, accumulated in member order (Welford), so independent of the threads. */
@@ -96,7 +123,15 @@ typedef struct nh_ensemble_stats {
   long members, ok, failed; /* failed: any other status */
   int nx;
   double *mean, *var, *min, *max; /* (nx) var: the sample variance (n - 1), 0 for one member */
-  int threads;                    /* the threads used */
+  int threads;                    /* the threads used (on each rank) */
+  int ranks;                      /* MPI ranks (1 without MPI) */
+  /* over the sample grid (nt samples, nstat outputs; NULL without): t_n[k] members that
+   * ended well and reached t_k; per (k, output) at [k * nstat + s] mean, variance, min, max
+   * (NaN where t_n is 0) and at [(k * nstat + s) * NH_ENSEMBLE_NQ + i] quantile i (NaN
+   * without a histogram, or where it falls below lo or above hi) */
+  int nt, nstat;
+  long *t_n;
+  double *t_mean, *t_var, *t_min, *t_max, *t_q;
 } nh_ensemble_stats;
 
 NH_API void nh_ensemble_stats_free(nh_ensemble_stats *st);
@@ -112,6 +147,49 @@ NH_API int nh_ensemble_parallel(void);
  * stopped the whole ensemble (bad definition, out of memory, the CSV) with a message. */
 NH_API int nh_ensemble_run(const nh_ensemble_def *def, const char *csv_path, nh_ensemble_stats *stats,
                            char *msg, size_t msg_size);
+
+/* ---- HDF5 output and MPI (docs/ensembles.md) --------------------------------------------- */
+
+typedef enum nh_ensemble_format { NH_ENSEMBLE_CSV = 0, NH_ENSEMBLE_HDF5 = 1 } nh_ensemble_format;
+
+typedef struct nh_ensemble_out {
+  const char *path;   /* Nullable: no output */
+  int format;         /* nh_ensemble_format */
+  int trajectories;   /* HDF5: each member's state on the sample grid (needs sample_dt) */
+  const char *model_name, *method_name; /* Nullable: HDF5 attributes */
+} nh_ensemble_out;
+
+/* nh_ensemble_run with an output of either format. HDF5 (docs/ensembles.md has the layout):
+ * per member its values, status, impact count, final time and state, its impact log (one
+ * flat table with offsets) and optionally its trajectory on the sample grid; the statistics.
+ * Written to a temporary beside the path and renamed into place (nothing is left on
+ * failure). With def->mpi the members are split over the ranks, every rank calls this with
+ * the same definition and output, and the file is written through parallel HDF5: its data
+ * are the same bit for bit as with one process; stats are filled on every rank. */
+NH_API int nh_ensemble_run_to(const nh_ensemble_def *def, const nh_ensemble_out *out, nh_ensemble_stats *stats,
+                              char *msg, size_t msg_size);
+
+/* Explicit members from an HDF5 file: the dataset /members/values (rows x columns, float) and
+ * its string attribute "columns" (the names, comma-separated), the layout nh_ensemble_run_to
+ * writes (an ensemble's file replays its members). names: max_cols buffers of NH_MAX_NAME;
+ * *table (rows x ncols, row-major) is the caller's to free. NH_ERR_IO (no such file, not
+ * HDF5, no such dataset), NH_ERR_ARG (no names, a count that does not match, more than
+ * max_cols columns, no rows, a value that is not finite) or NH_ERR_UNSUPPORTED (a build
+ * without HDF5), with a message. */
+NH_API int nh_ensemble_read_members_h5(const char *path, char (*names)[NH_MAX_NAME], int max_cols, int *ncols,
+                                       double **table, long *rows, char *msg, size_t msg_size);
+
+/* 1 when built with HDF5 output / with MPI */
+NH_API int nh_ensemble_hdf5(void);
+NH_API int nh_ensemble_mpi(void);
+/* Under an MPI launcher (mpirun, srun; seen from its environment) and built with MPI:
+ * MPI_Init, and rank and size set; returns 1. Otherwise rank 0 of 1 and returns 0 (a build
+ * without MPI, or a plain process start). */
+NH_API int nh_ensemble_mpi_init(int *argc, char ***argv, int *rank, int *size);
+/* MPI_Finalize after nh_ensemble_mpi_init returned 1; nothing otherwise */
+NH_API void nh_ensemble_mpi_finalize(void);
+/* the logical AND of ok over the ranks (ok itself without MPI): for a collective decision */
+NH_API int nh_ensemble_mpi_all(int ok);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,172 @@
+#!/bin/sh
+# test_ensemble_cli.sh NHOLO - `nholo ensemble` with HDF5 output (docs/ensembles.md): the layout
+# read back (h5dump; h5py when a python3 on PATH has it), the CSV and the HDF5 file agreeing bit
+# for bit, explicit members from a file, and every kind of bad input of issue 19 (one line on
+# stderr, exit status 2, nothing written), and a member that fails numerically.
+set -u
+NHOLO=$1
+T=$(mktemp -d "${TMPDIR:-/tmp}/nholo-ens.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+
+# expect_usage NAME ARGS...: exit 2, one line on stderr "nholo: ...", nothing left in $T/o
+expect_usage() {
+  name=$1
+  shift
+  rm -rf "$T/o"
+  mkdir -p "$T/o"
+  "$NHOLO" "$@" >"$T/stdout" 2>"$T/stderr"
+  rc=$?
+  lines=$(wc -l <"$T/stderr")
+  left=$(ls -A "$T/o" | wc -l)
+  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q '^nholo: ' "$T/stderr" && [ "$left" -eq 0 ]; then
+    ok "$name: $(cat "$T/stderr")"
+  else
+    bad "$name (exit $rc, $lines stderr lines, $left files left): $(cat "$T/stderr")"
+  fi
+}
+
+if ! "$NHOLO" ensemble --help | grep -q -- "--sample"; then
+  bad "ensemble --help lacks --sample"
+fi
+# a python3 on PATH with h5py (optional)
+PY=
+for d in $(echo "$PATH" | tr ':' ' '); do
+  if [ -x "$d/python3" ] && "$d/python3" -c 'import h5py, numpy' >/dev/null 2>&1; then
+    PY=$d/python3
+    break
+  fi
+done
+
+# ---- bad input: each one message, exit 2, nothing written ---------------------------------
+P="penny --method exact --impacts 5"
+expect_usage "a distribution that does not parse (HDF5)" ensemble $P --vary x=normal:0 --out "$T/o/e.h5"
+expect_usage "a name that is not a parameter or coordinate (HDF5)" ensemble $P --vary zz=uniform:0:1 --out "$T/o/e.h5"
+expect_usage "--stat of a name that is not a state component" ensemble $P --sample 1 --stat zz --out "$T/o/e.h5"
+expect_usage "--stat with a range that does not parse" ensemble $P --sample 1 --stat x=1:0 --out "$T/o/e.h5"
+expect_usage "--sample without an HDF5 output" ensemble $P --sample 1 --out "$T/o/e.csv"
+expect_usage "--trajectories without --sample" ensemble $P --trajectories --out "$T/o/e.h5"
+expect_usage "an HDF5 output that cannot be written" ensemble $P --vary x=uniform:0:0.01 --out "$T/o/no/such/dir/e.h5"
+printf 'x,zz\n0,1\n' >"$T/m-col.csv"
+expect_usage "a member file with a column that is not a name of the model" ensemble $P --members "$T/m-col.csv" --out "$T/o/e.h5"
+grep -qxF "nholo: --members: '$T/m-col.csv': column model 'penny' has no parameter, coordinate or velocity 'zz'" "$T/stderr" \
+  && ok "the column's message" || bad "the column's message: $(cat "$T/stderr")"
+printf 'x,y\n0,1\n0.5\n' >"$T/m-count.csv"
+expect_usage "a member file with a row of the wrong length" ensemble $P --members "$T/m-count.csv" --out "$T/o/e.h5"
+grep -qxF "nholo: --members: '$T/m-count.csv' line 3 has 1 values, the header 2 columns" "$T/stderr" \
+  && ok "the row's message" || bad "the row's message: $(cat "$T/stderr")"
+printf 'x,y\n0,abc\n' >"$T/m-num.csv"
+expect_usage "a member file with a value that is not a number" ensemble $P --members "$T/m-num.csv" --out "$T/o/e.h5"
+printf 'x,x\n0,1\n' >"$T/m-dup.csv"
+expect_usage "a member file with a column twice" ensemble $P --members "$T/m-dup.csv"
+printf 'x,y\n' >"$T/m-empty.csv"
+expect_usage "a member file without members" ensemble $P --members "$T/m-empty.csv"
+expect_usage "a member file that does not exist" ensemble $P --members "$T/none.csv"
+expect_usage "a member file and --vary" ensemble $P --members "$T/m-col.csv" --vary x=uniform:0:1
+# an output that exists: refused, the file kept (the policy of every ensemble output)
+"$NHOLO" ensemble $P --vary "x=uniform:0:0.01" --members 3 --out "$T/exists.h5" >/dev/null 2>&1
+cp "$T/exists.h5" "$T/keep.h5"
+"$NHOLO" ensemble $P --vary "x=uniform:0:0.02" --members 3 --out "$T/exists.h5" >/dev/null 2>"$T/err"
+rc=$?
+[ "$rc" -eq 2 ] && cmp -s "$T/exists.h5" "$T/keep.h5" \
+  && grep -qxF "nholo: --out: '$T/exists.h5' exists (remove it or choose another name)" "$T/err" \
+  && ok "an HDF5 output that exists is refused and kept" || bad "HDF5 over an existing file (exit $rc): $(cat "$T/err")"
+
+# ---- a member that fails numerically: its status recorded, the others go on --------------
+printf 'model blowup\ncoordinates x\nparameter k = 1\nkinetic 1/2*x'"'"'^2\npotential -k*x^4\ninitial x = 1\n' >"$T/blowup.nh"
+"$NHOLO" ensemble "$T/blowup.nh" --vary k=grid:0:1:3 --t-end 10 --out "$T/bl.csv" --json >"$T/blj" 2>"$T/err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q '"members": 3, "ok": 1, "failed": 2' "$T/blj" \
+  && [ "$(awk -F, 'NR > 1 { printf "%s ", $3 }' "$T/bl.csv")" = "NH_OK NH_STALL NH_STALL " ] \
+  && ok "x'' = 4 k x^3 blows up for k > 0: those members record NH_STALL, k = 0 runs to the end" \
+  || bad "failing members (exit $rc): $(cat "$T/err") $(cat "$T/bl.csv")"
+
+# ---- HDF5: the layout, and the same members as the CSV -----------------------------------
+A="penny --method exact --impacts 20 --vary phi=uniform:0:6.28 --vary x=normal:0:0.01 --members 150 --t-end 60 --seed 3"
+"$NHOLO" ensemble $A --sample 0.5 --stat x=-0.4:0.4:80 --stat "phi'" --trajectories --out "$T/a.h5" >/dev/null 2>"$T/err" \
+  && "$NHOLO" ensemble $A --out "$T/a.csv" >/dev/null 2>>"$T/err" \
+  && ok "penny ensemble to HDF5 and to CSV" || bad "penny ensemble: $(cat "$T/err")"
+if command -v h5dump >/dev/null 2>&1; then
+  h5dump -H "$T/a.h5" >"$T/hd" 2>&1
+  for ds in members/values members/status members/impacts members/t_end members/final members/trajectory \
+            impacts/table impacts/offsets stats/final/mean stats/time/mean stats/time/quantiles time; do
+    grep -q "DATASET \"$(basename $ds)\"" "$T/hd" || bad "h5dump lacks $ds"
+  done
+  grep -q 'DATASET "trajectory"' "$T/hd" && grep -q "SIMPLE { ( 150, 121, 8 )" "$T/hd" \
+    && ok "h5dump reads the file: trajectory 150 x 121 x 8" || bad "h5dump: $(head -20 "$T/hd")"
+fi
+if [ -n "$PY" ]; then
+  "$PY" - "$T/a.h5" "$T/a.csv" <<'PY' && ok "h5py: CSV = HDF5 bit for bit; 20 impacts each; statistics = numpy's; quantiles within a bin" || bad "h5py checks"
+import sys, warnings, h5py, numpy as np
+warnings.simplefilter("ignore")  # nanmean of the samples past every member's end
+f = h5py.File(sys.argv[1], "r")
+csv = np.genfromtxt(sys.argv[2], delimiter=",", names=True, dtype=None, encoding="ascii")
+fin = f["members/final"][:]
+names = f["members/final"].attrs["columns"].decode().split(",")
+for k, n in enumerate(names):  # %.17g round-trips: the same doubles
+    assert np.array_equal(fin[:, k], csv["final_" + n]), n
+assert np.array_equal(f["members/values"][:, 0], csv["phi"]) and np.array_equal(f["members/t_end"][:], csv["t_end"])
+assert (f["members/impacts"][:] == 20).all() and (f["members/status"][:] == 0).all()
+off = f["impacts/offsets"][:]
+assert off[0] == 0 and (np.diff(off) == 20).all() and off[-1] == f["impacts/table"].shape[0] == 3000
+tab = f["impacts/table"][:]
+t_end = f["members/t_end"][:]
+assert np.array_equal(tab[off[1:] - 1, 0], t_end)  # each member's last impact is its end
+mean = fin.mean(axis=0)
+assert np.allclose(f["stats/final/mean"][:], mean, rtol=1e-12, atol=1e-15)
+assert np.allclose(f["stats/final/var"][:], fin.var(axis=0, ddof=1), rtol=1e-9, atol=1e-20)  # theta' and phi' vary by round-off only
+tr = f["members/trajectory"][:]
+t = f["time"][:]
+assert len(t) == 121 and t[-1] == 60.0
+n = f["stats/time/n"][:]
+assert np.array_equal(n, (~np.isnan(tr[:, :, 0])).sum(axis=0))
+x = tr[:, :, 0]
+m = f["stats/time/mean"][:, 0]
+ok = n > 1
+assert np.allclose(m[ok], np.nanmean(x, axis=0)[ok], rtol=1e-10, atol=1e-14)
+assert np.isnan(m[n == 0]).all()
+q = f["stats/time/quantiles"][:, 0, :]
+w = 0.8 / 80
+for k in np.nonzero(n > 20)[0]:
+    ref = np.quantile(x[~np.isnan(x[:, k]), k], [0.05, 0.25, 0.5, 0.75, 0.95])
+    assert np.all(np.abs(q[k] - ref) <= w), (k, q[k], ref)
+assert np.isnan(f["stats/time/quantiles"][:, 1, :]).all()  # phi' has no histogram
+PY
+else
+  echo "skip h5py checks (no python3 with h5py on PATH)"
+fi
+
+# ---- an ensemble's HDF5 file replays its members (--members FILE.h5) ---------------------
+R="penny --method exact --impacts 20 --t-end 60"
+"$NHOLO" ensemble $R --members "$T/a.h5" --out "$T/replay.csv" >/dev/null 2>"$T/err" \
+  && [ "$(cut -d, -f2- "$T/replay.csv")" = "$(cut -d, -f2- "$T/a.csv")" ] \
+  && ok "--members FILE.h5: the 150 members of an ensemble's file run again to the same bits" \
+  || bad "--members FILE.h5: $(cat "$T/err")"
+"$NHOLO" ensemble "$T/blowup.nh" --vary k=grid:0:1:3 --t-end 1 --out "$T/k.h5" >/dev/null 2>&1
+expect_usage "an HDF5 member file whose column is not a name of the model" ensemble $P --members "$T/k.h5"
+grep -qxF "nholo: --members: '$T/k.h5': column model 'penny' has no parameter, coordinate or velocity 'k'" "$T/stderr" \
+  && ok "its message" || bad "its message: $(cat "$T/stderr")"
+cp "$T/m-col.csv" "$T/fake.h5"
+expect_usage "a member file named .h5 that is not HDF5" ensemble $P --members "$T/fake.h5"
+
+# ---- the progress bar: on a terminal only -------------------------------------------------
+[ ! -s "$T/err" ] && ok "no progress bar when stderr is not a terminal" || bad "stderr not empty: $(cat "$T/err")"
+if command -v script >/dev/null 2>&1; then
+  script -qc "'$NHOLO' ensemble $P --vary x=uniform:0:0.01 --members 3000 --chunk 1000 --threads 1" /dev/null \
+    >"$T/tty" 2>&1 </dev/null
+  tr '\r' '\n' <"$T/tty" | grep -Eq "^ensemble \[#{10}\.{20}\] 1000/3000 members  [0-9]+ members/s  ETA [0-9]{2}:[0-9]{2}:[0-9]{2}" \
+    && tr '\r' '\n' <"$T/tty" | grep -q "3000/3000 members" \
+    && ok "a progress bar on a terminal: members done, members/s, ETA" || bad "progress bar: $(head -c 300 "$T/tty")"
+fi
+
+# ---- explicit members: the file's rows are the members, in order --------------------------
+printf 'x, theta\n0.01,0\n-0.02,1\n0.03,2\n' >"$T/m.csv"
+"$NHOLO" ensemble $P --members "$T/m.csv" --out "$T/m-out.csv" >/dev/null 2>"$T/err" \
+  && [ "$(awk -F, 'NR > 1 { printf "%s;%s ", $2, $3 }' "$T/m-out.csv")" = "0.01;0 -0.02;1 0.029999999999999999;2 " ] \
+  && ok "--members FILE.csv: three members with the file's values" || bad "--members: $(cat "$T/err") $(cat "$T/m-out.csv")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
