@@ -32,6 +32,8 @@ static void lyapunov_help(void) {
          "  --batches B        batches of the confidence interval, 2..%d (default 10)\n"
          "  --method NAME      explicit adaptive integrator of state and tangent (default dop853)\n"
          "  --rtol R, --atol A its tolerances (default 1e-11, 1e-13)\n"
+         "  --h-max H          largest step (default none); a billiard needs less than its smallest\n"
+         "                     scatterer over the speed, or a crossing inside one step is missed\n"
          "  --seed S           the initial tangent's random direction (default 1)\n"
          "  --impact LAW       elastic, plastic or restitution=E on every gap (default: the model's)\n"
          "  --set NAME=VALUE   override a parameter or initial value (repeatable)\n"
@@ -41,7 +43,7 @@ static void lyapunov_help(void) {
          "                     log_growth, impacts\n"
          "  --json             the result as one JSON object\n"
          "an option's value follows it or is joined to it by '='\n\n"
-         "example: nholo lyapunov examples/sinai.nh --t-end 2000 --csv sinai.csv\n",
+         "example: nholo lyapunov examples/sinai.nh --t-end 2000 --h-max 0.02 --csv sinai.csv\n",
          NH_LYAP_MAX_BATCHES);
 }
 
@@ -53,6 +55,7 @@ static int ly_option(ly_opts *o, const char *name, const char *val) {
   if (strcmp(name, "--transient") == 0) return cli_parse_double(name, val, &o->def.transient);
   if (strcmp(name, "--rtol") == 0) return cli_parse_double(name, val, &o->def.rtol);
   if (strcmp(name, "--atol") == 0) return cli_parse_double(name, val, &o->def.atol);
+  if (strcmp(name, "--h-max") == 0) return cli_parse_double(name, val, &o->def.h_max);
   if (strcmp(name, "--batches") == 0) {
     if (!cli_parse_long(name, val, 2, NH_LYAP_MAX_BATCHES, &n)) return 0;
     return o->def.batches = (int)n, 1;
@@ -94,8 +97,8 @@ static int ly_parse(ly_opts *o, int argc, char **argv) {
   }
   if (!o->model) return cli_usage_error("lyapunov needs a MODEL (see 'nholo lyapunov --help')"), 0;
   if (!(o->def.t_end > 0.0) || !(o->def.window > 0.0) || !(o->def.transient >= 0.0) ||
-      !(o->def.rtol > 0.0) || !(o->def.atol > 0.0))
-    return cli_usage_error("--t-end, --window, --rtol and --atol must be positive and --transient >= 0"), 0;
+      !(o->def.rtol > 0.0) || !(o->def.atol > 0.0) || !(o->def.h_max >= 0.0))
+    return cli_usage_error("--t-end, --window, --rtol and --atol must be positive, --transient and --h-max >= 0"), 0;
   if (o->def.t_end / o->def.window > 1e8)
     return cli_usage_error("--t-end %g over --window %g is more than 1e8 windows", o->def.t_end, o->def.window), 0;
   return 1;

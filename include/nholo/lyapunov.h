@@ -42,6 +42,10 @@ extern "C" {
 typedef struct nh_lyap_def {
   const nh_method *method; /* explicit adaptive method (dop853 default; dopri5, rk4 ...) */
   double rtol, atol;       /* its tolerances on state and tangent, default 1e-11 and 1e-13 */
+  double h_max;            /* largest step, 0 = none (default). A crossing in and out of a gap
+                              within one step between dense samples is missed: in free flight
+                              the error estimate vanishes and steps grow, so a billiard needs
+                              h_max below (size of its smallest scatterer) / speed */
   double t_end;            /* length of the estimate after the transient, default 1000 */
   double window;           /* renormalisation interval (s), default 1 */
   double transient;        /* time run (renormalising) before the estimate starts, default 0 */

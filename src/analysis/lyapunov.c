@@ -99,6 +99,7 @@ static int run_open(lyap_run *r, const nh_model *m, const nh_lyap_def *d, char *
   sd.h = 0.0;
   sd.rtol = d->rtol;
   sd.atol = d->atol;
+  sd.h_max = d->h_max;
   sd.log_limit = 2;
   if (!(r->sim = nh_sim_create(r->aug, &sd, sub, sizeof sub))) {
     nh_set_msg(msg, msg_size, "the tangent system cannot run: %s", sub);
@@ -179,10 +180,10 @@ static int check_def(const nh_model *m, const nh_lyap_def *d, char *msg, size_t 
     nh_set_msg(msg, msg_size, "model '%s' has gaps but no gap evaluator", m->name);
     return NH_ERR_ARG;
   }
-  if (!(d->rtol > 0.0) || !(d->atol > 0.0) || !(d->vn_tol >= 0.0) || d->zeno_count < 2 ||
+  if (!(d->rtol > 0.0) || !(d->atol > 0.0) || !(d->h_max >= 0.0) || !(d->vn_tol >= 0.0) || d->zeno_count < 2 ||
       !(d->zeno_interval >= 0.0)) {
-    nh_set_msg(msg, msg_size, "tolerances must be positive (rtol %g, atol %g, vn_tol %g, zeno %d)",
-               d->rtol, d->atol, d->vn_tol, d->zeno_count);
+    nh_set_msg(msg, msg_size, "tolerances must be positive (rtol %g, atol %g, h_max %g, vn_tol %g, zeno %d)",
+               d->rtol, d->atol, d->h_max, d->vn_tol, d->zeno_count);
     return NH_ERR_ARG;
   }
   return NH_OK;
