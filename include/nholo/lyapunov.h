@@ -32,9 +32,13 @@
 extern "C" {
 #endif
 
-/* Absolute step (in the units of the coordinates) of the central differences above; the
- * Richardson extrapolation of h and h/2 leaves an O(h^4) truncation error. */
+/* Absolute steps (in the units of the coordinates) of the central differences above; the
+ * Richardson extrapolation of h and h/2 leaves an O(h^4) truncation error. The impact map's
+ * is small (it is differenced once per impact); the variational equation's is larger so
+ * that the difference's rounding noise (~1e-16 / h relative) stays below the integrator's
+ * tolerance, which would otherwise see it as error and cut the steps. */
 #define NH_LYAP_FD_STEP 1e-5
+#define NH_LYAP_FD_STEP_FLOW 1e-3
 /* most batches of the confidence interval */
 #define NH_LYAP_MAX_BATCHES 64
 

@@ -30,7 +30,7 @@ typedef struct nh_tan {
   int *piv;
   double *a, *lam, *rho, *kap, *t1, *t2, *t3, *t4; /* nq or nc scratch */
   double *xa, *xb, *fa, *fb;                       /* nx scratch */
-  double *qs, *ya, *yb, *d1;                       /* the directional differences' scratch */
+  double *qs, *ya, *yb, *d1, *vneg;                /* the directional differences' scratch */
   double *dg;                                      /* ngap x nq */
 } nh_tan;
 

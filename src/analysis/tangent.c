@@ -29,32 +29,49 @@ static int adotv_of_q(nh_tan *T, const double *q, const double *v, double *y) {
   return T->m->constraint(q, v, NULL, y, T->m->user) ? NH_ERR_CALLBACK : 0;
 }
 
+/* v+ = P(q) v, P = I - (1 + e) u dH^T / D linear in v: a perturbed q near a graze where
+ * dg v changes sign is P(q) v = -P(q) (-v) (and v itself when dg v is exactly 0) */
 static int vplus_of_q(nh_tan *T, const double *q, const double *v, double *y) {
-  int rc = nh_model_impact(T->m, T->gap, q, v, T->has_law ? &T->law : NULL, &T->raw_tol, y, NULL,
-                           NULL, T->iwork);
+  const nh_impact_law *law = T->has_law ? &T->law : NULL;
+  int rc = nh_model_impact(T->m, T->gap, q, v, law, &T->raw_tol, y, NULL, NULL, T->iwork);
+  if (rc == NH_NO_IMPACT) {
+    for (int i = 0; i < T->nq; i++) T->vneg[i] = -v[i];
+    rc = nh_model_impact(T->m, T->gap, q, T->vneg, law, &T->raw_tol, y, NULL, NULL, T->iwork);
+    if (rc == NH_NO_IMPACT) return memcpy(y, v, sizeof(double) * (size_t)T->nq), 0;
+    for (int i = 0; i < T->nq; i++) y[i] = -y[i];
+  }
   return rc == NH_OK || rc == NH_NOT_REVERSED ? 0 : (rc < 0 ? rc : NH_ERR_EVENT);
 }
 
-/* central difference of f(., v) at q along dq, step h and h/2 extrapolated; y (ny) */
-static int fd_dir(nh_tan *T, qfun f, int ny, const double *q, const double *v, const double *dq,
-                  double *y) {
+/* (df/dq)(q) dq for f(., v): column by column, each a central difference over the exact steps
+ * h+ = fl(q_l + h) - q_l and h- = q_l - fl(q_l - h) (an angle grown large would otherwise
+ * turn the rounding of q_l + h into noise), extrapolated from h and h/2; y (ny) */
+static int fd_dir(nh_tan *T, qfun f, double step, int ny, const double *q, const double *v,
+                  const double *dq, double *y) {
   const int nq = T->nq;
-  double s = nh_la_norm_inf(nq, dq);
-  if (!(s > 0.0)) {
-    memset(y, 0, sizeof(double) * (size_t)ny);
-    return 0;
+  int rc;
+  memset(y, 0, sizeof(double) * (size_t)ny);
+  memcpy(T->qs, q, sizeof(double) * (size_t)nq);
+  for (int l = 0; l < nq; l++) {
+    if (dq[l] == 0.0) continue;
+    for (int pass = 0; pass < 2; pass++) {
+      const double h = pass == 0 ? step : 0.5 * step;
+      volatile double qp = q[l] + h, qm = q[l] - h; /* stored: the steps are what was taken */
+      const double span = (qp - q[l]) + (q[l] - qm);
+      T->qs[l] = qp;
+      if ((rc = f(T, T->qs, v, T->ya))) return rc;
+      T->qs[l] = qm;
+      if ((rc = f(T, T->qs, v, T->yb))) return rc;
+      T->qs[l] = q[l];
+      for (int i = 0; i < ny; i++) {
+        double d = (T->ya[i] - T->yb[i]) / span;
+        if (pass == 0)
+          T->d1[i] = d;
+        else
+          y[i] += dq[l] * (4.0 * d - T->d1[i]) / 3.0;
+      }
+    }
   }
-  double h = NH_LYAP_FD_STEP / s;
-  for (int pass = 0; pass < 2; pass++, h *= 0.5) {
-    double *out = pass == 0 ? T->d1 : y;
-    int rc;
-    for (int i = 0; i < nq; i++) T->qs[i] = q[i] + h * dq[i];
-    if ((rc = f(T, T->qs, v, T->ya))) return rc;
-    for (int i = 0; i < nq; i++) T->qs[i] = q[i] - h * dq[i];
-    if ((rc = f(T, T->qs, v, T->yb))) return rc;
-    for (int i = 0; i < ny; i++) out[i] = (T->ya[i] - T->yb[i]) / (2.0 * h);
-  }
-  for (int i = 0; i < ny; i++) y[i] = (4.0 * y[i] - T->d1[i]) / 3.0;
   return 0;
 }
 
@@ -72,7 +89,7 @@ int nh_tan_init(nh_tan *T, const nh_model *m, const nh_impact_law *law, char *ms
   size_t ndyn = nh_dyn_work_size(m), nder = nh_model_deriv_work_size(m);
   size_t nimp = m->ngap > 0 ? nh_model_impact_work_size(m) : 0;
   size_t total = ndyn + nder + nimp + nq * nq * nq * 2 + nq * nq * nq * nq + nq * nq * 4 +
-                 nc * nq * nq + nc * nq + nk * nk + (size_t)m->ngap * nq + 16 * n1 + 8;
+                 nc * nq * nq + nc * nq + nk * nk + (size_t)m->ngap * nq + 17 * n1 + 8;
   T->block = calloc(total, sizeof(double));
   T->piv = calloc(nk + 1, sizeof(int));
   if (!T->block || !T->piv) {
@@ -97,7 +114,7 @@ int nh_tan_init(nh_tan *T, const nh_model *m, const nh_impact_law *law, char *ms
   CARVE(T->K, nk * nk);
   CARVE(T->dg, (size_t)m->ngap * nq);
   double **scr[] = {&T->kkt, &T->a, &T->lam, &T->rho, &T->kap, &T->t1, &T->t2, &T->t3,
-                    &T->xa, &T->xb, &T->fa, &T->fb, &T->qs, &T->ya, &T->yb, &T->d1};
+                    &T->xa, &T->xb, &T->fa, &T->fb, &T->qs, &T->ya, &T->yb, &T->d1, &T->vneg};
   for (size_t i = 0; i < sizeof scr / sizeof scr[0]; i++) CARVE(*scr[i], n1);
 #undef CARVE
   nh_dyn_init(&T->dyn, m, T->dynwork);
@@ -202,7 +219,7 @@ static int jvp_mech(nh_tan *T, double t, const double *x, const double *dx, doub
   if (nc > 0) {
     if ((rc = nh_model_constraint_deriv(m, q, T->dA, T->dwork))) return rc;
     constraint_terms(T, v, dq, dv);
-    if ((rc = fd_dir(T, adotv_of_q, nc, q, v, dq, T->t1))) return rc;
+    if ((rc = fd_dir(T, adotv_of_q, NH_LYAP_FD_STEP_FLOW, nc, q, v, dq, T->t1))) return rc;
     for (int k = 0; k < nc; k++) T->kap[k] -= T->t1[k];
   }
   if ((rc = kkt_factor(T, q, v))) return rc;
@@ -222,7 +239,7 @@ static int jvp_ode(nh_tan *T, double t, const double *x, const double *dx, doubl
     memset(jdx, 0, sizeof(double) * (size_t)nx);
     return 0;
   }
-  double h = NH_LYAP_FD_STEP / s;
+  double h = NH_LYAP_FD_STEP_FLOW / s;
   for (int pass = 0; pass < 2; pass++, h *= 0.5) {
     double *out = pass == 0 ? T->d1 : jdx;
     int rc;
@@ -264,7 +281,7 @@ static int impact_dir(nh_tan *T, const double *dgi, const double *x, const doubl
                       const double *w, double *out) {
   const int nq = T->nq;
   const double *q = x, *v = x + nq;
-  int rc = fd_dir(T, vplus_of_q, nq, q, v, w, out + nq);
+  int rc = fd_dir(T, vplus_of_q, NH_LYAP_FD_STEP, nq, q, v, w, out + nq);
   if (rc) return rc;
   double c = nh_la_dot(nq, dgi, w + nq) / nh_la_dot(nq, dgi, v);
   for (int i = 0; i < nq; i++) out[nq + i] += w[nq + i] - c * (v[i] - vplus[i]);
