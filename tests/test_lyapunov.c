@@ -256,6 +256,20 @@ static int test_bad_input(void) {
   return 0;
 }
 
+/* two gaps closing at once (Newton's cradle at its start): refused, with the gaps named */
+static int test_simultaneous(void) {
+  nh_model *m = load(NHOLO_SOURCE_DIR "/examples/cradle3.nh", 0, NULL, NULL, NULL);
+  ENSURE(m);
+  nh_lyap_def d = nh_lyap_def_default();
+  nh_lyap_result r;
+  char msg[512];
+  ENSURE(nh_lyapunov(m, &d, NULL, NULL, NULL, &r, msg, sizeof msg) == NH_ERR_UNSUPPORTED);
+  ENSURE(strcmp(msg, "simultaneous impact on gaps 'left' and 'right' at t = 0: the tangent map is not defined there") == 0);
+  ENSURE(r.last.windows == 0 && r.status == NH_ERR_UNSUPPORTED);
+  nh_model_destroy(m);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_fd_smooth);
@@ -266,5 +280,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_periodic_orbit);
   RUN_TEST(test_sinai_published);
   RUN_TEST(test_bad_input);
+  RUN_TEST(test_simultaneous);
   return TEST_SUMMARY();
 }

@@ -54,6 +54,7 @@ typedef struct lyap_run {
   nh_sim *sim;
   double *X; /* (2 nx) */
   nh_monitor_def *mons;
+  double *g; /* (ngap) gap values */
   long impacts, grazing;
   int zeno_run;
   double t_last, max_salt;
@@ -65,6 +66,7 @@ static void run_close(lyap_run *r) {
   nh_tan_free(&r->T);
   free(r->X);
   free(r->mons);
+  free(r->g);
 }
 
 static int run_open(lyap_run *r, const nh_model *m, const nh_lyap_def *d, char *msg, size_t msg_size) {
@@ -74,7 +76,8 @@ static int run_open(lyap_run *r, const nh_model *m, const nh_lyap_def *d, char *
   if (rc) return rc;
   r->X = calloc((size_t)(2 * nx), sizeof(double));
   r->mons = calloc((size_t)(ng > 0 ? ng : 1), sizeof *r->mons);
-  if (!r->X || !r->mons) {
+  r->g = calloc((size_t)(ng > 0 ? ng : 1), sizeof(double));
+  if (!r->X || !r->mons || !r->g) {
     nh_set_msg(msg, msg_size, "out of memory");
     return NH_ERR_NOMEM;
   }
@@ -108,50 +111,72 @@ static int run_open(lyap_run *r, const nh_model *m, const nh_lyap_def *d, char *
   return NH_OK;
 }
 
-/* after an impact at q: another gap already behind its wall is a simultaneous impact */
-static int check_simultaneous(lyap_run *r, int gap, double t, char *msg, size_t msg_size) {
+/* one impact on gap `gap` at the current augmented state X: the law and the saltation, the
+ * counters and the Zeno guard */
+static int apply_impact(lyap_run *r, const nh_lyap_def *d, int gap, double t, char *msg, size_t msg_size) {
   const nh_model *m = r->T.m;
-  double *g = r->T.dg; /* the gradients' room (ngap x nq) is free after the impact */
-  if (m->gap(r->X, g, NULL, m->user)) return NH_ERR_CALLBACK;
-  for (int j = 0; j < m->ngap; j++)
-    if (j != gap && g[j] < 0.0) {
-      nh_set_msg(msg, msg_size,
-                 "simultaneous impact on gaps '%s' and '%s' at t = %.17g: the tangent map is not "
-                 "defined there",
-                 m->gap_names[gap], m->gap_names[j], t);
-      return NH_ERR_UNSUPPORTED;
-    }
-  return NH_OK;
-}
-
-/* one located crossing: the impact and its saltation, or a graze */
-static int run_impact(lyap_run *r, const nh_lyap_def *d, char *msg, size_t msg_size) {
-  const nh_model *m = r->T.m;
-  nh_event_record ev;
-  int rc = nh_sim_event_get(r->sim, nh_sim_event_count(r->sim) - 1, &ev);
-  if (rc) return rc;
-  memcpy(r->X, nh_sim_x(r->sim), sizeof(double) * (size_t)(2 * m->nx));
   double gain;
-  rc = nh_tan_impact(&r->T, ev.monitor, ev.t, d->vn_tol, r->X, &gain);
+  int rc = nh_tan_impact(&r->T, gap, t, d->vn_tol, r->X, &gain);
   if (rc == NH_NO_IMPACT) {
     r->grazing++;
     return NH_OK;
   }
   if (rc != NH_OK) {
-    nh_set_msg(msg, msg_size, "impact on gap '%s' at t = %.17g: %s", m->gap_names[ev.monitor], ev.t,
-               nh_status_string(rc));
+    nh_set_msg(msg, msg_size, "impact on gap '%s' at t = %.17g: %s", m->gap_names[gap], t, nh_status_string(rc));
     return rc;
   }
-  if ((rc = check_simultaneous(r, ev.monitor, ev.t, msg, msg_size))) return rc;
   r->impacts++;
   if (gain > r->max_salt) r->max_salt = gain;
-  r->zeno_run = r->impacts > 1 && ev.t - r->t_last < d->zeno_interval ? r->zeno_run + 1 : 1;
-  r->t_last = ev.t;
+  r->zeno_run = r->impacts > 1 && t - r->t_last < d->zeno_interval ? r->zeno_run + 1 : 1;
+  r->t_last = t;
   if (r->zeno_run >= d->zeno_count) {
-    nh_set_msg(msg, msg_size, "Zeno: %d impacts closer than %g s before t = %.17g", r->zeno_run,
-               d->zeno_interval, ev.t);
+    nh_set_msg(msg, msg_size, "Zeno: %d impacts closer than %g s before t = %.17g", r->zeno_run, d->zeno_interval, t);
     return NH_ZENO;
   }
+  return NH_OK;
+}
+
+/* Gaps at or behind their wall (g <= 0) and approaching (dg v < -vn_tol) at X: a monitor there
+ * has no sign (or the wrong one), so the driver would let the state through. One such gap is
+ * an impact now (then look again: Newton's cradle propagates so); two at once are a
+ * simultaneous impact, whose tangent map is not defined. */
+static int settle(lyap_run *r, const nh_lyap_def *d, double t, char *msg, size_t msg_size) {
+  const nh_model *m = r->T.m;
+  const int nq = r->T.nq;
+  if (nq == 0 || m->ngap == 0) return NH_OK;
+  for (int pass = 0; pass <= d->zeno_count; pass++) {
+    int hit = -1, other = -1, rc;
+    if (m->gap(r->X, r->g, r->T.dg, m->user)) return NH_ERR_CALLBACK;
+    for (int j = 0; j < m->ngap; j++)
+      if (r->g[j] <= 0.0 && nh_la_dot(nq, r->T.dg + (size_t)j * nq, r->X + nq) < -d->vn_tol) {
+        if (hit < 0)
+          hit = j;
+        else if (other < 0)
+          other = j;
+      }
+    if (hit < 0) return NH_OK;
+    if (other >= 0) {
+      nh_set_msg(msg, msg_size,
+                 "simultaneous impact on gaps '%s' and '%s' at t = %.17g: the tangent map is not defined there",
+                 m->gap_names[hit], m->gap_names[other], t);
+      return NH_ERR_UNSUPPORTED;
+    }
+    if ((rc = apply_impact(r, d, hit, t, msg, msg_size))) return rc;
+  }
+  nh_set_msg(msg, msg_size, "more than %d impacts at t = %.17g", d->zeno_count, t);
+  return NH_ZENO;
+}
+
+/* one located crossing: the impact and its saltation (or a graze), then any contact it closes */
+static int run_impact(lyap_run *r, const nh_lyap_def *d, char *msg, size_t msg_size) {
+  nh_event_record ev;
+  int rc = nh_sim_event_get(r->sim, nh_sim_event_count(r->sim) - 1, &ev);
+  if (rc) return rc;
+  memcpy(r->X, nh_sim_x(r->sim), sizeof(double) * (size_t)(2 * r->T.nx));
+  long before = r->impacts;
+  if ((rc = apply_impact(r, d, ev.monitor, ev.t, msg, msg_size))) return rc;
+  if (r->impacts == before) return NH_OK; /* a graze: the run goes on as it is */
+  if ((rc = settle(r, d, ev.t, msg, msg_size))) return rc;
   return nh_sim_set_state_x(r->sim, ev.t, r->X);
 }
 
@@ -221,7 +246,9 @@ static int initial_state(lyap_run *r, const nh_model *m, const nh_lyap_def *d, c
     return NH_ERR_ARG;
   }
   nh_la_scale(nx, 1.0 / n, dx);
-  int rc = nh_sim_set_state_x(r->sim, 0.0, X);
+  int rc = settle(r, d, 0.0, msg, msg_size);
+  if (rc) return rc;
+  rc = nh_sim_set_state_x(r->sim, 0.0, X);
   if (rc) nh_set_msg(msg, msg_size, "initial state: %s", nh_sim_message(r->sim));
   return rc;
 }
@@ -319,7 +346,7 @@ int nh_lyap_propagate(const nh_model *model, const nh_lyap_def *def, const doubl
     const int nx = model->nx;
     memcpy(r.X, x0 ? x0 : model->x0, sizeof(double) * (size_t)nx);
     memcpy(r.X + nx, dx0, sizeof(double) * (size_t)nx);
-    if ((rc = nh_sim_set_state_x(r.sim, 0.0, r.X))) nh_set_msg(msg, msg_size, "initial state: %s", nh_sim_message(r.sim));
+    if ((rc = settle(&r, def, 0.0, msg, msg_size)) == NH_OK && (rc = nh_sim_set_state_x(r.sim, 0.0, r.X))) nh_set_msg(msg, msg_size, "initial state: %s", nh_sim_message(r.sim));
   }
   if (rc == NH_OK && (rc = run_to(&r, t, def, msg, msg_size)) == NH_OK) {
     memcpy(x, r.X, sizeof(double) * (size_t)model->nx);
