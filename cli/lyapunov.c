@@ -134,10 +134,12 @@ static int csv_row(const nh_lyap_point *p, void *user) {
 static void print_result(const ly_opts *o, const nh_model *m, const nh_lyap_result *r, const char *msg) {
   const nh_lyap_point *p = &r->last;
   if (o->json) {
-    printf("{\"model\":\"%s\",\"lambda\":%.17g,\"half_width\":%.17g,\"t\":%.17g,\"windows\":%ld,"
+    char hw[32] = "null"; /* no interval before `batches` windows */
+    if (isfinite(p->half_width)) snprintf(hw, sizeof hw, "%.17g", p->half_width);
+    printf("{\"model\":\"%s\",\"lambda\":%.17g,\"half_width\":%s,\"t\":%.17g,\"windows\":%ld,"
            "\"window\":%.17g,\"batches\":%d,\"impacts\":%ld,\"grazing\":%ld,\"max_saltation_gain\":%.17g,"
            "\"status\":\"%s\",\"message\":",
-           m->name, p->lambda, isfinite(p->half_width) ? p->half_width : -1.0, p->t, p->windows, o->def.window,
+           m->name, p->lambda, hw, p->t, p->windows, o->def.window,
            o->def.batches, p->impacts, p->grazing, r->max_salt, nh_status_name(r->status));
     nh_json_str(stdout, msg);
     printf("}\n");

@@ -16,10 +16,10 @@
  *
  * What is exact: F, and J's terms from dM, d2M, the Hessian of V, dA and the force
  * Jacobians when the model provides them (model files do); the v-derivative of the impact
- * map. What is a finite difference: d(Adot v)/dq along dq (models give no second derivative
- * of A) and the q-derivative of the impact map (models give no gap Hessian), both central
- * differences with one Richardson extrapolation (step NH_LYAP_FD_STEP); for an ODE-form
- * model all of J dx. The flow and its tangent are integrated together by an explicit
+ * map. What is a finite difference: d(Adot v)/dq (models give no second derivative of A) and
+ * the q-derivative of the impact map (models give no gap Hessian), central differences column
+ * by column over exact steps with one Richardson extrapolation (steps NH_LYAP_FD_STEP_FLOW and
+ * NH_LYAP_FD_STEP); for an ODE-form model all of J dx (along dx). The flow and its tangent are integrated together by an explicit
  * adaptive method whose error control covers both; impacts are located as zero crossings of
  * the gaps on the method's own partial steps (nholo/sim.h, monitors). */
 #ifndef NHOLO_LYAPUNOV_H
