@@ -56,7 +56,7 @@ static int fd_dir(nh_tan *T, qfun f, double step, int ny, const double *q, const
     if (dq[l] == 0.0) continue;
     for (int pass = 0; pass < 2; pass++) {
       const double h = pass == 0 ? step : 0.5 * step;
-      volatile double qp = q[l] + h, qm = q[l] - h; /* stored: the steps are what was taken */
+      const double qp = q[l] + h, qm = q[l] - h; /* the steps taken are qp - q[l], q[l] - qm */
       const double span = (qp - q[l]) + (q[l] - qm);
       T->qs[l] = qp;
       if ((rc = f(T, T->qs, v, T->ya))) return rc;
