@@ -63,6 +63,8 @@ int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 /* `nholo ensemble` (cli/ensemble.c) */
 int cmd_ensemble(int argc, char **argv);
+/* `nholo lyapunov` (cli/lyapunov.c) */
+int cmd_lyapunov(int argc, char **argv);
 
 /* The rolling ball and disk (cli/ball.c): is NAME a built-in ball or a FILE.ball; its run. */
 int cli_ball_is_model(const char *name);

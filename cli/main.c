@@ -20,6 +20,7 @@ static const char *usage_text =
     "  run MODEL [options]     simulate a built-in model or a model file (see 'nholo run --help')\n"
     "  ensemble MODEL [options] many runs, values drawn from distributions (see 'nholo ensemble --help')\n"
     "  check FILE.nh           check a model file; print its derived quantities\n"
+    "  lyapunov MODEL [options] largest Lyapunov exponent with its confidence interval\n"
     "  figure NAME [options]   regenerate a figure of a paper (see 'nholo figure --help')\n"
     "  list                    list built-in models, methods and impact laws\n"
     "  --help, -h              this text\n"
@@ -233,6 +234,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "check") == 0) return cmd_check(argc - 1, argv + 1);
   if (strcmp(cmd, "ensemble") == 0) return cmd_ensemble(argc - 1, argv + 1);
   if (strcmp(cmd, "figure") == 0) return cmd_figure(argc - 1, argv + 1);
+  if (strcmp(cmd, "lyapunov") == 0) return cmd_lyapunov(argc - 1, argv + 1);
   if (strcmp(cmd, "list") == 0) return cmd_list(argc - 1, argv + 1);
   return cli_usage_error("unknown command '%s' (see 'nholo --help')", cmd);
 }

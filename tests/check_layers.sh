@@ -4,7 +4,7 @@
 # Every source file belongs to the layer of its folder; a layer may include and call only the
 # layers below it (never a sibling of the same rank, never one above):
 #
-#   base < la < expr < model < lang < {dg, impact} < methods < sim < systems < io < ensemble < papers < cli
+#   base < la < expr < model < lang < {dg, impact} < methods < sim < systems < analysis < io < ensemble < papers < cli
 #
 # Checked: (1) every #include "x/..." and "nholo/x.h" of src/, cli/ and include/nholo/;
 # (2) every call, from the symbols each compiled object defines and uses (nm); (3) sizes: no
@@ -24,7 +24,8 @@ rank() {
   case $1 in
     base) echo 0 ;; la) echo 1 ;; expr) echo 2 ;; model) echo 3 ;; lang) echo 4 ;;
     dg | impact) echo 5 ;; methods) echo 6 ;; sim) echo 7 ;; systems) echo 8 ;;
-    io) echo 9 ;; ensemble) echo 10 ;; papers) echo 11 ;; cli) echo 12 ;; *) echo "" ;;
+    analysis) echo 9 ;; io) echo 10 ;; ensemble) echo 11 ;; papers) echo 12 ;; cli) echo 13 ;;
+    *) echo "" ;;
   esac
 }
 
@@ -38,6 +39,7 @@ header_layer() {
     method.h) echo methods ;;
     sim.h) echo sim ;;
     systems.h | ball.h) echo systems ;;
+    lyapunov.h) echo analysis ;;
     io.h | nholo.h) echo io ;;
     ensemble.h) echo ensemble ;;
     *) echo "" ;;

@@ -677,6 +677,21 @@ else
     && grep -q "NLopt SLSQP [0-9]* evaluations" "$T/td" \
     && ok "figure trex-design: our optimised row (c < 1e-12) beside the paper's" || bad "figure trex-design (exit $rc): $(cat "$T/err") $(cat "$T/td")"
 fi
+# ---- lyapunov: the exponent with its interval; bad input -----------------------------------
+SINAI="$(dirname "$0")/../examples/sinai.nh"
+"$NHOLO" lyapunov "$SINAI" --backend tape --set R=0.25 --set x=0.4 --set y=0 --set "x'=-1" --set "y'=0" --window 0.5 \
+  --transient 5 --t-end 20 --h-max 0.02 --json --csv "$T/ly.csv" >"$T/ly" 2>"$T/err" \
+  && grep -q '"lambda":3.5254943480' "$T/ly" && grep -q '"status":"NH_OK"' "$T/ly" \
+  && [ "$(wc -l <"$T/ly.csv")" -eq 41 ] && head -1 "$T/ly.csv" | grep -q '^t,windows,lambda,half_width,log_growth,impacts$' \
+  && ok "lyapunov: the Sinai table's period-2 orbit, log(3 + 2 sqrt 2) / 0.5, and its CSV" || bad "lyapunov orbit: $(cat "$T/err" "$T/ly")"
+"$NHOLO" lyapunov --help >"$T/h" 2>&1 && grep -q -- "--window" "$T/h" && ok "lyapunov --help" || bad "lyapunov --help"
+expect_usage "lyapunov: no model" lyapunov
+expect_usage "lyapunov: window 0" lyapunov "$SINAI" --window 0 --csv "$T/o/l.csv"
+expect_usage "lyapunov: batches 1" lyapunov "$SINAI" --batches 1 --csv "$T/o/l.csv"
+expect_usage "lyapunov: unknown option" lyapunov "$SINAI" --windows 3 --csv "$T/o/l.csv"
+expect_usage "lyapunov: unknown method" lyapunov "$SINAI" --method nope --csv "$T/o/l.csv"
+expect_usage "lyapunov: unknown parameter" lyapunov "$SINAI" --set Q=1 --backend tape --csv "$T/o/l.csv"
+expect_usage "lyapunov: csv in a missing directory" lyapunov "$SINAI" --csv "$T/o/none/l.csv"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -161,7 +161,7 @@ static int test_penny_bad(void) {
 static int test_registry(void) {
   int n = 0;
   const papers_figure *f = papers_figures(&n);
-  ENSURE(n == 22); /* 18, trex, trex-design, cradle, billiards */
+  ENSURE(n == 23); /* 18, trex, trex-design, cradle, billiards, penny-lyapunov */
   for (int i = 0; i < n; i++) {
     ENSURE(f[i].name && f[i].description && f[i].run);
     ENSURE(papers_figure_find(f[i].name) == &f[i]);

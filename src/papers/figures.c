@@ -13,6 +13,8 @@ static const papers_figure registry[] = {
     {"penny-fig4", "Clark & Bloch Fig. 4: first 20 impacts, plastic, elliptical table", papers_penny_run},
     {"penny-fig5", "Clark & Bloch Fig. 5: 100 perturbed initial conditions at several times",
      papers_penny_ensemble},
+    {"penny-lyapunov", "largest Lyapunov exponent of the penny: circle/ellipse, elastic/plastic (+ CSV)",
+     papers_penny_lyapunov},
     /* Kobilarov, Martin de Diego, Ferraro, "Simulating Nonholonomic Dynamics" (gni.c) */
     {"sleigh-fig2", "Kobilarov et al. Fig. 2: sleigh heart curves and energy, GNI, RDP, RK2, exact",
      papers_sleigh2},

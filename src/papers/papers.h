@@ -69,6 +69,9 @@ int papers_penny_run(const char *name, const char *path, const papers_opts *o, c
                      size_t msg_size);
 int papers_penny_ensemble(const char *name, const char *path, const papers_opts *o, char *msg,
                           size_t msg_size);
+/* the largest Lyapunov exponent of the penny, four systems (lyapunov.c) */
+int papers_penny_lyapunov(const char *name, const char *path, const papers_opts *o, char *msg,
+                          size_t msg_size);
 int papers_sleigh2(const char *name, const char *path, const papers_opts *o, char *msg,
                    size_t msg_size);
 int papers_snakeboard4(const char *name, const char *path, const papers_opts *o, char *msg,
