@@ -40,8 +40,8 @@ header_layer() {
     sim.h) echo sim ;;
     systems.h | ball.h) echo systems ;;
     lyapunov.h) echo analysis ;;
-    io.h | nholo.h) echo io ;;
-    ensemble.h) echo ensemble ;;
+    io.h) echo io ;;
+    ensemble.h | nholo.h) echo ensemble ;;
     *) echo "" ;;
   esac
 }

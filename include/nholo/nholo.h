@@ -11,6 +11,9 @@
  *   nholo/systems.h  built-in models (the penny)
  *   nholo/ball.h     the rolling ball and disk actuated by internal point masses
  *   nholo/io.h       trajectories, CSV, plots
+ *   nholo/modelfile.h  model files (.nh): read, check, build
+ *   nholo/lyapunov.h   the largest Lyapunov exponent of a hybrid flow
+ *   nholo/ensemble.h   ensembles of runs on every core (OpenMP) and across machines (MPI)
  */
 #ifndef NHOLO_NHOLO_H
 #define NHOLO_NHOLO_H
@@ -25,6 +28,8 @@
 #include "nholo/ball.h"
 #include "nholo/io.h"
 #include "nholo/modelfile.h"
+#include "nholo/lyapunov.h"
+#include "nholo/ensemble.h"
 
 #define NHOLO_VERSION_MAJOR 0
 #define NHOLO_VERSION_MINOR 1
