@@ -587,5 +587,23 @@ else
     && ok "figure trex-design: our optimised row (c < 1e-12) beside the paper's" || bad "figure trex-design (exit $rc): $(cat "$T/err") $(cat "$T/td")"
 fi
 
+# ---- impacts of almost-Poisson models (docs/discrete-gradients.md, "Impacts") ---------------
+"$NHOLO" run "$SRC/examples/sleigh_ap_wall.nh" --method gonzalez --dt 0.01 --t-end 40 --events "$T/apw.csv" >"$T/apw" 2>"$T/err" \
+  && grep -q "impact 1: t = 3.76079893337.* s, wall, energy 0.225 -> 0.225$" "$T/apw" && grep -q "^t = 40 s, 2 impacts" "$T/apw" \
+  && head -1 "$T/apw.csv" | grep -q ',alpha,x1_before,x2_before,theta_before,rho1_before,rho2_before,x1_after,.*,rho2_after$' \
+  && awk -F, 'function a(x) { return x < 0 ? -x : x }
+    NR == 2 && $15 == $10 && $17 == $12 && $18 == $13 && a($19 + $14) < 1e-12 { f = 1 } END { exit !f }' "$T/apw.csv" \
+  && ok "sleigh_ap_wall.nh under gonzalez: 2 elastic impacts, rho2 reversed, the rest kept (impact log with the states)" \
+  || bad "sleigh_ap_wall.nh: $(cat "$T/err") $(cat "$T/apw")"
+for f in ap-gap-01-momentum ap-gap-03-plastic ap-gap-05-not-quadratic; do
+  rm -rf "$T/o" && mkdir -p "$T/o"
+  file=$SRC/tests/modelfiles/bad/$f.nh
+  "$NHOLO" run "$file" --method gonzalez --out "$T/o/x.csv" >"$T/stdout" 2>"$T/stderr"
+  rc=$?
+  want=$(sed -n '1s/^# expect: //p' "$file")
+  [ $rc -eq 2 ] && [ "$(head -1 "$T/stderr")" = "$file:$want" ] && [ -z "$(ls -A "$T/o")" ] && [ ! -s "$T/stdout" ] \
+    && ok "almost-Poisson gap refused ($f): $want" || bad "$f (exit $rc): $(cat "$T/stderr")"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -78,7 +78,7 @@ static int check_ap_gap(mf *m, int k) {
       if (S[i])
         return mf_fail(m, it->off, "gap '%s' depends on '%s' and '%s', whose poisson entry is not zero: an impact "
                                    "would move the gap (a gap takes configuration-like variables, with zero "
-                                   "poisson entries between them)", it->name, m->coord[j], m->coord[i]);
+                                   "poisson entries between them)", it->name, m->coord[i < j ? i : j], m->coord[i < j ? j : i]);
       F[i] = 1;
     }
   int nf = 0;
