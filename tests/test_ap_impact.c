@@ -251,11 +251,62 @@ static int test_map_direct(void) {
   return 0;
 }
 
+/* a file of examples/ with one more statement */
+static nh_model *example_with(const char *file, const char *extra) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/examples/%s", NHOLO_SOURCE_DIR, file);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  static char text[1 << 16];
+  size_t n = fread(text, 1, sizeof text - 256, f);
+  fclose(f);
+  snprintf(text + n, 256, "\n%s\n", extra);
+  return parse(text, NULL);
+}
+
+/* the quartic system (a state-dependent Pi, H not diagonal in the momenta) against a wall
+ * x >= -1: the AP file (quartic_ap.nh) against the Lagrangian one (quartic3.nh), with
+ * xi = w', eta_i = w_i x' - z_i' */
+static int test_quartic_vs_lagrangian(void) {
+  nh_model *ma = example_with("quartic_ap.nh", "gap wall: x + 1"), *ml = example_with("quartic3.nh", "gap wall: x + 1");
+  ENSURE(ma && ml);
+  int rc;
+  nh_sim *sl = run(ml, "dopri5", 1e-3, 2.0, &rc);
+  ENSURE(sl && rc == NH_OK && nh_sim_impact_count(sl) == 1);
+  nh_impact_record l;
+  ENSURE(nh_sim_impact_get(sl, 0, &l) == NH_OK);
+  double ref[13];
+  const double *q = l.q, *v = l.v_after;
+  for (int j = 0; j < 7; j++) ref[j] = q[j];
+  for (int i = 0; i < 3; i++) ref[7 + i] = v[1 + i], ref[10 + i] = q[1 + i] * v[0] - v[4 + i];
+  static const char *const methods[] = {"dopri5", "gonzalez", "avf", "itoh-abe"};
+  static const double tol[] = {1e-10, 1e-6, 1e-6, 2e-3}; /* itoh-abe is of order 1 */
+  for (int k = 0; k < 4; k++) {
+    nh_sim *sa = run(ma, methods[k], 1e-3, 2.0, &rc);
+    ENSURE(sa && rc == NH_OK && nh_sim_impact_count(sa) == 1);
+    nh_impact_record a;
+    ENSURE(nh_sim_impact_get(sa, 0, &a) == NH_OK);
+    double dx = 0.0;
+    for (int j = 0; j < 13; j++) dx = fmax(dx, fabs(a.v_after[j] - ref[j]));
+    printf("  quartic %s: impact at t = %.15g (Lagrangian %.15g), state after within %.2e, |dH|/H %.1e\n",
+           methods[k], a.t, l.t, dx, fabs(a.energy_after - a.energy_before) / a.energy_before);
+    ENSURE(fabs(a.t - l.t) < tol[k] && dx < tol[k]);
+    ENSURE_REL(a.vn_after, -a.vn_before, 1e-12);
+    ENSURE_REL(a.energy_after, a.energy_before, 1e-14);
+    if (k) ENSURE(nh_sim_get_stats(sa)->max_energy_rel_error < 1e-12);
+    nh_sim_destroy(sa);
+  }
+  nh_sim_destroy(sl);
+  nh_model_destroy(ma), nh_model_destroy(ml);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) nh_test_filter = argv[1];
   RUN_TEST(test_ball_vs_lagrangian);
   RUN_TEST(test_ball_elastic_energy);
   RUN_TEST(test_sleigh_vs_lagrangian);
+  RUN_TEST(test_quartic_vs_lagrangian);
   RUN_TEST(test_refusals);
   RUN_TEST(test_map_direct);
   return TEST_SUMMARY();
