@@ -227,7 +227,7 @@ nk=$(grep -Ec '^\| `[a-z0-9-]+` \|( (yes|no|flow|no force) \|){7}$' "$T/mx")
   || bad "matrix rows: $nm methods, $nt text rows, $nk Markdown rows"
 grep -q '^| `rattle` | yes | yes | no | yes | no | no | no |$' "$T/mx" && grep -q '^| `exact` | flow | flow | flow | flow | no | no | no |$' "$T/mx" \
   && grep -q '^| `gonzalez-f` | no | no force | no force | no force | no | no | no |$' "$T/mx" \
-  && grep -q '^| impact laws |\( elastic, plastic, restitution=E |\)\{4\}\( none (no gaps) |\)\{3\}$' "$T/mx" \
+  && grep -q '^| impact laws |\( elastic, plastic, restitution=E |\)\{4\} elastic, restitution=E (gaps of configuration-like variables) |\( none (no gaps) |\)\{2\}$' "$T/mx" \
   && ok "matrix: rattle, exact, gonzalez-f and the impact laws" || bad "matrix cells: $(grep -E 'rattle|exact|gonzalez-f|impact' "$T/mx")"
 expect_usage "unknown figure" figure penny-fig9 --out-dir "$T/o"
 expect_usage "figure bad option" figure penny-fig1 --frob --out-dir "$T/o"
