@@ -595,6 +595,13 @@ fi
     NR == 2 && $15 == $10 && $17 == $12 && $18 == $13 && a($19 + $14) < 1e-12 { f = 1 } END { exit !f }' "$T/apw.csv" \
   && ok "sleigh_ap_wall.nh under gonzalez: 2 elastic impacts, rho2 reversed, the rest kept (impact log with the states)" \
   || bad "sleigh_ap_wall.nh: $(cat "$T/err") $(cat "$T/apw")"
+for b in tape codegen; do
+  "$NHOLO" run "$SRC/examples/sleigh_ap_wall.nh" --method avf --dt 0.01 --t-end 20 --backend $b --json 2>>"$T/err" \
+    | sed 's/"wall_seconds": [^,]*,//' >"$T/apw_$b"
+done
+grep -q '"impacts": 2,' "$T/apw_tape" && cmp -s "$T/apw_tape" "$T/apw_codegen" \
+  && ok "sleigh_ap_wall.nh: the gap evaluators of the tape and of the generated C give the same run" \
+  || bad "sleigh_ap_wall.nh tape vs codegen: $(cat "$T/err")"
 for f in ap-gap-01-momentum ap-gap-03-plastic ap-gap-05-not-quadratic; do
   rm -rf "$T/o" && mkdir -p "$T/o"
   file=$SRC/tests/modelfiles/bad/$f.nh
