@@ -291,7 +291,7 @@ NH_API int nh_simul_verdict_of(const nh_simul_problem *pb, const double *v,
  * x_out = x when the jump misses g'+ = -e g'- or the energy change above by more than
  * NH_AP_QUADRATIC_TOL (relative to |g'-|, and to max(|H|, g'-^2 / kappa)): H is not quadratic
  * along d, or the jump moved d; NH_ERR_CALLBACK, NH_ERR_ARG. work: nh_model_impact_ap_work_size
- * doubles (nh_model_impact_work_size of an ODE-form model is this size). */
+ * doubles (0 without gaps; nh_model_impact_work_size of an ODE-form model is this size). */
 #define NH_AP_QUADRATIC_TOL 1e-8
 NH_API size_t nh_model_impact_ap_work_size(const nh_model *model);
 NH_API int nh_model_impact_ap(const nh_model *model, int gap, const double *x, const nh_impact_law *law,

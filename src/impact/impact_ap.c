@@ -23,7 +23,7 @@
 /* the work layout (doubles): gap gradients, Pi, grad H, Hessian, d, F = Pi grad H, then the
  * scratch of nh_model_hamiltonian_hess */
 size_t nh_model_impact_ap_work_size(const nh_model *model) {
-  if (!model || model->form != NH_FORM_ODE) return 0;
+  if (!model || model->form != NH_FORM_ODE || model->ngap == 0) return 0;
   const size_t nx = (size_t)model->nx, ng = (size_t)model->ngap;
   return ng * nx + 2 * nx * nx + 3 * nx + nh_model_deriv_work_size(model) + 4;
 }

@@ -44,7 +44,7 @@ int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
   r->energy_after = e->Ea;
   r->vn_before = e->vnb;
   r->vn_after = e->vna;
-  r->q = s->model->form == NH_FORM_ODE ? NULL : s->log_q + (size_t)k * nq; /* ODE form: the states */
+  r->q = s->model->form == NH_FORM_ODE ? NULL : s->log_q + (size_t)k * nq; /* ODE form: v_before, v_after are the states */
   r->v_before = s->log_vb + (size_t)k * nq;
   r->v_after = s->log_va + (size_t)k * nq;
   r->lambda = s->log_lam + (size_t)k * nc;
