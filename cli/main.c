@@ -144,6 +144,14 @@ static const char *matrix_cell(const nh_method *m, nh_model_kind kind) {
   }
 }
 
+/* a kind's impact laws: every law on the mechanical kinds (their examples have walls);
+ * elastic and restitution on the almost-Poisson form, for gaps of configuration-like state
+ * variables (nholo/impact.h, nh_model_impact_ap); none on the other ODE forms */
+static const char *kind_laws(nh_model_kind k, const char *laws) {
+  if (nh_model_kind_has_gaps(k)) return laws;
+  return k == NH_KIND_POISSON ? "elastic, restitution=E (gaps of configuration-like variables)" : NULL;
+}
+
 /* Which method runs which kind of model, and the kinds' impact laws: a text table, or the
  * Markdown table the README carries (`nholo list --markdown`). */
 static void print_matrix(int markdown) {
@@ -161,7 +169,7 @@ static void print_matrix(int markdown) {
     }
     printf("\n| impact laws |");
     for (int k = 0; k < NH_KIND_COUNT; k++)
-      printf(" %s |", nh_model_kind_has_gaps((nh_model_kind)k) ? laws : "none (no gaps)");
+      printf(" %s |", kind_laws((nh_model_kind)k, laws) ? kind_laws((nh_model_kind)k, laws) : "none (no gaps)");
     printf("\n\n%s.\n\n", legend);
     for (int k = 0; k < NH_KIND_COUNT; k++)
       printf("* `%s`: %s\n", nh_model_kind_name((nh_model_kind)k), nh_model_kind_title((nh_model_kind)k));
@@ -175,10 +183,13 @@ static void print_matrix(int markdown) {
     for (int k = 0; k < NH_KIND_COUNT; k++)
       printf(" %-*s", k + 1 < NH_KIND_COUNT ? 11 : 0, matrix_cell(nh_method_at(i), (nh_model_kind)k));
   }
-  printf("\n\nmodel kinds (impact laws: %s on every mechanical kind; none on the ODE forms):\n", laws);
-  for (int k = 0; k < NH_KIND_COUNT; k++)
+  printf("\n\nmodel kinds (impact laws: %s on every mechanical kind; elastic and restitution=E on the "
+         "almost-Poisson form; none on the other ODE forms):\n", laws);
+  for (int k = 0; k < NH_KIND_COUNT; k++) {
+    const int gaps = nh_model_kind_has_gaps((nh_model_kind)k), ap = k == NH_KIND_POISSON;
     printf("  %-14s %s%s\n", nh_model_kind_name((nh_model_kind)k), nh_model_kind_title((nh_model_kind)k),
-           nh_model_kind_has_gaps((nh_model_kind)k) ? "" : " (no gaps: no impacts)");
+           gaps ? "" : ap ? " (impacts: elastic, restitution=E on gaps of configuration-like variables)" : " (no gaps: no impacts)");
+  }
 }
 
 static int cmd_list(int argc, char **argv) {

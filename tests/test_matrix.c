@@ -252,7 +252,7 @@ static int test_real_models_agree(void) {
     ENSURE(!bad);
   }
   const char *files[] = {"pendulum_wall.nh", "knife_edge.nh", "chaplygin_sleigh.nh", "snakeboard.nh", "penny.nh",
-                         "suslov.nh", "sleigh_dg.nh", "quartic1.nh"};
+                         "suslov.nh", "sleigh_dg.nh", "quartic1.nh", "sleigh_ap_wall.nh"};
   nh_load_opts lo = nh_load_opts_default();
   lo.backend = NH_BACKEND_TAPE;
   for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {

@@ -279,6 +279,32 @@ NH_API int nh_simul_verdict_of(const nh_simul_problem *pb, const double *v,
                                const nh_simul_opts *opts, nh_simul_verdict *verdict, void *work,
                                char *msg, size_t msg_size);
 
+
+/* ==== almost-Poisson models: impacts on gaps of the state (src/impact/impact_ap.c) ========
+ *
+ * An almost-Poisson model (nholo/model.h: x' = Pi(x) grad H(x)) may have gaps g(x) >= 0 on its
+ * state. The gap's rate is g' = dg Pi grad H = -d . grad H with d = Pi(x) dg(x)^T. For a gap of
+ * configuration-like variables S (the block Pi_SS is zero) d has no component along S, so the
+ * jump  x+ = x- + lambda d  leaves g unchanged and changes only the variables Pi couples to S
+ * (the fibre momenta: the jump the Lagrangian maps give on D*). With H quadratic along d and
+ * Pi's columns of S independent of what the jump moves,
+ *   g'+ = g'- - lambda kappa,  kappa = d^T Hess(H) d  (the constrained cometric D_e),
+ * and the law g'+ = -e g'- (elastic: e = 1; restitution e) gives lambda = (1 + e) g'- / kappa,
+ * H+ - H- = -(1 - e^2) g'-^2 / (2 kappa). The plastic law of Clark & Bloch needs the
+ * unconstrained kinetic metric, which this form does not carry: it is refused (NH_ERR_ARG;
+ * restitution 0 stops the rate). info: sig = -g'-, vn_before = g'-, vn_after = g' evaluated at
+ * x+, D = kappa, rho = 1, alpha = lambda (the jump's length along d).
+ * Returns NH_OK; NH_NO_IMPACT (g'- >= -sig_tol) or NH_DEGENERATE_IMPACT (kappa <=
+ * degenerate_tol |d|^2 max|Hess H|, d = 0 included) with x_out = x; NH_ERR_UNSUPPORTED with
+ * x_out = x when the jump misses g'+ = -e g'- or the energy change above by more than
+ * NH_AP_QUADRATIC_TOL (relative to |g'-|, and to max(|H|, g'-^2 / kappa)): H is not quadratic
+ * along d, or the jump moved d; NH_ERR_CALLBACK, NH_ERR_ARG. work: nh_model_impact_ap_work_size
+ * doubles (0 without gaps; nh_model_impact_work_size of an ODE-form model is this size). */
+#define NH_AP_QUADRATIC_TOL 1e-8
+NH_API size_t nh_model_impact_ap_work_size(const nh_model *model);
+NH_API int nh_model_impact_ap(const nh_model *model, int gap, const double *x, const nh_impact_law *law,
+                              const nh_impact_tol *tol, double *x_out, nh_impact_info *info, double *work);
+
 #ifdef __cplusplus
 }
 #endif

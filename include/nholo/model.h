@@ -22,7 +22,10 @@
  * systems need not conserve it) and an optional projection x <- P(x) applied after every
  * accepted step (a projection method, Hairer-Lubich-Wanner sec. IV.4: e.g. renormalising a
  * unit quaternion; it does not change the order of the method). An ODE-form model has no
- * coordinates, constraints or gaps (nq = nc = ngap = 0), so no impacts and no "exact" method.
+ * coordinates or constraints (nq = nc = 0) and no "exact" method; only its almost-Poisson form
+ * (below) may have gaps, on the state: g_i(x) >= 0, the gap evaluator then reading x (nx) and
+ * writing dg as (ngap x nx), with the impact map of nholo/impact.h (nh_model_impact_ap; laws
+ * elastic and restitution e, not plastic).
  * The mechanical form is the default; its first-order state is x = (q, v), nx = 2 nq.
  *
  * Both forms may have monitors: nmon scalar functions m_j(t, x) whose zero crossings (in a
@@ -82,7 +85,8 @@ typedef int (*nh_force_fn)(double t, const double *q, const double *v, double *f
 /* A(q) (nc x nq) and the vector Adot(q, v) v = sum_k (dA/dq_k v_k) v (nc). Either output may be NULL. */
 typedef int (*nh_constraint_fn)(const double *q, const double *v, double *A, double *Adot_v,
                                 void *user);
-/* Gap values g (ngap) and gradients dg (ngap x nq, row i = dg_i/dq). Either output may be NULL. */
+/* Gap values g (ngap) and gradients dg (ngap x nq, row i = dg_i/dq). Either output may be NULL.
+ * (almost-Poisson form: q is the state x and dg is (ngap x nx).) */
 typedef int (*nh_gap_fn)(const double *q, double *g, double *dg, void *user);
 /* Closed-form flow between impacts: the state (q, v) after time tau from (q0, v0). Outputs
  * may alias the inputs. */
@@ -224,7 +228,8 @@ typedef struct nh_model_def {
    * definition does not copy, user_size == 0: compiled code, tapes) */
   void (*user_free)(void *user);
   const char *backend; /* Nullable: how the evaluators run, "c" (default), "tape", "codegen" */
-  /* ODE form (form = NH_FORM_ODE; then nq, nc, ngap, mass, ... stay 0 / NULL): rhs required,
+  /* ODE form (form = NH_FORM_ODE; then nq, nc, mass, ... stay 0 / NULL; ngap and gap only in
+   * the almost-Poisson form, on x): rhs required,
    * energy (Nullable: E = 0), project (Nullable: no projection) */
   nh_model_form form;               /* default NH_FORM_MECHANICAL */
   int nx;                           /* state size (ODE form), >= 1 */

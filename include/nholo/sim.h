@@ -173,9 +173,9 @@ typedef struct nh_impact_record {
   double alpha;   /* wall multiplier (paper convention, nholo/impact.h) */
   double energy_before, energy_after;
   double vn_before, vn_after; /* dg v before and after */
-  const double *q;        /* (nq) */
-  const double *v_before; /* (nq) */
-  const double *v_after;  /* (nq) */
+  const double *q;        /* (nq); NULL for an almost-Poisson model (gaps on its state) */
+  const double *v_before; /* (nq); almost-Poisson: the state x before the impact (nx) */
+  const double *v_after;  /* (nq); almost-Poisson: the state x after it (nx) */
   const double *lambda;   /* (nc) */
   /* A simultaneous impact (contacts >= 2; 0 and NULL for one gap's impact): gap, alpha,
    * vn_before and vn_after above are those of its first contact (alpha = -impulse[0]); status

@@ -154,7 +154,8 @@ def _dtype(kind, nq, nc, nx):
         fields = {
             "impacts": [("t", "f8"), ("gap", "i4"), ("status", "i4"), ("alpha", "f8"), ("energy_before", "f8"),
                         ("energy_after", "f8"), ("vn_before", "f8"), ("vn_after", "f8"), ("contacts", "i4"),
-                        ("q", "f8", (nq,)), ("v_before", "f8", (nq,)), ("v_after", "f8", (nq,)),
+                        # (an almost-Poisson model, nq = 0: v_before, v_after are its states x)
+                        ("q", "f8", (nq,)), ("v_before", "f8", (nq or nx,)), ("v_after", "f8", (nq or nx,)),
                         ("lambda", "f8", (nc,))],
             "events": [("t", "f8"), ("monitor", "i4"), ("direction", "i4"), ("stopped", "i4"), ("value", "f8"),
                        ("x", "f8", (nx,))],

@@ -404,7 +404,8 @@ static PyObject *sim_impacts(PySim *self, PyObject *unused) {
   double *vb = col_new(&c, "vn_before", -1, 0), *va = col_new(&c, "vn_after", -1, 0);
   int *gap = (int *)col_new(&c, "gap", -1, 1), *st = (int *)col_new(&c, "status", -1, 1);
   int *nco = (int *)col_new(&c, "contacts", -1, 1);
-  double *q = col_new(&c, "q", nq, 0), *vbe = col_new(&c, "v_before", nq, 0), *vaf = col_new(&c, "v_after", nq, 0);
+  const int nv = nq ? nq : m->nx; /* an almost-Poisson model's records carry its states */
+  double *q = col_new(&c, "q", nq, 0), *vbe = col_new(&c, "v_before", nv, 0), *vaf = col_new(&c, "v_after", nv, 0);
   double *lam = col_new(&c, "lambda", nc, 0);
   if (!t || !al || !eb || !ea || !vb || !va || !gap || !st || !nco || !q || !vbe || !vaf || !lam)
     return Py_DECREF(c.d), NULL;
@@ -412,7 +413,7 @@ static PyObject *sim_impacts(PySim *self, PyObject *unused) {
     nh_sim_impact_get(self->sim, i, &r);
     t[i] = r.t, al[i] = r.alpha, eb[i] = r.energy_before, ea[i] = r.energy_after;
     vb[i] = r.vn_before, va[i] = r.vn_after, gap[i] = r.gap, st[i] = r.status, nco[i] = r.contacts;
-    copyrow(q, i, nq, r.q), copyrow(vbe, i, nq, r.v_before), copyrow(vaf, i, nq, r.v_after);
+    copyrow(q, i, nq, r.q), copyrow(vbe, i, nv, r.v_before), copyrow(vaf, i, nv, r.v_after);
     copyrow(lam, i, nc, r.lambda);
   }
   return c.d;

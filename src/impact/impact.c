@@ -288,6 +288,7 @@ int nh_project_velocity(int nq, int nc, const double *M, const double *A, const 
 
 size_t nh_model_impact_work_size(const nh_model *model) {
   if (!model) return 0;
+  if (model->form == NH_FORM_ODE) return nh_model_impact_ap_work_size(model); /* impact_ap.c */
   size_t n = (size_t)model->nq, m = (size_t)model->nc, ng = (size_t)model->ngap;
   return n * n + m * n + ng * n + nh_impact_work_size(model->nq, model->nc);
 }

@@ -301,6 +301,12 @@ static void impacts_header(FILE *fp, const nh_model *model) {
     fputc(',', fp);
     put_name(fp, "", model->coord_names, i, "q", "_dot_after");
   }
+  // an almost-Poisson model with gaps: the state before and after
+  for (int k = 0; k < 2 && model->form == NH_FORM_ODE && model->ngap > 0; k++)
+    for (int i = 0; i < model->nx; i++) {
+      fputc(',', fp);
+      put_name(fp, "", model->state_names, i, "x", k ? "_after" : "_before");
+    }
   fputc('\n', fp);
 }
 
@@ -324,6 +330,10 @@ static void impact_row1(FILE *fp, const nh_model *model, long k, const nh_impact
   for (int i = 0; i < nq; i++) put_num(fp, rec->q ? rec->q[i] : NAN);
   for (int i = 0; i < nq; i++) put_num(fp, rec->v_before ? rec->v_before[i] : NAN);
   for (int i = 0; i < nq; i++) put_num(fp, rec->v_after ? rec->v_after[i] : NAN);
+  if (model->form == NH_FORM_ODE && model->ngap > 0) { /* the states before and after */
+    for (int i = 0; i < model->nx; i++) put_num(fp, rec->v_before ? rec->v_before[i] : NAN);
+    for (int i = 0; i < model->nx; i++) put_num(fp, rec->v_after ? rec->v_after[i] : NAN);
+  }
   fputc('\n', fp);
 }
 

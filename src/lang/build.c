@@ -114,14 +114,13 @@ nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
     for (int ij = 0; ij < m->nq * m->nq; ij++) pip[ij] = !mf_is_zero(m, m->Pi[ij]), ptp[ij] = !mf_is_zero(m, m->PT[ij]);
     d.poisson_pattern = pip, d.poisson_jac_pattern = ptp;
   } else {
-    d.nq = m->nq, d.nc = m->nc, d.ngap = m->ngap;
+    d.nq = m->nq, d.nc = m->nc;
     d.coord_names = cnames;
     d.constraint_names = kn;
-    d.gap_names = gn;
-    d.impact = law;
     d.q0 = m->q0;
     d.v0 = m->v0;
   }
+  d.ngap = m->ngap, d.gap_names = gn, d.impact = law; /* on q, or on an almost-Poisson state */
   char why[512] = "";
   int rc = NH_ERR_UNSUPPORTED;
   if (m->opts->backend != NH_BACKEND_TAPE) rc = mf_evaluators(m, &d, 1, why, sizeof why);

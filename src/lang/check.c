@@ -24,7 +24,9 @@ static double rnd(unsigned long long *s) {
   return (double)((*s * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
 }
 
-/* an almost-Poisson model at its initial state: H, grad H and Pi finite */
+static int check_ap_gap(mf *m, int k);
+
+/* an almost-Poisson model at its initial state: H, grad H and Pi finite; its gaps */
 static int check_poisson(mf *m) {
   const int n = m->nq;
   double x[2 * NH_MF_MAX_Q + 1] = {0};
@@ -39,6 +41,69 @@ static int check_poisson(mf *m) {
     if (!isfinite(nh_expr_eval(m->pool, m->pi_node[k], x)))
       return mf_fail(m, m->pi_off[k], "Pi[%s,%s] is not finite at the initial state", m->coord[m->pi_a[k]],
                      m->coord[m->pi_b[k]]), m->status;
+  for (int k = 0; k < m->ngap; k++) {
+    if (check_ap_gap(m, k)) return m->status;
+    double g = nh_expr_eval(m->pool, m->g[k], x);
+    if (!(g >= 0.0))
+      return mf_fail(m, m->gap[k].off, "the initial state is outside gap '%s' (g = %.6g < 0; the admissible "
+                                       "region is g >= 0)", m->gap[k].name, g), m->status;
+  }
+  return NH_OK;
+}
+
+/* the names of the variables flagged in set (n of them) as "'a', 'b'" */
+static void var_list(const mf *m, const char *set, char *buf, size_t size) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < m->nq && len < size; i++)
+    if (set[i]) {
+      int w = snprintf(buf + len, size - len, "%s'%s'", len ? ", " : "", m->coord[i]);
+      if (w > 0) len += (size_t)w;
+    }
+}
+
+/* A gap of an almost-Poisson model has an impact law (nholo/impact.h, nh_model_impact_ap) when
+ * the variables S it depends on are configuration-like (Pi_SS = 0: the jump along d = Pi dg
+ * leaves g unchanged), some variables F are coupled to S (d is not identically 0), Pi's
+ * entries F x S do not depend on F (the jump does not move d) and H is quadratic in F (so
+ * along d): checked symbolically, each refusal at the gap. */
+static int check_ap_gap(mf *m, int k) {
+  const int n = m->nq;
+  const mf_item *it = &m->gap[k];
+  char S[NH_MF_MAX_Q] = {0}, F[NH_MF_MAX_Q] = {0}, names[512];
+  for (int i = 0; i < n; i++) S[i] = nh_expr_uses_vars(m->pool, it->node, i, i + 1) != 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      if (!S[j] || mf_is_zero(m, m->Pi[i * n + j])) continue;
+      if (S[i])
+        return mf_fail(m, it->off, "gap '%s' depends on '%s' and '%s', whose poisson entry is not zero: an impact "
+                                   "would move the gap (a gap takes configuration-like variables, with zero "
+                                   "poisson entries between them)", it->name, m->coord[i < j ? i : j], m->coord[i < j ? j : i]);
+      F[i] = 1;
+    }
+  int nf = 0;
+  for (int i = 0; i < n; i++) nf += F[i];
+  if (!nf) {
+    var_list(m, S, names, sizeof names);
+    return mf_fail(m, it->off, "gap '%s': no poisson entry couples its variables (%s) to the others, so no "
+                               "impact can change its rate (d = Pi grad g = 0)", it->name, names[0] ? names : "none");
+  }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n && F[i]; j++)
+      for (int l = 0; l < n && S[j]; l++)
+        if (F[l] && nh_expr_uses_vars(m->pool, m->Pi[i * n + j], l, l + 1))
+          return mf_fail(m, it->off, "gap '%s': Pi[%s,%s] depends on '%s', which its impact changes (the jump "
+                                     "direction d = Pi grad g must not move with the jump)",
+                         it->name, m->coord[i], m->coord[j], m->coord[l]);
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n && F[a]; b++)
+      for (int l = 0; l < n && F[b]; l++)
+        if (F[l] && nh_expr_uses_vars(m->pool, m->Hs[a * n + b], l, l + 1)) {
+          var_list(m, F, names, sizeof names);
+          return mf_fail(m, it->off, "gap '%s': the Hamiltonian is not quadratic in the variables its impact "
+                                     "changes (%s): the impact law needs H quadratic along the jump",
+                         it->name, names);
+        }
   return NH_OK;
 }
 

@@ -140,6 +140,11 @@ static void emit_evaluators(nh_text *b, const mf *m) {
     nh_text_printf(b, "int " MF_SYMBOL(monitor) "(double t, const double *x, double *o, void *u) {\n"
                "  double xt[2 * NQ + 1];\n  (void)u;\n  pack(x, %s, t, xt);\n  return nh_mf_mon(xt, o, 0);\n}\n",
                m->poisson ? "0" : "x + NQ");
+  if (m->ngap) /* the gaps (of q, or of an almost-Poisson state) */
+    nh_text_printf(b, "int " MF_SYMBOL(gap) "(const double *q, double *g, double *dg, void *u) {\n  (void)u;\n"
+               "  if (g && dg) return nh_mf_gdg(q, g, dg);\n"
+               "  if (g) return nh_mf_g(q, g, 0);\n"
+               "  return dg ? nh_mf_dg(q, dg, 0) : 0;\n}\n");
   if (m->poisson) { /* H and grad H, Pi, the Hessian, T = d(Pi g)/dx */
     nh_text_printf(b, "int " MF_SYMBOL(hamiltonian) "(const double *x, double *H, double *dH, void *u) {\n  (void)u;\n"
                "  if (H && dH) return nh_mf_hdh(x, H, dH);\n"
@@ -183,11 +188,6 @@ static void emit_evaluators(nh_text *b, const mf *m) {
   }
   if (m->phi)
     nh_text_printf(b, "int " MF_SYMBOL(holonomic) "(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_phi(q, o, 0);\n}\n");
-  if (m->ngap)
-    nh_text_printf(b, "int " MF_SYMBOL(gap) "(const double *q, double *g, double *dg, void *u) {\n  (void)u;\n"
-               "  if (g && dg) return nh_mf_gdg(q, g, dg);\n"
-               "  if (g) return nh_mf_g(q, g, 0);\n"
-               "  return dg ? nh_mf_dg(q, dg, 0) : 0;\n}\n");
 }
 
 char *mf_codegen_source(const mf *m) {

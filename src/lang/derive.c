@@ -7,7 +7,8 @@
  *   A_kj  = d phi_k / dv_j                           (phi_k = LHS - RHS of constraint k; no v in A)
  *   (Adot v)_k = sum_j (sum_i dA_kj/dq_i v_i) v_j
  *   dM, d2M, dA, df/dq, df/dv, dg by further differentiation.
- * An almost-Poisson model derives grad H, its Hessian, Pi and T = d(Pi g)/dx instead.
+ * An almost-Poisson model derives grad H, its Hessian, Pi and T = d(Pi g)/dx instead (and the
+ * gradients of its gaps, on the state).
  *
  * The groups (mf.h) bundle derived outputs that are compiled together, to tapes
  * (evaluators.c) or to C (codegen.c); mf_provides says which evaluators a model file has. */
@@ -59,10 +60,12 @@ static int poly_degree(const nh_expr_pool *p, int e, int lo, int hi, int depth) 
 static int derive_poisson(mf *m) {
   const int n = m->nq;
   const size_t nn = (size_t)n * (size_t)n;
-  m->ids = malloc((4 * nn + (size_t)n + (size_t)m->nmon + 1) * sizeof(int));
+  const size_t ng = (size_t)m->ngap;
+  m->ids = malloc((4 * nn + (size_t)n + (size_t)m->nmon + ng + ng * (size_t)n + 1) * sizeof(int));
   if (!m->ids) return m->status = NH_ERR_NOMEM;
   int *p = m->ids;
   m->dH = take(&p, (size_t)n), m->Hs = take(&p, nn), m->Pi = take(&p, nn), m->PT = take(&p, nn);
+  m->g = take(&p, ng), m->dg = take(&p, ng * (size_t)n);
   m->mexpr = take(&p, (size_t)m->nmon);
   for (int k = 0; k < m->nmon; k++) m->mexpr[k] = m->mon[k].node;
   nh_expr_pool *P = m->pool;
@@ -88,6 +91,11 @@ static int derive_poisson(mf *m) {
       }
       m->PT[i * n + k] = t;
     }
+  /* gaps on the state and their gradients (ngap x nx) */
+  for (int k = 0; k < m->ngap; k++) {
+    m->g[k] = m->gap[k].node;
+    for (int j = 0; j < n; j++) m->dg[k * n + j] = CHK(nh_expr_diff(P, m->g[k], j));
+  }
 #undef CHK
   if (bad) return m->status = NH_ERR_NOMEM;
   int deg = poly_degree(P, m->ham, 0, n, 0);
@@ -201,6 +209,9 @@ int mf_group_size(const mf *m, int ev) {
     case MF_EV_PI:
     case MF_EV_HS:
     case MF_EV_PT: return nq * nq;
+    case MF_EV_G: return ng;
+    case MF_EV_DG: return ng * nq;
+    case MF_EV_GDG: return ng + ng * nq;
     case MF_EV_MON: return m->nmon;
     default: return 0;
     }
@@ -303,6 +314,7 @@ int mf_provides(const mf *m, int fn) {
     case MF_FN_poisson_sparse:
     case MF_FN_hamiltonian_hess_sparse:
     case MF_FN_poisson_jac_sparse: return 1;
+    case MF_FN_gap: return m->ngap > 0;
     default: return 0;
     }
   }

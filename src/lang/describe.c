@@ -27,6 +27,24 @@ static void sb_expr(nh_text *b, const mf *m, int e, const char *const *names) {
   free(big);
 }
 
+/* the gaps, their laws and gradients (either form; an almost-Poisson model's are on x) */
+static void describe_gaps(nh_text *b, const mf *m, const char *const *names) {
+  const int nq = m->nq;
+  for (int k = 0; k < m->ngap; k++) {
+    static const char *laws[] = {"elastic", "plastic", "restitution"};
+    nh_text_printf(b, "gap %s (impact %s", m->gap[k].name, laws[m->gap[k].law]);
+    if (m->gap[k].law == NH_IMPACT_RESTITUTION) nh_text_printf(b, " %g", m->gap[k].value);
+    nh_text_printf(b, "): g = ");
+    sb_expr(b, m, m->g[k], names);
+    nh_text_printf(b, "\n  dg = [");
+    for (int j = 0; j < nq; j++) {
+      nh_text_printf(b, j ? ", " : "");
+      sb_expr(b, m, m->dg[k * nq + j], names);
+    }
+    nh_text_printf(b, "]\n");
+  }
+}
+
 /* the report of an almost-Poisson model */
 static void describe_poisson(nh_text *b, const mf *m, const nh_model *model, const char *const *names) {
   const int n = m->nq;
@@ -53,11 +71,14 @@ static void describe_poisson(nh_text *b, const mf *m, const nh_model *model, con
         sb_expr(b, m, m->Pi[i * n + j], names);
         nh_text_printf(b, "\n");
       }
+  describe_gaps(b, m, names);
   nh_text_printf(b, "\nat the initial state:\n ");
   for (int i = 0; i < n; i++) nh_text_printf(b, " %s = %.10g", m->coord[i], m->q0[i]);
-  double H = 0.0;
+  double H = 0.0, gv[NH_MF_MAX_ITEMS];
   model->hamiltonian(m->q0, &H, NULL, model->user);
   nh_text_printf(b, "\n  energy H = %.15g\n", H);
+  if (m->ngap) model->gap(m->q0, gv, NULL, model->user);
+  for (int k = 0; k < m->ngap; k++) nh_text_printf(b, "  gap %s = %.10g\n", m->gap[k].name, gv[k]);
 }
 
 /* the report of a mechanical model: the derived expressions, then the initial state */
@@ -122,19 +143,7 @@ static void describe_mechanical(nh_text *b, const mf *m, const nh_model *model, 
     sb_expr(b, m, m->Adv[k], names);
     nh_text_printf(b, "\n");
   }
-  for (int k = 0; k < m->ngap; k++) {
-    static const char *laws[] = {"elastic", "plastic", "restitution"};
-    nh_text_printf(b, "gap %s (impact %s", m->gap[k].name, laws[m->gap[k].law]);
-    if (m->gap[k].law == NH_IMPACT_RESTITUTION) nh_text_printf(b, " %g", m->gap[k].value);
-    nh_text_printf(b, "): g = ");
-    sb_expr(b, m, m->g[k], names);
-    nh_text_printf(b, "\n  dg = [");
-    for (int j = 0; j < nq; j++) {
-      nh_text_printf(b, j ? ", " : "");
-      sb_expr(b, m, m->dg[k * nq + j], names);
-    }
-    nh_text_printf(b, "]\n");
-  }
+  describe_gaps(b, m, names);
 
   /* evaluated at the initial state */
   nh_text_printf(b, "\nat the initial state:\n ");

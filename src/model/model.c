@@ -135,16 +135,49 @@ static int check_monitors(const nh_model_def *d, char *msg, size_t size) {
   return 1;
 }
 
+/* the gaps' impact laws */
+static int check_laws(const nh_model_def *d, char *msg, size_t size) {
+  for (int i = 0; i < d->ngap && d->impact; i++) {
+    const nh_impact_law *l = &d->impact[i];
+    if (l->kind != NH_IMPACT_ELASTIC && l->kind != NH_IMPACT_PLASTIC &&
+        l->kind != NH_IMPACT_RESTITUTION) {
+      nh_set_msg(msg, size, "gap %d: unknown impact law %d", i + 1, (int)l->kind);
+      return 0;
+    }
+    if (l->kind == NH_IMPACT_RESTITUTION && !(l->e >= 0.0 && l->e <= 1.0)) {
+      nh_set_msg(msg, size, "gap %d: coefficient of restitution %g is outside [0, 1]", i + 1, l->e);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* the first-order form: x' = F(t, x), nothing mechanical */
 static int check_ode_def(const nh_model_def *d, char *msg, size_t size) {
   if (d->nx < 1) {
     nh_set_msg(msg, size, "bad size: nx = %d (>= 1) for an ODE-form model", d->nx);
     return 0;
   }
-  if (d->nq != 0 || d->nc != 0 || d->ngap != 0 || d->mass || d->mass_constant || d->constraint || d->gap || d->flow) {
-    nh_set_msg(msg, size, "an ODE-form model has no coordinates, constraints, gaps, mass or flow");
+  if (d->nq != 0 || d->nc != 0 || d->mass || d->mass_constant || d->constraint || d->flow) {
+    nh_set_msg(msg, size, "an ODE-form model has no coordinates, constraints, mass or flow");
     return 0;
   }
+  /* gaps on the state: only in the almost-Poisson form (its impact map, nholo/impact.h) */
+  if (d->ngap < 0 || ((d->ngap > 0 || d->gap) && !(d->hamiltonian && d->poisson))) {
+    nh_set_msg(msg, size, "an ODE-form model has gaps only in the almost-Poisson form (hamiltonian and poisson)");
+    return 0;
+  }
+  if (d->ngap > 0 && !d->gap) {
+    nh_set_msg(msg, size, "%d gaps declared but no gap evaluator", d->ngap);
+    return 0;
+  }
+  if (!check_names(d->ngap, d->gap_names, "gap", msg, size) || !check_laws(d, msg, size)) return 0;
+  for (int i = 0; i < d->ngap && d->impact; i++)
+    if (d->impact[i].kind == NH_IMPACT_PLASTIC) {
+      nh_set_msg(msg, size, "gap %d: the plastic law (Clark & Bloch) needs the unconstrained kinetic metric, which the "
+                            "almost-Poisson form does not carry (restitution 0 stops the gap's rate)", i + 1);
+      return 0;
+    }
   if (d->hamiltonian || d->poisson) {
     if (!d->hamiltonian || !d->poisson || d->rhs || d->energy) {
       nh_set_msg(msg, size, "an almost-Poisson model gives hamiltonian and poisson, and no rhs or energy (derived)");
@@ -236,19 +269,7 @@ static int check_def(const nh_model_def *d, char *msg, size_t size) {
   }
   if (!check_names(d->nq, d->coord_names, "coordinate", msg, size)) return 0;
   if (!check_names(d->nc, d->constraint_names, "constraint", msg, size)) return 0;
-  if (!check_names(d->ngap, d->gap_names, "gap", msg, size)) return 0;
-  for (int i = 0; i < d->ngap && d->impact; i++) {
-    const nh_impact_law *l = &d->impact[i];
-    if (l->kind != NH_IMPACT_ELASTIC && l->kind != NH_IMPACT_PLASTIC &&
-        l->kind != NH_IMPACT_RESTITUTION) {
-      nh_set_msg(msg, size, "gap %d: unknown impact law %d", i + 1, (int)l->kind);
-      return 0;
-    }
-    if (l->kind == NH_IMPACT_RESTITUTION && !(l->e >= 0.0 && l->e <= 1.0)) {
-      nh_set_msg(msg, size, "gap %d: coefficient of restitution %g is outside [0, 1]", i + 1, l->e);
-      return 0;
-    }
-  }
+  if (!check_names(d->ngap, d->gap_names, "gap", msg, size) || !check_laws(d, msg, size)) return 0;
   for (int i = 0; i < d->nq; i++) {
     if ((d->q0 && !isfinite(d->q0[i])) || (d->v0 && !isfinite(d->v0[i]))) {
       nh_set_msg(msg, size, "initial state of '%s' is not finite", d->coord_names[i]);

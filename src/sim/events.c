@@ -50,7 +50,7 @@ static int partial_gap(nh_sim *s, int i, double tau, double *g) {
 }
 
 void nh_sim_graze_level(nh_sim *s, int gi) {
-  const int nq = s->nq;
+  const int nq = s->gd; /* the gradient's length: nq, or nx (almost-Poisson form) */
   const double *d = s->dg + (size_t)gi * nq;
   double qmax = 1.0;
   for (int j = 0; j < nq; j++) qmax = fmax(qmax, fabs(s->x[j]));
@@ -107,11 +107,16 @@ static int locate(nh_sim *s, int i, double lo, double glo, double hi, double ghi
   return nh_sim_locate_fn(s, partial_gap, s->model->gap_names[i], i, 1.0, 0, lo, glo, hi, ghi, tau, &tau_hi);
 }
 
-/* gap slopes dg_i . v at the state x (uses s->dg as scratch) */
+/* gap slopes dg_i . v at the state x (uses s->dg as scratch); almost-Poisson form: dg_i . x' */
 static int slopes(nh_sim *s, const double *x, double *sl) {
   int rc = gaps(s, x, NULL, s->dg);
   if (rc) return rc;
-  for (int i = 0; i < s->ng; i++) sl[i] = nh_la_dot(s->nq, s->dg + (size_t)i * s->nq, x + s->nq);
+  const double *v = x + s->nq;
+  if (s->model->form == NH_FORM_ODE) {
+    if ((rc = nh_dyn_rhs(&s->dyn, s->t, x, s->fx))) return rc;
+    v = s->fx;
+  }
+  for (int i = 0; i < s->ng; i++) sl[i] = nh_la_dot(s->gd, s->dg + (size_t)i * s->gd, v);
   return 0;
 }
 

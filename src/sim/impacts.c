@@ -10,11 +10,11 @@
 
 /* room for one more record; at log_limit the log holds its first log_limit - 1 records and
  * the latest */
-static int log_reserve(nh_sim *s) {
+int nh_sim_log_reserve(nh_sim *s) {
   if (s->nlog < s->caplog || (s->def.log_limit > 0 && s->nlog >= s->def.log_limit)) return 0;
   long cap = s->caplog ? 2 * s->caplog : 64;
   if (s->def.log_limit > 0 && cap > s->def.log_limit) cap = s->def.log_limit;
-  size_t nq = (size_t)s->nq, nc = (size_t)(s->nc > 0 ? s->nc : 1);
+  size_t nq = (size_t)s->gd, nc = (size_t)(s->nc > 0 ? s->nc : 1);
   impact_entry *l = realloc(s->log, sizeof *l * (size_t)cap);
   if (l) s->log = l;
   double *a = realloc(s->log_q, sizeof(double) * nq * (size_t)cap);
@@ -35,7 +35,7 @@ long nh_sim_impact_count(const nh_sim *s) { return s->nlog; }
 int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
   if (!s || !r || k < 0 || k >= s->nlog) return NH_ERR_ARG;
   const impact_entry *e = &s->log[k];
-  size_t nq = (size_t)s->nq, nc = (size_t)(s->nc > 0 ? s->nc : 1);
+  size_t nq = (size_t)s->gd, nc = (size_t)(s->nc > 0 ? s->nc : 1);
   r->t = e->t;
   r->gap = e->gap;
   r->status = e->status;
@@ -44,7 +44,7 @@ int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
   r->energy_after = e->Ea;
   r->vn_before = e->vnb;
   r->vn_after = e->vna;
-  r->q = s->log_q + (size_t)k * nq;
+  r->q = s->model->form == NH_FORM_ODE ? NULL : s->log_q + (size_t)k * nq; /* ODE form: v_before, v_after are the states */
   r->v_before = s->log_vb + (size_t)k * nq;
   r->v_after = s->log_va + (size_t)k * nq;
   r->lambda = s->log_lam + (size_t)k * nc;
@@ -54,7 +54,7 @@ int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
 
 /* the impact log entry of the current state (s->vtmp the velocity before) */
 void nh_sim_log_impact(nh_sim *s, int gi, int st, double alpha, double Eb, double Ea, double vnb, double vna) {
-  const int nq = s->nq, nc = s->nc;
+  const int nq = s->gd, nc = s->nc, ode = s->model->form == NH_FORM_ODE;
   // a full log (log_limit): the latest record replaces the previous latest
   if (s->def.log_limit > 0 && s->nlog >= s->def.log_limit) s->nlog = s->def.log_limit - 1;
   impact_entry *e = &s->log[s->nlog];
@@ -72,7 +72,7 @@ void nh_sim_log_impact(nh_sim *s, int gi, int st, double alpha, double Eb, doubl
   e->pi = p ? p->pi + p->k + p->nseq : 0, e->pd = p ? p->pd + 3L * p->k : 0;
   memcpy(s->log_q + (size_t)s->nlog * nq, s->x, sizeof(double) * (size_t)nq);
   memcpy(s->log_vb + (size_t)s->nlog * nq, s->vtmp, sizeof(double) * (size_t)nq);
-  memcpy(s->log_va + (size_t)s->nlog * nq, s->x + nq, sizeof(double) * (size_t)nq);
+  memcpy(s->log_va + (size_t)s->nlog * nq, s->x + (ode ? 0 : nq), sizeof(double) * (size_t)nq);
   if (nc > 0) memcpy(s->log_lam + (size_t)s->nlog * nc, s->lam, sizeof(double) * (size_t)nc);
   s->nlog++;
   s->stats.impacts++;
@@ -101,6 +101,7 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
   const int nq = s->nq, nc = s->nc;
   double *q = s->x, *v = s->x + nq;
   int rc, closed;
+  if (m->form == NH_FORM_ODE) return nh_sim_impact_ap(s, gi, obs, user, applied); /* impacts_ap.c */
   *applied = 0;
   // approaching? (s->dg holds the gap gradients at q, evaluated with g1 by advance)
   double vn = nh_la_dot(nq, s->dg + (size_t)gi * nq, v);
@@ -115,7 +116,7 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
     nh_sim_graze_level(s, gi);
     return 0;
   }
-  if ((rc = log_reserve(s))) {
+  if ((rc = nh_sim_log_reserve(s))) {
     sim_msg(s, "out of memory for the impact log");
     return rc;
   }

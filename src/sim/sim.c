@@ -118,7 +118,8 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
 
   const size_t nq = (size_t)model->nq, nc = (size_t)model->nc, ng = (size_t)model->ngap;
   const size_t nx = (size_t)model->nx, nmon = (size_t)model->nmon;
-  size_t nd = 5 * nx + 7 * ng + ng * nq + nq * nq + nc + nq + 3 * nmon +
+  const size_t gd = model->form == NH_FORM_ODE ? nx : nq; /* a gap gradient's length */
+  size_t nd = 6 * nx + 7 * ng + ng * gd + nq * nq + nc + gd + 3 * nmon +
               nh_model_impact_work_size(model) + nh_dyn_work_size(model) +
               d.method->work_size(model) + 8;
   // persistent contacts: trial state, accelerations, per-gap records, stacked rows, projection
@@ -142,6 +143,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->ng = (int)ng;
   s->nx = (int)nx;
   s->nmon = (int)nmon;
+  s->gd = (int)gd;
   s->mem = mem;
   s->act = imem, s->closed = imem + ng;
   // carve the block
@@ -157,10 +159,11 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->gc = p, p += ng;
   s->sp = p, p += ng;
   s->sc = p, p += ng;
-  s->dg = p, p += ng * nq;
+  s->dg = p, p += ng * gd;
+  s->fx = p, p += nx;
   s->M = p, p += nq * nq;
   s->lam = p, p += nc;
-  s->vtmp = p, p += nq;
+  s->vtmp = p, p += gd;
   s->imp_work = p, p += nh_model_impact_work_size(model);
   s->xm = p, p += nx;
   s->m0 = p, p += nmon;

@@ -45,6 +45,7 @@ struct nh_sim {
   const nh_model *model;
   nh_sim_def def;
   int nq, nc, ng, nx, nmon;
+  int gd;      /* length of a gap gradient: nq, or nx for the almost-Poisson form (gaps on x) */
   int plain; /* fixed-step method, no gaps, monitors or projection (driver.c) */
   int conserves; /* the method claims to conserve energy on this model (NH_METHOD_ENERGY) */
   int half;      /* its conserved quantity is the half-step energy (NH_METHOD_HALF_STEP) */
@@ -60,10 +61,11 @@ struct nh_sim {
   double *g0, *g1, *gs; /* (ng) gaps at x, at x1, at a partial step */
   double *gp, *gc;      /* (ng) gaps at the previous and current dense sample */
   double *sp, *sc;      /* (ng) their slopes dg.v */
-  double *dg;           /* (ng x nq) */
+  double *dg;           /* (ng x gd) */
+  double *fx;           /* (nx) x' at a state (slopes of the almost-Poisson form's gaps) */
   double *M;            /* (nq x nq) */
   double *lam;          /* (nc) */
-  double *vtmp;         /* (nq) */
+  double *vtmp;         /* (gd) the velocity (almost-Poisson form: the state) before an impact */
   double *imp_work;     /* nh_model_impact_work_size */
   double *xm;           /* (nx) monitor trial state */
   double *m0, *mp, *mc; /* (nmon) monitors at x, at the previous and current dense sample */
@@ -224,6 +226,10 @@ int nh_sim_simul_collect(nh_sim *s, int gi);
 int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *applied);
 /* simul.c: the simultaneous part of record k of the impact log (zeros for a single impact) */
 void nh_sim_simul_record(const nh_sim *s, long k, nh_impact_record *r);
+/* impacts_ap.c: the same for a model in almost-Poisson form (gaps on the state x) */
+int nh_sim_impact_ap(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied);
+/* impacts.c: room in the impact log for one more record */
+int nh_sim_log_reserve(nh_sim *s);
 /* impacts.c: log an impact at the current state (s->vtmp the velocity before) */
 void nh_sim_log_impact(nh_sim *s, int gi, int st, double alpha, double Eb, double Ea, double vnb, double vna);
 /* impacts.c: the Zeno guard after an impact (NH_ZENO on a burst) */

@@ -110,6 +110,17 @@ def test_ode_form_model():
     assert max(E) - min(E) < 1e-12 * abs(E[0])
 
 
+def test_almost_poisson_impacts():
+    m = nholo.load_model_string("model ball_ap\nstate x y px py\nhamiltonian 1/2*(px^2 + py^2) + 9.81*y\n"
+                                "poisson x px: 1\npoisson y py: 1\ngap floor: y\ninitial y = 1, px = 0.3\n")
+    assert m.form == "ode" and m.ngap == 1
+    r = nholo.run(m, 1.0, method="gonzalez", h=1e-3)
+    imp = r.impacts
+    assert len(imp) == 1 and imp["v_after"].shape == (1, 4) and imp["q"].shape == (1, 0)
+    assert imp["v_after"][0][3] == pytest.approx(-imp["v_before"][0][3], rel=1e-12)
+    assert imp["energy_after"][0] == pytest.approx(imp["energy_before"][0], rel=1e-14)
+
+
 def test_no_copy_input_and_vector_checks():
     p = nholo.builtin("penny")
     q = np.ascontiguousarray(p.q0)
