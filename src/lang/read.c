@@ -785,4 +785,5 @@ void mf_free(mf *m) {
   free(m->clean);
   free(m->set_used);
   free(m->ids);
+  mf_derive_free(m);
 }
