@@ -82,7 +82,7 @@ int mf_prepare(mf *m, const char *text, const char *filename, const nh_load_opts
 
 nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
   const char *cnames[NH_MF_MAX_Q];
-  const char *pn[NH_MF_MAX_ITEMS], *kn[NH_MF_MAX_ITEMS], *gn[NH_MF_MAX_ITEMS];
+  const char *pn[NH_MF_MAX_ITEMS], *kn[NH_MF_MAX_CON], *gn[NH_MF_MAX_ITEMS];
   double pv[NH_MF_MAX_ITEMS];
   nh_impact_law law[NH_MF_MAX_ITEMS];
   nh_monitor_def mon[NH_MF_MAX_ITEMS];

@@ -26,7 +26,8 @@
  * of the derived expressions and of the methods), not on the evaluators' code, which grows
  * with the structural non-zeros. */
 #define NH_MF_MAX_Q 2048    /* coordinates */
-#define NH_MF_MAX_ITEMS 256 /* parameters, lets, constraints, gaps, each */
+#define NH_MF_MAX_ITEMS 256 /* parameters, lets, gaps, monitors, Poisson entries, each */
+#define NH_MF_MAX_CON NH_MF_MAX_Q /* constraints (at most one per coordinate is useful) */
 /* rank decisions (Cholesky pivots) at the initial state */
 #define MF_RANK_TOL 1e-10
 
@@ -63,7 +64,7 @@ typedef struct mf {
   char coord[NH_MF_MAX_Q][NH_PARSE_NAME_MAX + 1];
   size_t coord_off;
   int npar, nlet, nc, ngap;
-  mf_item par[NH_MF_MAX_ITEMS], let[NH_MF_MAX_ITEMS], con[NH_MF_MAX_ITEMS], gap[NH_MF_MAX_ITEMS];
+  mf_item par[NH_MF_MAX_ITEMS], let[NH_MF_MAX_ITEMS], con[NH_MF_MAX_CON], gap[NH_MF_MAX_ITEMS];
   int kinetic, potential;        /* nodes, -1 when absent */
   size_t kinetic_off, potential_off;
   int force[NH_MF_MAX_Q];        /* summed generalized force per coordinate, -1: none */

@@ -71,11 +71,24 @@ static inline size_t vi_ngap(const nh_model *mo) { return mo->form == NH_FORM_ME
 static inline size_t vi_jsize(size_t n, size_t m) { return n * n > m * n + m * m ? n * n : m * n + m * m; }
 static inline size_t vi_zsize(size_t n, size_t m) { return n > m ? n : m; }
 
+/* Above this many coordinates a constant M (no Coriolis term) gets no dM, d2M buffers (n^3,
+ * n^4 doubles): its steps never evaluate them, except del's midpoint rule, which then refuses */
+#define VI_DENSE_DM_MAX 64
+static inline int vi_dense_dM(const nh_model *mo) { return mo->coriolis != NULL || mo->nq <= VI_DENSE_DM_MAX; }
+/* doubles of dM (n^3) and d2M (n^4) buffers, and of the model-derivative scratch */
+static inline size_t vi_dm_size(const nh_model *mo, int order) {
+  size_t n = (size_t)mo->nq;
+  return vi_dense_dM(mo) ? (order == 1 ? n * n * n : n * n * n * n) : 0;
+}
+static inline size_t vi_dwork_size(const nh_model *mo) {
+  return vi_dense_dM(mo) ? nh_model_deriv_work_size(mo) : 4 * (size_t)mo->nq + 8; /* Hessians of V only */
+}
+
 /* sized for the model's rows and all its gaps closed (mm = nc + ngap rows) */
 static inline size_t vi_work_size(const nh_model *mo) {
   size_t n = (size_t)mo->nq, g = vi_ngap(mo), m = (size_t)mo->nc + g, nx = 2 * n;
-  return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + n * n +
-         vi_jsize(n, m) + nh_model_deriv_work_size(mo) + n + 8 * n + 2 * vi_zsize(n, m) + 2 * m + 2 * (1 + nx) +
+  return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * vi_dm_size(mo, 1) + vi_dm_size(mo, 2) + n * n +
+         vi_jsize(n, m) + vi_dwork_size(mo) + n + 8 * n + 2 * vi_zsize(n, m) + 2 * m + 2 * (1 + nx) +
          4 * n + 2 + n + 1 + n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8 + 2 * n + 1 + g + g * n;
 }
 
@@ -95,12 +108,12 @@ static inline vi_ws vi_carve(nh_stepper *s) {
   w.W = p, p += m * n;
   w.G = p, p += m * m;
   w.Gi = p, p += m * m;
-  w.dM0 = p, p += n * n * n;
-  w.dM1 = p, p += n * n * n;
-  w.d2M = p, p += n * n * n * n;
+  w.dM0 = p, p += vi_dm_size(mo, 1);
+  w.dM1 = p, p += vi_dm_size(mo, 1);
+  w.d2M = p, p += vi_dm_size(mo, 2);
   w.H = p, p += n * n;
   w.J = p, p += vi_jsize(n, m);
-  w.dwork = p, p += nh_model_deriv_work_size(mo);
+  w.dwork = p, p += vi_dwork_size(mo);
   w.piv = (int *)p, p += n;
   w.p = p, p += n;
   w.pm = p, p += n;
