@@ -11,6 +11,7 @@
  *
  * The groups (mf.h) bundle derived outputs that are compiled together, to tapes
  * (evaluators.c) or to C (codegen.c); mf_provides says which evaluators a model file has. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,9 +166,81 @@ typedef struct derive_ctx {
   var_walk w;
   int *vars, zero, bad;
   const int *vel;
+  /* per node (grown with the pool): the range of variables it reads, and the sign bit of its
+   * derivative by a variable it does not read (a zero constant, +0 or -0) */
+  int *lo, *hi, ncomp, cap;
+  unsigned char *zneg;
 } derive_ctx;
 
 #define CHK(x) ((x) < 0 ? (c->bad = 1, 0) : (x))
+
+/* lo, hi, zneg of the nodes created since the last call (children precede their parents).
+ * zneg follows nh_expr_diff's rules with both operand derivatives zero constants: a sum or
+ * difference of constants folds (-0 + -0 = -0, -0 - +0 = -0), a negation flips the sign,
+ * cos and acos negate a +0, a quotient by a constant folds a' / b, and every other rule
+ * yields the constant +0 (a product with a non-constant factor is the constant +0). */
+static int ranges(derive_ctx *c) {
+  int count = nh_expr_count(c->P);
+  if (count > c->cap) {
+    int cap = count + count / 2 + 64;
+    int *lo = realloc(c->lo, sizeof(int) * (size_t)cap), *hi;
+    if (!lo) return -1;
+    c->lo = lo;
+    if (!(hi = realloc(c->hi, sizeof(int) * (size_t)cap))) return -1;
+    c->hi = hi;
+    unsigned char *z = realloc(c->zneg, (size_t)cap);
+    if (!z) return -1;
+    c->zneg = z, c->cap = cap;
+  }
+  for (int e = c->ncomp; e < count; e++) {
+    const nh_expr_node *x = nh_expr_get(c->P, e);
+    int lo = 0x7fffffff, hi = -1, za = 0, zb = 0;
+    if (x->kind == NH_EX_VAR) lo = hi = x->k;
+    if (x->a >= 0) lo = c->lo[x->a] < lo ? c->lo[x->a] : lo, hi = c->hi[x->a] > hi ? c->hi[x->a] : hi, za = c->zneg[x->a];
+    if (x->b >= 0) lo = c->lo[x->b] < lo ? c->lo[x->b] : lo, hi = c->hi[x->b] > hi ? c->hi[x->b] : hi, zb = c->zneg[x->b];
+    c->lo[e] = lo, c->hi[e] = hi;
+    switch (x->kind) {
+    case NH_EX_ADD: c->zneg[e] = (unsigned char)(za && zb); break;
+    case NH_EX_SUB: c->zneg[e] = (unsigned char)(za && !zb); break;
+    case NH_EX_NEG: c->zneg[e] = (unsigned char)!za; break;
+    case NH_EX_COS:
+    case NH_EX_ACOS: c->zneg[e] = 1; break;
+    case NH_EX_DIV: { /* (a' - e b')/b: a' / b folds when b is a constant */
+      const nh_expr_node *d = nh_expr_get(c->P, x->b);
+      c->zneg[e] = (unsigned char)(d->kind == NH_EX_CONST && (za != (signbit(d->c) != 0)));
+      break;
+    }
+    default: c->zneg[e] = 0;
+    }
+  }
+  c->ncomp = count;
+  return 0;
+}
+
+/* nh_expr_diff(e, var), the same node, without differentiating the terms of sums that do not
+ * read var (their derivative is the zero constant of zneg; a sum folds it away) */
+static int sdiff_at(derive_ctx *c, int e, int var, int depth) {
+  const nh_expr_node *x = nh_expr_get(c->P, e);
+  if (var < c->lo[e] || var > c->hi[e]) return nh_expr_const(c->P, c->zneg[e] ? -0.0 : 0.0);
+  if (depth > 100000 || (x->kind != NH_EX_ADD && x->kind != NH_EX_SUB && x->kind != NH_EX_NEG))
+    return nh_expr_diff(c->P, e, var);
+  int kind = x->kind, a = x->a, b = x->b; /* (the pool may move below) */
+  int da = sdiff_at(c, a, var, depth + 1);
+  if (da < 0) return -1;
+  if (kind == NH_EX_NEG) return nh_expr_neg(c->P, da);
+  int db = sdiff_at(c, b, var, depth + 1);
+  if (db < 0) return -1;
+  return kind == NH_EX_ADD ? nh_expr_add(c->P, da, db) : nh_expr_sub(c->P, da, db);
+}
+static int sdiff(derive_ctx *c, int e, int var) {
+  if (e < 0 || ranges(c)) return -1;
+  return sdiff_at(c, e, var, 0);
+}
+/* the derivative of e by a variable it does not read: its zero constant */
+static int dzero(derive_ctx *c, int e) {
+  if (e < 0 || ranges(c)) return -1;
+  return c->zneg[e] ? nh_expr_const(c->P, -0.0) : c->zero;
+}
 
 /* the q-variables of e into c->vars; their count (0 when out of memory) */
 static int qvars(derive_ctx *c, int e) {
@@ -180,18 +253,24 @@ static int reads_vel(derive_ctx *c, int e) {
   return n < 0 ? (c->bad = 1, 0) : n > 0;
 }
 
+/* e is the constant -0 */
+static int is_negzero(const mf *m, int e) {
+  double v;
+  return nh_expr_is_const(m->pool, e, &v) && v == 0.0 && signbit(v);
+}
+
 /* momenta, mass matrix, Coriolis: M_ij = dp_i/dv_j, c_i = sum_k dp_i/dq_k v_k - dT/dq_i */
 static int derive_kinetic(derive_ctx *c) {
   mf *m = c->m;
   const int nq = m->nq;
   nh_expr_pool *P = c->P;
   for (int i = 0; i < nq && !c->bad; i++) {
-    int pi = CHK(nh_expr_diff(P, m->kinetic, nq + i));
-    for (int j = 0; j < nq; j++) m->M[i * nq + j] = c->zero;
+    int pi = CHK(sdiff(c, m->kinetic, nq + i)), z = CHK(dzero(c, pi));
+    for (int j = 0; j < nq; j++) m->M[i * nq + j] = z;
     int nv = vars_of(P, &c->w, pi, nq, 2 * nq, c->vars);
     if (nv < 0) return c->bad = 1, -1;
     for (int t = 0; t < nv && !c->bad; t++) {
-      int j = c->vars[t] - nq, e = CHK(nh_expr_diff(P, pi, nq + j));
+      int j = c->vars[t] - nq, e = CHK(sdiff(c, pi, nq + j));
       m->M[i * nq + j] = e;
     }
     for (int j = 0; j < nq && !c->bad; j++)
@@ -199,11 +278,15 @@ static int derive_kinetic(derive_ctx *c) {
         return mf_fail(m, m->kinetic_off, "the kinetic energy is not a quadratic form in the "
                                           "velocities: d2T/d%s'd%s' depends on the velocities",
                        m->coord[i], m->coord[j]);
-    int ci = CHK(nh_expr_neg(P, CHK(nh_expr_diff(P, m->kinetic, i))));
+    int ci = CHK(nh_expr_neg(P, CHK(sdiff(c, m->kinetic, i))));
     int nk = qvars(c, pi);
-    for (int t = 0; t < nk && !c->bad; t++) {
-      int k = c->vars[t];
-      ci = CHK(nh_expr_add(P, ci, CHK(nh_expr_mul(P, CHK(nh_expr_diff(P, pi, k)), c->vel[k]))));
+    for (int k = 0, t = 0; k < nq && !c->bad; k++) {
+      if (t < nk && c->vars[t] == k) {
+        t++;
+        ci = CHK(nh_expr_add(P, ci, CHK(nh_expr_mul(P, CHK(sdiff(c, pi, k)), c->vel[k]))));
+      } else if (is_negzero(m, ci)) { /* + (0 v = +0): a constant -0 folds to +0 */
+        ci = c->zero;
+      }
     }
     m->c[i] = ci;
   }
@@ -216,7 +299,7 @@ static void derive_dmass(derive_ctx *c) {
   for (long ij = 0; ij < n2 && !c->bad; ij++) {
     int nk = qvars(c, m->M[ij]);
     for (int t = 0; t < nk && !c->bad; t++) {
-      int d = CHK(nh_expr_diff(c->P, m->M[ij], c->vars[t]));
+      int d = CHK(sdiff(c, m->M[ij], c->vars[t]));
       if (!mf_is_zero(m, d) && sparse_put(&m->dM, (long)c->vars[t] * n2 + ij, d)) c->bad = 1;
     }
   }
@@ -224,7 +307,7 @@ static void derive_dmass(derive_ctx *c) {
   for (int e = 0; e < m->dM.n && !c->bad; e++) {
     int nl = qvars(c, m->dM.node[e]);
     for (int t = 0; t < nl && !c->bad; t++) {
-      int d = CHK(nh_expr_diff(c->P, m->dM.node[e], c->vars[t]));
+      int d = CHK(sdiff(c, m->dM.node[e], c->vars[t]));
       if (!mf_is_zero(m, d) && sparse_put(&m->d2M, (long)c->vars[t] * n2 * n + m->dM.idx[e], d)) c->bad = 1;
     }
   }
@@ -237,12 +320,12 @@ static int derive_constraints(derive_ctx *c) {
   nh_expr_pool *P = c->P;
   int *js = c->vars + 2 * nq + 1; /* the velocities of constraint k, kept across the inner walks */
   for (int k = 0; k < nc && !c->bad; k++) {
-    int adv = c->zero;
-    for (int j = 0; j < nq; j++) m->A[k * nq + j] = c->zero;
+    int adv = c->zero, z = CHK(dzero(c, m->con[k].node));
+    for (int j = 0; j < nq; j++) m->A[k * nq + j] = z;
     int nv = vars_of(P, &c->w, m->con[k].node, nq, 2 * nq, js);
     if (nv < 0) return c->bad = 1, -1;
     for (int t = 0; t < nv && !c->bad; t++) {
-      int j = js[t] - nq, a = CHK(nh_expr_diff(P, m->con[k].node, nq + j));
+      int j = js[t] - nq, a = CHK(sdiff(c, m->con[k].node, nq + j));
       m->A[k * nq + j] = a;
       if (!c->bad && reads_vel(c, a))
         return mf_fail(m, m->con[k].off, "constraint '%s' is not linear in the velocities "
@@ -254,7 +337,7 @@ static int derive_constraints(derive_ctx *c) {
       int j = js[t] - nq, a = m->A[k * nq + j], rate = c->zero; /* d A_kj / dt */
       int ni = qvars(c, a);
       for (int u = 0; u < ni && !c->bad; u++) {
-        int i = c->vars[u], d = CHK(nh_expr_diff(P, a, i));
+        int i = c->vars[u], d = CHK(sdiff(c, a, i));
         if (!mf_is_zero(m, d) && sparse_put(&m->dA, ((long)i * nc + k) * nq + j, d)) c->bad = 1;
         rate = CHK(nh_expr_add(P, rate, CHK(nh_expr_mul(P, d, c->vel[i]))));
       }
@@ -267,9 +350,10 @@ static int derive_constraints(derive_ctx *c) {
 
 /* out[i] = d e / d q_i for the q the expression reads, zero elsewhere (n entries, stride st) */
 static void grad_into(derive_ctx *c, int e, int *out, int n, int st) {
-  for (int i = 0; i < n; i++) out[(long)i * st] = c->zero;
+  int z = CHK(dzero(c, e));
+  for (int i = 0; i < n; i++) out[(long)i * st] = z;
   int nk = qvars(c, e);
-  for (int t = 0; t < nk && !c->bad; t++) out[(long)c->vars[t] * st] = CHK(nh_expr_diff(c->P, e, c->vars[t]));
+  for (int t = 0; t < nk && !c->bad; t++) out[(long)c->vars[t] * st] = CHK(sdiff(c, e, c->vars[t]));
 }
 
 int mf_derive(mf *m) {
@@ -282,7 +366,8 @@ int mf_derive(mf *m) {
   size_t total = n2 + n + n + n2 + n + 2 * n2 + (size_t)nc * n + (size_t)nc + (size_t)ng + (size_t)ng * n +
                  (all_holonomic ? (size_t)nc : 0) + (size_t)m->nmon + 1;
   m->ids = malloc(total * sizeof(int));
-  derive_ctx cx = {m, m->pool, {NULL, NULL, 0, 0, calloc(2 * n + 2, 1)}, malloc(sizeof(int) * (4 * n + 4)), 0, 0, NULL};
+  derive_ctx cx = {m, m->pool, {NULL, NULL, 0, 0, calloc(2 * n + 2, 1)}, malloc(sizeof(int) * (4 * n + 4)), 0, 0, NULL,
+                   NULL, NULL, 0, 0, NULL};
   derive_ctx *c = &cx;
   int *vel = malloc(sizeof(int) * (n + 1));
   if (!m->ids || !cx.w.mark || !cx.vars || !vel) {
@@ -313,10 +398,11 @@ int mf_derive(mf *m) {
   for (int i = 0; i < nq; i++) {
     m->f[i] = m->force[i] >= 0 ? m->force[i] : cx.zero;
     grad_into(c, m->f[i], m->dfdq + (size_t)i * n, nq, 1);
-    for (int j = 0; j < nq; j++) m->dfdv[i * nq + j] = cx.zero;
+    int z = CHK(dzero(c, m->f[i]));
+    for (int j = 0; j < nq; j++) m->dfdv[i * nq + j] = z;
     int nv = vars_of(P, &cx.w, m->f[i], nq, 2 * nq, cx.vars);
     if (nv < 0) cx.bad = 1;
-    for (int t = 0; t < nv && !cx.bad; t++) m->dfdv[i * nq + cx.vars[t] - nq] = CHK(nh_expr_diff(P, m->f[i], cx.vars[t]));
+    for (int t = 0; t < nv && !cx.bad; t++) m->dfdv[i * nq + cx.vars[t] - nq] = CHK(sdiff(c, m->f[i], cx.vars[t]));
   }
   if (derive_constraints(c)) goto done;
   /* gaps */
@@ -327,6 +413,7 @@ int mf_derive(mf *m) {
   if (cx.bad) m->status = NH_ERR_NOMEM;
 done:
   free(cx.w.stamp), free(cx.w.stack), free(cx.w.mark), free(cx.vars), free(vel);
+  free(cx.lo), free(cx.hi), free(cx.zneg);
   return m->status;
 }
 #undef CHK
