@@ -74,57 +74,62 @@ static int out_is_zero(const nh_tape *t, int i) {
   return kind == NH_EX_CONST && c == 0.0 && !signbit(c);
 }
 
-/* Groups of more than MF_SPLIT_SLOTS instructions keep their slots in an array and run in
- * functions of MF_CHUNK_SLOTS instructions each: the compiler's time then grows linearly with
- * the code (one huge function costs it more than linearly). The operations are the same. */
-#define MF_SPLIT_SLOTS 4000
-#define MF_CHUNK_SLOTS 1500
 /* a dense group with at least this many structural zeros clears its output with memset and
  * stores only the rest (smaller groups store every entry) */
 #define MF_MEMSET_ZEROS 64
+/* a group with at least this many constant outputs (other than +0) stores them from a table
+ * in a loop: thousands of separate stores cost the compiler more than linear time (its
+ * dead-store and alias analyses), while straight-line arithmetic costs it linear time */
+#define MF_TABLE_MIN 64
 
-/* instruction i of t as C: "const double sK = ...;" or, in array form, "s[K] = ...;" */
-static int emit_ins(nh_text *b, const nh_tape *t, int i, int array) {
+/* instruction i of t as C: "const double sK = ...;" */
+static int emit_ins(nh_text *b, const nh_tape *t, int i) {
   int kind, a, bb, k;
   double c;
   nh_tape_ins(t, i, &kind, &a, &bb, &k, &c);
-  const char *S = array ? "s[%d]" : "s%d";
-  char A[32], B[32];
-  snprintf(A, sizeof A, S, a), snprintf(B, sizeof B, S, bb);
-  if (array) nh_text_printf(b, "  s[%d] = ", i);
-  else nh_text_printf(b, "  const double s%d = ", i);
+  nh_text_printf(b, "  const double s%d = ", i);
   const char *fn = c_func(kind);
   switch (kind) {
   case NH_EX_CONST: emit_const(b, c); break;
   case NH_EX_VAR: nh_text_printf(b, "x[%d]", k); break;
-  case NH_EX_ADD: nh_text_printf(b, "%s + %s", A, B); break;
-  case NH_EX_SUB: nh_text_printf(b, "%s - %s", A, B); break;
-  case NH_EX_MUL: nh_text_printf(b, "%s * %s", A, B); break;
-  case NH_EX_DIV: nh_text_printf(b, "%s / %s", A, B); break;
-  case NH_EX_NEG: nh_text_printf(b, "-%s", A); break;
-  case NH_EX_POWI: nh_text_printf(b, "nh_powi(%s, %d)", A, k); break;
-  case NH_EX_SIGN: nh_text_printf(b, "(double)((%s > 0.0) - (%s < 0.0))", A, A); break;
+  case NH_EX_ADD: nh_text_printf(b, "s%d + s%d", a, bb); break;
+  case NH_EX_SUB: nh_text_printf(b, "s%d - s%d", a, bb); break;
+  case NH_EX_MUL: nh_text_printf(b, "s%d * s%d", a, bb); break;
+  case NH_EX_DIV: nh_text_printf(b, "s%d / s%d", a, bb); break;
+  case NH_EX_NEG: nh_text_printf(b, "-s%d", a); break;
+  case NH_EX_POWI: nh_text_printf(b, "nh_powi(s%d, %d)", a, k); break;
+  case NH_EX_SIGN: nh_text_printf(b, "(double)((s%d > 0.0) - (s%d < 0.0))", a, a); break;
   default:
     if (!fn) return NH_ERR_UNSUPPORTED;
-    if (nh_expr_kind_is_binary(kind)) nh_text_printf(b, "%s(%s, %s)", fn, A, B);
-    else nh_text_printf(b, "%s(%s)", fn, A);
+    if (nh_expr_kind_is_binary(kind)) nh_text_printf(b, "%s(s%d, s%d)", fn, a, bb);
+    else nh_text_printf(b, "%s(s%d)", fn, a);
   }
   nh_text_printf(b, ";\n");
   return 0;
 }
 
-/* the instructions of t: inline, or (large) in chunk functions SYM_pK(x, s) called in order */
-static int emit_body(nh_text *b, const nh_tape *t, const char *sym, int *array) {
-  const int ns = nh_tape_nslots(t);
-  *array = ns > MF_SPLIT_SLOTS;
-  if (!*array) return 0; /* emitted inside the group function by emit_inline */
-  for (int c0 = 0, part = 0; c0 < ns; c0 += MF_CHUNK_SLOTS, part++) {
-    nh_text_printf(b, "\nstatic void %s_p%d(const double *restrict x, double *restrict s) {\n  (void)x;\n", sym, part);
-    for (int i = c0; i < ns && i < c0 + MF_CHUNK_SLOTS; i++)
-      if (emit_ins(b, t, i, 1)) return NH_ERR_UNSUPPORTED;
-    nh_text_printf(b, "}\n");
-  }
-  return 0;
+/* output i of t is a constant other than +0 (*c: its value) */
+static int out_const(const nh_tape *t, int i, double *c) {
+  int kind, a, bb, k;
+  nh_tape_ins(t, nh_tape_out_slot(t, i), &kind, &a, &bb, &k, c);
+  return kind == NH_EX_CONST && !(*c == 0.0 && !signbit(*c));
+}
+
+/* the constant outputs into o (the first split; index: a sparse group's places) from a table,
+ * when there are MF_TABLE_MIN of them; 1 when emitted */
+static int emit_const_table(nh_text *b, const nh_tape *t, int split, const int *index) {
+  int nc = 0;
+  double c;
+  for (int i = 0; i < split; i++) nc += out_const(t, i, &c);
+  if (nc < MF_TABLE_MIN) return 0;
+  nh_text_printf(b, "  static const int ci[%d] = {", nc);
+  for (int i = 0, k = 0; i < split; i++)
+    if (out_const(t, i, &c)) nh_text_printf(b, "%s%d", !k ? "\n    " : k % 16 ? ", " : ",\n    ", index ? index[i] : i), k++;
+  nh_text_printf(b, "};\n  static const double cv[%d] = {", nc);
+  for (int i = 0, k = 0; i < split; i++)
+    if (out_const(t, i, &c)) nh_text_printf(b, "%s", !k ? "\n    " : k % 8 ? ", " : ",\n    "), emit_const(b, c), k++;
+  nh_text_printf(b, "};\n  for (int k = 0; k < %d; k++) o[ci[k]] = cv[k];\n", nc);
+  return 1;
 }
 
 /* static int NAME(x, o, o2): outputs [0, split) into o, the rest into o2; a sparse group's
@@ -137,43 +142,33 @@ static int emit_group(nh_text *b, const mf *m, int ev, int split, int sparse_fil
   const char *sym = mf_group_symbol(ev);
   if (!mf_group_used(m, ev) || (n == 0 && !index)) return 0;
   nh_tape *t = NULL;
-  int array = 0, nz = 0;
+  int nz = 0;
   if (n > 0) {
     mf_group_outputs(m, ev, ids);
     if (!(t = nh_tape_create(m->pool, n, ids))) return NH_ERR_NOMEM;
-    if (emit_body(b, t, sym, &array)) {
-      nh_tape_destroy(t);
-      return NH_ERR_UNSUPPORTED;
-    }
   }
   for (int i = 0; i < n && !index; i++) nz += out_is_zero(t, i);
   const int clear = index || (!sparse_fill && nz >= MF_MEMSET_ZEROS); /* memset, then the non-zeros */
   nh_text_printf(b, "\nstatic int %s%s(const double *restrict x, double *restrict o, double *restrict o2) {\n"
              "  (void)x, (void)o2;\n", sym, sparse_fill ? "_s" : "");
-  if (index && dense > 0) nh_text_printf(b, "  memset(o, 0, sizeof(double) * %ld);\n", dense);
+  if (index && dense > 0) nh_text_printf(b, "  nh_zero(o, sizeof(double) * %ld);\n", dense);
   else if (clear) {
-    if (split > 0) nh_text_printf(b, "  memset(o, 0, sizeof(double) * %d);\n", split);
-    if (n > split) nh_text_printf(b, "  memset(o2, 0, sizeof(double) * %d);\n", n - split);
+    if (split > 0) nh_text_printf(b, "  nh_zero(o, sizeof(double) * %d);\n", split);
+    if (n > split) nh_text_printf(b, "  nh_zero(o2, sizeof(double) * %d);\n", n - split);
   }
-  if (array) {
-    nh_text_printf(b, "  double *s = nh_slots(%d);\n  if (!s) return -1;\n", nh_tape_nslots(t));
-    for (int c0 = 0, part = 0; c0 < nh_tape_nslots(t); c0 += MF_CHUNK_SLOTS, part++)
-      nh_text_printf(b, "  %s_p%d(x, s);\n", sym, part);
-  } else {
-    for (int i = 0; t && i < nh_tape_nslots(t); i++)
-      if (emit_ins(b, t, i, 0)) {
-        nh_tape_destroy(t);
-        return NH_ERR_UNSUPPORTED;
-      }
-  }
-  const char *S = array ? "s[%d]" : "s%d";
-  char val[32];
+  for (int i = 0; t && i < nh_tape_nslots(t); i++)
+    if (emit_ins(b, t, i)) {
+      nh_tape_destroy(t);
+      return NH_ERR_UNSUPPORTED;
+    }
+  double c;
+  const int table = t && !sparse_fill && emit_const_table(b, t, index ? n : split, index);
   for (int i = 0; i < n; i++) {
     if ((sparse_fill || clear) && out_is_zero(t, i)) continue;
-    snprintf(val, sizeof val, S, nh_tape_out_slot(t, i));
-    if (index) nh_text_printf(b, "  o[%d] = %s;\n", index[i], val);
-    else if (i < split) nh_text_printf(b, "  o[%d] = %s;\n", i, val);
-    else nh_text_printf(b, "  o2[%d] = %s;\n", i - split, val);
+    if (table && (index || i < split) && out_const(t, i, &c)) continue;
+    if (index) nh_text_printf(b, "  o[%d] = s%d;\n", index[i], nh_tape_out_slot(t, i));
+    else if (i < split) nh_text_printf(b, "  o[%d] = s%d;\n", i, nh_tape_out_slot(t, i));
+    else nh_text_printf(b, "  o2[%d] = s%d;\n", i - split, nh_tape_out_slot(t, i));
   }
   nh_text_printf(b, "  return 0;\n}\n");
   if (sparse_fill) { /* the dense form: the structural zeros, then the rest */
@@ -255,7 +250,7 @@ derivs:
 char *mf_codegen_source(const mf *m) {
   nh_text b = {NULL, 0, 0, 0};
   nh_text_printf(&b, "/* generated by nholo from model '%s' (%d coordinates); do not edit */\n"
-              "#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
+              "#include <math.h>\n#include <string.h>\n\n"
               "/* x^n by binary powering: the same operations as the library's tapes */\n"
               "static double nh_powi(double x, int n) {\n"
               "  unsigned m = n < 0 ? 0u - (unsigned)n : (unsigned)n;\n"
@@ -267,18 +262,11 @@ char *mf_codegen_source(const mf *m) {
               "  }\n"
               "  return n < 0 ? 1.0 / r : r;\n"
               "}\n"
-              "/* the slots of the large evaluators (array form), per thread, grown once */\n"
-              "static __thread double *nh_sbuf;\n"
-              "static __thread size_t nh_scap;\n"
-              "static double *nh_slots(size_t n) {\n"
-              "  if (n > nh_scap) {\n"
-              "    double *b = realloc(nh_sbuf, n * sizeof *b);\n"
-              "    if (!b) return 0;\n"
-              "    nh_sbuf = b, nh_scap = n;\n"
-              "  }\n"
-              "  return nh_sbuf;\n"
-              "}\n", m->name, m->nq);
-  int cap = 1;
+              "/* memset through a pointer the compiler cannot see through: its dead-store analysis\n"
+              " * of one memset against thousands of stores costs it more than linear time */\n"
+              "static void *(*const volatile nh_zero_fn)(void *, int, size_t) = memset;\n"
+              "static void nh_zero(void *o, size_t n) { nh_zero_fn(o, 0, n); }\n"
+              , m->name, m->nq);  int cap = 1;
   for (int ev = 0; ev < MF_EV_COUNT; ev++)
     if (mf_group_size(m, ev) > cap) cap = mf_group_size(m, ev);
   int *ids = malloc(sizeof(int) * (size_t)cap);
