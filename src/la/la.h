@@ -95,17 +95,6 @@ NH_LA_INLINE double nh_la_dot_fixed(int n, const double *x, const double *y) {
   NH_LA_UNROLL_FULL for (int i = 0; i < n; i++) s += x[i] * y[i];
   return s;
 }
-/* x . y over the entries from the first to the last non-zero of x: for finite y the bits of
- * nh_la_dot (the skipped products are +-0, which change no sum started at +0); the scans
- * compare only, much cheaper than the dependent additions they save on long sparse rows */
-NH_LA_INLINE double nh_la_dot_nz(int n, const double *x, const double *y) {
-  int lo = 0, hi = n;
-  while (lo < n && x[lo] == 0.0) lo++;
-  while (hi > lo && x[hi - 1] == 0.0) hi--;
-  double s = 0.0;
-  for (int i = lo; i < hi; i++) s += x[i] * y[i];
-  return s;
-}
 NH_LA_INLINE void nh_la_axpy_fixed(int n, double a, const double *x, double *y) {
   NH_LA_UNROLL_FULL for (int i = 0; i < n; i++) y[i] += a * x[i];
 }

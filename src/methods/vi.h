@@ -435,8 +435,7 @@ VI_INLINE void qt_k(const vi_ws *w, int n, int m, const double *Gi, const double
     return;
   }
   double zl[2], *z = local ? zl : w->zz;
-  for (int k = 0; k < m; k++) /* A M^-1 p (long rows: from their first to last non-zero) */
-    z[k] = n >= VI_ENV_MIN ? nh_la_dot_nz(n, w->W + (size_t)k * n, p) : nh_la_dot_fixed(n, w->W + (size_t)k * n, p);
+  for (int k = 0; k < m; k++) z[k] = nh_la_dot_fixed(n, w->W + (size_t)k * n, p); /* A M^-1 p */
   const double c0 = nh_la_dot(m, Gi, z);
   NH_LA_UNROLL_FULL
   for (int i = 0; i < n; i++) out[i] = c0 * w->A[i];

@@ -411,21 +411,13 @@ static inline double quad_n(int n, const double *M, const double *v) {
   for (int i = 0; i < n; i++) T += v[i] * nh_la_dot_fixed(n, M + (size_t)i * n, v);
   return T;
 }
-/* from this many coordinates the rows of M and A are taken from their first to their last
- * non-zero (nh_la_dot_nz: the same bits for a finite state) */
-#define NH_MODEL_NZ_MIN 16
-
 static double quad(int n, const double *M, const double *v) {
   switch (n) {
   case 2: return quad_n(2, M, v);
   case 3: return quad_n(3, M, v);
   case 4: return quad_n(4, M, v);
   case 5: return quad_n(5, M, v);
-  default:
-    if (n < NH_MODEL_NZ_MIN) return quad_n(n, M, v);
-    double T = 0.0;
-    for (int i = 0; i < n; i++) T += v[i] * nh_la_dot_nz(n, M + (size_t)i * n, v);
-    return T;
+  default: return quad_n(n, M, v);
   }
 }
 
@@ -459,16 +451,7 @@ void nh_model_residual_given_A(const nh_model *m, const double *v, const double 
   case 3: *res = resid_n(3, m->nc, A, v); break;
   case 4: *res = resid_n(4, m->nc, A, v); break;
   case 5: *res = resid_n(5, m->nc, A, v); break;
-  default:
-    if (m->nq < NH_MODEL_NZ_MIN) {
-      *res = resid_n(m->nq, m->nc, A, v);
-      break;
-    }
-    *res = 0.0;
-    for (int k = 0; k < m->nc; k++) {
-      double r = fabs(nh_la_dot_nz(m->nq, A + (size_t)k * m->nq, v));
-      if (r > *res) *res = r;
-    }
+  default: *res = resid_n(m->nq, m->nc, A, v); break;
   }
 }
 
