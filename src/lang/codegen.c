@@ -4,6 +4,9 @@
  * one C statement each ("const double sK = sA * sB;"), in the tape's order, calling the same
  * functions (the C library's, and the same binary powering for integer powers), so the
  * compiled code gives the tape's numbers. Constants are written as hexadecimal floats (exact).
+ * The code grows with the structure: groups only an absent evaluator reads are not emitted,
+ * the derivative tensors store their structural non-zeros at their places after clearing the
+ * output, mostly-zero groups likewise, and many constant outputs come from a table.
  *
  * The source is hashed (FNV-1a, 64 bits, with the compiler and its flags); the shared object
  * nholo-HASH.so in the cache directory is reused when present, else compiled to a temporary
