@@ -2,7 +2,7 @@
  *
  * 1. The derivation by structural non-zeros (src/lang/derive.c) gives the expression nodes of
  *    the dense symbolic derivatives, entry by entry (M, c, dV, its Hessian, A, Adot v, and the
- *    sparse dM, d2M, dA with every other entry a zero constant), on the examples, the good
+ *    sparse dM, d2M, dA with every other entry the constant +0), on the examples, the good
  *    corpus, a sleigh chain and a model written to exercise the signs of zero derivatives.
  * 2. Generated C and tapes give the same bits on a chain of 8 sleighs (sparse stores, memset).
  * 3. A chain of 100 sleighs (300 coordinates, 100 constraints) loads on tapes, runs dopri5
@@ -49,11 +49,12 @@ static int *densify(const mf_sparse *s, long n) {
   return d;
 }
 
-/* the sparse entry at each place is the dense derivative's node, or (none) a zero constant */
+/* the sparse entry at each place is the dense derivative's node, or (none) the constant +0
+ * (what the sparse evaluators leave there) */
 static int same_sparse(const mf *m, const int *dense_sparse, long i, int ref) {
   double v;
   if (dense_sparse[i] >= 0) return dense_sparse[i] == ref;
-  return nh_expr_is_const(m->pool, ref, &v) && v == 0.0;
+  return nh_expr_is_const(m->pool, ref, &v) && v == 0.0 && !signbit(v);
 }
 
 /* every derived expression of text against the dense symbolic derivatives; 0 when equal */

@@ -292,6 +292,25 @@ static int derive_kinetic(derive_ctx *c) {
   }
   return 0;
 }
+/* e is the constant +0 (what a sparse tensor leaves out: its evaluators clear to +0) */
+static int is_pluszero(const mf *m, int e) {
+  double v;
+  return nh_expr_is_const(m->pool, e, &v) && v == 0.0 && !signbit(v);
+}
+
+/* The derivative of e by a q it does not read is the constant -0 when zneg(e): those go into
+ * the tensor as entries (at base + i stride), so that it holds the dense derivatives' bits.
+ * c->vars holds the nread q e reads, ascending. */
+static void put_negzeros(derive_ctx *c, mf_sparse *s, int e, long base, long stride, int nread) {
+  if (ranges(c)) c->bad = 1;
+  if (c->bad || !c->zneg[e]) return;
+  int z = CHK(nh_expr_const(c->P, -0.0));
+  for (int i = 0, t = 0; i < c->m->nq && !c->bad; i++) {
+    if (t < nread && c->vars[t] == i) t++;
+    else if (sparse_put(s, base + i * stride, z)) c->bad = 1;
+  }
+}
+
 /* dM (sparse) from M, and d2M from dM when wanted */
 static void derive_dmass(derive_ctx *c) {
   mf *m = c->m;
@@ -300,16 +319,18 @@ static void derive_dmass(derive_ctx *c) {
     int nk = qvars(c, m->M[ij]);
     for (int t = 0; t < nk && !c->bad; t++) {
       int d = CHK(sdiff(c, m->M[ij], c->vars[t]));
-      if (!mf_is_zero(m, d) && sparse_put(&m->dM, (long)c->vars[t] * n2 + ij, d)) c->bad = 1;
+      if (!is_pluszero(m, d) && sparse_put(&m->dM, (long)c->vars[t] * n2 + ij, d)) c->bad = 1;
     }
+    put_negzeros(c, &m->dM, m->M[ij], ij, n2, nk);
   }
   if (!m->has_d2M) return;
   for (int e = 0; e < m->dM.n && !c->bad; e++) {
     int nl = qvars(c, m->dM.node[e]);
     for (int t = 0; t < nl && !c->bad; t++) {
       int d = CHK(sdiff(c, m->dM.node[e], c->vars[t]));
-      if (!mf_is_zero(m, d) && sparse_put(&m->d2M, (long)c->vars[t] * n2 * n + m->dM.idx[e], d)) c->bad = 1;
+      if (!is_pluszero(m, d) && sparse_put(&m->d2M, (long)c->vars[t] * n2 * n + m->dM.idx[e], d)) c->bad = 1;
     }
+    put_negzeros(c, &m->d2M, m->dM.node[e], m->dM.idx[e], n2 * n, nl);
   }
 }
 
@@ -338,9 +359,10 @@ static int derive_constraints(derive_ctx *c) {
       int ni = qvars(c, a);
       for (int u = 0; u < ni && !c->bad; u++) {
         int i = c->vars[u], d = CHK(sdiff(c, a, i));
-        if (!mf_is_zero(m, d) && sparse_put(&m->dA, ((long)i * nc + k) * nq + j, d)) c->bad = 1;
+        if (!is_pluszero(m, d) && sparse_put(&m->dA, ((long)i * nc + k) * nq + j, d)) c->bad = 1;
         rate = CHK(nh_expr_add(P, rate, CHK(nh_expr_mul(P, d, c->vel[i]))));
       }
+      put_negzeros(c, &m->dA, a, (long)k * nq + j, (long)nc * nq, ni);
       adv = CHK(nh_expr_add(P, adv, CHK(nh_expr_mul(P, rate, c->vel[j]))));
     }
     m->Adv[k] = adv;
