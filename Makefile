@@ -40,6 +40,7 @@ bench: build
 	./$(BUILD)/bench/bench_dop853
 	./$(BUILD)/bench/bench_ensemble
 	./$(BUILD)/bench/bench_simul
+	./$(BUILD)/bench/bench_scale
 
 figures: build
 	./$(BUILD)/nholo figure all --out-dir out/figures

@@ -215,6 +215,17 @@ NH_LA_INLINE void nh_la_chol_solve_inline(int n, const double *L, double *b) {
 /* Solve for nrhs right-hand sides stored as the columns of B (n x nrhs), in place. */
 void nh_la_chol_solve_mat(int n, int nrhs, const double *L, double *B);
 
+/* ---- Cholesky on an envelope (a band, or any profile) --------------------------------- */
+
+/* The same factorization and solve as nh_la_chol / nh_la_chol_solve (the same bits: the
+ * terms skipped are products with a structural zero, which add nothing to a sum) for SPD A
+ * whose row i has structural zeros left of column first[i] (first[i] <= i); only the
+ * envelope (first[i] <= j <= i) is read or written, so entries left of it may hold anything
+ * (the dense routines would see them as +0). last (n) receives, per column j, the last row
+ * whose envelope reaches it (for the solve). Work grows with the envelope, not with n^3. */
+int nh_la_chol_env(int n, double *A, const int *first, int *last, double tol, int *rank);
+void nh_la_chol_env_solve(int n, const double *L, const int *first, const int *last, double *b);
+
 /* ---- LDL^T with symmetric (Bunch-Kaufman-free) diagonal pivoting ------------------- */
 
 /* Factor symmetric A = P L D L^T P^T with diagonal pivoting (largest remaining |diagonal|).

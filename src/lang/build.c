@@ -40,7 +40,7 @@ static int mf_evaluators(const mf *m, nh_model_def *d, int codegen, char *why, s
     d->hamiltonian_degree = m->hdeg;
   } else {
     d->has_se2 = m->has_se2;
-    d->mass_constant = mf_all_zero(m, m->dM, m->nq * m->nq * m->nq); /* dM/dq = 0 identically */
+    d->mass_constant = mf_all_zero(m, m->dM.node, m->dM.n); /* dM/dq = 0 identically (+-0 entries only) */
     for (int i = 0; i < 3; i++) d->se2[i] = m->se2[i];
   }
   d->user = user;
@@ -82,7 +82,7 @@ int mf_prepare(mf *m, const char *text, const char *filename, const nh_load_opts
 
 nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
   const char *cnames[NH_MF_MAX_Q];
-  const char *pn[NH_MF_MAX_ITEMS], *kn[NH_MF_MAX_ITEMS], *gn[NH_MF_MAX_ITEMS];
+  const char *pn[NH_MF_MAX_ITEMS], *kn[NH_MF_MAX_CON], *gn[NH_MF_MAX_ITEMS];
   double pv[NH_MF_MAX_ITEMS];
   nh_impact_law law[NH_MF_MAX_ITEMS];
   nh_monitor_def mon[NH_MF_MAX_ITEMS];
@@ -104,8 +104,14 @@ nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
   d.param_names = pn;
   d.param_values = pv;
   d.nmon = m->nmon, d.monitors = mon;
-  unsigned char pip[NH_MF_MAX_Q * NH_MF_MAX_Q], ptp[NH_MF_MAX_Q * NH_MF_MAX_Q];
+  unsigned char *pip = NULL, *ptp = NULL;
   if (m->poisson) { /* an ODE-form model given by Pi and H */
+    pip = malloc((size_t)m->nq * (size_t)m->nq), ptp = malloc((size_t)m->nq * (size_t)m->nq);
+    if (!pip || !ptp) {
+      free(pip), free(ptp);
+      nh_set_msg(msg, msg_size, "%s: out of memory", m->file);
+      return NULL;
+    }
     d.form = NH_FORM_ODE;
     d.nx = m->nq;
     d.state_names = cnames;
@@ -124,16 +130,15 @@ nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
   char why[512] = "";
   int rc = NH_ERR_UNSUPPORTED;
   if (m->opts->backend != NH_BACKEND_TAPE) rc = mf_evaluators(m, &d, 1, why, sizeof why);
+  nh_model *model = NULL;
   if (rc != NH_OK && m->opts->backend == NH_BACKEND_CODEGEN) {
     nh_set_msg(msg, msg_size, "%s: compiled evaluation is not available: %s", m->file, why);
-    return NULL;
-  }
-  if (rc != NH_OK && (rc = mf_evaluators(m, &d, 0, why, sizeof why)) != NH_OK) {
+  } else if (rc != NH_OK && (rc = mf_evaluators(m, &d, 0, why, sizeof why)) != NH_OK) {
     nh_set_msg(msg, msg_size, "%s: out of memory", m->file);
-    return NULL;
+  } else if (!(model = nh_model_create(&d, msg, msg_size))) {
+    d.user_free((void *)(uintptr_t)d.user);
   }
-  nh_model *model = nh_model_create(&d, msg, msg_size);
-  if (!model) d.user_free((void *)(uintptr_t)d.user);
+  free(pip), free(ptp);
   return model;
 }
 

@@ -111,6 +111,7 @@ static int check_ap_gap(mf *m, int k) {
 typedef struct check_tape {
   nh_tape *t;
   double *x, *slots, *out;
+  double *L; /* nq x nq: the factor of M */
 } check_tape;
 
 /* T must be 1/2 v^T M v and phi_k must be A_k v at trial states around the initial one */
@@ -178,7 +179,13 @@ static void fail_mass(mf *m, const double *M, const double *L) {
   }
   int j = 0;
   while (j < nq - 1 && L[j * nq + j] > 0.0) j++;
-  double Lj[NH_MF_MAX_Q * NH_MF_MAX_Q], z[NH_MF_MAX_Q] = {0}, zmax = 1.0, q = 0.0;
+  double *Lj = malloc(sizeof(double) * ((size_t)j * (size_t)j + (size_t)nq + 1)), zmax = 1.0, q = 0.0;
+  if (!Lj) {
+    m->status = NH_ERR_NOMEM;
+    return;
+  }
+  double *z = Lj + (size_t)j * (size_t)j;
+  memset(z, 0, sizeof(double) * (size_t)(nq + 1));
   for (int a = 0; a < j; a++) {
     for (int b = 0; b < j; b++) Lj[a * j + b] = L[a * nq + b];
     z[a] = -M[a * nq + j];
@@ -196,6 +203,7 @@ static void fail_mass(mf *m, const double *M, const double *L) {
       int w = snprintf(names + len, sizeof names - len, "%s%s' = %.3g", len ? ", " : "", m->coord[a], z[a]);
       if (w > 0) len += (size_t)w;
     }
+  free(Lj);
   mf_fail(m, m->kinetic_off, "the mass matrix is not positive definite at the initial state: v^T M v = "
                              "%.3g along the velocity %s (is every velocity in the kinetic energy, with a "
                              "positive coefficient?)", q, names);
@@ -210,7 +218,7 @@ static int check_initial(mf *m, const check_tape *c) {
   for (int i = 0; i < nq; i++) x[i] = m->q0[i], x[nq + i] = m->v0[i];
   x[2 * nq] = 0.0;
   nh_tape_eval(c->t, x, c->slots, c->out);
-  double L[NH_MF_MAX_Q * NH_MF_MAX_Q];
+  double *L = c->L;
   for (int i = 0; i < nq * nq; i++) {
     if (!isfinite(M[i])) {
       mf_fail(m, m->kinetic_off, "the mass matrix is not finite at the initial state (entry %s, %s)",
@@ -277,8 +285,8 @@ int mf_check(mf *m) {
   int nout = 1 + nq * nq + nc + nc * nq + m->ngap;
   int *ids = malloc(sizeof(int) * (size_t)nout);
   check_tape c = {NULL, malloc(sizeof(double) * (size_t)(2 * nq + 1)), NULL,
-                  malloc(sizeof(double) * (size_t)nout)};
-  if (!ids || !c.out || !c.x) goto nomem;
+                  malloc(sizeof(double) * (size_t)nout), malloc(sizeof(double) * (size_t)nq * (size_t)nq + 1)};
+  if (!ids || !c.out || !c.x || !c.L) goto nomem;
   ids[0] = m->kinetic;
   memcpy(ids + 1, m->M, sizeof(int) * (size_t)(nq * nq));
   for (int k = 0; k < nc; k++) ids[1 + nq * nq + k] = m->con[k].node;
@@ -289,7 +297,7 @@ int mf_check(mf *m) {
   if (!check_forms(m, &c)) check_initial(m, &c);
 done:
   nh_tape_destroy(c.t);
-  free(ids), free(c.out), free(c.x), free(c.slots);
+  free(ids), free(c.out), free(c.x), free(c.slots), free(c.L);
   return m->status;
 nomem:
   m->status = NH_ERR_NOMEM;

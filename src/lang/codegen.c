@@ -4,6 +4,9 @@
  * one C statement each ("const double sK = sA * sB;"), in the tape's order, calling the same
  * functions (the C library's, and the same binary powering for integer powers), so the
  * compiled code gives the tape's numbers. Constants are written as hexadecimal floats (exact).
+ * The code grows with the structure: groups only an absent evaluator reads are not emitted,
+ * the derivative tensors store their structural non-zeros at their places after clearing the
+ * output, mostly-zero groups likewise, and many constant outputs come from a table.
  *
  * The source is hashed (FNV-1a, 64 bits, with the compiler and its flags); the shared object
  * nholo-HASH.so in the cache directory is reused when present, else compiled to a temporary
@@ -74,55 +77,108 @@ static int out_is_zero(const nh_tape *t, int i) {
   return kind == NH_EX_CONST && c == 0.0 && !signbit(c);
 }
 
-/* static int NAME(x, o, o2): outputs [0, split) into o, the rest into o2. With sparse, the
- * code is NAME_s, which skips the stores of structural zeros, and NAME stores those and
- * calls it. */
-static int emit_group(nh_text *b, const mf *m, int ev, int split, int sparse, int *ids) {
-  int n = mf_group_size(m, ev);
-  if (n == 0) return 0;
-  mf_group_outputs(m, ev, ids);
-  nh_tape *t = nh_tape_create(m->pool, n, ids);
-  if (!t) return NH_ERR_NOMEM;
-  nh_text_printf(b, "\nstatic int %s%s(const double *restrict x, double *restrict o, double *restrict o2) {\n"
-             "  (void)o2;\n", mf_group_symbol(ev), sparse ? "_s" : "");
-  for (int i = 0; i < nh_tape_nslots(t); i++) {
-    int kind, a, bb, k;
-    double c;
-    nh_tape_ins(t, i, &kind, &a, &bb, &k, &c);
-    nh_text_printf(b, "  const double s%d = ", i);
-    const char *fn = c_func(kind);
-    switch (kind) {
-    case NH_EX_CONST: emit_const(b, c); break;
-    case NH_EX_VAR: nh_text_printf(b, "x[%d]", k); break;
-    case NH_EX_ADD: nh_text_printf(b, "s%d + s%d", a, bb); break;
-    case NH_EX_SUB: nh_text_printf(b, "s%d - s%d", a, bb); break;
-    case NH_EX_MUL: nh_text_printf(b, "s%d * s%d", a, bb); break;
-    case NH_EX_DIV: nh_text_printf(b, "s%d / s%d", a, bb); break;
-    case NH_EX_NEG: nh_text_printf(b, "-s%d", a); break;
-    case NH_EX_POWI: nh_text_printf(b, "nh_powi(s%d, %d)", a, k); break;
-    case NH_EX_SIGN: nh_text_printf(b, "(double)((s%d > 0.0) - (s%d < 0.0))", a, a); break;
-    default:
-      if (!fn) {
-        nh_tape_destroy(t);
-        return NH_ERR_UNSUPPORTED;
-      }
-      if (nh_expr_kind_is_binary(kind)) nh_text_printf(b, "%s(s%d, s%d)", fn, a, bb);
-      else nh_text_printf(b, "%s(s%d)", fn, a);
-    }
-    nh_text_printf(b, ";\n");
+/* a dense group with at least this many structural zeros clears its output with memset and
+ * stores only the rest (smaller groups store every entry) */
+#define MF_MEMSET_ZEROS 64
+/* a group with at least this many constant outputs (other than +0) stores them from a table
+ * in a loop: thousands of separate stores cost the compiler more than linear time (its
+ * dead-store and alias analyses), while straight-line arithmetic costs it linear time */
+#define MF_TABLE_MIN 64
+
+/* instruction i of t as C: "const double sK = ...;" */
+static int emit_ins(nh_text *b, const nh_tape *t, int i) {
+  int kind, a, bb, k;
+  double c;
+  nh_tape_ins(t, i, &kind, &a, &bb, &k, &c);
+  nh_text_printf(b, "  const double s%d = ", i);
+  const char *fn = c_func(kind);
+  switch (kind) {
+  case NH_EX_CONST: emit_const(b, c); break;
+  case NH_EX_VAR: nh_text_printf(b, "x[%d]", k); break;
+  case NH_EX_ADD: nh_text_printf(b, "s%d + s%d", a, bb); break;
+  case NH_EX_SUB: nh_text_printf(b, "s%d - s%d", a, bb); break;
+  case NH_EX_MUL: nh_text_printf(b, "s%d * s%d", a, bb); break;
+  case NH_EX_DIV: nh_text_printf(b, "s%d / s%d", a, bb); break;
+  case NH_EX_NEG: nh_text_printf(b, "-s%d", a); break;
+  case NH_EX_POWI: nh_text_printf(b, "nh_powi(s%d, %d)", a, k); break;
+  case NH_EX_SIGN: nh_text_printf(b, "(double)((s%d > 0.0) - (s%d < 0.0))", a, a); break;
+  default:
+    if (!fn) return NH_ERR_UNSUPPORTED;
+    if (nh_expr_kind_is_binary(kind)) nh_text_printf(b, "%s(s%d, s%d)", fn, a, bb);
+    else nh_text_printf(b, "%s(s%d)", fn, a);
   }
+  nh_text_printf(b, ";\n");
+  return 0;
+}
+
+/* output i of t is a constant other than +0 (*c: its value) */
+static int out_const(const nh_tape *t, int i, double *c) {
+  int kind, a, bb, k;
+  nh_tape_ins(t, nh_tape_out_slot(t, i), &kind, &a, &bb, &k, c);
+  return kind == NH_EX_CONST && !(*c == 0.0 && !signbit(*c));
+}
+
+/* the constant outputs into o (the first split; index: a sparse group's places) from a table,
+ * when there are MF_TABLE_MIN of them; 1 when emitted */
+static int emit_const_table(nh_text *b, const nh_tape *t, int split, const int *index) {
+  int nc = 0;
+  double c;
+  for (int i = 0; i < split; i++) nc += out_const(t, i, &c);
+  if (nc < MF_TABLE_MIN) return 0;
+  nh_text_printf(b, "  static const int ci[%d] = {", nc);
+  for (int i = 0, k = 0; i < split; i++)
+    if (out_const(t, i, &c)) nh_text_printf(b, "%s%d", !k ? "\n    " : k % 16 ? ", " : ",\n    ", index ? index[i] : i), k++;
+  nh_text_printf(b, "};\n  static const double cv[%d] = {", nc);
+  for (int i = 0, k = 0; i < split; i++)
+    if (out_const(t, i, &c)) nh_text_printf(b, "%s", !k ? "\n    " : k % 8 ? ", " : ",\n    "), emit_const(b, c), k++;
+  nh_text_printf(b, "};\n  for (int k = 0; k < %d; k++) o[ci[k]] = cv[k];\n", nc);
+  return 1;
+}
+
+/* static int NAME(x, o, o2): outputs [0, split) into o, the rest into o2; a sparse group's
+ * outputs at their places of index (the rest zero). With sparse_fill, the code is NAME_s,
+ * which skips the stores of structural zeros, and NAME stores those and calls it. */
+static int emit_group(nh_text *b, const mf *m, int ev, int split, int sparse_fill, int *ids) {
+  int n = mf_group_size(m, ev);
+  const int *index = mf_group_index(m, ev);
+  const long dense = mf_group_dense(m, ev);
+  const char *sym = mf_group_symbol(ev);
+  if (!mf_group_used(m, ev) || (n == 0 && !index)) return 0;
+  nh_tape *t = NULL;
+  int nz = 0;
+  if (n > 0) {
+    mf_group_outputs(m, ev, ids);
+    if (!(t = nh_tape_create(m->pool, n, ids))) return NH_ERR_NOMEM;
+  }
+  for (int i = 0; i < n && !index; i++) nz += out_is_zero(t, i);
+  const int clear = index || (!sparse_fill && nz >= MF_MEMSET_ZEROS); /* memset, then the non-zeros */
+  nh_text_printf(b, "\nstatic int %s%s(const double *restrict x, double *restrict o, double *restrict o2) {\n"
+             "  (void)x, (void)o2;\n", sym, sparse_fill ? "_s" : "");
+  if (index && dense > 0) nh_text_printf(b, "  nh_zero(o, sizeof(double) * %ld);\n", dense);
+  else if (clear) {
+    if (split > 0) nh_text_printf(b, "  nh_zero(o, sizeof(double) * %d);\n", split);
+    if (n > split) nh_text_printf(b, "  nh_zero(o2, sizeof(double) * %d);\n", n - split);
+  }
+  for (int i = 0; t && i < nh_tape_nslots(t); i++)
+    if (emit_ins(b, t, i)) {
+      nh_tape_destroy(t);
+      return NH_ERR_UNSUPPORTED;
+    }
+  double c;
+  const int table = t && !sparse_fill && emit_const_table(b, t, index ? n : split, index);
   for (int i = 0; i < n; i++) {
-    if (sparse && out_is_zero(t, i)) continue;
-    if (i < split) nh_text_printf(b, "  o[%d] = s%d;\n", i, nh_tape_out_slot(t, i));
+    if ((sparse_fill || clear) && out_is_zero(t, i)) continue;
+    if (table && (index || i < split) && out_const(t, i, &c)) continue;
+    if (index) nh_text_printf(b, "  o[%d] = s%d;\n", index[i], nh_tape_out_slot(t, i));
+    else if (i < split) nh_text_printf(b, "  o[%d] = s%d;\n", i, nh_tape_out_slot(t, i));
     else nh_text_printf(b, "  o2[%d] = s%d;\n", i - split, nh_tape_out_slot(t, i));
   }
   nh_text_printf(b, "  return 0;\n}\n");
-  if (sparse) { /* the dense form: the structural zeros, then the rest */
-    nh_text_printf(b, "\nstatic int %s(const double *restrict x, double *restrict o, double *restrict o2) {\n",
-               mf_group_symbol(ev));
+  if (sparse_fill) { /* the dense form: the structural zeros, then the rest */
+    nh_text_printf(b, "\nstatic int %s(const double *restrict x, double *restrict o, double *restrict o2) {\n", sym);
     for (int i = 0; i < n; i++)
       if (out_is_zero(t, i)) nh_text_printf(b, "  %s[%d] = 0.0;\n", i < split ? "o" : "o2", i < split ? i : i - split);
-    nh_text_printf(b, "  return %s_s(x, o, o2);\n}\n", mf_group_symbol(ev));
+    nh_text_printf(b, "  return %s_s(x, o, o2);\n}\n", sym);
   }
   nh_tape_destroy(t);
   return 0;
@@ -163,20 +219,24 @@ static void emit_evaluators(nh_text *b, const mf *m) {
   }
   nh_text_printf(b, "int " MF_SYMBOL(mass) "(const double *q, double *M, void *u) {\n"
              "  (void)u;\n  return nh_mf_mass(q, M, 0);\n}\n");
-  nh_text_printf(b, "int " MF_SYMBOL(potential) "(const double *q, double *V, double *dV, void *u) {\n  (void)u;\n"
-             "  if (V && dV) return nh_mf_vdv(q, V, dV);\n"
-             "  if (V) return nh_mf_v(q, V, 0);\n"
-             "  return dV ? nh_mf_dv(q, dV, 0) : 0;\n}\n");
-  nh_text_printf(b, "int " MF_SYMBOL(coriolis) "(const double *q, const double *v, double *c, void *u) {\n"
-             "  double x[2 * NQ + 1];\n  (void)u;\n  pack(q, v, 0.0, x);\n  return nh_mf_cor(x, c, 0);\n}\n");
+  if (mf_provides(m, MF_FN_potential))
+    nh_text_printf(b, "int " MF_SYMBOL(potential) "(const double *q, double *V, double *dV, void *u) {\n  (void)u;\n"
+               "  if (V && dV) return nh_mf_vdv(q, V, dV);\n"
+               "  if (V) return nh_mf_v(q, V, 0);\n"
+               "  return dV ? nh_mf_dv(q, dV, 0) : 0;\n}\n");
+  if (mf_provides(m, MF_FN_coriolis))
+    nh_text_printf(b, "int " MF_SYMBOL(coriolis) "(const double *q, const double *v, double *c, void *u) {\n"
+               "  double x[2 * NQ + 1];\n  (void)u;\n  pack(q, v, 0.0, x);\n  return nh_mf_cor(x, c, 0);\n}\n");
+  if (!mf_provides(m, MF_FN_force)) goto derivs;
   nh_text_printf(b, "int " MF_SYMBOL(force) "(double t, const double *q, const double *v, double *f, void *u) {\n"
              "  double x[2 * NQ + 1];\n  (void)u;\n  pack(q, v, t, x);\n  return nh_mf_force(x, f, 0);\n}\n");
   nh_text_printf(b, "int " MF_SYMBOL(force_jac) "(double t, const double *q, const double *v, double *dq, double *dv, void *u) {\n"
              "  double x[2 * NQ + 1];\n  (void)u;\n  pack(q, v, t, x);\n"
              "  if (dq) nh_mf_dfdq(x, dq, 0);\n  if (dv) nh_mf_dfdv(x, dv, 0);\n  return 0;\n}\n");
+derivs:
   nh_text_printf(b, "int " MF_SYMBOL(mass_deriv) "(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_dm(q, o, 0);\n}\n");
   nh_text_printf(b, "int " MF_SYMBOL(potential_hess) "(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_h(q, o, 0);\n}\n");
-  if (m->d2M)
+  if (m->has_d2M)
     nh_text_printf(b, "int " MF_SYMBOL(mass_deriv2) "(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_d2m(q, o, 0);\n}\n");
   if (m->nc) {
     nh_text_printf(b, "int " MF_SYMBOL(constraint) "(const double *q, const double *v, double *A, double *Adv, void *u) {\n"
@@ -193,7 +253,7 @@ static void emit_evaluators(nh_text *b, const mf *m) {
 char *mf_codegen_source(const mf *m) {
   nh_text b = {NULL, 0, 0, 0};
   nh_text_printf(&b, "/* generated by nholo from model '%s' (%d coordinates); do not edit */\n"
-              "#include <math.h>\n\n"
+              "#include <math.h>\n#include <string.h>\n\n"
               "/* x^n by binary powering: the same operations as the library's tapes */\n"
               "static double nh_powi(double x, int n) {\n"
               "  unsigned m = n < 0 ? 0u - (unsigned)n : (unsigned)n;\n"
@@ -204,8 +264,12 @@ char *mf_codegen_source(const mf *m) {
               "    if (m) p *= p;\n"
               "  }\n"
               "  return n < 0 ? 1.0 / r : r;\n"
-              "}\n", m->name, m->nq);
-  int cap = 1;
+              "}\n"
+              "/* memset through a pointer the compiler cannot see through: its dead-store analysis\n"
+              " * of one memset against thousands of stores costs it more than linear time */\n"
+              "static void *(*const volatile nh_zero_fn)(void *, int, size_t) = memset;\n"
+              "static void nh_zero(void *o, size_t n) { nh_zero_fn(o, 0, n); }\n"
+              , m->name, m->nq);  int cap = 1;
   for (int ev = 0; ev < MF_EV_COUNT; ev++)
     if (mf_group_size(m, ev) > cap) cap = mf_group_size(m, ev);
   int *ids = malloc(sizeof(int) * (size_t)cap);
@@ -216,8 +280,8 @@ char *mf_codegen_source(const mf *m) {
                 : ev == MF_EV_AADV                 ? m->nc * m->nq
                 : ev == MF_EV_GDG                  ? m->ngap
                                                    : mf_group_size(m, ev);
-    int sparse = ev == MF_EV_PI || ev == MF_EV_HS || ev == MF_EV_PT;
-    rc = emit_group(&b, m, ev, split, sparse, ids);
+    int sparse_fill = ev == MF_EV_PI || ev == MF_EV_HS || ev == MF_EV_PT;
+    rc = emit_group(&b, m, ev, split, sparse_fill, ids);
   }
   free(ids);
   if (!rc) emit_evaluators(&b, m);

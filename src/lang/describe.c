@@ -150,14 +150,17 @@ static void describe_mechanical(nh_text *b, const mf *m, const nh_model *model, 
   for (int i = 0; i < nq; i++) nh_text_printf(b, " %s = %.10g", m->coord[i], m->q0[i]);
   nh_text_printf(b, "\n ");
   for (int i = 0; i < nq; i++) nh_text_printf(b, " %s' = %.10g", m->coord[i], m->v0[i]);
-  double E = 0.0, res = 0.0, Mq[NH_MF_MAX_Q * NH_MF_MAX_Q];
+  double E = 0.0, res = 0.0, *Mq = malloc(sizeof(double) * (size_t)nq * (size_t)nq);
   int rank = 0;
   nh_model_energy(model, m->q0, m->v0, &E);
   nh_model_constraint_residual(model, m->q0, m->v0, &res);
-  model->mass(m->q0, Mq, model->user);
-  nh_la_chol(nq, Mq, MF_RANK_TOL, &rank);
-  double minpiv = INFINITY;
-  for (int i = 0; i < nq; i++) minpiv = fmin(minpiv, Mq[i * nq + i] * Mq[i * nq + i]);
+  double minpiv = Mq ? INFINITY : NAN;
+  if (Mq) {
+    model->mass(m->q0, Mq, model->user);
+    nh_la_chol(nq, Mq, MF_RANK_TOL, &rank);
+    for (int i = 0; i < nq; i++) minpiv = fmin(minpiv, Mq[i * nq + i] * Mq[i * nq + i]);
+    free(Mq);
+  }
   nh_text_printf(b, "\n  energy E = %.15g\n  max |A v| = %.3g\n", E, res);
   nh_text_printf(b, "  M positive definite (smallest squared Cholesky pivot %.6g)\n", minpiv);
   if (m->ngap) {
@@ -188,6 +191,7 @@ char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, s
   mf *m = calloc(1, sizeof *m);
   nh_text b = {NULL, 0, 0, 0};
   nh_model *model = NULL;
+  char (*primed)[NH_PARSE_NAME_MAX + 2] = NULL; /* the primed names, per coordinate */
   if (!m) {
     nh_set_msg(msg, msg_size, "out of memory");
     goto fail;
@@ -195,7 +199,11 @@ char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, s
   if (mf_prepare(m, text, path, opts, msg, msg_size) != NH_OK) goto fail;
   if (!(model = mf_build(m, msg, msg_size))) goto fail;
   const char *names[2 * NH_MF_MAX_Q + 1];
-  char primed[NH_MF_MAX_Q][NH_PARSE_NAME_MAX + 2];
+  primed = malloc(sizeof *primed * (size_t)(m->nq > 0 ? m->nq : 1));
+  if (!primed) {
+    nh_set_msg(msg, msg_size, "out of memory");
+    goto fail;
+  }
   mf_var_names(m, names, primed);
 
   if (m->poisson)
@@ -210,10 +218,11 @@ char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, s
   }
   nh_model_destroy(model);
   mf_free(m);
-  free(m);
+  free(m), free(primed);
   free(text);
   return b.s;
 fail:
+  free(primed);
   nh_model_destroy(model);
   if (m) mf_free(m);
   free(m);

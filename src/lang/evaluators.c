@@ -16,6 +16,8 @@ typedef struct mf_eval {
   int nq, nc, ng;
   int poisson; /* the first-order state is x (nq), else (q, v) */
   nh_tape *t[MF_EV_COUNT];
+  int *idx[MF_EV_COUNT]; /* sparse groups: the dense places of the outputs (else NULL) */
+  long dense[MF_EV_COUNT]; /* their dense sizes */
   void *dl; /* the loaded shared object (codegen) */
 } mf_eval;
 
@@ -27,17 +29,20 @@ typedef struct mf_eval {
 #else
 #define MF_TLS _Thread_local
 #endif
-static MF_TLS double *tls_buf;
-static MF_TLS size_t tls_size;
+static MF_TLS double *tls_buf, *tls_x;
+static MF_TLS size_t tls_size, tls_xsize;
 
-static double *scratch(size_t n) {
-  if (n > tls_size) {
-    double *b = realloc(tls_buf, sizeof(double) * n);
+static double *grow(double **buf, size_t *size, size_t n) {
+  if (n > *size) {
+    double *b = realloc(*buf, sizeof(double) * n);
     if (!b) return NULL;
-    tls_buf = b, tls_size = n;
+    *buf = b, *size = n;
   }
-  return tls_buf;
+  return *buf;
 }
+static double *scratch(size_t n) { return grow(&tls_buf, &tls_size, n); }
+/* the packed variables (q, v, t) of an evaluation: 2 nq + 1 doubles */
+static double *xbuf(int nq) { return grow(&tls_x, &tls_xsize, 2 * (size_t)nq + 1); }
 
 /* tape ev at vars into out; extra doubles of scratch are kept free before the slots */
 static int run_at(const mf_eval *u, int ev, const double *vars, double *out, size_t extra) {
@@ -47,8 +52,19 @@ static int run_at(const mf_eval *u, int ev, const double *vars, double *out, siz
   nh_tape_eval(t, vars, b + extra, out);
   return 0;
 }
+/* a sparse group: zeros, then its structural non-zeros at their places */
+static int run_sparse(const mf_eval *u, int ev, const double *vars, double *out) {
+  memset(out, 0, sizeof(double) * (size_t)u->dense[ev]);
+  if (!u->t[ev]) return 0; /* no non-zero at all (the derivative of a constant M) */
+  int n = nh_tape_noutputs(u->t[ev]);
+  double *b = scratch((size_t)n + (size_t)nh_tape_nslots(u->t[ev]));
+  if (!b) return -1;
+  nh_tape_eval(u->t[ev], vars, b + n, b);
+  for (int i = 0; i < n; i++) out[u->idx[ev][i]] = b[i];
+  return 0;
+}
 static int run(const mf_eval *u, int ev, const double *vars, double *out) {
-  return run_at(u, ev, vars, out, 0);
+  return u->idx[ev] || !u->t[ev] ? run_sparse(u, ev, vars, out) : run_at(u, ev, vars, out, 0);
 }
 
 /* [q, v, t] for the groups that read velocities or time */
@@ -83,20 +99,23 @@ static int ev_potential(const double *q, double *V, double *dV, void *user) {
 }
 static int ev_coriolis(const double *q, const double *v, double *c, void *user) {
   const mf_eval *u = user;
-  double x[2 * NH_MF_MAX_Q + 1];
+  double *x = xbuf(u->nq);
+  if (!x) return -1;
   pack(u->nq, q, v, 0.0, x);
   return run(u, MF_EV_COR, x, c);
 }
 static int ev_force(double t, const double *q, const double *v, double *f, void *user) {
   const mf_eval *u = user;
-  double x[2 * NH_MF_MAX_Q + 1];
+  double *x = xbuf(u->nq);
+  if (!x) return -1;
   pack(u->nq, q, v, t, x);
   return run(u, MF_EV_FORCE, x, f);
 }
 static int ev_constraint(const double *q, const double *v, double *A, double *Adv, void *user) {
   const mf_eval *u = user;
-  double x[2 * NH_MF_MAX_Q + 1];
   if (!Adv) return A ? run(u, MF_EV_A, q, A) : 0; /* A reads q only */
+  double *x = xbuf(u->nq);
+  if (!x) return -1;
   pack(u->nq, q, v, 0.0, x);
   return run_pair(u, MF_EV_A, MF_EV_ADV, MF_EV_AADV, u->nc * u->nq, u->nc, x, A, Adv);
 }
@@ -117,13 +136,15 @@ static int ev_pi(const double *x, double *Pi, void *user) { return run(user, MF_
 static int ev_hs(const double *x, double *Hs, void *user) { return run(user, MF_EV_HS, x, Hs); }
 static int ev_pt(const double *x, const double *g, double *T, void *user) {
   const mf_eval *u = user;
-  double xg[2 * NH_MF_MAX_Q + 1];
+  double *xg = xbuf(u->nq);
+  if (!xg) return -1;
   pack(u->nq, x, g, 0.0, xg);
   return run(u, MF_EV_PT, xg, T);
 }
 static int ev_fjac(double t, const double *q, const double *v, double *dfdq, double *dfdv, void *user) {
   const mf_eval *u = user;
-  double x[2 * NH_MF_MAX_Q + 1];
+  double *x = xbuf(u->nq);
+  if (!x) return -1;
   pack(u->nq, q, v, t, x);
   int rc = dfdq ? run(u, MF_EV_DFDQ, x, dfdq) : 0;
   return rc ? rc : dfdv ? run(u, MF_EV_DFDV, x, dfdv) : 0;
@@ -132,7 +153,8 @@ static int ev_fjac(double t, const double *q, const double *v, double *dfdq, dou
 /* the monitors at (t, x): x = (q, v), or the state of an almost-Poisson model */
 static int ev_monitor(double t, const double *x, double *mon, void *user) {
   const mf_eval *u = user;
-  double xt[2 * NH_MF_MAX_Q + 1];
+  double *xt = xbuf(u->nq);
+  if (!xt) return -1;
   pack(u->nq, x, u->poisson ? NULL : x + u->nq, t, xt);
   return run(u, MF_EV_MON, xt, mon);
 }
@@ -140,7 +162,7 @@ static int ev_monitor(double t, const double *x, double *mon, void *user) {
 void mf_eval_free(void *user) {
   mf_eval *u = user;
   if (!u) return;
-  for (int i = 0; i < MF_EV_COUNT; i++) nh_tape_destroy(u->t[i]);
+  for (int i = 0; i < MF_EV_COUNT; i++) nh_tape_destroy(u->t[i]), free(u->idx[i]);
   mf_codegen_unload(u->dl);
   free(u);
 }
@@ -181,9 +203,13 @@ int mf_eval_tapes(const mf *m, mf_fns *fns, void **user) {
     if (mf_group_size(m, ev) > cap) cap = mf_group_size(m, ev);
   int *ids = malloc(sizeof(int) * (size_t)cap);
   int rc = ids ? NH_OK : NH_ERR_NOMEM;
-  for (int ev = 0; ev < MF_EV_COUNT && rc == NH_OK; ev++) { /* one tape per nonempty group */
+  for (int ev = 0; ev < MF_EV_COUNT && rc == NH_OK; ev++) { /* one tape per nonempty group read */
     int n = mf_group_size(m, ev);
-    if (n == 0) continue;
+    const int *idx = mf_group_index(m, ev);
+    u->dense[ev] = mf_group_dense(m, ev);
+    if (idx && mf_group_used(m, ev) && !(u->idx[ev] = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1)))) rc = NH_ERR_NOMEM;
+    if (u->idx[ev]) memcpy(u->idx[ev], idx, sizeof(int) * (size_t)n);
+    if (n == 0 || !mf_group_used(m, ev) || rc) continue;
     mf_group_outputs(m, ev, ids);
     if (!(u->t[ev] = nh_tape_create(m->pool, n, ids))) rc = NH_ERR_NOMEM;
   }

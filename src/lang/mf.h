@@ -22,9 +22,12 @@
 #include "nholo/model.h"
 #include "nholo/modelfile.h"
 
-/* Largest model a file may declare (stack buffers in evaluators are sized by these). */
-#define NH_MF_MAX_Q 64      /* coordinates */
-#define NH_MF_MAX_ITEMS 256 /* parameters, lets, constraints, gaps, each */
+/* Largest model a file may declare. Coordinates: a bound on memory (the dense n x n arrays
+ * of the derived expressions and of the methods), not on the evaluators' code, which grows
+ * with the structural non-zeros. */
+#define NH_MF_MAX_Q 2048    /* coordinates */
+#define NH_MF_MAX_ITEMS 256 /* parameters, lets, gaps, monitors, Poisson entries, each */
+#define NH_MF_MAX_CON NH_MF_MAX_Q /* constraints (at most one per coordinate is useful) */
 /* rank decisions (Cholesky pivots) at the initial state */
 #define MF_RANK_TOL 1e-10
 
@@ -38,6 +41,13 @@ typedef struct mf_item {
   int dir, action; /* monitor: nh_monitor_dir, nh_monitor_action */
   size_t off;    /* where its statement starts (for diagnostics) */
 } mf_item;
+
+/* A derivative tensor by its structural non-zeros: entry e is node[e] at the dense index
+ * idx[e] (every other entry is identically zero), in the order derived. */
+typedef struct mf_sparse {
+  int n, cap;
+  int *idx, *node;
+} mf_sparse;
 
 typedef struct mf {
   /* source */
@@ -54,7 +64,7 @@ typedef struct mf {
   char coord[NH_MF_MAX_Q][NH_PARSE_NAME_MAX + 1];
   size_t coord_off;
   int npar, nlet, nc, ngap;
-  mf_item par[NH_MF_MAX_ITEMS], let[NH_MF_MAX_ITEMS], con[NH_MF_MAX_ITEMS], gap[NH_MF_MAX_ITEMS];
+  mf_item par[NH_MF_MAX_ITEMS], let[NH_MF_MAX_ITEMS], con[NH_MF_MAX_CON], gap[NH_MF_MAX_ITEMS];
   int kinetic, potential;        /* nodes, -1 when absent */
   size_t kinetic_off, potential_off;
   int force[NH_MF_MAX_Q];        /* summed generalized force per coordinate, -1: none */
@@ -84,13 +94,14 @@ typedef struct mf {
   int V;       /* potential (0 node when absent) */
   int *dV;     /* nq */
   int *H;      /* nq x nq */
-  int *dM;     /* nq x nq x nq */
-  int *d2M;    /* nq^4 */
+  mf_sparse dM;  /* nq x nq x nq: dM[k nq^2 + i nq + j] = dM_ij/dq_k */
+  mf_sparse d2M; /* nq^4: d2M[l nq^3 + (dM index)] = d(dM entry)/dq_l */
+  int has_d2M;   /* d2M derived (small models; larger ones difference dM) */
   int *f;      /* nq */
   int *dfdq, *dfdv; /* nq x nq */
   int *A;      /* nc x nq */
   int *Adv;    /* nc */
-  int *dA;     /* nq x nc x nq */
+  mf_sparse dA; /* nq x nc x nq: dA[(i nc + k) nq + j] = dA_kj/dq_i */
   int *g;      /* ngap */
   int *dg;     /* ngap x nq */
   int *phi;    /* nc: phi_k when every constraint is holonomic, else NULL */
@@ -124,6 +135,8 @@ int mf_derive(mf *m);
  * velocities admissible (unless opts->project_initial), initial state inside the gaps. */
 int mf_check(mf *m);
 void mf_free(mf *m);
+/* Release the derived sparse tensors (mf_free calls it). */
+void mf_derive_free(mf *m);
 
 /* Variable names for printing: q names, then NAME', then t. */
 void mf_var_names(const mf *m, const char **names, char (*primed)[NH_PARSE_NAME_MAX + 2]);
@@ -161,9 +174,16 @@ enum {
   MF_EV_COUNT
 };
 
-/* The outputs of group ev: *n node ids into ids (caller array of mf_group_size). */
+/* The outputs of group ev: *n node ids into ids (caller array of mf_group_size). A sparse
+ * group (the derivative tensors dM, d2M, dA) has only its structural non-zeros as outputs:
+ * mf_group_index gives their places in the dense result of mf_group_dense entries (NULL for
+ * the other groups, whose outputs are the dense result). */
 int mf_group_size(const mf *m, int ev);
 void mf_group_outputs(const mf *m, int ev, int *ids);
+const int *mf_group_index(const mf *m, int ev);
+long mf_group_dense(const mf *m, int ev);
+/* Whether group ev is read by an evaluator m provides (the others are not built). */
+int mf_group_used(const mf *m, int ev);
 /* The generated symbol name of group ev ("nh_mf_mass", ...). */
 const char *mf_group_symbol(int ev);
 

@@ -429,7 +429,7 @@ static int st_force(cursor *c, size_t off) {
 static int st_constraint(cursor *c, size_t off, int holonomic) {
   mf *m = c->m;
   if (need_coordinates(c, off)) return -1;
-  if (m->nc >= NH_MF_MAX_ITEMS) return mf_fail(m, off, "more than %d constraints", NH_MF_MAX_ITEMS);
+  if (m->nc >= NH_MF_MAX_CON) return mf_fail(m, off, "more than %d constraints", NH_MF_MAX_CON);
   mf_item *it = &m->con[m->nc];
   memset(it, 0, sizeof *it);
   it->off = c->pos;
@@ -788,4 +788,5 @@ void mf_free(mf *m) {
   free(m->clean);
   free(m->set_used);
   free(m->ids);
+  mf_derive_free(m);
 }

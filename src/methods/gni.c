@@ -296,6 +296,7 @@ VI_INLINE int vi_body_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
   const int constM = mo->coriolis == NULL, midpoint = kind == VI_DEL && s->opts.midpoint_ld;
   const int fast = constM && !midpoint; /* -D1 L_d is linear in q1 */
   int rc;
+  if (!fast && !vi_dense_dM(mo)) return NH_ERR_UNSUPPORTED; /* no dM buffers (VI_DENSE_DM_MAX) */
   if (kind == VI_GNI) vi_active(s, w); /* the closed contacts' rows after the model's */
   // at q_k: M, projector (kept from the last step when continuing from its end), forces (the
   // potential is inside L_d)

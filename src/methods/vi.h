@@ -54,6 +54,8 @@ typedef struct vi_ws {
   double *zvalid;              /* 1 when cout + n holds Q^T cout (written by the free-motion kernel) */
   double *K, *A0, *rz;         /* del with holonomic constraints: KKT Newton matrix, A(q_k), residual */
   int *kpiv;
+  int *elo, *ehi;              /* the extents of the rows of A in W (proj_env), mmax each */
+  double *wclean;              /* 1 when W is +0 outside those extents */
 } vi_ws;
 
 /* The carved workspace is cached at the head of s->work (carving costs as much as a small
@@ -71,12 +73,26 @@ static inline size_t vi_ngap(const nh_model *mo) { return mo->form == NH_FORM_ME
 static inline size_t vi_jsize(size_t n, size_t m) { return n * n > m * n + m * m ? n * n : m * n + m * m; }
 static inline size_t vi_zsize(size_t n, size_t m) { return n > m ? n : m; }
 
+/* Above this many coordinates a constant M (no Coriolis term) gets no dM, d2M buffers (n^3,
+ * n^4 doubles): its steps never evaluate them, except del's midpoint rule, which then refuses */
+#define VI_DENSE_DM_MAX 64
+static inline int vi_dense_dM(const nh_model *mo) { return mo->coriolis != NULL || mo->nq <= VI_DENSE_DM_MAX; }
+/* doubles of dM (n^3) and d2M (n^4) buffers, and of the model-derivative scratch */
+static inline size_t vi_dm_size(const nh_model *mo, int order) {
+  size_t n = (size_t)mo->nq;
+  return vi_dense_dM(mo) ? (order == 1 ? n * n * n : n * n * n * n) : 0;
+}
+static inline size_t vi_dwork_size(const nh_model *mo) {
+  return vi_dense_dM(mo) ? nh_model_deriv_work_size(mo) : 4 * (size_t)mo->nq + 8; /* Hessians of V only */
+}
+
 /* sized for the model's rows and all its gaps closed (mm = nc + ngap rows) */
 static inline size_t vi_work_size(const nh_model *mo) {
   size_t n = (size_t)mo->nq, g = vi_ngap(mo), m = (size_t)mo->nc + g, nx = 2 * n;
-  return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * n * n * n + n * n * n * n + n * n +
-         vi_jsize(n, m) + nh_model_deriv_work_size(mo) + n + 8 * n + 2 * vi_zsize(n, m) + 2 * m + 2 * (1 + nx) +
-         4 * n + 2 + n + 1 + n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8 + 2 * n + 1 + g + g * n;
+  return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * vi_dm_size(mo, 1) + vi_dm_size(mo, 2) + n * n +
+         vi_jsize(n, m) + vi_dwork_size(mo) + n + 8 * n + 2 * vi_zsize(n, m) + 2 * m + 2 * (1 + nx) +
+         4 * n + 2 + n + 1 + n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8 + 2 * n + 1 + g + g * n +
+         (2 * m * sizeof(int) + sizeof(double) - 1) / sizeof(double) + 1;
 }
 
 static inline vi_ws vi_carve(nh_stepper *s) {
@@ -95,12 +111,12 @@ static inline vi_ws vi_carve(nh_stepper *s) {
   w.W = p, p += m * n;
   w.G = p, p += m * m;
   w.Gi = p, p += m * m;
-  w.dM0 = p, p += n * n * n;
-  w.dM1 = p, p += n * n * n;
-  w.d2M = p, p += n * n * n * n;
+  w.dM0 = p, p += vi_dm_size(mo, 1);
+  w.dM1 = p, p += vi_dm_size(mo, 1);
+  w.d2M = p, p += vi_dm_size(mo, 2);
   w.H = p, p += n * n;
   w.J = p, p += vi_jsize(n, m);
-  w.dwork = p, p += nh_model_deriv_work_size(mo);
+  w.dwork = p, p += vi_dwork_size(mo);
   w.piv = (int *)p, p += n;
   w.p = p, p += n;
   w.pm = p, p += n;
@@ -131,6 +147,9 @@ static inline vi_ws vi_carve(nh_stepper *s) {
   w.kpiv = (int *)p, p += n + m;
   w.gv = p, p += g;
   w.gd = p, p += g * n;
+  w.wclean = p, p += 1;
+  *w.wclean = 0.0;
+  w.elo = (int *)(void *)p, w.ehi = w.elo + m;
   return w;
 }
 
@@ -273,7 +292,7 @@ VI_INLINE void mat_fixed(int n, int diag, const double *Mi, const double *x, dou
 VI_INLINE void msolve_k(const vi_ws *w, int n, const double *L, const double *x, double *y, const int diag,
                         const int free, const double *Mi) {
   if (free || (L == w->L0 && *w->mfact == 1.0)) {
-    mat_fixed(n, diag, free ? Mi : w->Minv, x, y);
+    mat_fixed(n, diag || (!free && *w->mdiag == 1.0), free ? Mi : w->Minv, x, y);
     return;
   }
   nh_la_copy_fixed(n, x, y);
@@ -322,6 +341,53 @@ VI_INLINE int chol_inverse(int m, double *G, double *Gi) {
   return 0;
 }
 
+/* Models with this many coordinates or more, a diagonal constant M and two or more rows whose
+ * extents (first to last non-zero) do not overlap build the projector on those extents. */
+#define VI_ENV_MIN 16
+
+/* W = M^-1 A^T on the extents of the rows of A (diagonal M^-1: 0.0 + d_j A_kj, mat_fixed's row
+ * product), +0 elsewhere (the cells of the last extents cleared); then, when the extents are
+ * pairwise disjoint, G = A W is diagonal: G, its factor and Gi = G^-1 are formed as
+ * chol_inverse forms them (the skipped terms are products with +0, which change no sum
+ * started at +0; the off-diagonal entries are +0 as there). 1 when done, 0 when the extents
+ * overlap (W is then complete, G is left to the dense loops), negative when G is singular. */
+static inline int proj_env(vi_ws *w, int n, int m) {
+  if (*w->wclean != 1.0) {
+    vzero(w->mmax * n, w->W);
+    for (int k = 0; k < w->mmax; k++) w->elo[k] = w->ehi[k] = 0;
+    *w->wclean = 1.0;
+  }
+  for (int k = 0; k < m; k++) {
+    const double *Ak = w->A + (size_t)k * n;
+    double *Wk = w->W + (size_t)k * n;
+    for (int j = w->elo[k]; j < w->ehi[k]; j++) Wk[j] = 0.0;
+    int l = 0, h = n;
+    while (l < n && Ak[l] == 0.0) l++;
+    while (h > l && Ak[h - 1] == 0.0) h--;
+    w->elo[k] = l, w->ehi[k] = h;
+    for (int j = l; j < h; j++) Wk[j] = 0.0 + w->Minv[(size_t)j * (n + 1)] * Ak[j];
+  }
+  for (int i = 0; i < m; i++)
+    for (int k = 0; k < i; k++)
+      if (w->elo[i] < w->ehi[k] && w->elo[k] < w->ehi[i]) return 0;
+  double dmax = 0.0;
+  for (int i = 0; i < m; i++) {
+    double *Gi = w->G + (size_t)i * m, *Ii = w->Gi + (size_t)i * m, s = 0.0;
+    for (int j = w->elo[i]; j < w->ehi[i]; j++) s += w->A[(size_t)i * n + j] * w->W[(size_t)i * n + j];
+    vzero(m, Gi), vzero(m, Ii);
+    Gi[i] = s;
+    if (s > dmax) dmax = s;
+  }
+  const double thr = VI_PIVOT_TOL * dmax;
+  for (int j = 0; j < m; j++) {
+    double d = w->G[(size_t)j * m + j] - 0.0, ljj;
+    if (!(d > thr) || !(d > 0.0)) return NH_ERR_SINGULAR;
+    w->G[(size_t)j * m + j] = ljj = sqrt(d);
+    w->Gi[(size_t)j * m + j] = (1.0 - 0.0) / ljj / ljj;
+  }
+  return 1;
+}
+
 /* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W) and Gi = (A W)^-1 (applied two or
  * three times per step). Nothing when m = 0. In the free-motion kernel (free: m and n
  * constants, M^-1 in w->Minv) with a diagonal M^-1 W_i = d_i A_i without the 0.0 + that makes
@@ -337,10 +403,13 @@ VI_INLINE int proj_setup_k(const nh_model *mo, vi_ws *w, int n, int m, const dou
   } else if ((rc = vi_rows(mo, w, q, w->A))) {
     return rc;
   }
-  if (free && diag) {
+  if (!free && n >= VI_ENV_MIN && m >= 2 && L == w->L0 && *w->mfact == 1.0 && *w->mdiag == 1.0) {
+    if ((rc = proj_env(w, n, m)) != 0) return rc < 0 ? rc : 0; /* else W is complete: G below */
+  } else if (free && diag) {
     NH_LA_UNROLL_FULL
     for (int i = 0; i < m * n; i++) w->W[i] = Mi[(size_t)(i % n) * (n + 1)] * w->A[i];
   } else {
+    if (!free) *w->wclean = 0.0;
     for (int k = 0; k < m; k++) msolve_k(w, n, L, w->A + (size_t)k * n, w->W + (size_t)k * n, 0, free, Mi);
   }
   if (free && m == 1) {

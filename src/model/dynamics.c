@@ -15,9 +15,14 @@
 #include "model/dynamics.h"
 #include "model/model_impl.h"
 
+/* models with at least this many coordinates and a diagonal constant M solve for the
+ * multipliers on the extents of the constraint rows (below it the dense loops, the same bits) */
+#define NH_DYN_ENV_MIN 16
+
 size_t nh_dyn_work_size(const nh_model *m) {
   size_t nq = (size_t)m->nq, nc = (size_t)m->nc, np = m->poisson ? (size_t)m->nx : 0;
-  return nq * nq + 2 * nc * nq + nc * nc + 2 * nq + nc + np * np + np;
+  size_t ints = (4 * nc * sizeof(int) + sizeof(double) - 1) / sizeof(double); /* the envelope */
+  return nq * nq + 2 * nc * nq + nc * nc + 2 * nq + nc + np * np + np + ints;
 }
 
 void nh_dyn_init(nh_dyn *d, const nh_model *m, double *work) {
@@ -34,8 +39,11 @@ void nh_dyn_init(nh_dyn *d, const nh_model *m, double *work) {
   d->tmpc = d->tmp + nq;
   d->Pi = d->tmpc + nc;
   d->g = d->Pi + (m->poisson ? (size_t)m->nx * (size_t)m->nx : 0);
+  d->elo = (int *)(void *)(d->g + (m->poisson ? (size_t)m->nx : 0));
+  d->ehi = d->elo + nc, d->efirst = d->ehi + nc, d->elast = d->efirst + nc;
   d->evals = 0;
   d->mready = d->mdiag = 0;
+  d->dense = 0;
   d->nact = 0;
   d->act = NULL;
   d->Ac = d->Wc = d->Gc = d->lamc = d->cdg = d->cq = NULL;
@@ -128,6 +136,53 @@ static int accel_contact(nh_dyn *d, const double *q, const double *v, double *a,
   return NH_OK;
 }
 
+/* The multipliers on the extents of the constraint rows, after A (and -Adot v in tmpc) are
+ * evaluated, with a diagonal factor of M in d->M: W_k = M^-1 A_k has the zeros of A_k, G_ik
+ * is a dot over the overlap of rows i and k (none: 0), G is factored on its envelope. Every
+ * skipped term is a product with a zero, so a, lambda are nh_dyn_accel's dense bits. */
+static int accel_env(nh_dyn *d, double *a, double *lambda) {
+  const int nq = d->nq, nc = d->nc;
+  int *lo = d->elo, *hi = d->ehi, *first = d->efirst;
+  for (int k = 0; k < nc; k++) {
+    const double *Ak = d->A + (size_t)k * nq;
+    double *w = d->W + (size_t)k * nq;
+    int l = 0, h = nq;
+    while (l < nq && Ak[l] == 0.0) l++;
+    while (h > l && Ak[h - 1] == 0.0) h--;
+    lo[k] = l, hi[k] = h;
+    for (int j = l; j < h; j++) w[j] = Ak[j] / d->M[(size_t)j * nq + j] / d->M[(size_t)j * nq + j];
+  }
+  for (int i = 0; i < nc; i++) {
+    double *Gi = d->G + (size_t)i * nc;
+    const double *Ai = d->A + (size_t)i * nq;
+    first[i] = i;
+    for (int k = 0; k < i && first[i] == i; k++)
+      if (lo[k] < hi[i] && lo[i] < hi[k]) first[i] = k;
+    for (int k = first[i]; k <= i; k++) {
+      const double *Wk = d->W + (size_t)k * nq;
+      int l = lo[i] > lo[k] ? lo[i] : lo[k], h = hi[i] < hi[k] ? hi[i] : hi[k];
+      double s = 0.0;
+      for (int j = l; j < h; j++) s += Ai[j] * Wk[j];
+      Gi[k] = s;
+    }
+  }
+  if (nh_la_chol_env(nc, d->G, first, d->elast, 0.0, NULL) != 0) return NH_ERR_SINGULAR;
+  double *lam = d->tmpc;
+  for (int k = 0; k < nc; k++) {
+    const double *Ak = d->A + (size_t)k * nq;
+    double s = 0.0;
+    for (int j = lo[k]; j < hi[k]; j++) s += Ak[j] * a[j];
+    lam[k] = -lam[k] - s;
+  }
+  nh_la_chol_env_solve(nc, d->G, first, d->elast, lam);
+  for (int k = 0; k < nc; k++) {
+    const double *Wk = d->W + (size_t)k * nq;
+    for (int j = lo[k]; j < hi[k]; j++) a[j] += lam[k] * Wk[j];
+  }
+  if (lambda) memcpy(lambda, lam, sizeof(double) * (size_t)nc);
+  return NH_OK;
+}
+
 int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *a, double *lambda) {
   const nh_model *m = d->model;
   const int nq = d->nq, nc = d->nc;
@@ -158,6 +213,7 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
 
   // W = M^-1 A^T (column k of W stored at W + k nq), G = A W
   if ((rc = nh_cb(m->constraint(q, v, d->A, d->tmpc, m->user)))) return rc;
+  if (d->mdiag && nq >= NH_DYN_ENV_MIN && !d->dense) return accel_env(d, a, lambda);
   for (int k = 0; k < nc; k++) {
     double *w = d->W + (size_t)k * nq;
     memcpy(w, d->A + (size_t)k * nq, sizeof(double) * (size_t)nq);

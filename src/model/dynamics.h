@@ -5,7 +5,8 @@
  *
  * solved by the range-space method with Cholesky factors (no explicit inverses):
  *   M = L L^T;  W = M^-1 A^T;  G = A W (SPD);  G lambda = -Adot v - A M^-1 r;  a = M^-1 (r + A^T lambda).
- * A constant M (model->mass_constant) is factored once per workspace; G is formed per call.
+ * A constant M (model->mass_constant) is factored once per workspace; G is formed per call,
+ * on the constraints' extents when that M is diagonal and the model large (the same bits).
  * The first-order state is x = (q, v) of size 2 nq. */
 #ifndef NH_DYNAMICS_H
 #define NH_DYNAMICS_H
@@ -25,6 +26,11 @@ typedef struct nh_dyn {
   double *tmp;    /* (nq) */
   double *tmpc;   /* (nc) */
   double *Pi, *g; /* almost-Poisson form: (nx x nx), (nx) */
+  /* the envelope solve (a diagonal constant M, NH_DYN_ENV_MIN coordinates or more): per
+   * constraint row the extent [elo, ehi) of its non-zeros, and the envelope of G (first
+   * column per row, last row per column) */
+  int *elo, *ehi, *efirst, *elast;
+  int dense;      /* 1: always the dense loops (set by tests comparing the two) */
   long evals;     /* accel evaluations */
   /* Constant mass (model->mass_constant): M is evaluated and factored at the first call and
    * the factor in M kept for every later one (mready); mdiag: that factor is diagonal (its
