@@ -177,6 +177,7 @@ int nh_sim_contact_accumulates(nh_sim *s, int gi, double *t_limit, double *ratio
   int acc = tau <= NH_CONTACT_TINY_REL * scale; /* intervals at the rounding of t */
   if (r > 0.0 && r < 1.0)
     acc = acc || rest <= NH_CONTACT_ZENO_REL * scale || (fixed && tau <= s->def.h && rest <= s->def.h);
+  acc = acc || nh_sim_vi_chatters(s, gi); /* del's variational step: an interval below h (spec 003 3.6) */
   if (acc) *t_limit = t + rest, *ratio = r;
   return acc;
 }
