@@ -361,7 +361,7 @@ static int test_bad_mode(void) {
   ENSURE(nh_sim_create(m, &d, buf, sizeof buf) == NULL);
   printf("  %s\n", buf);
   ENSURE(strcmp(buf, "the variational impact step is del's (spec 003 sec. 3: the discrete Euler-Lagrange integrator); "
-                     "method 'gni' restarts at impacts (impact step restart)") == 0);
+                     "method 'gni' restarts at impacts (impact_step restart)") == 0);
   d.impact_step = 3;
   ENSURE(nh_sim_create(m, &d, buf, sizeof buf) == NULL);
   ENSURE(strcmp(buf, "impact_step 3 is not a mode (nh_impact_step: 0 auto, 1 restart, 2 variational)") == 0);

@@ -39,7 +39,7 @@ int nh_sim_vi_setup(nh_sim *s, char *msg, size_t msg_size) {
   if (mode == NH_IMPACT_STEP_VARIATIONAL && !del) {
     nh_set_msg(msg, msg_size,
                "the variational impact step is del's (spec 003 sec. 3: the discrete Euler-Lagrange integrator); "
-               "method '%s' restarts at impacts (impact step restart)",
+               "method '%s' restarts at impacts (impact_step restart)",
                s->def.method->name);
     return NH_ERR_ARG;
   }
