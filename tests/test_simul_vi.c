@@ -350,6 +350,90 @@ static int test_t20(void) {
   return 0;
 }
 
+/* T20 with a simultaneous set: the uniform rod dropped flat with restitution 0.8 on both ends
+ * bounces as the ball does (each landing one simultaneous impact, c = -1/2); the first landing
+ * after a flight shorter than h is resolved by the plastic projection over both contacts,
+ * which then persist, each bearing m g / 2, and the rod rests flat on the floor (the two
+ * closed gaps projected jointly: contact.c's project_q) */
+static int test_t20_rod(void) {
+  nh_model *m = parse("model rod\ncoordinates x y th\nparameter I = 1/12\nkinetic 1/2*(x'^2 + y'^2) + 1/2*I*th'^2\n"
+                      "potential 9.81*y\ngap left: y - sin(th)/2  impact restitution 0.8\n"
+                      "gap right: y + sin(th)/2  impact restitution 0.8\ninitial y = 1\n");
+  ENSURE(m);
+  nh_sim *s = make(m, "del", 0.01, NH_IMPACT_STEP_AUTO, NH_SIMUL_MOST_INFEASIBLE, 0);
+  ENSURE(s);
+  ENSURE(nh_sim_run(s, 6.0, 0, NULL, NULL) == NH_OK);
+  nh_impact_record r;
+  const long ni = nh_sim_impact_count(s);
+  ENSURE(nh_sim_impact_get(s, ni - 1, &r) == NH_OK);
+  const double *q = nh_sim_q(s);
+  printf("  %ld impacts, the last at %.12f: %d contacts, law %d, restitution %g; %ld contact records; q = (%.2g, %.2g, "
+         "%.2g)\n",
+         ni, r.t, r.contacts, r.law, r.restitution, nh_sim_contact_count(s), q[0], q[1], q[2]);
+  ENSURE(ni == 22 && r.contacts == 2 && r.law == NH_SIMUL_PLASTIC && r.restitution == 0.0);
+  ENSURE_NEAR(r.t, 4.030396204678, 1e-9); /* the ball's (T20) */
+  for (long i = 0; i + 1 < ni; i++) {
+    nh_impact_record b;
+    ENSURE(nh_sim_impact_get(s, i, &b) == NH_OK);
+    ENSURE(b.contacts == 2 && b.law == NH_SIMUL_INELASTIC && b.restitution == 0.8);
+  }
+  ENSURE(nh_sim_contact_count(s) == 2 && nh_sim_contact_closed(s, 0) && nh_sim_contact_closed(s, 1));
+  nh_contact_record c;
+  ENSURE(nh_sim_contact_get(s, 1, &c) == NH_OK);
+  ENSURE_NEAR(c.lambda, G / 2.0, 1e-9); /* both closed: each bears half the weight */
+  ENSURE(fabs(q[1]) < 1e-12 && fabs(q[2]) < 1e-12);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* T20's second case: a damped two-mass leg (foot 0.2, body 1 on a spring k = 1000 with a
+ * damper c = 4) with an elastic foot: the damper makes the bounces shorter until one comes
+ * less than h after the last; that impact is plastic and the foot stays on the floor. Every
+ * impact before keeps the energy to 1e-12 and comes at least h after its predecessor. The
+ * restart mode (contact.c's accumulation rule, which needs a geometric series below h) takes
+ * thousands of impacts. */
+static int test_t20_leg(void) {
+  nh_model *m = parse("model leg\ncoordinates y1 y2\nkinetic 1/2*(0.2*y1'^2 + y2'^2)\n"
+                      "potential 9.81*(0.2*y1 + y2) + 1/2*1000*(y2 - y1 - 0.5)^2\n"
+                      "force y1: 4*(y2' - y1')\nforce y2: -4*(y2' - y1')\ngap foot: y1  impact elastic\n"
+                      "initial y1 = 0.3, y2 = 0.8\n");
+  ENSURE(m);
+  const double h = 1e-3;
+  nh_sim *s = make(m, "del", h, NH_IMPACT_STEP_AUTO, NH_SIMUL_MOST_INFEASIBLE, 0);
+  ENSURE(s);
+  ENSURE(nh_sim_run(s, 4.0, 0, NULL, NULL) == NH_OK);
+  const long ni = nh_sim_impact_count(s);
+  nh_impact_record r, p = {0};
+  double t_prev = -1.0;
+  for (long i = 0; i < ni; i++) {
+    ENSURE(nh_sim_impact_get(s, i, &r) == NH_OK);
+    if (i + 1 < ni) {
+      ENSURE(r.status == NH_OK);
+      ENSURE_REL(r.energy_after, r.energy_before, 1e-12);
+      if (i > 0) ENSURE(r.t - t_prev >= h);
+    }
+    p = r;
+    if (i + 1 < ni) t_prev = r.t;
+  }
+  nh_contact_record c;
+  ENSURE(nh_sim_contact_count(s) == 1 && nh_sim_contact_get(s, 0, &c) == NH_OK);
+  printf("  %ld impacts, the last at %.10f (%.3g after the one before), %s; contact force %.6g; foot at %.2g\n", ni, p.t,
+         p.t - t_prev, nh_status_name(p.status), c.lambda, nh_sim_q(s)[0]);
+  ENSURE(ni > 10 && p.status == NH_CONTACT && p.t - t_prev < h);
+  ENSURE(c.reason == NH_CONTACT_ACCUMULATION && c.t == p.t && c.lambda > 0.0 && nh_sim_contact_closed(s, 0));
+  ENSURE(fabs(nh_sim_q(s)[0]) < 1e-12);
+  nh_sim_destroy(s);
+  s = make(m, "del", h, NH_IMPACT_STEP_RESTART, NH_SIMUL_MOST_INFEASIBLE, 0);
+  ENSURE(s);
+  ENSURE(nh_sim_run(s, 2.0, 10 * ni, NULL, NULL) == NH_OK); /* (it goes on to millions) */
+  printf("  restart: %ld impacts by t = %.6f\n", nh_sim_impact_count(s), nh_sim_time(s));
+  ENSURE(nh_sim_impact_count(s) == 10 * ni && nh_sim_time(s) < 2.0);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* the mode's bad input: variational with another method, an unknown mode */
 static int test_bad_mode(void) {
   nh_model *m = gap_cradle(1.0);
@@ -380,6 +464,8 @@ int main(int argc, char **argv) {
   RUN_TEST(test_t14);
   RUN_TEST(test_t15);
   RUN_TEST(test_t20);
+  RUN_TEST(test_t20_rod);
+  RUN_TEST(test_t20_leg);
   RUN_TEST(test_bad_mode);
   return TEST_SUMMARY();
 }
