@@ -64,4 +64,7 @@ double nh_sim_vi_step(nh_sim *s, double h) {
   return h;
 }
 
-int nh_sim_vi_chatters(const nh_sim *s, int gi) { return s->vi && s->t - s->t_imp[gi] < s->def.h; }
+int nh_sim_vi_chatters(const nh_sim *s, int gi) {
+  const double h = s->def.h_max > 0.0 && s->def.h_max < s->def.h ? s->def.h_max : s->def.h; /* the grid step */
+  return s->vi && s->t - s->t_imp[gi] < h;
+}
