@@ -2,9 +2,10 @@
  * docs/simultaneous-impacts.md "Impacts inside the variational step"): the cradle with a gap
  * (T13), the rod dropped flat under gravity (T14), the pendulum against a wall (T15: impact
  * time, energy and trajectory converging at second order through the impact), two impacts in
- * one step, the chattering ball switched to plastic and then to a persistent contact (T20),
- * the nodes on the grid t_k + h, the discrete energy and momentum across elastic impacts, and
- * the restart mode and its refusal for other methods. */
+ * one step, the chattering ball, rod and damped leg switched to plastic and then to a
+ * persistent contact (T20), the nodes on the grid t_k + h, the discrete energy and momentum
+ * across elastic impacts (a q-dependent M too), a particle between walls (every crossing
+ * found), and the restart mode and the mode's refusals. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -434,6 +435,33 @@ static int test_t20_leg(void) {
   return 0;
 }
 
+/* a q-dependent M: the ball in polar coordinates (r, th) on the floor r sin th = 0, elastic,
+ * midpoint L_d: across each impact the discrete energy is kept to 1e-12 relative and the
+ * momentum of the horizontal translation, J = p . xi(q) = r' cos th - r th' sin th (= x'), to
+ * 1e-12 (the impulse along d(r sin th) has no component along xi) */
+static int test_polar(void) {
+  nh_model *m = parse("model polar_ball\ncoordinates r th\nkinetic 1/2*(r'^2+r^2*th'^2)\npotential 9.81*r*sin(th)\n"
+                      "gap floor: r*sin(th)  impact elastic\ninitial r = 1.2, th = 1, r' = 0.3\n");
+  ENSURE(m);
+  nh_sim *s = make(m, "del", 0.01, NH_IMPACT_STEP_AUTO, 0, 1);
+  ENSURE(s);
+  ENSURE(nh_sim_run(s, 5.0, 0, NULL, NULL) == NH_OK);
+  ENSURE(nh_sim_impact_count(s) == 5);
+  for (long k = 0; k < nh_sim_impact_count(s); k++) {
+    nh_impact_record r;
+    ENSURE(nh_sim_impact_get(s, k, &r) == NH_OK);
+    const double c = cos(r.q[1]), sn = sin(r.q[1]);
+    const double Jb = r.v_before[0] * c - r.q[0] * r.v_before[1] * sn, Ja = r.v_after[0] * c - r.q[0] * r.v_after[1] * sn;
+    printf("  impact %ld at %.10f: E %.17g -> %.17g, J %.17g -> %.17g\n", k, r.t, r.energy_before, r.energy_after, Jb, Ja);
+    ENSURE_REL(r.energy_after, r.energy_before, 1e-12);
+    ENSURE_NEAR(Ja, Jb, 1e-12 * fabs(Jb));
+    ENSURE(r.vn_before < 0.0 && r.vn_after > 0.0);
+  }
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* a particle between two elastic walls 0.1 apart on a weak spring, h = 0.01: an impact about
  * every 10 steps, each crossing found (events.c: a chord can put a crossing near a sample on
  * the sample's other side; the method's partial steps then locate it before the interval) —
@@ -500,6 +528,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_t20);
   RUN_TEST(test_t20_rod);
   RUN_TEST(test_t20_leg);
+  RUN_TEST(test_polar);
   RUN_TEST(test_walls);
   RUN_TEST(test_bad_mode);
   return TEST_SUMMARY();
