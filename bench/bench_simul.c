@@ -6,10 +6,12 @@
  *      (most-infeasible) and with enumerate as far as it is affordable; the reflections per
  *      resolution (enumerate: distinct outcomes and complete sequences visited), and the
  *      time of a resolution in units of one single-contact nh_impact_map (two equal balls);
- *   2. ns per step of the driver (nh_sim_run) with dopri5 and gni on a spring cradle (three
+ *   2. ns per step of the driver (nh_sim_run) with dopri5, gni and del (its impacts inside the
+ *      variational step, del/vi, the default; and restarting at them, del/rst) on a spring cradle (three
  *      equal balls on springs about touching rest positions, the outer ones moving in with
  *      speeds 1 and -1: both gaps close together every half period, a simultaneous impact)
- *      against the same model with its gaps moved out of reach (parameter off).
+ *      against the same model with its gaps moved out of reach (parameter off); the same for a
+ *      particle between two elastic walls (an impact about every 10 steps).
  * Times are the process's CPU time; every figure is the best of BENCH_REPS repetitions.
  * Usage: bench_simul */
 #define _POSIX_C_SOURCE 200809L
@@ -136,13 +138,27 @@ static const char spring_cradle[] =
     "gap right: x3 - x2 - d + off  impact elastic\n"
     "initial x1 = 0, x2 = d, x3 = 2*d, x1' = 1, x3' = -1\n";
 
-/* ns per step of one run (best of BENCH_REPS), its steps and impacts (the simultaneous ones:
- * records resolving two or more contacts) */
-static double sim_ns_per_step(const nh_model *m, const char *method, long *steps, long *impacts) {
+/* a particle between two elastic walls 0.1 apart, on a weak spring (amplitude 1 without the
+ * walls): an impact about every 10 steps of h = 0.01, single ones */
+static const char walls[] =
+    "model walls\n"
+    "coordinates x\n"
+    "parameter w = 0.05\n"
+    "parameter off = 0   # > 0 moves the walls out of reach\n"
+    "kinetic 1/2*x'^2\n"
+    "potential 1/2*x^2\n"
+    "gap right: w - x + off  impact elastic\n"
+    "gap left: x + w + off   impact elastic\n"
+    "initial x' = 1\n";
+
+/* ns per step of one run (best of BENCH_REPS), its steps and impacts (every record, or with
+ * simul only the simultaneous ones: records resolving two or more contacts) */
+static double sim_ns_per_step(const nh_model *m, const char *method, int mode, int simul, long *steps, long *impacts) {
   double best = HUGE_VAL;
   for (int r = 0; r < BENCH_REPS; r++) {
     nh_sim_def d = nh_sim_def_default();
     d.method = nh_method_find(method);
+    d.impact_step = mode;
     if (strcmp(method, "dopri5") == 0) d.rtol = 1e-9, d.atol = 1e-12;
     else d.h = 1e-2;
     char msg[256];
@@ -159,7 +175,7 @@ static double sim_ns_per_step(const nh_model *m, const char *method, long *steps
     *impacts = 0;
     for (long k = 0; k < nh_sim_impact_count(s); k++) {
       nh_impact_record rec;
-      if (nh_sim_impact_get(s, k, &rec) == NH_OK && rec.contacts >= 2) ++*impacts;
+      if (nh_sim_impact_get(s, k, &rec) == NH_OK && (!simul || rec.contacts >= 2)) ++*impacts;
     }
     if (1e9 * dt / (double)*steps < best) best = 1e9 * dt / (double)*steps;
     nh_sim_destroy(s);
@@ -167,34 +183,37 @@ static double sim_ns_per_step(const nh_model *m, const char *method, long *steps
   return best;
 }
 
-static int driver_table(void) {
-  printf("\nns per driver step (nh_sim_run), spring cradle of 3 equal balls to t = %g, best of %d\n",
-         SIM_T_END, BENCH_REPS);
+/* ns per step of a model with its gaps and with them out of reach (off = 1e6), for each method */
+static int driver_table(const char *text, const char *title, int simul) {
+  printf("\nns per driver step (nh_sim_run), %s to t = %g, best of %d\n", title, SIM_T_END, BENCH_REPS);
   printf("  %-8s %-10s %9s %8s %10s %9s %10s %8s %10s\n", "method", "back end", "steps", "impacts",
          "ns/step", "no-gap", "ns/step", "ratio", "us/impact");
-  printf("  (impacts: simultaneous ones, two contacts each; us/impact: extra CPU time per impact)\n");
+  printf("  (impacts: %s; us/impact: extra CPU time per impact)\n",
+         simul ? "simultaneous ones, two contacts each" : "single ones");
   nh_backend backs[2] = {NH_BACKEND_CODEGEN, NH_BACKEND_TAPE};
-  const char *methods[2] = {"dopri5", "gni"};
+  // del twice: impacts inside its variational step (the default) and restarting at them
+  const char *methods[4] = {"dopri5", "gni", "del", "del"}, *labels[4] = {"dopri5", "gni", "del/vi", "del/rst"};
+  const int modes[4] = {NH_IMPACT_STEP_AUTO, NH_IMPACT_STEP_AUTO, NH_IMPACT_STEP_VARIATIONAL, NH_IMPACT_STEP_RESTART};
   for (int b = 0; b < 2; b++) {
     nh_load_opts o = nh_load_opts_default();
     o.backend = backs[b];
     const char *names[1] = {"off"};
     const double far[1] = {1e6};
     char msg[2048];
-    nh_model *with = nh_model_parse(spring_cradle, "spring_cradle", &o, msg, sizeof msg);
+    nh_model *with = nh_model_parse(text, "bench", &o, msg, sizeof msg);
     o.nset = 1, o.set_names = names, o.set_values = far;
-    nh_model *without = with ? nh_model_parse(spring_cradle, "spring_cradle", &o, msg, sizeof msg) : NULL;
+    nh_model *without = with ? nh_model_parse(text, "bench", &o, msg, sizeof msg) : NULL;
     if (!with || !without) {
       fprintf(stderr, "bench: %s\n", msg);
       return 1;
     }
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {
       long s1, i1, s0, i0;
-      double a = sim_ns_per_step(with, methods[i], &s1, &i1);
-      double z = sim_ns_per_step(without, methods[i], &s0, &i0);
+      double a = sim_ns_per_step(with, methods[i], modes[i], simul, &s1, &i1);
+      double z = sim_ns_per_step(without, methods[i], modes[i], simul, &s0, &i0);
       // us/impact: the run's extra CPU time over the gap-free run, per impact
       double extra = 1e-3 * (a * (double)s1 - z * (double)s0) / (double)i1;
-      printf("  %-8s %-10s %9ld %8ld %10.1f %9ld %10.1f %8.2f %10.2f\n", methods[i],
+      printf("  %-8s %-10s %9ld %8ld %10.1f %9ld %10.1f %8.2f %10.2f\n", labels[i],
              nh_model_backend(with), s1, i1, a, s0, z, a / z, extra);
     }
     nh_model_destroy(with);
@@ -229,5 +248,6 @@ int main(void) {
            c.res.outcomes, nh_simul_opts_default().max_branches);
     chain_free(&c);
   }
-  return driver_table();
+  return driver_table(spring_cradle, "spring cradle of 3 equal balls", 1) ||
+         driver_table(walls, "a particle between two walls 0.1 apart", 0);
 }

@@ -25,6 +25,7 @@ typedef struct run_opts {
   int json, project_initial;
   long zeno_count;
   int simul_order; /* nh_simul_policy of simultaneous impacts */
+  int impact_step; /* nh_impact_step */
   double zeno_interval;
   int table_set;
   nh_backend backend;
@@ -166,6 +167,13 @@ static int set_order(run_opts *o, const char *opt, const char *val) {
   cli_usage_error("%s: unknown order '%s' (expected most-infeasible, least, index or enumerate)", opt, val);
   return 0;
 }
+static int set_impact_step(run_opts *o, const char *opt, const char *val) {
+  static const char *names[] = {"auto", "restart", "variational"};
+  for (int i = 0; i < 3; i++)
+    if (strcmp(val, names[i]) == 0) return o->impact_step = i, 1;
+  cli_usage_error("%s: unknown impact step '%s' (expected variational, restart or auto)", opt, val);
+  return 0;
+}
 static int set_param(run_opts *o, const char *opt, const char *val) {
   return cli_parse_set(opt, val, &o->sets);
 }
@@ -199,6 +207,7 @@ static const opt_def run_options[] = {
     {"--zeno-count", "N", "Zeno guard: stop after N consecutive impacts closer than --zeno-interval (default 100)", set_zeno_count},
     {"--zeno-interval", "S", "Zeno guard interval in s (default 1e-9)", set_zeno_interval},
     {"--order", "POLICY", "simultaneous impacts: the order of the reflections, most-infeasible (default), least, index, or enumerate (follows outcome 0, logs the number of outcomes and xi)", set_order},
+    {"--impact-step", "MODE", "variational: an impact splits del's step (the rest of it after the impact, the nodes on the grid t_k + h, a contact chattering faster than the step made plastic and persistent); restart: cut at the impact, steps of h from there; default auto (variational for del, restart for the other methods, which only restart)", set_impact_step},
     {"--out", "FILE", "trajectory CSV: t, coordinates, velocities NAME_dot", set_out},
     {"--events", "FILE", "impact log CSV", set_events},
     {"--plot", "FILE", "plot of the run (.png, .svg or .pdf)", set_plot},
@@ -475,6 +484,7 @@ int cmd_run(int argc, char **argv) {
   def.zeno_count = (int)o.zeno_count;
   def.zeno_interval = o.zeno_interval;
   def.simul_order = o.simul_order;
+  def.impact_step = o.impact_step;
   def.opts = o.mopts;
   def.log_limit = CLI_LOG_LIMIT;
   if ((rc = check_rows(&o, method, def.out_dt))) {

@@ -718,5 +718,33 @@ for f in ap-gap-01-momentum ap-gap-03-plastic ap-gap-05-not-quadratic; do
     && ok "almost-Poisson gap refused ($f): $want" || bad "$f (exit $rc): $(cat "$T/stderr")"
 done
 
+# ---- impacts inside del's variational step (issue 16 point 4; spec 003 sec. 3, T13) --------
+cat >"$T/gapcradle.nh" <<'EOF'
+model gapcradle
+coordinates xa xb xc
+kinetic 1/2*(xa'^2 + xb'^2 + xc'^2)
+gap ab: xb - xa - 1  impact elastic
+gap bc: xc - xb - 1  impact elastic
+initial xa = -1.0537, xb = 0, xc = 1, xa' = 1
+EOF
+# default (variational for del): the step [0.05, 0.06] split at t* = 0.0537, the nodes stay on
+# the grid (21 and the impact's two rows); restart: steps of h from t*, the next node 0.0637
+"$NHOLO" run "$T/gapcradle.nh" --method del --dt 0.01 --t-end 0.2 --out "$T/vi.csv" >"$T/vi" 2>"$T/err" \
+  && grep -q "impact 1: t = 0.0537 s, simultaneous (elastic, order most-infeasible): ab impulse 1, bc impulse 1; sequence ab bc; energy 0.5 -> 0.5" "$T/vi" \
+  && awk -F, 'NR > 1 { n++; if ($1 + 0 > 0.0538 && !after) after = $1 } END { exit !(n == 23 && after + 0 > 0.0599 && after + 0 < 0.0601) }' "$T/vi.csv" \
+  && tail -1 "$T/vi.csv" | grep -q '^0.2[0-9]*,-1,0,1.146300000000000[0-9]*,0,0,1$' \
+  && ok "run --method del: the impact splits the step, nodes on the grid, q(0.2) = (-1, 0, 1.1463)" || bad "run del variational: $(cat "$T/err" "$T/vi")"
+"$NHOLO" run "$T/gapcradle.nh" --method del --dt 0.01 --t-end 0.2 --impact-step restart --out "$T/vr.csv" >"$T/vr" 2>"$T/err" \
+  && awk -F, 'NR > 1 && $1 + 0 > 0.0538 && !after { after = $1 } END { exit !(after + 0 > 0.0636 && after + 0 < 0.0638) }' "$T/vr.csv" \
+  && ok "run --method del --impact-step restart: steps of h from the impact" || bad "run del restart: $(cat "$T/err" "$T/vr")"
+"$NHOLO" run "$T/gapcradle.nh" --method del --dt 0.01 --t-end 0.2 --impact-step variational --out "$T/vv.csv" >/dev/null 2>"$T/err" \
+  && cmp -s "$T/vi.csv" "$T/vv.csv" && ok "--impact-step variational is del's default" || bad "--impact-step variational: $(cat "$T/err")"
+expect_usage "--impact-step variational with gni" run "$T/gapcradle.nh" --method gni --impact-step variational --out "$T/o/x.csv"
+grep -q "^nholo: the variational impact step is del's (spec 003 sec. 3: the discrete Euler-Lagrange integrator); method 'gni' restarts at impacts (impact_step restart)$" "$T/stderr" \
+  && ok "the refusal names the method" || bad "variational refusal: $(cat "$T/stderr")"
+expect_usage "--impact-step unknown" run "$T/gapcradle.nh" --method del --impact-step sometimes --out "$T/o/x.csv"
+grep -q "^nholo: --impact-step: unknown impact step 'sometimes' (expected variational, restart or auto)$" "$T/stderr" \
+  && ok "--impact-step: the refusal lists the modes" || bad "--impact-step refusal: $(cat "$T/stderr")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

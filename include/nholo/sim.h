@@ -26,6 +26,22 @@
 extern "C" {
 #endif
 
+/* Where an impact sits in the time stepping (nh_sim_def.impact_step):
+ *   RESTART      the step is cut at the located impact, the law applied to the velocity and the
+ *                method restarted from there with its step h (every method);
+ *   VARIATIONAL  del only (spec 003 sec. 3): the step [t_k, t_k + h] is split at the impact
+ *                time tau, the discrete Lagrangian over [t_k, tau] and [tau, t_k + h] with the
+ *                configuration at tau on the gap surface, the law applied to the discrete
+ *                momentum there (paper eq. 30); the nodes stay on the grid t_k + h, several
+ *                impacts can split one step, and a contact whose impacts come less than h
+ *                apart (chattering) is resolved by the plastic map and becomes persistent;
+ *   AUTO         VARIATIONAL for del, RESTART for every other method (the default). */
+typedef enum nh_impact_step {
+  NH_IMPACT_STEP_AUTO = 0,
+  NH_IMPACT_STEP_RESTART = 1,
+  NH_IMPACT_STEP_VARIATIONAL = 2
+} nh_impact_step;
+
 /* Options of a simulation. Start from nh_sim_def_default(). */
 typedef struct nh_sim_def {
   const nh_method *method; /* default NULL: the model's, nh_method_default_for (exact with a
@@ -58,6 +74,9 @@ typedef struct nh_sim_def {
                             (docs/simultaneous-impacts.md); default 1e-9; < 0: one gap at a time */
   int simul_order;       /* its policy (nh_simul_policy), default NH_SIMUL_MOST_INFEASIBLE;
                             NH_SIMUL_ENUMERATE follows outcome 0 and logs outcomes and xi */
+  int impact_step;       /* how an impact sits in a fixed-step variational method's step
+                            (nh_impact_step): default NH_IMPACT_STEP_AUTO, variational for del
+                            (docs/simultaneous-impacts.md, "Impacts inside the variational step") */
   int internal_cookie;   /* set by nh_sim_def_default; do not touch */
 } nh_sim_def;
 
@@ -87,6 +106,8 @@ NH_API const double *nh_sim_q(const nh_sim *sim); /* (nq), borrowed */
 NH_API const double *nh_sim_v(const nh_sim *sim); /* (nq), borrowed; NULL for the ODE form */
 NH_API const nh_model *nh_sim_model(const nh_sim *sim);
 NH_API const nh_method *nh_sim_method(const nh_sim *sim);
+/* the impact stepping of this simulation (nh_sim_def.impact_step with AUTO resolved) */
+NH_API nh_impact_step nh_sim_impact_step(const nh_sim *sim);
 /* The detail of the last failure (one line), or "" */
 NH_API const char *nh_sim_message(const nh_sim *sim);
 

@@ -258,7 +258,7 @@ class Simulation:
     Options (nholo/sim.h, nh_sim_def): h, h_max, h_min, rtol, atol, max_steps, out_dt (default
     as the command line: 0.01 s on an exact flow, else every step), event_samples, event_tol,
     vn_tol, zeno_interval, zeno_count, contact, constraint_tol, project_initial, log_limit,
-    simul_tol, simul_order, and the methods' retraction, start, midpoint_ld, alpha,
+    simul_tol, simul_order, impact_step ('variational', 'restart' or 'auto'), and the methods' retraction, start, midpoint_ld, alpha,
     dexp_order, newton_tol, newton_max_iter. record=False keeps no samples (an observer may)."""
 
     def __init__(self, model, method=None, record=True, **options):

@@ -65,10 +65,11 @@ static int find_name(const char *text, const char *const *names, int n) {
   return -1;
 }
 
-/* the string options: method, retraction, start, simul_order */
+/* the string options: method, retraction, start, simul_order, impact_step */
 static int string_opt(nh_sim_def *def, const char *key, PyObject *val) {
   static const char *const starts[] = {"paper", "consistent", "midpoint"};
   static const char *const orders[] = {"most-infeasible", "least", "index", "enumerate"};
+  static const char *const steps[] = {"auto", "restart", "variational"};
   const char *s = PyUnicode_Check(val) ? PyUnicode_AsUTF8(val) : NULL;
   if (!s) return PyErr_Format(PyExc_TypeError, "%s: expected a string", key), 0;
   int i;
@@ -83,6 +84,11 @@ static int string_opt(nh_sim_def *def, const char *key, PyObject *val) {
     if ((i = find_name(s, starts, 3)) < 0)
       return PyErr_Format(PyExc_ValueError, "--start: unknown start '%s' (expected paper, consistent or midpoint)", s), 0;
     def->opts.start = (nh_start)i;
+  } else if (strcmp(key, "impact_step") == 0) {
+    if ((i = find_name(s, steps, 3)) < 0)
+      return PyErr_Format(PyExc_ValueError,
+                          "--impact-step: unknown impact step '%s' (expected variational, restart or auto)", s), 0;
+    def->impact_step = i;
   } else {
     if ((i = find_name(s, orders, 4)) < 0)
       return PyErr_Format(PyExc_ValueError,
@@ -100,7 +106,7 @@ int nhpy_sim_options(nh_sim_def *def, PyObject *kw) {
     if (!key) return 0;
     if (v == Py_None) continue; /* None: the default */
     if (strcmp(key, "method") == 0 || strcmp(key, "retraction") == 0 || strcmp(key, "start") == 0 ||
-        strcmp(key, "simul_order") == 0) {
+        strcmp(key, "simul_order") == 0 || strcmp(key, "impact_step") == 0) {
       if (!string_opt(def, key, v)) return 0;
       continue;
     }

@@ -355,6 +355,7 @@ SIM_INLINE int drive_step(nh_sim *s, run_acc *a, double t_max, nh_observer_fn ob
       h = adaptive ? s->h : s->def.h;
       if (exact && s->model->predict) h = remaining; /* events are predicted exactly */
       if (s->def.h_max > 0.0 && h > s->def.h_max) h = s->def.h_max;
+      if (s->vi) h = nh_sim_vi_step(s, h); /* del with impacts: the rest of a split step */
     }
     if (!(plain && remaining > a->far)) h = land_step(s, remaining, h, !adaptive && !exact, &last);
   }

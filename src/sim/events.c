@@ -192,7 +192,13 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
       // genuine partial steps must confirm the sign change
       double lo = th_prev * h, hi = th_hi * h, glo = s->g0[best] - lev[best], ghi;
       if (lo > 0.0 && (rc = partial_gap(s, best, lo, &glo))) return rc;
-      if ((rc = partial_gap(s, best, hi, &ghi))) return rc;
+      if (glo < 0.0 && lo > 0.0 && s->g0[best] - lev[best] >= 0.0) {
+        // the method's steps crossed before the interval the interpolant named (a chord is
+        // O(h^2) off them: a crossing near a sample can fall on its other side): [0, lo]
+        ghi = glo, hi = lo, lo = 0.0, glo = s->g0[best] - lev[best];
+      } else if ((rc = partial_gap(s, best, hi, &ghi))) {
+        return rc;
+      }
       if (glo >= 0.0 && ghi < 0.0) {
         if ((rc = locate(s, best, lo, glo, hi, ghi, tau))) return rc;
         // located at the step start (a gap leaving its wall at once): no step of length 0

@@ -132,8 +132,10 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
   double Eb = s->stats.energy, Ea; /* the monitor evaluated it at this state */
   nh_impact_info info;
   memcpy(s->vtmp, v, sizeof(double) * (size_t)nq);
-  // M(q) and A(q) are still in scratch from the monitors at this state (energy, residual)
-  int st = nh_impact_map(nq, nc, s->M, s->dyn.A, s->dg + (size_t)gi * nq, s->vtmp, m->impact[gi],
+  // M(q) and A(q) are still in scratch from the monitors at this state (energy, residual);
+  // a chattering contact in del's variational step: the plastic map (vi_impact.c)
+  const nh_impact_law law = nh_sim_vi_chatters(s, gi) ? (nh_impact_law){NH_IMPACT_RESTITUTION, 0.0} : m->impact[gi];
+  int st = nh_impact_map(nq, nc, s->M, s->dyn.A, s->dg + (size_t)gi * nq, s->vtmp, law,
                          &s->def.impact_tol, v, s->lam, &info, s->imp_work);
   if (st < 0) {
     sim_msg(s, "impact on '%s' at t = %.17g failed: %s", m->gap_names[gi], s->t, nh_status_string(st));

@@ -203,7 +203,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->conserves = claims_energy(d.method, model);
   s->half = (d.method->flags & NH_METHOD_HALF_STEP) != 0;
   s->contact_ok = ng > 0 && d.contact && model->form == NH_FORM_MECHANICAL && nh_sim_contact_method_ok(d.method, model);
-  if (nh_sim_simul_create(s, msg, msg_size)) { /* simul.c: the simultaneous-impact workspace */
+  if (nh_sim_vi_setup(s, msg, msg_size) || nh_sim_simul_create(s, msg, msg_size)) { /* vi_impact.c, simul.c */
     nh_sim_destroy(s);
     return NULL;
   }
@@ -346,6 +346,7 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
   s->nev = 0;
   s->h = s->def.h;
   s->last_impact_t = -INFINITY;
+  s->vi_end = -INFINITY; /* no grid step in progress */
   s->burst = 0;
   s->stall = 0;
   // contacts: all open, no impact history

@@ -112,6 +112,10 @@ struct nh_sim {
   double *cw;             /* (nc+ng) constraint scratch */
   double *proj_work;      /* nh_impact_work_size(nq, nc+ng) */
   nh_sim_simul *simul;    /* simul.c (NULL with fewer than two gaps or simul_tol < 0) */
+  /* impacts inside the variational step (vi_impact.c) */
+  nh_impact_step impact_step; /* the resolved mode (never AUTO) */
+  int vi;                 /* 1: variational (del with gaps): steps split at impacts, grid kept */
+  double vi_end;          /* the end t_k + h of the grid step in progress (-inf: none) */
   long ncl, capcl;
   contact_entry *cl;
   double *cl_x;
@@ -234,6 +238,16 @@ int nh_sim_log_reserve(nh_sim *s);
 void nh_sim_log_impact(nh_sim *s, int gi, int st, double alpha, double Eb, double Ea, double vnb, double vna);
 /* impacts.c: the Zeno guard after an impact (NH_ZENO on a burst) */
 int nh_sim_zeno_guard(nh_sim *s);
+
+/* vi_impact.c: impacts inside the variational step (spec 003 sec. 3) */
+/* resolve nh_sim_def.impact_step for the method (NH_ERR_ARG and a message when it cannot be) */
+int nh_sim_vi_setup(nh_sim *s, char *msg, size_t msg_size);
+/* the step to take from s->t given the method's step h: the rest of the grid step in progress
+ * after a split (an impact, a contact opening, a monitor), else a new grid step of length h */
+double nh_sim_vi_step(nh_sim *s, double h);
+/* 1 when an impact of gap gi at s->t comes less than h after its last one (chattering: the
+ * impact is resolved by the plastic map and the contact becomes persistent) */
+int nh_sim_vi_chatters(const nh_sim *s, int gi);
 
 /* events.c: Illinois regula falsi on f_i(step(x, tau)) (see there); exported for contact.c */
 typedef int (*nh_sim_partial_fn)(nh_sim *s, int i, double tau, double *val);

@@ -107,6 +107,7 @@ static int simul_law(nh_sim *s, int k) {
       return NH_ERR_UNSUPPORTED;
     }
     if (c < R) R = c;
+    if (nh_sim_vi_chatters(s, g)) R = 0.0; /* del's variational step: chattering, plastic (vi_impact.c) */
   }
   w->opts.restitution = R;
   w->opts.law = R == 1.0 ? NH_SIMUL_ELASTIC : R == 0.0 ? NH_SIMUL_PLASTIC : NH_SIMUL_INELASTIC;

@@ -101,6 +101,21 @@ def test_events_and_contacts(src):
     assert abs(r.q[-1, 1]) < 1e-9 and abs(r.summary["energy_final"] - 0.045) < 1e-9
 
 
+def test_impact_step():
+    """del splits its step at an impact and keeps the grid (spec 003 T13); restart steps h from it."""
+    text = ("model gapcradle\ncoordinates xa xb xc\nkinetic 1/2*(xa'^2 + xb'^2 + xc'^2)\n"
+            "gap ab: xb - xa - 1  impact elastic\ngap bc: xc - xb - 1  impact elastic\n"
+            "initial xa = -1.0537, xb = 0, xc = 1, xa' = 1\n")
+    m = nholo.load_model_string(text, backend="tape")
+    after = {}
+    for mode in ("variational", "restart"):
+        r = nholo.run(m, 0.2, method="del", h=0.01, impact_step=mode)
+        assert len(r.impacts) == 1 and abs(r.impacts["t"][0] - 0.0537) < 1e-13
+        assert abs(r.q[-1, 2] - 1.1463) < 1e-13 and abs(r.v[-1, 2] - 1.0) < 1e-14
+        after[mode] = r.t[r.t > 0.0538][0]
+    assert abs(after["variational"] - 0.06) < 1e-13 and abs(after["restart"] - 0.0637) < 1e-13
+
+
 def test_ode_form_model():
     m = nholo.builtin("suslov")
     assert m.form == "ode" and m.nq == 0

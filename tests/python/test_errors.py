@@ -71,6 +71,12 @@ def test_bad_options(cli):
     with pytest.raises(ValueError) as ei:
         nholo.Simulation(nholo.builtin("penny"), method="nosuch")
     assert str(ei.value) == cli_message(cli, "run", "penny", "--method", "nosuch")
+    with pytest.raises(ValueError) as ei:
+        nholo.Simulation(nholo.builtin("penny"), method="gni", impact_step="variational")
+    assert str(ei.value) == cli_message(cli, "run", "penny", "--method", "gni", "--impact-step", "variational")
+    with pytest.raises(ValueError) as ei:
+        nholo.Simulation(nholo.builtin("penny"), impact_step="sometimes")
+    assert str(ei.value) == cli_message(cli, "run", "penny", "--impact-step", "sometimes")
     with pytest.raises(TypeError):
         nholo.Simulation(nholo.builtin("penny"), nosuch=1)
     with pytest.raises(ValueError):
