@@ -183,7 +183,7 @@ nh_model *nhpy_recipe_build(const nhpy_recipe *r, int nextra, const char *const 
     snprintf(msg, size, "out of memory");
   } else {
     set_name_ptrs(r, names);
-    memcpy(values, r->set_values, sizeof(double) * (size_t)r->nset);
+    if (r->nset > 0) memcpy(values, r->set_values, sizeof(double) * (size_t)r->nset);
     for (int i = 0; i < nextra; i++) names[r->nset + i] = xn[i], values[r->nset + i] = xv[i];
     if (r->kind == 1) {
       nh_load_opts lo = nh_load_opts_default();

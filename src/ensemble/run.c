@@ -191,7 +191,8 @@ static int consume(ens_ctx *c, long m0, long n, ens_sinks *o, ens_acc *acc, long
     }
     if (o->irows) {
       const ens_thread *t = &c->th[c->ith[i]];
-      fwrite(t->rows + c->ioff[i] * c->ncols, sizeof(double) * (size_t)c->ncols, (size_t)c->icnt[i], o->irows);
+      if (c->icnt[i] > 0) /* a member without impacts may have no rows at all (rows NULL) */
+        fwrite(t->rows + c->ioff[i] * c->ncols, sizeof(double) * (size_t)c->ncols, (size_t)c->icnt[i], o->irows);
       fwrite(&c->icnt[i], sizeof(long), 1, o->icounts);
     }
     (*members)++;
