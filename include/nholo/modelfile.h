@@ -56,6 +56,12 @@ typedef struct nh_load_opts {
   /* 1: every gap gets the law `impact` instead of the one its statement names */
   int impact_override;
   nh_impact_law impact;
+  /* Contacts (`contact` statements): contact_mu_set = 1 gives every contact the friction
+   * coefficient contact_mu (0: no slip monitor); contact_on_slip and contact_on_detach: 0
+   * keeps each contact's own action, 1 + NH_MONITOR_REPORT or 1 + NH_MONITOR_STOP sets it. */
+  int contact_mu_set;
+  double contact_mu;
+  int contact_on_slip, contact_on_detach;
   int internal_cookie; /* set by nh_load_opts_default; do not touch */
 } nh_load_opts;
 

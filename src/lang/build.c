@@ -135,6 +135,7 @@ nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
   }
   nh_model *model = nh_model_create(&d, msg, msg_size);
   if (!model) d.user_free((void *)(uintptr_t)d.user);
+  else mf_eval_set_model(model->user, model);
   return model;
 }
 
