@@ -119,7 +119,7 @@ head -1 "$T/d.csv" | grep -q "^t,theta1,.*,phi,phi_dot,N,friction_x,friction_y,f
 "$NHOLO" run rolling-ball-detach --on-detach report --t-end 4 --json >"$T/jr" 2>"$T/err" \
   && grep -q '"status": "NH_OK"' "$T/jr" && grep -q '"stopped": false' "$T/jr" \
   && ok "--on-detach report continues" || bad "--on-detach report: $(cat "$T/err" "$T/jr")"
-HOP=$(cd "$(dirname "$0")/.." && pwd)/examples/hopping-ball.ball
+HOP=$(cd "$(dirname "$0")/.." && pwd)/examples/hopping-ball.nh
 "$NHOLO" run "$HOP" --on-detach fly --t-end 3 --json --out "$T/hop.csv" --events "$T/hopev.csv" >"$T/jh" 2>"$T/err" \
   && grep -q '"lifted_off": true' "$T/jh" && grep -q '"kind": "touchdown", "monitor": "touchdown", "phase": "flight"' "$T/jh" \
   && grep -q '"t_touchdown": 1.32725' "$T/jh" && grep -q '"status": "NH_EVENT_STOP"' "$T/jh" \
@@ -628,6 +628,11 @@ grep -qxF "nholo: --mu: the model declares no contact (a model file's 'contact' 
   && grep -qxF "monitor floor.friction (value, report): m = sqrt(lambda(roll)*lambda(roll))" "$T/sic" \
   && grep -qxF "monitor pressed (falling, report): m = lambda(height) - 1e+01" "$T/sic" \
   && ok "check shows the contact's monitors and lambda()" || bad "check contacts: $(cat "$T/sic")"
+# a body file of the model language (examples/rolling-ball.nh, `body ball`): run by the ball's
+# runner, the paper's mu-hat; check refuses it with the reason
+"$NHOLO" run "$SRC/examples/rolling-ball.nh" --json >"$T/rb" 2>"$T/err" && grep -q '"model": "paper-ball"' "$T/rb" \
+  && grep -q '"min_mu_static": 0.19059' "$T/rb" && ok "run rolling-ball.nh (body ball): mu-hat 0.1906" || bad "rolling-ball.nh: $(cat "$T/err")"
+expect_usage "check a body file" check "$SRC/examples/rolling-ball.nh"
 # ---- dop853 (Dormand-Prince 8(5,3)) ------------------------------------------------------
 # the sleigh at rtol 1e-12: NH_OK, energy kept to 1e-12, fewer evaluations than dopri5
 "$NHOLO" run sleigh --method dop853 --rtol 1e-12 --json >"$T/d8" 2>"$T/err" && grep -q '"method": "dop853"' "$T/d8" \

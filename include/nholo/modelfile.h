@@ -85,6 +85,12 @@ NH_API nh_model *nh_model_parse(const char *text, const char *filename,
 NH_API char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg,
                                size_t msg_size);
 
+/* 1 when the file at path is a body file (`body ball` or `body disk`, or the former .ball
+ * format's `ball NAME` / `disk NAME`): a rigid body with internal masses on rails, which
+ * the rolling-ball reader builds (nholo/ball.h: nh_ball_file_load), not nh_model_load; 0
+ * otherwise, also when the file cannot be read. */
+NH_API int nh_model_file_is_body(const char *path);
+
 /* How a model's evaluators run: "codegen", "tape", or "c" (a hand-written model). */
 NH_API const char *nh_model_backend(const nh_model *model);
 

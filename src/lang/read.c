@@ -588,6 +588,9 @@ static int statement_at(mf *m, size_t off, size_t end, int line, int col) {
   case S_MONITOR: return st_monitor(&c, off);
   case S_CONTACT: return mf_st_contact(&c, off);
   default:
+    if (strcmp(word, "body") == 0) /* a rigid body with internal masses (lang/body.h) */
+      return mf_fail(m, off, "a body file ('body ball' or 'body disk'): 'nholo run' builds it with the rolling-ball "
+                             "reader (nh_ball_file_load), not as a Lagrangian model");
     return mf_fail(m, off, "unknown statement '%s' (expected model, coordinates, parameter, let, "
                            "kinetic, potential, constraint, holonomic, force, gap, monitor, contact, initial, group, state, "
                            "hamiltonian or poisson)", word);
