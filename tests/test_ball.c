@@ -1216,6 +1216,36 @@ static int test_ball_file_alias(void) {
   return 0;
 }
 
+/* the paper's three runs as body files of the model language (examples/rolling-disk.nh,
+ * rolling-ball.nh, rolling-ball-detach.nh) give the paper's numbers to the digits this page
+ * prints: mu-hat 0.2950972 (disk) and 0.1905941 (ball), N = 0 at t = 3.6095007 */
+static int test_paper_body_files(void) {
+  static const char *const files[3] = {NHOLO_SOURCE_DIR "/examples/rolling-disk.nh",
+                                       NHOLO_SOURCE_DIR "/examples/rolling-ball.nh",
+                                       NHOLO_SOURCE_DIR "/examples/rolling-ball-detach.nh"};
+  const double want[3] = {0.2950972, 0.1905941, 3.6095007};
+  for (int k = 0; k < 3; k++) {
+    char msg[512];
+    nh_ball_file *f = nh_ball_file_load(files[k], msg, sizeof msg);
+    if (!f) printf("  %s\n", msg);
+    ENSURE(f && nh_ball_file_is_disk(f) == (k == 0));
+    nh_ball_params p = *nh_ball_file_params(f);
+    p.stop_on_detach = 1;
+    nh_model *m = k == 0 ? nh_disk_create(&p, msg, sizeof msg) : nh_ball_create(&p, msg, sizeof msg);
+    ENSURE(m);
+    run_obs o;
+    double t_end;
+    int rc = run_model(m, 20.0, 1e-12, 1e-3, &o, NULL, &t_end);
+    const double got = k < 2 ? o.st.min_mu : t_end;
+    printf("  %s: %.10f (paper digits %.7f)\n", k == 0 ? "disk mu-hat" : k == 1 ? "ball mu-hat" : "detachment t", got, want[k]);
+    ENSURE(rc == (k < 2 ? NH_OK : NH_EVENT_STOP));
+    ENSURE(fabs(got - want[k]) < 5e-8); /* rounds to the printed digits */
+    nh_model_destroy(m);
+    nh_ball_file_destroy(f);
+  }
+  return 0;
+}
+
 /* the ball file format: the paper's ball written out (examples/rolling-ball.nh) is the
  * built-in one; trajectories get exact derivatives; errors name line and column */
 static int test_ball_file(void) {
@@ -1320,5 +1350,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_bad_params);
   RUN_TEST(test_ball_file);
   RUN_TEST(test_ball_file_alias);
+  RUN_TEST(test_paper_body_files);
   return TEST_SUMMARY();
 }
