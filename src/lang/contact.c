@@ -150,6 +150,9 @@ static int contact_tail(mf_cursor *c, contact_opts *o) {
 
 int mf_st_contact(mf_cursor *c, size_t off) {
   mf *m = c->m;
+  if (m->nq && m->poisson)
+    return mf_fail(m, off, "'contact' is not part of an almost-Poisson model (declared by 'state'; it takes "
+                           "hamiltonian and poisson statements)");
   if (!m->nq) return mf_fail(m, off, "this statement needs the coordinates: declare them first ('coordinates x y ...')");
   char name[NH_PARSE_NAME_MAX + 1], w[16];
   size_t noff = (mf_skip_ws(c), c->pos);

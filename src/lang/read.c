@@ -559,7 +559,7 @@ static int statement_at(mf *m, size_t off, size_t end, int line, int col) {
     if (strcmp(word, statements[i].keyword) == 0) kind = statements[i].kind;
   /* the two kinds of model take different statements */
   int mech_only = kind == S_KINETIC || kind == S_POTENTIAL || kind == S_CONSTRAINT || kind == S_FORCE ||
-                  kind == S_GAP || kind == S_HOLONOMIC || kind == S_GROUP || kind == S_CONTACT;
+                  kind == S_GAP || kind == S_HOLONOMIC || kind == S_GROUP;
   int poisson_only = kind == S_HAMILTONIAN || kind == S_POISSON;
   if (m->nq && m->poisson && mech_only)
     return mf_fail(m, off, "'%s' is not part of an almost-Poisson model (declared by 'state'; it "
