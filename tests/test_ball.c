@@ -1213,6 +1213,11 @@ static int test_ball_file_alias(void) {
     if (strcmp(msg, bad[k].msg)) printf("  got '%s'\n  expected '%s'\n", msg, bad[k].msg);
     ENSURE(strcmp(msg, bad[k].msg) == 0);
   }
+  // the Lagrangian loader names a body file for what it is
+  ENSURE(!nh_model_parse("model wheel\nbody disk\nmass m0 = 1\n", "w.nh", NULL, msg, sizeof msg));
+  const char *want = "w.nh:2:1: error: a body file ('body ball' or 'body disk'): 'nholo run' builds it with the "
+                     "rolling-ball reader (nh_ball_file_load), not as a Lagrangian model\n";
+  ENSURE(strncmp(msg, want, strlen(want)) == 0);
   return 0;
 }
 
