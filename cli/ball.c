@@ -1,5 +1,5 @@
 /* ball.c - the rolling ball and disk of Putkaradze & Rogers in the command-line tool:
- * `nholo run rolling-disk|rolling-ball|rolling-ball-detach|FILE.ball` and the paper's figures
+ * `nholo run rolling-disk|rolling-ball|rolling-ball-detach|FILE.nh|FILE.ball` and the paper's figures
  * (`nholo figure ball-fig5.1` ... `ball-fig6.4`). A thin client of nholo/ball.h. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
@@ -38,7 +38,8 @@ static int ends_with(const char *s, const char *suf) {
 int cli_ball_is_model(const char *name) {
   for (int i = 0; i < NBALL_MODELS; i++)
     if (strcmp(name, ball_models[i].name) == 0) return 1;
-  return ends_with(name, ".ball");
+  /* a body file of the model language (`body ball`), or the former .ball format */
+  return ends_with(name, ".ball") || (ends_with(name, ".nh") && nh_model_file_is_body(name));
 }
 
 /* the parameters of a built-in or a ball file; *disk: the disk equations */
@@ -363,7 +364,7 @@ static int plot_run(const char *path, const ball_run *r, const char *title, char
 
 
 static void ball_help(void) {
-  printf("usage: nholo run rolling-disk|rolling-ball|rolling-ball-detach|FILE.ball [options]\n\n"
+  printf("usage: nholo run rolling-disk|rolling-ball|rolling-ball-detach|FILE.nh|FILE.ball [options]\n\n"
          "A ball (or disk) rolling without slipping, driven by internal point masses (Putkaradze &\n"
          "Rogers). Reports the normal force N, the static friction and the minimum friction\n"
          "coefficient max f_s/N; detachment (N = 0) and slip (f_s = mu N) are located as events.\n\n"
@@ -394,7 +395,8 @@ static void ball_help(void) {
          "                        events, ... (with --on-detach fly: flight, phases; the CSVs get a\n"
          "                        phase column and the flight's state layout)\n"
          "An option's value follows it or is joined to it by '=' (--dt=0.01).\n"
-         "A FILE.ball describes your own ball: see docs/rolling-ball.md.\n",
+         "A body file FILE.nh (model NAME, body ball, ...; FILE.ball: the former format) describes your\n"
+         "own ball: see docs/rolling-ball.md.\n",
          BALL_STATS_DT);
 }
 

@@ -206,6 +206,9 @@ int cmd_check(int argc, char **argv) {
   lo.set_names = sets.names;
   lo.set_values = sets.values;
   if (!cli_model_file_ok(file)) return CLI_USAGE;
+  if (nh_model_file_is_body(file))
+    return cli_usage_error("%s: a body file (body ball or body disk): 'nholo check' describes Lagrangian and "
+                           "almost-Poisson models; run it with 'nholo run %s'", file, file);
   char msg[2048];
   char *report = nh_model_describe(file, &lo, msg, sizeof msg);
   if (!report) return cli_model_error(msg);

@@ -66,6 +66,37 @@ int cmd_ensemble(int argc, char **argv);
 /* `nholo lyapunov` (cli/lyapunov.c) */
 int cmd_lyapunov(int argc, char **argv);
 
+/* The rolling contacts of a model in `nholo run` (cli/contacts.c): its monitors NAME.normal,
+ * NAME.friction (a model file's `contact` statements), tracked over the run's samples. */
+#define CLI_MAX_CONTACTS 16
+typedef struct cli_contact {
+  char name[NH_MAX_NAME];
+  int normal, friction; /* monitor indices (friction -1: none) */
+  long samples;
+  double min_mu, t_min_mu; /* running max of |f|/N while N > 0 */
+  double min_N, t_min_N, max_f, t_max_f;
+  int detached;            /* a sample with N <= 0 was seen */
+} cli_contact;
+typedef struct cli_contacts {
+  const nh_model *model;
+  int n;
+  cli_contact c[CLI_MAX_CONTACTS];
+  double *x, *mv; /* the state and the monitor values, allocated once */
+  double last_t;
+  nh_outfile out; /* --contacts FILE */
+  int has_out;
+} cli_contacts;
+/* The number of contacts of model. */
+int cli_contacts_count(const nh_model *model);
+/* Find the contacts of model (n = 0: none) and open the CSV at csv (Nullable). */
+int cli_contacts_open(cli_contacts *cs, const nh_model *model, const char *csv, char *msg, size_t msg_size);
+/* One sample (an observer's): N, |f|, |f|/N and the statistics; a CSV row. */
+int cli_contacts_sample(cli_contacts *cs, double t, const double *q, const double *v);
+/* The statistics in the summary (JSON: a "contacts" array; text: lines). */
+void cli_contacts_summary(FILE *f, int json, const cli_contacts *cs);
+int cli_contacts_commit(cli_contacts *cs, char *msg, size_t msg_size);
+void cli_contacts_abort(cli_contacts *cs);
+
 /* The rolling ball and disk (cli/ball.c): is NAME a built-in ball or a FILE.ball; its run. */
 int cli_ball_is_model(const char *name);
 int cmd_run_ball(int argc, char **argv);

@@ -31,6 +31,11 @@ typedef struct run_opts {
   nh_backend backend;
   /* --set NAME=VALUE, applied once the model is known */
   cli_sets sets;
+  /* contacts: --mu, --on-slip, --on-detach (0: the file's; else 1 + nh_monitor_action), --contacts */
+  int mu_set, on_slip, on_detach;
+  double mu;
+  const char *contacts_csv;
+  const cli_contacts *contacts; /* the run's, for the summary */
 } run_opts;
 
 /* ---- option table: name, argument, help, setter ------------------------------------- */
@@ -180,6 +185,21 @@ static int set_param(run_opts *o, const char *opt, const char *val) {
 static int set_backend(run_opts *o, const char *opt, const char *val) {
   return cli_parse_backend(opt, val, &o->backend);
 }
+static int set_mu(run_opts *o, const char *opt, const char *val) {
+  o->mu_set = 1;
+  return nonnegative(opt, val, &o->mu);
+}
+static int set_contact_action(run_opts *o, const char *opt, const char *val) {
+  int a = strcmp(val, "stop") == 0 ? 1 + NH_MONITOR_STOP : strcmp(val, "report") == 0 ? 1 + NH_MONITOR_REPORT : 0;
+  if (!a) return cli_usage_error("%s: unknown action '%s' (expected stop or report)", opt, val), 0;
+  *(strcmp(opt, "--on-slip") == 0 ? &o->on_slip : &o->on_detach) = a;
+  return 1;
+}
+static int set_contacts(run_opts *o, const char *opt, const char *val) {
+  (void)opt;
+  o->contacts_csv = val;
+  return 1;
+}
 
 typedef struct opt_def {
   const char *name, *arg, *help;
@@ -210,6 +230,10 @@ static const opt_def run_options[] = {
     {"--impact-step", "MODE", "variational: an impact splits del's step (the rest of it after the impact, the nodes on the grid t_k + h, a contact chattering faster than the step made plastic and persistent); restart: cut at the impact, steps of h from there; default auto (variational for del, restart for the other methods, which only restart)", set_impact_step},
     {"--out", "FILE", "trajectory CSV: t, coordinates, velocities NAME_dot", set_out},
     {"--events", "FILE", "impact log CSV", set_events},
+    {"--contacts", "FILE", "model files with contacts: per sample N, |f|, |f|/N and the running max of |f|/N, per contact", set_contacts},
+    {"--mu", "MU", "model files with contacts: every contact's friction coefficient (0: no slip monitor)", set_mu},
+    {"--on-slip", "stop|report", "model files with contacts: at slip (|f| = mu N)", set_contact_action},
+    {"--on-detach", "stop|report", "model files with contacts: at detachment (N = 0)", set_contact_action},
     {"--plot", "FILE", "plot of the run (.png, .svg or .pdf)", set_plot},
     {"--json", NULL, "print a JSON summary on stdout", set_json},
 };
@@ -247,10 +271,11 @@ static int run_outputs(FILE *f, int json, nh_summary_place at, const nh_summary_
   const run_opts *o = user;
   if (at == NH_SUMMARY_EVENT_HEAD && !json) fputs(nh_sim_model(ev->sim)->monitors[ev->rec.monitor].name, f);
   if (at != NH_SUMMARY_TAIL) return 0;
-  const char *keys[3] = {"trajectory", "events", "plot"}, *texts[3] = {"trajectory", "impact log", "plot"};
-  const char *vals[3] = {o->out, o->events, o->plot};
+  if (o->contacts) cli_contacts_summary(f, json, o->contacts);
+  const char *keys[4] = {"trajectory", "events", "plot", "contacts"}, *texts[4] = {"trajectory", "impact log", "plot", "contacts"};
+  const char *vals[4] = {o->out, o->events, o->plot, o->contacts_csv};
   if (json) fputs(", \"outputs\": {", f);
-  for (int i = 0, first = 1; i < 3; i++)
+  for (int i = 0, first = 1; i < 4; i++)
     if (vals[i] && json) {
       if (!first) fputs(", ", f);
       first = 0;
@@ -307,9 +332,9 @@ static int parse_run(int argc, char **argv, run_opts *o) {
 }
 
 static int check_outputs(const run_opts *o) {
-  const char *paths[3] = {o->out, o->events, o->plot};
+  const char *paths[4] = {o->out, o->events, o->plot, o->contacts_csv};
   char msg[512];
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 4; i++) {
     if (!paths[i]) continue;
     // a device (/dev/null) may take several outputs; a plot goes only to a regular file
     struct stat sb;
@@ -346,6 +371,8 @@ static nh_model *load_model(run_opts *o, int *is_penny, int *rc) {
     lo.project_initial = o->project_initial;
     lo.impact_override = o->law_set;
     lo.impact = o->law;
+    lo.contact_mu_set = o->mu_set, lo.contact_mu = o->mu;
+    lo.contact_on_slip = o->on_slip, lo.contact_on_detach = o->on_detach;
     if (!cli_model_file_ok(o->model)) return *rc = CLI_USAGE, NULL;
     if (!(model = nh_model_load(o->model, &lo, msg, sizeof msg))) return *rc = cli_model_error(msg), NULL;
   } else {
@@ -384,6 +411,7 @@ typedef struct run_record {
   nh_csv_stream traj, impacts;
   int has_traj, has_impacts;
   nh_traj_thin plot; /* plot.traj NULL: no plot */
+  cli_contacts contacts; /* n = 0: none */
 } run_record;
 
 static int record_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q, const double *v,
@@ -391,6 +419,7 @@ static int record_observer(const nh_sim *sim, nh_sample_kind kind, double t, con
   run_record *r = user;
   if (r->has_traj) nh_csv_stream_observer(sim, kind, t, q, v, &r->traj);
   if (r->has_impacts) nh_csv_stream_observer(sim, kind, t, q, v, &r->impacts);
+  if (r->contacts.n && kind != NH_SAMPLE_IMPACT_BEFORE) cli_contacts_sample(&r->contacts, t, q, v);
   return r->plot.traj ? nh_traj_thin_observer(sim, kind, t, q, v, &r->plot) : 0;
 }
 
@@ -398,6 +427,7 @@ static void record_abort(run_record *r) {
   if (r->has_traj) nh_csv_stream_abort(&r->traj);
   if (r->has_impacts) nh_csv_stream_abort(&r->impacts);
   r->has_traj = r->has_impacts = 0;
+  cli_contacts_abort(&r->contacts);
   nh_traj_destroy(r->plot.traj);
   r->plot.traj = NULL;
 }
@@ -414,6 +444,10 @@ static int record_open(run_record *r, const run_opts *o, const nh_model *model) 
     return cli_usage_error("%s", msg);
   }
   r->has_impacts = o->events != NULL;
+  if (cli_contacts_open(&r->contacts, model, o->contacts_csv, msg, sizeof msg) != NH_OK) {
+    record_abort(r);
+    return cli_usage_error("%s", msg);
+  }
   if (o->plot) {
     nh_traj_thin th = {nh_traj_create(model->form == NH_FORM_ODE ? model->nx : model->nq), CLI_PLOT_SAMPLES, 1, 0};
     if (!(r->plot = th).traj) {
@@ -427,7 +461,7 @@ static int record_open(run_record *r, const run_opts *o, const nh_model *model) 
 /* the observer the run needs: none when nothing is recorded (an impact log of a model without
  * gaps has no rows) */
 static nh_observer_fn record_fn(const run_record *r, const nh_model *model) {
-  return r->has_traj || r->plot.traj || (r->has_impacts && model->ngap > 0) ? record_observer : NULL;
+  return r->has_traj || r->plot.traj || r->contacts.n || (r->has_impacts && model->ngap > 0) ? record_observer : NULL;
 }
 
 /* an output that failed: its message on stderr, the first one's status and message kept */
@@ -467,6 +501,12 @@ int cmd_run(int argc, char **argv) {
     nh_model_destroy(model);
     return cli_usage_error("--plot: no plot for a first-order (ODE-form) model; use --out for the trajectory");
   }
+  const int ncontacts = cli_contacts_count(model);
+  if (!ncontacts && (o.mu_set || o.on_slip || o.on_detach || o.contacts_csv)) {
+    nh_model_destroy(model);
+    return cli_usage_error("%s: the model declares no contact (a model file's 'contact' statement)",
+                           o.mu_set ? "--mu" : o.on_slip ? "--on-slip" : o.on_detach ? "--on-detach" : "--contacts");
+  }
 
   // the method and simulation
   const nh_method *method = o.method ? nh_method_find(o.method) : nh_method_default_for(model);
@@ -491,7 +531,7 @@ int cmd_run(int argc, char **argv) {
     nh_model_destroy(model);
     return rc;
   }
-  if (!o.out && !o.plot) def.out_dt = 0.0; /* no samples to show: none computed */
+  if (!o.out && !o.plot && !(ncontacts && o.sample_set)) def.out_dt = 0.0; /* no samples to show: none computed */
   nh_sim *sim = nh_sim_create(model, &def, msg, sizeof msg);
   if (!sim) {
     nh_model_destroy(model);
@@ -530,7 +570,10 @@ int cmd_run(int argc, char **argv) {
     exit_code = CLI_FAILED, output_failed(wst, msg, &out_status, out_msg, sizeof out_msg);
   if (rec.has_impacts && (wst = nh_csv_stream_commit(&rec.impacts, msg, sizeof msg)) != NH_OK)
     exit_code = CLI_FAILED, output_failed(wst, msg, &out_status, out_msg, sizeof out_msg);
+  if ((wst = cli_contacts_commit(&rec.contacts, msg, sizeof msg)) != NH_OK)
+    exit_code = CLI_FAILED, output_failed(wst, msg, &out_status, out_msg, sizeof out_msg);
   rec.has_traj = rec.has_impacts = 0;
+  o.contacts = &rec.contacts;
   const nh_traj *traj = rec.plot.traj;
   if (o.plot) {
     char title[160];

@@ -35,7 +35,7 @@ run run rolling-disk --json --sample 0.1 --out d.csv
 run run rolling-ball --json
 run run rolling-ball-detach --json --events ev.csv
 run run rolling-ball-detach --on-detach report --t-end 4 --json
-run run "$E/hopping-ball.ball" --on-detach fly --t-end 3 --json --out hop.csv --events hopev.csv
+run run "$E/hopping-ball.nh" --on-detach fly --t-end 3 --json --out hop.csv --events hopev.csv
 run run rolling-ball-detach --on-detach fly --json
 run run rolling-ball --mu 0.17 --on-slip stop --json
 run run rolling-ball --method rk4 --dt 0.01 --set m1=0.5 --json

@@ -857,13 +857,13 @@ static int fly_observer(const nh_sim *s, nh_sample_kind kind, double t, const do
   return 0;
 }
 
-/* --on-detach fly (nh_ball_run_flight) on examples/hopping-ball.ball: a clean lift-off (f_s = 0
+/* --on-detach fly (nh_ball_run_flight) on examples/hopping-ball.nh: a clean lift-off (f_s = 0
  * at N = 0 by symmetry), a flight in which m2 is driven round its rail, and a touchdown; with
  * F_e = 0 and with a vertical force 0.2 at the GC (N = 1.8 - 0.2 - 4 sin 4t) */
 #define FLY_BALANCE_TOL 1e-7 /* trapezoid rule on a 1e-3 grid over ~1.2 time units */
 static int test_flight_switch(void) {
   char msg[512];
-  nh_ball_file *f = nh_ball_file_load(NHOLO_SOURCE_DIR "/examples/hopping-ball.ball", msg, sizeof msg);
+  nh_ball_file *f = nh_ball_file_load(NHOLO_SOURCE_DIR "/examples/hopping-ball.nh", msg, sizeof msg);
   if (!f) printf("  %s\n", msg);
   ENSURE(f);
   for (int k = 0; k < 2; k++) {
@@ -1172,11 +1172,90 @@ static int test_bad_params(void) {
   return 0;
 }
 
-/* the ball file format: the paper's ball written out (examples/rolling-ball.ball) is the
+/* the .ball format is an alias of the model language's body files: examples/rolling-ball.nh
+ * with its header `model paper-ball` / `body ball` written as `ball paper-ball` gives the same
+ * parameters, and the same rails and inputs bit for bit; body-header errors are located */
+static int test_ball_file_alias(void) {
+  char msg[512];
+  FILE *fp = fopen(NHOLO_SOURCE_DIR "/examples/rolling-ball.nh", "rb");
+  ENSURE(fp);
+  static char text[16384], legacy[16384];
+  size_t n = fread(text, 1, sizeof text - 1, fp);
+  fclose(fp);
+  text[n] = 0;
+  const char *hdr = strstr(text, "model paper-ball\nbody ball\n");
+  ENSURE(hdr);
+  snprintf(legacy, sizeof legacy, "%.*sball paper-ball\n%s", (int)(hdr - text), text, hdr + strlen("model paper-ball\nbody ball\n"));
+  nh_ball_file *a = nh_ball_file_parse(text, "a.nh", msg, sizeof msg), *b = nh_ball_file_parse(legacy, "b.ball", msg, sizeof msg);
+  ENSURE(a && b && !nh_ball_file_is_disk(a) && strcmp(nh_ball_file_name(a), nh_ball_file_name(b)) == 0);
+  const nh_ball_params *pa = nh_ball_file_params(a), *pb = nh_ball_file_params(b);
+  ENSURE(pa->n == 3 && pa->n == pb->n && pa->r == pb->r && pa->g == pb->g && pa->m0 == pb->m0);
+  ENSURE(memcmp(pa->I, pb->I, sizeof pa->I) == 0 && memcmp(pa->chi0, pb->chi0, sizeof pa->chi0) == 0);
+  ENSURE(memcmp(pa->theta0, pb->theta0, sizeof pa->theta0) == 0 && memcmp(pa->m, pb->m, sizeof pa->m) == 0);
+  for (int i = 0; i < 3; i++) {
+    double za[9], zb[9], ua[3], ub[3];
+    ENSURE(pa->rail(i, 0.3 + i, za, za + 3, za + 6, pa->rail_user) == 0);
+    ENSURE(pb->rail(i, 0.3 + i, zb, zb + 3, zb + 6, pb->rail_user) == 0);
+    ENSURE(memcmp(za, zb, sizeof za) == 0);
+    ENSURE(pa->input(0.05 + 0.07 * i, ua, pa->input_user) == 0 && pb->input(0.05 + 0.07 * i, ub, pb->input_user) == 0);
+    ENSURE(memcmp(ua, ub, sizeof ua) == 0);
+  }
+  nh_ball_file_destroy(a);
+  nh_ball_file_destroy(b);
+  static const struct { const char *text, *msg; } bad[] = {
+      {"model x\nbody cube\n", "x.nh:2:6: error: unknown body (expected ball or disk)"},
+      {"model x\nbody ball\nmass m0 = 1\nbody disk\n", "x.nh:4:1: error: a second 'body' statement"},
+      {"body ball\nmodel x\n", "x.nh:2:1: error: 'model' must come before 'body'"},
+      {"model x\nbody ball\nmass m0 = 1\n", "x.nh: error: missing 'inertia = ...'"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    ENSURE(!nh_ball_file_parse(bad[k].text, "x.nh", msg, sizeof msg));
+    if (strcmp(msg, bad[k].msg)) printf("  got '%s'\n  expected '%s'\n", msg, bad[k].msg);
+    ENSURE(strcmp(msg, bad[k].msg) == 0);
+  }
+  // the Lagrangian loader names a body file for what it is
+  ENSURE(!nh_model_parse("model wheel\nbody disk\nmass m0 = 1\n", "w.nh", NULL, msg, sizeof msg));
+  const char *want = "w.nh:2:1: error: a body file ('body ball' or 'body disk'): 'nholo run' builds it with the "
+                     "rolling-ball reader (nh_ball_file_load), not as a Lagrangian model\n";
+  ENSURE(strncmp(msg, want, strlen(want)) == 0);
+  return 0;
+}
+
+/* the paper's three runs as body files of the model language (examples/rolling-disk.nh,
+ * rolling-ball.nh, rolling-ball-detach.nh) give the paper's numbers to the digits this page
+ * prints: mu-hat 0.2950972 (disk) and 0.1905941 (ball), N = 0 at t = 3.6095007 */
+static int test_paper_body_files(void) {
+  static const char *const files[3] = {NHOLO_SOURCE_DIR "/examples/rolling-disk.nh",
+                                       NHOLO_SOURCE_DIR "/examples/rolling-ball.nh",
+                                       NHOLO_SOURCE_DIR "/examples/rolling-ball-detach.nh"};
+  const double want[3] = {0.2950972, 0.1905941, 3.6095007};
+  for (int k = 0; k < 3; k++) {
+    char msg[512];
+    nh_ball_file *f = nh_ball_file_load(files[k], msg, sizeof msg);
+    if (!f) printf("  %s\n", msg);
+    ENSURE(f && nh_ball_file_is_disk(f) == (k == 0));
+    nh_ball_params p = *nh_ball_file_params(f);
+    p.stop_on_detach = 1;
+    nh_model *m = k == 0 ? nh_disk_create(&p, msg, sizeof msg) : nh_ball_create(&p, msg, sizeof msg);
+    ENSURE(m);
+    run_obs o;
+    double t_end;
+    int rc = run_model(m, 20.0, 1e-12, 1e-3, &o, NULL, &t_end);
+    const double got = k < 2 ? o.st.min_mu : t_end;
+    printf("  %s: %.10f (paper digits %.7f)\n", k == 0 ? "disk mu-hat" : k == 1 ? "ball mu-hat" : "detachment t", got, want[k]);
+    ENSURE(rc == (k < 2 ? NH_OK : NH_EVENT_STOP));
+    ENSURE(fabs(got - want[k]) < 5e-8); /* rounds to the printed digits */
+    nh_model_destroy(m);
+    nh_ball_file_destroy(f);
+  }
+  return 0;
+}
+
+/* the ball file format: the paper's ball written out (examples/rolling-ball.nh) is the
  * built-in one; trajectories get exact derivatives; errors name line and column */
 static int test_ball_file(void) {
   char msg[512];
-  nh_ball_file *f = nh_ball_file_load(NHOLO_SOURCE_DIR "/examples/rolling-ball.ball", msg, sizeof msg);
+  nh_ball_file *f = nh_ball_file_load(NHOLO_SOURCE_DIR "/examples/rolling-ball.nh", msg, sizeof msg);
   if (!f) printf("  %s\n", msg);
   ENSURE(f && !nh_ball_file_is_disk(f) && strcmp(nh_ball_file_name(f), "paper-ball") == 0);
   nh_ball_params pb = nh_ball_params_ball_example();
@@ -1275,5 +1354,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_lie_group_method);
   RUN_TEST(test_bad_params);
   RUN_TEST(test_ball_file);
+  RUN_TEST(test_ball_file_alias);
+  RUN_TEST(test_paper_body_files);
   return TEST_SUMMARY();
 }

@@ -119,7 +119,7 @@ head -1 "$T/d.csv" | grep -q "^t,theta1,.*,phi,phi_dot,N,friction_x,friction_y,f
 "$NHOLO" run rolling-ball-detach --on-detach report --t-end 4 --json >"$T/jr" 2>"$T/err" \
   && grep -q '"status": "NH_OK"' "$T/jr" && grep -q '"stopped": false' "$T/jr" \
   && ok "--on-detach report continues" || bad "--on-detach report: $(cat "$T/err" "$T/jr")"
-HOP=$(cd "$(dirname "$0")/.." && pwd)/examples/hopping-ball.ball
+HOP=$(cd "$(dirname "$0")/.." && pwd)/examples/hopping-ball.nh
 "$NHOLO" run "$HOP" --on-detach fly --t-end 3 --json --out "$T/hop.csv" --events "$T/hopev.csv" >"$T/jh" 2>"$T/err" \
   && grep -q '"lifted_off": true' "$T/jh" && grep -q '"kind": "touchdown", "monitor": "touchdown", "phase": "flight"' "$T/jh" \
   && grep -q '"t_touchdown": 1.32725' "$T/jh" && grep -q '"status": "NH_EVENT_STOP"' "$T/jh" \
@@ -608,6 +608,31 @@ printf "coordinates y\nkinetic 1/2*y'^2\nmonitor ground: y sideways\n" >"$T/mon.
 [ $rc -eq 2 ] && [ ! -s "$T/out" ] && [ ! -e "$T/o/mon.csv" ] \
   && head -1 "$T/err" | grep -qxF "$T/mon.nh:3:19: error: expected a direction (falling, rising or both), an action (stop or report) or the end of the monitor, found 'sideways'" \
   && ok "a bad monitor direction: one located error, exit 2, nothing written" || bad "bad monitor (exit $rc): $(cat "$T/err")"
+# contacts of a model file (examples/sphere_incline.nh): mu-hat = 2/7 tan(0.3) without the push;
+# with k = 1, c = 2 and --mu 0.1 the slip stops the run at the closed-form time 0.44834659772;
+# the --contacts CSV; --mu on a model without contacts is bad input
+"$NHOLO" run "$SRC/examples/sphere_incline.nh" --set k=0 --t-end 2 --json >"$T/si" 2>"$T/err" \
+  && grep -qF '"contacts": [{"name": "floor", "samples": 7, "min_mu_static": 0.088381785602749438' "$T/si" \
+  && grep -qF '"min_normal_force": 18.743701916644394' "$T/si" \
+  && ok "sphere_incline.nh: mu-hat 2/7 tan(alpha), N = m g cos(alpha)" || bad "sphere_incline contacts: $(cat "$T/si" "$T/err")"
+mkdir -p "$T/o"
+"$NHOLO" run "$SRC/examples/sphere_incline.nh" --set c=2 --t-end 12 --mu 0.1 --on-slip stop --contacts "$T/o/cc.csv" >"$T/si" 2>"$T/err" \
+  && grep -qxF "  event: floor.slip at t = 0.4483465977 (run stopped)" "$T/si" \
+  && head -1 "$T/o/cc.csv" | grep -qxF "t,floor_N,floor_friction,floor_friction_over_N,floor_min_mu_so_far" \
+  && tail -1 "$T/o/cc.csv" | grep -q "^0.448346597723" \
+  && ok "sphere_incline.nh --mu 0.1 --on-slip stop: slip located, the contacts CSV" || bad "sphere_incline slip: $(cat "$T/si" "$T/err")"
+expect_usage "--mu without contacts" run penny --mu 0.3 --out "$T/o/x.csv"
+grep -qxF "nholo: --mu: the model declares no contact (a model file's 'contact' statement)" "$T/stderr" \
+  && ok "--mu on a model without contacts: the reason" || bad "--mu no contacts: $(cat "$T/stderr")"
+"$NHOLO" check "$SRC/examples/sphere_incline.nh" >"$T/sic" 2>&1 \
+  && grep -qxF "monitor floor.friction (value, report): m = sqrt(lambda(roll)*lambda(roll))" "$T/sic" \
+  && grep -qxF "monitor pressed (falling, report): m = lambda(height) - 1e+01" "$T/sic" \
+  && ok "check shows the contact's monitors and lambda()" || bad "check contacts: $(cat "$T/sic")"
+# a body file of the model language (examples/rolling-ball.nh, `body ball`): run by the ball's
+# runner, the paper's mu-hat; check refuses it with the reason
+"$NHOLO" run "$SRC/examples/rolling-ball.nh" --json >"$T/rb" 2>"$T/err" && grep -q '"model": "paper-ball"' "$T/rb" \
+  && grep -q '"min_mu_static": 0.19059' "$T/rb" && ok "run rolling-ball.nh (body ball): mu-hat 0.1906" || bad "rolling-ball.nh: $(cat "$T/err")"
+expect_usage "check a body file" check "$SRC/examples/rolling-ball.nh"
 # ---- dop853 (Dormand-Prince 8(5,3)) ------------------------------------------------------
 # the sleigh at rtol 1e-12: NH_OK, energy kept to 1e-12, fewer evaluations than dopri5
 "$NHOLO" run sleigh --method dop853 --rtol 1e-12 --json >"$T/d8" 2>"$T/err" && grep -q '"method": "dop853"' "$T/d8" \

@@ -127,6 +127,7 @@ static int check_dir(const char *dir, int *count) {
     size_t len = strlen(e->d_name);
     if (len < 4 || strcmp(e->d_name + len - 3, ".nh")) continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (nh_model_file_is_body(path)) continue; /* a rigid body with rails: not a Lagrangian file */
     char *text = mf_read_file(path, msg, sizeof msg);
     if (!text) continue;
     bad |= check_derivation(text, path);

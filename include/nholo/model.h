@@ -164,7 +164,8 @@ typedef int (*nh_monitor_fn)(double t, const double *x, double *m, void *user);
 typedef enum nh_monitor_dir {
   NH_MONITOR_BOTH = 0,
   NH_MONITOR_FALLING = -1, /* m goes from > 0 to <= 0 */
-  NH_MONITOR_RISING = 1    /* m goes from < 0 to >= 0 */
+  NH_MONITOR_RISING = 1,   /* m goes from < 0 to >= 0 */
+  NH_MONITOR_NONE = 2      /* a value only, never an event (a contact's friction force) */
 } nh_monitor_dir;
 
 /* What the driver does at a located crossing: log it (always), then go on or stop. */

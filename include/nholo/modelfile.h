@@ -56,6 +56,12 @@ typedef struct nh_load_opts {
   /* 1: every gap gets the law `impact` instead of the one its statement names */
   int impact_override;
   nh_impact_law impact;
+  /* Contacts (`contact` statements): contact_mu_set = 1 gives every contact the friction
+   * coefficient contact_mu (0: no slip monitor); contact_on_slip and contact_on_detach: 0
+   * keeps each contact's own action, 1 + NH_MONITOR_REPORT or 1 + NH_MONITOR_STOP sets it. */
+  int contact_mu_set;
+  double contact_mu;
+  int contact_on_slip, contact_on_detach;
   int internal_cookie; /* set by nh_load_opts_default; do not touch */
 } nh_load_opts;
 
@@ -78,6 +84,12 @@ NH_API nh_model *nh_model_parse(const char *text, const char *filename,
  * NULL with the diagnostic in msg, as nh_model_load. */
 NH_API char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg,
                                size_t msg_size);
+
+/* 1 when the file at path is a body file (`body ball` or `body disk`, or the former .ball
+ * format's `ball NAME` / `disk NAME`): a rigid body with internal masses on rails, which
+ * the rolling-ball reader builds (nholo/ball.h: nh_ball_file_load), not nh_model_load; 0
+ * otherwise, also when the file cannot be read. */
+NH_API int nh_model_file_is_body(const char *path);
 
 /* How a model's evaluators run: "codegen", "tape", or "c" (a hand-written model). */
 NH_API const char *nh_model_backend(const nh_model *model);

@@ -220,6 +220,32 @@ static int parse_call(parser *P, token name, int kind, int arity) {
   return built(P, nh_expr_make(P->pool, kind, args[0], args[1], 0));
 }
 
+/* NAME(ARG) for a NAME that is not a function: the lookup resolves "NAME(ARG)" as one symbol
+ * (a model file's lambda(CONSTRAINT)); anything else is an unknown function */
+static int parse_name_call(parser *P, token t) {
+  const char *s = P->src + t.start;
+  token open = peek(P);
+  consume(P, open);
+  token arg = peek(P);
+  size_t after = P->pos;
+  if (arg.type == T_NAME && arg.n <= NH_PARSE_NAME_MAX && t.n <= NH_PARSE_NAME_MAX && P->lookup) {
+    consume(P, arg);
+    token close = peek(P);
+    char name[2 * NH_PARSE_NAME_MAX + 3];
+    snprintf(name, sizeof name, "%.*s(%.*s)", (int)t.n, s, (int)arg.n, P->src + arg.start);
+    int out = -1, r = is_char(P, close, ')') ? P->lookup(P->user, name, 0, &out) : NH_SYM_UNKNOWN;
+    if (r == NH_SYM_VAR && out >= 0) {
+      consume(P, close);
+      return built(P, nh_expr_var(P->pool, out));
+    }
+    if (r == NH_SYM_BAD_ARG)
+      return fail(P, arg.start, "unknown name '%.*s' in %s", (int)arg.n, P->src + arg.start, name);
+    if (r == NH_SYM_NOT_HERE) return fail(P, t.start, "%s cannot be used in this statement", name);
+  }
+  P->pos = after;
+  return fail(P, t.start, "unknown function '%.*s'", (int)t.n, s);
+}
+
 /* NAME, NAME', pi or a function call */
 static int parse_name(parser *P, token t) {
   const char *s = P->src + t.start;
@@ -230,7 +256,7 @@ static int parse_name(parser *P, token t) {
   int arity, kind = nh_expr_func_find(s, t.n, &arity);
   token next = peek(P);
   if (!primed && is_char(P, next, '(')) {
-    if (kind < 0) return fail(P, t.start, "unknown function '%.*s'", (int)t.n, s);
+    if (kind < 0) return parse_name_call(P, t);
     return parse_call(P, t, kind, arity);
   }
   if (kind >= 0 && !primed)

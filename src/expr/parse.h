@@ -19,9 +19,14 @@ typedef enum nh_sym_result {
   NH_SYM_VAR = 1,       /* *out is a variable index */
   NH_SYM_NODE = 2,      /* *out is a node id of the pool */
   NH_SYM_NOT_COORD = 3, /* primed, but the name is not a coordinate */
+  /* for a call-like symbol "F(ARG)" (a name F that is not a function, one name ARG): */
+  NH_SYM_BAD_ARG = 4,   /* "unknown name 'ARG' in F(ARG)" */
+  NH_SYM_NOT_HERE = 5,  /* "F(ARG) cannot be used in this statement" */
 } nh_sym_result;
 
-/* Resolve name (NUL-terminated); primed is 1 for name'. Returns an nh_sym_result. */
+/* Resolve name (NUL-terminated); primed is 1 for name'. Besides names, the callback is asked
+ * about F(ARG) (passed as the text "F(ARG)") when F is not a known function and its one
+ * argument is a name: NH_SYM_VAR makes it a variable, NH_SYM_UNKNOWN an unknown function. Returns an nh_sym_result. */
 typedef int (*nh_parse_lookup)(void *user, const char *name, int primed, int *out);
 
 /* A parse error: 1-based line and column of the offending token and the message. */

@@ -138,6 +138,7 @@ nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
   } else if (!(model = nh_model_create(&d, msg, msg_size))) {
     d.user_free((void *)(uintptr_t)d.user);
   }
+  if (model) mf_eval_set_model(model->user, model);
   free(pip), free(ptp);
   return model;
 }

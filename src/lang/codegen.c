@@ -192,7 +192,12 @@ static void emit_evaluators(nh_text *b, const mf *m) {
              "static void pack(const double *q, const double *v, double t, double *x) {\n"
              "  for (int i = 0; i < NQ; i++) x[i] = q[i], x[NQ + i] = v ? v[i] : 0.0;\n"
              "  x[2 * NQ] = t;\n}\n", nq);
-  if (m->nmon) /* the monitors at (t, x): x = (q, v), or an almost-Poisson state */
+  if (m->nmon && m->mon_lambda) /* at (t, x, lambda): the caller passes lambda as u */
+    nh_text_printf(b, "int " MF_SYMBOL(monitor) "(double t, const double *x, double *o, void *u) {\n"
+               "  double xt[2 * NQ + 1 + %d];\n  pack(x, x + NQ, t, xt);\n"
+               "  for (int k = 0; k < %d; k++) xt[2 * NQ + 1 + k] = ((const double *)u)[k];\n"
+               "  return nh_mf_mon(xt, o, 0);\n}\n", m->nc, m->nc);
+  else if (m->nmon) /* the monitors at (t, x): x = (q, v), or an almost-Poisson state */
     nh_text_printf(b, "int " MF_SYMBOL(monitor) "(double t, const double *x, double *o, void *u) {\n"
                "  double xt[2 * NQ + 1];\n  (void)u;\n  pack(x, %s, t, xt);\n  return nh_mf_mon(xt, o, 0);\n}\n",
                m->poisson ? "0" : "x + NQ");

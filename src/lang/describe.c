@@ -1,7 +1,9 @@
 /* describe.c - the report of `nholo check` (nh_model_describe): a model file's sizes and
  * names, every derived expression, and the model evaluated at the initial state. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lang/mf.h"
 #include "expr/text.h"
@@ -171,8 +173,15 @@ static void describe_mechanical(nh_text *b, const mf *m, const nh_model *model, 
 }
 
 /* the monitors: direction, action, expression and value at the initial state (t = 0) */
-static void describe_monitors(nh_text *b, const mf *m, const nh_model *model, const char **names) {
-  static const char *const dirs[] = {"falling", "both", "rising"}; /* by direction + 1 */
+static void describe_monitors(nh_text *b, const mf *m, const nh_model *model, const char **qnames) {
+  static const char *const dirs[] = {"falling", "both", "rising", "value"}; /* by direction + 1 */
+  const char *names[2 * NH_MF_MAX_Q + 1 + NH_MF_MAX_ITEMS]; /* q, q', t, then lambda(C) */
+  char lam[NH_MF_MAX_ITEMS][NH_PARSE_NAME_MAX + 9];
+  memcpy(names, qnames, sizeof(char *) * (size_t)(2 * m->nq + 1));
+  for (int k = 0; m->mon_lambda && k < m->nc; k++) {
+    snprintf(lam[k], sizeof lam[k], "lambda(%s)", m->con[k].name);
+    names[MF_LAMBDA_VAR(m, k)] = lam[k];
+  }
   double x[2 * NH_MF_MAX_Q], mv[NH_MF_MAX_ITEMS];
   for (int i = 0; i < m->nq; i++) x[i] = m->q0[i], x[m->nq + i] = m->v0[i];
   int ok = m->nmon && model->monitor(0.0, x, mv, model->user) == 0;

@@ -19,6 +19,10 @@ typedef struct mf_eval {
   int *idx[MF_EV_COUNT]; /* sparse groups: the dense places of the outputs (else NULL) */
   long dense[MF_EV_COUNT]; /* their dense sizes */
   void *dl; /* the loaded shared object (codegen) */
+  /* monitors that read the multipliers: the model (set once it is built) computes them, and
+   * the monitors run compiled (mon, lambda passed as its user pointer) or on the tape */
+  const nh_model *model;
+  nh_monitor_fn mon;
 } mf_eval;
 
 /* per-thread scratch: tape slots and the split outputs of pair groups, grown once. Two
@@ -31,6 +35,8 @@ typedef struct mf_eval {
 #endif
 static MF_TLS double *tls_buf, *tls_x;
 static MF_TLS size_t tls_size, tls_xsize;
+static MF_TLS double *tls_accel; /* nh_model_accel's work (monitors that read lambda) */
+static MF_TLS size_t tls_accel_size;
 
 static double *grow(double **buf, size_t *size, size_t n) {
   if (n > *size) {
@@ -159,6 +165,29 @@ static int ev_monitor(double t, const double *x, double *mon, void *user) {
   return run(u, MF_EV_MON, xt, mon);
 }
 
+/* the monitors that read the multipliers: lambda from the model's dynamics at (t, q, v), then
+ * the monitors at (q, v, t, lambda) */
+static int ev_monitor_lambda(double t, const double *x, double *mon, void *user) {
+  const mf_eval *u = user;
+  size_t need = nh_model_accel_work_size(u->model);
+  if (need > tls_accel_size) {
+    double *b = realloc(tls_accel, sizeof(double) * need);
+    if (!b) return -1;
+    tls_accel = b, tls_accel_size = need;
+  }
+  double lam[NH_MF_MAX_ITEMS], xt[2 * NH_MF_MAX_Q + 1 + NH_MF_MAX_ITEMS];
+  int rc = nh_model_accel(u->model, t, x, x + u->nq, NULL, lam, tls_accel);
+  if (rc != NH_OK) return rc == NH_ERR_NOMEM || rc == NH_ERR_CALLBACK ? -1 : 1;
+  if (u->mon) return u->mon(t, x, mon, lam);
+  pack(u->nq, x, x + u->nq, t, xt);
+  memcpy(xt + 2 * u->nq + 1, lam, sizeof(double) * (size_t)u->nc);
+  return run(u, MF_EV_MON, xt, mon);
+}
+
+void mf_eval_set_model(void *user, const nh_model *model) {
+  if (user) ((mf_eval *)user)->model = model;
+}
+
 void mf_eval_free(void *user) {
   mf_eval *u = user;
   if (!u) return;
@@ -219,6 +248,7 @@ int mf_eval_tapes(const mf *m, mf_fns *fns, void **user) {
     return rc;
   }
   *fns = tape_fns;
+  if (m->mon_lambda) fns->monitor = ev_monitor_lambda;
   *user = u;
   return NH_OK;
 }
@@ -235,6 +265,7 @@ int mf_eval_compiled(const mf *m, mf_fns *fns, void **user, char *why, size_t wh
     mf_eval_free(u);
     return rc;
   }
+  if (m->mon_lambda) u->mon = fns->monitor, fns->monitor = ev_monitor_lambda;
   *user = u;
   return NH_OK;
 }

@@ -87,6 +87,8 @@ typedef struct mf {
   int nmon;
   mf_item mon[NH_MF_MAX_ITEMS];
   int in_monitor; /* reading a monitor's expression (t is then a variable in either form) */
+  int mon_lambda; /* some monitor reads a multiplier lambda(C) (variables MF_LAMBDA_VAR) */
+  int ncontact;   /* contact statements (each adds its monitors NAME.normal, ...) */
 
   /* derived (mf_derive): node ids, -1 where zero is implied by absence */
   int *M;      /* nq x nq */
@@ -118,6 +120,36 @@ typedef struct mf {
   int status;
   nh_parse_error err;
 } mf;
+
+/* ---- statements (read.c; the cursor in cursor.c, the contact statement in contact.c) --------- */
+
+/* A statement being read: the span [pos, end) of the cleaned text; start, line and col are
+ * where the statement begins (positions are counted from there). */
+typedef struct mf_cursor {
+  struct mf *m;
+  size_t pos, end;
+  size_t start;
+  int line, col;
+} mf_cursor;
+
+void mf_skip_ws(mf_cursor *c);
+int mf_at_end(mf_cursor *c);                 /* skips white space */
+int mf_read_name(mf_cursor *c, char *out);   /* a NAME into out; 0 when there is none */
+int mf_accept_char(mf_cursor *c, char ch);   /* 1 when ch is next (and taken) */
+int mf_expect_fail(mf_cursor *c, const char *what); /* "expected WHAT, found ..." there; -1 */
+/* an expression at the cursor: up to '=', ',', ':' or a name after a complete expression
+ * when stop is set, else to the end of the statement */
+int mf_expr_at(mf_cursor *c, int stop, int *node);
+/* a constant expression (numbers, pi, parameters): its value, named `what` in errors */
+int mf_const_expr_at(mf_cursor *c, int stop, const char *what, double *value);
+/* the expression parser's name lookup (read.c); F(ARG) symbols go to mf_lookup_call */
+int mf_lookup(void *user, const char *name, int primed, int *out);
+/* lambda(CONSTRAINT) in a monitor: the multiplier's variable (contact.c) */
+int mf_lookup_call(struct mf *m, const char *name, int *out);
+/* contact NAME: normal C [friction C1 [C2]] [at Q ...] [mu E] [on-slip A] [on-detach A] */
+int mf_st_contact(mf_cursor *c, size_t off);
+/* the variable of constraint k's multiplier lambda_k: after q, v and t */
+#define MF_LAMBDA_VAR(m, k) (2 * (m)->nq + 1 + (k))
 
 /* Record the first error at byte offset off of the text (printf-style); returns -1. */
 int mf_fail(mf *m, size_t off, const char *fmt, ...)
@@ -221,6 +253,9 @@ int mf_eval_tapes(const mf *m, mf_fns *fns, void **user);
 int mf_eval_compiled(const mf *m, mf_fns *fns, void **user, char *why, size_t why_size);
 /* Release the user data of either (NULL allowed). */
 void mf_eval_free(void *user);
+/* Give the user data of either its model, once built (monitors that read the multipliers
+ * compute them with nh_model_accel). */
+void mf_eval_set_model(void *user, const nh_model *model);
 
 /* Generate C for the evaluators of m, compile it with the system compiler into a shared
  * object in the cache (named by a hash of the code and the compiler) unless it is there

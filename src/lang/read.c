@@ -106,74 +106,16 @@ static size_t statement_end(mf *m, size_t off) {
   }
 }
 
-/* ---- tokens inside a statement ------------------------------------------------------------- */
+/* ---- tokens inside a statement: the cursor (cursor.c) ----------------------------------------- */
 
-typedef struct cursor {
-  mf *m;
-  size_t pos, end;
-  size_t start;   /* where the statement starts ... */
-  int line, col;  /* ... and its line and column (positions are counted from there) */
-} cursor;
-
-static void skip_ws(cursor *c) {
-  while (c->pos < c->end && isspace((unsigned char)c->m->clean[c->pos])) c->pos++;
-}
-static int at_end(cursor *c) {
-  skip_ws(c);
-  return c->pos >= c->end;
-}
-/* read a NAME into out; 0 when there is none */
-static int read_name(cursor *c, char *out) {
-  skip_ws(c);
-  const char *s = c->m->clean;
-  size_t i = c->pos;
-  if (i >= c->end || !(isalpha((unsigned char)s[i]) || s[i] == '_')) return 0;
-  while (i < c->end && (isalnum((unsigned char)s[i]) || s[i] == '_')) i++;
-  if (i - c->pos > NH_PARSE_NAME_MAX) {
-    mf_fail(c->m, c->pos, "name longer than %d characters", NH_PARSE_NAME_MAX);
-    return 0;
-  }
-  memcpy(out, s + c->pos, i - c->pos);
-  out[i - c->pos] = '\0';
-  c->pos = i;
-  return 1;
-}
-static int accept_char(cursor *c, char ch) {
-  skip_ws(c);
-  if (c->pos < c->end && c->m->clean[c->pos] == ch) {
-    c->pos++;
-    return 1;
-  }
-  return 0;
-}
-/* describe the token at the cursor (a name or number, else one character), for "expected X,
- * found Y" */
-static const char *found(cursor *c, char *buf, size_t size) {
-  skip_ws(c);
-  if (c->pos >= c->end) return "the end of the statement";
-  const char *s = c->m->clean + c->pos;
-  size_t n = 0, max = c->end - c->pos;
-  while (n < max && (isalnum((unsigned char)s[n]) || s[n] == '_' || s[n] == '.')) n++;
-  if (n == 0) n = 1;
-  if (!isprint((unsigned char)s[0])) {
-    snprintf(buf, size, "byte 0x%02x", (unsigned)(unsigned char)s[0]);
-    return buf;
-  }
-  snprintf(buf, size, "'%.*s'", (int)(n > 24 ? 24 : n), s);
-  return buf;
-}
-/* "expected X, found Y" at the cursor; at the end of the statement, just after its last
- * character (not on a line below it) */
-static int expect_fail(cursor *c, const char *what) {
-  char buf[40];
-  const char *f = found(c, buf, sizeof buf);
-  size_t at = c->pos;
-  if (at >= c->end) {
-    at = c->end;
-    while (at > 0 && isspace((unsigned char)c->m->clean[at - 1])) at--;
-  }
-  return mf_fail(c->m, at, "expected %s, found %s", what, f);
-}
+typedef mf_cursor cursor;
+#define skip_ws mf_skip_ws
+#define at_end mf_at_end
+#define read_name mf_read_name
+#define accept_char mf_accept_char
+#define expect_fail mf_expect_fail
+#define expr_at mf_expr_at
+#define const_expr_at mf_const_expr_at
 
 /* ---- symbols -------------------------------------------------------------------------------- */
 
@@ -208,8 +150,9 @@ static int check_new_name(mf *m, size_t off, const char *name, const char *what)
 }
 
 /* the expression parser's name lookup */
-static int lookup(void *user, const char *name, int primed, int *out) {
+int mf_lookup(void *user, const char *name, int primed, int *out) {
   mf *m = user;
+  if (strchr(name, '(')) return mf_lookup_call(m, name, out); /* lambda(C) */
   int i = find_coord(m, name);
   if (i >= 0) {
     *out = primed ? m->nq + i : i;
@@ -229,48 +172,6 @@ static int lookup(void *user, const char *name, int primed, int *out) {
     return NH_SYM_NODE;
   }
   return NH_SYM_UNKNOWN;
-}
-
-/* parse an expression at the cursor; stops before '=', ',', ':' or a name after a complete
- * expression when stop is set, else runs to the end of the statement */
-static int expr_at(cursor *c, int stop, int *node) {
-  mf *m = c->m;
-  skip_ws(c);
-  int line = c->line, col = c->col; /* position of c->pos, for the parser's diagnostics */
-  for (size_t i = c->start; i < c->pos; i++) {
-    if (m->text[i] == '\n')
-      line++, col = 1;
-    else
-      col++;
-  }
-  size_t end = 0;
-  nh_parse_error err;
-  int st = nh_parse_expr(m->pool, m->clean + c->pos, c->end - c->pos, line, col, lookup, m, node,
-                         stop ? &end : NULL, &err);
-  if (st != NH_OK) {
-    if (!m->status) m->status = st, m->err = err;
-    return -1;
-  }
-  c->pos += stop ? end : c->end - c->pos;
-  return 0;
-}
-
-/* a constant expression (parameters, numbers, pi) */
-static int const_expr_at(cursor *c, int stop, const char *what, double *value) {
-  size_t start = (skip_ws(c), c->pos);
-  int node;
-  if (expr_at(c, stop, &node)) return -1;
-  if (!nh_expr_is_const(c->m->pool, node, value)) {
-    mf *m = c->m; /* name the first coordinate, velocity or t it reads */
-    for (int k = 0; k <= 2 * m->nq; k++)
-      if (nh_expr_uses_vars(m->pool, node, k, k + 1) > 0)
-        return mf_fail(m, start, "%s must be a constant (numbers, pi and parameters), but it "
-                                 "depends on %s%s", what, k == 2 * m->nq ? "t" : m->coord[k % m->nq],
-                       k >= m->nq && k < 2 * m->nq ? "'" : "");
-    return mf_fail(m, start, "%s must be a constant (numbers, pi and parameters only)", what);
-  }
-  if (!isfinite(*value)) return mf_fail(c->m, start, "%s is not finite (%g)", what, *value);
-  return 0;
 }
 
 /* which override names this symbol (name, or name' when primed), or -1 */
@@ -631,7 +532,7 @@ typedef struct statement {
 } statement;
 
 enum { S_MODEL, S_COORDS, S_PARAM, S_LET, S_KINETIC, S_POTENTIAL, S_CONSTRAINT, S_FORCE, S_GAP, S_INITIAL,
-       S_HOLONOMIC, S_GROUP, S_STATE, S_HAMILTONIAN, S_POISSON, S_MONITOR };
+       S_HOLONOMIC, S_GROUP, S_STATE, S_HAMILTONIAN, S_POISSON, S_MONITOR, S_CONTACT };
 
 static const statement statements[] = {
     {"model", S_MODEL},         {"coordinates", S_COORDS}, {"parameter", S_PARAM},
@@ -639,7 +540,7 @@ static const statement statements[] = {
     {"constraint", S_CONSTRAINT}, {"force", S_FORCE},      {"gap", S_GAP},
     {"initial", S_INITIAL},     {"holonomic", S_HOLONOMIC}, {"group", S_GROUP},
     {"state", S_STATE},         {"hamiltonian", S_HAMILTONIAN}, {"poisson", S_POISSON},
-    {"monitor", S_MONITOR},
+    {"monitor", S_MONITOR},     {"contact", S_CONTACT},
 };
 
 static int is_keyword(const char *s, size_t n) {
@@ -654,7 +555,7 @@ static int statement_at(mf *m, size_t off, size_t end, int line, int col) {
   if (!read_name(&c, word)) {
     if (m->status) return -1;
     return expect_fail(&c, "a statement (model, coordinates, parameter, let, kinetic, potential, "
-                           "constraint, holonomic, force, gap, monitor, initial, group, state, hamiltonian, poisson)");
+                           "constraint, holonomic, force, gap, monitor, contact, initial, group, state, hamiltonian, poisson)");
   }
   int kind = -1;
   for (size_t i = 0; i < sizeof statements / sizeof statements[0]; i++)
@@ -688,9 +589,13 @@ static int statement_at(mf *m, size_t off, size_t end, int line, int col) {
   case S_GAP: return st_gap(&c, off);
   case S_INITIAL: return st_initial(&c, off);
   case S_MONITOR: return st_monitor(&c, off);
+  case S_CONTACT: return mf_st_contact(&c, off);
   default:
+    if (strcmp(word, "body") == 0) /* a rigid body with internal masses (lang/body.h) */
+      return mf_fail(m, off, "a body file ('body ball' or 'body disk'): 'nholo run' builds it with the rolling-ball "
+                             "reader (nh_ball_file_load), not as a Lagrangian model");
     return mf_fail(m, off, "unknown statement '%s' (expected model, coordinates, parameter, let, "
-                           "kinetic, potential, constraint, holonomic, force, gap, monitor, initial, group, state, "
+                           "kinetic, potential, constraint, holonomic, force, gap, monitor, contact, initial, group, state, "
                            "hamiltonian or poisson)", word);
   }
 }

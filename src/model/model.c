@@ -123,7 +123,7 @@ static int check_monitors(const nh_model_def *d, char *msg, size_t size) {
         return 0;
       }
     if (mo->direction != NH_MONITOR_BOTH && mo->direction != NH_MONITOR_FALLING &&
-        mo->direction != NH_MONITOR_RISING) {
+        mo->direction != NH_MONITOR_RISING && mo->direction != NH_MONITOR_NONE) {
       nh_set_msg(msg, size, "monitor '%s': unknown direction %d", mo->name, (int)mo->direction);
       return 0;
     }

@@ -1,12 +1,14 @@
 /* ball.c - the figures of Putkaradze & Rogers (the rolling disk and ball with internal
  * masses): Figs. 5.1-5.4 (the disk of Table 5.1) and 6.1-6.4 (the ball of Table 6.2, and
- * with m3 = 60 its detachment), from reference runs with DOPRI5 at tolerance 1e-12. */
+ * with m3 = 60 its detachment), from reference runs with DOPRI5 at tolerance 1e-12 of the body
+ * files examples/rolling-disk.nh, rolling-ball.nh and rolling-ball-detach.nh (embedded). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "papers.h"
+#include "paper_bodies.h" /* examples/rolling-disk.nh, rolling-ball.nh, rolling-ball-detach.nh */
 
 /* the reference runs: the paper's horizon and tolerance (spec 004 sec. 3.3, 8) */
 #define BALL_T_END 20.0
@@ -17,6 +19,16 @@
 
 static const char *const fig_names[] = {"ball-fig5.1", "ball-fig5.2", "ball-fig5.3", "ball-fig5.4",
                                         "ball-fig6.1", "ball-fig6.2", "ball-fig6.3", "ball-fig6.4", NULL};
+
+/* the parameters of the paper's disk (0), ball (1) or detachment run (2), read from its body
+ * file (*f: the file behind the rail and input callbacks; destroy it after the model) */
+static int paper_params(int which, nh_ball_params *p, nh_ball_file **f, char *msg, size_t size) {
+  static const char *const texts[3] = {rolling_disk_nh, rolling_ball_nh, rolling_ball_detach_nh};
+  static const char *const files[3] = {"rolling-disk.nh", "rolling-ball.nh", "rolling-ball-detach.nh"};
+  if (!(*f = nh_ball_file_parse(texts[which], files[which], msg, size))) return NH_ERR_ARG;
+  *p = *nh_ball_file_params(*f);
+  return NH_OK;
+}
 
 /* ---- one run, every sample evaluated ---- */
 
@@ -82,9 +94,11 @@ static void circle_pts(double cx, double cy, double R, int nseg, double *x, doub
 
 /* Figs. 5.2, 6.1: the body at t = 0, projections (a, b) of the body frame */
 static int fig_body(const char *path, int ball, char *msg, size_t size) {
-  nh_ball_params p = ball ? nh_ball_params_ball_example() : nh_ball_params_disk_example();
+  nh_ball_params p;
+  nh_ball_file *f;
+  if (paper_params(ball ? 1 : 0, &p, &f, msg, size) != NH_OK) return NH_ERR_ARG;
   nh_model *m = ball ? nh_ball_create(&p, msg, size) : nh_disk_create(&p, msg, size);
-  if (!m) return NH_ERR_ARG;
+  if (!m) return nh_ball_file_destroy(f), NH_ERR_ARG;
   nh_ball_eval e;
   nh_ball_evaluate(m, 0.0, m->x0, &e);
   const int np = ball ? 3 : 1, axes[3][2] = {{0, 2}, {0, 1}, {1, 2}};
@@ -101,9 +115,7 @@ static int fig_body(const char *path, int ball, char *msg, size_t size) {
     for (int i = 0; i < p.n; i++) {
       for (int k = 0; k <= FIG_SEG; k++) {
         double th = 2 * 3.14159265358979323846 * k / FIG_SEG, z[3], zp[3], zpp[3];
-        for (int c = 0; c < 3; c++)
-          z[c] = p.rail_radius[i] * (p.rail_basis[i][3 * c] * cos(th) + p.rail_basis[i][3 * c + 2] * sin(th));
-        (void)zp, (void)zpp;
+        p.rail(i, th, z, zp, zpp, p.rail_user); /* the file's rail, a full turn in its parameter */
         rx[i][a][k] = z[ix], ry[i][a][k] = z[iy];
       }
       cv[a][nc++] = (nh_plot_curve){FIG_SEG + 1, rx[i][a], ry[i][a], NULL, 2};
@@ -117,29 +129,32 @@ static int fig_body(const char *path, int ball, char *msg, size_t size) {
   }
   int st = nh_plot_panels(path, 1, np, np, pn, ball ? "the ball of Table 6.2 (rails dashed)" : "the disk of Table 5.1 (rails dashed)", msg, size);
   nh_model_destroy(m);
+  nh_ball_file_destroy(f);
   return st;
 }
 
 /* trajectory figures from one run */
 static int fig_run(const char *path, int fig, FILE *out, char *msg, size_t size) {
   const int disk = fig <= 4, detach = fig == 8;
-  nh_ball_params p = disk ? nh_ball_params_disk_example() : detach ? nh_ball_params_detach_example() : nh_ball_params_ball_example();
+  nh_ball_params p;
+  nh_ball_file *f;
+  if (paper_params(disk ? 0 : detach ? 2 : 1, &p, &f, msg, size) != NH_OK) return NH_ERR_ARG;
   p.stop_on_detach = 1;
   nh_model *m = disk ? nh_disk_create(&p, msg, size) : nh_ball_create(&p, msg, size);
-  if (!m) return NH_ERR_ARG;
+  if (!m) return nh_ball_file_destroy(f), NH_ERR_ARG;
   ball_run r;
   nh_sim *sim;
   int st = ball_simulate(m, &r, &sim, msg, size);
   if (!sim || st < 0 || r.failed) {
     if (sim) snprintf(msg, size, "%s", nh_sim_message(sim));
-    nh_sim_destroy(sim), ball_run_free(&r), nh_model_destroy(m);
+    nh_sim_destroy(sim), ball_run_free(&r), nh_model_destroy(m), nh_ball_file_destroy(f);
     return NH_ERR_EVENT;
   }
   const long n = r.n;
   const int nm = p.n;
   double *buf = malloc(sizeof(double) * (size_t)n * (size_t)(4 * (nm + 1) + 16));
   if (!buf) {
-    nh_sim_destroy(sim), ball_run_free(&r), nh_model_destroy(m);
+    nh_sim_destroy(sim), ball_run_free(&r), nh_model_destroy(m), nh_ball_file_destroy(f);
     return NH_ERR_NOMEM;
   }
   // columns: body and space paths of masses and CM (x, second axis), series against t
@@ -226,7 +241,7 @@ static int fig_run(const char *path, int fig, FILE *out, char *msg, size_t size)
   fprintf(out, "%s: t in [0, %.7f], min N %.7f at t = %.4f, min mu %.7f at t = %.4f%s -> %s\n", fig_names[fig - 1], tend,
          r.st.min_N, r.st.t_min_N, r.st.min_mu, r.st.t_min_mu, nh_sim_event_count(sim) ? " (stopped at N = 0)" : "", path);
   free(buf);
-  nh_sim_destroy(sim), ball_run_free(&r), nh_model_destroy(m);
+  nh_sim_destroy(sim), ball_run_free(&r), nh_model_destroy(m), nh_ball_file_destroy(f);
   return st;
 }
 

@@ -225,6 +225,7 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
 /* a sign change of a monitor from a to b that its direction counts (a = 0: no sign yet) */
 static int mon_crossing(double a, double b, nh_monitor_dir dir) {
   int fall = a > 0.0 && b <= 0.0, rise = a < 0.0 && b >= 0.0;
+  if (dir == NH_MONITOR_NONE) return 0; /* a value only */
   return dir == NH_MONITOR_FALLING ? fall : dir == NH_MONITOR_RISING ? rise : (fall || rise);
 }
 
