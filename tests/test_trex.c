@@ -1,7 +1,8 @@
 /* test_trex.c - TREX (Seghete & Murphey Sec. VII-B; src/papers/trex*.c, examples/trex.nh):
  * the paper's tail formula and masses (spec 003 T19), the C kinematics against the model
  * file, the double-contact rows, the design optimisation with NLopt (skipped with a message
- * when nholo was built without it) and the landing of both gaits through the driver. */
+ * when nholo was built without it), the landing of both gaits through the driver, and the gait's
+ * later simultaneous impacts through persistent contacts. */
 #include <stdlib.h>
 
 #include "harness.h"
@@ -173,6 +174,48 @@ static int test_landing(void) {
   return 0;
 }
 
+/* the gait (the optimised design, the file's gains), as `nholo figure trex` runs it: rk4 at
+ * h = 1e-3 to t = 2 s, both orders. After the landing, foot and tail impacts meet contacts
+ * made persistent by the fixed-step accumulation rule: each is one simultaneous record with
+ * the closed contact in the set (rate 0 before), elastic (energy to 1e-12), impulses >= 0 */
+static int gait_copy(const nh_model *m, int order, long *after) {
+  nh_sim_def def = nh_sim_def_default();
+  def.method = nh_method_find("rk4");
+  def.h = 1e-3;
+  def.simul_order = order;
+  nh_sim *s = nh_sim_create(m, &def, NULL, 0);
+  if (!s || nh_sim_run(s, 2.0, 0, NULL, NULL) != NH_OK) return 1;
+  *after = 0;
+  for (long k = 1; k < nh_sim_impact_count(s); k++) {
+    nh_impact_record r;
+    if (nh_sim_impact_get(s, k, &r) != NH_OK) return 1;
+    if (r.contacts < 2) continue;
+    int rest = 0;
+    for (int j = 0; j < r.contacts; j++) {
+      if (!(r.impulse[j] >= 0.0)) return 1;
+      rest += fabs(r.contact_vn_before[j]) <= 1e-9;
+    }
+    if (rest == 0 || r.reflections < 1) return 1;
+    if (!(fabs(r.energy_after - r.energy_before) <= 1e-12 * r.energy_before)) return 1;
+    (*after)++;
+  }
+  if (!(nh_sim_contact_count(s) > 0)) return 1;
+  nh_sim_destroy(s);
+  return 0;
+}
+
+static int test_gait(void) {
+  nh_model *m = load(NULL);
+  ENSURE(m);
+  long a = 0, b = 0;
+  ENSURE(gait_copy(m, NH_SIMUL_MOST_INFEASIBLE, &a) == 0);
+  ENSURE(gait_copy(m, NH_SIMUL_LEAST_INFEASIBLE, &b) == 0);
+  printf("  simultaneous impacts through persistent contacts after the landing: %ld and %ld\n", a, b);
+  ENSURE(a >= 2 && b >= 2);
+  nh_model_destroy(m);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   nh_test_filter = argc > 1 ? argv[1] : NULL;
   RUN_TEST(test_tail_and_masses);
@@ -180,5 +223,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_rows);
   RUN_TEST(test_optimise);
   RUN_TEST(test_landing);
+  RUN_TEST(test_gait);
   return TEST_SUMMARY();
 }

@@ -42,7 +42,7 @@ static const papers_figure registry[] = {
      "Fig. 6.4: detachment (m3 = 60): N(t) to N = 0, f_s(t), Om(t), friction along the path",
      papers_ball},
     /* Seghete & Murphey, "A propagative model of simultaneous impact" (trex.c) */
-    {"trex", "Seghete & Murphey Fig. 8: TREX landing, indeterminacy xi(t), optimised vs initial gait",
+    {"trex", "Seghete & Murphey Fig. 8: TREX gait (simultaneous impacts marked), xi(t), optimised vs initial gait",
      papers_trex},
     {"trex-design", "Seghete & Murphey Table I / Fig. 7: TREX design with c = 0 (NLopt) beside the paper's",
      papers_trex_design},

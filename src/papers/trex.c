@@ -23,8 +23,15 @@
 #include "trex_nh.h" /* trex_nh_text: examples/trex.nh, embedded at build time */
 
 /* the figure's defaults: horizon and sampling step (s) */
-#define TREX_T_END 0.6
+#define TREX_T_END 2.0
 #define TREX_DT 1e-3
+/* the time stepping: rk4 at a fixed step TREX_H, so that the driver's fixed-step accumulation
+ * rule (docs/contact.md: impacts of a contact accumulating with intervals below the step) makes
+ * chattering contacts persistent (spec 003 sec. 3.6); del, the paper's integrator, needs a
+ * Newton tolerance above its default in these CGS magnitudes and fails to converge on some
+ * impacts of the initial gait (docs/trex.md) */
+#define TREX_METHOD "rk4"
+#define TREX_H 1e-3
 /* most samples of xi (each holds q and v of four runs) */
 #define TREX_MAX_SAMPLES 1e6
 /* the design parameters set on the model file for a row */
@@ -64,17 +71,24 @@ static nh_model *load_row(const trex_row *row, char *msg, size_t msg_size) {
   return nh_model_parse(text, "examples/trex.nh", &lo, msg, msg_size);
 }
 
+/* the simultaneous impacts of a run whose times are kept (for the figure's markers) */
+#define TREX_MAX_SIMUL 256
+
 /* what a run reports besides its samples */
 typedef struct trex_stats {
   int status;
   long impacts, simultaneous;
   double t_first, t_end;
   int first_contacts, first_reflections;
+  long persistent; /* simultaneous impacts after the landing (through closed contacts) */
+  double t_simul[TREX_MAX_SIMUL];
 } trex_stats;
 
-static int run_gait(const nh_model *model, int order, double t_end, trex_run *r, trex_stats *st,
-                    char *msg, size_t msg_size) {
+static int run_gait(const nh_model *model, const char *name, int order, double t_end, trex_run *r,
+                    trex_stats *st, char *msg, size_t msg_size) {
   nh_sim_def def = nh_sim_def_default();
+  def.method = nh_method_find(TREX_METHOD);
+  def.h = TREX_H;
   def.simul_order = order;
   def.out_dt = r->dt;
   nh_sim *sim = nh_sim_create(model, &def, msg, msg_size);
@@ -86,6 +100,7 @@ static int run_gait(const nh_model *model, int order, double t_end, trex_run *r,
   st->simultaneous = 0;
   st->t_first = NAN;
   st->first_contacts = st->first_reflections = 0;
+  st->persistent = 0;
   for (long k = 0; k < st->impacts; k++) {
     nh_impact_record rec;
     if (nh_sim_impact_get(sim, k, &rec) != NH_OK) continue;
@@ -94,9 +109,15 @@ static int run_gait(const nh_model *model, int order, double t_end, trex_run *r,
       st->first_contacts = rec.contacts ? rec.contacts : 1;
       st->first_reflections = rec.reflections;
     }
-    if (rec.contacts >= 2) st->simultaneous++;
+    if (rec.contacts < 2) continue;
+    if (st->simultaneous < TREX_MAX_SIMUL) st->t_simul[st->simultaneous] = rec.t;
+    st->simultaneous++;
+    if (k > 0) st->persistent++;
   }
-  if (st->status < 0) nh_set_msg(msg, msg_size, "trex: a run failed: %s", nh_sim_message(sim));
+  if (st->status < 0)
+    nh_set_msg(msg, msg_size, "trex: the %s gait (%s copy) failed at t = %.9g: %s%s%s", name,
+               order == NH_SIMUL_MOST_INFEASIBLE ? "argmin" : "argmax", st->t_end,
+               nh_status_string(st->status), nh_sim_message(sim)[0] ? ": " : "", nh_sim_message(sim));
   nh_sim_destroy(sim);
   return st->status < 0 ? st->status : NH_OK;
 }
@@ -152,7 +173,7 @@ static int gait_simulate(trex_gait *g, double t_end, char *msg, size_t msg_size)
   if (!model) return NH_ERR_ARG;
   const int order[2] = {NH_SIMUL_MOST_INFEASIBLE, NH_SIMUL_LEAST_INFEASIBLE};
   int st = NH_OK;
-  for (int c = 0; c < 2 && st == NH_OK; c++) st = run_gait(model, order[c], t_end, &g->run[c], &g->st[c], msg, msg_size);
+  for (int c = 0; c < 2 && st == NH_OK; c++) st = run_gait(model, g->name, order[c], t_end, &g->run[c], &g->st[c], msg, msg_size);
   nh_model_destroy(model);
   g->n = g->run[0].got < g->run[1].got ? g->run[0].got : g->run[1].got;
   for (long k = 0; k < g->n; k++) xi_at(&g->row.d, &g->run[0], &g->run[1], k, &g->xi[k], &g->xi_ke[k]);
@@ -177,11 +198,30 @@ static int write_csv(const char *path, const trex_gait *g, double dt, char *msg,
   return nh_outfile_commit(&f, msg, msg_size);
 }
 
+/* the markers of gait g's simultaneous impacts (its argmin copy) on a sampled curve y: a
+ * vertical tick of half-height `half` at the sample at or just after each impact (x, y with
+ * NaN breaks, 3 points a tick); the number of points */
+static long simul_marks(const trex_gait *g, double dt, long n, const double *y, double half, double *mx,
+                        double *my) {
+  const trex_stats *st = &g->st[0];
+  long m = 0, ns = st->simultaneous < TREX_MAX_SIMUL ? st->simultaneous : TREX_MAX_SIMUL;
+  for (long j = 0; j < ns; j++) {
+    long k = (long)ceil(st->t_simul[j] / dt - 1e-9);
+    if (k < 0 || k >= n || !isfinite(y[k])) continue;
+    mx[m] = mx[m + 1] = k * dt, my[m] = y[k] - half, my[m + 1] = y[k] + half;
+    mx[m + 2] = my[m + 2] = NAN;
+    m += 3;
+  }
+  return m;
+}
+
 static int plot_xi(const char *path, trex_gait *g, double dt, char *msg, size_t msg_size) {
   long n = g[0].n < g[1].n ? g[0].n : g[1].n;
-  double *buf = malloc((size_t)(5 * n + 1) * sizeof *buf);
+  double *buf = malloc((size_t)(5 * n + 24 * TREX_MAX_SIMUL + 1) * sizeof *buf);
   if (!buf) return NH_ERR_NOMEM;
   double *t = buf, *l0 = buf + n, *l1 = buf + 2 * n, *y0 = buf + 3 * n, *y1 = buf + 4 * n;
+  const long B = 3 * TREX_MAX_SIMUL; /* the points of one marker curve */
+  double *mk = buf + 5 * n;           /* 8 blocks of B: x, y of the markers on 4 curves */
   for (long k = 0; k < n; k++) {
     t[k] = k * dt;
     l0[k] = g[0].xi[k] > 0.0 ? log10(g[0].xi[k]) : NAN;
@@ -189,11 +229,21 @@ static int plot_xi(const char *path, trex_gait *g, double dt, char *msg, size_t 
     y0[k] = g[0].run[0].q[k * TREX_NQ + 1];
     y1[k] = g[1].run[0].q[k * TREX_NQ + 1];
   }
-  nh_plot_curve cx[2] = {{n, t, l0, "optimised gait", 0}, {n, t, l1, "initial gait", NH_PLOT_DASHED}};
-  nh_plot_curve cy[2] = {{n, t, y0, "optimised gait", 0}, {n, t, y1, "initial gait", NH_PLOT_DASHED}};
+  const double *ys[4] = {l0, l1, y0, y1}, half[4] = {0.8, 0.8, 1.5, 1.5}; /* decades, cm */
+  long nm[4];
+  for (int c = 0; c < 4; c++) nm[c] = simul_marks(&g[c % 2], dt, n, ys[c], half[c], mk + 2 * c * B, mk + (2 * c + 1) * B);
+  const int tick = NH_PLOT_WIDTH(30);
+  nh_plot_curve cx[4] = {{n, t, l0, "optimised gait", 0},
+                         {n, t, l1, "initial gait", NH_PLOT_DASHED},
+                         {nm[0], mk, mk + B, "simultaneous impacts (optimised, argmin)", tick},
+                         {nm[1], mk + 2 * B, mk + 3 * B, "simultaneous impacts (initial, argmin)", tick}};
+  nh_plot_curve cy[4] = {{n, t, y0, "optimised gait", 0},
+                         {n, t, y1, "initial gait", NH_PLOT_DASHED},
+                         {nm[2], mk + 4 * B, mk + 5 * B, "simultaneous impacts", tick},
+                         {nm[3], mk + 6 * B, mk + 7 * B, NULL, tick}};
   nh_plot_panel p[2] = {
-      {"#gc = |p#d1#u - p#d2#u|#dg#u / |p#d1#u|#dg#u", "t (s)", "log#d10#u #gc", 2, cx, 0, NAN},
-      {"body height y (argmin copy)", "t (s)", "y (cm)", 2, cy, 0, NAN}};
+      {"#gc = |p#d1#u - p#d2#u|#dg#u / |p#d1#u|#dg#u", "t (s)", "log#d10#u #gc", 4, cx, 0, NAN},
+      {"body height y (argmin copy)", "t (s)", "y (cm)", 4, cy, 0, NAN}};
   int st = nh_plot_panels(path, 1, 2, 2, p, "Seghete & Murphey Fig. 8: TREX, argmin against argmax copies",
                           msg, msg_size);
   free(buf);
@@ -241,11 +291,12 @@ int papers_trex(const char *name, const char *path, const papers_opts *o, char *
       }
       fprintf(o->out,
               "trex %s gait: c = %.3e at the landing t = %.6f s (%d contacts, %d reflections); "
-              "impacts %ld and %ld (simultaneous %ld and %ld); xi just after the landing %.3e, "
-              "max %.3e at t = %.3f s, at t = %.3f s %.3e\n",
+              "impacts %ld and %ld (simultaneous %ld and %ld, after the landing %ld and %ld); xi just "
+              "after the landing %.3e, max %.3e at t = %.3f s, at t = %.3f s %.3e\n",
               g[k].name, g[k].row.c, g[k].st[0].t_first, g[k].st[0].first_contacts,
               g[k].st[0].first_reflections, g[k].st[0].impacts, g[k].st[1].impacts,
-              g[k].st[0].simultaneous, g[k].st[1].simultaneous, first, mx, at,
+              g[k].st[0].simultaneous, g[k].st[1].simultaneous, g[k].st[0].persistent,
+              g[k].st[1].persistent, first, mx, at,
               (g[k].n - 1) * dt, g[k].n ? g[k].xi[g[k].n - 1] : NAN);
     }
     st = write_csv(path, g, dt, msg, msg_size);

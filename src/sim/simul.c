@@ -1,7 +1,8 @@
 /* simul.c - simultaneous impacts in the driver: at a located impact, the gaps closing (or at
- * rest) within simul_tol join it and are resolved together by the propagative model
- * (nh_simul_resolve, docs/simultaneous-impacts.md), logged as one record with every contact,
- * its impulse and the reflection sequence. A single gap keeps nh_sim_impact's map. */
+ * rest) within simul_tol and the persistent (closed) contacts join it and are resolved
+ * together by the propagative model (nh_simul_resolve, docs/simultaneous-impacts.md), logged
+ * as one record with every contact, its impulse and the reflection sequence. A single gap
+ * keeps nh_sim_impact's map. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@ struct nh_sim_simul {
   nh_simul_opts opts;
   void *work;          /* nh_simul_work_size(nq, nc, ng, opts) bytes */
   int *idx;            /* (ng) the gaps of the current set, increasing */
+  int *was_closed;     /* (ng) 1 when member j of the set is a persistent contact */
   const char **names;  /* (ng) their names, for the resolution's messages */
   double *dgk;         /* (ng x nq) their gradients as rows */
   double *vnb, *vna;   /* (ng) their rates before and after */
@@ -45,7 +47,7 @@ int nh_sim_simul_create(nh_sim *s, char *msg, size_t msg_size) {
   if (w) {
     w->opts = o;
     w->work = malloc(wb);
-    w->idx = calloc(ng, sizeof(int));
+    w->idx = calloc(2 * ng, sizeof(int));
     w->names = calloc(ng, sizeof(const char *));
     w->dgk = calloc(ng * nq + 2 * ng, sizeof(double));
   }
@@ -56,6 +58,7 @@ int nh_sim_simul_create(nh_sim *s, char *msg, size_t msg_size) {
     return NH_ERR_NOMEM;
   }
   w->vnb = w->dgk + ng * nq, w->vna = w->vnb + ng;
+  w->was_closed = w->idx + ng;
   w->opts.names = w->names;
   s->simul = w;
   return 0;
@@ -72,19 +75,27 @@ int nh_sim_simul_collect(nh_sim *s, int gi) {
   nh_sim_simul *w = s->simul;
   const int nq = s->nq;
   const double *v = s->x + nq;
-  int k = 0;
+  int k = 0, nclosed = 0;
   if (!w) return 1;
-  // the triggering gap, and every open gap touching (|g| <= simul_tol) that closes or rests
+  // the triggering gap, every open gap touching (|g| <= simul_tol) that closes or rests, and
+  // every persistent contact (on its wall, rate ~0: it takes part in the propagation)
   for (int i = 0; i < s->ng; i++) {
     const double *dgi = s->dg + (size_t)i * nq, rate = nh_la_dot(nq, dgi, v);
-    if (i != gi && ((s->nact > 0 && s->closed[i]) || !(fabs(s->g1[i]) <= s->def.simul_tol) || !(rate <= s->def.vn_tol)))
-      continue;
+    const int cl = s->nact > 0 && s->closed[i];
+    if (i != gi && !cl && (!(fabs(s->g1[i]) <= s->def.simul_tol) || !(rate <= s->def.vn_tol))) continue;
     w->idx[k] = i;
+    w->was_closed[k] = cl;
     w->names[k] = s->model->gap_names ? s->model->gap_names[i] : NULL;
     w->vnb[k] = rate;
     memcpy(w->dgk + (size_t)k * nq, dgi, sizeof(double) * (size_t)nq);
+    nclosed += cl;
     k++;
   }
+  // gap gi alone against persistent contacts, its impacts accumulating: closing it (the
+  // plastic map over the active set, which holds them) resolves the accumulation instead
+  double t_limit, ratio;
+  if (nclosed > 0 && k - nclosed == 1 && s->def.contact && nh_sim_contact_accumulates(s, gi, &t_limit, &ratio))
+    return 1;
   return k;
 }
 
@@ -100,6 +111,7 @@ static int simul_law(nh_sim *s, int k) {
     const nh_impact_law law = m->impact ? m->impact[g] : (nh_impact_law){NH_IMPACT_ELASTIC, 1.0};
     double c = 1.0;
     if (law.kind == NH_IMPACT_RESTITUTION) c = law.e;
+    else if (law.kind == NH_IMPACT_PLASTIC && s->nc > 0 && w->was_closed[j]) c = 0.0; /* held plastically */
     else if (law.kind == NH_IMPACT_PLASTIC && s->nc > 0) {
       sim_msg(s, "simultaneous impact at t = %.17g: the plastic (Clark & Bloch) law of gap '%s' has no "
                  "simultaneous counterpart with velocity constraints (use elastic or restitution e)",
@@ -107,7 +119,8 @@ static int simul_law(nh_sim *s, int k) {
       return NH_ERR_UNSUPPORTED;
     }
     if (c < R) R = c;
-    if (nh_sim_vi_chatters(s, g)) R = 0.0; /* del's variational step: chattering, plastic (vi_impact.c) */
+    /* del's variational step: chattering, plastic (vi_impact.c); a persistent contact is at rest */
+    if (!w->was_closed[j] && nh_sim_vi_chatters(s, g)) R = 0.0;
   }
   w->opts.restitution = R;
   w->opts.law = R == 1.0 ? NH_SIMUL_ELASTIC : R == 0.0 ? NH_SIMUL_PLASTIC : NH_SIMUL_INELASTIC;
@@ -185,19 +198,41 @@ void nh_sim_simul_record(const nh_sim *s, long k, nh_impact_record *r) {
   r->law = e->law, r->restitution = e->R, r->policy = e->policy, r->outcomes = e->outcomes, r->xi = e->xi;
 }
 
-/* after the impact: the contacts reached at rest close if they push (contact.c) */
-static int close_at_rest(nh_sim *s, int k, double Eb) {
+/* after the impact: the contacts reached at rest close if they push, as after a single impact
+ * (contact.c; a bounce within NH_CONTACT_ZENO_REL of the gap's previous one closes when it
+ * would rise less than the gap resolves); a persistent contact that took an impulse keeps its
+ * time for the accumulation rule (spec 003 3.6: t_last of every contact that took one) */
+static int close_at_rest(nh_sim *s, int k, double Eb, const double *impulse) {
   nh_sim_simul *w = s->simul;
   int rc, closed;
   for (int j = 0; j < k && s->def.contact; j++) {
     const int g = w->idx[j];
+    if (w->was_closed[j]) {
+      if (impulse[j] > 0.0) s->tau_imp[g] = s->t - s->t_imp[g], s->t_imp[g] = s->t;
+      continue;
+    }
     if (!(w->vnb[j] < -s->def.vn_tol)) continue; /* a contact at rest before: not an impact of its own */
     s->tau_imp[g] = s->t - s->t_imp[g], s->t_imp[g] = s->t;
-    if (fabs(w->vna[j]) <= NH_CONTACT_REST_REL * fabs(w->vnb[j]) + s->def.vn_tol &&
-        (rc = nh_sim_contact_close(s, g, NH_CONTACT_REST, Eb, s->t, 0.0, -1.0, &closed)))
+    const int rest = fabs(w->vna[j]) <= NH_CONTACT_REST_REL * fabs(w->vnb[j]) + s->def.vn_tol;
+    const int close = s->tau_imp[g] <= NH_CONTACT_ZENO_REL * fmax(1.0, fabs(s->t));
+    if ((rest || close) &&
+        (rc = nh_sim_contact_close(s, g, NH_CONTACT_REST, Eb, s->t, 0.0, rest ? -1.0 : fabs(w->vna[j]), &closed)))
       return rc;
   }
   return 0;
+}
+
+/* drop member j from the set (a persistent contact the plastic projection would pull: it
+ * does not hold, and opens after the impact when it separates) */
+static void drop_member(nh_sim *s, int *k, int j) {
+  nh_sim_simul *w = s->simul;
+  const size_t nq = (size_t)s->nq;
+  for (int i = j; i + 1 < *k; i++) {
+    w->idx[i] = w->idx[i + 1], w->was_closed[i] = w->was_closed[i + 1], w->names[i] = w->names[i + 1];
+    w->vnb[i] = w->vnb[i + 1];
+    memcpy(w->dgk + i * nq, w->dgk + (i + 1) * nq, sizeof(double) * nq);
+  }
+  (*k)--;
 }
 
 int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *applied) {
@@ -210,10 +245,15 @@ int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *a
   if ((rc = simul_law(s, k))) return rc;
   if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, v, user)) return NH_STOPPED;
   // M(q) and A(q) are still in scratch from the monitors at this state (as for one gap)
-  const nh_simul_problem pb = {nq, nc, k, s->M, nc > 0 ? s->dyn.A : NULL, w->dgk};
   nh_simul_result res;
   memcpy(s->vtmp, v, sizeof(double) * (size_t)nq);
-  st = nh_simul_resolve(&pb, s->vtmp, &w->opts, v, &res, w->work, buf, sizeof buf);
+  for (;;) {
+    const nh_simul_problem pb = {nq, nc, k, s->M, nc > 0 ? s->dyn.A : NULL, w->dgk};
+    st = nh_simul_resolve(&pb, s->vtmp, &w->opts, v, &res, w->work, buf, sizeof buf);
+    // a plastic (R < 1) projection pulling on a persistent contact: that contact lets go
+    if (st != NH_ERR_PULLING_IMPULSE || k < 2 || res.contact < 0 || !w->was_closed[res.contact]) break;
+    drop_member(s, &k, res.contact);
+  }
   if (st == NH_NO_IMPACT) { /* within the resolution's feasibility tolerance: a graze */
     memcpy(v, s->vtmp, sizeof(double) * (size_t)nq);
     s->stats.grazing++;
@@ -226,7 +266,9 @@ int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *a
     return st < 0 ? st : NH_ERR_SINGULAR; /* a degenerate contact cannot be resolved */
   }
   if (nc > 0) memcpy(s->lam, res.mu, sizeof(double) * (size_t)nc);
-  if (s->nact > 0 && (rc = nh_sim_contact_after_impact(s))) return rc; /* the closed contacts */
+  // the persistent contacts: those sent away (reflected, or left separating) open, the others
+  // stay closed with the velocity kept on them (contact.c)
+  if (s->nact > 0 && (rc = nh_sim_contact_after_impact(s))) return rc;
   if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
   for (int j = 0; j < k; j++) w->vna[j] = nh_la_dot(nq, w->dgk + (size_t)j * nq, v);
   long n = s->def.log_limit > 0 && s->nlog >= s->def.log_limit ? s->def.log_limit - 1 : s->nlog;
@@ -241,6 +283,6 @@ int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *a
   s->stats.energy = Ea;
   *applied = 1;
   if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, v, user)) return NH_STOPPED;
-  if ((rc = close_at_rest(s, k, Eb))) return rc;
+  if ((rc = close_at_rest(s, k, Eb, res.impulse))) return rc;
   return nh_sim_zeno_guard(s);
 }
