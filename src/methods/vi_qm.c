@@ -1,6 +1,6 @@
 /* vi_qm.c - the discrete Lagrange-d'Alembert step for a general discrete Lagrangian (any M(q),
- * forces), and the Newton solve of a discrete Lagrangian with multipliers it shares with
- * shake's q-dependent step (rattle_shake.c).
+ * forces), and the Newton solve of a discrete Lagrangian (with multipliers) it shares with
+ * rattle's and shake's q-dependent steps (rattle_shake.c).
  *
  * With L_d(q0, q1) the trapezoidal h/2 (L(q0, v) + L(q1, v)) or the midpoint h L((q0 + q1)/2, v),
  * v = (q1 - q0)/h, L = 1/2 v^T M(q) v - V(q) (gni.c), the discrete Lagrange-d'Alembert
@@ -32,22 +32,12 @@
 #define VI_QM_DQ_ULPS 8.0
 #define VI_QM_RES_SLACK 1e3
 
-/* the linear rows' or the midpoint discrete constraint's residual into e and (K != NULL) its
- * q1-rows into K (n + m columns, row n + a) */
+/* the midpoint discrete constraint's residual into e and (K != NULL) its q1-rows into K
+ * (n + m columns, row n + a) */
 static int kkt_rows(const nh_model *mo, vi_ws *w, const vi_kkt *k, const double *q0, const double *q1, double h,
                     double *e, double *K) {
   const int n = w->n, m = k->m, nk = n + m;
-  if (!k->dla) {
-    for (int a = 0; a < m; a++) {
-      const double *Aa = k->A0 + (size_t)a * n;
-      double s = 0.0;
-      for (int j = 0; j < n; j++) s += Aa[j] * (q1[j] - q0[j]);
-      e[a] = k->a * s + k->b[a];
-      if (K)
-        for (int j = 0; j < n; j++) K[(size_t)(n + a) * nk + j] = k->a * Aa[j];
-    }
-    return 0;
-  }
+  if (!k->dla) return 0; /* no rows (m = 0) */
   const int nc = mo->nc;
   double *dA = k->scratch, *qb = dA + (size_t)n * nc * n, *u = qb + n;
   int rc;

@@ -13,18 +13,16 @@ int nh_vi_dl_residual(const nh_model *mo, vi_ws *w, int midpoint, const double *
                       const double *pm, double *r, double *J);
 int nh_vi_dl_d2(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, const double *q1, double h, double *out);
 
-/* The system -D1 L_d(q0, q1) = pbase - c A0^T lam with m constraint rows, either linear in q1
- * (rows: a A0 (q1 - q0) + b = 0) or the midpoint discrete constraint A((q0 + q1)/2) (q1 - q0)/h = 0
- * (then scratch: n nc n + 2 n doubles, and A(qbar) goes into w->A). */
+/* The system -D1 L_d(q0, q1) = pbase - c A0^T lam, with m = 0 rows (q1 alone) or the m rows of
+ * the midpoint discrete constraint A((q0 + q1)/2) (q1 - q0)/h = 0 (then scratch: n nc n + 2 n
+ * doubles, and A(qbar) goes into w->A). */
 typedef struct vi_kkt {
   int midpoint;        /* the discrete Lagrangian: midpoint (1) or trapezoidal (0) */
   int m;               /* rows */
   const double *pbase; /* (n) */
   double c;            /* scale of the reaction A0^T lam */
   const double *A0;    /* (m x n) */
-  int dla;             /* 1: the midpoint discrete constraint, 0: linear rows */
-  double a;            /* linear rows: a A0 (q1 - q0) + b */
-  const double *b;     /* (m) */
+  int dla;             /* 1: the midpoint discrete constraint's rows */
   double *scratch;     /* dla: n nc n + 2 n doubles */
 } vi_kkt;
 
