@@ -19,7 +19,12 @@
  * spec's start step). Energy 1/2 v^T M v + V at the steps is the diagnostic (spec C10 uses
  * the unprojected central difference; only the bounded part of the error differs).
  * Unknowns (q_{k+1}, lambda_k), Newton with the exact Jacobian (one linear solve when A is
- * affine along the step and V quadratic; SI-DLA's q-equation is linear). */
+ * affine along the step and V quadratic; SI-DLA's q-equation is linear).
+ * A q-dependent M (a Coriolis term): M (q_{k+1} - q_k)/h + h/2 F becomes the discrete Legendre
+ * transform -D1 L_d(q_k, q_{k+1}) of the trapezoidal (SI) or midpoint (I) L_d, and M u - h/2 F
+ * of p^-_{k+1} becomes D2 L_d: vi_qm.c's discrete Lagrange-d'Alembert step (del's on a
+ * nonholonomic model), on its own workspace (then dla_work_size is that one's plus the dense
+ * tail). */
 #include <math.h>
 #include <string.h>
 
