@@ -325,7 +325,6 @@ static int shake_qm_step(nh_stepper *s, double t, const double *x0, double h, do
   return 0;
 }
 
-static int mechanical(const nh_model *mo) { return vi_mechanical(mo); }
 
 const nh_method nh_method_rattle = {
     .name = "rattle",
@@ -334,7 +333,7 @@ const nh_method nh_method_rattle = {
     .order = 2,
     .flags = NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY | NH_METHOD_ENERGY_NO_V,
     .work_size = vi_work_size,
-    .supports = mechanical,
+    .supports = vi_mechanical,
     .step = rattle_step,
     .dense = nh_dense_linear,
     .contact = NH_HOLD_ROWS,
@@ -348,7 +347,7 @@ const nh_method nh_method_shake = {
     .order = 2,
     .flags = NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY | NH_METHOD_ENERGY_NO_V | NH_METHOD_HALF_STEP,
     .work_size = vi_work_size,
-    .supports = mechanical,
+    .supports = vi_mechanical,
     .step = shake_step,
     .dense = nh_dense_linear,
     .contact = NH_HOLD_ROWS,
