@@ -10,7 +10,8 @@
  *   v = (q1 - q0)/h, L = 1/2 v^T M(q) v - V(q); solved by Newton with the exact Jacobian
  *   (model derivatives dM, d2M, Hess V). With holonomic constraints phi(q) = 0 (A = dphi/dq):
  *   -D1 L_d(q_k, q_k+1) = p_k + h/2 (f_k - A_k^T lam), phi(q_k+1) = 0, p_k+1 = P_k+1^T (D2 L_d + h/2 f_k+1)
- *   (the variational RATTLE; Newton on (q_k+1, lam)).
+ *   (the variational RATTLE; Newton on (q_k+1, lam)). Nonholonomic constraints: the discrete
+ *   Lagrange-d'Alembert step of vi_qm.c.
  *
  * gni (A2/A5, eqs. 5, 6, 14-16), trapezoidal L_d: with p+_k = D2 L_d(q_k-1, q_k) + h/2 f_k the
  * incoming and p-_k = -D1 L_d(q_k, q_k+1) the outgoing momentum at node k,
@@ -552,7 +553,7 @@ int nh_vi_dl_d2(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, co
 const nh_method nh_method_del = {
     .name = "del",
     .summary = "discrete Euler-Lagrange variational integrator (eq. 2), trapezoidal or midpoint L_d; holonomic constraints by multipliers, nonholonomic by discrete Lagrange-d'Alembert",
-    .preserves = "symplectic form; momentum maps of symmetries; energy to O(h^2) without drift",
+    .preserves = "symplectic form (no nonholonomic constraint); momentum maps of symmetries; energy to O(h^2) without drift",
     .order = 2,
     .flags = NH_METHOD_SYMMETRIC | NH_METHOD_IMPLICIT,
     .work_size = nh_del_work_size,
