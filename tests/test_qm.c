@@ -3,7 +3,8 @@
  * contact point, M = diag(m, m r^2, J)): second-order convergence against dop853, the
  * constraints where each method enforces them (the nodal A(q) v = 0; the discrete
  * A(qbar)(q' - q) = 0 of the discrete Lagrange-d'Alembert steps), bounded energy error over a
- * long run for the symplectic ones, rattle = gni in the multiplier form, and the refusals
+ * long run, rattle = shake = gni in the multiplier form, the reversibility of the
+ * discrete Lagrange-d'Alembert steps, and the refusals
  * left (the dla methods on a forced model). */
 #include <stdlib.h>
 
@@ -215,12 +216,45 @@ static int test_forced(void) {
   return 0;
 }
 
+/* the discrete Lagrange-d'Alembert steps are one-step and symmetric: N steps, the velocities
+ * reversed, N steps back to the start (reversed) to round-off */
+#define QM_REV_STEPS 50
+#define QM_REV_TOL 1e-12
+static int test_reversible(void) {
+  nh_model *mo = load(0);
+  ENSURE(mo != NULL);
+  for (size_t k = 2; k < NMETH; k++) { /* del (both L_d), si-dla, i-dla */
+    char msg[512];
+    nh_sim_def d = nh_sim_def_default();
+    d.method = nh_method_find(methods[k].method);
+    d.h = QM_H0;
+    d.opts.midpoint_ld = methods[k].midpoint_ld;
+    nh_sim *s = nh_sim_create(mo, &d, msg, sizeof msg);
+    ENSURE(s != NULL);
+    double x0[6], q[3], v[3];
+    memcpy(x0, nh_sim_x(s), sizeof x0);
+    for (int i = 0; i < QM_REV_STEPS; i++) ENSURE(nh_sim_step(s, 10.0, NULL) == NH_OK);
+    for (int j = 0; j < 3; j++) q[j] = nh_sim_q(s)[j], v[j] = -nh_sim_v(s)[j];
+    ENSURE(nh_sim_set_state(s, 0.0, q, v) == NH_OK);
+    for (int i = 0; i < QM_REV_STEPS; i++) ENSURE(nh_sim_step(s, 10.0, NULL) == NH_OK);
+    double e = 0.0;
+    for (int j = 0; j < 3; j++) e = fmax(e, fmax(fabs(nh_sim_q(s)[j] - x0[j]), fabs(nh_sim_v(s)[j] + x0[3 + j])));
+    printf("  %-7s%s back to the start after %d steps and reversal: %.2e\n", methods[k].method,
+           methods[k].midpoint_ld ? " (midpoint L_d)" : "", QM_REV_STEPS, e);
+    ENSURE(e < QM_REV_TOL);
+    nh_sim_destroy(s);
+  }
+  nh_model_destroy(mo);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_order);
   RUN_TEST(test_constraints);
   RUN_TEST(test_energy);
   RUN_TEST(test_rattle_is_gni);
+  RUN_TEST(test_reversible);
   RUN_TEST(test_forced);
   return TEST_SUMMARY();
 }
