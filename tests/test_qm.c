@@ -41,17 +41,32 @@ static const char *polar_knife =
 #define QM_LONG_H 0.02
 #define QM_GROWTH 1.5
 
-static nh_model *load(int forced) {
+/* the same on a level plane with a wall x >= 0.6 (elastic): 6 impacts by t = 20 */
+static const char *polar_knife_wall =
+    "model polar_knife_wall\n"
+    "coordinates r th phi\n"
+    "parameter m = 1\nparameter J = 0.2\n"
+    "parameter th0 = 0.3\nparameter phi0 = 1.2\nparameter r0 = 1\nparameter dr0 = 0.5\n"
+    "kinetic 1/2*m*(r'^2 + r^2*th'^2) + 1/2*J*phi'^2\n"
+    "constraint blade: sin(th - phi)*r' + r*cos(th - phi)*th' = 0\n"
+    "gap wall: r*cos(th) - 0.6   impact elastic\n"
+    "initial r = r0, th = th0, phi = phi0\n"
+    "initial phi' = 1, r' = dr0, th' = -sin(th0 - phi0)*dr0/(r0*cos(th0 - phi0))\n";
+#define QM_WALL_T 20.0
+#define QM_WALL_IMPACTS 6
+
+static nh_model *load_text(const char *text, int forced) {
   char msg[1024];
   nh_load_opts o = nh_load_opts_default();
   o.backend = NH_BACKEND_TAPE;
   const char *names[] = {"k"};
   const double vals[] = {0.3};
   if (forced) o.nset = 1, o.set_names = names, o.set_values = vals;
-  nh_model *m = nh_model_parse(polar_knife, "polar_knife.nh", &o, msg, sizeof msg);
+  nh_model *m = nh_model_parse(text, "polar_knife.nh", &o, msg, sizeof msg);
   if (!m) printf("  %s\n", msg);
   return m;
 }
+static nh_model *load(int forced) { return load_text(polar_knife, forced); }
 
 /* run method (midpoint_ld for del) with step h to t_end: final x into out, stats */
 static int run(const nh_model *mo, const char *method, int midpoint_ld, double h, double t_end, double *out,
@@ -248,6 +263,27 @@ static int test_reversible(void) {
   return 0;
 }
 
+/* through elastic impacts (the driver's restart at each): every impact dop853 finds, the
+ * energy kept to the method's O(h^2) */
+static int test_impacts(void) {
+  nh_model *mo = load_text(polar_knife_wall, 0);
+  ENSURE(mo != NULL && mo->ngap == 1);
+  for (size_t k = 0; k < NMETH; k++) {
+    double x[6], e[2];
+    nh_sim_stats st;
+    for (int l = 0; l < 2; l++) {
+      ENSURE(!run(mo, methods[k].method, methods[k].midpoint_ld, 0.5 * QM_H0 / (1 << l), QM_WALL_T, x, &st));
+      ENSURE(st.impacts == QM_WALL_IMPACTS);
+      e[l] = st.max_energy_rel_error;
+    }
+    printf("  %-7s%s %ld impacts, max relative energy error %.3e (h = %g), %.3e (h = %g)\n", methods[k].method,
+           methods[k].midpoint_ld ? " (midpoint L_d)" : "", st.impacts, e[0], 0.5 * QM_H0, e[1], 0.25 * QM_H0);
+    ENSURE(e[0] < 1e-4 && e[1] < e[0] / 3.0);
+  }
+  nh_model_destroy(mo);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_order);
@@ -255,6 +291,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_energy);
   RUN_TEST(test_rattle_is_gni);
   RUN_TEST(test_reversible);
+  RUN_TEST(test_impacts);
   RUN_TEST(test_forced);
   return TEST_SUMMARY();
 }
