@@ -96,7 +96,7 @@ awk -v e="$(num max_energy_rel_error "$T/jq")" -v r="$(num solver_max_residual "
   && [ "$(wc -l <"$T/su.csv")" -ge 12 ] && ok "run suslov --out (ODE-form CSV)" || bad "run suslov --out: $(cat "$T/err")"
 expect_usage "plot of an ODE-form model" run suslov --plot "$T/o/s.png"
 expect_usage "dg method on a forced mechanical model" run snakeboard --method gonzalez --out "$T/o/x.csv"
-expect_usage "si-dla needs a constant mass matrix" run sleigh-dg-q --method si-dla --out "$T/o/x.csv"
+expect_usage "si-dla needs a conservative model" run snakeboard --method si-dla --out "$T/o/x.csv"
 expect_usage "dg figure bad t-end" figure dg-fig3 --t-end -5 --out-dir "$T/o"
 # ---- the rolling ball and disk (Putkaradze & Rogers) --------------------------------------
 grep -q "rolling-ball-detach" "$T/l" && ok "list shows the rolling ball" || bad "list: no rolling ball"
@@ -225,7 +225,7 @@ nt=$(sed -n '/^methods by model kind/,/^$/p' "$T/l" | grep -Ec '^  [a-z0-9-]+ +(
 nk=$(grep -Ec '^\| `[a-z0-9-]+` \|( (yes|no|flow|no force) \|){7}$' "$T/mx")
 [ "$nm" -gt 0 ] && [ "$nt" -eq "$nm" ] && [ "$nk" -eq "$nm" ] && ok "matrix: a row for each of the $nm methods" \
   || bad "matrix rows: $nm methods, $nt text rows, $nk Markdown rows"
-grep -q '^| `rattle` | yes | yes | no | yes | no | no | no |$' "$T/mx" && grep -q '^| `exact` | flow | flow | flow | flow | no | no | no |$' "$T/mx" \
+grep -q '^| `rattle` | yes | yes | yes | yes | no | no | no |$' "$T/mx" && grep -q '^| `exact` | flow | flow | flow | flow | no | no | no |$' "$T/mx" \
   && grep -q '^| `gonzalez-f` | no | no force | no force | no force | no | no | no |$' "$T/mx" \
   && grep -q '^| impact laws |\( elastic, plastic, restitution=E |\)\{4\} elastic, restitution=E (gaps of configuration-like variables) |\( none (no gaps) |\)\{2\}$' "$T/mx" \
   && ok "matrix: rattle, exact, gonzalez-f and the impact laws" || bad "matrix cells: $(grep -E 'rattle|exact|gonzalez-f|impact' "$T/mx")"
@@ -568,14 +568,14 @@ for m in rattle shake; do
 done
 expect_usage "bad alpha" run snakeboard --method rdp --alpha 1.5 --out "$T/o/x.csv"
 expect_usage "bad dexp order" run sleigh --method rdp --dexp-order 3 --out "$T/o/x.csv"
-expect_usage "del on a constrained model" run sleigh --method del --out "$T/o/x.csv"
+expect_usage "del on an ODE-form model" run suslov --method del --out "$T/o/x.csv"
 expect_usage "rdp without SE(2)" run penny --method rdp --out "$T/o/x.csv"
 expect_usage "sleigh unknown parameter" run sleigh --set R=1 --out "$T/o/x.csv"
 # a refused method says why and which methods fit, not what the method is (rkmk4 read the
 # model's name after destroying it)
 expect_usage "gonzalez on the snakeboard" run snakeboard --method gonzalez --out "$T/o/x.csv"
 grep -qF "nholo: method 'gonzalez' cannot run model 'snakeboard': the discrete gradients need an almost-Poisson model" "$T/stderr" \
-  && grep -qF "methods that can: rk4, dopri5, dop853, rk2, gni, rattle, shake, rdp" "$T/stderr" && ! grep -q "Gonzalez midpoint" "$T/stderr" \
+  && grep -qF "methods that can: rk4, dopri5, dop853, rk2, gni, rattle, shake, del, rdp" "$T/stderr" && ! grep -q "Gonzalez midpoint" "$T/stderr" \
   && ok "gonzalez refusal names the reason and the methods that fit" || bad "gonzalez refusal: $(cat "$T/stderr")"
 for mdl in penny sleigh; do
   expect_usage "rkmk4 on $mdl" run $mdl --method rkmk4 --out "$T/o/x.csv"
@@ -583,9 +583,11 @@ for mdl in penny sleigh; do
     && ok "rkmk4 refusal on $mdl names the model" || bad "rkmk4 refusal on $mdl: $(cat "$T/stderr")"
 done
 printf "model polar\ncoordinates r th\nparameter m = 1\nkinetic 1/2*m*(r'^2 + r^2*th'^2)\ninitial r = 1, th = 0\ninitial r' = 0, th' = 1\n" >"$T/polar.nh"
-expect_usage "rattle with a configuration-dependent M" run "$T/polar.nh" --method rattle --out "$T/o/x.csv"
-grep -qxF "nholo: method 'rattle' cannot run model 'polar': it needs a constant mass matrix M, and this model's M depends on the configuration; methods that can: rk4, dopri5, dop853, rk2, gni, del" "$T/stderr" \
-  && ok "rattle refusal names the methods that work" || bad "rattle refusal: $(cat "$T/stderr")"
+"$NHOLO" run "$T/polar.nh" --method rattle --t-end 2 >"$T/rq" 2>"$T/err" && grep -q "status: NH_OK" "$T/rq" \
+  && ok "rattle runs a configuration-dependent M" || bad "rattle on a q-dependent M: $(cat "$T/err")"
+expect_usage "si-dla without constraints" run "$T/polar.nh" --method si-dla --out "$T/o/x.csv"
+grep -qxF "nholo: method 'si-dla' cannot run model 'polar': it needs a conservative model (no generalized force) with at least one constraint; methods that can: rk4, dopri5, dop853, rk2, gni, rattle, shake, del" "$T/stderr" \
+  && ok "si-dla refusal names the methods that work" || bad "si-dla refusal: $(cat "$T/stderr")"
 expect_usage "snakeboard singular phi" run snakeboard --set phi=1.5707963267948966 --out "$T/o/x.csv"
 expect_usage "sleigh impacts" run sleigh --impact plastic --out "$T/o/x.csv"
 

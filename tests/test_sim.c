@@ -528,15 +528,16 @@ static int test_refusal_reasons(void) {
   d.method = nh_method_find("gonzalez");
   ENSURE(nh_sim_create(polar, &d, msg, sizeof msg) == NULL); /* no constraints: no D* form */
   ENSURE(strncmp(msg, "method 'gonzalez' cannot run model 'polar': the discrete gradients need an almost-Poisson model", 95) == 0);
-  ENSURE(strstr(msg, "; methods that can: rk4, dopri5, dop853, rk2, gni, del") != NULL);
+  ENSURE(strstr(msg, "; methods that can: rk4, dopri5, dop853, rk2, gni, rattle, shake, del") != NULL);
   nh_sim *sd = nh_sim_create(penny, &d, msg, sizeof msg); /* the penny: through its D* form */
   ENSURE(sd != NULL);
   nh_sim_destroy(sd);
   ENSURE(strstr(msg, "Gonzalez midpoint") == NULL); /* not its own description */
-  d.method = nh_method_find("rattle");
+  d.method = nh_method_find("si-dla"); /* a q-dependent M runs; no constraint does not */
   ENSURE(nh_method_check(d.method, polar, msg, sizeof msg) == NH_ERR_UNSUPPORTED);
-  ENSURE(strcmp(msg, "method 'rattle' cannot run model 'polar': it needs a constant mass matrix M, and this "
-                     "model's M depends on the configuration; methods that can: rk4, dopri5, dop853, rk2, gni, del") == 0);
+  ENSURE(strcmp(msg, "method 'si-dla' cannot run model 'polar': it needs a conservative model (no generalized "
+                     "force) with at least one constraint; methods that can: rk4, dopri5, dop853, rk2, gni, rattle, "
+                     "shake, del") == 0);
   ENSURE(nh_method_check(nh_method_find("rk4"), polar, msg, sizeof msg) == NH_OK && msg[0] == '\0');
   nh_model_destroy(penny), nh_model_destroy(polar);
   return 0;

@@ -19,13 +19,19 @@
  * spec's start step). Energy 1/2 v^T M v + V at the steps is the diagnostic (spec C10 uses
  * the unprojected central difference; only the bounded part of the error differs).
  * Unknowns (q_{k+1}, lambda_k), Newton with the exact Jacobian (one linear solve when A is
- * affine along the step and V quadratic; SI-DLA's q-equation is linear). */
+ * affine along the step and V quadratic; SI-DLA's q-equation is linear).
+ * A q-dependent M (a Coriolis term): M (q_{k+1} - q_k)/h + h/2 F becomes the discrete Legendre
+ * transform -D1 L_d(q_k, q_{k+1}) of the trapezoidal (SI) or midpoint (I) L_d, and M u - h/2 F
+ * of p^-_{k+1} becomes D2 L_d: vi_qm.c's discrete Lagrange-d'Alembert step (del's on a
+ * nonholonomic model), on its own workspace (then dla_work_size is that one's plus the dense
+ * tail). */
 #include <math.h>
 #include <string.h>
 
 #include "dg/dg.h"
 #include "la/la.h"
 #include "methods/method_impl.h"
+#include "methods/vi_qm.h"
 #include "model/model_impl.h"
 
 typedef struct dla_ctx {
@@ -43,11 +49,14 @@ static size_t dla_core_size(const nh_model *mod) {
   return DLA_CTX_DOUBLES + 2 * n * n + 2 * nc * n + n * nc * n + n * n + 6 * n +
          nh_model_deriv_work_size(mod) + n * nc + nc * nc + K + nh_newton_work_size((int)K) + 16;
 }
-static size_t dla_work_size(const nh_model *mod) { return dla_core_size(mod) + 4 * (size_t)mod->nq + 1; }
+/* a q-dependent M (a Coriolis term) steps on vi_qm.c's workspace; both end with the dense tail */
+static size_t dla_work_size(const nh_model *mod) {
+  return (mod->coriolis ? nh_vi_dlad_work_size(mod) : dla_core_size(mod)) + 4 * (size_t)mod->nq + 1;
+}
 
 static int dla_supports(const nh_model *mod) {
-  /* constant M (no Coriolis term), conservative */
-  return mod->nc >= 1 && !mod->coriolis && !mod->force ? NH_OK : NH_ERR_UNSUPPORTED;
+  /* conservative, with constraints */
+  return mod->form == NH_FORM_MECHANICAL && mod->nc >= 1 && !mod->force ? NH_OK : NH_ERR_UNSUPPORTED;
 }
 
 static int grad_v(const nh_model *mod, const double *q, double *dV) {
@@ -158,24 +167,24 @@ static int dla_step_impl(nh_stepper *st, const double *x0, double h, double *x1,
   return 0;
 }
 
-static double *dla_dense_buf(nh_stepper *st) { return st->work + dla_core_size(st->model); }
+static double *dla_dense_buf(nh_stepper *st) { return st->work + dla_work_size(st->model) - (2 * (size_t)st->nx + 1); }
 
 static int si_step(nh_stepper *st, double t, const double *x0, double h, double *x1, double *err) {
-  (void)t;
   if (err) *err = 0.0;
   dla_dense_buf(st)[2 * st->nx] = 0.0;
+  if (st->model->coriolis) return nh_vi_dlad_step(st, t, x0, h, x1, 0);
   return dla_step_impl(st, x0, h, x1, 0);
 }
 static int i_step(nh_stepper *st, double t, const double *x0, double h, double *x1, double *err) {
-  (void)t;
   if (err) *err = 0.0;
   dla_dense_buf(st)[2 * st->nx] = 0.0;
+  if (st->model->coriolis) return nh_vi_dlad_step(st, t, x0, h, x1, 1);
   return dla_step_impl(st, x0, h, x1, 1);
 }
 
 const nh_method nh_method_si_dla = {
     .name = "si-dla",
-    .summary = "SI-DLA: semi-implicit reversible discrete Lagrange-d'Alembert (constant M; reconstruction)",
+    .summary = "SI-DLA: semi-implicit reversible discrete Lagrange-d'Alembert (reconstruction); Newton for a q-dependent M",
     .preserves = "discrete constraints A(qbar)(q'-q) = 0; energy error a random walk",
     .order = 2,
     .flags = NH_METHOD_IMPLICIT | NH_METHOD_SYMMETRIC,
@@ -188,7 +197,7 @@ const nh_method nh_method_si_dla = {
 
 const nh_method nh_method_i_dla = {
     .name = "i-dla",
-    .summary = "I-DLA: implicit midpoint discrete Lagrange-d'Alembert (constant M; reconstruction)",
+    .summary = "I-DLA: implicit midpoint discrete Lagrange-d'Alembert (reconstruction); Newton for a q-dependent M",
     .preserves = "discrete constraints A(qbar)(q'-q) = 0; energy error a random walk",
     .order = 2,
     .flags = NH_METHOD_IMPLICIT | NH_METHOD_SYMMETRIC,

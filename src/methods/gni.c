@@ -10,7 +10,8 @@
  *   v = (q1 - q0)/h, L = 1/2 v^T M(q) v - V(q); solved by Newton with the exact Jacobian
  *   (model derivatives dM, d2M, Hess V). With holonomic constraints phi(q) = 0 (A = dphi/dq):
  *   -D1 L_d(q_k, q_k+1) = p_k + h/2 (f_k - A_k^T lam), phi(q_k+1) = 0, p_k+1 = P_k+1^T (D2 L_d + h/2 f_k+1)
- *   (the variational RATTLE; Newton on (q_k+1, lam)).
+ *   (the variational RATTLE; Newton on (q_k+1, lam)). Nonholonomic constraints: the discrete
+ *   Lagrange-d'Alembert step of vi_qm.c.
  *
  * gni (A2/A5, eqs. 5, 6, 14-16), trapezoidal L_d: with p+_k = D2 L_d(q_k-1, q_k) + h/2 f_k the
  * incoming and p-_k = -D1 L_d(q_k, q_k+1) the outgoing momentum at node k,
@@ -46,6 +47,7 @@
 #include <string.h>
 
 #include "methods/vi.h"
+#include "methods/vi_qm.h"
 
 /* out_k = 1/2 v^T dM_k v (dM[(k n + i) n + j]) */
 static void quad_dM(int n, const double *dM, const double *v, double *out) {
@@ -469,6 +471,7 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
 
 static int del_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
   if (err) *err = 0.0;
+  if (s->model->nc > 0 && !s->model->holonomic) return nh_del_nh_step(s, t, x0, h, x1); /* vi_qm.c */
   if (s->model->nc > 0) return del_holonomic_step(s, t, x0, h, x1);
   return vi_step(s, t, x0, h, x1, VI_DEL);
 }
@@ -520,7 +523,8 @@ void nh_vi_moved(nh_stepper *s, const double *x_old, const double *x_new) {
 
 static int unconstrained_or_holonomic(const nh_model *mo) {
   if (vi_mechanical(mo) != NH_OK) return NH_ERR_UNSUPPORTED;
-  return mo->nc == 0 || (mo->holonomic && mo->nq + mo->nc <= 64) ? NH_OK : NH_ERR_UNSUPPORTED;
+  return mo->nc == 0 || (mo->holonomic && mo->nq + mo->nc <= 64) || nh_del_nh_supports(mo) == NH_OK ? NH_OK
+                                                                                       : NH_ERR_UNSUPPORTED;
 }
 
 const nh_method nh_method_gni = {
@@ -537,13 +541,22 @@ const nh_method nh_method_gni = {
     .moved = nh_vi_moved,
 };
 
+/* the discrete Lagrangian's pieces for the q-dependent M steps of vi_qm.c, rattle_shake.c */
+int nh_vi_dl_residual(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, const double *q1, double h,
+                      const double *pm, double *r, double *J) {
+  return dl_residual(mo, w, midpoint, q0, q1, h, pm, r, J);
+}
+int nh_vi_dl_d2(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, const double *q1, double h, double *out) {
+  return dl_d2(mo, w, midpoint, q0, q1, h, out);
+}
+
 const nh_method nh_method_del = {
     .name = "del",
-    .summary = "discrete Euler-Lagrange variational integrator (eq. 2), trapezoidal or midpoint L_d; holonomic constraints by multipliers",
-    .preserves = "symplectic form; momentum maps of symmetries; energy to O(h^2) without drift",
+    .summary = "discrete Euler-Lagrange variational integrator (eq. 2), trapezoidal or midpoint L_d; holonomic constraints by multipliers, nonholonomic by discrete Lagrange-d'Alembert",
+    .preserves = "symplectic form (no nonholonomic constraint); momentum maps of symmetries; energy to O(h^2) without drift",
     .order = 2,
     .flags = NH_METHOD_SYMMETRIC | NH_METHOD_IMPLICIT,
-    .work_size = vi_work_size,
+    .work_size = nh_del_work_size,
     .supports = unconstrained_or_holonomic,
     .step = del_step,
     .dense = nh_dense_linear,

@@ -61,9 +61,9 @@ static const struct {
     {"exact", "it needs the model's closed-form flow, which this model does not provide"},
     {"rkmk4", "it needs a first-order model with a rotation part (nh_model_def.angvel and a quaternion)"},
     {"gni", "it needs a mechanical model (coordinates and a kinetic energy)"},
-    {"rattle", "it needs a constant mass matrix M, and this model's M depends on the configuration"},
-    {"shake", "it needs a constant mass matrix M, and this model's M depends on the configuration"},
-    {"del", "its constraints must be holonomic (or absent), and this model's are not"},
+    {"rattle", "it needs a mechanical model (coordinates and a kinetic energy)"},
+    {"shake", "it needs a mechanical model (coordinates and a kinetic energy)"},
+    {"del", "with constraints it needs at most 64 coordinates and constraints together (its dense Newton matrix)"},
     {"rdp", "it needs an SE(2)-invariant model (a 'group se2' statement; M and the constraints "
             "invariant under the group)"},
     {"avf", "the discrete gradients need an almost-Poisson model (a 'hamiltonian' and 'Pi' entries) or a conservative mechanical one with 1 <= constraints < coordinates"},
@@ -72,8 +72,8 @@ static const struct {
     {"gonzalez-r", "it needs a conservative model with 1 <= constraints < coordinates"},
     {"gonzalez-r-fd", "it needs a conservative model with 1 <= constraints < coordinates"},
     {"gonzalez-f", "it needs a conservative model with at least one constraint"},
-    {"si-dla", "it needs a conservative model with a constant mass matrix and at least one constraint"},
-    {"i-dla", "it needs a conservative model with a constant mass matrix and at least one constraint"},
+    {"si-dla", "it needs a conservative model (no generalized force) with at least one constraint"},
+    {"i-dla", "it needs a conservative model (no generalized force) with at least one constraint"},
     {"spark", "it needs a conservative mechanical model (no generalized force) with at least one constraint"},
 };
 
