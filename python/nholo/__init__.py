@@ -222,7 +222,8 @@ class Result:
 
     @property
     def summary(self):
-        """The run's summary: the same dict as `nholo run --json` (without its "outputs")."""
+        """The run's summary: the same dict as `nholo run --json` for the same run, in the same
+        order; its "outputs" (the files written) is {} (a run from Python writes none)."""
         if self._summary is None:
             self._summary = _json.loads(self._summary_text)
         return self._summary

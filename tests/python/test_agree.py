@@ -72,10 +72,12 @@ def test_method_agrees_bit_for_bit(cli, src, tmp_path, method):
     assert head[0] == "t" and head[1:] == model.state_names
     assert mine.shape == rows.shape
     assert np.array_equal(mine, rows), "largest difference %g" % np.max(np.abs(mine - rows))
-    # the summary: the same dict but for the wall time and the CLI's outputs
+    # the summary: the same dict but for the wall time and the files the CLI wrote
     s = dict(res.summary)
+    assert s["outputs"] == {} and js["outputs"] == {"trajectory": str(tmp_path / "traj.csv"),
+                                                    "events": str(tmp_path / "impacts.csv")}
     for d in (s, js):
-        d.pop("wall_seconds"), d.pop("outputs", None)
+        d.pop("wall_seconds"), d.pop("outputs")
     assert s == js
     # the impact log: the CSV's rows, every value bit for bit
     if model.ngap:
@@ -138,3 +140,26 @@ def test_file_overrides_and_law_agree(cli, src, tmp_path):
     assert np.array_equal(np.column_stack([t, x]), rows)
     js = json.loads(p.stdout)
     assert [i["energy_after"] for i in js["impact_log"]] == list(r.impacts["energy_after"])
+
+
+@pytest.mark.parametrize("method,step", [("del", "auto"), ("del", "restart"), ("rk4", "auto")])
+def test_summary_is_the_cli_json(cli, src, method, step):
+    """Without output files the CLI's --json and Result.summary are the same dict, key for key
+    and in the same order (the wall time apart), with "outputs": {} and the impact stepping
+    in force (del: variational unless restart is asked for)."""
+    path = str(src / "examples/pendulum_wall.nh")
+    args = [cli, "run", path, "--method", method, "--dt", "0.001", "--impacts", "3", "--t-end", "50", "--json",
+            "--backend", "tape"]
+    if step != "auto":
+        args += ["--impact-step", step]
+    p = subprocess.run(args, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    js = json.loads(p.stdout)
+    model = nholo.load_model_file(path, backend="tape")
+    res = nholo.run(model, 50, max_impacts=3, method=method, h=0.001, impact_step=step)
+    s = dict(res.summary)
+    assert s["impacts"] == js["impacts"] == 3
+    assert s["impact_step"] == js["impact_step"] == ("variational" if (method, step) == ("del", "auto") else "restart")
+    assert s["outputs"] == js["outputs"] == {}
+    s.pop("wall_seconds"), js.pop("wall_seconds")
+    assert list(s.items()) == list(js.items())
