@@ -35,7 +35,7 @@ typedef struct ens_opts {
   int members_set;
   const char *method, *out, *members_file;
   double sample;
-  int trajectories, nstat, rank, ranks, mpi;
+  int trajectories, no_impact_log, nstat, rank, ranks, mpi;
   char stat_text[ENS_MAX_STAT][NH_MAX_NAME + 80]; /* --stat NAME[=LO:HI[:BINS]] as given */
   nh_ensemble_stat stats[ENS_MAX_STAT];
   double *table; /* --members FILE: the rows */
@@ -76,6 +76,7 @@ static void ensemble_help(void) {
          "  --stat NAME[=LO:HI[:BINS]]  a state component followed over the grid (default: all); with a range\n"
          "                          its quantiles from a histogram of BINS bins (default %d); repeatable\n"
          "  --trajectories          HDF5: every member's state on the sample grid\n"
+         "  --no-impact-log         HDF5: leave the impact log out (8 + 3 nq doubles per impact)\n"
          "  --chunk N               members per chunk: the unit of the statistics' reduction and of the\n"
          "                          split over MPI ranks (default 4096, fewer with large trajectories)\n"
          "  --json                  the statistics as JSON on stdout\n"
@@ -116,6 +117,7 @@ static int set_option(ens_opts *o, const char *name, const char *val) {
   if (strcmp(name, "--chunk") == 0) return cli_parse_long(name, val, 1, NH_ENSEMBLE_MAX_MEMBERS, &o->chunk);
   if (strcmp(name, "--sample") == 0) return positive(name, val, &o->sample);
   if (strcmp(name, "--trajectories") == 0) return o->trajectories = 1, 1;
+  if (strcmp(name, "--no-impact-log") == 0) return o->no_impact_log = 1, 1;
   if (strcmp(name, "--stat") == 0) {
     if (o->nstat == ENS_MAX_STAT) return cli_usage_error("--stat: at most %d outputs", ENS_MAX_STAT), 0;
     if (strlen(val) >= sizeof o->stat_text[0]) return cli_usage_error("--stat: '%s' is too long", val), 0;
@@ -143,13 +145,14 @@ static int set_option(ens_opts *o, const char *name, const char *val) {
 }
 
 static int is_flag(const char *name) {
-  return strcmp(name, "--json") == 0 || strcmp(name, "--project-initial") == 0 || strcmp(name, "--trajectories") == 0;
+  return strcmp(name, "--json") == 0 || strcmp(name, "--project-initial") == 0 || strcmp(name, "--trajectories") == 0 ||
+         strcmp(name, "--no-impact-log") == 0;
 }
 static int is_option(const char *name) {
   static const char *const names[] = {"--vary", "--members", "--seed", "--threads", "--impacts", "--t-end",
                                       "--dt", "--rtol", "--atol", "--impact", "--set", "--backend", "--out",
                                       "--json", "--project-initial", "--method", "--sample", "--stat",
-                                      "--trajectories", "--chunk"};
+                                      "--trajectories", "--chunk", "--no-impact-log"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0) return 1;
   return 0;
@@ -533,6 +536,8 @@ static int check_outputs(const ens_opts *o) {
     return cli_usage_error("--out: '%s': this build has no HDF5 output (write a .csv)", o->out);
   if (o->trajectories && !(o->sample > 0.0 && is_h5(o->out)))
     return cli_usage_error("--trajectories: needs --sample DT and an HDF5 output (--out FILE.h5)");
+  if (o->no_impact_log && !is_h5(o->out))
+    return cli_usage_error("--no-impact-log: the impact log is written only to an HDF5 file (--out FILE.h5)");
   if (o->sample > 0.0 && !is_h5(o->out))
     return cli_usage_error("--sample: the time statistics and trajectories go to an HDF5 file (--out FILE.h5)");
   if (o->nstat > 0 && !(o->sample > 0.0)) return cli_usage_error("--stat: needs --sample DT (the time grid)");
@@ -589,7 +594,7 @@ static int ensemble_main(ens_opts *o) {
   const double t0 = wall();
   d.progress_user = (void *)&t0;
   nh_ensemble_out out = {o->out, is_h5(o->out) ? NH_ENSEMBLE_HDF5 : NH_ENSEMBLE_CSV, o->trajectories, o->model,
-                         nh_method_name(method)};
+                         nh_method_name(method), o->no_impact_log};
   nh_ensemble_stats st;
   int status = nh_ensemble_run_to(&d, &out, &st, msg, sizeof msg);
   if (status != NH_OK) {

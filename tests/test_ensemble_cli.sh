@@ -49,6 +49,9 @@ expect_usage "--stat of a name that is not a state component" ensemble $P --samp
 expect_usage "--stat with a range that does not parse" ensemble $P --sample 1 --stat x=1:0 --out "$T/o/e.h5"
 expect_usage "--sample without an HDF5 output" ensemble $P --sample 1 --out "$T/o/e.csv"
 expect_usage "--trajectories without --sample" ensemble $P --trajectories --out "$T/o/e.h5"
+expect_usage "--no-impact-log without an HDF5 output" ensemble $P --vary x=uniform:0:0.01 --no-impact-log --out "$T/o/e.csv"
+grep -qxF "nholo: --no-impact-log: the impact log is written only to an HDF5 file (--out FILE.h5)" "$T/stderr" \
+  && ok "its message" || bad "its message: $(cat "$T/stderr")"
 expect_usage "an HDF5 output that cannot be written" ensemble $P --vary x=uniform:0:0.01 --out "$T/o/no/such/dir/e.h5"
 printf 'x,zz\n0,1\n' >"$T/m-col.csv"
 expect_usage "a member file with a column that is not a name of the model" ensemble $P --members "$T/m-col.csv" --out "$T/o/e.h5"
@@ -97,6 +100,19 @@ if command -v h5dump >/dev/null 2>&1; then
   done
   grep -q 'DATASET "trajectory"' "$T/hd" && grep -q "SIMPLE { ( 150, 121, 8 )" "$T/hd" \
     && ok "h5dump reads the file: trajectory 150 x 121 x 8" || bad "h5dump: $(head -20 "$T/hd")"
+fi
+# --no-impact-log: the same file without /impacts (attribute impact_log 0), every other dataset
+# the same bits
+"$NHOLO" ensemble $A --sample 0.5 --stat x=-0.4:0.4:80 --stat "phi'" --trajectories --no-impact-log \
+  --out "$T/nolog.h5" >/dev/null 2>"$T/err" || bad "--no-impact-log: $(cat "$T/err")"
+if command -v h5dump >/dev/null 2>&1 && command -v h5diff >/dev/null 2>&1; then
+  h5dump -H "$T/nolog.h5" >"$T/hn" 2>&1
+  h5dump -a /impact_log "$T/nolog.h5" | grep -q "(0): 0" && h5dump -a /impact_log "$T/a.h5" | grep -q "(0): 1" \
+    && ! grep -q 'GROUP "impacts"' "$T/hn" && grep -q 'GROUP "impacts"' "$T/hd" \
+    && h5diff "$T/a.h5" "$T/nolog.h5" /members /members && h5diff "$T/a.h5" "$T/nolog.h5" /stats /stats \
+    && [ "$(wc -c <"$T/nolog.h5")" -lt $(($(wc -c <"$T/a.h5") - 3000 * 20 * 8)) ] \
+    && ok "--no-impact-log: no /impacts (impact_log 0), members and statistics the same, 480 kB less" \
+    || bad "--no-impact-log: $(grep -n impacts "$T/hn" | head -3)"
 fi
 if [ -n "$PY" ]; then
   "$PY" - "$T/a.h5" "$T/a.csv" <<'PY' && ok "h5py: CSV = HDF5 bit for bit; 20 impacts each; statistics = numpy's; quantiles within a bin" || bad "h5py checks"
