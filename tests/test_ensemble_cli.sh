@@ -178,6 +178,27 @@ if command -v script >/dev/null 2>&1; then
     && ok "a progress bar on a terminal: members done, members/s, ETA" || bad "progress bar: $(head -c 300 "$T/tty")"
 fi
 
+# ---- run options passed to every member: --impact-step, the Zeno guard, --order -------------
+expect_usage "--impact-step that is not a mode" ensemble $P --vary x=uniform:0:0.01 --impact-step sometimes
+expect_usage "--impact-step variational for a method that restarts" ensemble $P --vary x=uniform:0:0.01 --method gni --impact-step variational
+expect_usage "--order that is not a policy" ensemble $P --vary x=uniform:0:0.01 --order bad
+expect_usage "--zeno-interval below 0" ensemble $P --vary x=uniform:0:0.01 --zeno-interval -1
+W="$(dirname "$0")/../examples/pendulum_wall.nh"
+printf 'theta\n0.55\n' >"$T/pw.csv"
+for mode in auto restart; do
+  "$NHOLO" ensemble "$W" --backend tape --method del --impact-step $mode --members "$T/pw.csv" --t-end 2 \
+    --out "$T/pw-$mode.csv" >/dev/null 2>"$T/err" || bad "--impact-step $mode: $(cat "$T/err")"
+  "$NHOLO" run "$W" --backend tape --method del --impact-step $mode --set theta=0.55 --t-end 2 --json >"$T/pw-$mode.json"
+done
+row() { awk -F, 'NR == 2 { print $(NF - 1) "," $NF }' "$1"; }
+run_final() { sed 's/.*"final_state": {"theta": \([^,]*\), "theta_dot": \([^}]*\)}.*/\1,\2/' "$1"; }
+[ "$(row "$T/pw-auto.csv")" = "$(run_final "$T/pw-auto.json")" ] \
+  && [ "$(row "$T/pw-restart.csv")" = "$(run_final "$T/pw-restart.json")" ] \
+  && [ "$(row "$T/pw-auto.csv")" != "$(row "$T/pw-restart.csv")" ] \
+  && grep -q '"impact_step": "variational"' "$T/pw-auto.json" && grep -q '"impact_step": "restart"' "$T/pw-restart.json" \
+  && ok "--impact-step: a del member ends where nholo run does, variational and restart (which differ)" \
+  || bad "--impact-step: $(row "$T/pw-auto.csv") / $(run_final "$T/pw-auto.json"); $(row "$T/pw-restart.csv") / $(run_final "$T/pw-restart.json")"
+
 # ---- explicit members: the file's rows are the members, in order --------------------------
 printf 'x, theta\n0.01,0\n-0.02,1\n0.03,2\n' >"$T/m.csv"
 "$NHOLO" ensemble $P --members "$T/m.csv" --out "$T/m-out.csv" >/dev/null 2>"$T/err" \
