@@ -526,8 +526,13 @@ static void print_stats(const ens_opts *o, const nh_model *m, const nh_ensemble_
     for (int k = 0; k < st->nx; k++) {
       printf("%s", k ? ", " : "");
       nh_json_str(stdout, m->state_names[k]);
-      printf(": {\"mean\": %.17g, \"var\": %.17g, \"min\": %.17g, \"max\": %.17g}", st->mean[k], st->var[k],
-             st->min[k], st->max[k]);
+      static const char *const keys[4] = {"mean", "var", "min", "max"};
+      const double v[4] = {st->mean[k], st->var[k], st->min[k], st->max[k]}; /* null: no member ended well */
+      for (int i = 0; i < 4; i++) {
+        printf("%s\"%s\": ", i ? ", " : ": {", keys[i]);
+        nh_json_num(stdout, v[i]);
+      }
+      printf("}");
     }
     printf("}");
     if (st->ranks > 1) printf(", \"ranks\": %d", st->ranks);

@@ -1,6 +1,7 @@
 /* test_ensemble.c - ensembles (nholo/ensemble.h): the counter-based stream, the variables'
  * parsing and grids, determinism over threads, statistics of a penny ensemble, and no
  * allocation per member (hence none per step). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,13 @@ static int test_member_failure(void) {
   nh_ensemble_stats s;
   ENSURE(nh_ensemble_run(&d, NULL, &s, msg, sizeof msg) == NH_OK);
   ENSURE(s.members == 100 && s.failed > 50 && s.ok > 0 && s.ok + s.failed == 100);
+  nh_ensemble_stats_free(&s);
+  /* every member off the table: no statistics (NaN), not zeros */
+  ENSURE(nh_ensemble_parse_var("x=uniform:4:5", &v[0], msg, sizeof msg) == NH_OK);
+  v[0].index = 0;
+  ENSURE(nh_ensemble_run(&d, NULL, &s, msg, sizeof msg) == NH_OK);
+  ENSURE(s.members == 100 && s.ok == 0 && s.failed == 100);
+  for (int k = 0; k < s.nx; k++) ENSURE(isnan(s.mean[k]) && isnan(s.var[k]) && isnan(s.min[k]) && isnan(s.max[k]));
   nh_ensemble_stats_free(&s);
   /* a parameter without a build callback, a state index out of range */
   v[0].target = NH_VARY_PARAM;

@@ -87,6 +87,13 @@ rc=$?
   && ok "x'' = 4 k x^3 blows up for k > 0: those members record NH_STALL, k = 0 runs to the end" \
   || bad "failing members (exit $rc): $(cat "$T/err") $(cat "$T/bl.csv")"
 
+# no member ends well: the statistics are NaN (JSON null), not zeros
+"$NHOLO" ensemble "$T/blowup.nh" --vary k=grid:0.5:1:2 --t-end 10 --json >"$T/blj0" 2>"$T/err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q '"ok": 0, "failed": 2' "$T/blj0" \
+  && grep -q '"x": {"mean": null, "var": null, "min": null, "max": null}' "$T/blj0" \
+  && ok "no member ended well: the statistics are null" || bad "no member ended well (exit $rc): $(cat "$T/blj0" "$T/err")"
+
 # ---- HDF5: the layout, and the same members as the CSV -----------------------------------
 A="penny --method exact --impacts 20 --vary phi=uniform:0:6.28 --vary x=normal:0:0.01 --members 150 --t-end 60 --seed 3"
 "$NHOLO" ensemble $A --sample 0.5 --stat x=-0.4:0.4:80 --stat "phi'" --trajectories --out "$T/a.h5" >/dev/null 2>"$T/err" \

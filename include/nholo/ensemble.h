@@ -122,7 +122,8 @@ typedef struct nh_ensemble_def {
 typedef struct nh_ensemble_stats {
   long members, ok, failed; /* failed: any other status */
   int nx;
-  double *mean, *var, *min, *max; /* (nx) var: the sample variance (n - 1), 0 for one member */
+  double *mean, *var, *min, *max; /* (nx) var: the sample variance (n - 1), 0 for one member;
+                                     all NaN when no member ended well (ok = 0) */
   int threads;                    /* the threads used (on each rank) */
   int ranks;                      /* MPI ranks (1 without MPI) */
   /* over the sample grid (nt samples, nstat outputs; NULL without): t_n[k] members that
