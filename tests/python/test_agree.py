@@ -163,3 +163,39 @@ def test_summary_is_the_cli_json(cli, src, method, step):
     assert s["outputs"] == js["outputs"] == {}
     s.pop("wall_seconds"), js.pop("wall_seconds")
     assert list(s.items()) == list(js.items())
+
+
+def test_lyapunov_agrees_with_cli(cli, src, tmp_path):
+    """nholo.lyapunov gives the numbers of `nholo lyapunov --json` and the rows of its --csv,
+    bit for bit (the Sinai table's period-2 orbit: lambda = log(3 + 2 sqrt 2) / 0.5)."""
+    path = str(src / "examples/sinai.nh")
+    sets = {"R": 0.25, "x": 0.4, "y": 0.0, "x'": -1.0, "y'": 0.0}
+    args = [cli, "lyapunov", path, "--backend", "tape", "--window", "0.5", "--transient", "5", "--t-end", "20",
+            "--h-max", "0.02", "--json", "--csv", str(tmp_path / "ly.csv")]
+    for k, v in sets.items():
+        args += ["--set", "%s=%r" % (k, v)]
+    p = subprocess.run(args, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    js = json.loads(p.stdout)
+    m = nholo.load_model_file(path, backend="tape", set=sets)
+    r = nholo.lyapunov(m, t_end=20, window=0.5, transient=5, h_max=0.02)
+    assert {k: r[k] for k in js} == js
+    assert abs(r["lambda"] - np.log(3 + 2 * np.sqrt(2)) / 0.5) < 1e-12
+    head, rows = read_csv(tmp_path / "ly.csv")
+    h = r["history"]
+    assert head == list(h.dtype.names) and len(h) == r["windows"] == 40
+    assert np.array_equal(np.column_stack([h[n].astype(float) for n in head]), rows, equal_nan=True)  # NaN: no interval yet
+
+
+def test_lyapunov_bad_input(cli, src):
+    m = nholo.load_model_file(str(src / "examples/sinai.nh"), backend="tape")
+    p = subprocess.run([cli, "lyapunov", str(src / "examples/sinai.nh"), "--method", "nope"], capture_output=True,
+                       text=True)
+    with pytest.raises(ValueError) as ei:
+        nholo.lyapunov(m, method="nope")
+    assert p.returncode == 2 and p.stderr == "nholo: %s\n" % ei.value
+    for bad in ({"batches": 1}, {"window": 0.0}, {"x0": [0.0]}):
+        with pytest.raises(ValueError):
+            nholo.lyapunov(m, t_end=1, **bad)
+    with pytest.raises(ValueError):
+        nholo.lyapunov(m.with_force(lambda t, q, v: 0 * q), t_end=1)
