@@ -48,7 +48,8 @@ class BuildExt(build_ext):
 
 ext = Extension(
     "nholo._nholo",
-    sources=["python/src/_nholo.c", "python/src/sim.c", "python/src/ensemble.c"] + library_sources(),
+    sources=["python/src/_nholo.c", "python/src/sim.c", "python/src/ensemble.c", "python/src/lyapunov.c"]
+    + library_sources(),
     include_dirs=["include", "src", numpy.get_include()],
     define_macros=[("NHOLO_STATIC", None), ("NHOLO_BUILDING", None)],
     extra_compile_args=["-std=c17", "-ffp-contract=off", "-fvisibility=hidden"]

@@ -35,13 +35,16 @@ typedef struct ens_opts {
   int members_set;
   const char *method, *out, *members_file;
   double sample;
-  int trajectories, nstat, rank, ranks, mpi;
+  int trajectories, no_impact_log, nstat, rank, ranks, mpi;
   char stat_text[ENS_MAX_STAT][NH_MAX_NAME + 80]; /* --stat NAME[=LO:HI[:BINS]] as given */
   nh_ensemble_stat stats[ENS_MAX_STAT];
   double *table; /* --members FILE: the rows */
   long table_rows;
   nh_impact_law law;
   int law_set, json, project_initial;
+  int impact_step, simul_order; /* nh_impact_step, nh_simul_policy */
+  long zeno_count;
+  double zeno_interval;
   double t_end, dt, rtol, atol;
   nh_backend backend;
   cli_sets sets;
@@ -70,12 +73,16 @@ static void ensemble_help(void) {
          "  --backend auto|tape|codegen  model files, as for 'nholo run' (members that vary a\n"
          "                          parameter are built with the tape)\n"
          "  --project-initial       project initial velocities that violate the constraints\n"
+         "  --impact-step MODE      variational, restart or auto, as for 'nholo run' (del: variational)\n"
+         "  --order POLICY          simultaneous impacts, as for 'nholo run' (default most-infeasible)\n"
+         "  --zeno-count N, --zeno-interval S   the Zeno guard, as for 'nholo run' (default 100, 1e-9)\n"
          "  --out FILE              FILE.csv: one row per member; FILE.h5: HDF5 (members, impact logs, statistics);\n"
          "                          must not exist\n"
          "  --sample DT             the time grid k DT for the time statistics (and --trajectories)\n"
          "  --stat NAME[=LO:HI[:BINS]]  a state component followed over the grid (default: all); with a range\n"
          "                          its quantiles from a histogram of BINS bins (default %d); repeatable\n"
          "  --trajectories          HDF5: every member's state on the sample grid\n"
+         "  --no-impact-log         HDF5: leave the impact log out (8 + 3 nq doubles per impact)\n"
          "  --chunk N               members per chunk: the unit of the statistics' reduction and of the\n"
          "                          split over MPI ranks (default 4096, fewer with large trajectories)\n"
          "  --json                  the statistics as JSON on stdout\n"
@@ -92,6 +99,14 @@ static int positive(const char *opt, const char *val, double *out) {
   if (!cli_parse_double(opt, val, out)) return 0;
   if (!(*out > 0.0)) return cli_usage_error("%s: %s must be positive", opt, val), 0;
   return 1;
+}
+
+/* NAME among names[0..n): its index in *out; else 0 after the error (what: the kind) */
+static int keyword(const char *opt, const char *val, const char *const *names, int n, const char *what,
+                   const char *expected, int *out) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(val, names[i]) == 0) return *out = i, 1;
+  return cli_usage_error("%s: unknown %s '%s' (expected %s)", opt, what, val, expected), 0;
 }
 
 /* one option with its value (NULL for a flag); 0 after printing the error */
@@ -116,6 +131,7 @@ static int set_option(ens_opts *o, const char *name, const char *val) {
   if (strcmp(name, "--chunk") == 0) return cli_parse_long(name, val, 1, NH_ENSEMBLE_MAX_MEMBERS, &o->chunk);
   if (strcmp(name, "--sample") == 0) return positive(name, val, &o->sample);
   if (strcmp(name, "--trajectories") == 0) return o->trajectories = 1, 1;
+  if (strcmp(name, "--no-impact-log") == 0) return o->no_impact_log = 1, 1;
   if (strcmp(name, "--stat") == 0) {
     if (o->nstat == ENS_MAX_STAT) return cli_usage_error("--stat: at most %d outputs", ENS_MAX_STAT), 0;
     if (strlen(val) >= sizeof o->stat_text[0]) return cli_usage_error("--stat: '%s' is too long", val), 0;
@@ -135,6 +151,19 @@ static int set_option(ens_opts *o, const char *name, const char *val) {
   if (strcmp(name, "--out") == 0) return o->out = val, 1;
   if (strcmp(name, "--json") == 0) return o->json = 1, 1;
   if (strcmp(name, "--project-initial") == 0) return o->project_initial = 1, 1;
+  if (strcmp(name, "--zeno-count") == 0) return cli_parse_long(name, val, 1, 1000000000L, &o->zeno_count);
+  if (strcmp(name, "--zeno-interval") == 0) {
+    if (!cli_parse_double(name, val, &o->zeno_interval)) return 0;
+    return o->zeno_interval >= 0.0 ? 1 : (cli_usage_error("%s: %s must be >= 0", name, val), 0);
+  }
+  if (strcmp(name, "--impact-step") == 0) {
+    static const char *const steps[] = {"auto", "restart", "variational"};
+    return keyword(name, val, steps, 3, "impact step", "variational, restart or auto", &o->impact_step);
+  }
+  if (strcmp(name, "--order") == 0) {
+    static const char *const orders[] = {"most-infeasible", "least", "index", "enumerate"};
+    return keyword(name, val, orders, 4, "order", "most-infeasible, least, index or enumerate", &o->simul_order);
+  }
   if (strcmp(name, "--method") == 0) {
     if (!nh_method_find(val)) return cli_usage_error("%s: unknown method '%s' (see 'nholo list')", name, val), 0;
     return o->method = val, 1;
@@ -143,13 +172,15 @@ static int set_option(ens_opts *o, const char *name, const char *val) {
 }
 
 static int is_flag(const char *name) {
-  return strcmp(name, "--json") == 0 || strcmp(name, "--project-initial") == 0 || strcmp(name, "--trajectories") == 0;
+  return strcmp(name, "--json") == 0 || strcmp(name, "--project-initial") == 0 || strcmp(name, "--trajectories") == 0 ||
+         strcmp(name, "--no-impact-log") == 0;
 }
 static int is_option(const char *name) {
   static const char *const names[] = {"--vary", "--members", "--seed", "--threads", "--impacts", "--t-end",
                                       "--dt", "--rtol", "--atol", "--impact", "--set", "--backend", "--out",
                                       "--json", "--project-initial", "--method", "--sample", "--stat",
-                                      "--trajectories", "--chunk"};
+                                      "--trajectories", "--chunk", "--no-impact-log", "--zeno-count",
+                                      "--zeno-interval", "--impact-step", "--order"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0) return 1;
   return 0;
@@ -495,8 +526,13 @@ static void print_stats(const ens_opts *o, const nh_model *m, const nh_ensemble_
     for (int k = 0; k < st->nx; k++) {
       printf("%s", k ? ", " : "");
       nh_json_str(stdout, m->state_names[k]);
-      printf(": {\"mean\": %.17g, \"var\": %.17g, \"min\": %.17g, \"max\": %.17g}", st->mean[k], st->var[k],
-             st->min[k], st->max[k]);
+      static const char *const keys[4] = {"mean", "var", "min", "max"};
+      const double v[4] = {st->mean[k], st->var[k], st->min[k], st->max[k]}; /* null: no member ended well */
+      for (int i = 0; i < 4; i++) {
+        printf("%s\"%s\": ", i ? ", " : ": {", keys[i]);
+        nh_json_num(stdout, v[i]);
+      }
+      printf("}");
     }
     printf("}");
     if (st->ranks > 1) printf(", \"ranks\": %d", st->ranks);
@@ -533,6 +569,8 @@ static int check_outputs(const ens_opts *o) {
     return cli_usage_error("--out: '%s': this build has no HDF5 output (write a .csv)", o->out);
   if (o->trajectories && !(o->sample > 0.0 && is_h5(o->out)))
     return cli_usage_error("--trajectories: needs --sample DT and an HDF5 output (--out FILE.h5)");
+  if (o->no_impact_log && !is_h5(o->out))
+    return cli_usage_error("--no-impact-log: the impact log is written only to an HDF5 file (--out FILE.h5)");
   if (o->sample > 0.0 && !is_h5(o->out))
     return cli_usage_error("--sample: the time statistics and trajectories go to an HDF5 file (--out FILE.h5)");
   if (o->nstat > 0 && !(o->sample > 0.0)) return cli_usage_error("--stat: needs --sample DT (the time grid)");
@@ -563,6 +601,8 @@ static int ensemble_main(ens_opts *o) {
   d.sim.method = method, d.sim.h = o->dt, d.sim.rtol = o->rtol, d.sim.atol = o->atol;
   d.sim.project_initial = o->project_initial;
   d.sim.log_limit = CLI_LOG_LIMIT;
+  d.sim.zeno_count = (int)o->zeno_count, d.sim.zeno_interval = o->zeno_interval;
+  d.sim.impact_step = o->impact_step, d.sim.simul_order = o->simul_order;
   d.t_end = o->t_end, d.max_impacts = o->impacts;
   d.nvar = o->nvar, d.vars = o->vars;
   d.replicas = o->members_set ? o->members : has_grid ? 1 : 100;
@@ -589,7 +629,7 @@ static int ensemble_main(ens_opts *o) {
   const double t0 = wall();
   d.progress_user = (void *)&t0;
   nh_ensemble_out out = {o->out, is_h5(o->out) ? NH_ENSEMBLE_HDF5 : NH_ENSEMBLE_CSV, o->trajectories, o->model,
-                         nh_method_name(method)};
+                         nh_method_name(method), o->no_impact_log};
   nh_ensemble_stats st;
   int status = nh_ensemble_run_to(&d, &out, &st, msg, sizeof msg);
   if (status != NH_OK) {
@@ -618,6 +658,9 @@ int cmd_ensemble(int argc, char **argv) {
     (void)a, (void)b;
   }
   o->seed = 1, o->t_end = 100.0, o->dt = 1e-3, o->rtol = 1e-10, o->atol = 1e-12;
+  const nh_sim_def sd = nh_sim_def_default(); /* the Zeno guard, impact stepping and order as nholo run */
+  o->zeno_count = sd.zeno_count, o->zeno_interval = sd.zeno_interval;
+  o->impact_step = sd.impact_step, o->simul_order = sd.simul_order;
   o->bp.penny = nh_penny_params_default();
   o->bp.sleigh = nh_sleigh_params_default();
   o->bp.snake = nh_snakeboard_params_default();

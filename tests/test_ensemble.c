@@ -1,5 +1,7 @@
 /* test_ensemble.c - ensembles (nholo/ensemble.h): the counter-based stream, the variables'
- * parsing and grids, determinism over threads, statistics of a penny ensemble. */
+ * parsing and grids, determinism over threads, statistics of a penny ensemble, and no
+ * allocation per member (hence none per step). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +184,13 @@ static int test_member_failure(void) {
   ENSURE(nh_ensemble_run(&d, NULL, &s, msg, sizeof msg) == NH_OK);
   ENSURE(s.members == 100 && s.failed > 50 && s.ok > 0 && s.ok + s.failed == 100);
   nh_ensemble_stats_free(&s);
+  /* every member off the table: no statistics (NaN), not zeros */
+  ENSURE(nh_ensemble_parse_var("x=uniform:4:5", &v[0], msg, sizeof msg) == NH_OK);
+  v[0].index = 0;
+  ENSURE(nh_ensemble_run(&d, NULL, &s, msg, sizeof msg) == NH_OK);
+  ENSURE(s.members == 100 && s.ok == 0 && s.failed == 100);
+  for (int k = 0; k < s.nx; k++) ENSURE(isnan(s.mean[k]) && isnan(s.var[k]) && isnan(s.min[k]) && isnan(s.max[k]));
+  nh_ensemble_stats_free(&s);
   /* a parameter without a build callback, a state index out of range */
   v[0].target = NH_VARY_PARAM;
   ENSURE(nh_ensemble_run(&d, NULL, &s, msg, sizeof msg) == NH_ERR_ARG);
@@ -192,6 +201,62 @@ static int test_member_failure(void) {
   return 0;
 }
 
+/* ---- the library's allocations (linked with --wrap=malloc,calloc,realloc: NH_TEST_WRAP_MALLOC) */
+#ifdef NH_TEST_WRAP_MALLOC
+static long n_alloc;
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t k, size_t n);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t k, size_t n);
+void *__wrap_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n) { return n_alloc++, __real_malloc(n); }
+void *__wrap_calloc(size_t k, size_t n) { return n_alloc++, __real_calloc(k, n); }
+void *__wrap_realloc(void *p, size_t n) { return n_alloc++, __real_realloc(p, n); }
+
+/* the allocations of one run of n members on one thread */
+static long allocations(nh_ensemble_def *d, long n) {
+  char msg[256];
+  nh_ensemble_stats st;
+  d->replicas = n, d->threads = 1;
+  const long before = n_alloc;
+  const int rc = nh_ensemble_run(d, NULL, &st, msg, sizeof msg);
+  const long count = n_alloc - before;
+  nh_ensemble_stats_free(&st);
+  return rc == NH_OK && st.ok == n ? count : -1;
+}
+#endif
+
+/* one model shared, one simulation per thread: the library allocates as much for 500 members
+ * as for 50 (the penny's 20 impacts each with the exact flow; the sleigh with dopri5 to t = 5,
+ * about 100 steps each), so nothing per member and nothing per step */
+static int test_no_allocation_per_member(void) {
+#ifdef NH_TEST_WRAP_MALLOC
+  nh_penny_params p = nh_penny_params_default();
+  nh_model *m = nh_penny_create(&p, NULL, 0);
+  nh_ensemble_var v[2];
+  nh_ensemble_def d = penny_def(m, v);
+  const long a50 = allocations(&d, 50), a500 = allocations(&d, 500);
+  ENSURE(a50 > 0 && a500 == a50);
+  nh_model_destroy(m);
+  nh_sleigh_params sp = nh_sleigh_params_default();
+  m = nh_sleigh_create(&sp, NULL, 0);
+  ENSURE(m);
+  char msg[256];
+  ENSURE(nh_ensemble_parse_var("x=uniform:-1:1", &v[0], msg, sizeof msg) == NH_OK);
+  v[0].index = nh_model_coord_index(m, "x");
+  nh_ensemble_def e = {0};
+  e.model = m, e.sim = nh_sim_def_default(), e.sim.method = nh_method_find("dopri5");
+  e.t_end = 5.0, e.nvar = 1, e.vars = v, e.seed = 3;
+  const long b50 = allocations(&e, 50), b500 = allocations(&e, 500);
+  ENSURE(b50 > 0 && b500 == b50);
+  nh_model_destroy(m);
+#else
+  printf("     (not checked: the test was not linked with --wrap=malloc)\n");
+#endif
+  return 0;
+}
+
 int main(int argc, char **argv) {
   nh_test_filter = argc > 1 ? argv[1] : NULL;
   RUN_TEST(test_stream);
@@ -199,5 +264,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_grid);
   RUN_TEST(test_penny_threads);
   RUN_TEST(test_member_failure);
+  RUN_TEST(test_no_allocation_per_member);
   return TEST_SUMMARY();
 }

@@ -49,6 +49,9 @@ expect_usage "--stat of a name that is not a state component" ensemble $P --samp
 expect_usage "--stat with a range that does not parse" ensemble $P --sample 1 --stat x=1:0 --out "$T/o/e.h5"
 expect_usage "--sample without an HDF5 output" ensemble $P --sample 1 --out "$T/o/e.csv"
 expect_usage "--trajectories without --sample" ensemble $P --trajectories --out "$T/o/e.h5"
+expect_usage "--no-impact-log without an HDF5 output" ensemble $P --vary x=uniform:0:0.01 --no-impact-log --out "$T/o/e.csv"
+grep -qxF "nholo: --no-impact-log: the impact log is written only to an HDF5 file (--out FILE.h5)" "$T/stderr" \
+  && ok "its message" || bad "its message: $(cat "$T/stderr")"
 expect_usage "an HDF5 output that cannot be written" ensemble $P --vary x=uniform:0:0.01 --out "$T/o/no/such/dir/e.h5"
 printf 'x,zz\n0,1\n' >"$T/m-col.csv"
 expect_usage "a member file with a column that is not a name of the model" ensemble $P --members "$T/m-col.csv" --out "$T/o/e.h5"
@@ -84,6 +87,13 @@ rc=$?
   && ok "x'' = 4 k x^3 blows up for k > 0: those members record NH_STALL, k = 0 runs to the end" \
   || bad "failing members (exit $rc): $(cat "$T/err") $(cat "$T/bl.csv")"
 
+# no member ends well: the statistics are NaN (JSON null), not zeros
+"$NHOLO" ensemble "$T/blowup.nh" --vary k=grid:0.5:1:2 --t-end 10 --json >"$T/blj0" 2>"$T/err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q '"ok": 0, "failed": 2' "$T/blj0" \
+  && grep -q '"x": {"mean": null, "var": null, "min": null, "max": null}' "$T/blj0" \
+  && ok "no member ended well: the statistics are null" || bad "no member ended well (exit $rc): $(cat "$T/blj0" "$T/err")"
+
 # ---- HDF5: the layout, and the same members as the CSV -----------------------------------
 A="penny --method exact --impacts 20 --vary phi=uniform:0:6.28 --vary x=normal:0:0.01 --members 150 --t-end 60 --seed 3"
 "$NHOLO" ensemble $A --sample 0.5 --stat x=-0.4:0.4:80 --stat "phi'" --trajectories --out "$T/a.h5" >/dev/null 2>"$T/err" \
@@ -97,6 +107,19 @@ if command -v h5dump >/dev/null 2>&1; then
   done
   grep -q 'DATASET "trajectory"' "$T/hd" && grep -q "SIMPLE { ( 150, 121, 8 )" "$T/hd" \
     && ok "h5dump reads the file: trajectory 150 x 121 x 8" || bad "h5dump: $(head -20 "$T/hd")"
+fi
+# --no-impact-log: the same file without /impacts (attribute impact_log 0), every other dataset
+# the same bits
+"$NHOLO" ensemble $A --sample 0.5 --stat x=-0.4:0.4:80 --stat "phi'" --trajectories --no-impact-log \
+  --out "$T/nolog.h5" >/dev/null 2>"$T/err" || bad "--no-impact-log: $(cat "$T/err")"
+if command -v h5dump >/dev/null 2>&1 && command -v h5diff >/dev/null 2>&1; then
+  h5dump -H "$T/nolog.h5" >"$T/hn" 2>&1
+  h5dump -a /impact_log "$T/nolog.h5" | grep -q "(0): 0" && h5dump -a /impact_log "$T/a.h5" | grep -q "(0): 1" \
+    && ! grep -q 'GROUP "impacts"' "$T/hn" && grep -q 'GROUP "impacts"' "$T/hd" \
+    && h5diff "$T/a.h5" "$T/nolog.h5" /members /members && h5diff "$T/a.h5" "$T/nolog.h5" /stats /stats \
+    && [ "$(wc -c <"$T/nolog.h5")" -lt $(($(wc -c <"$T/a.h5") - 3000 * 20 * 8)) ] \
+    && ok "--no-impact-log: no /impacts (impact_log 0), members and statistics the same, 480 kB less" \
+    || bad "--no-impact-log: $(grep -n impacts "$T/hn" | head -3)"
 fi
 if [ -n "$PY" ]; then
   "$PY" - "$T/a.h5" "$T/a.csv" <<'PY' && ok "h5py: CSV = HDF5 bit for bit; 20 impacts each; statistics = numpy's; quantiles within a bin" || bad "h5py checks"
@@ -161,6 +184,27 @@ if command -v script >/dev/null 2>&1; then
     && tr '\r' '\n' <"$T/tty" | grep -q "3000/3000 members" \
     && ok "a progress bar on a terminal: members done, members/s, ETA" || bad "progress bar: $(head -c 300 "$T/tty")"
 fi
+
+# ---- run options passed to every member: --impact-step, the Zeno guard, --order -------------
+expect_usage "--impact-step that is not a mode" ensemble $P --vary x=uniform:0:0.01 --impact-step sometimes
+expect_usage "--impact-step variational for a method that restarts" ensemble $P --vary x=uniform:0:0.01 --method gni --impact-step variational
+expect_usage "--order that is not a policy" ensemble $P --vary x=uniform:0:0.01 --order bad
+expect_usage "--zeno-interval below 0" ensemble $P --vary x=uniform:0:0.01 --zeno-interval -1
+W="$(dirname "$0")/../examples/pendulum_wall.nh"
+printf 'theta\n0.55\n' >"$T/pw.csv"
+for mode in auto restart; do
+  "$NHOLO" ensemble "$W" --backend tape --method del --impact-step $mode --members "$T/pw.csv" --t-end 2 \
+    --out "$T/pw-$mode.csv" >/dev/null 2>"$T/err" || bad "--impact-step $mode: $(cat "$T/err")"
+  "$NHOLO" run "$W" --backend tape --method del --impact-step $mode --set theta=0.55 --t-end 2 --json >"$T/pw-$mode.json"
+done
+row() { awk -F, 'NR == 2 { print $(NF - 1) "," $NF }' "$1"; }
+run_final() { sed 's/.*"final_state": {"theta": \([^,]*\), "theta_dot": \([^}]*\)}.*/\1,\2/' "$1"; }
+[ "$(row "$T/pw-auto.csv")" = "$(run_final "$T/pw-auto.json")" ] \
+  && [ "$(row "$T/pw-restart.csv")" = "$(run_final "$T/pw-restart.json")" ] \
+  && [ "$(row "$T/pw-auto.csv")" != "$(row "$T/pw-restart.csv")" ] \
+  && grep -q '"impact_step": "variational"' "$T/pw-auto.json" && grep -q '"impact_step": "restart"' "$T/pw-restart.json" \
+  && ok "--impact-step: a del member ends where nholo run does, variational and restart (which differ)" \
+  || bad "--impact-step: $(row "$T/pw-auto.csv") / $(run_final "$T/pw-auto.json"); $(row "$T/pw-restart.csv") / $(run_final "$T/pw-restart.json")"
 
 # ---- explicit members: the file's rows are the members, in order --------------------------
 printf 'x, theta\n0.01,0\n-0.02,1\n0.03,2\n' >"$T/m.csv"

@@ -57,6 +57,11 @@ B="penny --method exact --impacts 3 --vary x=uniform:0:0.01 --members 150 --chun
   && mpirun --oversubscribe --allow-run-as-root -np 3 "$NHOLO" ensemble $B --out "$T/b3.h5" >/dev/null 2>>"$T/err" \
   && { ! command -v h5diff >/dev/null 2>&1 || h5diff "$T/b1.h5" "$T/b3.h5" >/dev/null 2>&1; } \
   && ok "three ranks, two chunks (a rank without members): the same file" || bad "three ranks: $(cat "$T/err")"
+# without the impact log: two ranks write the same file as one process
+"$NHOLO" ensemble $B --no-impact-log --out "$T/n1.h5" >/dev/null 2>"$T/err" \
+  && $MPI "$NHOLO" ensemble $B --no-impact-log --out "$T/n2.h5" >/dev/null 2>>"$T/err" \
+  && { ! command -v h5diff >/dev/null 2>&1 || h5diff "$T/n1.h5" "$T/n2.h5" >/dev/null 2>&1; } \
+  && ok "--no-impact-log on two ranks: the same file as one process" || bad "--no-impact-log under MPI: $(cat "$T/err")"
 rm -rf "$T/o" && mkdir "$T/o"
 $MPI "$NHOLO" ensemble penny --vary x=uniform:0:0.01 --out "$T/o/x.csv" >/dev/null 2>"$T/err"
 rc=$?

@@ -182,7 +182,8 @@ static int test_table(void) {
 }
 
 /* HDF5: written through a temporary renamed into place; a path that cannot be written fails
- * with nothing left; trajectories need a grid */
+ * with nothing left; trajectories need a grid; without the impact log the file is smaller by
+ * at least the log's doubles (10 members x 3 impacts x (8 + 3 nq) doubles) */
 static int test_h5_files(void) {
   if (!nh_ensemble_hdf5()) return 0;
   nh_penny_params p = nh_penny_params_default();
@@ -194,13 +195,19 @@ static int test_h5_files(void) {
   nh_ensemble_def d = {0};
   d.model = m, d.sim = nh_sim_def_default(), d.sim.method = nh_method_find("exact");
   d.t_end = 5.0, d.max_impacts = 3, d.nvar = 1, d.vars = &v, d.replicas = 10, d.sample_dt = 1.0;
-  nh_ensemble_out out = {"test_ensemble.h5", NH_ENSEMBLE_HDF5, 1, "penny", "exact"};
+  nh_ensemble_out out = {"test_ensemble.h5", NH_ENSEMBLE_HDF5, 1, "penny", "exact", 0};
   struct stat sb;
   remove(out.path);
   ENSURE(nh_ensemble_run_to(&d, &out, NULL, msg, sizeof msg) == NH_OK);
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", out.path, (long)getpid());
   ENSURE(stat(out.path, &sb) == 0 && sb.st_size > 1000 && stat(tmp, &sb) != 0);
+  const long with_log = (long)sb.st_size, log_bytes = 10L * 3L * (8L + 3L * m->nq) * 8L;
   remove(out.path);
+  out.no_impact_log = 1;
+  ENSURE(nh_ensemble_run_to(&d, &out, NULL, msg, sizeof msg) == NH_OK);
+  ENSURE(stat(out.path, &sb) == 0 && sb.st_size > 1000 && (long)sb.st_size <= with_log - log_bytes);
+  remove(out.path);
+  out.no_impact_log = 0;
   out.path = "no-such-dir/test_ensemble.h5";
   ENSURE(nh_ensemble_run_to(&d, &out, NULL, msg, sizeof msg) == NH_ERR_IO);
   ENSURE(strstr(msg, "ensemble: cannot create the HDF5 file 'no-such-dir/test_ensemble.h5.tmp") == msg);

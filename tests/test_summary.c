@@ -66,7 +66,7 @@ static int test_mechanical(void) {
   const char *j = written(1, &sum, &rc);
   ENSURE(j && rc == NH_OK);
   const char *head = "{\"model\": \"ball\", \"method\": \"dopri5\", \"impact_law\": \"restitution=0.5\", "
-                     "\"parameters\": {}, \"impacts\": 7, \"t_end\": ";
+                     "\"impact_step\": \"restart\", \"parameters\": {}, \"impacts\": 7, \"t_end\": ";
   ENSURE(strncmp(j, head, strlen(head)) == 0);
   ENSURE(before(j, "\"grazing\": 0", "\"at0\": 0") && before(j, "\"at0\": 0", "\"energy_initial\""));
   ENSURE(before(j, "\"wall_seconds\": 0.25, \"at1\": 1, \"status\": \"NH_OK\", \"message\": \"\"", NULL));
@@ -95,6 +95,35 @@ static int test_mechanical(void) {
   ENSURE(written(1, &sum, &rc) && rc == NH_ERR_CALLBACK);
   ENSURE(written(0, &sum, &rc) && rc == NH_ERR_CALLBACK);
   nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* the impact stepping in force: del's default (auto) is variational, restart when asked; a
+ * method that only restarts says restart */
+static int test_impact_step(void) {
+  nh_model *m = test_ball_create(0.5, 1.0, 0.0);
+  ENSURE(m);
+  const char *methods[3] = {"del", "del", "rk4"};
+  const int modes[3] = {NH_IMPACT_STEP_AUTO, NH_IMPACT_STEP_RESTART, NH_IMPACT_STEP_AUTO};
+  const char *want[3] = {"\"impact_step\": \"variational\", \"parameters\"",
+                         "\"impact_step\": \"restart\", \"parameters\"", "\"impact_step\": \"restart\", \"parameters\""};
+  for (int i = 0; i < 3; i++) {
+    nh_sim_def d = nh_sim_def_default();
+    d.method = nh_method_find(methods[i]), d.h = 1e-3, d.impact_step = modes[i];
+    char msg[256];
+    nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
+    if (!s) fprintf(stderr, "%s: %s\n", methods[i], msg);
+    ENSURE(s != NULL);
+    ENSURE(nh_sim_run(s, 1.0, 2, NULL, NULL) == NH_OK);
+    const nh_sim *ph[1] = {s};
+    nh_summary sum = {ph, 1, NULL, methods[i], NH_OK, 0.0, NH_SUMMARY_MECHANICAL, NULL, NULL, NULL};
+    int rc;
+    const char *j = written(1, &sum, &rc);
+    ENSURE(j && rc == NH_OK);
+    ENSURE(before(j, "\"impact_law\": \"restitution=0.5\", ", want[i]) && count(j, "impact_step") == 1);
+    nh_sim_destroy(s);
+  }
   nh_model_destroy(m);
   return 0;
 }
@@ -194,6 +223,7 @@ static int test_json_pieces(void) {
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_mechanical);
+  RUN_TEST(test_impact_step);
   RUN_TEST(test_chain_events);
   RUN_TEST(test_json_pieces);
   return TEST_SUMMARY();

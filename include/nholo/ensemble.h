@@ -122,7 +122,8 @@ typedef struct nh_ensemble_def {
 typedef struct nh_ensemble_stats {
   long members, ok, failed; /* failed: any other status */
   int nx;
-  double *mean, *var, *min, *max; /* (nx) var: the sample variance (n - 1), 0 for one member */
+  double *mean, *var, *min, *max; /* (nx) var: the sample variance (n - 1), 0 for one member;
+                                     all NaN when no member ended well (ok = 0) */
   int threads;                    /* the threads used (on each rank) */
   int ranks;                      /* MPI ranks (1 without MPI) */
   /* over the sample grid (nt samples, nstat outputs; NULL without): t_n[k] members that
@@ -157,11 +158,15 @@ typedef struct nh_ensemble_out {
   int format;         /* nh_ensemble_format */
   int trajectories;   /* HDF5: each member's state on the sample grid (needs sample_dt) */
   const char *model_name, *method_name; /* Nullable: HDF5 attributes */
+  int no_impact_log;  /* HDF5: 1 leaves the impact log (/impacts) out: every impact is a row
+                         of 8 + 3 nq doubles (the penny's 20 impacts: 3.2 kB per member);
+                         members/impacts still counts them */
 } nh_ensemble_out;
 
 /* nh_ensemble_run with an output of either format. HDF5 (docs/ensembles.md has the layout):
  * per member its values, status, impact count, final time and state, its impact log (one
- * flat table with offsets) and optionally its trajectory on the sample grid; the statistics.
+ * flat table with offsets; unless out->no_impact_log) and optionally its trajectory on the
+ * sample grid; the statistics.
  * Written to a temporary beside the path and renamed into place (nothing is left on
  * failure). With def->mpi the members are split over the ranks, every rank calls this with
  * the same definition and output, and the file is written through parallel HDF5: its data

@@ -151,7 +151,8 @@ NH_API int nh_plot_panels(const char *path, int nrows, int ncols, int npanels,
 /* ---- run summaries (src/io/summary.c): the one writer of `nholo run` ----------------------
  * A run is one simulation or a chain of phases (nh_chain_run). Its summary as one JSON
  * object on one line:
- *   model, method, [MECHANICAL: impact_law, parameters, impacts], t_end, steps,
+ *   model, method, [MECHANICAL: impact_law, impact_step (the last phase's nh_sim_impact_step:
+ *   "variational" or "restart"), parameters, impacts], t_end, steps,
  *   rejected_steps, evaluations, [MECHANICAL: grazing], (COUNTS), energy_initial,
  *   energy_final, [MECHANICAL: max_energy_rel_error, max_constraint_residual, max_event_gap,
  *   solver_*], wall_seconds, (RESULTS), status, message, [EVENTS: events: each {t,

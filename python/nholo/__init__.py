@@ -22,7 +22,7 @@ from . import _nholo
 from ._nholo import ModelError, SimulationError
 
 __all__ = ["ModelError", "SimulationError", "Model", "Simulation", "Result", "EnsembleResult",
-           "load_model", "load_model_file", "load_model_string", "builtin", "check", "run", "ensemble",
+           "load_model", "load_model_file", "load_model_string", "builtin", "check", "run", "ensemble", "lyapunov",
            "methods", "builtins", "impact_laws", "status_name"]
 
 __version__ = _nholo.version
@@ -222,7 +222,8 @@ class Result:
 
     @property
     def summary(self):
-        """The run's summary: the same dict as `nholo run --json` (without its "outputs")."""
+        """The run's summary: the same dict as `nholo run --json` for the same run, in the same
+        order; its "outputs" (the files written) is {} (a run from Python writes none)."""
         if self._summary is None:
             self._summary = _json.loads(self._summary_text)
         return self._summary
@@ -383,3 +384,40 @@ def ensemble(model, t_end, vary, replicas=1, seed=0, threads=0, max_impacts=0, m
         return EnsembleResult(_read_members(path), stats)
     finally:
         _os.unlink(path)
+
+
+# ---- Lyapunov exponents --------------------------------------------------------------------
+
+_LYAP_HISTORY = _np.dtype([("t", "f8"), ("windows", "i8"), ("lambda", "f8"), ("half_width", "f8"),
+                           ("log_growth", "f8"), ("impacts", "i8")])
+
+
+def lyapunov(model, t_end=1000.0, window=1.0, transient=0.0, **options):
+    """The largest Lyapunov exponent of a model from its initial state (or x0), as
+    `nholo lyapunov` (docs/lyapunov.md): the tangent equations from the model's derivatives,
+    the saltation matrix at every impact, Benettin's renormalisation every `window` seconds
+    over `t_end` seconds after a `transient`, and a 95% batch-means interval.
+
+    options (defaults as the command line): batches (10), method ('dop853'), rtol (1e-11),
+    atol (1e-13), h_max (0: none), seed (1), x0, dx0 (arrays of nx). An impact law for every
+    gap is the model's: load it with impact=.
+
+    Returns a dict with the keys of `nholo lyapunov --json` (model, lambda, half_width (NaN
+    before `batches` windows), t, windows, window, batches, impacts, grazing,
+    max_saltation_gain, status (its name), message) and t_stop, status_code and history: a
+    structured array of the estimate after every window (t, windows, lambda, half_width,
+    log_growth, impacts; the rows of --csv). Bad input raises ValueError; a numerical failure
+    raises SimulationError with .result."""
+    status, message, res = _nholo.lyapunov(model._c, t_end, window, transient, **options)
+    hist = res.pop("history")
+    history = _np.zeros(len(hist["t"]), dtype=_LYAP_HISTORY)
+    for name in _LYAP_HISTORY.names:
+        history[name] = hist[name]
+    out = {"model": model.name}
+    out.update(res)
+    out.update(status=_nholo.status_name(status)[0], message=message, status_code=status, history=history)
+    if status < 0:
+        e = SimulationError("lyapunov ended with %s: %s" % (out["status"], message))
+        e.status, e.status_name, e.result = status, out["status"], out
+        raise e
+    return out

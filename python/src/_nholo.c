@@ -620,6 +620,7 @@ static PyMethodDef module_methods[] = {
     {"builtin", (PyCFunction)(void (*)(void))py_builtin, METH_VARARGS | METH_KEYWORDS, NULL},
     {"describe", (PyCFunction)(void (*)(void))py_describe, METH_VARARGS | METH_KEYWORDS, NULL},
     {"ensemble", (PyCFunction)(void (*)(void))nhpy_ensemble, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"lyapunov", (PyCFunction)(void (*)(void))nhpy_lyapunov, METH_VARARGS | METH_KEYWORDS, NULL},
     {"methods", py_methods, METH_NOARGS, NULL},
     {"builtins", py_builtins, METH_NOARGS, NULL},
     {"method_check", py_supports, METH_VARARGS, NULL},

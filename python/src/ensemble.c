@@ -52,10 +52,19 @@ static int resolve(nh_ensemble_var *v, const PyModel *pm) {
                                            strcmp(r->name, "snakeboard") == 0);
   int si = with_params ? -1 : state_index(m, v->name);
   if (si >= 0) return v->target = NH_VARY_STATE, v->index = si, 1;
-  int param = with_params;
+  int param = 0;
+  if (with_params) { /* a name the built-in's parameter struct takes (as `nholo ensemble`) */
+    nh_penny_params pp = nh_penny_params_default();
+    nh_sleigh_params sp = nh_sleigh_params_default();
+    nh_snakeboard_params bp = nh_snakeboard_params_default();
+    param = strcmp(r->name, "penny") == 0    ? nh_penny_set(&pp, v->name, 0.0)
+            : strcmp(r->name, "sleigh") == 0 ? nh_sleigh_set(&sp, v->name, 0.0)
+                                             : nh_snakeboard_set(&bp, v->name, 0.0);
+  }
   for (int i = 0; r->kind == 1 && i < m->npar && !param; i++) param = strcmp(m->param_names[i], v->name) == 0;
   if (!param) {
-    PyErr_Format(PyExc_ValueError, "--vary: model '%s' has no parameter, coordinate or velocity '%s'", m->name, v->name);
+    PyErr_Format(PyExc_ValueError, "--vary: model '%s' has no parameter, coordinate or velocity '%s'",
+                 r->name ? r->name : m->name, v->name); /* named as given (a path for a file) */
     return 0;
   }
   v->target = NH_VARY_PARAM, v->index = -1;
@@ -98,9 +107,14 @@ PyObject *nhpy_ensemble(PyObject *self, PyObject *args, PyObject *kw) {
     const char *text = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(seq, j));
     if (!text) goto done;
     if (nh_ensemble_parse_var(text, &vars[j], msg, sizeof msg) != NH_OK) {
-      nhpy_value_error(msg);
+      PyErr_Format(PyExc_ValueError, "--vary: %s", msg); /* the command line's message */
       goto done;
     }
+    for (int i = 0; i < j; i++)
+      if (strcmp(vars[i].name, vars[j].name) == 0) {
+        PyErr_Format(PyExc_ValueError, "--vary: '%s' is varied twice", vars[j].name);
+        goto done;
+      }
     if (!resolve(&vars[j], pm)) goto done;
     has_param |= vars[j].target == NH_VARY_PARAM;
   }

@@ -68,6 +68,8 @@ void nhpy_value_error(const char *msg);
 
 /* sim.c: the module-level functions it adds */
 PyObject *nhpy_ensemble(PyObject *self, PyObject *args, PyObject *kw);
+/* lyapunov.c */
+PyObject *nhpy_lyapunov(PyObject *self, PyObject *args, PyObject *kw);
 int nhpy_sim_options(nh_sim_def *def, PyObject *kw);
 PyObject *nhpy_c_cycle(PyObject *mod, PyObject *args);
 

@@ -495,7 +495,15 @@ static PyObject *sim_stats(PySim *self, PyObject *unused) {
                        s->max_conserved_rel_error, "conserves", s->conserves ? Py_True : Py_False);
 }
 
-/* _summary(status, wall) -> the JSON text `nholo run --json` writes (without its "outputs") */
+/* the command line's "outputs" (the files written, after the final state): a run from Python
+ * writes none, so it is what `nholo run --json` prints without --out, --events or --plot */
+static int no_outputs(FILE *f, int json, nh_summary_place at, const nh_summary_event *ev, void *user) {
+  (void)ev, (void)user;
+  if (json && at == NH_SUMMARY_TAIL) fputs(", \"outputs\": {}", f);
+  return 0;
+}
+
+/* _summary(status, wall) -> the JSON text `nholo run --json` writes for the same run */
 static PyObject *sim_summary(PySim *self, PyObject *args) {
   if (!sim_ready(self)) return NULL;
   int status;
@@ -507,7 +515,7 @@ static PyObject *sim_summary(PySim *self, PyObject *args) {
   if (!f) return PyErr_NoMemory();
   const nh_sim *sim = self->sim;
   const int flags = NH_SUMMARY_MECHANICAL | (nh_sim_model(sim)->nmon > 0 ? NH_SUMMARY_EVENTS : 0);
-  nh_summary s = {&sim, 1, NULL, nh_method_name(nh_sim_method(sim)), status, wall, flags, NULL, NULL,
+  nh_summary s = {&sim, 1, NULL, nh_method_name(nh_sim_method(sim)), status, wall, flags, no_outputs, NULL,
                   status == NH_OK ? "" : NULL};
   int rc = nh_summary_write_json(f, &s);
   fclose(f);

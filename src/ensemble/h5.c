@@ -126,7 +126,7 @@ static int root_attrs(ens_h5 *h, const nh_ensemble_def *d, const nh_ensemble_out
   rc |= attr_str(h->file, "method", out->method_name ? out->method_name : "");
   rc |= attr_l(h->file, "members", h->total) | attr_l(h->file, "seed", (long)d->seed);
   rc |= attr_d(h->file, "t_end", d->t_end) | attr_l(h->file, "max_impacts", d->max_impacts);
-  rc |= attr_d(h->file, "sample_dt", d->sample_dt);
+  rc |= attr_d(h->file, "sample_dt", d->sample_dt) | attr_l(h->file, "impact_log", !out->no_impact_log);
   rc |= attr_str(h->file, "variables", join(buf, sizeof buf, d->nvar, var_name, d));
   rc |= attr_str(h->file, "state", join(buf, sizeof buf, d->model->nx, state_name, d));
   size_t len = 0; /* the status codes' names */

@@ -373,8 +373,8 @@ static int sinks_open(ens_sinks *o, nh_outfile *csv, const ens_ctx *c, const nh_
     nh_set_msg(msg, msg_size, "ensemble: trajectories need a sample interval");
     return NH_ERR_ARG;
   }
-  o->irows = tmpfile(), o->icounts = tmpfile();
-  int ok = ens_mpi_all(o->irows && o->icounts);
+  if (c->impacts) o->irows = tmpfile(), o->icounts = tmpfile();
+  int ok = ens_mpi_all(!c->impacts || (o->irows && o->icounts));
   if (!ok) {
     nh_set_msg(msg, msg_size, "ensemble: cannot create the impact log's scratch files");
   } else if (!(o->h5 = ens_h5_open(d, out, c->total, c->nt, c->ncols, msg, msg_size))) {
@@ -399,7 +399,7 @@ static int sinks_close(ens_sinks *o, nh_outfile *csv, const ens_ctx *c, const nh
   }
   if (o->h5) {
     const long m_lo = c->c_lo * c->chunk, m_hi = c->c_hi * c->chunk < c->total ? c->c_hi * c->chunk : c->total;
-    if (ok) rc = ens_h5_impacts(o->h5, o->irows, o->icounts, m_lo, m_hi, msg, msg_size);
+    if (ok && o->irows) rc = ens_h5_impacts(o->h5, o->irows, o->icounts, m_lo, m_hi, msg, msg_size);
     if (ok && ens_mpi_all(rc == NH_OK)) rc = ens_h5_stats(o->h5, st, msg, msg_size);
     const int all = ok && ens_mpi_all(rc == NH_OK);
     const int rc2 = ens_h5_close(o->h5, all, msg, msg_size);
@@ -452,7 +452,7 @@ int nh_ensemble_run_to(const nh_ensemble_def *d, const nh_ensemble_out *out, nh_
   nh_ensemble_stats local, *st = stats ? stats : &local;
   const int h5 = out && out->path && out->format == NH_ENSEMBLE_HDF5;
   memset(&acc, 0, sizeof acc);
-  rc = ctx_init(&c, d, h5, msg, msg_size);
+  rc = ctx_init(&c, d, h5 && !out->no_impact_log, msg, msg_size);
   if (rc == NH_OK) rc = stats_init(st, c.nx, c.nth, msg, msg_size);
   if (rc == NH_OK && ens_acc_init(&acc, c.nx, c.nt, d->nstat, d->stats) != NH_OK)
     rc = NH_ERR_NOMEM, nh_set_msg(msg, msg_size, "ensemble: out of memory");
@@ -494,6 +494,6 @@ int nh_ensemble_run_to(const nh_ensemble_def *d, const nh_ensemble_out *out, nh_
 
 int nh_ensemble_run(const nh_ensemble_def *def, const char *csv_path, nh_ensemble_stats *stats, char *msg,
                     size_t msg_size) {
-  nh_ensemble_out out = {csv_path, NH_ENSEMBLE_CSV, 0, NULL, NULL};
+  nh_ensemble_out out = {csv_path, NH_ENSEMBLE_CSV, 0, NULL, NULL, 0};
   return nh_ensemble_run_to(def, &out, stats, msg, msg_size);
 }

@@ -150,10 +150,11 @@ int ens_acc_finish(ens_acc *a, nh_ensemble_stats *st) {
   for (int i = 0; i < a->depth; i++) merge(a, r, a->stack[i].p);
   const int nx = a->nx, nk = a->nk;
   st->ok = (long)r[0];
-  for (int i = 0; i < nx; i++) {
-    st->mean[i] = r[1 + i];
-    st->var[i] = r[0] > 1.0 ? r[1 + nx + i] / (r[0] - 1.0) : 0.0;
-    st->min[i] = r[1 + 2 * nx + i], st->max[i] = r[1 + 3 * nx + i];
+  for (int i = 0; i < nx; i++) { /* NaN over no member, as the time statistics */
+    const int any = r[0] > 0.0;
+    st->mean[i] = any ? r[1 + i] : NAN;
+    st->var[i] = r[0] > 1.0 ? r[1 + nx + i] / (r[0] - 1.0) : any ? 0.0 : NAN;
+    st->min[i] = any ? r[1 + 2 * nx + i] : NAN, st->max[i] = any ? r[1 + 3 * nx + i] : NAN;
   }
   if (a->nt == 0 || nk == 0) return NH_OK;
   const size_t tk = (size_t)a->nt * (size_t)nk;

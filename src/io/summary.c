@@ -114,6 +114,11 @@ static const char *impact_law_of(const nh_model *m, char *buf, size_t size) {
   return m->ngap ? law_name(m->impact[0], buf, size) : "none";
 }
 
+/* the impact stepping in force (nh_sim_impact_step: AUTO already resolved) */
+static const char *impact_step_name(const nh_sim *sim) {
+  return nh_sim_impact_step(sim) == NH_IMPACT_STEP_VARIATIONAL ? "variational" : "restart";
+}
+
 /* the callback at a place; 0 without one */
 static int hook(const nh_summary *s, FILE *f, int json, nh_summary_place at, const nh_summary_event *ev) {
   return s->extra ? s->extra(f, json, at, ev, s->user) : 0;
@@ -254,6 +259,7 @@ int nh_summary_write_json(FILE *f, const nh_summary *s) {
   nh_json_field_str(f, "method", s->method);
   if (mech) {
     nh_json_field_str(f, "impact_law", impact_law_of(m, lb, sizeof lb));
+    nh_json_field_str(f, "impact_step", impact_step_name(t.last));
     fputs(", \"parameters\": ", f);
     json_named(f, m->npar, m->param_names, m->param_values);
     fprintf(f, ", \"impacts\": %ld", st->impacts);

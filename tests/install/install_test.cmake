@@ -1,5 +1,6 @@
 # test_install: install the build tree into a temporary prefix and build a tiny program
-# against it, once with pkg-config and once with the CMake package (see run_install_test.sh).
+# against it, once with pkg-config and once with the CMake package, and import the installed
+# Python package (see run_install_test.sh).
 # Included by tests/CMakeLists.txt; it needs the whole build done (make check builds first).
 add_test(NAME test_install
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/run_install_test.sh
@@ -8,6 +9,11 @@ add_test(NAME test_install
 set(_nholo_install_env
   "NHOLO_CMAKE=${CMAKE_COMMAND}"
   "NHOLO_CMAKE_GENERATOR=${CMAKE_GENERATOR}")
+if(NHOLO_PYTHON)
+  # the Python package was built: it must be installed and importable from the prefix
+  list(APPEND _nholo_install_env "NHOLO_PYTHON_EXE=${Python3_EXECUTABLE}"
+       "NHOLO_PYTHON_SITEDIR=${NHOLO_PYTHON_SITEDIR}")
+endif()
 if(NHOLO_MANPAGE)
   # help2man was found: the manual page must be installed
   list(APPEND _nholo_install_env "NHOLO_EXPECT_MAN=1")

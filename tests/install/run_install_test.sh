@@ -7,13 +7,17 @@
 # tests/install/consumer.c against the installed nholo twice and runs the programs:
 #   1. with pkg-config (nholo.pc), linked to the shared library, run with LD_LIBRARY_PATH;
 #   2. with the CMake package (find_package(nholo) in tests/install/CMakeLists.txt), linked to
-#      nholo::nholo (shared, found through the build RPATH) and to nholo::nholo_static.
+#      nholo::nholo (shared, found through the build RPATH) and to nholo::nholo_static;
+# then imports the installed Python package from the prefix (PYTHONPATH = its site directory)
+# and runs a short simulation with it (skipped with a message when the module was not built).
 # Everything happens in a private temporary directory (safe under ctest -j), which is removed
 # on exit (set NHOLO_INSTALL_TEST_KEEP=1 to keep it for debugging).
 #
 # Environment (set by install_test.cmake): NHOLO_CMAKE (the cmake to use), NHOLO_CMAKE_GENERATOR
 # (generator for the consumer project), NHOLO_CONSUMER_FLAGS (extra compile and link flags,
-# e.g. the sanitizers of an NHOLO_SANITIZE build).
+# e.g. the sanitizers of an NHOLO_SANITIZE build), NHOLO_PYTHON_EXE and NHOLO_PYTHON_SITEDIR
+# (the interpreter and the package's install directory, relative to the prefix or absolute;
+# set when the Python package was built).
 set -u
 
 me="test_install"
@@ -164,5 +168,36 @@ for exe in consumer consumer_static; do
   say "running the CMake consumer $exe"
   "$path" || fail "the CMake consumer $exe failed (exit $?)"
 done
+
+# ---- 4. the Python package from the prefix -----------------------------------------------
+py=${NHOLO_PYTHON_EXE:-}
+if [ -z "$py" ]; then
+  say "Python package: skipped (the module was not built: NHOLO_PYTHON off, no Python development files or numpy)"
+elif [ -n "${NHOLO_CONSUMER_FLAGS:-}" ]; then
+  say "Python package: skipped (a sanitizer build: the interpreter would need the sanitizer runtimes preloaded)"
+elif [ "${NHOLO_PYTHON_SITEDIR#/}" != "${NHOLO_PYTHON_SITEDIR:-}" ]; then
+  say "Python package: skipped (NHOLO_PYTHON_SITEDIR=$NHOLO_PYTHON_SITEDIR is absolute, outside the test's prefix)"
+else
+  site=$prefix/${NHOLO_PYTHON_SITEDIR:?NHOLO_PYTHON_SITEDIR is not set}
+  for f in "$site/nholo/__init__.py" "$site"/nholo/_nholo*.so; do
+    [ -f "$f" ] || fail "Python package not installed: $f"
+  done
+  say "importing nholo from $site and running the penny to its 3rd impact"
+  # the package must come from the prefix (not the build tree, not the system), run, and agree
+  # with the installed command-line tool
+  PYTHONPATH=$site PYTHONNOUSERSITE=1 run "the installed Python package" "$py" -c '
+import json, os, subprocess, sys
+import nholo
+site, cli = sys.argv[1], sys.argv[2]
+assert os.path.realpath(nholo.__file__).startswith(os.path.realpath(site) + os.sep), nholo.__file__
+r = nholo.run(nholo.builtin("penny"), 100, max_impacts=3)
+assert r.status == 0 and len(r.impacts) == 3 and r.summary["impacts"] == 3, r
+js = json.loads(subprocess.run([cli, "run", "penny", "--impacts", "3", "--t-end", "100", "--json"],
+                               check=True, capture_output=True, text=True).stdout)
+assert js["final_state"] == r.summary["final_state"], (js["final_state"], r.summary["final_state"])
+print("nholo", nholo.__version__, "from", os.path.dirname(nholo.__file__), "t =", r.t[-1])
+' "$site" "$prefix/bin/nholo"
+  cat "$log"
+fi
 
 say "PASS"

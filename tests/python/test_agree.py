@@ -72,10 +72,12 @@ def test_method_agrees_bit_for_bit(cli, src, tmp_path, method):
     assert head[0] == "t" and head[1:] == model.state_names
     assert mine.shape == rows.shape
     assert np.array_equal(mine, rows), "largest difference %g" % np.max(np.abs(mine - rows))
-    # the summary: the same dict but for the wall time and the CLI's outputs
+    # the summary: the same dict but for the wall time and the files the CLI wrote
     s = dict(res.summary)
+    assert s["outputs"] == {} and js["outputs"] == {"trajectory": str(tmp_path / "traj.csv"),
+                                                    "events": str(tmp_path / "impacts.csv")}
     for d in (s, js):
-        d.pop("wall_seconds"), d.pop("outputs", None)
+        d.pop("wall_seconds"), d.pop("outputs")
     assert s == js
     # the impact log: the CSV's rows, every value bit for bit
     if model.ngap:
@@ -138,3 +140,62 @@ def test_file_overrides_and_law_agree(cli, src, tmp_path):
     assert np.array_equal(np.column_stack([t, x]), rows)
     js = json.loads(p.stdout)
     assert [i["energy_after"] for i in js["impact_log"]] == list(r.impacts["energy_after"])
+
+
+@pytest.mark.parametrize("method,step", [("del", "auto"), ("del", "restart"), ("rk4", "auto")])
+def test_summary_is_the_cli_json(cli, src, method, step):
+    """Without output files the CLI's --json and Result.summary are the same dict, key for key
+    and in the same order (the wall time apart), with "outputs": {} and the impact stepping
+    in force (del: variational unless restart is asked for)."""
+    path = str(src / "examples/pendulum_wall.nh")
+    args = [cli, "run", path, "--method", method, "--dt", "0.001", "--impacts", "3", "--t-end", "50", "--json",
+            "--backend", "tape"]
+    if step != "auto":
+        args += ["--impact-step", step]
+    p = subprocess.run(args, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    js = json.loads(p.stdout)
+    model = nholo.load_model_file(path, backend="tape")
+    res = nholo.run(model, 50, max_impacts=3, method=method, h=0.001, impact_step=step)
+    s = dict(res.summary)
+    assert s["impacts"] == js["impacts"] == 3
+    assert s["impact_step"] == js["impact_step"] == ("variational" if (method, step) == ("del", "auto") else "restart")
+    assert s["outputs"] == js["outputs"] == {}
+    s.pop("wall_seconds"), js.pop("wall_seconds")
+    assert list(s.items()) == list(js.items())
+
+
+def test_lyapunov_agrees_with_cli(cli, src, tmp_path):
+    """nholo.lyapunov gives the numbers of `nholo lyapunov --json` and the rows of its --csv,
+    bit for bit (the Sinai table's period-2 orbit: lambda = log(3 + 2 sqrt 2) / 0.5)."""
+    path = str(src / "examples/sinai.nh")
+    sets = {"R": 0.25, "x": 0.4, "y": 0.0, "x'": -1.0, "y'": 0.0}
+    args = [cli, "lyapunov", path, "--backend", "tape", "--window", "0.5", "--transient", "5", "--t-end", "20",
+            "--h-max", "0.02", "--json", "--csv", str(tmp_path / "ly.csv")]
+    for k, v in sets.items():
+        args += ["--set", "%s=%r" % (k, v)]
+    p = subprocess.run(args, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    js = json.loads(p.stdout)
+    m = nholo.load_model_file(path, backend="tape", set=sets)
+    r = nholo.lyapunov(m, t_end=20, window=0.5, transient=5, h_max=0.02)
+    assert {k: r[k] for k in js} == js
+    assert abs(r["lambda"] - np.log(3 + 2 * np.sqrt(2)) / 0.5) < 1e-12
+    head, rows = read_csv(tmp_path / "ly.csv")
+    h = r["history"]
+    assert head == list(h.dtype.names) and len(h) == r["windows"] == 40
+    assert np.array_equal(np.column_stack([h[n].astype(float) for n in head]), rows, equal_nan=True)  # NaN: no interval yet
+
+
+def test_lyapunov_bad_input(cli, src):
+    m = nholo.load_model_file(str(src / "examples/sinai.nh"), backend="tape")
+    p = subprocess.run([cli, "lyapunov", str(src / "examples/sinai.nh"), "--method", "nope"], capture_output=True,
+                       text=True)
+    with pytest.raises(ValueError) as ei:
+        nholo.lyapunov(m, method="nope")
+    assert p.returncode == 2 and p.stderr == "nholo: %s\n" % ei.value
+    for bad in ({"batches": 1}, {"window": 0.0}, {"x0": [0.0]}):
+        with pytest.raises(ValueError):
+            nholo.lyapunov(m, t_end=1, **bad)
+    with pytest.raises(ValueError):
+        nholo.lyapunov(m.with_force(lambda t, q, v: 0 * q), t_end=1)

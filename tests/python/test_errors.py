@@ -152,3 +152,20 @@ def test_reentrant_run_is_refused():
     with pytest.raises(RuntimeError):
         sim.run(0.1, observer=again)
     assert sim.run(0.2).status == nholo.NH_OK  # usable afterwards
+
+
+@pytest.mark.parametrize("model,vary", [
+    ("penny", ["x=uniform:1"]), ("penny", ["x=beta:1:2"]), ("penny", ["x=normal:0:-1"]),
+    ("penny", ["zz=uniform:0:1"]), ("sleigh", ["omega=uniform:0:1", "zz=grid:0:1:3"]),
+    ("penny", ["x=uniform:0:1", "x=grid:0:1:2"]), ("tests/python/skate_wall.nh", ["nosuch=uniform:0:1"])])
+def test_ensemble_bad_input(cli, src, model, vary):
+    """A distribution that does not parse, a name the model does not have, a name varied twice:
+    ValueError with the message `nholo ensemble` prints, before any member runs."""
+    arg = str(src / model) if model.endswith(".nh") else model
+    m = nholo.load_model(arg, backend="tape") if model.endswith(".nh") else nholo.builtin(model)
+    args = ["ensemble", arg, "--t-end", "0.1", "--members", "2"]
+    for v in vary:
+        args += ["--vary", v]
+    with pytest.raises(ValueError) as ei:
+        nholo.ensemble(m, 0.1, vary, replicas=2)
+    assert str(ei.value) == cli_message(cli, *args)
