@@ -569,6 +569,8 @@ const char *mf_group_symbol(int ev) {
 
 /* ---- which evaluators a model file has ----------------------------------------------------- */
 
+int mf_is_pluszero(const mf *m, int e) { return is_pluszero(m, e); }
+
 int mf_is_zero(const mf *m, int e) {
   double v;
   return nh_expr_is_const(m->pool, e, &v) && v == 0.0;
@@ -607,6 +609,8 @@ int mf_provides(const mf *m, int fn) {
   case MF_FN_constraint_deriv: return m->nc > 0;
   case MF_FN_gap: return m->ngap > 0;
   case MF_FN_mass_deriv2: return m->has_d2M;
+  case MF_FN_mass_sparse: return 1; /* compiled code only (the tapes leave them NULL) */
+  case MF_FN_constraint_sparse: return m->nc > 0;
   case MF_FN_holonomic: return m->phi != NULL;
   default: return 0; /* flow, predict, the ODE form: not in the language */
   }

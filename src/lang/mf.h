@@ -211,6 +211,8 @@ enum {
 int mf_provides(const mf *m, int fn);
 /* e is the constant 0; all n expressions ids are */
 int mf_is_zero(const mf *m, int e);
+/* e is the constant +0 (what the patterns of M and A leave out) */
+int mf_is_pluszero(const mf *m, int e);
 int mf_all_zero(const mf *m, const int *ids, int n);
 
 /* The tape evaluators of m into *fns (the sparse-fill variants stay NULL), their data into

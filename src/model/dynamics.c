@@ -43,6 +43,7 @@ void nh_dyn_init(nh_dyn *d, const nh_model *m, double *work) {
   d->ehi = d->elo + nc, d->efirst = d->ehi + nc, d->elast = d->efirst + nc;
   d->evals = 0;
   d->mready = d->mdiag = 0;
+  d->aclean = 0;
   d->dense = 0;
   d->nact = 0;
   d->act = NULL;
@@ -143,12 +144,16 @@ static int accel_contact(nh_dyn *d, const double *q, const double *v, double *a,
 static int accel_env(nh_dyn *d, double *a, double *lambda) {
   const int nq = d->nq, nc = d->nc;
   int *lo = d->elo, *hi = d->ehi, *first = d->efirst;
+  const int *rows = d->model->constraint_rows, *cols = d->model->constraint_cols;
   for (int k = 0; k < nc; k++) {
     const double *Ak = d->A + (size_t)k * nq;
     double *w = d->W + (size_t)k * nq;
-    int l = 0, h = nq;
-    while (l < nq && Ak[l] == 0.0) l++;
+    int l = 0, h = nq; /* scanned inside the row's pattern, when known: the rest is +0 */
+    if (rows && rows[k] < rows[k + 1]) l = cols[rows[k]], h = cols[rows[k + 1] - 1] + 1;
+    else if (rows) h = 0;
+    while (l < h && Ak[l] == 0.0) l++;
     while (h > l && Ak[h - 1] == 0.0) h--;
+    if (l == h) l = h = nq; /* an all-zero row: the empty extent at the end (as the full scan) */
     lo[k] = l, hi[k] = h;
     for (int j = l; j < h; j++) w[j] = Ak[j] / d->M[(size_t)j * nq + j] / d->M[(size_t)j * nq + j];
   }
@@ -212,8 +217,15 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
   if (nc == 0) return NH_OK;
 
   // W = M^-1 A^T (column k of W stored at W + k nq), G = A W
-  if ((rc = nh_cb(m->constraint(q, v, d->A, d->tmpc, m->user)))) return rc;
-  if (d->mdiag && nq >= NH_DYN_ENV_MIN && !d->dense) return accel_env(d, a, lambda);
+  const int env = d->mdiag && nq >= NH_DYN_ENV_MIN && !d->dense;
+  if (env && m->constraint_sparse && !d->aclean) { /* zero A once for the sparse fill */
+    memset(d->A, 0, sizeof(double) * (size_t)nc * (size_t)nq);
+    d->aclean = 1;
+  }
+  if (env && m->constraint_sparse) rc = nh_cb(m->constraint_sparse(q, v, d->A, d->tmpc, m->user));
+  else rc = nh_cb(m->constraint(q, v, d->A, d->tmpc, m->user));
+  if (rc) return rc;
+  if (env) return accel_env(d, a, lambda);
   for (int k = 0; k < nc; k++) {
     double *w = d->W + (size_t)k * nq;
     memcpy(w, d->A + (size_t)k * nq, sizeof(double) * (size_t)nq);
