@@ -279,12 +279,15 @@ static inline int mass_factor(const nh_model *mo, const double *q, double *M, do
   memcpy(L, M, sizeof(double) * (size_t)n * n);
   if (nh_la_chol(n, L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
   if (constant && flag) {
-    // M^-1 once: a step then needs no triangular solves (their divisions dominated the cost)
+    // M^-1 once: a step then needs no triangular solves (their divisions dominated the cost);
+    // a diagonal factor known once (nh_la_chol_solve's own test, then its diagonal path)
+    const int ldiag = nh_la_lower_zero(n, L);
     for (int j = 0; j < n; j++) {
       double *col = Minv + (size_t)j * n; /* M^-1 is symmetric: column j = row j */
       vzero(n, col);
       col[j] = 1.0;
-      nh_la_chol_solve(n, L, col);
+      if (ldiag) nh_la_diag_solve(n, L, col);
+      else nh_la_chol_solve(n, L, col);
     }
     *diag = 1.0;
     for (int i = 0; i < n * n; i++)
@@ -565,8 +568,17 @@ static inline int vi_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, d
     for (int i = 0; i < m; i++) e[i] = nh_la_dot(n, w->A + (size_t)i * n, y);
     res = nh_la_norm_inf(m, e) / (1.0 + nh_la_norm_inf(n, y));
     if (res <= s->opts.newton_tol) break;
-    for (int i = 0; i < m; i++)
-      for (int j = 0; j < m; j++) B[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+    if (*w->gdiag == (double)m) { /* W on proj_env's extents (+0 elsewhere): the dots over them */
+      for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) {
+          double b = 0.0;
+          for (int l = w->elo[j]; l < w->ehi[j]; l++) b += w->A[(size_t)i * n + l] * w->W[(size_t)j * n + l];
+          B[i * m + j] = b;
+        }
+    } else {
+      for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) B[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+    }
     if (nh_la_lu(m, B, w->piv, VI_PIVOT_TOL) != NH_OK) return NH_ERR_SINGULAR;
     nh_la_lu_solve(m, B, w->piv, e);
     nh_la_axpy(m, -1.0, e, lam);
