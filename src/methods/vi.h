@@ -534,6 +534,60 @@ static inline int force(const nh_model *mo, double t, const double *q, const dou
   return 0;
 }
 
+/* ---- products of the step with M and the rows (rattle), the dense loops' bits ---- */
+
+/* y = M0 x (nh_la_gemv); for a diagonal constant M 0.0 + M_ii x_i (mat_fixed's argument) */
+static inline void vi_mass_mul(const vi_ws *w, const double *x, double *y) {
+  const int n = w->n;
+  if (*w->mfact == 1.0 && *w->mdiag == 1.0) {
+    for (int i = 0; i < n; i++) y[i] = 0.0 + w->M0[(size_t)i * (n + 1)] * x[i];
+    return;
+  }
+  nh_la_gemv(n, n, w->M0, x, y);
+}
+
+/* proj_env's extents describe the rows of w->A and W (+0 outside them) */
+static inline int vi_on_extents(const vi_ws *w, int m) { return m >= 2 && *w->gdiag == (double)m; }
+
+/* out_k = W_k x, k < m (a sum started at +0 is unchanged by the +0 products outside) */
+static inline void vi_dot_rows(const vi_ws *w, int m, const double *x, double *out) {
+  const int n = w->n;
+  for (int k = 0; k < m; k++) {
+    const double *Wk = w->W + (size_t)k * n;
+    if (!vi_on_extents(w, m)) {
+      out[k] = nh_la_dot(n, Wk, x);
+      continue;
+    }
+    double d = 0.0;
+    for (int j = w->elo[k]; j < w->ehi[k]; j++) d += Wk[j] * x[j];
+    out[k] = d;
+  }
+}
+
+/* y += (s c_k) A_k, k < m. On the extents when no y_j is -0: adding a zero changes only a -0,
+ * and a y_j that is not -0 never becomes one (a sum is -0 only of two -0) */
+static inline void vi_axpy_rows(const vi_ws *w, int m, double s, const double *c, double *y) {
+  const int n = w->n;
+  int ext = vi_on_extents(w, m);
+  for (int j = 0; j < n && ext; j++)
+    if (y[j] == 0.0 && signbit(y[j])) ext = 0;
+  for (int k = 0; k < m; k++) {
+    const double a = s * c[k], *Ak = w->A + (size_t)k * n;
+    if (!ext) {
+      nh_la_axpy(n, a, Ak, y);
+      continue;
+    }
+    for (int j = w->elo[k]; j < w->ehi[k]; j++) y[j] += a * Ak[j];
+  }
+}
+
+/* b <- G^-1 b with proj_setup's factor (diagonal on the extents: nh_la_chol_solve's own path) */
+static inline void vi_gsolve(const vi_ws *w, int m, double *b) {
+  if (m == 0) return;
+  if (vi_on_extents(w, m)) nh_la_diag_solve(m, w->G, b);
+  else nh_la_chol_solve(m, w->G, b);
+}
+
 /* P^T x in place (x -= Q^T x), tmp scratch */
 static inline void pt_inplace(const vi_ws *w, double *x, double *tmp) {
   qt_apply(w, x, tmp);
