@@ -157,11 +157,17 @@ static int accel_env(nh_dyn *d, double *a, double *lambda) {
     lo[k] = l, hi[k] = h;
     for (int j = l; j < h; j++) w[j] = Ak[j] / d->M[(size_t)j * nq + j] / d->M[(size_t)j * nq + j];
   }
-  for (int i = 0; i < nc; i++) {
+  int sorted = 1; /* rows in ascending order of extent (empty ones last)? */
+  for (int k = 1; k < nc && sorted; k++) sorted = lo[k] >= lo[k - 1];
+  for (int i = 0, p = 0; i < nc; i++) {
     double *Gi = d->G + (size_t)i * nc;
     const double *Ai = d->A + (size_t)i * nq;
-    first[i] = i;
-    for (int k = 0; k < i && first[i] == i; k++)
+    first[i] = i; /* the first row k < i whose extent overlaps row i's */
+    if (sorted) { /* then k overlaps i when hi_k > lo_i, and the first such k never decreases */
+      while (p < i && hi[p] <= lo[i]) p++;
+      if (p < i && lo[i] < hi[i]) first[i] = p;
+    }
+    for (int k = 0; !sorted && k < i && first[i] == i; k++)
       if (lo[k] < hi[i] && lo[i] < hi[k]) first[i] = k;
     for (int k = first[i]; k <= i; k++) {
       const double *Wk = d->W + (size_t)k * nq;
