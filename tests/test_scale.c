@@ -244,6 +244,29 @@ static int test_too_many_coordinates(void) {
   return 0;
 }
 
+/* a model whose dA/dq would need dense indices beyond 2^31 (2048 coordinates, 600 rows that
+ * depend on the last coordinate): one clear error (it was accepted with overflowed indices) */
+static int test_too_large_derivatives(void) {
+  const int n = 2048, nc = 600;
+  size_t cap = 64 * (size_t)(n + nc) + 256, len = 0;
+  char *text = malloc(cap), msg[1024];
+  ENSURE(text);
+  len += (size_t)snprintf(text + len, cap - len, "model wide\ncoordinates");
+  for (int i = 1; i <= n; i++) len += (size_t)snprintf(text + len, cap - len, " q%d", i);
+  len += (size_t)snprintf(text + len, cap - len, "\nkinetic 0");
+  for (int i = 1; i <= n; i++) len += (size_t)snprintf(text + len, cap - len, " + 1/2*q%d'^2", i);
+  len += (size_t)snprintf(text + len, cap - len, "\n");
+  for (int k = 1; k <= nc; k++) len += (size_t)snprintf(text + len, cap - len, "constraint c%d: (2 + sin(q%d))*q%d' = 0\n", k, n, k);
+  nh_load_opts o = nh_load_opts_default();
+  o.backend = NH_BACKEND_TAPE;
+  nh_model *m = nh_model_parse(text, "wide.nh", &o, msg, sizeof msg);
+  free(text);
+  ENSURE(m == NULL);
+  ENSURE(strstr(msg, "wide.nh:2:1: error: the model is too large: its derivative tensors"));
+  ENSURE(strstr(msg, "(too much memory)"));
+  return 0;
+}
+
 /* a chain of n unit masses on a line whose constraint k couples q_2k+1 .. q_2k+4 (rows overlap
  * their neighbours: G is banded, not diagonal); at rest, so every velocity is admissible */
 static char *overlap_text(int n) {
@@ -355,6 +378,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_chain_codegen_matches_tape);
   RUN_TEST(test_chain_of_300_coordinates);
   RUN_TEST(test_too_many_coordinates);
+  RUN_TEST(test_too_large_derivatives);
   RUN_TEST(test_envelope_solve_is_the_dense_one);
   RUN_TEST(test_patterns_and_sparse_fill);
   return TEST_SUMMARY();

@@ -47,7 +47,11 @@ typedef struct mf_item {
 typedef struct mf_sparse {
   int n, cap;
   int *idx, *node;
+  int too_large; /* an entry was refused: more than MF_MAX_SPARSE, or a dense index past INT_MAX */
 } mf_sparse;
+/* Most structural non-zeros of one derivative tensor (a bound on memory: 8 bytes each, and
+ * their expressions) */
+#define MF_MAX_SPARSE (1 << 24)
 
 typedef struct mf {
   /* source */
