@@ -194,6 +194,22 @@ static int accel_env(nh_dyn *d, double *a, double *lambda) {
   return NH_OK;
 }
 
+/* The dense solve of nh_dyn_accel for one constraint row and a diagonal factor of M (the
+ * sleigh, the knife edge): the same operations, with the 1 x 1 factor and solve inline */
+static int accel_one(nh_dyn *d, double *a, double *lambda) {
+  const int nq = d->nq;
+  memcpy(d->W, d->A, sizeof(double) * (size_t)nq);
+  nh_la_diag_solve(nq, d->M, d->W);
+  d->G[0] = nh_la_dot(nq, d->A, d->W);
+  if (nh_la_chol_inline(1, d->G, 0.0, NULL) != 0) return NH_ERR_SINGULAR;
+  double lam = -d->tmpc[0] - nh_la_dot(nq, d->A, a);
+  nh_la_chol_solve_inline(1, d->G, &lam);
+  nh_la_axpy(nq, lam, d->W, a);
+  d->tmpc[0] = lam;
+  if (lambda) lambda[0] = lam;
+  return NH_OK;
+}
+
 int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *a, double *lambda) {
   const nh_model *m = d->model;
   const int nq = d->nq, nc = d->nc;
@@ -232,6 +248,7 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
   else rc = nh_cb(m->constraint(q, v, d->A, d->tmpc, m->user));
   if (rc) return rc;
   if (env) return accel_env(d, a, lambda);
+  if (nc == 1 && d->mdiag) return accel_one(d, a, lambda);
   for (int k = 0; k < nc; k++) {
     double *w = d->W + (size_t)k * nq;
     memcpy(w, d->A + (size_t)k * nq, sizeof(double) * (size_t)nq);
