@@ -446,7 +446,7 @@ VI_INLINE int proj_setup_k(const nh_model *mo, vi_ws *w, int n, int m, const dou
     if (!free) *w->wclean = 0.0;
     for (int k = 0; k < m; k++) msolve_k(w, n, L, w->A + (size_t)k * n, w->W + (size_t)k * n, 0, free, Mi);
   }
-  *w->gdiag = 0.0; /* the dense G and Gi below */
+  if (!free) *w->gdiag = 0.0; /* the dense G and Gi below (the kernel: never on extents) */
   if (free && m == 1) {
     double g = w->A[0] * w->W[0];
     NH_LA_UNROLL_FULL
