@@ -216,8 +216,9 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
   int rc;
   d->evals++;
 
-  // r = -c - dV + f
-  memset(d->r, 0, sizeof(double) * (size_t)nq);
+  // r = -c - dV + f (none of them: r = +0, and so is M^-1 r: 0 / L_jj and the sweeps keep +0)
+  const int unforced = !m->coriolis && !m->potential && !m->force;
+  if (!unforced) memset(d->r, 0, sizeof(double) * (size_t)nq);
   if (m->coriolis) {
     if ((rc = nh_cb(m->coriolis(q, v, d->tmp, m->user)))) return rc;
     nh_la_axpy(nq, -1.0, d->tmp, d->r);
@@ -233,8 +234,12 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
 
   // factor M = L L^T (once for a constant M), a = M^-1 r
   if ((rc = mass_factor(d, q))) return rc;
-  memcpy(a, d->r, sizeof(double) * (size_t)nq);
-  mass_solve(d, a);
+  if (unforced) {
+    memset(a, 0, sizeof(double) * (size_t)nq);
+  } else {
+    memcpy(a, d->r, sizeof(double) * (size_t)nq);
+    mass_solve(d, a);
+  }
   if (d->nact > 0) return accel_contact(d, q, v, a, lambda); /* closed contacts: the stacked rows */
   if (nc == 0) return NH_OK;
 
