@@ -367,6 +367,21 @@ static int test_patterns_and_sparse_fill(void) {
       for (int i = 0; i < n; i++) q[i] = trial == 0 ? m->q0[i] : m->q0[i] + 0.7 * sin(3.1 * i + trial);
       ENSURE(accel_paths_agree(m, q, v));
     }
+    /* the evaluators copied into a new definition (the X-macro idiom): without the patterns
+     * the sparse fills are dropped, with them kept */
+    for (int pat = 0; pat < 2; pat++) {
+      nh_model_def cd = nh_model_def_default();
+      cd.nq = n, cd.nc = nc, cd.coord_names = m->coord_names, cd.q0 = m->q0, cd.v0 = m->v0;
+#define COPY(name, type, exact) cd.name = m->name;
+      NH_EVALUATOR_LIST(COPY)
+#undef COPY
+      cd.user = m->user, cd.mass_constant = m->mass_constant;
+      if (pat) cd.mass_pattern = m->mass_pattern, cd.constraint_pattern = m->constraint_pattern;
+      nh_model *m2 = nh_model_create(&cd, msg, sizeof msg);
+      ENSURE(m2);
+      ENSURE(pat ? m2->mass_sparse && m2->constraint_sparse && m2->constraint_rows : !m2->mass_sparse && !m2->constraint_sparse);
+      nh_model_destroy(m2);
+    }
     nh_model_destroy(m);
   }
   return 0;

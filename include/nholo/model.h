@@ -276,7 +276,8 @@ typedef struct nh_model_def {
    * row-major) may be other than +0; every other entry must be exactly +0 at every q. Sums
    * over M and A (energy, constraint residual, the multiplier solve) then skip them, with the
    * same bits for a finite state. The Nullable sparse-fill evaluators mass_sparse and
-   * constraint_sparse (each only with its pattern and its dense evaluator) give the dense
+   * constraint_sparse (each only with its dense evaluator; without its pattern the model
+   * leaves it NULL, e.g. when copying another model's evaluators) give the dense
    * values except that the entries outside the pattern are left unwritten (Adot v is written
    * whole): a caller keeps its buffer +0 there (zeros, or one dense call) across calls. */
   const unsigned char *mass_pattern;

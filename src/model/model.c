@@ -223,9 +223,8 @@ static int check_def(const nh_model_def *d, char *msg, size_t size) {
                  sp[i].name, sp[i].name);
       return 0;
     }
-  if ((d->mass_sparse && (!d->mass || !d->mass_pattern)) ||
-      (d->constraint_sparse && (!d->constraint || !d->constraint_pattern))) {
-    nh_set_msg(msg, size, "mass_sparse and constraint_sparse need their dense evaluator and their pattern");
+  if ((d->mass_sparse && !d->mass) || (d->constraint_sparse && !d->constraint)) {
+    nh_set_msg(msg, size, "mass_sparse or constraint_sparse is given without its dense evaluator (a sparse-fill evaluator needs its dense one)");
     return 0;
   }
   if (d->form == NH_FORM_ODE && (d->mass_pattern || d->constraint_pattern || d->mass_sparse || d->constraint_sparse)) {
@@ -380,6 +379,9 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   NH_EVALUATOR_LIST(X)
 #undef X
   m->holonomic = d->nc > 0 ? d->holonomic : NULL;
+  /* a sparse fill without its pattern is of no use (a copy of another model's evaluators) */
+  if (!d->mass_pattern) m->mass_sparse = NULL;
+  if (!d->constraint_pattern || d->nc == 0) m->constraint_sparse = NULL;
   snprintf(m->backend, sizeof m->backend, "%s", d->backend ? d->backend : "c");
   m->user_free = d->user_free;
   m->form = ode ? NH_FORM_ODE : NH_FORM_MECHANICAL;
