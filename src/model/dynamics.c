@@ -195,16 +195,21 @@ static int accel_env(nh_dyn *d, double *a, double *lambda) {
 }
 
 /* The dense solve of nh_dyn_accel for one constraint row and a diagonal factor of M (the
- * sleigh, the knife edge): the same operations, with the 1 x 1 factor and solve inline */
-static int accel_one(nh_dyn *d, double *a, double *lambda) {
+ * sleigh, the knife edge): the same operations, with the 1 x 1 factor and solve inline.
+ * zero_a: a = M^-1 r is +0 and left unwritten (then A a = +0, and a_j = 0.0 + lam W_j) */
+static int accel_one(nh_dyn *d, double *a, double *lambda, int zero_a) {
   const int nq = d->nq;
-  memcpy(d->W, d->A, sizeof(double) * (size_t)nq);
-  nh_la_diag_solve(nq, d->M, d->W);
-  d->G[0] = nh_la_dot(nq, d->A, d->W);
+  const double *A = d->A, *L = d->M;
+  double *W = d->W;
+  for (int j = 0; j < nq; j++) W[j] = A[j] / L[(size_t)j * nq + j] / L[(size_t)j * nq + j]; /* diag solve */
+  d->G[0] = nh_la_dot(nq, A, W);
   if (nh_la_chol_inline(1, d->G, 0.0, NULL) != 0) return NH_ERR_SINGULAR;
-  double lam = -d->tmpc[0] - nh_la_dot(nq, d->A, a);
+  double lam = -d->tmpc[0] - (zero_a ? 0.0 : nh_la_dot(nq, A, a));
   nh_la_chol_solve_inline(1, d->G, &lam);
-  nh_la_axpy(nq, lam, d->W, a);
+  if (zero_a)
+    for (int j = 0; j < nq; j++) a[j] = 0.0 + lam * W[j];
+  else
+    nh_la_axpy(nq, lam, W, a);
   d->tmpc[0] = lam;
   if (lambda) lambda[0] = lam;
   return NH_OK;
@@ -234,8 +239,10 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
 
   // factor M = L L^T (once for a constant M), a = M^-1 r
   if ((rc = mass_factor(d, q))) return rc;
+  const int env = d->mdiag && nq >= NH_DYN_ENV_MIN && !d->dense;
+  const int one = nc == 1 && d->nact == 0 && d->mdiag && !env; /* accel_one below */
   if (unforced) {
-    memset(a, 0, sizeof(double) * (size_t)nq);
+    if (!one) memset(a, 0, sizeof(double) * (size_t)nq);
   } else {
     memcpy(a, d->r, sizeof(double) * (size_t)nq);
     mass_solve(d, a);
@@ -244,7 +251,6 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
   if (nc == 0) return NH_OK;
 
   // W = M^-1 A^T (column k of W stored at W + k nq), G = A W
-  const int env = d->mdiag && nq >= NH_DYN_ENV_MIN && !d->dense;
   if (env && m->constraint_sparse && !d->aclean) { /* zero A once for the sparse fill */
     memset(d->A, 0, sizeof(double) * (size_t)nc * (size_t)nq);
     d->aclean = 1;
@@ -253,7 +259,7 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
   else rc = nh_cb(m->constraint(q, v, d->A, d->tmpc, m->user));
   if (rc) return rc;
   if (env) return accel_env(d, a, lambda);
-  if (nc == 1 && d->mdiag) return accel_one(d, a, lambda);
+  if (one) return accel_one(d, a, lambda, unforced);
   for (int k = 0; k < nc; k++) {
     double *w = d->W + (size_t)k * nq;
     memcpy(w, d->A + (size_t)k * nq, sizeof(double) * (size_t)nq);
