@@ -118,6 +118,8 @@ static nh_model_def form_def(int form) {
   if (form == 0) {
     d.nq = 2, d.nc = 1, d.ngap = 1, d.coord_names = names;
     d.mass = (nh_mass_fn)stub, d.constraint = (nh_constraint_fn)stub, d.gap = (nh_gap_fn)stub;
+    static const unsigned char mpat[4] = {1, 0, 0, 1}, cpat[2] = {1, 1}; /* for the sparse fills */
+    d.mass_pattern = mpat, d.constraint_pattern = cpat;
     return d;
   }
   d.form = NH_FORM_ODE, d.nx = 4;
@@ -159,7 +161,7 @@ static int test_every_evaluator_copied(void) {
   }
   NH_EVALUATOR_LIST(X)
 #undef X
-  ENSURE(entries == 26);
+  ENSURE(entries == 28);
   /* the almost-Poisson base has both exact derivatives of its form */
   nh_model_def d = form_def(2);
   nh_model *m = nh_model_create(&d, NULL, 0);

@@ -245,6 +245,29 @@ static int test_too_many_coordinates(void) {
   return 0;
 }
 
+/* a model whose dA/dq would need dense indices beyond 2^31 (2048 coordinates, 600 rows that
+ * depend on the last coordinate): one clear error (it was accepted with overflowed indices) */
+static int test_too_large_derivatives(void) {
+  const int n = 2048, nc = 600;
+  size_t cap = 64 * (size_t)(n + nc) + 256, len = 0;
+  char *text = malloc(cap), msg[1024];
+  ENSURE(text);
+  len += (size_t)snprintf(text + len, cap - len, "model wide\ncoordinates");
+  for (int i = 1; i <= n; i++) len += (size_t)snprintf(text + len, cap - len, " q%d", i);
+  len += (size_t)snprintf(text + len, cap - len, "\nkinetic 0");
+  for (int i = 1; i <= n; i++) len += (size_t)snprintf(text + len, cap - len, " + 1/2*q%d'^2", i);
+  len += (size_t)snprintf(text + len, cap - len, "\n");
+  for (int k = 1; k <= nc; k++) len += (size_t)snprintf(text + len, cap - len, "constraint c%d: (2 + sin(q%d))*q%d' = 0\n", k, n, k);
+  nh_load_opts o = nh_load_opts_default();
+  o.backend = NH_BACKEND_TAPE;
+  nh_model *m = nh_model_parse(text, "wide.nh", &o, msg, sizeof msg);
+  free(text);
+  ENSURE(m == NULL);
+  ENSURE(strstr(msg, "wide.nh:2:1: error: the model is too large: its derivative tensors"));
+  ENSURE(strstr(msg, "(too much memory)"));
+  return 0;
+}
+
 /* a chain of n unit masses on a line whose constraint k couples q_2k+1 .. q_2k+4 (rows overlap
  * their neighbours: G is banded, not diagonal); at rest, so every velocity is admissible */
 static char *overlap_text(int n) {
@@ -306,12 +329,73 @@ static int test_envelope_solve_is_the_dense_one(void) {
   return 0;
 }
 
+/* the patterns and sparse fills of generated C on the chain of 16 and the overlapping chain of
+ * 40: the dense M and A are +0 bitwise outside the patterns, the sparse fill into a +0 buffer is
+ * the dense result bitwise and writes every entry of the pattern; the multiplier solve with the
+ * sparse fill is the dense solve's bits */
+static int test_patterns_and_sparse_fill(void) {
+  char msg[1024], *texts[2] = {sleigh_chain_text(16), overlap_text(40)};
+  for (int t = 0; t < 2; t++) {
+    ENSURE(texts[t]);
+    nh_load_opts o = nh_load_opts_default();
+    o.backend = NH_BACKEND_CODEGEN;
+    o.cache_dir = NHOLO_TEST_CACHE;
+    nh_model *m = nh_model_parse(texts[t], "patterns", &o, msg, sizeof msg);
+    free(texts[t]);
+    if (!m) {
+      printf("  (codegen unavailable: %s)\n", msg);
+      continue;
+    }
+    ENSURE(m->mass_sparse && m->constraint_sparse && m->mass_pattern && m->constraint_pattern);
+    const int n = m->nq, nc = m->nc;
+    ENSURE(m->mass_rows[n] == n); /* a diagonal M */
+    double q[64], v[64], d[64 * 64], sp[64 * 64], adv[64], adv2[64];
+    for (int i = 0; i < n; i++) q[i] = m->q0[i] + 0.3 * sin(1.3 * i), v[i] = cos(0.9 * i);
+    for (int pass = 0; pass < 2; pass++) { /* M, then A */
+      const int rows = pass ? nc : n;
+      const unsigned char *pat = pass ? m->constraint_pattern : m->mass_pattern;
+      memset(sp, 0, sizeof sp);
+      ENSURE((pass ? m->constraint(q, v, d, adv, m->user) : m->mass(q, d, m->user)) == 0);
+      ENSURE((pass ? m->constraint_sparse(q, v, sp, adv2, m->user) : m->mass_sparse(q, sp, m->user)) == 0);
+      ENSURE(!memcmp(d, sp, sizeof(double) * (size_t)rows * n));
+      ENSURE(!pass || !memcmp(adv, adv2, sizeof(double) * (size_t)nc));
+      for (int e = 0; e < rows * n; e++) ENSURE(pat[e] || (d[e] == 0.0 && !signbit(d[e])));
+      memset(sp, 0xff, sizeof sp); /* NaNs: every pattern entry is written */
+      ENSURE((pass ? m->constraint_sparse(q, v, sp, NULL, m->user) : m->mass_sparse(q, sp, m->user)) == 0);
+      for (int e = 0; e < rows * n; e++) ENSURE(!pat[e] || !memcmp(&sp[e], &d[e], sizeof(double)));
+    }
+    for (int trial = 0; trial < 3; trial++) {
+      for (int i = 0; i < n; i++) q[i] = trial == 0 ? m->q0[i] : m->q0[i] + 0.7 * sin(3.1 * i + trial);
+      ENSURE(accel_paths_agree(m, q, v));
+    }
+    /* the evaluators copied into a new definition (the X-macro idiom): without the patterns
+     * the sparse fills are dropped, with them kept */
+    for (int pat = 0; pat < 2; pat++) {
+      nh_model_def cd = nh_model_def_default();
+      cd.nq = n, cd.nc = nc, cd.coord_names = m->coord_names, cd.q0 = m->q0, cd.v0 = m->v0;
+#define COPY(name, type, exact) cd.name = m->name;
+      NH_EVALUATOR_LIST(COPY)
+#undef COPY
+      cd.user = m->user, cd.mass_constant = m->mass_constant;
+      if (pat) cd.mass_pattern = m->mass_pattern, cd.constraint_pattern = m->constraint_pattern;
+      nh_model *m2 = nh_model_create(&cd, msg, sizeof msg);
+      ENSURE(m2);
+      ENSURE(pat ? m2->mass_sparse && m2->constraint_sparse && m2->constraint_rows : !m2->mass_sparse && !m2->constraint_sparse);
+      nh_model_destroy(m2);
+    }
+    nh_model_destroy(m);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   nh_test_filter = argc > 1 ? argv[1] : NULL;
   RUN_TEST(test_sparse_derivation_is_the_dense_one);
   RUN_TEST(test_chain_codegen_matches_tape);
   RUN_TEST(test_chain_of_300_coordinates);
   RUN_TEST(test_too_many_coordinates);
+  RUN_TEST(test_too_large_derivatives);
   RUN_TEST(test_envelope_solve_is_the_dense_one);
+  RUN_TEST(test_patterns_and_sparse_fill);
   return TEST_SUMMARY();
 }

@@ -51,6 +51,10 @@
   X(poisson_sparse, nh_poisson_fn, 0)                                                        \
   X(hamiltonian_hess_sparse, nh_hamiltonian_hess_fn, 0)                                      \
   X(poisson_jac_sparse, nh_poisson_jac_fn, 0)                                                \
+  /* sparse-fill variants of M and A (mechanical form; entries outside mass_pattern and    \
+   * constraint_pattern left unwritten; Adot v written whole) */                           \
+  X(mass_sparse, nh_mass_fn, 0)                                                              \
+  X(constraint_sparse, nh_constraint_fn, 0)                                                  \
   /* ---- either form ---- */                                                               \
   X(monitor, nh_monitor_fn, 0)               /* m_j(t, x), j < nmon; required when nmon > 0 */
 

@@ -221,7 +221,8 @@ typedef struct nh_model_def {
   /* The evaluators, one field each, in the order and under the names of the list in
    * nholo/evaluators.h (mass, potential, coriolis, force, constraint, gap, flow, predict, the
    * derivatives mass_deriv ... force_jac, holonomic, rhs, energy, project, angvel, hamiltonian,
-   * poisson, hamiltonian_hess, poisson_jac, their _sparse variants, monitor); the list says
+   * poisson, hamiltonian_hess, poisson_jac, their _sparse variants, mass_sparse,
+   * constraint_sparse, monitor); the list says
    * which are required. Derivatives left NULL are finite differences (see above). */
   NH_EVALUATOR_LIST(NH_EVALUATOR_FIELD)
 
@@ -272,6 +273,16 @@ typedef struct nh_model_def {
    * right-hand side; mass is still called where a method wants M itself. Model files set it
    * when every entry of dM/dq is identically 0. A wrong 1 gives wrong dynamics. */
   int mass_constant;
+  /* mechanical form, Nullable (dense): which entries of M (nq x nq) and of A (nc x nq,
+   * row-major) may be other than +0; every other entry must be exactly +0 at every q. Sums
+   * over M and A (energy, constraint residual, the multiplier solve) then skip them, with the
+   * same bits for a finite state. The Nullable sparse-fill evaluators mass_sparse and
+   * constraint_sparse (each only with its dense evaluator; without its pattern the model
+   * leaves it NULL, e.g. when copying another model's evaluators) give the dense
+   * values except that the entries outside the pattern are left unwritten (Adot v is written
+   * whole): a caller keeps its buffer +0 there (zeros, or one dense call) across calls. */
+  const unsigned char *mass_pattern;
+  const unsigned char *constraint_pattern;
 
   const void *user;  /* passed to every evaluator */
   size_t user_size;  /* > 0: copy user_size bytes of *user into the model and pass the copy */
@@ -306,6 +317,11 @@ typedef struct nh_model {
   const nh_monitor_def *monitors; /* names copied */
   int has_se2, se2[3];   /* Lie-group structure, as in nh_model_def */
   int mass_constant;     /* 0 or 1, as in nh_model_def (0 for the ODE form) */
+  /* NULL or copied, as in nh_model_def; and by rows: the columns of row i that the pattern
+   * holds are cols[rows[i] .. rows[i + 1]), ascending (NULL without the pattern) */
+  const unsigned char *mass_pattern, *constraint_pattern;
+  const int *mass_rows, *mass_cols;             /* nq + 1 offsets; their columns */
+  const int *constraint_rows, *constraint_cols; /* nc + 1 offsets; their columns */
   void *user;
 } nh_model;
 

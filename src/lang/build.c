@@ -120,6 +120,17 @@ nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
     for (int ij = 0; ij < m->nq * m->nq; ij++) pip[ij] = !mf_is_zero(m, m->Pi[ij]), ptp[ij] = !mf_is_zero(m, m->PT[ij]);
     d.poisson_pattern = pip, d.poisson_jac_pattern = ptp;
   } else {
+    // the entries of M and A that are not the constant +0
+    const size_t nq = (size_t)m->nq, nc = (size_t)m->nc;
+    pip = malloc(nq * nq), ptp = malloc(nc * nq + 1);
+    if (!pip || !ptp) {
+      free(pip), free(ptp);
+      nh_set_msg(msg, msg_size, "%s: out of memory", m->file);
+      return NULL;
+    }
+    for (size_t ij = 0; ij < nq * nq; ij++) pip[ij] = !mf_is_pluszero(m, m->M[ij]);
+    for (size_t kj = 0; kj < nc * nq; kj++) ptp[kj] = !mf_is_pluszero(m, m->A[kj]);
+    d.mass_pattern = pip, d.constraint_pattern = nc > 0 ? ptp : NULL;
     d.nq = m->nq, d.nc = m->nc;
     d.coord_names = cnames;
     d.constraint_names = kn;

@@ -151,6 +151,8 @@ static int emit_group(nh_text *b, const mf *m, int ev, int split, int sparse_fil
     if (!(t = nh_tape_create(m->pool, n, ids))) return NH_ERR_NOMEM;
   }
   for (int i = 0; i < n && !index; i++) nz += out_is_zero(t, i);
+  int nzo = 0; /* the structural zeros a sparse fill leaves out: those of o (o2 is written whole) */
+  for (int i = 0; i < split && i < n && sparse_fill; i++) nzo += out_is_zero(t, i);
   const int clear = index || (!sparse_fill && nz >= MF_MEMSET_ZEROS); /* memset, then the non-zeros */
   nh_text_printf(b, "\nstatic int %s%s(const double *restrict x, double *restrict o, double *restrict o2) {\n"
              "  (void)x, (void)o2;\n", sym, sparse_fill ? "_s" : "");
@@ -165,9 +167,9 @@ static int emit_group(nh_text *b, const mf *m, int ev, int split, int sparse_fil
       return NH_ERR_UNSUPPORTED;
     }
   double c;
-  const int table = t && !sparse_fill && emit_const_table(b, t, index ? n : split, index);
+  const int table = t && emit_const_table(b, t, index ? n : split, index);
   for (int i = 0; i < n; i++) {
-    if ((sparse_fill || clear) && out_is_zero(t, i)) continue;
+    if (((sparse_fill && i < split) || clear) && out_is_zero(t, i)) continue;
     if (table && (index || i < split) && out_const(t, i, &c)) continue;
     if (index) nh_text_printf(b, "  o[%d] = s%d;\n", index[i], nh_tape_out_slot(t, i));
     else if (i < split) nh_text_printf(b, "  o[%d] = s%d;\n", i, nh_tape_out_slot(t, i));
@@ -176,8 +178,9 @@ static int emit_group(nh_text *b, const mf *m, int ev, int split, int sparse_fil
   nh_text_printf(b, "  return 0;\n}\n");
   if (sparse_fill) { /* the dense form: the structural zeros, then the rest */
     nh_text_printf(b, "\nstatic int %s(const double *restrict x, double *restrict o, double *restrict o2) {\n", sym);
-    for (int i = 0; i < n; i++)
-      if (out_is_zero(t, i)) nh_text_printf(b, "  %s[%d] = 0.0;\n", i < split ? "o" : "o2", i < split ? i : i - split);
+    if (nzo >= MF_MEMSET_ZEROS) nh_text_printf(b, "  nh_zero(o, sizeof(double) * %d);\n", split);
+    for (int i = 0; i < split && i < n && nzo < MF_MEMSET_ZEROS; i++)
+      if (out_is_zero(t, i)) nh_text_printf(b, "  o[%d] = 0.0;\n", i);
     nh_text_printf(b, "  return %s_s(x, o, o2);\n}\n", sym);
   }
   nh_tape_destroy(t);
@@ -224,6 +227,8 @@ static void emit_evaluators(nh_text *b, const mf *m) {
   }
   nh_text_printf(b, "int " MF_SYMBOL(mass) "(const double *q, double *M, void *u) {\n"
              "  (void)u;\n  return nh_mf_mass(q, M, 0);\n}\n");
+  nh_text_printf(b, "int " MF_SYMBOL(mass_sparse) "(const double *q, double *M, void *u) {\n"
+             "  (void)u;\n  return nh_mf_mass_s(q, M, 0);\n}\n");
   if (mf_provides(m, MF_FN_potential))
     nh_text_printf(b, "int " MF_SYMBOL(potential) "(const double *q, double *V, double *dV, void *u) {\n  (void)u;\n"
                "  if (V && dV) return nh_mf_vdv(q, V, dV);\n"
@@ -249,6 +254,11 @@ derivs:
                "  if (!Adv) return A ? nh_mf_a(q, A, 0) : 0;\n"
                "  pack(q, v, 0.0, x);\n"
                "  return A ? nh_mf_aadv(x, A, Adv) : nh_mf_adv(x, Adv, 0);\n}\n");
+    nh_text_printf(b, "int " MF_SYMBOL(constraint_sparse) "(const double *q, const double *v, double *A, double *Adv, void *u) {\n"
+               "  double x[2 * NQ + 1];\n  (void)u;\n"
+               "  if (!Adv) return A ? nh_mf_a_s(q, A, 0) : 0;\n"
+               "  pack(q, v, 0.0, x);\n"
+               "  return A ? nh_mf_aadv_s(x, A, Adv) : nh_mf_adv(x, Adv, 0);\n}\n");
     nh_text_printf(b, "int " MF_SYMBOL(constraint_deriv) "(const double *q, double *o, void *u) {\n  (void)u;\n  return nh_mf_da(q, o, 0);\n}\n");
   }
   if (m->phi)
@@ -285,7 +295,8 @@ char *mf_codegen_source(const mf *m) {
                 : ev == MF_EV_AADV                 ? m->nc * m->nq
                 : ev == MF_EV_GDG                  ? m->ngap
                                                    : mf_group_size(m, ev);
-    int sparse_fill = ev == MF_EV_PI || ev == MF_EV_HS || ev == MF_EV_PT;
+    int sparse_fill = ev == MF_EV_PI || ev == MF_EV_HS || ev == MF_EV_PT ||
+                      (!m->poisson && (ev == MF_EV_MASS || ev == MF_EV_A || ev == MF_EV_AADV));
     rc = emit_group(&b, m, ev, split, sparse_fill, ids);
   }
   free(ids);

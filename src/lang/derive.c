@@ -13,6 +13,7 @@
  * The groups (mf.h) bundle derived outputs that are compiled together, to tapes
  * (evaluators.c) or to C (codegen.c); mf_provides says which evaluators a model file has. */
 #include <math.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,8 +147,10 @@ static int vars_of(const nh_expr_pool *P, var_walk *w, int e, int lo, int hi, in
   return n;
 }
 
-/* append (idx, node) to s; -1 when out of memory */
+/* append (idx, node) to s; -1 when out of memory or beyond MF_MAX_SPARSE entries or an int
+ * index (then s->too_large) */
 static int sparse_put(mf_sparse *s, long idx, int node) {
+  if (s->n >= MF_MAX_SPARSE || idx > INT_MAX) return s->too_large = 1, -1;
   if (s->n == s->cap) {
     int cap = s->cap ? 2 * s->cap : 64;
     int *i = realloc(s->idx, sizeof(int) * (size_t)cap), *nd;
@@ -442,6 +445,11 @@ int mf_derive(mf *m) {
   }
   if (cx.bad) m->status = NH_ERR_NOMEM;
 done:
+  if (m->dM.too_large || m->d2M.too_large || m->dA.too_large) { /* one clear error, not "out of memory" */
+    m->status = 0;
+    mf_fail(m, m->coord_off, "the model is too large: its derivative tensors (dM/dq, d2M, dA/dq) would hold "
+            "more than %d structural non-zeros, or indices beyond 2^31 (too much memory)", MF_MAX_SPARSE);
+  }
   free(cx.w.stamp), free(cx.w.stack), free(cx.w.mark), free(cx.vars), free(vel);
   free(cx.lo), free(cx.hi), free(cx.zneg);
   return m->status;
@@ -569,6 +577,8 @@ const char *mf_group_symbol(int ev) {
 
 /* ---- which evaluators a model file has ----------------------------------------------------- */
 
+int mf_is_pluszero(const mf *m, int e) { return is_pluszero(m, e); }
+
 int mf_is_zero(const mf *m, int e) {
   double v;
   return nh_expr_is_const(m->pool, e, &v) && v == 0.0;
@@ -607,6 +617,8 @@ int mf_provides(const mf *m, int fn) {
   case MF_FN_constraint_deriv: return m->nc > 0;
   case MF_FN_gap: return m->ngap > 0;
   case MF_FN_mass_deriv2: return m->has_d2M;
+  case MF_FN_mass_sparse: return 1; /* compiled code only (the tapes leave them NULL) */
+  case MF_FN_constraint_sparse: return m->nc > 0;
   case MF_FN_holonomic: return m->phi != NULL;
   default: return 0; /* flow, predict, the ODE form: not in the language */
   }

@@ -47,7 +47,11 @@ typedef struct mf_item {
 typedef struct mf_sparse {
   int n, cap;
   int *idx, *node;
+  int too_large; /* an entry was refused: more than MF_MAX_SPARSE, or a dense index past INT_MAX */
 } mf_sparse;
+/* Most structural non-zeros of one derivative tensor (a bound on memory: 8 bytes each, and
+ * their expressions) */
+#define MF_MAX_SPARSE (1 << 24)
 
 typedef struct mf {
   /* source */
@@ -243,6 +247,8 @@ enum {
 int mf_provides(const mf *m, int fn);
 /* e is the constant 0; all n expressions ids are */
 int mf_is_zero(const mf *m, int e);
+/* e is the constant +0 (what the patterns of M and A leave out) */
+int mf_is_pluszero(const mf *m, int e);
 int mf_all_zero(const mf *m, const int *ids, int n);
 
 /* The tape evaluators of m into *fns (the sparse-fill variants stay NULL), their data into

@@ -78,20 +78,20 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
     set_key(w->kin, t, x0, nx);
   }
   // (10a) p_k+1/2 = p_k + h/2 (f_k - A_k^T lam_k), (10b) q_k+1
-  nh_la_gemv(n, n, w->M0, v0, w->phalf);
+  vi_mass_mul(w, v0, w->phalf);
   nh_la_axpy(n, 0.5 * h, w->f, w->phalf);
-  for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * w->cin[k], w->A + (size_t)k * n, w->phalf);
+  vi_axpy_rows(w, m, -0.5 * h, w->cin, w->phalf);
   msolve_w(w, w->L0, w->phalf, w->v);
   for (int i = 0; i < n; i++) q1[i] = q0[i] + h * w->v[i];
   // (10e) lam_k+1 from G lam = A M^-1 (2/h p_k+1/2 + f_k+1), (10d) p_k+1
   if ((rc = force(mo, t + h, q1, w->v, 1, w->f, w->tmp))) return rc;
   if ((rc = proj_setup(mo, w, q1, w->L0))) return rc;
   for (int i = 0; i < n; i++) w->tmp[i] = 2.0 / h * w->phalf[i] + w->f[i];
-  for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w->W + (size_t)k * n, w->tmp);
-  if (m > 0) nh_la_chol_solve(m, w->G, lam);
+  vi_dot_rows(w, m, w->tmp, lam);
+  vi_gsolve(w, m, lam);
   nh_la_copy(n, w->phalf, w->p);
   nh_la_axpy(n, 0.5 * h, w->f, w->p);
-  for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w->A + (size_t)k * n, w->p);
+  vi_axpy_rows(w, m, -0.5 * h, lam, w->p);
   msolve_w(w, w->L0, w->p, v1);
   nh_la_copy(m, lam, w->cout);
   set_key(w->kout, t + h, x1, nx);

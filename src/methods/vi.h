@@ -56,6 +56,10 @@ typedef struct vi_ws {
   int *kpiv;
   int *elo, *ehi;              /* the extents of the rows of A in W (proj_env), mmax each */
   double *wclean;              /* 1 when W is +0 outside those extents */
+  double *aclean;              /* 1 when the model's rows of A are +0 outside its constraint pattern */
+  double *gdiag;               /* m when G, Gi hold proj_env's diagonal form for m rows (off-diagonal +0) */
+  int *qcnt;                   /* (n) scratch of qt_env */
+  const int *crows, *ccols;    /* the model's constraint pattern by rows (nholo/model.h), or NULL */
 } vi_ws;
 
 /* The carved workspace is cached at the head of s->work (carving costs as much as a small
@@ -92,7 +96,7 @@ static inline size_t vi_work_size(const nh_model *mo) {
   return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * vi_dm_size(mo, 1) + vi_dm_size(mo, 2) + n * n +
          vi_jsize(n, m) + vi_dwork_size(mo) + n + 8 * n + 2 * vi_zsize(n, m) + 2 * m + 2 * (1 + nx) +
          4 * n + 2 + n + 1 + n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8 + 2 * n + 1 + g + g * n +
-         (2 * m * sizeof(int) + sizeof(double) - 1) / sizeof(double) + 1;
+         ((2 * m + n) * sizeof(int) + sizeof(double) - 1) / sizeof(double) + 1 + 2;
 }
 
 static inline vi_ws vi_carve(nh_stepper *s) {
@@ -149,7 +153,13 @@ static inline vi_ws vi_carve(nh_stepper *s) {
   w.gd = p, p += g * n;
   w.wclean = p, p += 1;
   *w.wclean = 0.0;
+  w.aclean = p, p += 1;
+  *w.aclean = 0.0;
+  w.gdiag = p, p += 1;
+  *w.gdiag = 0.0;
+  w.crows = mo->constraint_rows, w.ccols = mo->constraint_cols;
   w.elo = (int *)(void *)p, w.ehi = w.elo + m;
+  w.qcnt = w.ehi + m;
   return w;
 }
 
@@ -183,10 +193,16 @@ static inline int vi_contact_rows(const nh_model *mo, vi_ws *w, const double *q,
   return 0;
 }
 
-/* A(q): the model's rows and the closed contacts' (m of them) */
+/* A(q): the model's rows and the closed contacts' (m of them); into w->A of a large model by
+ * the sparse fill (A zeroed once: every writer of w->A writes whole rows of A(q)) */
 static inline int vi_rows(const nh_model *mo, vi_ws *w, const double *q, double *A) {
   int rc;
-  if (w->mc > 0 && (rc = nh_cb(mo->constraint(q, w->tmp2, A, NULL, mo->user)))) return rc;
+  if (A == w->A && mo->constraint_sparse && w->n >= NH_MODEL_SPARSE_MIN && w->mc > 0) {
+    if (*w->aclean != 1.0) memset(w->A, 0, sizeof(double) * (size_t)w->mmax * (size_t)w->n), *w->aclean = 1.0;
+    if ((rc = nh_cb(mo->constraint_sparse(q, w->tmp2, A, NULL, mo->user)))) return rc;
+  } else if (w->mc > 0 && (rc = nh_cb(mo->constraint(q, w->tmp2, A, NULL, mo->user)))) {
+    return rc;
+  }
   return w->m > w->mc ? vi_contact_rows(mo, w, q, A) : 0;
 }
 
@@ -263,12 +279,15 @@ static inline int mass_factor(const nh_model *mo, const double *q, double *M, do
   memcpy(L, M, sizeof(double) * (size_t)n * n);
   if (nh_la_chol(n, L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
   if (constant && flag) {
-    // M^-1 once: a step then needs no triangular solves (their divisions dominated the cost)
+    // M^-1 once: a step then needs no triangular solves (their divisions dominated the cost);
+    // a diagonal factor known once (nh_la_chol_solve's own test, then its diagonal path)
+    const int ldiag = nh_la_lower_zero(n, L);
     for (int j = 0; j < n; j++) {
       double *col = Minv + (size_t)j * n; /* M^-1 is symmetric: column j = row j */
       vzero(n, col);
       col[j] = 1.0;
-      nh_la_chol_solve(n, L, col);
+      if (ldiag) nh_la_diag_solve(n, L, col);
+      else nh_la_chol_solve(n, L, col);
     }
     *diag = 1.0;
     for (int i = 0; i < n * n; i++)
@@ -357,25 +376,40 @@ static inline int proj_env(vi_ws *w, int n, int m) {
     for (int k = 0; k < w->mmax; k++) w->elo[k] = w->ehi[k] = 0;
     *w->wclean = 1.0;
   }
+  const int *rows = m == w->mc ? w->crows : NULL, *cols = w->ccols; /* (contact rows: no pattern) */
   for (int k = 0; k < m; k++) {
     const double *Ak = w->A + (size_t)k * n;
     double *Wk = w->W + (size_t)k * n;
     for (int j = w->elo[k]; j < w->ehi[k]; j++) Wk[j] = 0.0;
-    int l = 0, h = n;
-    while (l < n && Ak[l] == 0.0) l++;
+    int l = 0, h = n; /* scanned inside the row's pattern, when known: the rest is +0 */
+    if (rows && rows[k] < rows[k + 1]) l = cols[rows[k]], h = cols[rows[k + 1] - 1] + 1;
+    else if (rows) h = 0;
+    while (l < h && Ak[l] == 0.0) l++;
     while (h > l && Ak[h - 1] == 0.0) h--;
+    if (l == h) l = h = n; /* an empty row: the extent the full scan finds */
     w->elo[k] = l, w->ehi[k] = h;
     for (int j = l; j < h; j++) Wk[j] = 0.0 + w->Minv[(size_t)j * (n + 1)] * Ak[j];
   }
-  for (int i = 0; i < m; i++)
+  // the extents overlap? (rows in ascending order of extent: one pass; else every pair)
+  int sorted = 1, plo = -1, phi = 0;
+  for (int i = 0; i < m && sorted; i++) {
+    if (w->elo[i] == w->ehi[i]) continue; /* empty: overlaps nothing */
+    if (w->elo[i] < plo) sorted = 0;
+    else if (w->elo[i] < phi) return 0;
+    else plo = w->elo[i], phi = w->ehi[i];
+  }
+  for (int i = 0; i < m && !sorted; i++)
     for (int k = 0; k < i; k++)
       if (w->elo[i] < w->ehi[k] && w->elo[k] < w->ehi[i]) return 0;
+  if (*w->gdiag != (double)m) { /* G and Gi off the diagonal: +0 from here on */
+    vzero(m * m, w->G), vzero(m * m, w->Gi);
+    *w->gdiag = (double)m;
+  }
   double dmax = 0.0;
   for (int i = 0; i < m; i++) {
-    double *Gi = w->G + (size_t)i * m, *Ii = w->Gi + (size_t)i * m, s = 0.0;
+    double s = 0.0;
     for (int j = w->elo[i]; j < w->ehi[i]; j++) s += w->A[(size_t)i * n + j] * w->W[(size_t)i * n + j];
-    vzero(m, Gi), vzero(m, Ii);
-    Gi[i] = s;
+    w->G[(size_t)i * m + i] = s;
     if (s > dmax) dmax = s;
   }
   const double thr = VI_PIVOT_TOL * dmax;
@@ -412,6 +446,7 @@ VI_INLINE int proj_setup_k(const nh_model *mo, vi_ws *w, int n, int m, const dou
     if (!free) *w->wclean = 0.0;
     for (int k = 0; k < m; k++) msolve_k(w, n, L, w->A + (size_t)k * n, w->W + (size_t)k * n, 0, free, Mi);
   }
+  if (!free) *w->gdiag = 0.0; /* the dense G and Gi below (the kernel: never on extents) */
   if (free && m == 1) {
     double g = w->A[0] * w->W[0];
     NH_LA_UNROLL_FULL
@@ -427,6 +462,46 @@ static inline int proj_setup(const nh_model *mo, vi_ws *w, const double *q, cons
   return proj_setup_k(mo, w, w->n, w->m, q, L, 0, 0, NULL);
 }
 
+/* qt_k for proj_env's projector (disjoint extents, G diagonal) by the constraint pattern, with
+ * qt_k's bits: z_k = W_k p over the extent (W is +0 outside it), c_k = Gi_k z = 0.0 + Gi_kk z_k,
+ * and out_j = c_0 A_0j + ... + c_m-1 A_m-1,j: at most one term is non-zero (the row whose extent
+ * holds j), and a sum of zeros only is +0 when one of them is +0, else -0. A term of a row
+ * whose pattern does not hold j is c_k (+0): +0 when c_k has no sign bit; qcnt counts, per
+ * column, the rows of the pattern that have none, so that such a term exists when pos (all the
+ * rows that have none) exceeds it. 0 when it cannot apply (qt_k's loops then). */
+static inline int qt_env(const vi_ws *w, int n, int m, const double *p, double *out) {
+  if (m != w->mc || !w->crows) return 0;
+  const int *rows = w->crows, *cols = w->ccols;
+  double *c = w->zz;
+  int pos = 0;
+  for (int k = 0; k < m; k++) {
+    const double *Wk = w->W + (size_t)k * n;
+    double z = 0.0;
+    for (int j = w->elo[k]; j < w->ehi[k]; j++) z += Wk[j] * p[j];
+    c[k] = 0.0 + w->Gi[(size_t)k * m + k] * z;
+    pos += !signbit(c[k]);
+  }
+  for (int k = 0; k < m; k++)
+    for (int e = rows[k]; e < rows[k + 1]; e++) w->qcnt[cols[e]] = 0;
+  for (int k = 0; k < m; k++)
+    if (!signbit(c[k]))
+      for (int e = rows[k]; e < rows[k + 1]; e++) w->qcnt[cols[e]]++;
+  const double outside = pos > 0 ? 0.0 : -0.0; /* the sum of the zeros of a column no row's pattern holds */
+  for (int j = 0; j < n; j++) out[j] = outside;
+  for (int k = 0; k < m; k++)
+    for (int e = rows[k]; e < rows[k + 1]; e++) out[cols[e]] = pos > w->qcnt[cols[e]] ? 0.0 : -0.0;
+  for (int k = 0; k < m; k++) {
+    const double *Ak = w->A + (size_t)k * n;
+    for (int e = rows[k]; e < rows[k + 1]; e++) {
+      const int j = cols[e];
+      const double t = c[k] * Ak[j];
+      if (t != 0.0) out[j] = t;
+      else if (!signbit(t) && out[j] == 0.0) out[j] = 0.0;
+    }
+  }
+  return 1;
+}
+
 /* out = Q^T p = A^T G^-1 A M^-1 p (momenta), with proj_setup's A, W and Gi (w->Gi or a copy of
  * it); local: m <= 2 (the kernel), the intermediate in registers */
 VI_INLINE void qt_k(const vi_ws *w, int n, int m, const double *Gi, const double *p, double *out, const int local) {
@@ -435,6 +510,7 @@ VI_INLINE void qt_k(const vi_ws *w, int n, int m, const double *Gi, const double
     return;
   }
   double zl[2], *z = local ? zl : w->zz;
+  if (!local && Gi == w->Gi && *w->gdiag == (double)m && qt_env(w, n, m, p, out)) return;
   for (int k = 0; k < m; k++) z[k] = nh_la_dot_fixed(n, w->W + (size_t)k * n, p); /* A M^-1 p */
   const double c0 = nh_la_dot(m, Gi, z);
   NH_LA_UNROLL_FULL
@@ -456,6 +532,60 @@ static inline int force(const nh_model *mo, double t, const double *q, const dou
     nh_la_axpy(n, -1.0, tmp, f);
   }
   return 0;
+}
+
+/* ---- products of the step with M and the rows (rattle), the dense loops' bits ---- */
+
+/* y = M0 x (nh_la_gemv); for a diagonal constant M 0.0 + M_ii x_i (mat_fixed's argument) */
+static inline void vi_mass_mul(const vi_ws *w, const double *x, double *y) {
+  const int n = w->n;
+  if (*w->mfact == 1.0 && *w->mdiag == 1.0) {
+    for (int i = 0; i < n; i++) y[i] = 0.0 + w->M0[(size_t)i * (n + 1)] * x[i];
+    return;
+  }
+  nh_la_gemv(n, n, w->M0, x, y);
+}
+
+/* proj_env's extents describe the rows of w->A and W (+0 outside them) */
+static inline int vi_on_extents(const vi_ws *w, int m) { return m >= 2 && *w->gdiag == (double)m; }
+
+/* out_k = W_k x, k < m (a sum started at +0 is unchanged by the +0 products outside) */
+static inline void vi_dot_rows(const vi_ws *w, int m, const double *x, double *out) {
+  const int n = w->n;
+  for (int k = 0; k < m; k++) {
+    const double *Wk = w->W + (size_t)k * n;
+    if (!vi_on_extents(w, m)) {
+      out[k] = nh_la_dot(n, Wk, x);
+      continue;
+    }
+    double d = 0.0;
+    for (int j = w->elo[k]; j < w->ehi[k]; j++) d += Wk[j] * x[j];
+    out[k] = d;
+  }
+}
+
+/* y += (s c_k) A_k, k < m. On the extents when no y_j is -0: adding a zero changes only a -0,
+ * and a y_j that is not -0 never becomes one (a sum is -0 only of two -0) */
+static inline void vi_axpy_rows(const vi_ws *w, int m, double s, const double *c, double *y) {
+  const int n = w->n;
+  int ext = vi_on_extents(w, m);
+  for (int j = 0; j < n && ext; j++)
+    if (y[j] == 0.0 && signbit(y[j])) ext = 0;
+  for (int k = 0; k < m; k++) {
+    const double a = s * c[k], *Ak = w->A + (size_t)k * n;
+    if (!ext) {
+      nh_la_axpy(n, a, Ak, y);
+      continue;
+    }
+    for (int j = w->elo[k]; j < w->ehi[k]; j++) y[j] += a * Ak[j];
+  }
+}
+
+/* b <- G^-1 b with proj_setup's factor (diagonal on the extents: nh_la_chol_solve's own path) */
+static inline void vi_gsolve(const vi_ws *w, int m, double *b) {
+  if (m == 0) return;
+  if (vi_on_extents(w, m)) nh_la_diag_solve(m, w->G, b);
+  else nh_la_chol_solve(m, w->G, b);
 }
 
 /* P^T x in place (x -= Q^T x), tmp scratch */
@@ -492,8 +622,17 @@ static inline int vi_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, d
     for (int i = 0; i < m; i++) e[i] = nh_la_dot(n, w->A + (size_t)i * n, y);
     res = nh_la_norm_inf(m, e) / (1.0 + nh_la_norm_inf(n, y));
     if (res <= s->opts.newton_tol) break;
-    for (int i = 0; i < m; i++)
-      for (int j = 0; j < m; j++) B[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+    if (*w->gdiag == (double)m) { /* W on proj_env's extents (+0 elsewhere): the dots over them */
+      for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) {
+          double b = 0.0;
+          for (int l = w->elo[j]; l < w->ehi[j]; l++) b += w->A[(size_t)i * n + l] * w->W[(size_t)j * n + l];
+          B[i * m + j] = b;
+        }
+    } else {
+      for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) B[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+    }
     if (nh_la_lu(m, B, w->piv, VI_PIVOT_TOL) != NH_OK) return NH_ERR_SINGULAR;
     nh_la_lu_solve(m, B, w->piv, e);
     nh_la_axpy(m, -1.0, e, lam);

@@ -43,6 +43,7 @@ void nh_dyn_init(nh_dyn *d, const nh_model *m, double *work) {
   d->ehi = d->elo + nc, d->efirst = d->ehi + nc, d->elast = d->efirst + nc;
   d->evals = 0;
   d->mready = d->mdiag = 0;
+  d->aclean = 0;
   d->dense = 0;
   d->nact = 0;
   d->act = NULL;
@@ -143,20 +144,30 @@ static int accel_contact(nh_dyn *d, const double *q, const double *v, double *a,
 static int accel_env(nh_dyn *d, double *a, double *lambda) {
   const int nq = d->nq, nc = d->nc;
   int *lo = d->elo, *hi = d->ehi, *first = d->efirst;
+  const int *rows = d->model->constraint_rows, *cols = d->model->constraint_cols;
   for (int k = 0; k < nc; k++) {
     const double *Ak = d->A + (size_t)k * nq;
     double *w = d->W + (size_t)k * nq;
-    int l = 0, h = nq;
-    while (l < nq && Ak[l] == 0.0) l++;
+    int l = 0, h = nq; /* scanned inside the row's pattern, when known: the rest is +0 */
+    if (rows && rows[k] < rows[k + 1]) l = cols[rows[k]], h = cols[rows[k + 1] - 1] + 1;
+    else if (rows) h = 0;
+    while (l < h && Ak[l] == 0.0) l++;
     while (h > l && Ak[h - 1] == 0.0) h--;
+    if (l == h) l = h = nq; /* an all-zero row: the empty extent at the end (as the full scan) */
     lo[k] = l, hi[k] = h;
     for (int j = l; j < h; j++) w[j] = Ak[j] / d->M[(size_t)j * nq + j] / d->M[(size_t)j * nq + j];
   }
-  for (int i = 0; i < nc; i++) {
+  int sorted = 1; /* rows in ascending order of extent (empty ones last)? */
+  for (int k = 1; k < nc && sorted; k++) sorted = lo[k] >= lo[k - 1];
+  for (int i = 0, p = 0; i < nc; i++) {
     double *Gi = d->G + (size_t)i * nc;
     const double *Ai = d->A + (size_t)i * nq;
-    first[i] = i;
-    for (int k = 0; k < i && first[i] == i; k++)
+    first[i] = i; /* the first row k < i whose extent overlaps row i's */
+    if (sorted) { /* then k overlaps i when hi_k > lo_i, and the first such k never decreases */
+      while (p < i && hi[p] <= lo[i]) p++;
+      if (p < i && lo[i] < hi[i]) first[i] = p;
+    }
+    for (int k = 0; !sorted && k < i && first[i] == i; k++)
       if (lo[k] < hi[i] && lo[i] < hi[k]) first[i] = k;
     for (int k = first[i]; k <= i; k++) {
       const double *Wk = d->W + (size_t)k * nq;
@@ -183,14 +194,36 @@ static int accel_env(nh_dyn *d, double *a, double *lambda) {
   return NH_OK;
 }
 
+/* The dense solve of nh_dyn_accel for one constraint row and a diagonal factor of M (the
+ * sleigh, the knife edge): the same operations, with the 1 x 1 factor and solve inline.
+ * zero_a: a = M^-1 r is +0 and left unwritten (then A a = +0, and a_j = 0.0 + lam W_j) */
+static int accel_one(nh_dyn *d, double *a, double *lambda, int zero_a) {
+  const int nq = d->nq;
+  const double *A = d->A, *L = d->M;
+  double *W = d->W;
+  for (int j = 0; j < nq; j++) W[j] = A[j] / L[(size_t)j * nq + j] / L[(size_t)j * nq + j]; /* diag solve */
+  d->G[0] = nh_la_dot(nq, A, W);
+  if (nh_la_chol_inline(1, d->G, 0.0, NULL) != 0) return NH_ERR_SINGULAR;
+  double lam = -d->tmpc[0] - (zero_a ? 0.0 : nh_la_dot(nq, A, a));
+  nh_la_chol_solve_inline(1, d->G, &lam);
+  if (zero_a)
+    for (int j = 0; j < nq; j++) a[j] = 0.0 + lam * W[j];
+  else
+    nh_la_axpy(nq, lam, W, a);
+  d->tmpc[0] = lam;
+  if (lambda) lambda[0] = lam;
+  return NH_OK;
+}
+
 int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *a, double *lambda) {
   const nh_model *m = d->model;
   const int nq = d->nq, nc = d->nc;
   int rc;
   d->evals++;
 
-  // r = -c - dV + f
-  memset(d->r, 0, sizeof(double) * (size_t)nq);
+  // r = -c - dV + f (none of them: r = +0, and so is M^-1 r: 0 / L_jj and the sweeps keep +0)
+  const int unforced = !m->coriolis && !m->potential && !m->force;
+  if (!unforced) memset(d->r, 0, sizeof(double) * (size_t)nq);
   if (m->coriolis) {
     if ((rc = nh_cb(m->coriolis(q, v, d->tmp, m->user)))) return rc;
     nh_la_axpy(nq, -1.0, d->tmp, d->r);
@@ -206,14 +239,27 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
 
   // factor M = L L^T (once for a constant M), a = M^-1 r
   if ((rc = mass_factor(d, q))) return rc;
-  memcpy(a, d->r, sizeof(double) * (size_t)nq);
-  mass_solve(d, a);
+  const int env = d->mdiag && nq >= NH_DYN_ENV_MIN && !d->dense;
+  const int one = nc == 1 && d->nact == 0 && d->mdiag && !env; /* accel_one below */
+  if (unforced) {
+    if (!one) memset(a, 0, sizeof(double) * (size_t)nq);
+  } else {
+    memcpy(a, d->r, sizeof(double) * (size_t)nq);
+    mass_solve(d, a);
+  }
   if (d->nact > 0) return accel_contact(d, q, v, a, lambda); /* closed contacts: the stacked rows */
   if (nc == 0) return NH_OK;
 
   // W = M^-1 A^T (column k of W stored at W + k nq), G = A W
-  if ((rc = nh_cb(m->constraint(q, v, d->A, d->tmpc, m->user)))) return rc;
-  if (d->mdiag && nq >= NH_DYN_ENV_MIN && !d->dense) return accel_env(d, a, lambda);
+  if (env && m->constraint_sparse && !d->aclean) { /* zero A once for the sparse fill */
+    memset(d->A, 0, sizeof(double) * (size_t)nc * (size_t)nq);
+    d->aclean = 1;
+  }
+  if (env && m->constraint_sparse) rc = nh_cb(m->constraint_sparse(q, v, d->A, d->tmpc, m->user));
+  else rc = nh_cb(m->constraint(q, v, d->A, d->tmpc, m->user));
+  if (rc) return rc;
+  if (env) return accel_env(d, a, lambda);
+  if (one) return accel_one(d, a, lambda, unforced);
   for (int k = 0; k < nc; k++) {
     double *w = d->W + (size_t)k * nq;
     memcpy(w, d->A + (size_t)k * nq, sizeof(double) * (size_t)nq);

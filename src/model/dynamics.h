@@ -37,6 +37,9 @@ typedef struct nh_dyn {
    * strict lower triangle is exactly 0, checked once), so solves divide by its diagonal,
    * the roundings nh_la_chol_solve takes for such a factor. */
   int mready, mdiag;
+  /* 1 when A is +0 outside the constraint pattern (zeroed once, then written only by the
+   * constraint evaluators): the sparse-fill evaluator may then fill it */
+  int aclean;
   /* Persistent contacts (the driver's closed gaps, docs/contact.md): nact gaps g_i(q) = 0
    * held as holonomic constraints, their rows dg_i after the nc constraint rows and their
    * acceleration term (d/dt dg_i) v = v^T Hess(g_i) v by a central difference of dg along v

@@ -223,6 +223,14 @@ static int check_def(const nh_model_def *d, char *msg, size_t size) {
                  sp[i].name, sp[i].name);
       return 0;
     }
+  if ((d->mass_sparse && !d->mass) || (d->constraint_sparse && !d->constraint)) {
+    nh_set_msg(msg, size, "mass_sparse or constraint_sparse is given without its dense evaluator (a sparse-fill evaluator needs its dense one)");
+    return 0;
+  }
+  if (d->form == NH_FORM_ODE && (d->mass_pattern || d->constraint_pattern || d->mass_sparse || d->constraint_sparse)) {
+    nh_set_msg(msg, size, "mass_pattern, constraint_pattern and their sparse-fill evaluators belong to the mechanical form");
+    return 0;
+  }
   if (d->form == NH_FORM_ODE) return check_ode_def(d, msg, size);
   if (d->form != NH_FORM_MECHANICAL) {
     nh_set_msg(msg, size, "unknown model form %d", (int)d->form);
@@ -291,6 +299,24 @@ static const char *const *mech_state_names(arena *a, int nq, const char *const *
   return (const char *const *)tab;
 }
 
+/* entries of a pattern that are set */
+static size_t count_nz(const unsigned char *p, size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) k += p[i] != 0;
+  return k;
+}
+
+/* a (nr x ncol) pattern by rows: offsets rows (nr + 1) and the columns of each row */
+static void by_rows(const unsigned char *p, int nr, int ncol, int *rows, int *cols) {
+  int k = 0;
+  for (int i = 0; i < nr; i++) {
+    rows[i] = k;
+    for (int j = 0; j < ncol; j++)
+      if (p[(size_t)i * (size_t)ncol + (size_t)j]) cols[k++] = j;
+  }
+  rows[nr] = k;
+}
+
 /* lay out (or size) the model block */
 static nh_model *layout(arena *a, const nh_model_def *d) {
   nh_model *m = arena_take(a, sizeof(nh_model), 16);
@@ -311,6 +337,14 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   const size_t npat = ode && d->poisson ? (size_t)nx * (size_t)nx : 0;
   unsigned char *pip = npat && d->poisson_pattern ? arena_take(a, npat, 1) : NULL;
   unsigned char *ptp = npat && d->poisson_jac_pattern ? arena_take(a, npat, 1) : NULL;
+  const size_t nq = ode ? 0 : (size_t)d->nq, ncn = ode ? 0 : (size_t)d->nc;
+  unsigned char *mpat = d->mass_pattern && nq ? arena_take(a, nq * nq, 1) : NULL;
+  unsigned char *cpat = d->constraint_pattern && ncn ? arena_take(a, ncn * nq, 1) : NULL;
+  const int hm = d->mass_pattern && nq, hc = d->constraint_pattern && ncn; /* (mpat is NULL when sizing) */
+  int *mrows = hm ? arena_take(a, sizeof(int) * (nq + 1), sizeof(int)) : NULL;
+  int *mcols = hm ? arena_take(a, sizeof(int) * (count_nz(d->mass_pattern, nq * nq) + 1), sizeof(int)) : NULL;
+  int *crows = hc ? arena_take(a, sizeof(int) * (ncn + 1), sizeof(int)) : NULL;
+  int *ccols = hc ? arena_take(a, sizeof(int) * (count_nz(d->constraint_pattern, ncn * nq) + 1), sizeof(int)) : NULL;
   if (!m) {
     if (!ode) mech_state_names(a, d->nq, NULL);
     return NULL;
@@ -345,6 +379,9 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   NH_EVALUATOR_LIST(X)
 #undef X
   m->holonomic = d->nc > 0 ? d->holonomic : NULL;
+  /* a sparse fill without its pattern is of no use (a copy of another model's evaluators) */
+  if (!d->mass_pattern) m->mass_sparse = NULL;
+  if (!d->constraint_pattern || d->nc == 0) m->constraint_sparse = NULL;
   snprintf(m->backend, sizeof m->backend, "%s", d->backend ? d->backend : "c");
   m->user_free = d->user_free;
   m->form = ode ? NH_FORM_ODE : NH_FORM_MECHANICAL;
@@ -360,6 +397,10 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   m->hamiltonian_degree = d->hamiltonian_degree;
   if (pip) m->poisson_pattern = memcpy(pip, d->poisson_pattern, npat);
   if (ptp) m->poisson_jac_pattern = memcpy(ptp, d->poisson_jac_pattern, npat);
+  if (mpat) m->mass_pattern = memcpy(mpat, d->mass_pattern, nq * nq);
+  if (cpat) m->constraint_pattern = memcpy(cpat, d->constraint_pattern, ncn * nq);
+  if (mpat) by_rows(mpat, (int)nq, (int)nq, mrows, mcols), m->mass_rows = mrows, m->mass_cols = mcols;
+  if (cpat) by_rows(cpat, (int)ncn, (int)nq, crows, ccols), m->constraint_rows = crows, m->constraint_cols = ccols;
   m->quat = d->angvel ? d->quat : 0;
   m->nmon = d->nmon;
   for (int i = 0; i < d->nmon; i++) {
@@ -442,9 +483,24 @@ static double quad(int n, const double *M, const double *v) {
   }
 }
 
+/* sum_i v_i sum_j M_ij v_j (dot products over the rows' entries, a row of rows/cols) */
+static double quad_rows(int n, const int *rows, const int *cols, const double *M, const double *v) {
+  double T = 0.0;
+  for (int i = 0; i < n; i++) {
+    if (rows[i] == rows[i + 1]) continue; /* a +0 row: v_i (+0) adds a zero */
+    const double *Mi = M + (size_t)i * (size_t)n;
+    double s = 0.0;
+    for (int k = rows[i]; k < rows[i + 1]; k++) s += Mi[cols[k]] * v[cols[k]];
+    T += v[i] * s;
+  }
+  return T;
+}
+
 int nh_model_energy_given_M(const nh_model *m, const double *q, const double *v, const double *M, double *E) {
   int rc;
-  double T = quad(m->nq, M, v), V = 0.0;
+  double T = m->mass_rows && m->nq >= NH_MODEL_SPARSE_MIN ? quad_rows(m->nq, m->mass_rows, m->mass_cols, M, v)
+                                                          : quad(m->nq, M, v);
+  double V = 0.0;
   if (m->potential && (rc = nh_cb(m->potential(q, &V, NULL, m->user)))) return rc;
   *E = 0.5 * T + V;
   return 0;
@@ -467,6 +523,17 @@ static inline double resid_n(int n, int nc, const double *A, const double *v) {
 }
 
 void nh_model_residual_given_A(const nh_model *m, const double *v, const double *A, double *res) {
+  if (m->constraint_rows && m->nq >= NH_MODEL_SPARSE_MIN) { /* the rows' entries only */
+    double r = 0.0;
+    for (int k = 0; k < m->nc; k++) {
+      const double *Ak = A + (size_t)k * (size_t)m->nq;
+      double d = 0.0;
+      for (int e = m->constraint_rows[k]; e < m->constraint_rows[k + 1]; e++) d += Ak[m->constraint_cols[e]] * v[m->constraint_cols[e]];
+      if (fabs(d) > r) r = fabs(d);
+    }
+    *res = r;
+    return;
+  }
   switch (m->nq) {
   case 2: *res = resid_n(2, m->nc, A, v); break;
   case 3: *res = resid_n(3, m->nc, A, v); break;
@@ -480,6 +547,23 @@ int nh_model_residual_ws(const nh_model *m, const double *q, const double *v, do
   *res = 0.0;
   if (m->nc == 0) return 0;
   int rc = nh_cb(m->constraint(q, v, A, NULL, m->user));
+  if (rc) return rc;
+  nh_model_residual_given_A(m, v, A, res);
+  return 0;
+}
+
+int nh_model_energy_clean_ws(const nh_model *m, const double *q, const double *v, double *M, double *E) {
+  const int sparse = m->mass_sparse && m->nq >= NH_MODEL_SPARSE_MIN;
+  int rc = nh_cb(sparse ? m->mass_sparse(q, M, m->user) : m->mass(q, M, m->user));
+  if (rc) return rc;
+  return nh_model_energy_given_M(m, q, v, M, E);
+}
+
+int nh_model_residual_clean_ws(const nh_model *m, const double *q, const double *v, double *A, double *res) {
+  *res = 0.0;
+  if (m->nc == 0) return 0;
+  const int sparse = m->constraint_sparse && m->nq >= NH_MODEL_SPARSE_MIN;
+  int rc = nh_cb(sparse ? m->constraint_sparse(q, v, A, NULL, m->user) : m->constraint(q, v, A, NULL, m->user));
   if (rc) return rc;
   nh_model_residual_given_A(m, v, A, res);
   return 0;

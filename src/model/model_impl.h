@@ -21,4 +21,13 @@ int nh_model_residual_ws(const nh_model *m, const double *q, const double *v, do
 /* the same with A = A(q) given (not evaluated) */
 void nh_model_residual_given_A(const nh_model *m, const double *v, const double *A, double *res);
 
+/* Models with this many coordinates or more use their patterns (nh_model.mass_rows,
+ * constraint_rows) and sparse-fill evaluators; smaller ones keep the dense loops. */
+#define NH_MODEL_SPARSE_MIN 16
+
+/* The _ws forms above for a buffer that is +0 outside the pattern on entry (zeroed once, then
+ * only written by the model's evaluators): they may call the sparse-fill evaluator. */
+int nh_model_energy_clean_ws(const nh_model *m, const double *q, const double *v, double *M, double *E);
+int nh_model_residual_clean_ws(const nh_model *m, const double *q, const double *v, double *A, double *res);
+
 #endif

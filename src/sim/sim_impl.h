@@ -146,11 +146,11 @@ static inline int energy(nh_sim *s, double t, const double *x, double *E) {
     if (m->hamiltonian) return nh_cb(m->hamiltonian(x, E, NULL, m->user));
     return m->energy ? nh_cb(m->energy(t, x, E, m->user)) : 0;
   }
-  return nh_model_energy_ws(m, x, x + s->nq, s->M, E);
+  return nh_model_energy_clean_ws(m, x, x + s->nq, s->M, E); /* s->M: zeroed, then only M(q) */
 }
 
 static inline int residual(nh_sim *s, const double *x, double *res) {
-  return nh_model_residual_ws(s->model, x, x + s->nq, s->dyn.A, res);
+  return nh_model_residual_clean_ws(s->model, x, x + s->nq, s->dyn.A, res); /* zeroed, then only A(q) */
 }
 
 static inline int gaps(nh_sim *s, const double *x, double *g, double *dg) {
