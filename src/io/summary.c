@@ -343,11 +343,13 @@ static void text_mechanical(FILE *f, const nh_summary *s, const totals *t) {
   const nh_sim_stats *st = &t->st;
   fprintf(f, "energy %.12g -> %.12g J; max relative energy error between impacts %.3e; max |A v| %.3e\n",
           st->energy_initial, st->energy, st->max_energy_rel_error, st->max_constraint_residual);
-  if (nh_method_flags(nh_sim_method(t->last)) & NH_METHOD_HALF_STEP)
+  if (nh_method_flags(nh_sim_method(t->last)) & NH_METHOD_HALF_STEP) {
+    const int exact = st->conserves && nh_sim_model(t->last)->mass_constant; /* V = 0, constant M, ... */
     fprintf(f, "%s %.12g -> %.12g J (%s %s%s); max relative drift %.3e\n", conserved_name(t->last),
-            st->conserved_initial, st->conserved, st->conserves ? "conserved by" : "not conserved by", s->method,
-            st->conserves ? "" : " on this model: that needs V = 0, a constant M, no forces and elastic impacts",
+            st->conserved_initial, st->conserved, exact ? "conserved by" : "not conserved by", s->method,
+            exact ? "" : " on this model: that needs V = 0, a constant M, no forces and elastic impacts",
             st->max_conserved_rel_error);
+  }
   if (st->solver_iterations > 0)
     fprintf(f, "solver: %.2f iterations per step (max %d), max residual %.3e\n",
             (double)st->solver_iterations / (double)(st->steps > 0 ? st->steps : 1), st->solver_max_iterations,

@@ -42,6 +42,7 @@
  * nh_sim_set_state) restarts with the start rule. Partial steps from the same state (event
  * location: step(x0, tau), tau < h) reuse the carried value with the shorter step, which is
  * the variable-step form above, so a located impact state is a genuine step of the method. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -145,13 +146,12 @@ static int dl_solve(nh_stepper *s, vi_ws *w, int midpoint, const double *q0, dou
   const int n = w->n;
   const double scale = 1.0 + nh_la_norm_inf(n, pm);
   double res = INFINITY;
-  int it, rc;
+  int it, rc, tiny = 0;
   for (it = 0; it <= s->opts.newton_max_iter; it++) {
-    int final = 0;
     if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, pm, w->r, NULL))) return rc;
     res = nh_la_norm_inf(n, w->r) / scale;
-    if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) final = 1;
-    if (final) break;
+    if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
+    if (tiny && res <= VI_NEWTON_RES_SLACK * s->opts.newton_tol) break; /* at round-off: accepted */
     if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, pm, w->r, w->J))) return rc;
     if (nh_la_lu(n, w->J, w->piv, VI_PIVOT_TOL) != NH_OK) {
       snprintf(s->msg, sizeof s->msg, "singular Newton matrix (discrete Lagrangian not regular)");
@@ -159,9 +159,10 @@ static int dl_solve(nh_stepper *s, vi_ws *w, int midpoint, const double *q0, dou
     }
     nh_la_lu_solve(n, w->J, w->piv, w->r);
     nh_la_axpy(n, -1.0, w->r, q1);
+    tiny = nh_la_norm_inf(n, w->r) <= VI_NEWTON_DQ_ULPS * DBL_EPSILON * (1.0 + nh_la_norm_inf(n, q1));
   }
   nh_stepper_solved(s, it, res);
-  if (!(res <= s->opts.newton_tol)) {
+  if (!(res <= s->opts.newton_tol || (tiny && res <= VI_NEWTON_RES_SLACK * s->opts.newton_tol))) {
     snprintf(s->msg, sizeof s->msg, "Newton did not converge in %d iterations (residual %.3e)", it, res);
     return NH_ERR_NO_CONVERGENCE;
   }
@@ -423,7 +424,7 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
   vzero(m, lam);
   const double scale = 1.0 + nh_la_norm_inf(n, w->p);
   double res = INFINITY;
-  int it;
+  int it, tiny = 0;
   for (it = 0; it <= s->opts.newton_max_iter; it++) {
     nh_la_copy(n, w->p, w->pm);
     for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w->A0 + (size_t)k * n, w->pm);
@@ -431,6 +432,7 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
     if ((rc = nh_cb(mo->holonomic(q1, w->zz, mo->user)))) return rc;
     res = fmax(nh_la_norm_inf(n, w->r) / scale, nh_la_norm_inf(m, w->zz) / (1.0 + nh_la_norm_inf(n, q1)));
     if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
+    if (tiny && res <= VI_NEWTON_RES_SLACK * s->opts.newton_tol) break; /* at round-off: accepted */
     // K = [J, h/2 A(q_k)^T; A(q_k+1), 0]
     if ((rc = nh_cb(mo->constraint(q1, w->tmp2, w->A, NULL, mo->user)))) return rc;
     for (int i = 0; i < nk; i++)
@@ -449,9 +451,10 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
     nh_la_lu_solve(nk, w->K, w->kpiv, step);
     for (int i = 0; i < n; i++) q1[i] -= step[i];
     for (int k = 0; k < m; k++) lam[k] -= step[n + k];
+    tiny = nh_la_norm_inf(n, step) <= VI_NEWTON_DQ_ULPS * DBL_EPSILON * (1.0 + nh_la_norm_inf(n, q1));
   }
   nh_stepper_solved(s, it, res);
-  if (!(res <= s->opts.newton_tol)) {
+  if (!(res <= s->opts.newton_tol || (tiny && res <= VI_NEWTON_RES_SLACK * s->opts.newton_tol))) {
     snprintf(s->msg, sizeof s->msg, "del: Newton did not converge in %d iterations (residual %.3e)", it, res);
     return NH_ERR_NO_CONVERGENCE;
   }

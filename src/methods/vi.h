@@ -17,6 +17,12 @@
 
 /* the symmetric systems of these methods are well conditioned; singular below this pivot */
 #define VI_PIVOT_TOL 1e-14
+/* Newton's iterate is at round-off when its last correction was below VI_NEWTON_DQ_ULPS ulps
+ * of q (with a small step the momentum residual cannot get below ~ eps |M| |q| / h, which may
+ * exceed the tolerance); it is then accepted when its residual is within VI_NEWTON_RES_SLACK
+ * times the tolerance (gni, del, rattle, shake and the DLA steps alike) */
+#define VI_NEWTON_DQ_ULPS 8.0
+#define VI_NEWTON_RES_SLACK 1e3
 /* midpoint start of gni: fixed-point iterations on the constraint at the half point */
 #define VI_START_MAX_ITER 50
 

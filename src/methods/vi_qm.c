@@ -26,11 +26,9 @@
 
 #include <float.h>
 
-/* Newton's iterate is at round-off when its last correction was below this many ulps of q
- * (with a small step the momentum residual cannot get below ~ eps |M| |q| / h, which may exceed
- * the tolerance); it is then accepted when its residual is within this factor of the tolerance */
-#define VI_QM_DQ_ULPS 8.0
-#define VI_QM_RES_SLACK 1e3
+/* Newton at round-off: VI_NEWTON_DQ_ULPS, VI_NEWTON_RES_SLACK (vi.h) */
+#define VI_QM_DQ_ULPS VI_NEWTON_DQ_ULPS
+#define VI_QM_RES_SLACK VI_NEWTON_RES_SLACK
 
 /* the midpoint discrete constraint's residual into e and (K != NULL) its q1-rows into K
  * (n + m columns, row n + a) */
