@@ -102,7 +102,7 @@ int nh_model_impact_ap(const nh_model *model, int gap, const double *x, const nh
 /* the held contacts (impact_ap_hold.h): D from Pi and the gradients at x0 (if given) and x,
  * then K column by column (w = Hess D_l; K_kl = d_k(x) . w) */
 int nh_model_impact_ap_hold(const nh_model *model, int na, const int *act, const double *x0, const double *x,
-                            double *D, double *K, double *rate, double *work) {
+                            double *D, double *D1, double *K, double *rate, double *work) {
   if (!model || model->form != NH_FORM_ODE || !model->poisson || !model->hamiltonian || !model->gap || !x || !D ||
       !K || !work || na < 1)
     return NH_ERR_ARG;
@@ -121,6 +121,7 @@ int nh_model_impact_ap_hold(const nh_model *model, int na, const int *act, const
   for (int k = 0; k < na; k++) {
     double *dk = D + (size_t)k * n;
     nh_la_gemv(nx, nx, Pi, dgs + (size_t)act[k] * n, w);
+    if (D1) memcpy(D1 + (size_t)k * n, w, sizeof(double) * n);
     if (x0)
       for (int j = 0; j < nx; j++) dk[j] = 0.5 * (dk[j] + w[j]);
     else memcpy(dk, w, sizeof(double) * n);

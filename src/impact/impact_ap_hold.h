@@ -11,9 +11,10 @@
  * (the trapezoidal rule for the impulse direction over a step x0 -> x); the matrix
  * K_kl = d_k(x)^T Hess(H)(x) D_l (na x na, row-major), so that the jump x + sum_l mu_l D_l
  * changes the rates g'_k = dg_k Pi grad H by -(K mu)_k (exactly for H quadratic along D and
- * Pi, dg independent of what the jump moves); the rates at x into rate (na; may be NULL).
+ * Pi, dg independent of what the jump moves); the rates at x into rate (na; may be NULL), the
+ * directions at x alone into D1 (na x nx; may be NULL).
  * work: nh_model_impact_ap_work_size. NH_OK, NH_ERR_CALLBACK, or the Hessian's status. */
 int nh_model_impact_ap_hold(const nh_model *model, int na, const int *act, const double *x0, const double *x,
-                            double *D, double *K, double *rate, double *work);
+                            double *D, double *D1, double *K, double *rate, double *work);
 
 #endif

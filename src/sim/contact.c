@@ -141,7 +141,7 @@ int nh_sim_contact_project(nh_sim *s, double *x) {
   int rc, nr;
   if ((rc = gaps(s, q, s->gs, s->dg))) return rc;
   project_q(s, q);
-  if (s->model->form == NH_FORM_ODE) return nh_sim_ap_hold(s, NULL, x); /* the e = 0 jump, impacts_ap.c */
+  if (s->model->form == NH_FORM_ODE) return nh_sim_ap_hold(s, NULL, x, NULL); /* the e = 0 jump, impacts_ap.c */
   if ((rc = stacked_rows(s, q, v, &nr)) || (rc = nh_cb(s->model->mass(q, s->M, s->model->user)))) return rc;
   return nh_project_velocity(nq, nr, s->M, s->Astk, v, v, s->proj_work);
 }
@@ -152,7 +152,7 @@ int nh_sim_contact_project(nh_sim *s, double *x) {
  * A(q1) and, for each closed gap, the mean of its gradients at q0 and q1 (the trapezoidal
  * rule for the integral of the force direction: the kinetic-metric projection, along dg(q1)
  * alone, leaves an O(h^2) tangential error per step on a curved gap, this one O(h^3)). */
-int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1) {
+int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1, double *err) {
   const int nq = s->nq, nc = s->nc, na = s->nact;
   double *q = x1, *v = x1 + nq;
   int rc, nr;
@@ -160,7 +160,7 @@ int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1) {
   if (s->model->form == NH_FORM_ODE) {
     if ((rc = gaps(s, x1, s->gs, s->dg))) return rc;
     project_q(s, x1);
-    return nh_sim_ap_hold(s, x0, x1);
+    return nh_sim_ap_hold(s, x0, x1, err);
   }
   // the closed gaps' gradients at q0, then q1 onto g = 0 (one Newton step each)
   if ((rc = gaps(s, x0, s->gs, s->dg))) return rc;

@@ -50,14 +50,31 @@ int nh_sim_ap_gap_accel(nh_sim *s, const double *x, int gi, double *acc) {
 
 /* the closed contacts' e = 0 jump at x (x0: the step's start, for the mean directions, or
  * NULL): x += sum_l mu_l D_l with K mu = g' (impact_ap_hold.h), so that every closed gap's rate
- * is 0 after it */
-int nh_sim_ap_hold(nh_sim *s, const double *x0, double *x) {
+ * is 0 after it. An adaptive step's error err is raised to the jump's, which the free step's
+ * own estimate does not see (the ball's parabola is exact): the difference delta =
+ * sum_l mu_l (D_l - d_l(x)) from the jump along the end directions alone is that first-order
+ * rule's O(h^2) error; times its relative size |delta| / |jump| (O(h)) it estimates the
+ * trapezoidal rule's O(h^3), in the method's tolerances (0 on a flat wall). */
+int nh_sim_ap_hold(nh_sim *s, const double *x0, double *x, double *err) {
   const int na = s->nact, nx = s->nx;
-  int rc = nh_model_impact_ap_hold(s->model, na, s->act, x0, x, s->Dstk, s->Kc, s->bc, s->imp_work);
+  int rc = nh_model_impact_ap_hold(s->model, na, s->act, x0, x, s->Dstk, s->Wstk, s->Kc, s->bc, s->imp_work);
   if (rc) return rc;
   if ((rc = nh_la_qr(na, na, s->Kc, s->tauc, 0.0, NULL)) || (rc = nh_la_qr_solve(na, na, s->Kc, s->tauc, s->bc, 0.0)))
     return rc;
   for (int l = 0; l < na; l++) nh_la_axpy(nx, s->bc[l], s->Dstk + (size_t)l * (size_t)nx, x);
+  if (!err || !x0) return 0;
+  double e = 0.0, dmax = 0.0, jmax = 0.0;
+  for (int j = 0; j < nx; j++) {
+    double dj = 0.0, jj = 0.0;
+    for (int l = 0; l < na; l++) {
+      dj += s->bc[l] * (s->Dstk[(size_t)l * nx + j] - s->Wstk[(size_t)l * nx + j]);
+      jj += s->bc[l] * s->Dstk[(size_t)l * nx + j];
+    }
+    e = fmax(e, fabs(dj) / (s->def.atol + s->def.rtol * fmax(fabs(x0[j]), fabs(x[j]))));
+    dmax = fmax(dmax, fabs(dj)), jmax = fmax(jmax, fabs(jj));
+  }
+  if (jmax > 0.0) e *= dmax / jmax; /* O(h^2) times its relative size O(h): O(h^3) */
+  if (e > *err) *err = e;
   return 0;
 }
 
@@ -66,7 +83,7 @@ int nh_sim_ap_hold(nh_sim *s, const double *x0, double *x) {
  * -g''_free: positive while the free flow presses it into its wall) */
 int nh_sim_ap_contact_lambda(nh_sim *s, const double *x, double *lam) {
   const int na = s->nact;
-  int rc = nh_model_impact_ap_hold(s->model, na, s->act, NULL, x, s->Dstk, s->Kc, NULL, s->imp_work);
+  int rc = nh_model_impact_ap_hold(s->model, na, s->act, NULL, x, s->Dstk, NULL, s->Kc, NULL, s->imp_work);
   if (rc) return rc;
   for (int k = 0; k < na; k++) {
     lam[k] = s->Kc[(size_t)k * (size_t)na + (size_t)k];

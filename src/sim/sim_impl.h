@@ -179,8 +179,9 @@ SIM_INLINE int all_finite(int n, const double *x) {
  * metric) */
 int nh_sim_contact_project(nh_sim *s, double *x);
 /* contact.c: a free step x0 -> x1 onto the closed contacts (NH_HOLD_PROJECT): q1 as above, v1
- * by an impulse along M^-1 of the mean contact gradient over the step (second order) */
-int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1);
+ * by an impulse along M^-1 of the mean contact gradient over the step (second order); err
+ * (an adaptive step's error, or NULL): raised to the projection's own (almost-Poisson) */
+int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1, double *err);
 
 /* a step of the method from x0 (the state at s->t); remembers its length for dense output */
 SIM_INLINE int method_step_from(nh_sim *s, const double *x0, double h, double *x1, double *err) {
@@ -194,7 +195,7 @@ SIM_INLINE int method_step_from(nh_sim *s, const double *x0, double h, double *x
   if (rc == 0 && s->nact > 0 && (s->def.method->contact == NH_HOLD_PROJECT || s->model->form == NH_FORM_ODE) &&
       all_finite(s->nx, x1)) {
     s->st.end_x = NULL;
-    if ((rc = nh_sim_contact_project_step(s, x0, x1)) > 0) rc = NH_ERR_CALLBACK;
+    if ((rc = nh_sim_contact_project_step(s, x0, x1, err)) > 0) rc = NH_ERR_CALLBACK;
   }
   return rc;
 }
@@ -240,8 +241,8 @@ int nh_sim_ap_gap_accel(nh_sim *s, const double *x, int gi, double *acc);
 /* the rate g'_i at x (s->dg left at x) */
 int nh_sim_ap_rate(nh_sim *s, const double *x, int gi, double *rate);
 /* the e = 0 jump of the closed contacts at x (x0: the step's start for the mean directions,
- * or NULL): every closed gap's rate 0 after it */
-int nh_sim_ap_hold(nh_sim *s, const double *x0, double *x);
+ * or NULL): every closed gap's rate 0 after it; err (or NULL) raised to the jump's error */
+int nh_sim_ap_hold(nh_sim *s, const double *x0, double *x, double *err);
 /* the closed contacts' forces at x (act order): -g''_free for one, positive pressing */
 int nh_sim_ap_contact_lambda(nh_sim *s, const double *x, double *lam);
 /* impacts.c: room in the impact log for one more record */
