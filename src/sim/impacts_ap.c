@@ -146,8 +146,9 @@ int nh_sim_impact_ap(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
   if ((rc = rate_of(s, s->x, gi, &vn))) return rc;
   if (!(vn < -s->def.vn_tol)) {
     s->stats.grazing++;
+    if (!s->def.contact) return 0; /* contacts off: as impacts.c (a graze level let the ball sink) */
     // reached at rest: the contact closes if the flow presses it into the wall
-    if (s->def.contact && vn <= s->def.vn_tol &&
+    if (vn <= s->def.vn_tol &&
         ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, s->stats.energy, s->t, 0.0, -1.0, &closed)) || closed))
       return rc;
     nh_sim_graze_level(s, gi);
