@@ -1,14 +1,13 @@
 /* impacts_ap.c - impacts of a model in almost-Poisson form (gaps g(x) >= 0 on the state): the
  * map nh_model_impact_ap (nholo/impact.h) at a located contact, logged like a mechanical
- * impact (the record's v_before and v_after are the states x- and x+, q is NULL). What the
- * mechanical driver does beyond one impact is refused with a status and a message:
- *   - another gap closing at the same instant (within simul_tol, approaching): the
- *     simultaneous-impact model works on the kinetic metric of the mechanical form
- *     (NH_ERR_UNSUPPORTED);
- *   - a contact that would persist (its impacts accumulate, or it is reached at rest while
- *     the flow presses it into the wall, g'' < 0): a closed contact is a constraint row of the
- *     mechanical form (docs/contact.md), which this form does not have (NH_ZENO). With
- *     contact = 0 the Zeno guard alone watches such sequences. */
+ * impact (the record's v_before and v_after are the states x- and x+, q is NULL). A contact
+ * that persists (its impacts accumulate, or it is reached at rest while the flow presses it
+ * into the wall) closes as for a mechanical model (contact.c) and is held by projection: the
+ * state onto g = 0, then the e = 0 jump along d = Pi dg (nh_sim_ap_hold); its force is -g'' of
+ * the free flow (nh_sim_ap_contact_lambda; docs/contact.md, "Almost-Poisson models"). Another
+ * gap closing at the same instant (within simul_tol, approaching) is refused: the
+ * simultaneous-impact model works on the kinetic metric of the mechanical form
+ * (NH_ERR_UNSUPPORTED). */
 #include <math.h>
 #include <string.h>
 
