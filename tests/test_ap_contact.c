@@ -3,7 +3,7 @@
  * Zeno time and slides on at x' = 0.3 with H kept, under the discrete gradients, rk4 and
  * dopri5, as the same ball written as a Lagrangian file does; a particle on top of a circle
  * holds its contact, with the force -g'' of the free flow, until that force vanishes at the
- * closed-form point, and flies off. */
+ * closed-form point, and flies off; a particle released on a slope slides down it exactly. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +171,40 @@ static int test_dome_opens(void) {
   return 0;
 }
 
+/* A particle released at rest on the slope y = x tan(a) (gap y cos a - x sin a): the flow
+ * presses it, the contact closes at rest at once, and it slides down with acceleration
+ * g sin a: x(t) = -1/2 g sin a cos a t^2, H = 0 kept. The free step falls vertically and the
+ * projection onto the plane keeps its tangential part: exact for every method. */
+static int test_slope(void) {
+  const double a = 0.3, t_end = 1.0, x_exp = -0.5 * G * sin(a) * cos(a) * t_end * t_end;
+  char text[512];
+  snprintf(text, sizeof text,
+           "model slope_ap\nstate x y px py\nparameter a = %.17g\nhamiltonian 1/2*(px^2 + py^2) + 9.81*y\n"
+           "poisson x px: 1\npoisson y py: 1\ngap line: y*cos(a) - x*sin(a)  impact restitution 0.5\n"
+           "initial x = 0, y = 0\n", a);
+  nh_model *m = parse(text);
+  ENSURE(m);
+  for (int k = 0; k < NMETH; k++) {
+    int rc;
+    nh_sim *s = run(m, methods[k], 1e-3, t_end, &rc);
+    ENSURE(s && rc == NH_OK);
+    nh_contact_record c;
+    ENSURE(find_contact(s, NH_CONTACT_CLOSE, &c) == 0 && c.reason == NH_CONTACT_REST && nh_sim_contact_count(s) == 1);
+    const double *x = nh_sim_x(s);
+    printf("  slope %-8s: closed at t = %.3g with force %.15g (g cos a = %.15g), x(1) = %.15g (closed form %.15g), H %.2e\n",
+           methods[k], c.t, c.lambda, G * cos(a), x[0], x_exp, nh_sim_get_stats(s)->energy);
+    ENSURE(c.t < 1e-6);
+    ENSURE_NEAR(c.lambda, G * cos(a), 1e-7);
+    ENSURE_NEAR(x[0], x_exp, 1e-12);
+    ENSURE_NEAR(x[1], x_exp * tan(a), 1e-12);
+    ENSURE_NEAR(x[2], -G * sin(a) * cos(a) * t_end, 1e-12);
+    ENSURE(fabs(nh_sim_get_stats(s)->energy) < 1e-12);
+    nh_sim_destroy(s);
+  }
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* contacts off (nh_sim_def.contact = 0): impacts only, as the Lagrangian file does (no
  * contact is logged or closed, the same impacts and end; the ball no longer sinks through its
  * floor after a graze, y = -13 at t = 3 before) */
@@ -205,6 +239,7 @@ int main(int argc, char **argv) {
   if (argc > 1) nh_test_filter = argv[1];
   RUN_TEST(test_ball_zeno);
   RUN_TEST(test_dome_opens);
+  RUN_TEST(test_slope);
   RUN_TEST(test_contact_off);
   return TEST_SUMMARY();
 }
