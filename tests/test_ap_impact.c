@@ -2,7 +2,8 @@
  * against the same systems written in Lagrangian form: a ball bouncing on a floor (state
  * x y px py) and the Chaplygin sleigh of Celledoni et al. against a wall (sleigh_dg.nh); the
  * discrete gradients keep H through elastic impacts; restitution scales the gap's rate by -e;
- * what the form cannot do is refused with a status and a message. */
+ * what the form cannot do is refused with a status and a message. Persistent contacts:
+ * tests/test_ap_contact.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,23 +172,12 @@ static int test_sleigh_vs_lagrangian(void) {
   return 0;
 }
 
-/* what the form cannot do: a persistent contact (NH_ZENO, at the ball's accumulation and at
- * rest after a restitution-0 impact), two gaps closing together (NH_ERR_UNSUPPORTED) */
+/* what the form cannot do: two gaps closing together (NH_ERR_UNSUPPORTED); a persistent
+ * contact is held (tests/test_ap_contact.c) */
 static int test_refusals(void) {
-  nh_model *ma = parse(ball_ap, NULL);
+  nh_model *ma;
+  nh_sim *s;
   int rc;
-  nh_sim *s = run(ma, "gonzalez", 1e-3, 10.0, &rc);
-  ENSURE(s && rc == NH_ZENO);
-  const char *msg = nh_sim_message(s);
-  ENSURE(strstr(msg, "contact 'floor' persists at t = ") && strstr(msg, "(accumulation, limit t = 1.35457") &&
-         strstr(msg, "an almost-Poisson model cannot hold it"));
-  nh_sim_destroy(s);
-  nh_model_destroy(ma);
-  ma = parse(ball_ap, "e=0");
-  s = run(ma, "avf", 1e-3, 10.0, &rc);
-  ENSURE(s && rc == NH_ZENO && nh_sim_impact_count(s) == 1 && strstr(nh_sim_message(s), "(rest, limit t = 0.4515"));
-  nh_sim_destroy(s);
-  nh_model_destroy(ma);
   // the corner of a box, reached on its diagonal
   ma = parse("model corner\nstate x y px py\nhamiltonian 1/2*(px^2 + py^2)\npoisson x px: 1\npoisson y py: 1\n"
              "gap left: x\ngap floor: y\ninitial x = 1, y = 1, px = -1, py = -1\n", NULL);

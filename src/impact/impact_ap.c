@@ -17,8 +17,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "impact/impact_ap_hold.h"
 #include "la/la.h"
-#include "nholo/impact.h"
 
 /* the work layout (doubles): gap gradients, Pi, grad H, Hessian, d, F = Pi grad H, then the
  * scratch of nh_model_hamiltonian_hess */
@@ -95,6 +95,46 @@ int nh_model_impact_ap(const nh_model *model, int gap, const double *x, const nh
       !(fabs(H1 - H0 - dE) <= NH_AP_QUADRATIC_TOL * scale)) {
     memcpy(x_out, x, sizeof(double) * n);
     return NH_ERR_UNSUPPORTED;
+  }
+  return NH_OK;
+}
+
+/* the held contacts (impact_ap_hold.h): D from Pi and the gradients at x0 (if given) and x,
+ * then K column by column (w = Hess D_l; K_kl = d_k(x) . w) */
+int nh_model_impact_ap_hold(const nh_model *model, int na, const int *act, const double *x0, const double *x,
+                            double *D, double *D1, double *K, double *rate, double *work) {
+  if (!model || model->form != NH_FORM_ODE || !model->poisson || !model->hamiltonian || !model->gap || !x || !D ||
+      !K || !work || na < 1)
+    return NH_ERR_ARG;
+  const int nx = model->nx;
+  const size_t n = (size_t)nx;
+  double *dgs = work, *Pi = dgs + (size_t)model->ngap * n, *dH = Pi + n * n, *Hs = dH + n, *w = Hs + n * n;
+  double *F = w + n, *scratch = F + n, H;
+  if (x0) {
+    if (model->gap(x0, NULL, dgs, model->user) || model->poisson(x0, Pi, model->user)) return NH_ERR_CALLBACK;
+    for (int k = 0; k < na; k++) nh_la_gemv(nx, nx, Pi, dgs + (size_t)act[k] * n, D + (size_t)k * n);
+  }
+  if (model->gap(x, NULL, dgs, model->user) || model->poisson(x, Pi, model->user) ||
+      model->hamiltonian(x, &H, dH, model->user))
+    return NH_ERR_CALLBACK;
+  nh_la_gemv(nx, nx, Pi, dH, F);
+  for (int k = 0; k < na; k++) {
+    double *dk = D + (size_t)k * n;
+    nh_la_gemv(nx, nx, Pi, dgs + (size_t)act[k] * n, w);
+    if (D1) memcpy(D1 + (size_t)k * n, w, sizeof(double) * n);
+    if (x0)
+      for (int j = 0; j < nx; j++) dk[j] = 0.5 * (dk[j] + w[j]);
+    else memcpy(dk, w, sizeof(double) * n);
+    if (rate) rate[k] = nh_la_dot(nx, dgs + (size_t)act[k] * n, F);
+  }
+  int rc = nh_model_hamiltonian_hess(model, x, Hs, scratch);
+  if (rc != NH_OK) return rc < 0 ? rc : NH_ERR_CALLBACK;
+  for (int l = 0; l < na; l++) {
+    nh_la_gemv(nx, nx, Hs, D + (size_t)l * n, w);
+    for (int k = 0; k < na; k++) {
+      nh_la_gemv(nx, nx, Pi, dgs + (size_t)act[k] * n, F);
+      K[(size_t)k * (size_t)na + (size_t)l] = nh_la_dot(nx, F, w);
+    }
   }
   return NH_OK;
 }

@@ -15,7 +15,8 @@
  * of its step (the multiplier-form dynamics nh_dyn; gni, rattle and shake: vi_active), by the
  * driver's projection of each free step, or not at all (exact: a closed-form flow) */
 int nh_sim_contact_method_ok(const nh_method *m, const nh_model *model) {
-  (void)model;
+  // an almost-Poisson model has no constraint rows: every method holds by projection
+  if (model->form == NH_FORM_ODE) return m->contact == NH_HOLD_NONE ? NH_HOLD_NONE : NH_HOLD_PROJECT;
   return m->contact;
 }
 
@@ -87,6 +88,7 @@ static void set_active(nh_sim *s) {
 
 /* the multipliers of the closed contacts (act order) at (t, x) into lam */
 static int contact_lambda(nh_sim *s, double t, const double *x, double *lam) {
+  if (s->model->form == NH_FORM_ODE) return nh_sim_ap_contact_lambda(s, x, lam); /* impacts_ap.c */
   int rc = nh_dyn_accel(&s->dyn, t, x, x + s->nq, s->acc, NULL);
   if (rc) return rc > 0 ? NH_ERR_CALLBACK : rc;
   for (int k = 0; k < s->nact; k++) lam[k] = s->dyn.lamc[s->nc + k];
@@ -113,7 +115,7 @@ static int stacked_rows(nh_sim *s, const double *q, const double *v, int *nr) {
  * step adds back every step (the rod then rested 1.8e-4 above its floor at h = 0.01). Gaps
  * whose gradients are dependent fall back to the steps in turn. */
 static void project_q(nh_sim *s, double *q) {
-  const int nq = s->nq, na = s->nact;
+  const int nq = s->gd, na = s->nact; /* almost-Poisson: q is the state, the gradients on x */
   if (na > 1) {
     for (int r = 0; r < na; r++) {
       const double *dr = s->dg + (size_t)s->act[r] * nq;
@@ -139,6 +141,7 @@ int nh_sim_contact_project(nh_sim *s, double *x) {
   int rc, nr;
   if ((rc = gaps(s, q, s->gs, s->dg))) return rc;
   project_q(s, q);
+  if (s->model->form == NH_FORM_ODE) return nh_sim_ap_hold(s, NULL, x, NULL); /* the e = 0 jump, impacts_ap.c */
   if ((rc = stacked_rows(s, q, v, &nr)) || (rc = nh_cb(s->model->mass(q, s->M, s->model->user)))) return rc;
   return nh_project_velocity(nq, nr, s->M, s->Astk, v, v, s->proj_work);
 }
@@ -149,10 +152,16 @@ int nh_sim_contact_project(nh_sim *s, double *x) {
  * A(q1) and, for each closed gap, the mean of its gradients at q0 and q1 (the trapezoidal
  * rule for the integral of the force direction: the kinetic-metric projection, along dg(q1)
  * alone, leaves an O(h^2) tangential error per step on a curved gap, this one O(h^3)). */
-int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1) {
+int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1, double *err) {
   const int nq = s->nq, nc = s->nc, na = s->nact;
   double *q = x1, *v = x1 + nq;
   int rc, nr;
+  // almost-Poisson: the state onto g = 0, then the e = 0 jump along the mean directions
+  if (s->model->form == NH_FORM_ODE) {
+    if ((rc = gaps(s, x1, s->gs, s->dg))) return rc;
+    project_q(s, x1);
+    return nh_sim_ap_hold(s, x0, x1, err);
+  }
   // the closed gaps' gradients at q0, then q1 onto g = 0 (one Newton step each)
   if ((rc = gaps(s, x0, s->gs, s->dg))) return rc;
   for (int k = 0; k < na; k++)
@@ -218,16 +227,17 @@ static int open_pulling(nh_sim *s) {
  * its force lambda: the free normal acceleration is -lambda D, D = dg M^-1 dg^T (the column
  * of W for the contact row) */
 static double apex(const nh_sim *s, int gi, int k, double lambda, double vn) {
+  if (s->model->form == NH_FORM_ODE) return vn * vn / (2.0 * lambda); /* lambda = -g'' itself */
   const double D = nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->dyn.Wc + (size_t)(s->nc + k) * s->nq);
   return vn * vn / (2.0 * lambda * D);
 }
 
 int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limit, double ratio, double vn_check,
                          int *closed) {
-  const int nq = s->nq, nx = s->nx;
+  const int nq = s->nq, nx = s->nx, gd = s->gd, ode = s->model->form == NH_FORM_ODE;
   int rc;
   *closed = 0;
-  if (s->closed[gi] || !s->def.contact || s->model->form != NH_FORM_MECHANICAL) return 0;
+  if (s->closed[gi] || !s->def.contact) return 0;
   // the trial: closed, projected; it stays closed only if it pushes
   s->closed[gi] = 1;
   set_active(s);
@@ -239,8 +249,8 @@ int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
   // vn_check >= 0: only if a bounce at that speed would rise less than the gap's resolution
   double res = 0.0;
   if (!rc && vn_check >= 0.0) {
-    for (int j = 0; j < s->nq; j++) res = fmax(res, fabs(s->xc[j]));
-    res = NH_CONTACT_APEX_REL * fmax(1.0, res) * sqrt(nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->dg + (size_t)gi * s->nq));
+    for (int j = 0; j < gd; j++) res = fmax(res, fabs(s->xc[j]));
+    res = NH_CONTACT_APEX_REL * fmax(1.0, res) * sqrt(nh_la_dot(gd, s->dg + (size_t)gi * gd, s->dg + (size_t)gi * gd));
   }
   if (rc || !(s->lamt[k] > 0.0) || (vn_check >= 0.0 && !(apex(s, gi, k, s->lamt[k], vn_check) <= res))) {
     s->closed[gi] = 0;
@@ -256,7 +266,7 @@ int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
             s->model->gap_names[gi], s->t, nh_contact_reason_name(reason), t_limit, s->def.method->name);
     return NH_ZENO;
   }
-  memcpy(s->vtmp, s->x + nq, sizeof(double) * (size_t)nq); /* the velocity before, for the impact log */
+  memcpy(s->vtmp, s->x + (ode ? 0 : nq), sizeof(double) * (size_t)gd); /* the velocity (state) before, for the log */
   memcpy(s->x, s->xc, sizeof(double) * (size_t)nx);
   double Ea;
   if ((rc = energy(s, s->t, s->x, &Ea)) || (rc = gaps(s, s->x, s->g0, s->dg))) {
@@ -323,15 +333,22 @@ int nh_sim_contact_open(nh_sim *s, int ri, int reason) {
   return open_pulling(s);
 }
 
+/* the rate dg_i v of gap i at the current state (s->dg the gradients there; almost-Poisson:
+ * dg_i x', NaN if the model fails, which counts as not separating) */
+static double normal_rate(nh_sim *s, int i) {
+  double r = NAN;
+  if (s->model->form == NH_FORM_ODE) return nh_sim_ap_rate(s, s->x, i, &r) ? NAN : r;
+  return nh_la_dot(s->nq, s->dg + (size_t)i * s->nq, s->x + s->nq);
+}
+
 /* after an impact on another gap: the closed contacts it sends away open, the others keep
  * the velocity on them (projection) */
 int nh_sim_contact_after_impact(nh_sim *s) {
-  const int nq = s->nq;
   int rc;
   for (;;) {
     if ((rc = gaps(s, s->x, s->gs, s->dg))) return rc;
     int k = 0;
-    while (k < s->nact && !(nh_la_dot(nq, s->dg + (size_t)s->act[k] * nq, s->x + nq) > s->def.vn_tol)) k++;
+    while (k < s->nact && !(normal_rate(s, s->act[k]) > s->def.vn_tol)) k++;
     if (k == s->nact) break;
     s->lamt[k] = 0.0;
     if ((rc = nh_sim_contact_open(s, k, NH_CONTACT_SEPARATION))) return rc;

@@ -1,17 +1,17 @@
 /* impacts_ap.c - impacts of a model in almost-Poisson form (gaps g(x) >= 0 on the state): the
  * map nh_model_impact_ap (nholo/impact.h) at a located contact, logged like a mechanical
- * impact (the record's v_before and v_after are the states x- and x+, q is NULL). What the
- * mechanical driver does beyond one impact is refused with a status and a message:
- *   - another gap closing at the same instant (within simul_tol, approaching): the
- *     simultaneous-impact model works on the kinetic metric of the mechanical form
- *     (NH_ERR_UNSUPPORTED);
- *   - a contact that would persist (its impacts accumulate, or it is reached at rest while
- *     the flow presses it into the wall, g'' < 0): a closed contact is a constraint row of the
- *     mechanical form (docs/contact.md), which this form does not have (NH_ZENO). With
- *     contact = 0 the Zeno guard alone watches such sequences. */
+ * impact (the record's v_before and v_after are the states x- and x+, q is NULL). A contact
+ * that persists (its impacts accumulate, or it is reached at rest while the flow presses it
+ * into the wall) closes as for a mechanical model (contact.c) and is held by projection: the
+ * state onto g = 0, then the e = 0 jump along d = Pi dg (nh_sim_ap_hold); its force is -g'' of
+ * the free flow (nh_sim_ap_contact_lambda; docs/contact.md, "Almost-Poisson models"). Another
+ * gap closing at the same instant (within simul_tol, approaching) is refused: the
+ * simultaneous-impact model works on the kinetic metric of the mechanical form
+ * (NH_ERR_UNSUPPORTED). */
 #include <math.h>
 #include <string.h>
 
+#include "impact/impact_ap_hold.h"
 #include "sim/sim_impl.h"
 
 /* relative step of the central difference of the gap's rate along the flow (its g'') */
@@ -25,42 +25,96 @@ static int rate_of(nh_sim *s, const double *x, int gi, double *rate) {
   return 0;
 }
 
-/* g''_i along the flow at the current state, by a central difference of the rate (s->dg is
- * restored to the gradients at s->x) */
-static int gap_accel(nh_sim *s, int gi, double *acc) {
+/* g''_i along the free flow at x, by a central difference of the rate (s->dg is left with the
+ * gradients at x; scratch s->acc, 2 nx) */
+int nh_sim_ap_gap_accel(nh_sim *s, const double *x, int gi, double *acc) {
   const int nx = s->nx;
-  double r[2], *F = s->xd, *xt = s->xc;
-  int rc = rate_of(s, s->x, gi, &r[0]);
-  if (rc) return rc;
+  double r[2], *F = s->acc, *xt = s->acc + nx;
+  int rc = gaps(s, x, NULL, s->dg);
+  if (rc || (rc = rate_of(s, x, gi, &r[0]))) return rc < 0 ? rc : NH_ERR_CALLBACK;
   memcpy(F, s->fx, sizeof(double) * (size_t)nx);
-  const double fn = nh_la_norm_inf(nx, F), xn = fmax(1.0, nh_la_norm_inf(nx, s->x));
+  const double fn = nh_la_norm_inf(nx, F), xn = fmax(1.0, nh_la_norm_inf(nx, x));
   *acc = 0.0;
   if (!(fn > 0.0)) return 0;
   const double eps = NH_AP_ACCEL_REL * xn / fn;
   for (int k = 0; k < 2; k++) {
-    memcpy(xt, s->x, sizeof(double) * (size_t)nx);
+    memcpy(xt, x, sizeof(double) * (size_t)nx);
     nh_la_axpy(nx, k ? -eps : eps, F, xt);
     if ((rc = gaps(s, xt, NULL, s->dg)) || (rc = rate_of(s, xt, gi, &r[k]))) return rc < 0 ? rc : NH_ERR_CALLBACK;
   }
   *acc = (r[0] - r[1]) / (2.0 * eps);
-  return gaps(s, s->x, NULL, s->dg);
+  rc = gaps(s, x, NULL, s->dg);
+  return rc < 0 ? rc : rc ? NH_ERR_CALLBACK : 0;
 }
 
-/* a contact that would persist (reason NH_CONTACT_*): NH_ZENO when the flow presses it into
- * the wall (or its impacts accumulate), else 0 */
-static int refuse_persistent(nh_sim *s, int gi, int reason, double t_limit) {
-  double acc = -1.0;
-  int rc;
-  if (reason == NH_CONTACT_REST && (rc = gap_accel(s, gi, &acc))) {
-    sim_msg(s, "model evaluation failed at the contact '%s' at t = %.17g", s->model->gap_names[gi], s->t);
+/* the closed contacts' e = 0 jump at x (x0: the step's start, for the mean directions, or
+ * NULL): x += sum_l mu_l D_l with K mu = g' (impact_ap_hold.h), so that every closed gap's rate
+ * is 0 after it. An adaptive step's error err is raised to the jump's, which the free step's
+ * own estimate does not see (the ball's parabola is exact): the difference delta =
+ * sum_l mu_l (D_l - d_l(x)) from the jump along the end directions alone is that first-order
+ * rule's O(h^2) error; times its relative size |delta| / |jump| (O(h)) it estimates the
+ * trapezoidal rule's O(h^3), in the method's tolerances (0 on a flat wall). */
+int nh_sim_ap_hold(nh_sim *s, const double *x0, double *x, double *err) {
+  const int na = s->nact, nx = s->nx;
+  int rc = nh_model_impact_ap_hold(s->model, na, s->act, x0, x, s->Dstk, s->Wstk, s->Kc, s->bc, s->imp_work);
+  if (rc) return rc;
+  if ((rc = nh_la_qr(na, na, s->Kc, s->tauc, 0.0, NULL)) || (rc = nh_la_qr_solve(na, na, s->Kc, s->tauc, s->bc, 0.0)))
     return rc;
+  for (int l = 0; l < na; l++) nh_la_axpy(nx, s->bc[l], s->Dstk + (size_t)l * (size_t)nx, x);
+  if (!err || !x0) return 0;
+  double e = 0.0, dmax = 0.0, jmax = 0.0;
+  for (int j = 0; j < nx; j++) {
+    double dj = 0.0, jj = 0.0;
+    for (int l = 0; l < na; l++) {
+      dj += s->bc[l] * (s->Dstk[(size_t)l * nx + j] - s->Wstk[(size_t)l * nx + j]);
+      jj += s->bc[l] * s->Dstk[(size_t)l * nx + j];
+    }
+    e = fmax(e, fabs(dj) / (s->def.atol + s->def.rtol * fmax(fabs(x0[j]), fabs(x[j]))));
+    dmax = fmax(dmax, fabs(dj)), jmax = fmax(jmax, fabs(jj));
   }
-  if (!(acc < 0.0)) return 0;
-  sim_msg(s, "contact '%s' persists at t = %.17g (%s, limit t = %.17g) and an almost-Poisson model cannot hold it "
-             "(a closed contact is a constraint row of the mechanical form: write the model with coordinates, "
-             "docs/contact.md)",
-          s->model->gap_names[gi], s->t, nh_contact_reason_name(reason), t_limit);
-  return NH_ZENO;
+  if (jmax > 0.0) e *= dmax / jmax; /* O(h^2) times its relative size O(h): O(h^3) */
+  if (e > *err) *err = e;
+  return 0;
+}
+
+/* the closed contacts' forces at x (act order): the multipliers mu of the held flow
+ * x' = Pi grad H + sum mu_l d_l solve K mu = g''_free; lam_k = -K_kk mu_k (for one contact
+ * -g''_free: positive while the free flow presses it into its wall) */
+int nh_sim_ap_contact_lambda(nh_sim *s, const double *x, double *lam) {
+  const int na = s->nact;
+  int rc = nh_model_impact_ap_hold(s->model, na, s->act, NULL, x, s->Dstk, NULL, s->Kc, NULL, s->imp_work);
+  if (rc) return rc;
+  for (int k = 0; k < na; k++) {
+    lam[k] = s->Kc[(size_t)k * (size_t)na + (size_t)k];
+    if ((rc = nh_sim_ap_gap_accel(s, x, s->act[k], &s->bc[k]))) return rc;
+  }
+  if ((rc = nh_la_qr(na, na, s->Kc, s->tauc, 0.0, NULL)) || (rc = nh_la_qr_solve(na, na, s->Kc, s->tauc, s->bc, 0.0)))
+    return rc;
+  for (int k = 0; k < na; k++) lam[k] *= -s->bc[k];
+  return 0;
+}
+
+/* the rate of gap gi at x (s->dg left with the gradients at x) */
+int nh_sim_ap_rate(nh_sim *s, const double *x, int gi, double *rate) {
+  int rc = gaps(s, x, NULL, s->dg);
+  if (rc) return rc < 0 ? rc : NH_ERR_CALLBACK;
+  return rate_of(s, x, gi, rate);
+}
+
+/* the impacts of gap gi accumulate: resolved by closing the contact (the e = 0 jump over the
+ * active set), logged as an impact of status NH_CONTACT; *applied = 0 when it did not close */
+static int accumulation(nh_sim *s, int gi, double t_limit, double ratio, double vn, nh_observer_fn obs, void *user,
+                        int *applied) {
+  const double Eb = s->stats.energy;
+  double vna;
+  int rc;
+  if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, NULL, user)) return NH_STOPPED;
+  if ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_ACCUMULATION, Eb, t_limit, ratio, -1.0, applied)) || !*applied)
+    return rc;
+  if ((rc = nh_sim_ap_rate(s, s->x, gi, &vna))) return rc;
+  nh_sim_log_impact(s, gi, NH_CONTACT, 0.0, Eb, s->stats.energy, vn, vna);
+  if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, NULL, user)) return NH_STOPPED;
+  return 0;
 }
 
 /* another gap closing at this instant: refused */
@@ -85,13 +139,17 @@ int nh_sim_impact_ap(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
   const nh_model *m = s->model;
   const int nx = s->nx;
   double vn, t_limit, ratio;
-  int rc;
+  int rc, closed;
   *applied = 0;
   // approaching? (s->dg holds the gap gradients at x)
   if ((rc = rate_of(s, s->x, gi, &vn))) return rc;
   if (!(vn < -s->def.vn_tol)) {
     s->stats.grazing++;
-    if (s->def.contact && vn <= s->def.vn_tol && (rc = refuse_persistent(s, gi, NH_CONTACT_REST, s->t))) return rc;
+    if (!s->def.contact) return 0; /* contacts off: as impacts.c (a graze level let the ball sink) */
+    // reached at rest: the contact closes if the flow presses it into the wall
+    if (vn <= s->def.vn_tol &&
+        ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, s->stats.energy, s->t, 0.0, -1.0, &closed)) || closed))
+      return rc;
     nh_sim_graze_level(s, gi);
     return 0;
   }
@@ -100,9 +158,11 @@ int nh_sim_impact_ap(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
     return rc;
   }
   if ((rc = refuse_simultaneous(s, gi))) return rc;
-  if (s->def.contact && nh_sim_contact_accumulates(s, gi, &t_limit, &ratio))
-    return refuse_persistent(s, gi, NH_CONTACT_ACCUMULATION, t_limit);
-  if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, NULL, user)) return NH_STOPPED;
+  // a Zeno sequence: resolved by closing the contact
+  if (s->def.contact && nh_sim_contact_accumulates(s, gi, &t_limit, &ratio)) {
+    if ((rc = accumulation(s, gi, t_limit, ratio, vn, obs, user, applied)) || *applied) return rc;
+    if ((rc = gaps(s, s->x, NULL, s->dg))) return rc;
+  } else if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, NULL, user)) return NH_STOPPED;
 
   // the jump x+ = x- + lambda d, checked against its law
   const double Eb = s->stats.energy;
@@ -119,6 +179,7 @@ int nh_sim_impact_ap(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
     sim_msg(s, "impact on '%s' at t = %.17g failed: %s", m->gap_names[gi], s->t, nh_status_string(st));
   if (st < 0) return st;
   s->glev[gi] = 0.0;
+  if (s->nact > 0 && (rc = nh_sim_contact_after_impact(s))) return rc; /* the closed contacts */
   if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
   nh_sim_log_impact(s, gi, st, info.alpha, Eb, Ea, info.vn_before, info.vn_after);
   s->E_seg = Ea;
@@ -127,9 +188,14 @@ int nh_sim_impact_ap(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
   *applied = 1;
   if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, NULL, user)) return NH_STOPPED;
   s->tau_imp[gi] = s->t - s->t_imp[gi], s->t_imp[gi] = s->t;
-  // at rest after it (restitution 0): refused if the flow presses it into the wall
-  if (s->def.contact && fabs(info.vn_after) <= NH_CONTACT_REST_REL * fabs(info.vn_before) + s->def.vn_tol &&
-      (rc = refuse_persistent(s, gi, NH_CONTACT_REST, s->t)))
-    return rc;
+  // at rest after it (restitution 0), or bouncing less than the gap resolves: the contact
+  // closes if the flow presses it (as impacts.c)
+  if (s->def.contact) {
+    const int rest = fabs(info.vn_after) <= NH_CONTACT_REST_REL * fabs(info.vn_before) + s->def.vn_tol;
+    const int close = s->tau_imp[gi] <= NH_CONTACT_ZENO_REL * fmax(1.0, fabs(s->t));
+    if ((rest || close) &&
+        (rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, 0.0, rest ? -1.0 : fabs(info.vn_after), &closed)))
+      return rc;
+  }
   return nh_sim_zeno_guard(s);
 }

@@ -125,7 +125,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
               nh_model_impact_work_size(model) + nh_dyn_work_size(model) +
               d.method->work_size(model) + 8;
   // persistent contacts: trial state, accelerations, per-gap records, stacked rows, projection
-  const size_t nr = nc + ng, ncw = ng > 0 ? nx + nq + 5 * ng + 3 * nr * nq + nr * nr + nq * nq + 3 * nr + nh_impact_work_size((int)nq, (int)nr) +
+  const size_t nr = nc + ng, ncw = ng > 0 ? 3 * nx + 5 * ng + 3 * nr * gd + nr * nr + nq * nq + 3 * nr + nh_impact_work_size((int)nq, (int)nr) +
                                                nh_dyn_contact_work_size(model) : 0;
   nd += ncw;
   nh_sim *s = calloc(1, sizeof *s);
@@ -175,15 +175,15 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   p += nh_dyn_work_size(model);
   if (ng > 0) {
     s->xc = p, p += nx;
-    s->acc = p, p += nq;
+    s->acc = p, p += 2 * nx; /* (nq) accelerations; almost-Poisson: (2 nx) scratch */
     s->t_imp = p, p += ng;
     s->tau_imp = p, p += ng;
     s->lamc = p, p += ng;
     s->lamt = p, p += ng;
     s->glev = p, p += ng;
-    s->Astk = p, p += nr * nq;
-    s->Dstk = p, p += nr * nq;
-    s->Wstk = p, p += nr * nq;
+    s->Astk = p, p += nr * gd;
+    s->Dstk = p, p += nr * gd;
+    s->Wstk = p, p += nr * gd;
     s->Kc = p, p += nr * nr;
     s->Lm = p, p += nq * nq;
     s->tauc = p, p += nr;
@@ -204,7 +204,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->plain = !(d.method->flags & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT)) && ng == 0 && nmon == 0 && !model->project;
   s->conserves = claims_energy(d.method, model);
   s->half = (d.method->flags & NH_METHOD_HALF_STEP) != 0;
-  s->contact_ok = ng > 0 && d.contact && model->form == NH_FORM_MECHANICAL && nh_sim_contact_method_ok(d.method, model);
+  s->contact_ok = ng > 0 && d.contact && nh_sim_contact_method_ok(d.method, model);
   if (nh_sim_vi_setup(s, msg, msg_size) || nh_sim_simul_create(s, msg, msg_size)) { /* vi_impact.c, simul.c */
     nh_sim_destroy(s);
     return NULL;

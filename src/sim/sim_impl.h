@@ -179,8 +179,9 @@ SIM_INLINE int all_finite(int n, const double *x) {
  * metric) */
 int nh_sim_contact_project(nh_sim *s, double *x);
 /* contact.c: a free step x0 -> x1 onto the closed contacts (NH_HOLD_PROJECT): q1 as above, v1
- * by an impulse along M^-1 of the mean contact gradient over the step (second order) */
-int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1);
+ * by an impulse along M^-1 of the mean contact gradient over the step (second order); err
+ * (an adaptive step's error, or NULL): raised to the projection's own (almost-Poisson) */
+int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1, double *err);
 
 /* a step of the method from x0 (the state at s->t); remembers its length for dense output */
 SIM_INLINE int method_step_from(nh_sim *s, const double *x0, double h, double *x1, double *err) {
@@ -190,9 +191,11 @@ SIM_INLINE int method_step_from(nh_sim *s, const double *x0, double h, double *x
   int rc = s->def.method->step(&s->st, s->t, x0, h, x1, err);
   // a method that steps the free model: its step projected onto the closed contacts
   // (docs/contact.md, NH_HOLD_PROJECT), so that every partial step is one of the held flow
-  if (rc == 0 && s->nact > 0 && s->def.method->contact == NH_HOLD_PROJECT && all_finite(s->nx, x1)) {
+  // (an almost-Poisson model: every method; contact.c)
+  if (rc == 0 && s->nact > 0 && (s->def.method->contact == NH_HOLD_PROJECT || s->model->form == NH_FORM_ODE) &&
+      all_finite(s->nx, x1)) {
     s->st.end_x = NULL;
-    if ((rc = nh_sim_contact_project_step(s, x0, x1)) > 0) rc = NH_ERR_CALLBACK;
+    if ((rc = nh_sim_contact_project_step(s, x0, x1, err)) > 0) rc = NH_ERR_CALLBACK;
   }
   return rc;
 }
@@ -232,6 +235,16 @@ int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *a
 void nh_sim_simul_record(const nh_sim *s, long k, nh_impact_record *r);
 /* impacts_ap.c: the same for a model in almost-Poisson form (gaps on the state x) */
 int nh_sim_impact_ap(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied);
+/* impacts_ap.c: the held contacts of an almost-Poisson model (contact.c, docs/contact.md) */
+/* g''_i along the free flow at x (central difference of the rate; s->dg left at x) */
+int nh_sim_ap_gap_accel(nh_sim *s, const double *x, int gi, double *acc);
+/* the rate g'_i at x (s->dg left at x) */
+int nh_sim_ap_rate(nh_sim *s, const double *x, int gi, double *rate);
+/* the e = 0 jump of the closed contacts at x (x0: the step's start for the mean directions,
+ * or NULL): every closed gap's rate 0 after it; err (or NULL) raised to the jump's error */
+int nh_sim_ap_hold(nh_sim *s, const double *x0, double *x, double *err);
+/* the closed contacts' forces at x (act order): -g''_free for one, positive pressing */
+int nh_sim_ap_contact_lambda(nh_sim *s, const double *x, double *lam);
 /* impacts.c: room in the impact log for one more record */
 int nh_sim_log_reserve(nh_sim *s);
 /* impacts.c: log an impact at the current state (s->vtmp the velocity before) */
