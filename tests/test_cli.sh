@@ -795,5 +795,14 @@ for m in gni del; do
     && ok "$m on M(q) at h = 1e-3: Newton at round-off accepted, NH_OK" || bad "$m polar free particle: $(cat "$T/err" "$T/pf")"
 done
 
+# ---- issue 15's bouncing ball written in almost-Poisson form: it comes to rest on the floor
+# and slides on at x' = 0.3 (x = 30 at t = 100) with every discrete gradient and dopri5 --------
+printf 'model apball\nstate x y px py\nhamiltonian 1/2*(px^2 + py^2) + 9.81*y\npoisson x px: 1\npoisson y py: 1\ngap floor: y  impact restitution 0.5\ninitial y = 1, px = 0.3\n' >"$T/apball.nh"
+for m in gonzalez avf itoh-abe dopri5; do
+  "$NHOLO" run "$T/apball.nh" --method $m --t-end 100 --json >"$T/ab" 2>"$T/err" \
+    && grep -q '"status": "NH_OK"' "$T/ab" && grep -q '"final_state": {"x": 29.9999999999[0-9]*, "y": 0, "px": 0.29999999999999999, "py": 0}' "$T/ab" \
+    && ok "almost-Poisson ball, $m: at rest on the floor, sliding to x = 30 at t = 100" || bad "almost-Poisson ball $m: $(cat "$T/err") $(grep -o '"final_state[^}]*' "$T/ab")"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
