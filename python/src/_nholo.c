@@ -411,6 +411,7 @@ static PyObject *model_with_force(PyModel *self, PyObject *fn) {
   d.nmon = b->nmon, d.monitors = b->monitors;
   d.has_se2 = b->has_se2, memcpy(d.se2, b->se2, sizeof d.se2);
   d.mass_constant = b->mass_constant;
+  d.mass_pattern = b->mass_pattern, d.constraint_pattern = b->constraint_pattern; /* keeps the sparse fills */
   d.user = b->user, d.user_size = 0;
   char msg[NHPY_MSG];
   nh_model *m = nh_model_create(&d, msg, sizeof msg);
