@@ -156,19 +156,60 @@ static int same_state(int n, double t, const double *x, double ts, const double 
   return t == ts && memcmp(x, xs, sizeof(double) * (size_t)n) == 0;
 }
 
-/* sum_m row.a_m k_{row.j_m}[i] */
-static double row_sum(const dp_row *row, double *const *k, int i) {
-  double sum = 0.0;
-  for (int m = 0; m < row->n; m++) sum += row->a[m] * k[row->j[m]][i];
-  return sum;
+/* sum_m row.a_m k_{row.j_m}[I] for a row of the constant tables with its term count written
+ * out: the sum (((0.0 + t_0) + t_1) + ...) unrolled, coefficients and stage indices folded by
+ * the compiler (DP_T reads the caller's `k`). */
+#define DP_T(row, m, I) ((row).a[m] * k[(row).j[m]][I])
+#define DP_S1(r, I) (0.0 + DP_T(r, 0, I))
+#define DP_S2(r, I) (DP_S1(r, I) + DP_T(r, 1, I))
+#define DP_S3(r, I) (DP_S2(r, I) + DP_T(r, 2, I))
+#define DP_S4(r, I) (DP_S3(r, I) + DP_T(r, 3, I))
+#define DP_S5(r, I) (DP_S4(r, I) + DP_T(r, 4, I))
+#define DP_S6(r, I) (DP_S5(r, I) + DP_T(r, 5, I))
+#define DP_S7(r, I) (DP_S6(r, I) + DP_T(r, 6, I))
+#define DP_S8(r, I) (DP_S7(r, I) + DP_T(r, 7, I))
+#define DP_S9(r, I) (DP_S8(r, I) + DP_T(r, 8, I))
+#define DP_S12(r, I) (DP_S9(r, I) + DP_T(r, 9, I) + DP_T(r, 10, I) + DP_T(r, 11, I))
+
+/* xt = x0 + h sum_j a_{st,j} k_j for stage st (from 0: rows 2..12 and 14..16 of a, of cnt
+ * terms: a count that disagrees with the table's is an internal error the compiler folds
+ * away), two components at a time (the compiler may pair them in one vector operation) */
+#define DP_STAGE(st, cnt)                                                                                             \
+  case st:                                                                                                            \
+    if (dp_a[st].n != cnt) return NH_ERR_ARG;                                                                         \
+    for (i = 0; i + 1 < n; i += 2) {                                                                                  \
+      xt[i] = x0[i] + h * DP_S##cnt(dp_a[st], i);                                                                     \
+      xt[i + 1] = x0[i + 1] + h * DP_S##cnt(dp_a[st], i + 1);                                                         \
+    }                                                                                                                 \
+    if (i < n) xt[i] = x0[i] + h * DP_S##cnt(dp_a[st], i);                                                            \
+    return 0
+static int stage_state(int st, double *const *k, int n, const double *restrict x0, double h, double *restrict xt) {
+  int i;
+  switch (st) {
+    DP_STAGE(1, 1);
+    DP_STAGE(2, 2);
+    DP_STAGE(3, 2);
+    DP_STAGE(4, 3);
+    DP_STAGE(5, 3);
+    DP_STAGE(6, 4);
+    DP_STAGE(7, 5);
+    DP_STAGE(8, 6);
+    DP_STAGE(9, 7);
+    DP_STAGE(10, 8);
+    DP_STAGE(11, 9);
+    DP_STAGE(13, 8);
+    DP_STAGE(14, 8);
+    DP_STAGE(15, 8);
+  default:
+    return NH_ERR_ARG;
+  }
 }
 
 /* k_i = F(t + c_i h, x0 + h sum_j a_ij k_j) for stages first..last (from 0) */
 static int stages(nh_stepper *s, dp_work *w, double t, const double *x0, double h, int first, int last) {
-  const int n = s->nx;
   int rc;
   for (int st = first; st <= last; st++) {
-    for (int i = 0; i < n; i++) w->xt[i] = x0[i] + h * row_sum(&dp_a[st], w->k, i);
+    if ((rc = stage_state(st, w->k, s->nx, x0, h, w->xt))) return rc;
     if ((rc = nh_dyn_rhs(s->dyn, t + dp_c[st] * h, w->xt, w->k[st]))) return rc;
     s->evals++;
   }
@@ -197,17 +238,20 @@ static int dop853_step(nh_stepper *s, double t, const double *x0, double h, doub
 
   // stages 2..12 and the solution of order 8
   if ((rc = stages(s, &w, t, x0, h, 1, 11))) return rc;
-  for (int i = 0; i < n; i++) x1[i] = x0[i] + h * row_sum(&dp_b, w.k, i);
-
-  // the combined 5th/3rd-order error norm of dop853.f
-  if (err) {
-    double e5 = 0.0, e3 = 0.0;
-    for (int i = 0; i < n; i++) {
+  double *const *k = w.k;
+  double e5 = 0.0, e3 = 0.0;
+  for (int i = 0; i < n; i++) {
+    const double sb = DP_S8(dp_b, i);
+    x1[i] = x0[i] + h * sb;
+    // the combined 5th/3rd-order error norm of dop853.f
+    if (err) {
       double sc = s->atol + s->rtol * fmax(fabs(x0[i]), fabs(x1[i]));
-      double a = row_sum(&dp_e5, w.k, i) / sc;
-      double b = (row_sum(&dp_b, w.k, i) - row_sum(&dp_bh, w.k, i)) / sc;
+      double a = DP_S8(dp_e5, i) / sc;
+      double b = (sb - DP_S3(dp_bh, i)) / sc;
       e5 += a * a, e3 += b * b;
     }
+  }
+  if (err) {
     double deno = e5 + DP_E3_WEIGHT * e3;
     *err = deno > 0.0 ? fabs(h) * e5 / sqrt(n * deno) : 0.0;
   }
@@ -226,8 +270,13 @@ static int dense_prepare(nh_stepper *s, dp_work *w, double t, const double *x0, 
   *w->fsal_t = t + h;
   *w->fsal_ok = 1.0;
   if ((rc = stages(s, w, t, x0, h, 13, 15))) return rc;
-  for (int m = 0; m < 4; m++)
-    for (int i = 0; i < n; i++) w->r[m][i] = h * row_sum(&dp_d[m], w->k, i);
+  double *const *k = w->k;
+  for (int i = 0; i < n; i++) {
+    w->r[0][i] = h * DP_S12(dp_d[0], i);
+    w->r[1][i] = h * DP_S12(dp_d[1], i);
+    w->r[2][i] = h * DP_S12(dp_d[2], i);
+    w->r[3][i] = h * DP_S12(dp_d[3], i);
+  }
   *w->dense_ok = 1.0;
   return 0;
 }
