@@ -104,8 +104,9 @@ int main(int argc, char **argv) {
   for (int j = 0; j < 2; j++) {
     printf("  %-7s rtol %.1e: error %.3e, %ld evaluations, %.1f us\n", methods[j], grid[j].rtol, grid[j].err,
            grid[j].evals, 1e6 * grid[j].cpu);
-    printf("  %-7s rtol %.2e: error %.3e, %ld evaluations, %.1f us\n", methods[j], best[j].rtol, best[j].err,
-           best[j].evals, 1e6 * best[j].cpu);
+    if (best[j].rtol != grid[j].rtol)
+      printf("  %-7s rtol %.2e: error %.3e, %ld evaluations, %.1f us\n", methods[j], best[j].rtol, best[j].err,
+             best[j].evals, 1e6 * best[j].cpu);
   }
   if (best[0].evals > 0 && best[1].evals > 0)
     printf("  dopri5 / dop853: %.2fx the evaluations, %.2fx the CPU time\n", (double)best[1].evals / best[0].evals,
