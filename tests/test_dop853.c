@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "methods/method_impl.h"
@@ -210,11 +211,61 @@ static int test_table(void) {
   return 0;
 }
 
+/* x_i' = cos(t) - x_i^3 for every component: decoupled and identical */
+static int cubic_rhs(double t, const double *x, double *xdot, void *user) {
+  const int n = *(const int *)user;
+  for (int i = 0; i < n; i++) xdot[i] = cos(t) - x[i] * x[i] * x[i];
+  return 0;
+}
+
+/* the stage, solution, error and dense sums take two components at a time and the last one
+ * of an odd count alone: five identical components (two pairs and the tail) step and
+ * interpolate to the same bits as the one-component system (the tail only) */
+#define CUBIC_H 0.3
+#define CUBIC_STEPS 6
+#define CUBIC_THETA 0.37
+static int test_pairs_and_tail(void) {
+  const int n5 = 5, n1 = 1;
+  const double x0[5] = {0.5, 0.5, 0.5, 0.5, 0.5};
+  nh_model *m[2];
+  for (int k = 0; k < 2; k++) {
+    nh_model_def d = nh_model_def_default();
+    d.name = "cubic", d.form = NH_FORM_ODE, d.nx = k ? n1 : n5, d.x0 = x0, d.rhs = cubic_rhs;
+    d.user = k ? (void *)&n1 : (void *)&n5, d.user_size = sizeof(int);
+    ENSURE((m[k] = nh_model_create(&d, NULL, 0)) != NULL);
+  }
+  nh_dyn dyn[2];
+  double *work[2], x[2][5], x1[2][5], xd[2][5], err[2];
+  nh_stepper st[2];
+  for (int k = 0; k < 2; k++) {
+    st[k] = make_stepper(m[k], &nh_method_dop853, &dyn[k], &work[k]);
+    memcpy(x[k], x0, sizeof x0);
+  }
+  double t = 0.0;
+  for (int j = 0; j < CUBIC_STEPS; j++, t += CUBIC_H) {
+    for (int k = 0; k < 2; k++) {
+      ENSURE(nh_method_dop853.step(&st[k], t, x[k], CUBIC_H, x1[k], &err[k]) == 0);
+      ENSURE(nh_method_dop853.dense(&st[k], t, x[k], CUBIC_H, x1[k], CUBIC_THETA, xd[k]) == 0);
+      ENSURE(isfinite(err[k]) && err[k] > 0.0);
+    }
+    for (int i = 0; i < n5; i++) {
+      ENSURE(memcmp(&x1[0][i], &x1[1][0], sizeof(double)) == 0);
+      ENSURE(memcmp(&xd[0][i], &xd[1][0], sizeof(double)) == 0);
+    }
+    // the norm of five equal components is that of one (sqrt(n E / (n D)))
+    ENSURE(fabs(err[0] - err[1]) <= 1e-12 * err[1]);
+    for (int k = 0; k < 2; k++) memcpy(x[k], x1[k], sizeof x1[k]);
+  }
+  for (int k = 0; k < 2; k++) free(work[k]), nh_model_destroy(m[k]);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_table);
   RUN_TEST(test_fixed_step_order);
   RUN_TEST(test_dense_order);
+  RUN_TEST(test_pairs_and_tail);
   RUN_TEST(test_sleigh_adaptive);
   RUN_TEST(test_penny_impacts);
   return TEST_SUMMARY();

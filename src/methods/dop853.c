@@ -134,7 +134,9 @@ static const dp_row dp_d[4] = {
 static size_t dop853_work_size(const nh_model *m) { return (NS + 1 + 4 + 3) * (size_t)m->nx + 5; }
 
 typedef struct {
-  double *k[NS], *xt, *r[4], *fsal, *fsal_x, *k1_x;
+  double *k; /* k_{j+1} at k + j n */
+  size_t n;
+  double *xt, *r, *fsal, *fsal_x, *k1_x; /* r_{m+5} at r + m n */
   double *fsal_t, *k1_t, *fsal_ok, *k1_ok, *dense_ok;
 } dp_work;
 
@@ -142,9 +144,9 @@ static dp_work carve(nh_stepper *s) {
   const size_t n = (size_t)s->nx;
   dp_work w;
   double *p = s->work;
-  for (int i = 0; i < NS; i++, p += n) w.k[i] = p;
+  w.k = p, w.n = n, p += NS * n;
   w.xt = p, p += n;
-  for (int i = 0; i < 4; i++, p += n) w.r[i] = p;
+  w.r = p, p += 4 * n;
   w.fsal = p, p += n;
   w.fsal_x = p, p += n;
   w.k1_x = p, p += n;
@@ -156,23 +158,90 @@ static int same_state(int n, double t, const double *x, double ts, const double 
   return t == ts && memcmp(x, xs, sizeof(double) * (size_t)n) == 0;
 }
 
-/* sum_m row.a_m k_{row.j_m}[i] */
-static double row_sum(const dp_row *row, double *const *k, int i) {
-  double sum = 0.0;
-  for (int m = 0; m < row->n; m++) sum += row->a[m] * k[row->j[m]][i];
-  return sum;
+/* fmax(|x|, |y|) without the call: the number when the other is a NaN */
+static inline double max_abs(double x, double y) {
+  const double ax = fabs(x), ay = fabs(y);
+  return ay > ax || ax != ax ? ay : ax;
+}
+
+/* sum_m row.a_m k_{row.j_m}[I] for a row of the constant tables with its term count written
+ * out: the sum (((0.0 + t_0) + t_1) + ...) unrolled, coefficients and stage indices folded by
+ * the compiler (DP_T reads the caller's `k` and `kn`: k_{j+1} at k + j kn). */
+#define DP_T(row, m, I) ((row).a[m] * k[(size_t)(row).j[m] * kn + (I)])
+#define DP_S1(r, I) (0.0 + DP_T(r, 0, I))
+#define DP_S2(r, I) (DP_S1(r, I) + DP_T(r, 1, I))
+#define DP_S3(r, I) (DP_S2(r, I) + DP_T(r, 2, I))
+#define DP_S4(r, I) (DP_S3(r, I) + DP_T(r, 3, I))
+#define DP_S5(r, I) (DP_S4(r, I) + DP_T(r, 4, I))
+#define DP_S6(r, I) (DP_S5(r, I) + DP_T(r, 5, I))
+#define DP_S7(r, I) (DP_S6(r, I) + DP_T(r, 6, I))
+#define DP_S8(r, I) (DP_S7(r, I) + DP_T(r, 7, I))
+#define DP_S9(r, I) (DP_S8(r, I) + DP_T(r, 8, I))
+#define DP_S12(r, I) (DP_S9(r, I) + DP_T(r, 9, I) + DP_T(r, 10, I) + DP_T(r, 11, I))
+
+/* xt = x0 + h sum_j a_{st,j} k_j for stage st (from 0: rows 2..12 and 14..16 of a, of cnt
+ * terms: a count that disagrees with the table's is an internal error the compiler folds
+ * away), two components at a time (the compiler may pair them in one vector operation) */
+#define DP_STAGE(st, cnt)                                                                                             \
+  case st:                                                                                                            \
+    if (dp_a[st].n != cnt) return NH_ERR_ARG;                                                                         \
+    for (i = 0; i + 1 < n; i += 2) {                                                                                  \
+      xt[i] = x0[i] + h * DP_S##cnt(dp_a[st], i);                                                                     \
+      xt[i + 1] = x0[i + 1] + h * DP_S##cnt(dp_a[st], i + 1);                                                         \
+    }                                                                                                                 \
+    if (i < n) xt[i] = x0[i] + h * DP_S##cnt(dp_a[st], i);                                                            \
+    return 0
+static int stage_state(int st, const double *k, int n, const double *restrict x0, double h, double *restrict xt) {
+  const size_t kn = (size_t)n;
+  int i;
+  switch (st) {
+    DP_STAGE(1, 1);
+    DP_STAGE(2, 2);
+    DP_STAGE(3, 2);
+    DP_STAGE(4, 3);
+    DP_STAGE(5, 3);
+    DP_STAGE(6, 4);
+    DP_STAGE(7, 5);
+    DP_STAGE(8, 6);
+    DP_STAGE(9, 7);
+    DP_STAGE(10, 8);
+    DP_STAGE(11, 9);
+    DP_STAGE(13, 8);
+    DP_STAGE(14, 8);
+    DP_STAGE(15, 8);
+  default:
+    return NH_ERR_ARG;
+  }
 }
 
 /* k_i = F(t + c_i h, x0 + h sum_j a_ij k_j) for stages first..last (from 0) */
 static int stages(nh_stepper *s, dp_work *w, double t, const double *x0, double h, int first, int last) {
-  const int n = s->nx;
   int rc;
   for (int st = first; st <= last; st++) {
-    for (int i = 0; i < n; i++) w->xt[i] = x0[i] + h * row_sum(&dp_a[st], w->k, i);
-    if ((rc = nh_dyn_rhs(s->dyn, t + dp_c[st] * h, w->xt, w->k[st]))) return rc;
+    if ((rc = stage_state(st, w->k, s->nx, x0, h, w->xt))) return rc;
+    if ((rc = nh_dyn_rhs(s->dyn, t + dp_c[st] * h, w->xt, w->k + (size_t)st * w->n))) return rc;
     s->evals++;
   }
   return 0;
+}
+
+/* x1 = x0 + h sum_i b_i k_i, ea = sum_i e_i k_i and eb = sum_i b_i k_i - sum_i bh_i k_i (the
+ * estimates of order 5 and 3 over h), two components at a time */
+#define DP_SOLUTION(I)                                                                                                \
+  do {                                                                                                                \
+    const double sb = DP_S8(dp_b, I);                                                                                 \
+    x1[I] = x0[I] + h * sb;                                                                                           \
+    ea[I] = DP_S8(dp_e5, I), eb[I] = sb - DP_S3(dp_bh, I);                                                            \
+  } while (0)
+static void solution(const double *restrict k, int n, const double *restrict x0, double h, double *restrict x1,
+                     double *restrict ea, double *restrict eb) {
+  const size_t kn = (size_t)n;
+  int i;
+  for (i = 0; i + 1 < n; i += 2) {
+    DP_SOLUTION(i);
+    DP_SOLUTION(i + 1);
+  }
+  if (i < n) DP_SOLUTION(i);
 }
 
 static int dop853_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
@@ -184,10 +253,10 @@ static int dop853_step(nh_stepper *s, double t, const double *x0, double h, doub
   // first stage: reuse k1, or the slope the dense output computed at the last step's end
   if (!(*w.k1_ok != 0.0 && same_state(n, t, x0, *w.k1_t, w.k1_x))) {
     if (*w.fsal_ok != 0.0 && same_state(n, t, x0, *w.fsal_t, w.fsal_x)) {
-      memcpy(w.k[0], w.fsal, sizeof(double) * (size_t)n);
+      memcpy(w.k, w.fsal, sizeof(double) * (size_t)n);
     } else {
       *w.k1_ok = 0.0;
-      if ((rc = nh_dyn_rhs(s->dyn, t, x0, w.k[0]))) return rc;
+      if ((rc = nh_dyn_rhs(s->dyn, t, x0, w.k))) return rc;
       s->evals++;
     }
     memcpy(w.k1_x, x0, sizeof(double) * (size_t)n);
@@ -195,17 +264,20 @@ static int dop853_step(nh_stepper *s, double t, const double *x0, double h, doub
     *w.k1_ok = 1.0;
   }
 
-  // stages 2..12 and the solution of order 8
+  // stages 2..12
   if ((rc = stages(s, &w, t, x0, h, 1, 11))) return rc;
-  for (int i = 0; i < n; i++) x1[i] = x0[i] + h * row_sum(&dp_b, w.k, i);
+  // the solution of order 8 and, into the dense coefficients' space (free until dense_prepare),
+  // the 5th- and 3rd-order error estimates
+  double *ea = w.r, *eb = w.r + w.n;
+  solution(w.k, n, x0, h, x1, ea, eb);
 
   // the combined 5th/3rd-order error norm of dop853.f
   if (err) {
     double e5 = 0.0, e3 = 0.0;
     for (int i = 0; i < n; i++) {
-      double sc = s->atol + s->rtol * fmax(fabs(x0[i]), fabs(x1[i]));
-      double a = row_sum(&dp_e5, w.k, i) / sc;
-      double b = (row_sum(&dp_b, w.k, i) - row_sum(&dp_bh, w.k, i)) / sc;
+      double sc = s->atol + s->rtol * max_abs(x0[i], x1[i]);
+      double a = ea[i] / sc;
+      double b = eb[i] / sc;
       e5 += a * a, e3 += b * b;
     }
     double deno = e5 + DP_E3_WEIGHT * e3;
@@ -219,15 +291,22 @@ static int dop853_step(nh_stepper *s, double t, const double *x0, double h, doub
 static int dense_prepare(nh_stepper *s, dp_work *w, double t, const double *x0, double h, const double *x1) {
   const int n = s->nx;
   int rc;
-  if ((rc = nh_dyn_rhs(s->dyn, t + h, x1, w->k[12]))) return rc;
+  if ((rc = nh_dyn_rhs(s->dyn, t + h, x1, w->k + 12 * w->n))) return rc;
   s->evals++;
-  memcpy(w->fsal, w->k[12], sizeof(double) * (size_t)n);
+  memcpy(w->fsal, w->k + 12 * w->n, sizeof(double) * (size_t)n);
   memcpy(w->fsal_x, x1, sizeof(double) * (size_t)n);
   *w->fsal_t = t + h;
   *w->fsal_ok = 1.0;
   if ((rc = stages(s, w, t, x0, h, 13, 15))) return rc;
-  for (int m = 0; m < 4; m++)
-    for (int i = 0; i < n; i++) w->r[m][i] = h * row_sum(&dp_d[m], w->k, i);
+  const double *k = w->k;
+  const size_t kn = w->n;
+  double *r = w->r;
+  for (int i = 0; i < n; i++) {
+    r[i] = h * DP_S12(dp_d[0], i);
+    r[kn + i] = h * DP_S12(dp_d[1], i);
+    r[2 * kn + i] = h * DP_S12(dp_d[2], i);
+    r[3 * kn + i] = h * DP_S12(dp_d[3], i);
+  }
   *w->dense_ok = 1.0;
   return 0;
 }
@@ -244,9 +323,10 @@ static int dop853_dense(nh_stepper *s, double t, const double *x0, double h, con
   const double th = theta, th1 = 1.0 - theta;
   for (int i = 0; i < n; i++) {
     double r2 = x1[i] - x0[i];
-    double r3 = h * w.k[0][i] - r2;
-    double r4 = r2 - h * w.k[12][i] - r3;
-    double p = w.r[0][i] + th * (w.r[1][i] + th1 * (w.r[2][i] + th * w.r[3][i]));
+    double r3 = h * w.k[i] - r2;
+    double r4 = r2 - h * w.k[12 * w.n + i] - r3;
+    const double *r = w.r + i;
+    double p = r[0] + th * (r[w.n] + th1 * (r[2 * w.n] + th * r[3 * w.n]));
     x[i] = x0[i] + th * (r2 + th1 * (r3 + th * (r4 + th1 * p)));
   }
   return 0;

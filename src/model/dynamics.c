@@ -291,7 +291,7 @@ int nh_dyn_rhs(nh_dyn *d, double t, const double *x, double *xdot) {
     return 0;
   }
   const int nq = d->nq;
-  memcpy(xdot, x + nq, sizeof(double) * (size_t)nq);
+  for (int i = 0; i < nq; i++) xdot[i] = x[nq + i]; /* q' = v (a loop: cheaper than a call for small nq) */
   return nh_dyn_accel(d, t, x, x + nq, xdot + nq, NULL);
 }
 
