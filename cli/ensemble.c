@@ -225,23 +225,6 @@ static nh_model *builtin_create(const ens_builtin *b, char *msg, size_t size) {
          : b->kind == 2 ? nh_sleigh_create(&b->sleigh, msg, size) : nh_snakeboard_create(&b->snake, msg, size);
 }
 
-/* read a model file's text (kept to build members that vary a parameter) */
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t n = 0, cap = 4096;
-  char *b = malloc(cap);
-  for (size_t r; b && (r = fread(b + n, 1, cap - n - 1, f)) > 0;) {
-    n += r;
-    char *nb = n + 1 == cap ? realloc(b, cap *= 2) : b;
-    if (!nb) free(b);
-    b = nb;
-  }
-  fclose(f);
-  if (b) b[n] = '\0';
-  return b;
-}
-
 /* a model file's load options: the fixed overrides, then extra (names, values) */
 static nh_model *file_model(const ens_opts *o, nh_backend backend, int nextra, const char *const *xn,
                             const double *xv, char *msg, size_t size) {
@@ -264,7 +247,8 @@ static nh_model *load_model(ens_opts *o, int *rc) {
   nh_model *model = NULL;
   if (cli_is_model_file(o->model)) {
     if (!cli_model_file_ok(o->model)) return *rc = CLI_USAGE, NULL;
-    if (!(o->text = read_text(o->model))) return *rc = cli_usage_error("cannot read '%s'", o->model), NULL;
+    // the text kept to build members that vary a parameter
+    if (!(o->text = nh_model_file_read(o->model, msg, sizeof msg))) return *rc = cli_usage_error("%s", msg), NULL;
     if (!(model = file_model(o, o->backend, 0, NULL, NULL, msg, sizeof msg))) return *rc = cli_model_error(msg), NULL;
     return model;
   }
@@ -668,7 +652,7 @@ int cmd_ensemble(int argc, char **argv) {
   rc = rc ? agree(o, rc) : ensemble_main(o);
   if (o->mpi) nh_ensemble_mpi_finalize();
   free(o->table);
-  free(o->text);
+  nh_free(o->text);
   free(o);
   return rc;
 }

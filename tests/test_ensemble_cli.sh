@@ -5,29 +5,7 @@
 # stderr, exit status 2, nothing written), and a member that fails numerically.
 set -u
 NHOLO=$1
-T=$(mktemp -d "${TMPDIR:-/tmp}/nholo-ens.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-
-# expect_usage NAME ARGS...: exit 2, one line on stderr "nholo: ...", nothing left in $T/o
-expect_usage() {
-  name=$1
-  shift
-  rm -rf "$T/o"
-  mkdir -p "$T/o"
-  "$NHOLO" "$@" >"$T/stdout" 2>"$T/stderr"
-  rc=$?
-  lines=$(wc -l <"$T/stderr")
-  left=$(ls -A "$T/o" | wc -l)
-  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q '^nholo: ' "$T/stderr" && [ "$left" -eq 0 ]; then
-    ok "$name: $(cat "$T/stderr")"
-  else
-    bad "$name (exit $rc, $lines stderr lines, $left files left): $(cat "$T/stderr")"
-  fi
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 if ! "$NHOLO" ensemble --help | grep -q -- "--sample"; then
   bad "ensemble --help lacks --sample"

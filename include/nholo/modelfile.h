@@ -91,6 +91,11 @@ NH_API char *nh_model_describe(const char *path, const nh_load_opts *opts, char 
  * otherwise, also when the file cannot be read. */
 NH_API int nh_model_file_is_body(const char *path);
 
+/* A model file's whole text as a NUL-terminated string (release with nh_free), checked as
+ * nh_model_load reads it (size limit, no NUL byte inside); NULL with the reason in msg. For
+ * callers that build many models from one text (nh_model_parse with different overrides). */
+NH_API char *nh_model_file_read(const char *path, char *msg, size_t msg_size);
+
 /* How a model's evaluators run: "codegen", "tape", or "c" (a hand-written model). */
 NH_API const char *nh_model_backend(const nh_model *model);
 

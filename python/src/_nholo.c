@@ -201,22 +201,6 @@ nh_model *nhpy_recipe_build(const nhpy_recipe *r, int nextra, const char *const 
   return m;
 }
 
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t n = 0, cap = 4096;
-  char *b = malloc(cap);
-  for (size_t r; b && (r = fread(b + n, 1, cap - n - 1, f)) > 0;) {
-    n += r;
-    char *nb = n + 1 == cap ? realloc(b, cap *= 2) : b;
-    if (!nb) free(b);
-    b = nb;
-  }
-  fclose(f);
-  if (b) b[n] = '\0';
-  return b;
-}
-
 static int parse_backend(const char *s, nh_backend *b) {
   if (!s || strcmp(s, "auto") == 0) return *b = NH_BACKEND_AUTO, 1;
   if (strcmp(s, "tape") == 0) return *b = NH_BACKEND_TAPE, 1;
@@ -249,11 +233,14 @@ static PyObject *load_common(int from_file, PyObject *args, PyObject *kw) {
       model_error(msg, src);
       goto fail;
     }
-    if (!(r.text = read_file(src))) {
-      snprintf(msg, sizeof msg, "cannot read '%s': %s", src, strerror(errno));
-      model_error(msg, src);
+    char *t = nh_model_file_read(src, msg, sizeof msg);
+    if (!t || !(r.text = strdup(t))) { /* r.text is released with free() */
+      if (!t) model_error(msg, src);
+      else PyErr_NoMemory();
+      nh_free(t);
       goto fail;
     }
+    nh_free(t);
     r.name = strdup(src);
   } else {
     r.text = strdup(src);

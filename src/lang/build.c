@@ -238,3 +238,4 @@ const char *nh_model_backend(const nh_model *model) { return model ? model->back
 
 void nh_free(void *p) { free(p); }
 
+char *nh_model_file_read(const char *path, char *msg, size_t msg_size) { return mf_read_file(path, msg, msg_size); }

@@ -1,0 +1,25 @@
+# cli_lib.sh - sourced by the CLI test scripts (test_cli.sh, test_ensemble_cli.sh): a temporary
+# directory $T removed at exit, pass/fail counters with ok/bad, and expect_usage. Needs NHOLO.
+T=$(mktemp -d "${TMPDIR:-/tmp}/nholo-cli.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+
+# expect_usage NAME ARGS...: exit 2, exactly one line on stderr starting "nholo: ", nothing in $T/o
+expect_usage() {
+  name=$1
+  shift
+  rm -rf "$T/o"
+  mkdir -p "$T/o"
+  "$NHOLO" "$@" >"$T/stdout" 2>"$T/stderr"
+  rc=$?
+  lines=$(wc -l <"$T/stderr")
+  left=$(ls -A "$T/o" | wc -l)
+  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q '^nholo: ' "$T/stderr" && [ "$left" -eq 0 ]; then
+    ok "$name: $(cat "$T/stderr")"
+  else
+    bad "$name (exit $rc, $lines stderr lines, $left files left): $(cat "$T/stderr")"
+  fi
+}
