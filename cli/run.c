@@ -117,6 +117,13 @@ static int set_dt(run_opts *o, const char *opt, const char *val) {
   return positive(opt, val, &o->dt);
 }
 static int set_rtol(run_opts *o, const char *opt, const char *val) { return positive(opt, val, &o->rtol); }
+static int set_newton_tol(run_opts *o, const char *opt, const char *val) { return positive(opt, val, &o->mopts.newton_tol); }
+static int set_newton_iter(run_opts *o, const char *opt, const char *val) {
+  long k;
+  if (!cli_parse_long(opt, val, 1, 10000, &k)) return 0;
+  o->mopts.newton_max_iter = (int)k;
+  return 1;
+}
 static int set_atol(run_opts *o, const char *opt, const char *val) { return positive(opt, val, &o->atol); }
 static int nonnegative(const char *opt, const char *val, double *out) {
   if (!cli_parse_double(opt, val, out)) return 0;
@@ -220,6 +227,8 @@ static const opt_def run_options[] = {
     {"--dt", "H", "step of fixed-step methods, first trial step of adaptive ones (default 1e-3 s)", set_dt},
     {"--rtol", "R", "relative tolerance of adaptive methods (default 1e-10)", set_rtol},
     {"--atol", "A", "absolute tolerance of adaptive methods (default 1e-12)", set_atol},
+    {"--newton-tol", "TOL", "implicit methods: Newton's relative residual tolerance (default 1e-12)", set_newton_tol},
+    {"--newton-max-iter", "N", "implicit methods: Newton iterations before NH_ERR_NO_CONVERGENCE, 1..10000 (default 30)", set_newton_iter},
     {"--sample", "DT", "output interval on dense output (default 0.01 s for exact, else every step; 0 = every step)", set_sample},
     {"--set", "NAME=VALUE", "override a parameter or initial value (NAME, or NAME' for a velocity; penny: m R I J a b x y theta phi theta' phi'; sleigh: I m a theta x y omega v; snakeboard: m l I J Apsi fpsi Aphi fphi psi phi theta x y p1 psi' phi'; model files: any parameter, coordinate or velocity), repeatable", set_param},
     {"--backend", "auto|tape|codegen", "model files: evaluate compiled C (codegen), the tape interpreter, or codegen when a compiler works (auto, default)", set_backend},
