@@ -406,7 +406,7 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
   vi_ws *w = vi_get(s);
   const int n = w->n, m = w->m, nk = n + m, midpoint = s->opts.midpoint_ld;
   const double *q0 = x0, *v0 = x0 + n;
-  double *q1 = x1, *v1 = x1 + n, *lam = w->rz + n;
+  double *q1 = x1, *lam = w->rz + n;
   int rc;
   s->evals++;
   // at q_k: M, dM, dV, A(q_k), forces; the outgoing momentum without the reaction
@@ -458,18 +458,7 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
     snprintf(s->msg, sizeof s->msg, "del: Newton did not converge in %d iterations (residual %.3e)", it, res);
     return NH_ERR_NO_CONVERGENCE;
   }
-  // p+ = D2 L_d, then the projection onto the constraint at q_k+1
-  if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, w->p))) return rc;
-  if ((rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL, NULL))) return rc;
-  if ((rc = proj_setup(mo, w, q1, w->L1))) return rc;
-  for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
-  if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
-  nh_la_axpy(n, 0.5 * h, w->f, w->p);
-  pt_inplace(w, w->p, w->tmp);
-  nh_la_copy(n, w->p, w->phalf);
-  msolve_w(w, w->L1, w->p, v1);
-  vi_end(s, w, w->M1, x1);
-  return 0;
+  return nh_vi_del_finish(s, w, midpoint, t, q0, q1, h, x1);
 }
 
 static int del_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
@@ -551,6 +540,26 @@ int nh_vi_dl_residual(const nh_model *mo, vi_ws *w, int midpoint, const double *
 }
 int nh_vi_dl_d2(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, const double *q1, double h, double *out) {
   return dl_d2(mo, w, midpoint, q0, q1, h, out);
+}
+
+int nh_vi_del_finish(nh_stepper *s, vi_ws *w, int midpoint, double t, const double *q0, const double *q1, double h,
+                     double *x1) {
+  const nh_model *mo = s->model;
+  const int n = w->n;
+  double *v1 = x1 + n;
+  int rc;
+  // p+ = D2 L_d + h/2 f_k+1, then the projection onto the constraint at q_k+1
+  if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, w->p))) return rc;
+  if ((rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL, NULL))) return rc;
+  if ((rc = proj_setup(mo, w, q1, w->L1))) return rc;
+  for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
+  if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
+  nh_la_axpy(n, 0.5 * h, w->f, w->p);
+  pt_inplace(w, w->p, w->tmp);
+  nh_la_copy(n, w->p, w->phalf);
+  msolve_w(w, w->L1, w->p, v1);
+  vi_end(s, w, w->M1, x1);
+  return 0;
 }
 
 const nh_method nh_method_del = {

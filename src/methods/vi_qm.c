@@ -106,7 +106,7 @@ int nh_vi_dlad_step(nh_stepper *s, double t, const double *x0, double h, double 
   vi_ws *w = vi_get(s);
   const int n = w->n, m = mo->nc;
   const double *q0 = x0, *v0 = x0 + n;
-  double *q1 = x1, *v1 = x1 + n, *scratch = s->work + vi_work_size(mo), *mu = scratch + (size_t)n * m * n + 2 * n;
+  double *q1 = x1, *scratch = s->work + vi_work_size(mo), *mu = scratch + (size_t)n * m * n + 2 * n;
   int rc;
   s->evals++;
   w->m = m; /* the model's rows: del holds the closed contacts by projection */
@@ -125,17 +125,7 @@ int nh_vi_dlad_step(nh_stepper *s, double t, const double *x0, double h, double 
   const vi_kkt k = {.midpoint = midpoint, .m = m, .pbase = w->p, .c = 1.0, .A0 = w->A0, .dla = 1, .scratch = scratch};
   if ((rc = nh_vi_kkt_solve(s, w, &k, q0, h, q1, mu))) return rc;
   // p_k+1 = P^T (D2 L_d + h/2 f_k+1) at q_k+1
-  if ((rc = nh_vi_dl_d2(mo, w, midpoint, q0, q1, h, w->p))) return rc;
-  if ((rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL, NULL))) return rc;
-  if ((rc = proj_setup(mo, w, q1, w->L1))) return rc;
-  for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
-  if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
-  nh_la_axpy(n, 0.5 * h, w->f, w->p);
-  pt_inplace(w, w->p, w->tmp);
-  nh_la_copy(n, w->p, w->phalf);
-  msolve_w(w, w->L1, w->p, v1);
-  vi_end(s, w, w->M1, x1);
-  return 0;
+  return nh_vi_del_finish(s, w, midpoint, t, q0, q1, h, x1);
 }
 
 /* ---- del's hooks ------------------------------------------------------------------- */
