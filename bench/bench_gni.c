@@ -32,6 +32,7 @@
 static volatile double sink;
 
 #define GNI_TARGET_NS 100.0 /* issue 4: gni on the sleigh from a model file, ns per step */
+#define GNI_HAND_RATIO 1.3  /* issue 18: the same, over the hand-written loop */
 
 
 /* ns per driver step of a fixed-step method over n steps of size h */
@@ -106,6 +107,30 @@ static double ns_hand_sleigh_gni(long n, double h) {
   }
   double dt = bench_now() - t0;
   sink = th + x + y;
+  return 1e9 * dt / (double)n;
+}
+
+/* the same loop also producing what a driver step hands on: the nodal velocity v_k = P v_k-1/2
+ * (eq. 15), its energy, |A v_k| and the half-step energy, with their extremes - the floor of a
+ * step that reports the state and its invariants (the bare loop above reports nothing) */
+static double ns_hand_sleigh_gni_outputs(long n, double h) {
+  const double I = 1, m = 1, a = 1;
+  double th = 0, x = 0, y = 0, vt = 1, vx = -1, vy = 1, emax = 0, rmax = 0, cmax = -1e300, cmin = 1e300, acc = 0;
+  double t0 = bench_now();
+  for (long k = 0; k < n; k++) {
+    th += h * vt, x += h * vx, y += h * vy;
+    const double C = 0.5 * (I * vt * vt + m * (vx * vx + vy * vy));
+    double s = sin(th), c = cos(th);
+    double lam = (a * vt + s * vx - c * vy) / (a * a / I + 1.0 / m);
+    double nt = vt - 2.0 * lam * a / I, nx = vx - 2.0 * lam * s / m, ny = vy + 2.0 * lam * c / m;
+    double wt = vt - lam * a / I, wx = vx - lam * s / m, wy = vy + lam * c / m; /* nodal */
+    double E = 0.5 * (I * wt * wt + m * (wx * wx + wy * wy)), r = fabs(a * wt + s * wx - c * wy);
+    emax = fmax(emax, fabs(E - 1.5)), rmax = fmax(rmax, r), cmax = fmax(cmax, C), cmin = fmin(cmin, C);
+    acc += wx;
+    vt = nt, vx = nx, vy = ny;
+  }
+  double dt = bench_now() - t0;
+  sink = th + x + y + emax + rmax + cmax + cmin + acc;
   return 1e9 * dt / (double)n;
 }
 
@@ -270,6 +295,16 @@ int main(int argc, char **argv) {
              "  driver (nh_sim_run) %.1f ns, %s; the step function alone %.1f ns, %s (best of 5)\n",
              GNI_TARGET_NS, drv, drv < GNI_TARGET_NS ? "met" : "not met", raw,
              raw < GNI_TARGET_NS ? "met" : "not met");
+      // issue 18: within 1.3x of the hand-written loop, measured here (best of 5 each)
+      double bare = INFINITY, outs = INFINITY;
+      for (int r = 0; r < 5; r++) {
+        bare = fmin(bare, ns_hand_sleigh_gni(n, 1e-3));
+        outs = fmin(outs, ns_hand_sleigh_gni_outputs(n, 1e-3));
+      }
+      printf("  target (issue 18): within %.1fx of the hand-written loop: %.1f ns through the driver = %.2fx the\n"
+             "  bare loop (%.1f ns), %s; %.2fx the hand loop that also forms the nodal velocity and the\n"
+             "  invariants a driver step reports (%.1f ns)\n",
+             GNI_HAND_RATIO, drv, drv / bare, bare, drv / bare <= GNI_HAND_RATIO ? "met" : "not met", drv / outs, outs);
     }
     nh_model_destroy(fs);
     nh_model_destroy(fb);

@@ -1361,6 +1361,49 @@ static int test_gni_fast_path_equals_general(void) {
   return 0;
 }
 
+/* gni's run of steps inside the method (nh_method.advance: a run without an observer) ends where
+ * the driver's step-by-step loop ends (the same run with an observer), bit for bit: the state,
+ * every statistic, and a continuation after it; also when max_steps or an end time that is not
+ * a multiple of h ends the run */
+static int null_obs(const nh_sim *sim, nh_sample_kind kind, double t, const double *q, const double *v, void *user) {
+  (void)sim, (void)kind, (void)t, (void)q, (void)v, (void)user;
+  return 0;
+}
+static int test_gni_advance_equals_steps(void) {
+  nh_sleigh_params sp = nh_sleigh_params_default();
+  nh_model *m = nh_sleigh_create(&sp, NULL, 0);
+  ENSURE(m != NULL);
+  const double ends[3] = {20.0, 7.0123, 20.0};
+  const long maxs[3] = {0, 0, 1234};
+  for (int c = 0; c < 3; c++) {
+    double x[2][6], st[2][9];
+    int rcs[2];
+    for (int o = 0; o < 2; o++) {
+      nh_sim_def d = nh_sim_def_default();
+      d.method = nh_method_find("gni");
+      d.h = 0.01;
+      d.max_steps = maxs[c];
+      nh_sim *s = nh_sim_create(m, &d, NULL, 0);
+      ENSURE(s != NULL);
+      rcs[o] = nh_sim_run(s, ends[c], 0, o ? null_obs : NULL, NULL);
+      if (rcs[o] == NH_OK) rcs[o] = nh_sim_run(s, ends[c] + 1.0, 0, o ? null_obs : NULL, NULL); /* continues */
+      memcpy(x[o], nh_sim_x(s), sizeof x[o]);
+      const nh_sim_stats *t = nh_sim_get_stats(s);
+      const double v[9] = {t->energy, t->max_energy_rel_error, t->max_constraint_residual, t->conserved,
+                           t->max_conserved_rel_error, (double)t->steps, (double)t->evals, nh_sim_time(s), t->conserved_initial};
+      memcpy(st[o], v, sizeof v);
+      nh_sim_destroy(s);
+    }
+    ENSURE(rcs[0] == rcs[1]);
+    for (int i = 0; i < 6; i++) ENSURE(x[0][i] == x[1][i]);
+    for (int i = 0; i < 9; i++) ENSURE(st[0][i] == st[1][i]);
+    printf("  gni advance = step by step (t_end %g, max_steps %ld): %s, %.0f steps, theta %.17g\n", ends[c], maxs[c],
+           nh_status_name(rcs[0]), st[0][5], x[0][0]);
+  }
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* The driver keeps a fixed-step run's steps equal up to its last one: after 1e5 steps of 0.01
  * its time has accumulated 7.6e-10 s of rounding, and a last step of length t_end - t (1 +
  * 7.6e-8 times h) broke gni's half-step energy by 3.2e-8. The chord energy 1/2 |(q_k+1 - q_k)/h|^2
@@ -1510,6 +1553,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_penny_gni_impacts);
   RUN_TEST(test_monitors_from_step);
   RUN_TEST(test_gni_fast_path_equals_general);
+  RUN_TEST(test_gni_advance_equals_steps);
   RUN_TEST(test_default_start_midpoint);
   RUN_TEST(test_drift_status);
   return TEST_SUMMARY();

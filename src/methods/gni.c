@@ -41,7 +41,9 @@
  * recursion; a step from any other state (the first one, the state after an impact, after
  * nh_sim_set_state) restarts with the start rule. Partial steps from the same state (event
  * location: step(x0, tau), tau < h) reuse the carried value with the shorter step, which is
- * the variable-step form above, so a located impact state is a genuine step of the method. */
+ * the variable-step form above, so a located impact state is a genuine step of the method.
+ * Constant M, no forces or potential, one or two constraints and n <= 6: the free-motion
+ * kernel (gni_kstep) on local vectors, step by step or over a run (nh_method.advance). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -171,6 +173,107 @@ static int dl_solve(nh_stepper *s, vi_ws *w, int midpoint, const double *q0, dou
 
 /* ---- gni and del ---------------------------------------------------------------------- */
 
+
+/* ---- the free-motion kernel of gni ---------------------------------------------------- */
+
+/* One step of the free-motion kernel (no forces, no potential, constant M with M^-1 = Mi,
+ * diagonal when diag; m = 1 or 2 constraints, n <= 6; n, m, diag constants) on local vectors:
+ * from q_k, p+_k (c) and Q^T p+_k (z) with the jump factor a (-2 for equal steps) to
+ *   p-_k = p+_k + a Q^T p+_k (pm, also p+_k+1),  q_k+1 = q_k + h M^-1 p-_k (qn),
+ *   the projector at q_k+1: A, W = M^-1 A^T, G = A W (its factor) and Gi = G^-1,
+ *   Q^T p+_k+1 (zq), v_k+1 = M^-1 (p+_k+1 - Q^T p+_k+1) (v1),
+ * the half-step energy, E(q_k+1, v_k+1) and max_k |A_k v_k+1| into inv[0..2]. The same operations
+ * in the same order as the general step (vi_tail_k, proj_setup_k, qt_k; results bitwise those),
+ * with nothing through memory on the path from one step to the next but the constraint call. */
+typedef struct gni_proj {
+  double A[12], W[12], G[4], Gi[4];
+} gni_proj;
+
+VI_INLINE int gni_kstep(const nh_model *mo, vi_ws *w, const int n, const int m, const int diag, double h, double a,
+                        const double *q, const double *c, const double *z, double *qn, double *pm, double *zq,
+                        double *v1, gni_proj *P, double *inv) {
+  const double *Mi = w->Minv;
+  double v[6];
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) {
+    pm[i] = c[i];
+    pm[i] += a * z[i];
+  }
+  mat_fixed(n, diag, Mi, pm, v);
+  NH_LA_UNROLL
+  for (int i = 0; i < n; i++) qn[i] = q[i] + h * v[i];
+  inv[0] = 0.5 * nh_la_dot_fixed(n, v, pm);
+  // the projector at q_k+1 (proj_setup_k's kernel case)
+  int rc = nh_cb(mo->constraint(qn, w->tmp2, P->A, NULL, mo->user));
+  if (rc) return rc;
+  if (diag) {
+    NH_LA_UNROLL_FULL
+    for (int i = 0; i < m * n; i++) P->W[i] = Mi[(size_t)(i % n) * (n + 1)] * P->A[i];
+  } else {
+    for (int k = 0; k < m; k++) mat_fixed(n, 0, Mi, P->A + (size_t)k * n, P->W + (size_t)k * n);
+  }
+  if (m == 1) {
+    double g = P->A[0] * P->W[0];
+    NH_LA_UNROLL_FULL
+    for (int i = 1; i < n; i++) g += P->A[i] * P->W[i];
+    P->G[0] = g;
+  } else {
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < m; j++) P->G[i * m + j] = nh_la_dot_fixed(n, P->A + (size_t)i * n, P->W + (size_t)j * n);
+  }
+  if ((rc = chol_inverse(m, P->G, P->Gi))) return rc;
+  // Q^T p+_k+1 = A^T Gi (W p+_k+1) (qt_k)
+  double zl[2];
+  for (int k = 0; k < m; k++) zl[k] = nh_la_dot_fixed(n, P->W + (size_t)k * n, pm);
+  const double c0 = nh_la_dot(m, P->Gi, zl);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) zq[i] = c0 * P->A[i];
+  for (int k = 1; k < m; k++) nh_la_axpy_fixed(n, nh_la_dot(m, P->Gi + (size_t)k * m, zl), P->A + (size_t)k * n, zq);
+  // v_k+1, E = 1/2 v^T M v + 0 (V = 0), max_k |A_k v|
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) v[i] = pm[i] - zq[i];
+  mat_fixed(n, diag, Mi, v, v1);
+  mat_fixed(n, diag, w->M0, v1, v);
+  inv[1] = 0.5 * nh_la_dot_fixed(n, v1, v) + 0.0;
+  double res = 0.0;
+  for (int k = 0; k < m; k++) {
+    double r = fabs(nh_la_dot_fixed(n, P->A + (size_t)k * n, v1));
+    if (r > res) res = r;
+  }
+  inv[2] = res;
+  return 0;
+}
+
+/* the projector of the kernel's last step into the workspace (A, W, G, Gi: as proj_setup_k) */
+VI_INLINE void gni_proj_store(vi_ws *w, const int n, const int m, const gni_proj *P) {
+  for (int i = 0; i < m * n; i++) w->A[i] = P->A[i], w->W[i] = P->W[i];
+  for (int i = 0; i < m * m; i++) w->G[i] = P->G[i], w->Gi[i] = P->Gi[i];
+}
+
+/* gni's kernel step from the end of the last step (vi_resolve: continuing; p+ in w->cin, and
+ * Q^T p+ beside it when zvalid, else from the projector at q_k in the workspace) */
+VI_INLINE int gni_free_tail(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1, const int n,
+                            const int m, const int diag) {
+  double z[6], pm[6], zq[6], inv[3];
+  gni_proj P;
+  if (*w->zvalid == 1.0) nh_la_copy_fixed(n, w->cin + n, z);
+  else qt_k(w, n, m, w->Gi, w->cin, z, 1);
+  const double hin = *w->hin, a = h == hin ? -2.0 : -(1.0 + h / hin);
+  int rc = gni_kstep(s->model, w, n, m, diag, h, a, x0, w->cin, z, x1, pm, zq, x1 + n, &P, inv);
+  if (rc) return rc;
+  gni_proj_store(w, n, m, &P);
+  nh_la_copy_fixed(n, pm, w->phalf);
+  nh_la_copy_fixed(n, pm, w->cout); /* carried: p+_k+1 and Q^T of it */
+  nh_la_copy_fixed(n, zq, w->cout + n);
+  *w->zvalid = 1.0;
+  *w->pvalid = 1.0;
+  s->end_C = inv[0], s->end_E = inv[1], s->end_res = inv[2];
+  set_key(w->kout, t + h, x1, 2 * n);
+  *w->hout = h;
+  vi_end(s, w, w->M0, x1);
+  s->end_EA = 1;
+  return 0;
+}
 
 /* The second half of a gni/del step, from the outgoing momentum p-_k on (vi_body has the
  * carried p+_k, the forces and the projector at q_k in place); constM, midpoint as in vi_body.
@@ -380,7 +483,7 @@ VI_INLINE int gni_free_step_n(nh_stepper *s, vi_ws *w, double t, const double *x
   int cont, fresh = vi_resolve(s, w, n, t, x0, &cont);
   if (!cont) return vi_body(s, w, t, x0, h, x1, VI_GNI, fresh, cont);
   *w->pvalid = 0.0;
-  return vi_tail_k(s, w, t, x0, h, x1, 1, 0, n, m, diag, 1);
+  return gni_free_tail(s, w, t, x0, h, x1, n, m, diag);
 }
 
 static int gni_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
@@ -394,6 +497,86 @@ static int gni_step(nh_stepper *s, double t, const double *x0, double h, double 
 #undef VI_FREE_N
 #undef VI_FREE
   default: return vi_step(s, t, x0, h, x1, VI_GNI);
+  }
+}
+
+/* every component of x finite (the driver's test of a step's state) */
+VI_INLINE int vi_finite(int n, const double *x) {
+  double z = 0.0;
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) z += x[i];
+  if (z - z == 0.0) return 1;
+  for (int i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+/* gni's kernel over a run of equal steps (nh_method.advance): gni_kstep step after step with
+ * what it carries (q, p+, Q^T p+) in locals, the driver's accumulation per step; the state,
+ * the carried vectors and the projector are written once, after the last step (the state
+ * before it is not kept: a step from there restarts) */
+VI_INLINE int gni_advance_k(nh_stepper *s, vi_ws *w, const double *x0, double *x1, nh_advance *ad, const int n,
+                            const int m, const int diag) {
+  const double h = ad->h;
+  if (s->restart || *w->pvalid != 1.0 || *w->hout != h || !key_eq(w->kout, ad->t, x0, 2 * n)) return 0;
+  double q[6], c[6], z[6], qn[6], pm[6], zq[6], v1[6], inv[3];
+  gni_proj P;
+  double t = ad->t, E = ad->E, dE = ad->dE, rmax = ad->rmax, C = ad->C, Cmax = ad->Cmax, Cmin = ad->Cmin;
+  nh_la_copy_fixed(n, x0, q);
+  nh_la_copy_fixed(n, w->cout, c);
+  if (*w->zvalid == 1.0) nh_la_copy_fixed(n, w->cout + n, z); /* as gni_free_tail */
+  else qt_k(w, n, m, w->Gi, w->cout, z, 1);
+  long k = 0;
+  int rc = 0;
+  while (ad->t_end - t > ad->far && k < ad->max) {
+    if ((rc = gni_kstep(s->model, w, n, m, diag, h, -2.0, q, c, z, qn, pm, zq, v1, &P, inv)) ||
+        !vi_finite(n, qn) || !vi_finite(n, v1))
+      break; /* the driver takes this step itself */
+    nh_la_copy_fixed(n, qn, q);
+    nh_la_copy_fixed(n, pm, c);
+    nh_la_copy_fixed(n, zq, z);
+    t = t + h;
+    k++;
+    // the driver's accumulation (accept_step, half_step_energy)
+    E = inv[1];
+    const double d = fabs(E - ad->E_seg);
+    if (d > dE) dE = d;
+    if (inv[2] > rmax) rmax = inv[2];
+    C = inv[0];
+    if (C > Cmax) Cmax = C;
+    if (C < Cmin) Cmin = C;
+  }
+  ad->done = k;
+  if (k == 0) return 0;
+  // the end of the last step: v_k+1 again (the same operations), what a kernel step leaves
+  nh_la_copy_fixed(n, q, x1);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) pm[i] = c[i] - z[i];
+  mat_fixed(n, diag, w->Minv, pm, x1 + n);
+  if (rc == 0 && vi_finite(n, qn) && vi_finite(n, v1)) gni_proj_store(w, n, m, &P); /* else: at q, redone */
+  else *w->pvalid = 0.0;
+  nh_la_copy_fixed(n, c, w->phalf);
+  nh_la_copy_fixed(n, c, w->cout);
+  nh_la_copy_fixed(n, z, w->cout + n);
+  *w->zvalid = 1.0;
+  set_key(w->kout, t, x1, 2 * n);
+  w->kin[1] = NAN; /* the state before x1 is not kept */
+  s->evals += k;
+  ad->t = t, ad->E = E, ad->dE = dE, ad->rmax = rmax, ad->C = C, ad->Cmax = Cmax, ad->Cmin = Cmin;
+  return 0;
+}
+
+static int gni_advance(nh_stepper *s, const double *x0, double *x1, nh_advance *ad) {
+  ad->done = 0;
+  vi_ws *w = vi_get(s);
+  switch (w->free) { /* the models with a free-motion kernel (free_code) */
+#define VI_FREE(n, m, diag) \
+  case 1 + (((n) - 2) * 2 + (m) - 1) * 2 + (diag): return gni_advance_k(s, w, x0, x1, ad, n, m, diag);
+#define VI_FREE_N(n) VI_FREE(n, 1, 0) VI_FREE(n, 1, 1) VI_FREE(n, 2, 0) VI_FREE(n, 2, 1)
+    VI_FREE_N(2) VI_FREE_N(3) VI_FREE_N(4) VI_FREE_N(5) VI_FREE_N(6)
+#undef VI_FREE_N
+#undef VI_FREE
+  default: return 0;
   }
 }
 
@@ -531,6 +714,7 @@ const nh_method nh_method_gni = {
     .dense = nh_dense_linear,
     .contact = NH_HOLD_ROWS,
     .moved = nh_vi_moved,
+    .advance = gni_advance,
 };
 
 /* the discrete Lagrangian's pieces for the q-dependent M steps of vi_qm.c, rattle_shake.c */

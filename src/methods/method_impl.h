@@ -55,6 +55,20 @@ typedef enum nh_contact_hold {
                        closed contacts (q along dg, v onto ker [A; dg]) */
 } nh_contact_hold;
 
+/* A run of steps taken inside the method (nh_method.advance): the driver's loop of plain steps
+ * that cannot be the last, with what the driver accumulates per step (driver.c, accept_step),
+ * so that the result is that of the steps taken one by one. */
+typedef struct nh_advance {
+  double t;             /* in/out: the time, t += h per step (the driver's sum) */
+  double t_end, far;    /* steps while t_end - t > far (the driver's test) */
+  double h;             /* the step */
+  long max;             /* and at most max steps */
+  long done;            /* out: steps taken */
+  double E_seg;         /* the reference energy */
+  double E, dE, rmax;   /* in/out: the last energy, max |E - E_seg|, max constraint residual */
+  double C, Cmax, Cmin; /* in/out: the last half-step energy and its extremes */
+} nh_advance;
+
 struct nh_method {
   const char *name;
   const char *summary;
@@ -77,6 +91,12 @@ struct nh_method {
    * projection onto the closed contacts, NH_HOLD_ROWS); a method carrying a vector keyed by
    * x_old keeps it for x_new instead of restarting */
   void (*moved)(nh_stepper *s, const double *x_old, const double *x_new);
+  /* Nullable: steps of a plain run (no gaps, monitors, projection or observer) from x0, the
+   * state the last step ended at, to x1 (distinct from x0), the states between not handed
+   * back, each exactly the step above; it stops before a step that would fail or leave a
+   * non-finite state (the driver then takes that step itself). 0 with a->done steps (0: none,
+   * e.g. not a continuation), or a negative status. */
+  int (*advance)(nh_stepper *s, const double *x0, double *x1, nh_advance *a);
 };
 
 /* The automatic first trial step of an adaptive method of this order (Hairer, Norsett &

@@ -332,10 +332,11 @@ static inline void msolve_w(const vi_ws *w, const double *L, const double *x, do
  * VI_PIVOT_TOL) and of nh_la_chol_solve on the unit vectors, written out for the tiny m of a
  * constraint block (a call each cost more than the arithmetic) */
 VI_INLINE int chol_inverse(int m, double *G, double *Gi) {
-  if (m == 1) { /* one constraint: L = sqrt(G), G^-1 = (1 / L) / L */
+  if (m == 1) { /* one constraint: G^-1 = 1 / G (one rounding, and one division on the path from
+                   one step to the next), the factor L = sqrt(G) beside it for rattle's solves */
     if (!(G[0] > VI_PIVOT_TOL * G[0]) || !(G[0] > 0.0)) return NH_ERR_SINGULAR;
+    Gi[0] = 1.0 / G[0];
     G[0] = sqrt(G[0]);
-    Gi[0] = 1.0 / G[0] / G[0];
     return 0;
   }
   double dmax = 0.0;

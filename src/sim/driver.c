@@ -20,7 +20,8 @@
  * The step and the loop around it have one source, compiled with constant flags: `plain` (a
  * fixed-step method on a model without gaps, monitors or projection, s->plain: 2-3 and 5 drop
  * out) and `fast` (plain and no observer: the state alternates between two buffers instead of
- * being copied, and the statistics are written when the loop returns), and for the common
+ * being copied, and the statistics are written when the loop returns; a method with
+ * nh_method.advance takes the steps that cannot be the last in one call), and for the common
  * state sizes nx. */
 #include <limits.h>
 #include <math.h>
@@ -397,6 +398,28 @@ static int step_general(nh_sim *s, run_acc *a, double t_max, nh_observer_fn obs,
   return drive_step(s, a, t_max, obs, user, impacted, 0, 0, 0, s->nx);
 }
 
+/* The plain steps that cannot be the last, taken inside the method (nh_method.advance; a fast
+ * loop): the steps, states and statistics of drive_step's, in one call */
+static int advance_steps(nh_sim *s, run_acc *a, double t_end, long nmax, long *steps) {
+  nh_advance ad = {.t = s->t, .t_end = t_end, .far = a->far, .h = a->h0, .max = nmax - 1 - *steps,
+                   .E_seg = s->E_seg, .E = a->E, .dE = a->dE, .rmax = a->rmax, .C = a->C, .Cmax = a->Cmax,
+                   .Cmin = a->Cmin};
+  if (!(t_end - s->t > a->far) || ad.max <= 0) return 0;
+  int rc = s->def.method->advance(&s->st, a->xa, a->xb, &ad);
+  if (rc || ad.done == 0) return rc < 0 ? rc : 0;
+  double *x = a->xb; /* the state is now in xb */
+  a->xb = a->xa, a->xa = x;
+  s->t = ad.t;
+  s->last_h = a->h0;
+  s->st.end_x = NULL;
+  s->stats.steps += ad.done;
+  a->n += ad.done;
+  *steps += ad.done;
+  a->E = ad.E, a->dE = ad.dE, a->rmax = ad.rmax;
+  if (a->half) a->C = ad.C, a->Cmax = ad.Cmax, a->Cmin = ad.Cmin;
+  return 0;
+}
+
 /* The loop: steps until t_end, max_impacts impacts (0: no limit) or max_steps steps; the
  * state is in s->x and the statistics are complete on return. A plain loop takes the steps
  * that cannot be the last (more than 2 h left, one below max_steps) without those tests, and
@@ -409,11 +432,13 @@ SIM_INLINE int drive(nh_sim *s, double t_end, long max_impacts, nh_observer_fn o
   int rc = 0, imp = 0;
   while (!rc && s->t < t_end) {
     // the steps that cannot be the last (once a half-step energy has its reference)
-    if (plain && !s->C_unset)
+    if (plain && !s->C_unset) {
+      if (fast && s->def.method->advance) rc = advance_steps(s, &a, t_end, nmax, &steps);
       while (!rc && t_end - s->t > a.far && steps < nmax - 1) {
         rc = drive_step(s, &a, t_end, obs, user, &imp, 1, fast, 1, nx);
         steps++;
       }
+    }
     if (rc || !(s->t < t_end)) break;
     const double t_prev = s->t;
     if ((rc = plain ? drive_step(s, &a, t_end, obs, user, &imp, 1, fast, 0, nx)
