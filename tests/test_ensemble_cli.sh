@@ -218,7 +218,13 @@ same_as_run del-midpoint sleigh --method del --ld midpoint --newton-tol 1e-10 --
 same_as_run del-trapezoid sleigh --method del $S
 same_as_run penny-ellipse penny --table ellipse --impacts 5
 same_as_run penny-circle penny --table circle --impacts 5
-for pair in rdp-cay:rdp-exp rdp-dexp:rdp-exp gni-paper:gni-midpoint del-midpoint:del-trapezoid penny-ellipse:penny-circle; do
+DB="$(dirname "$0")/../examples/disk_bowl.nh"
+same_as_run contact-slip "$DB" --backend tape --mu 0.05 --on-slip stop --t-end 5
+[ "$(awk -F, 'NR == 2 { print $2 }' "$T/e.csv")" = NH_EVENT_STOP ] && ok "--mu 0.05 --on-slip stop: the member stops at slip" \
+  || bad "--on-slip stop: $(cat "$T/e.csv")"
+same_as_run contact-plain "$DB" --backend tape --t-end 5
+for pair in rdp-cay:rdp-exp rdp-dexp:rdp-exp gni-paper:gni-midpoint del-midpoint:del-trapezoid penny-ellipse:penny-circle \
+  contact-slip:contact-plain; do
   a=${pair%%:*} b=${pair#*:}
   ! cmp -s "$T/row-$a" "$T/row-$b" && ok "$a differs from $b (the option reaches the member)" || bad "$a = $b: $(cat "$T/row-$a")"
 done
