@@ -57,7 +57,48 @@ int cli_parse_long(const char *opt, const char *text, long lo, long hi, long *ou
 /* Parse an impact law: elastic, plastic, restitution=E (E in [0, 1]). */
 int cli_parse_impact(const char *opt, const char *text, nh_impact_law *law);
 
-/* The penny's command-line parameters: built-in defaults overridden by --table and --set. */
+/* The options of one simulation that `nholo run` and `nholo ensemble` share (cli/simopts.c):
+ * the model's (--table, --impact, --set, --backend, --project-initial, the contacts'), the
+ * method's and the driver's, parsed from one table so that a member of an ensemble runs as
+ * `nholo run` would with the same options. */
+typedef struct cli_sim_opts {
+  const char *table;     /* the penny's --table (NULL: as built), checked by the loader */
+  nh_impact_law law;     /* --impact (law_set) */
+  int law_set;
+  long impacts;          /* --impacts (0: no limit) */
+  double t_end;
+  const char *method;    /* NULL: the model's default */
+  nh_method_opts mopts;  /* --retraction, --dexp-order, --alpha, --start, --ld, --newton-* */
+  double dt, rtol, atol;
+  cli_sets sets;
+  nh_backend backend;
+  int project_initial;
+  long zeno_count;
+  double zeno_interval;
+  int simul_order, impact_step; /* nh_simul_policy, nh_impact_step */
+  /* contacts: --mu (mu_set), --on-slip, --on-detach (0: the file's; else 1 + nh_monitor_action) */
+  int mu_set, on_slip, on_detach;
+  double mu;
+} cli_sim_opts;
+
+/* one option: its name, its argument (NULL: a flag), its help, its setter (0 after the error) */
+typedef struct cli_sim_opt {
+  const char *name, *arg, *help;
+  int (*set)(cli_sim_opts *o, const char *opt, const char *val);
+} cli_sim_opt;
+extern const cli_sim_opt cli_sim_options[];
+extern const int cli_nsim_options;
+/* the shared option NAME ("--dt"), or NULL */
+const cli_sim_opt *cli_sim_opt_find(const char *name);
+/* one line of a command's help: "  NAME ARG" in 28 columns, then the help */
+void cli_print_option(const char *name, const char *arg, const char *help);
+/* the defaults of `nholo run` (t_end 100, dt 1e-3, nh_sim_def_default's others) */
+void cli_sim_opts_init(cli_sim_opts *o);
+/* a model file's load options: backend, overrides, impact law, projection, contacts */
+nh_load_opts cli_sim_load_opts(const cli_sim_opts *o);
+/* into def: the method, steps and tolerances, the method's options, the driver's */
+void cli_sim_apply(const cli_sim_opts *o, const nh_method *method, nh_sim_def *def);
+
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);

@@ -29,68 +29,66 @@ typedef struct ens_builtin {
 
 typedef struct ens_opts {
   const char *model;
+  cli_sim_opts c; /* every member's options, as for `nholo run` (cli/simopts.c) */
   nh_ensemble_var vars[ENS_MAX_VARY];
   int nvar;
-  long members, seed, threads, impacts, chunk;
+  long members, seed, threads, chunk;
   int members_set;
-  const char *method, *out, *members_file;
+  const char *out, *members_file;
   double sample;
   int trajectories, no_impact_log, nstat, rank, ranks, mpi;
   char stat_text[ENS_MAX_STAT][NH_MAX_NAME + 80]; /* --stat NAME[=LO:HI[:BINS]] as given */
   nh_ensemble_stat stats[ENS_MAX_STAT];
   double *table; /* --members FILE: the rows */
   long table_rows;
-  nh_impact_law law;
-  int law_set, json, project_initial;
-  int impact_step, simul_order; /* nh_impact_step, nh_simul_policy */
-  long zeno_count;
-  double zeno_interval;
-  double t_end, dt, rtol, atol;
-  nh_backend backend;
-  cli_sets sets;
-  ens_builtin bp; /* the built-in's parameters (the fixed --set applied) */
+  int json;
+  ens_builtin bp; /* the built-in's parameters (the table and the fixed --set applied) */
   char *text; /* a model file's text, parsed again per member when parameters vary */
 } ens_opts;
+
+/* the ensemble's own options (arg NULL: a flag); the shared ones are cli_sim_options */
+typedef struct ens_opt {
+  const char *name, *arg, *help;
+} ens_opt;
+static const ens_opt ens_options[] = {
+    {"--vary", "NAME=DIST", "DIST: uniform:A:B, normal:MU:SIGMA or grid:A:B:K (K points from A to B); NAME a coordinate, a velocity NAME' or a parameter; repeatable"},
+    {"--members", "N", "members (default 100); with grids, members per grid point (default 1)"},
+    {"--members", "FILE.csv", "explicit members: a header of names (as for --vary), a row of numbers each"},
+    {"--members", "FILE.h5", "explicit members: /members/values and its names (an ensemble's HDF5 file)"},
+    {"--seed", "S", "seed of the counter-based random stream (default 1)"},
+    {"--threads", "N", "threads (default: all cores)"},
+    {"--out", "FILE", "FILE.csv: one row per member; FILE.h5: HDF5 (members, impact logs, statistics); must not exist"},
+    {"--sample", "DT", "the time grid k DT for the time statistics (and --trajectories)"},
+    {"--stat", "NAME[=LO:HI[:BINS]]", "a state component followed over the grid (default: all); with a range its quantiles from a histogram of BINS bins (default 100); repeatable"},
+    {"--trajectories", NULL, "HDF5: every member's state on the sample grid"},
+    {"--no-impact-log", NULL, "HDF5: leave the impact log out (8 + 3 nq doubles per impact)"},
+    {"--chunk", "N", "members per chunk: the unit of the statistics' reduction and of the split over MPI ranks (default 4096, fewer with large trajectories)"},
+    {"--json", NULL, "the statistics as JSON on stdout"},
+};
+#define NENS_OPTIONS ((int)(sizeof ens_options / sizeof ens_options[0]))
+
+/* the options of `nholo run` that are of one run, not of a member: refused with the reason */
+static const char *const run_only[][2] = {
+    {"--events", "an ensemble's impact logs go to its HDF5 file (--out FILE.h5)"},
+    {"--contacts", "the contact log is of one run ('nholo run'); an ensemble does not write it"},
+    {"--plot", "a plot is of one run ('nholo run'); an ensemble writes its members with --out FILE.csv or FILE.h5"},
+};
 
 static void ensemble_help(void) {
   printf("usage: nholo ensemble MODEL [options]\n\n"
          "Run MODEL (a built-in or FILE.nh) many times, its initial values and parameters drawn from\n"
          "distributions; members run in parallel, the results are the same for any number of threads.\n\n"
-         "options:\n"
-         "  --vary NAME=DIST        DIST: uniform:A:B, normal:MU:SIGMA or grid:A:B:K (K points from A to B);\n"
-         "                          NAME a coordinate, a velocity NAME' or a parameter; repeatable\n"
-         "  --members N             members (default 100); with grids, members per grid point (default 1)\n"
-         "  --members FILE.csv      explicit members: a header of names (as for --vary), a row of numbers each\n"
-         "  --members FILE.h5       explicit members: /members/values and its names (an ensemble's HDF5 file)\n"
-         "  --seed S                seed of the counter-based random stream (default 1)\n"
-         "  --threads N             threads (default: all cores)\n"
-         "  --method NAME           integrator, as for 'nholo run'\n"
-         "  --impact LAW            elastic, plastic or restitution=E\n"
-         "  --impacts N             each member stops after N impacts\n"
-         "  --t-end T               each member's final time (default 100)\n"
-         "  --dt H, --rtol R, --atol A   steps and tolerances, as for 'nholo run'\n"
-         "  --set NAME=VALUE        a fixed override, as for 'nholo run'; repeatable\n"
-         "  --backend auto|tape|codegen  model files, as for 'nholo run' (members that vary a\n"
-         "                          parameter are built with the tape)\n"
-         "  --project-initial       project initial velocities that violate the constraints\n"
-         "  --impact-step MODE      variational, restart or auto, as for 'nholo run' (del: variational)\n"
-         "  --order POLICY          simultaneous impacts, as for 'nholo run' (default most-infeasible)\n"
-         "  --zeno-count N, --zeno-interval S   the Zeno guard, as for 'nholo run' (default 100, 1e-9)\n"
-         "  --out FILE              FILE.csv: one row per member; FILE.h5: HDF5 (members, impact logs, statistics);\n"
-         "                          must not exist\n"
-         "  --sample DT             the time grid k DT for the time statistics (and --trajectories)\n"
-         "  --stat NAME[=LO:HI[:BINS]]  a state component followed over the grid (default: all); with a range\n"
-         "                          its quantiles from a histogram of BINS bins (default %d); repeatable\n"
-         "  --trajectories          HDF5: every member's state on the sample grid\n"
-         "  --no-impact-log         HDF5: leave the impact log out (8 + 3 nq doubles per impact)\n"
-         "  --chunk N               members per chunk: the unit of the statistics' reduction and of the\n"
-         "                          split over MPI ranks (default 4096, fewer with large trajectories)\n"
-         "  --json                  the statistics as JSON on stdout\n"
+         "options:\n");
+  for (int i = 0; i < NENS_OPTIONS; i++) cli_print_option(ens_options[i].name, ens_options[i].arg, ens_options[i].help);
+  printf("\nevery member runs as 'nholo run' would with these options (model files that vary a\n"
+         "parameter build each member with the tape):\n");
+  for (int i = 0; i < cli_nsim_options; i++)
+    cli_print_option(cli_sim_options[i].name, cli_sim_options[i].arg, cli_sim_options[i].help);
+  printf("--events, --contacts and --plot are of one run ('nholo run') only\n"
          "an option's value follows it or is joined to it by '=' (--members 1000 or --members=1000)\n"
          "\nexample: nholo ensemble penny --method exact --impacts 20 --vary theta=uniform:0:6.28 --members 1000\n"
          "under MPI: mpirun -np P nholo ensemble ... --out FILE.h5 splits the members over P ranks\n"
-         "exit status: 0 success (members that failed are in the CSV), 1 the ensemble failed, 2 bad input.\n",
-         ENS_DEFAULT_BINS);
+         "exit status: 0 success (members that failed are in the CSV), 1 the ensemble failed, 2 bad input.\n");
 }
 
 /* ---- options ------------------------------------------------------------------------ */
@@ -101,15 +99,7 @@ static int positive(const char *opt, const char *val, double *out) {
   return 1;
 }
 
-/* NAME among names[0..n): its index in *out; else 0 after the error (what: the kind) */
-static int keyword(const char *opt, const char *val, const char *const *names, int n, const char *what,
-                   const char *expected, int *out) {
-  for (int i = 0; i < n; i++)
-    if (strcmp(val, names[i]) == 0) return *out = i, 1;
-  return cli_usage_error("%s: unknown %s '%s' (expected %s)", opt, what, val, expected), 0;
-}
-
-/* one option with its value (NULL for a flag); 0 after printing the error */
+/* one of the ensemble's own options with its value (NULL for a flag); 0 after printing the error */
 static int set_option(ens_opts *o, const char *name, const char *val) {
   char msg[512];
   if (strcmp(name, "--vary") == 0) {
@@ -140,50 +130,8 @@ static int set_option(ens_opts *o, const char *name, const char *val) {
   }
   if (strcmp(name, "--seed") == 0) return cli_parse_long(name, val, 0, 0x7fffffffffffffffL, &o->seed);
   if (strcmp(name, "--threads") == 0) return cli_parse_long(name, val, 1, 4096, &o->threads);
-  if (strcmp(name, "--impacts") == 0) return cli_parse_long(name, val, 1, 1000000000L, &o->impacts);
-  if (strcmp(name, "--t-end") == 0) return positive(name, val, &o->t_end);
-  if (strcmp(name, "--dt") == 0) return positive(name, val, &o->dt);
-  if (strcmp(name, "--rtol") == 0) return positive(name, val, &o->rtol);
-  if (strcmp(name, "--atol") == 0) return positive(name, val, &o->atol);
-  if (strcmp(name, "--impact") == 0) return o->law_set = 1, cli_parse_impact(name, val, &o->law);
-  if (strcmp(name, "--set") == 0) return cli_parse_set(name, val, &o->sets);
-  if (strcmp(name, "--backend") == 0) return cli_parse_backend(name, val, &o->backend);
   if (strcmp(name, "--out") == 0) return o->out = val, 1;
-  if (strcmp(name, "--json") == 0) return o->json = 1, 1;
-  if (strcmp(name, "--project-initial") == 0) return o->project_initial = 1, 1;
-  if (strcmp(name, "--zeno-count") == 0) return cli_parse_long(name, val, 1, 1000000000L, &o->zeno_count);
-  if (strcmp(name, "--zeno-interval") == 0) {
-    if (!cli_parse_double(name, val, &o->zeno_interval)) return 0;
-    return o->zeno_interval >= 0.0 ? 1 : (cli_usage_error("%s: %s must be >= 0", name, val), 0);
-  }
-  if (strcmp(name, "--impact-step") == 0) {
-    static const char *const steps[] = {"auto", "restart", "variational"};
-    return keyword(name, val, steps, 3, "impact step", "variational, restart or auto", &o->impact_step);
-  }
-  if (strcmp(name, "--order") == 0) {
-    static const char *const orders[] = {"most-infeasible", "least", "index", "enumerate"};
-    return keyword(name, val, orders, 4, "order", "most-infeasible, least, index or enumerate", &o->simul_order);
-  }
-  if (strcmp(name, "--method") == 0) {
-    if (!nh_method_find(val)) return cli_usage_error("%s: unknown method '%s' (see 'nholo list')", name, val), 0;
-    return o->method = val, 1;
-  }
-  return -1;
-}
-
-static int is_flag(const char *name) {
-  return strcmp(name, "--json") == 0 || strcmp(name, "--project-initial") == 0 || strcmp(name, "--trajectories") == 0 ||
-         strcmp(name, "--no-impact-log") == 0;
-}
-static int is_option(const char *name) {
-  static const char *const names[] = {"--vary", "--members", "--seed", "--threads", "--impacts", "--t-end",
-                                      "--dt", "--rtol", "--atol", "--impact", "--set", "--backend", "--out",
-                                      "--json", "--project-initial", "--method", "--sample", "--stat",
-                                      "--trajectories", "--chunk", "--no-impact-log", "--zeno-count",
-                                      "--zeno-interval", "--impact-step", "--order"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (strcmp(name, names[i]) == 0) return 1;
-  return 0;
+  return o->json = 1, 1; /* --json */
 }
 
 static int parse_ensemble(int argc, char **argv, ens_opts *o) {
@@ -198,14 +146,17 @@ static int parse_ensemble(int argc, char **argv, ens_opts *o) {
     char nbuf[64];
     const char *inl, *val = NULL;
     const char *name = cli_opt_name(a, nbuf, sizeof nbuf, &inl);
-    if (!is_option(name)) {
-      return cli_usage_error("unknown option '%s' (see 'nholo ensemble --help')", a);
-    } else if (is_flag(name)) {
-      if (!cli_opt_flag(name, inl)) return CLI_USAGE;
-    } else if (!(val = cli_opt_value(name, inl, argc, argv, &i, "a value"))) {
-      return CLI_USAGE;
-    }
-    if (set_option(o, name, val) != 1) return CLI_USAGE;
+    const ens_opt *own = NULL;
+    for (int k = 0; k < NENS_OPTIONS && !own; k++)
+      if (strcmp(ens_options[k].name, name) == 0) own = &ens_options[k];
+    const cli_sim_opt *sh = own ? NULL : cli_sim_opt_find(name);
+    for (size_t k = 0; !own && !sh && k < sizeof run_only / sizeof run_only[0]; k++)
+      if (strcmp(run_only[k][0], name) == 0) return cli_usage_error("%s: %s", name, run_only[k][1]);
+    if (!own && !sh) return cli_usage_error("unknown option '%s' (see 'nholo ensemble --help')", a);
+    const char *arg = own ? own->arg : sh->arg;
+    if (!arg && !cli_opt_flag(name, inl)) return CLI_USAGE;
+    if (arg && !(val = cli_opt_value(name, inl, argc, argv, &i, "a value"))) return CLI_USAGE;
+    if (!(own ? set_option(o, name, val) : sh->set(&o->c, name, val))) return CLI_USAGE;
   }
   if (!o->model) return cli_usage_error("ensemble: no model given (see 'nholo list')");
   return CLI_OK;
@@ -231,13 +182,11 @@ static nh_model *file_model(const ens_opts *o, nh_backend backend, int nextra, c
   const char *names[CLI_MAX_SET + ENS_MAX_VARY];
   double values[CLI_MAX_SET + ENS_MAX_VARY];
   int n = 0;
-  for (int i = 0; i < o->sets.n; i++) names[n] = o->sets.names[i], values[n++] = o->sets.values[i];
+  for (int i = 0; i < o->c.sets.n; i++) names[n] = o->c.sets.names[i], values[n++] = o->c.sets.values[i];
   for (int i = 0; i < nextra; i++) names[n] = xn[i], values[n++] = xv[i];
-  nh_load_opts lo = nh_load_opts_default();
+  nh_load_opts lo = cli_sim_load_opts(&o->c);
   lo.backend = backend;
   lo.nset = n, lo.set_names = names, lo.set_values = values;
-  lo.project_initial = o->project_initial;
-  lo.impact_override = o->law_set, lo.impact = o->law;
   return nh_model_parse(o->text, o->model, &lo, msg, size);
 }
 
@@ -246,25 +195,32 @@ static nh_model *load_model(ens_opts *o, int *rc) {
   char msg[2048];
   nh_model *model = NULL;
   if (cli_is_model_file(o->model)) {
+    if (o->c.table) return *rc = cli_usage_error("--table: only for the built-in penny (use --set a=... --set b=...)"), NULL;
     if (!cli_model_file_ok(o->model)) return *rc = CLI_USAGE, NULL;
     // the text kept to build members that vary a parameter
     if (!(o->text = nh_model_file_read(o->model, msg, sizeof msg))) return *rc = cli_usage_error("%s", msg), NULL;
-    if (!(model = file_model(o, o->backend, 0, NULL, NULL, msg, sizeof msg))) return *rc = cli_model_error(msg), NULL;
+    if (!(model = file_model(o, o->c.backend, 0, NULL, NULL, msg, sizeof msg))) return *rc = cli_model_error(msg), NULL;
     return model;
   }
   o->bp.kind = strcmp(o->model, "penny") == 0 ? 1 : strcmp(o->model, "sleigh") == 0 ? 2
             : strcmp(o->model, "snakeboard") == 0 ? 3 : 4;
-  if (o->law_set && o->bp.kind != 1) return *rc = cli_usage_error("--impact: model '%s' has no impacts", o->model), NULL;
+  if (o->c.law_set && o->bp.kind != 1) return *rc = cli_usage_error("--impact: model '%s' has no impacts", o->model), NULL;
+  if (o->c.table && o->bp.kind != 1) return *rc = cli_usage_error("--table: only for the built-in penny"), NULL;
   if (o->bp.kind == 4) {
-    if (o->sets.n > 0) return *rc = cli_usage_error("--set: model '%s' takes no overrides (a model file does)", o->model), NULL;
+    if (o->c.sets.n > 0) return *rc = cli_usage_error("--set: model '%s' takes no overrides (a model file does)", o->model), NULL;
     if (!(model = nh_builtin_create(o->model, msg, sizeof msg)))
       return *rc = cli_usage_error("unknown model '%s' (see 'nholo list'; a model file ends in .nh)", o->model), NULL;
     return model;
   }
-  for (int i = 0; i < o->sets.n; i++)
-    if (!builtin_set(&o->bp, o->sets.names[i], o->sets.values[i]))
-      return *rc = cli_usage_error("--set: model '%s' has no parameter or initial value '%s'", o->model, o->sets.names[i]), NULL;
-  if (o->law_set) o->bp.penny.law = o->law;
+  // the penny's table (as nh_builtin_load), then the overrides
+  if (o->c.table && strcmp(o->c.table, "circle") == 0) o->bp.penny.a = 0.2, o->bp.penny.b = 0.2;
+  else if (o->c.table && strcmp(o->c.table, "ellipse") == 0) o->bp.penny.a = 0.15, o->bp.penny.b = 0.2;
+  else if (o->c.table)
+    return *rc = cli_usage_error("--table: unknown table '%s' (expected circle or ellipse)", o->c.table), NULL;
+  for (int i = 0; i < o->c.sets.n; i++)
+    if (!builtin_set(&o->bp, o->c.sets.names[i], o->c.sets.values[i]))
+      return *rc = cli_usage_error("--set: model '%s' has no parameter or initial value '%s'", o->model, o->c.sets.names[i]), NULL;
+  if (o->c.law_set) o->bp.penny.law = o->c.law;
   if (!(model = builtin_create(&o->bp, msg, sizeof msg))) return *rc = cli_usage_error("%s", msg), NULL;
   return model;
 }
@@ -558,8 +514,8 @@ static int check_outputs(const ens_opts *o) {
   if (o->sample > 0.0 && !is_h5(o->out))
     return cli_usage_error("--sample: the time statistics and trajectories go to an HDF5 file (--out FILE.h5)");
   if (o->nstat > 0 && !(o->sample > 0.0)) return cli_usage_error("--stat: needs --sample DT (the time grid)");
-  if (o->sample > 0.0 && floor(o->t_end / o->sample) + 1.0 > (double)NH_ENSEMBLE_MAX_SAMPLES)
-    return cli_usage_error("--sample: --t-end %g sampled every %g s is more than %ld samples", o->t_end, o->sample,
+  if (o->sample > 0.0 && floor(o->c.t_end / o->sample) + 1.0 > (double)NH_ENSEMBLE_MAX_SAMPLES)
+    return cli_usage_error("--sample: --t-end %g sampled every %g s is more than %ld samples", o->c.t_end, o->sample,
                            NH_ENSEMBLE_MAX_SAMPLES);
   if (o->ranks > 1 && o->out && !is_h5(o->out))
     return cli_usage_error("--out: under MPI (%d ranks) the output is an HDF5 file (--out FILE.h5)", o->ranks);
@@ -571,8 +527,11 @@ static int ensemble_main(ens_opts *o) {
   char msg[2048];
   nh_model *model = load_model(o, &rc);
   if (!model) return agree(o, rc);
-  const nh_method *method = o->method ? nh_method_find(o->method) : nh_method_default_for(model);
+  const nh_method *method = o->c.method ? nh_method_find(o->c.method) : nh_method_default_for(model);
   if (nh_method_check(method, model, msg, sizeof msg) != NH_OK) rc = cli_usage_error("%s", msg);
+  if (!rc && !cli_contacts_count(model) && (o->c.mu_set || o->c.on_slip || o->c.on_detach))
+    rc = cli_usage_error("%s: the model declares no contact (a model file's 'contact' statement)",
+                         o->c.mu_set ? "--mu" : o->c.on_slip ? "--on-slip" : "--on-detach");
   if (!rc && o->members_file) rc = read_members(o);
   if (!rc) rc = resolve(o, model);
   if (!rc) rc = resolve_stats(o, model);
@@ -582,12 +541,9 @@ static int ensemble_main(ens_opts *o) {
   nh_ensemble_def d = {0};
   d.model = model;
   d.sim = nh_sim_def_default();
-  d.sim.method = method, d.sim.h = o->dt, d.sim.rtol = o->rtol, d.sim.atol = o->atol;
-  d.sim.project_initial = o->project_initial;
+  cli_sim_apply(&o->c, method, &d.sim);
   d.sim.log_limit = CLI_LOG_LIMIT;
-  d.sim.zeno_count = (int)o->zeno_count, d.sim.zeno_interval = o->zeno_interval;
-  d.sim.impact_step = o->impact_step, d.sim.simul_order = o->simul_order;
-  d.t_end = o->t_end, d.max_impacts = o->impacts;
+  d.t_end = o->c.t_end, d.max_impacts = o->c.impacts;
   d.nvar = o->nvar, d.vars = o->vars;
   d.replicas = o->members_set ? o->members : has_grid ? 1 : 100;
   d.seed = (uint64_t)o->seed;
@@ -641,10 +597,8 @@ int cmd_ensemble(int argc, char **argv) {
     FILE *a = freopen("/dev/null", "w", stdout), *b = freopen("/dev/null", "w", stderr);
     (void)a, (void)b;
   }
-  o->seed = 1, o->t_end = 100.0, o->dt = 1e-3, o->rtol = 1e-10, o->atol = 1e-12;
-  const nh_sim_def sd = nh_sim_def_default(); /* the Zeno guard, impact stepping and order as nholo run */
-  o->zeno_count = sd.zeno_count, o->zeno_interval = sd.zeno_interval;
-  o->impact_step = sd.impact_step, o->simul_order = sd.simul_order;
+  o->seed = 1;
+  cli_sim_opts_init(&o->c); /* the defaults of nholo run */
   o->bp.penny = nh_penny_params_default();
   o->bp.sleigh = nh_sleigh_params_default();
   o->bp.snake = nh_snakeboard_params_default();

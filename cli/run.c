@@ -12,28 +12,11 @@
 
 typedef struct run_opts {
   const char *model;
-  const char *table; /* the penny's --table, checked by nh_builtin_load */
-  nh_method_opts mopts;
-  nh_impact_law law;
-  int law_set;
-  long impacts;
-  double t_end;
-  const char *method;
-  double dt, rtol, atol, sample;
-  int dt_set, sample_set;
+  cli_sim_opts c; /* the options an ensemble's members share (cli/simopts.c) */
+  double sample;
+  int sample_set;
   const char *out, *events, *plot;
-  int json, project_initial;
-  long zeno_count;
-  int simul_order; /* nh_simul_policy of simultaneous impacts */
-  int impact_step; /* nh_impact_step */
-  double zeno_interval;
-  int table_set;
-  nh_backend backend;
-  /* --set NAME=VALUE, applied once the model is known */
-  cli_sets sets;
-  /* contacts: --mu, --on-slip, --on-detach (0: the file's; else 1 + nh_monitor_action), --contacts */
-  int mu_set, on_slip, on_detach;
-  double mu;
+  int json;
   const char *contacts_csv;
   const cli_contacts *contacts; /* the run's, for the summary */
 } run_opts;
@@ -42,89 +25,6 @@ typedef struct run_opts {
 
 typedef int (*opt_setter)(run_opts *o, const char *opt, const char *val);
 
-static int set_table(run_opts *o, const char *opt, const char *val) {
-  (void)opt;
-  o->table_set = 1;
-  o->table = val;
-  return 1;
-}
-static int set_impact(run_opts *o, const char *opt, const char *val) {
-  o->law_set = 1;
-  return cli_parse_impact(opt, val, &o->law);
-}
-static int set_impacts(run_opts *o, const char *opt, const char *val) {
-  return cli_parse_long(opt, val, 1, 1000000000L, &o->impacts);
-}
-static int positive(const char *opt, const char *val, double *out) {
-  if (!cli_parse_double(opt, val, out)) return 0;
-  if (!(*out > 0.0)) {
-    cli_usage_error("%s: %s must be positive", opt, val);
-    return 0;
-  }
-  return 1;
-}
-static int set_t_end(run_opts *o, const char *opt, const char *val) { return positive(opt, val, &o->t_end); }
-static int set_method(run_opts *o, const char *opt, const char *val) {
-  if (!nh_method_find(val)) {
-    cli_usage_error("%s: unknown method '%s' (see 'nholo list')", opt, val);
-    return 0;
-  }
-  o->method = val;
-  return 1;
-}
-static int set_retraction(run_opts *o, const char *opt, const char *val) {
-  int r = nh_retraction_find(val);
-  if (r < 0) {
-    cli_usage_error("%s: unknown retraction '%s' (expected exp, ccsk or cay)", opt, val);
-    return 0;
-  }
-  o->mopts.retraction = (nh_retraction)r;
-  return 1;
-}
-static int set_start(run_opts *o, const char *opt, const char *val) {
-  static const char *const names[] = {"paper", "consistent", "midpoint"};
-  for (int i = 0; i < 3; i++)
-    if (strcmp(val, names[i]) == 0) return o->mopts.start = (nh_start)i, 1;
-  cli_usage_error("%s: unknown start '%s' (expected paper, consistent or midpoint)", opt, val);
-  return 0;
-}
-static int set_dexp(run_opts *o, const char *opt, const char *val) {
-  long k;
-  if (!cli_parse_long(opt, val, 0, 2, &k)) return 0;
-  o->mopts.dexp_order = (int)k;
-  return 1;
-}
-static int set_ld(run_opts *o, const char *opt, const char *val) {
-  if (strcmp(val, "trapezoid") && strcmp(val, "midpoint")) {
-    cli_usage_error("%s: unknown discrete Lagrangian '%s' (expected trapezoid or midpoint)", opt, val);
-    return 0;
-  }
-  o->mopts.midpoint_ld = strcmp(val, "midpoint") == 0;
-  return 1;
-}
-static int set_alpha(run_opts *o, const char *opt, const char *val) {
-  double a;
-  if (!cli_parse_double(opt, val, &a)) return 0;
-  if (!(a >= 0.0 && a <= 1.0)) {
-    cli_usage_error("%s: %s must be in [0, 1]", opt, val);
-    return 0;
-  }
-  o->mopts.alpha = a;
-  return 1;
-}
-static int set_dt(run_opts *o, const char *opt, const char *val) {
-  o->dt_set = 1;
-  return positive(opt, val, &o->dt);
-}
-static int set_rtol(run_opts *o, const char *opt, const char *val) { return positive(opt, val, &o->rtol); }
-static int set_newton_tol(run_opts *o, const char *opt, const char *val) { return positive(opt, val, &o->mopts.newton_tol); }
-static int set_newton_iter(run_opts *o, const char *opt, const char *val) {
-  long k;
-  if (!cli_parse_long(opt, val, 1, 10000, &k)) return 0;
-  o->mopts.newton_max_iter = (int)k;
-  return 1;
-}
-static int set_atol(run_opts *o, const char *opt, const char *val) { return positive(opt, val, &o->atol); }
 static int nonnegative(const char *opt, const char *val, double *out) {
   if (!cli_parse_double(opt, val, out)) return 0;
   if (!(*out >= 0.0)) {
@@ -161,47 +61,6 @@ static int set_json(run_opts *o, const char *opt, const char *val) {
   o->json = 1;
   return 1;
 }
-static int set_project(run_opts *o, const char *opt, const char *val) {
-  (void)opt, (void)val;
-  o->project_initial = 1;
-  return 1;
-}
-static int set_zeno_count(run_opts *o, const char *opt, const char *val) {
-  return cli_parse_long(opt, val, 1, 1000000000L, &o->zeno_count);
-}
-static int set_zeno_interval(run_opts *o, const char *opt, const char *val) {
-  return nonnegative(opt, val, &o->zeno_interval);
-}
-static int set_order(run_opts *o, const char *opt, const char *val) {
-  static const char *names[] = {"most-infeasible", "least", "index", "enumerate"};
-  for (int i = 0; i < 4; i++)
-    if (strcmp(val, names[i]) == 0) return o->simul_order = i, 1;
-  cli_usage_error("%s: unknown order '%s' (expected most-infeasible, least, index or enumerate)", opt, val);
-  return 0;
-}
-static int set_impact_step(run_opts *o, const char *opt, const char *val) {
-  static const char *names[] = {"auto", "restart", "variational"};
-  for (int i = 0; i < 3; i++)
-    if (strcmp(val, names[i]) == 0) return o->impact_step = i, 1;
-  cli_usage_error("%s: unknown impact step '%s' (expected variational, restart or auto)", opt, val);
-  return 0;
-}
-static int set_param(run_opts *o, const char *opt, const char *val) {
-  return cli_parse_set(opt, val, &o->sets);
-}
-static int set_backend(run_opts *o, const char *opt, const char *val) {
-  return cli_parse_backend(opt, val, &o->backend);
-}
-static int set_mu(run_opts *o, const char *opt, const char *val) {
-  o->mu_set = 1;
-  return nonnegative(opt, val, &o->mu);
-}
-static int set_contact_action(run_opts *o, const char *opt, const char *val) {
-  int a = strcmp(val, "stop") == 0 ? 1 + NH_MONITOR_STOP : strcmp(val, "report") == 0 ? 1 + NH_MONITOR_REPORT : 0;
-  if (!a) return cli_usage_error("%s: unknown action '%s' (expected stop or report)", opt, val), 0;
-  *(strcmp(opt, "--on-slip") == 0 ? &o->on_slip : &o->on_detach) = a;
-  return 1;
-}
 static int set_contacts(run_opts *o, const char *opt, const char *val) {
   (void)opt;
   o->contacts_csv = val;
@@ -213,36 +72,19 @@ typedef struct opt_def {
   opt_setter set;
 } opt_def;
 
+/* a row without a setter is a shared option (cli_sim_options), placed here for the help's order */
+#define SHARED(name) {name, NULL, NULL, NULL}
 static const opt_def run_options[] = {
-    {"--table", "circle|ellipse", "penny: the circular (a = b = 0.2) or elliptical (a = 0.15, b = 0.2) table", set_table},
-    {"--impact", "LAW", "elastic, plastic or restitution=E (default elastic)", set_impact},
-    {"--impacts", "N", "stop after N impacts (default: no limit)", set_impacts},
-    {"--t-end", "T", "final time in s (default 100)", set_t_end},
-    {"--method", "NAME", "integrator (see 'nholo list'; default exact when the model has a closed-form flow, else dopri5)", set_method},
-    {"--retraction", "exp|ccsk|cay", "rdp: the SE(2) retraction (default exp)", set_retraction},
-    {"--dexp-order", "K", "rdp with exp: 0 exact dexp^-1 (default), 1 or 2 its truncation (paper eq. 42)", set_dexp},
-    {"--alpha", "A", "rdp: shape quadrature point r_k+A, A in [0, 1] (default 0.5; 0 is first order)", set_alpha},
-    {"--start", "NAME", "paper, consistent or midpoint: gni paper (eq. 16) or midpoint start; rattle lambda_0 = 0 (paper) or consistent", set_start},
-    {"--ld", "trapezoid|midpoint", "del: the discrete Lagrangian (default trapezoid)", set_ld},
-    {"--dt", "H", "step of fixed-step methods, first trial step of adaptive ones (default 1e-3 s)", set_dt},
-    {"--rtol", "R", "relative tolerance of adaptive methods (default 1e-10)", set_rtol},
-    {"--atol", "A", "absolute tolerance of adaptive methods (default 1e-12)", set_atol},
-    {"--newton-tol", "TOL", "implicit methods: Newton's relative residual tolerance (default 1e-12)", set_newton_tol},
-    {"--newton-max-iter", "N", "implicit methods: Newton iterations before NH_ERR_NO_CONVERGENCE, 1..10000 (default 30)", set_newton_iter},
+    SHARED("--table"), SHARED("--impact"), SHARED("--impacts"), SHARED("--t-end"), SHARED("--method"),
+    SHARED("--retraction"), SHARED("--dexp-order"), SHARED("--alpha"), SHARED("--start"), SHARED("--ld"),
+    SHARED("--dt"), SHARED("--rtol"), SHARED("--atol"), SHARED("--newton-tol"), SHARED("--newton-max-iter"),
     {"--sample", "DT", "output interval on dense output (default 0.01 s for exact, else every step; 0 = every step)", set_sample},
-    {"--set", "NAME=VALUE", "override a parameter or initial value (NAME, or NAME' for a velocity; penny: m R I J a b x y theta phi theta' phi'; sleigh: I m a theta x y omega v; snakeboard: m l I J Apsi fpsi Aphi fphi psi phi theta x y p1 psi' phi'; model files: any parameter, coordinate or velocity), repeatable", set_param},
-    {"--backend", "auto|tape|codegen", "model files: evaluate compiled C (codegen), the tape interpreter, or codegen when a compiler works (auto, default)", set_backend},
-    {"--project-initial", NULL, "project an initial velocity that violates the constraints", set_project},
-    {"--zeno-count", "N", "Zeno guard: stop after N consecutive impacts closer than --zeno-interval (default 100)", set_zeno_count},
-    {"--zeno-interval", "S", "Zeno guard interval in s (default 1e-9)", set_zeno_interval},
-    {"--order", "POLICY", "simultaneous impacts: the order of the reflections, most-infeasible (default), least, index, or enumerate (follows outcome 0, logs the number of outcomes and xi)", set_order},
-    {"--impact-step", "MODE", "variational: an impact splits del's step (the rest of it after the impact, the nodes on the grid t_k + h, a contact chattering faster than the step made plastic and persistent); restart: cut at the impact, steps of h from there; default auto (variational for del, restart for the other methods, which only restart)", set_impact_step},
+    SHARED("--set"), SHARED("--backend"), SHARED("--project-initial"), SHARED("--zeno-count"),
+    SHARED("--zeno-interval"), SHARED("--order"), SHARED("--impact-step"),
     {"--out", "FILE", "trajectory CSV: t, coordinates, velocities NAME_dot", set_out},
     {"--events", "FILE", "impact log CSV", set_events},
     {"--contacts", "FILE", "model files with contacts: per sample N, |f|, |f|/N and the running max of |f|/N, per contact", set_contacts},
-    {"--mu", "MU", "model files with contacts: every contact's friction coefficient (0: no slip monitor)", set_mu},
-    {"--on-slip", "stop|report", "model files with contacts: at slip (|f| = mu N)", set_contact_action},
-    {"--on-detach", "stop|report", "model files with contacts: at detachment (N = 0)", set_contact_action},
+    SHARED("--mu"), SHARED("--on-slip"), SHARED("--on-detach"),
     {"--plot", "FILE", "plot of the run (.png, .svg or .pdf)", set_plot},
     {"--json", NULL, "print a JSON summary on stdout", set_json},
 };
@@ -253,10 +95,9 @@ static void run_help(void) {
          "Simulate MODEL through its impacts and report the run. MODEL is a built-in model (see\n"
          "'nholo list') or a model file (FILE.nh, docs/model-language.md).\n\noptions:\n");
   for (int i = 0; i < NRUN_OPTIONS; i++) {
-    char left[64];
-    snprintf(left, sizeof left, "%s%s%s", run_options[i].name, run_options[i].arg ? " " : "",
-             run_options[i].arg ? run_options[i].arg : "");
-    printf("  %-28s %s\n", left, run_options[i].help);
+    const opt_def *d = &run_options[i];
+    const cli_sim_opt *sh = d->set ? NULL : cli_sim_opt_find(d->name);
+    cli_print_option(d->name, sh ? sh->arg : d->arg, sh ? sh->help : d->help);
   }
   printf("an option's value follows it or is joined to it by '=' (--dt 0.05 or --dt=0.05)\n");
   printf("\nthe rolling ball and disk have their own options: nholo run rolling-ball --help\n");
@@ -331,10 +172,11 @@ static int parse_run(int argc, char **argv, run_opts *o) {
     for (int k = 0; k < NRUN_OPTIONS; k++)
       if (strcmp(run_options[k].name, name) == 0) d = &run_options[k];
     if (!d) return cli_usage_error("unknown option '%s' (see 'nholo run --help')", a);
-    const char *val = NULL;
-    if (d->arg && !(val = cli_opt_value(name, inl, argc, argv, &i, d->arg))) return CLI_USAGE;
-    if (!d->arg && !cli_opt_flag(name, inl)) return CLI_USAGE;
-    if (!d->set(o, name, val)) return CLI_USAGE;
+    const cli_sim_opt *sh = d->set ? NULL : cli_sim_opt_find(name);
+    const char *arg = sh ? sh->arg : d->arg, *val = NULL;
+    if (arg && !(val = cli_opt_value(name, inl, argc, argv, &i, arg))) return CLI_USAGE;
+    if (!arg && !cli_opt_flag(name, inl)) return CLI_USAGE;
+    if (!(sh ? sh->set(&o->c, name, val) : d->set(o, name, val))) return CLI_USAGE;
   }
   if (!o->model) return cli_usage_error("run: no model given (see 'nholo list')");
   return CLI_OK;
@@ -371,22 +213,13 @@ static nh_model *load_model(run_opts *o, int *is_penny, int *rc) {
   nh_model *model = NULL;
   *is_penny = 0;
   if (cli_is_model_file(o->model)) {
-    if (o->table_set) return *rc = cli_usage_error("--table: only for the built-in penny (use --set a=... --set b=...)"), NULL;
-    nh_load_opts lo = nh_load_opts_default();
-    lo.backend = o->backend;
-    lo.nset = o->sets.n;
-    lo.set_names = o->sets.names;
-    lo.set_values = o->sets.values;
-    lo.project_initial = o->project_initial;
-    lo.impact_override = o->law_set;
-    lo.impact = o->law;
-    lo.contact_mu_set = o->mu_set, lo.contact_mu = o->mu;
-    lo.contact_on_slip = o->on_slip, lo.contact_on_detach = o->on_detach;
+    if (o->c.table) return *rc = cli_usage_error("--table: only for the built-in penny (use --set a=... --set b=...)"), NULL;
+    nh_load_opts lo = cli_sim_load_opts(&o->c);
     if (!cli_model_file_ok(o->model)) return *rc = CLI_USAGE, NULL;
     if (!(model = nh_model_load(o->model, &lo, msg, sizeof msg))) return *rc = cli_model_error(msg), NULL;
   } else {
     *is_penny = strcmp(o->model, "penny") == 0;
-    nh_builtin_opts bo = {o->sets.n, o->sets.names, o->sets.values, o->law_set, o->law, o->table_set ? o->table : NULL};
+    nh_builtin_opts bo = {o->c.sets.n, o->c.sets.names, o->c.sets.values, o->c.law_set, o->c.law, o->c.table};
     if (!(model = nh_builtin_load(o->model, &bo, msg, sizeof msg))) return *rc = cli_usage_error("%s", msg), NULL;
   }
   return model;
@@ -398,21 +231,21 @@ static nh_model *load_model(run_opts *o, int *is_penny, int *rc) {
  * exact method's steps are not known before it: those rows are not bounded). */
 static int check_rows(const run_opts *o, const nh_method *method, double out_dt) {
   const int fixed = !(nh_method_flags(method) & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT));
-  if (fixed && o->dt > 0.0 && o->t_end / o->dt > CLI_MAX_STEPS)
+  if (fixed && o->c.dt > 0.0 && o->c.t_end / o->c.dt > CLI_MAX_STEPS)
     return cli_usage_error("--t-end %g with --dt %g is %.3g steps, more than the %.0e allowed (CLI_MAX_STEPS); use a "
-                           "larger --dt (at least %g), a shorter --t-end or an adaptive method", o->t_end, o->dt,
-                           o->t_end / o->dt, CLI_MAX_STEPS, o->t_end / CLI_MAX_STEPS);
+                           "larger --dt (at least %g), a shorter --t-end or an adaptive method", o->c.t_end, o->c.dt,
+                           o->c.t_end / o->c.dt, CLI_MAX_STEPS, o->c.t_end / CLI_MAX_STEPS);
   if (!o->out) return CLI_OK;
-  const double step = out_dt > 0.0 ? out_dt : o->dt;
+  const double step = out_dt > 0.0 ? out_dt : o->c.dt;
   if (out_dt <= 0.0 && (nh_method_flags(method) & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT))) return CLI_OK;
-  const double rows = o->t_end / step;
+  const double rows = o->c.t_end / step;
   if (!(rows > CLI_MAX_ROWS)) return CLI_OK;
   if (out_dt > 0.0)
     return cli_usage_error("--out: --t-end %g sampled every %g s is %.3g rows, more than the %.0e allowed; use a larger "
-                           "--sample (at least %g)", o->t_end, out_dt, rows, CLI_MAX_ROWS, o->t_end / CLI_MAX_ROWS);
+                           "--sample (at least %g)", o->c.t_end, out_dt, rows, CLI_MAX_ROWS, o->c.t_end / CLI_MAX_ROWS);
   return cli_usage_error("--out: --t-end %g with --dt %g is %.3g steps, a row each, more than the %.0e rows allowed; "
-                         "use --sample DT (DT >= %g) or a larger --dt", o->t_end, o->dt, rows, CLI_MAX_ROWS,
-                         o->t_end / CLI_MAX_ROWS);
+                         "use --sample DT (DT >= %g) or a larger --dt", o->c.t_end, o->c.dt, rows, CLI_MAX_ROWS,
+                         o->c.t_end / CLI_MAX_ROWS);
 }
 
 /* what the run records: the CSV streams and the plot's bounded record */
@@ -490,13 +323,7 @@ int cmd_run(int argc, char **argv) {
     if (argv[i][0] != '-' && cli_ball_is_model(argv[i])) return cmd_run_ball(argc, argv);
   run_opts o;
   memset(&o, 0, sizeof o);
-  o.mopts = nh_method_opts_default();
-  o.t_end = 100.0;
-  o.dt = 1e-3;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
-  o.zeno_count = 100;
-  o.zeno_interval = 1e-9;
+  cli_sim_opts_init(&o.c);
   int rc = parse_run(argc, argv, &o);
   if (rc) return rc;
 
@@ -511,30 +338,21 @@ int cmd_run(int argc, char **argv) {
     return cli_usage_error("--plot: no plot for a first-order (ODE-form) model; use --out for the trajectory");
   }
   const int ncontacts = cli_contacts_count(model);
-  if (!ncontacts && (o.mu_set || o.on_slip || o.on_detach || o.contacts_csv)) {
+  if (!ncontacts && (o.c.mu_set || o.c.on_slip || o.c.on_detach || o.contacts_csv)) {
     nh_model_destroy(model);
     return cli_usage_error("%s: the model declares no contact (a model file's 'contact' statement)",
-                           o.mu_set ? "--mu" : o.on_slip ? "--on-slip" : o.on_detach ? "--on-detach" : "--contacts");
+                           o.c.mu_set ? "--mu" : o.c.on_slip ? "--on-slip" : o.c.on_detach ? "--on-detach" : "--contacts");
   }
 
   // the method and simulation
-  const nh_method *method = o.method ? nh_method_find(o.method) : nh_method_default_for(model);
+  const nh_method *method = o.c.method ? nh_method_find(o.c.method) : nh_method_default_for(model);
   if (nh_method_check(method, model, msg, sizeof msg) != NH_OK) { /* the reason and the methods that fit */
     nh_model_destroy(model);
     return cli_usage_error("%s", msg);
   }
   nh_sim_def def = nh_sim_def_default();
-  def.method = method;
-  def.h = o.dt;
-  def.rtol = o.rtol;
-  def.atol = o.atol;
+  cli_sim_apply(&o.c, method, &def);
   def.out_dt = o.sample_set ? o.sample : ((nh_method_flags(method) & NH_METHOD_EXACT) ? 0.01 : 0.0);
-  def.project_initial = o.project_initial;
-  def.zeno_count = (int)o.zeno_count;
-  def.zeno_interval = o.zeno_interval;
-  def.simul_order = o.simul_order;
-  def.impact_step = o.impact_step;
-  def.opts = o.mopts;
   def.log_limit = CLI_LOG_LIMIT;
   if ((rc = check_rows(&o, method, def.out_dt))) {
     nh_model_destroy(model);
@@ -560,7 +378,7 @@ int cmd_run(int argc, char **argv) {
     return rc;
   }
   double t0 = now_seconds();
-  int status = nh_sim_run(sim, o.t_end, o.impacts, record_fn(&rec, model), &rec);
+  int status = nh_sim_run(sim, o.c.t_end, o.c.impacts, record_fn(&rec, model), &rec);
   double wall = now_seconds() - t0;
 
   // a model whose contacts cannot act together is bad input: one error, nothing written

@@ -190,5 +190,86 @@ printf 'x, theta\n0.01,0\n-0.02,1\n0.03,2\n' >"$T/m.csv"
   && [ "$(awk -F, 'NR > 1 { printf "%s;%s ", $2, $3 }' "$T/m-out.csv")" = "0.01;0 -0.02;1 0.029999999999999999;2 " ] \
   && ok "--members FILE.csv: three members with the file's values" || bad "--members: $(cat "$T/err") $(cat "$T/m-out.csv")"
 
+# ---- every method option of nholo run, per member: the same final state, bit for bit -------
+# run's last trajectory row (t, q, v) against the member's t_end and final state; each option
+# must also change the result (against the method's defaults), else the check could not fail
+final_row() { tail -n 1 "$1"; }
+member_row() { awk -F, 'NR == 2 { s = $4; for (i = 5; i <= NF; i++) s = s "," $i; print s }' "$1" 2>/dev/null; }
+same_as_run() { # NAME MODEL OPTIONS...: run and a one-member ensemble agree; prints the row
+  name=$1 model=$2
+  shift 2
+  rm -f "$T/r.csv" "$T/e.csv"
+  "$NHOLO" run "$model" "$@" --out "$T/r.csv" >/dev/null 2>&1
+  "$NHOLO" ensemble "$model" "$@" --members 1 --out "$T/e.csv" >/dev/null 2>"$T/err"
+  if [ -s "$T/r.csv" ] && [ -s "$T/e.csv" ] && [ "$(final_row "$T/r.csv")" = "$(member_row "$T/e.csv")" ]; then
+    ok "$name: the member ends where nholo run does"
+  else
+    bad "$name: run $(final_row "$T/r.csv" 2>/dev/null) / member $(member_row "$T/e.csv" 2>/dev/null) $(cat "$T/err")"
+  fi
+  member_row "$T/e.csv" >"$T/row-$name"
+}
+S="--dt 0.05 --t-end 5"
+same_as_run rdp-cay sleigh --method rdp --retraction cay $S
+same_as_run rdp-exp sleigh --method rdp $S
+same_as_run rdp-dexp sleigh --method rdp --dexp-order 1 --alpha 0.3 $S
+same_as_run gni-paper sleigh --method gni --start paper $S
+same_as_run gni-midpoint sleigh --method gni $S
+same_as_run del-midpoint sleigh --method del --ld midpoint --newton-tol 1e-10 --newton-max-iter 50 $S
+same_as_run del-trapezoid sleigh --method del $S
+same_as_run penny-ellipse penny --table ellipse --impacts 5
+same_as_run penny-circle penny --table circle --impacts 5
+DB="$(dirname "$0")/../examples/disk_bowl.nh"
+same_as_run contact-slip "$DB" --backend tape --mu 0.05 --on-slip stop --t-end 5
+[ "$(awk -F, 'NR == 2 { print $2 }' "$T/e.csv")" = NH_EVENT_STOP ] && ok "--mu 0.05 --on-slip stop: the member stops at slip" \
+  || bad "--on-slip stop: $(cat "$T/e.csv")"
+same_as_run contact-plain "$DB" --backend tape --t-end 5
+for pair in rdp-cay:rdp-exp rdp-dexp:rdp-exp gni-paper:gni-midpoint del-midpoint:del-trapezoid penny-ellipse:penny-circle \
+  contact-slip:contact-plain; do
+  a=${pair%%:*} b=${pair#*:}
+  ! cmp -s "$T/row-$a" "$T/row-$b" && ok "$a differs from $b (the option reaches the member)" || bad "$a = $b: $(cat "$T/row-$a")"
+done
+# a member built from its parameters (a model file whose parameter varies) takes them too
+printf 'omega0\n1\n' >"$T/om.csv"
+rm -f "$T/r.csv" "$T/e.csv"
+SL="$(dirname "$0")/../examples/chaplygin_sleigh.nh"
+"$NHOLO" run "$SL" --backend tape --method rdp --retraction cay $S --out "$T/r.csv" >/dev/null 2>&1
+"$NHOLO" ensemble "$SL" --backend tape --method rdp --retraction cay $S --members "$T/om.csv" --out "$T/e.csv" >/dev/null 2>"$T/err"
+[ "$(final_row "$T/r.csv")" = "$(awk -F, 'NR == 2 { s = $5; for (i = 6; i <= NF; i++) s = s "," $i; print s }' "$T/e.csv")" ] \
+  && [ "$(final_row "$T/r.csv")" = "$(cat "$T/row-rdp-cay")" ] \
+  && ok "rdp --retraction cay on a member built from its parameter: as nholo run (and as the built-in sleigh)" \
+  || bad "built member: $(final_row "$T/r.csv") / $(cat "$T/e.csv") $(cat "$T/err")"
+
+# bad values of the shared options, and run's options of one run: one message, exit 2
+Q="sleigh --method rdp --members 1 --t-end 1"
+expect_usage "--retraction that is not one" ensemble $Q --retraction bogus --out "$T/o/e.csv"
+grep -qxF "nholo: --retraction: unknown retraction 'bogus' (expected exp, ccsk or cay)" "$T/stderr" && ok "its message" || bad "its message: $(cat "$T/stderr")"
+expect_usage "--start that is not one" ensemble $Q --start sometimes --out "$T/o/e.csv"
+grep -qxF "nholo: --start: unknown start 'sometimes' (expected paper, consistent or midpoint)" "$T/stderr" && ok "its message" || bad "its message: $(cat "$T/stderr")"
+expect_usage "--ld that is not one" ensemble $Q --ld simpson --out "$T/o/e.csv"
+grep -qxF "nholo: --ld: unknown discrete Lagrangian 'simpson' (expected trapezoid or midpoint)" "$T/stderr" && ok "its message" || bad "its message: $(cat "$T/stderr")"
+expect_usage "--alpha outside [0, 1]" ensemble $Q --alpha 1.5 --out "$T/o/e.csv"
+expect_usage "--dexp-order 3" ensemble $Q --dexp-order 3 --out "$T/o/e.csv"
+expect_usage "--newton-tol 0" ensemble $Q --newton-tol 0 --out "$T/o/e.csv"
+expect_usage "--newton-max-iter 0" ensemble $Q --newton-max-iter 0 --out "$T/o/e.csv"
+expect_usage "--table for the sleigh" ensemble $Q --table ellipse --out "$T/o/e.csv"
+grep -qxF "nholo: --table: only for the built-in penny" "$T/stderr" && ok "its message" || bad "its message: $(cat "$T/stderr")"
+expect_usage "--table that is not one" ensemble penny --members 1 --table square --out "$T/o/e.csv"
+expect_usage "--mu on a model without contacts" ensemble $Q --mu 0.3 --out "$T/o/e.csv"
+for opt in --events --contacts --plot; do
+  expect_usage "$opt: of one run" ensemble $Q $opt "$T/o/x.png" --out "$T/o/e.csv"
+  grep -q "^nholo: $opt: .*one run\|^nholo: $opt: an ensemble's impact logs go to its HDF5 file" "$T/stderr" && ok "its message" || bad "its message: $(cat "$T/stderr")"
+done
+"$NHOLO" ensemble --help >"$T/help"
+for opt in --retraction --dexp-order --alpha --start --ld --newton-tol --newton-max-iter --table --mu --on-slip --on-detach; do
+  grep -q "^  $opt " "$T/help" || bad "ensemble --help lacks $opt"
+done
+# every option of run is one of the ensemble's or refused by name (not "unknown option")
+unknown=
+for opt in $("$NHOLO" run --help | sed -n 's/^  \(--[a-z-]*\).*/\1/p'); do
+  "$NHOLO" ensemble sleigh --members 1 --t-end 0.01 $opt 2>&1 </dev/null | grep -q "unknown option" && unknown="$unknown $opt"
+done
+[ -z "$unknown" ] && [ -n "$opt" ] && ok "every option of nholo run is known to nholo ensemble (or refused by name)" \
+  || bad "options of nholo run unknown to nholo ensemble:$unknown"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -346,11 +346,16 @@ def run(model, t_end, max_impacts=0, observer=None, method=None, **options):
 
 class EnsembleResult:
     """members: a structured array, one row per member (member, the variables, status,
-    impacts, t_end, final_<state>); stats: mean, var, min, max of the final states over the
-    members that ended well (arrays), members, ok, failed, threads."""
+    impacts, t_end, final_<state>), None with an HDF5 output (read the file with h5py);
+    stats: mean, var, min, max of the final states over the members that ended well (arrays),
+    members, ok, failed, threads, and with a sample grid t (its times), stat_names and t_n,
+    t_mean, t_var, t_min, t_max (nt, nstat), t_q (nt, nstat, 5: the quantiles at
+    quantile_levels); path: the output file (None without)."""
 
-    def __init__(self, members, stats):
-        self.members, self.stats = members, stats
+    quantile_levels = (0.05, 0.25, 0.5, 0.75, 0.95)
+
+    def __init__(self, members, stats, path=None):
+        self.members, self.stats, self.path = members, stats, path
 
     def __repr__(self):
         return "<nholo.EnsembleResult: %d members, %d ok>" % (self.stats["members"], self.stats["ok"])
@@ -371,19 +376,127 @@ def _read_members(path):
     return a
 
 
-def ensemble(model, t_end, vary, replicas=1, seed=0, threads=0, max_impacts=0, method=None, **options):
-    """Many runs of a model that differ in initial values and parameters
+def _is_h5(path):
+    return str(path).endswith((".h5", ".hdf5"))
+
+
+def _member_table(members):
+    """Explicit members: (names, values (rows, columns)) from a dict of columns, a structured
+    array, or a member file as `nholo ensemble --members` reads (FILE.csv: a header of names,
+    a row of numbers per member; FILE.h5: an ensemble's HDF5 file)."""
+    if isinstance(members, (str, _os.PathLike)):
+        path = _os.fspath(members)
+        if _is_h5(path):
+            return _nholo.read_members_h5(path)
+        with open(path, newline="") as f:
+            rows = [[c.strip() for c in r] for r in _csv.reader(f) if any(c.strip() for c in r)]
+        if not rows or not rows[0] or not rows[0][0]:
+            raise ValueError("--members: '%s' has no header line of names" % path)
+        head = rows[0]
+        for i, r in enumerate(rows[1:]):
+            if len(r) != len(head):
+                raise ValueError("--members: '%s' row %d has %d values, the header %d columns"
+                                 % (path, i + 1, len(r), len(head)))
+        try:
+            values = _np.array([[float(c) for c in r] for r in rows[1:]], dtype=float).reshape(-1, len(head))
+        except ValueError as e:
+            raise ValueError("--members: '%s': %s" % (path, e)) from None
+        return head, values
+    if isinstance(members, _np.ndarray) and members.dtype.names:
+        names = list(members.dtype.names)
+        return names, _np.column_stack([_np.asarray(members[n], dtype=float) for n in names])
+    names = list(members)
+    return names, _np.column_stack([_np.asarray(members[n], dtype=float).ravel() for n in names])
+
+
+def _state_index(model, name):
+    if name in model.state_names:
+        return model.state_names.index(name)
+    if model.form != "ode" and name.endswith("'") and name[:-1] in model.coords:
+        return model.nq + model.coords.index(name[:-1])
+    return -1
+
+
+def _stat_specs(model, stats):
+    """--stat NAME[=LO:HI[:BINS]] as (index, lo, hi, bins), with the command line's messages."""
+    out = []
+    for text in stats:
+        name, eq, rng = str(text).partition("=")
+        i = _state_index(model, name)
+        if i < 0:
+            raise ValueError("--stat: model '%s' has no state component '%s' (a coordinate or a velocity NAME')"
+                             % (model.name, name))
+        lo = hi = 0.0
+        bins = 0
+        if eq:
+            parts = rng.split(":")
+            try:
+                lo, hi = float(parts[0]), float(parts[1])
+                b = float(parts[2]) if len(parts) == 3 else 100.0
+                good = len(parts) in (2, 3) and hi > lo and 1 <= b <= 100000 and b == int(b) \
+                    and _np.isfinite(lo) and _np.isfinite(hi)
+            except (ValueError, IndexError):
+                good = False
+            if not good:
+                raise ValueError("--stat: '%s=%s': expected NAME=LO:HI or NAME=LO:HI:BINS (HI > LO, BINS 1..100000)"
+                                 % (name, rng))
+            bins = int(b)
+        out.append((i, lo, hi, bins))
+    return out
+
+
+def ensemble(model, t_end, vary=(), replicas=1, seed=0, threads=0, max_impacts=0, method=None, members=None,
+             out=None, sample=0.0, stats=None, trajectories=False, no_impact_log=False, chunk=0, **options):
+    """Many runs of a model that differ in initial values and parameters, as `nholo ensemble`
     (docs/ensembles.md): vary is a list of "NAME=uniform:A:B", "NAME=normal:MU:SIGMA" or
-    "NAME=grid:A:B:K". Members run in parallel (OpenMP) with results independent of the
-    number of threads. Returns an EnsembleResult."""
-    fd, path = _tempfile.mkstemp(suffix=".csv", prefix="nholo-ensemble-")
-    _os.close(fd)
+    "NAME=grid:A:B:K"; or members gives them explicitly (a dict of columns, a structured
+    array, or a member file FILE.csv / FILE.h5). Members run in parallel (OpenMP) with results
+    independent of the number of threads. Every option of Simulation (method, h, retraction,
+    start, midpoint_ld, alpha, dexp_order, newton_tol, newton_max_iter, impact_step, ...)
+    applies to every member. out: a path, FILE.csv (one row per member) or FILE.h5 (the HDF5
+    file of the command line; HDF5 builds only), replaced when it exists. sample: the time
+    grid k sample of the time statistics (stats: the state components followed, as --stat;
+    default all) and, in an HDF5 file, of trajectories. Returns an EnsembleResult."""
+    h5 = out is not None and _is_h5(out)
+    if members is not None and len(vary):
+        raise ValueError("--members: a member file and --vary cannot be combined")
+    if h5 and not _nholo.hdf5:
+        raise ValueError("--out: '%s': this build has no HDF5 output (write a .csv)" % _os.fspath(out))
+    if trajectories and not (sample > 0 and h5):
+        raise ValueError("--trajectories: needs --sample DT and an HDF5 output (--out FILE.h5)")
+    if no_impact_log and not h5:
+        raise ValueError("--no-impact-log: the impact log is written only to an HDF5 file (--out FILE.h5)")
+    if stats and not sample > 0:
+        raise ValueError("--stat: needs --sample DT (the time grid)")
+    if not sample >= 0:
+        raise ValueError("--sample: %r must be positive" % (sample,))
+    specs = _stat_specs(model, stats if stats else
+                        (model.state_names[:64] if sample > 0 else ()))
+    extra = {"sample": float(sample), "stats": specs, "trajectories": bool(trajectories),
+             "no_impact_log": bool(no_impact_log), "chunk": int(chunk)}
+    names = list(vary)
+    if members is not None:
+        names, extra["table"] = _member_table(members)
+        names = list(names)
+        if len(extra["table"]) == 0:
+            raise ValueError("--members: no members (rows)")
+        if not _np.all(_np.isfinite(extra["table"])):
+            raise ValueError("--members: a value that is not a finite number")
+    path = _os.fspath(out) if out is not None else None
+    tmp = None
+    if path is None:
+        fd, tmp = _tempfile.mkstemp(suffix=".csv", prefix="nholo-ensemble-")
+        _os.close(fd)
     try:
-        stats = _nholo.ensemble(model._c, path, t_end, list(vary), replicas, seed, threads, max_impacts,
-                                method=method, **options)
-        return EnsembleResult(_read_members(path), stats)
+        st = _nholo.ensemble(model._c, path or tmp, 1 if h5 else 0, t_end, names, replicas, seed, threads,
+                             max_impacts, extra, method=method, **options)
+        if sample > 0:
+            st["t"] = _np.arange(len(st["t_n"])) * float(sample)
+            st["stat_names"] = [model.state_names[i] for i, _, _, _ in specs]
+        return EnsembleResult(None if h5 else _read_members(path or tmp), st, path)
     finally:
-        _os.unlink(path)
+        if tmp:
+            _os.unlink(tmp)
 
 
 # ---- Lyapunov exponents --------------------------------------------------------------------

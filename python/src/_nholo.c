@@ -608,6 +608,7 @@ static PyMethodDef module_methods[] = {
     {"builtin", (PyCFunction)(void (*)(void))py_builtin, METH_VARARGS | METH_KEYWORDS, NULL},
     {"describe", (PyCFunction)(void (*)(void))py_describe, METH_VARARGS | METH_KEYWORDS, NULL},
     {"ensemble", (PyCFunction)(void (*)(void))nhpy_ensemble, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"read_members_h5", nhpy_read_members_h5, METH_VARARGS, NULL},
     {"lyapunov", (PyCFunction)(void (*)(void))nhpy_lyapunov, METH_VARARGS | METH_KEYWORDS, NULL},
     {"methods", py_methods, METH_NOARGS, NULL},
     {"builtins", py_builtins, METH_NOARGS, NULL},
@@ -639,6 +640,7 @@ PyMODINIT_FUNC PyInit__nholo(void) {
   PyModule_AddObject(m, "Simulation", (PyObject *)&PySim_Type);
   PyModule_AddStringConstant(m, "version", nh_version());
   PyModule_AddIntConstant(m, "parallel", nh_ensemble_parallel());
+  PyModule_AddIntConstant(m, "hdf5", nh_ensemble_hdf5());
 #define ADD_STATUS(name, value, text) PyModule_AddIntConstant(m, #name, value);
   NH_STATUS_LIST(ADD_STATUS)
 #undef ADD_STATUS

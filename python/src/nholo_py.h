@@ -68,6 +68,8 @@ void nhpy_value_error(const char *msg);
 
 /* sim.c: the module-level functions it adds */
 PyObject *nhpy_ensemble(PyObject *self, PyObject *args, PyObject *kw);
+/* ensemble.c: an ensemble's HDF5 member file, (names, values) */
+PyObject *nhpy_read_members_h5(PyObject *self, PyObject *args);
 /* lyapunov.c */
 PyObject *nhpy_lyapunov(PyObject *self, PyObject *args, PyObject *kw);
 int nhpy_sim_options(nh_sim_def *def, PyObject *kw);
