@@ -1,7 +1,9 @@
-/* events.c - crossings inside a step: gaps (detection at dense-output samples and at the step
- * end, grazes by a golden-section search on the dense output, location by regula falsi on
- * genuine partial steps of the method) and monitors (the same scan and location, then the
- * event log). */
+/* events.c - crossings inside a step: gaps and monitors alike are detected by their sign at
+ * dense-output samples and at the step end, and by grazes (a crossing in and out between two
+ * samples: where the slope turns back towards zero, one golden-section search, dense_min,
+ * for the minimum on the dense output; gap slopes are dg.v, monitor slopes differences along
+ * the dense output), then located by regula falsi on genuine partial steps of the method;
+ * then the event log of the monitors. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
