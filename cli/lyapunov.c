@@ -32,8 +32,8 @@ static void lyapunov_help(void) {
          "  --batches B        batches of the confidence interval, 2..%d (default 10)\n"
          "  --method NAME      explicit adaptive integrator of state and tangent (default dop853)\n"
          "  --rtol R, --atol A its tolerances (default 1e-11, 1e-13)\n"
-         "  --h-max H          largest step (default none); a billiard needs less than its smallest\n"
-         "                     scatterer over the speed, or a crossing inside one step is missed\n"
+         "  --h-max H          largest step (default none; a gap crossed in and out within one step\n"
+         "                     is found by the graze search)\n"
          "  --seed S           the initial tangent's random direction (default 1)\n"
          "  --impact LAW       elastic, plastic or restitution=E on every gap (default: the model's)\n"
          "  --set NAME=VALUE   override a parameter or initial value (repeatable)\n"
@@ -43,7 +43,7 @@ static void lyapunov_help(void) {
          "                     log_growth, impacts\n"
          "  --json             the result as one JSON object\n"
          "an option's value follows it or is joined to it by '='\n\n"
-         "example: nholo lyapunov examples/sinai.nh --t-end 2000 --h-max 0.02 --csv sinai.csv\n",
+         "example: nholo lyapunov examples/sinai.nh --t-end 2000 --csv sinai.csv\n",
          NH_LYAP_MAX_BATCHES);
 }
 

@@ -1,7 +1,9 @@
-/* events.c - crossings inside a step: gaps (detection at dense-output samples and at the step
- * end, grazes by a golden-section search on the dense output, location by regula falsi on
- * genuine partial steps of the method) and monitors (the same scan and location, then the
- * event log). */
+/* events.c - crossings inside a step: gaps and monitors alike are detected by their sign at
+ * dense-output samples and at the step end, and by grazes (a crossing in and out between two
+ * samples: where the slope turns back towards zero, one golden-section search, dense_min,
+ * for the minimum on the dense output; gap slopes are dg.v, monitor slopes differences along
+ * the dense output), then located by regula falsi on genuine partial steps of the method;
+ * then the event log of the monitors. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 
 #define NH_EVENT_MAX_ITER 200 /* regula falsi iterations before NH_ERR_EVENT */
 #define NH_GRAZE_ITER 40      /* golden-section iterations when looking for a graze */
+#define NH_MON_SLOPE_FRAC 1e-4 /* fraction of the step over which a monitor's slope is taken */
 
 /* room for one more event; at log_limit the latest replaces the previous latest */
 static int event_reserve(nh_sim *s) {
@@ -120,29 +123,50 @@ static int slopes(nh_sim *s, const double *x, double *sl) {
   return 0;
 }
 
-/* minimum of g_i on the dense output over [a, b] (fractions of the last step): golden section
- * to NH_GRAZE_ITER iterations; stops early once the value is negative */
-static int dense_gap_min(nh_sim *s, int i, double a, double b, double *th_min, double *g_min) {
-  const double r = 0.6180339887498949;
-  double c = b - r * (b - a), d = a + r * (b - a), gc, gd;
+/* a quantity i along the dense output of the last step (x -> x1 over h) at the fraction th */
+typedef int (*dense_fn)(nh_sim *s, int i, double th, const double *x1, double h, double *val);
+
+/* gap i on the dense output (state in s->xd) */
+static int dense_gap(nh_sim *s, int i, double th, const double *x1, double h, double *g) {
+  (void)h;
   int rc;
-  if ((rc = method_dense(s, c, s->x1, s->xd)) || (rc = gaps(s, s->xd, s->gs, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
-  gc = s->gs[i];
-  if ((rc = method_dense(s, d, s->x1, s->xd)) || (rc = gaps(s, s->xd, s->gs, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
-  gd = s->gs[i];
-  for (int it = 0; it < NH_GRAZE_ITER && gc >= 0.0 && gd >= 0.0; it++) {
-    if (gc < gd) {
-      b = d, d = c, gd = gc, c = b - r * (b - a);
-      if ((rc = method_dense(s, c, s->x1, s->xd)) || (rc = gaps(s, s->xd, s->gs, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
-      gc = s->gs[i];
+  if ((rc = method_dense(s, th, x1, s->xd)) || (rc = gaps(s, s->xd, s->gs, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+  *g = s->gs[i];
+  return 0;
+}
+
+/* monitor i on the dense output (state in s->xd, every monitor in s->ms) */
+static int dense_monitor(nh_sim *s, int i, double th, const double *x1, double h, double *m) {
+  int rc = method_dense(s, th, x1, s->xd);
+  if (rc) return rc > 0 ? NH_ERR_EVENT : rc;
+  if ((rc = monitors(s, s->t + th * h, s->xd, s->ms))) return rc;
+  *m = s->ms[i];
+  return 0;
+}
+
+/* the graze search: minimum of sgn f_i on the dense output over [a, b] (fractions of the last
+ * step), golden section to NH_GRAZE_ITER iterations; stops early once the value is past zero
+ * (< 0; strict: <= 0) */
+static int dense_min(nh_sim *s, dense_fn f, int i, double sgn, int strict, const double *x1, double h, double a,
+                     double b, double *th_min, double *v_min) {
+  const double r = 0.6180339887498949;
+  double c = b - r * (b - a), d = a + r * (b - a), vc, vd;
+  int rc;
+  if ((rc = f(s, i, c, x1, h, &vc)) || (rc = f(s, i, d, x1, h, &vd))) return rc;
+  vc *= sgn, vd *= sgn;
+  for (int it = 0; it < NH_GRAZE_ITER && (strict ? vc > 0.0 && vd > 0.0 : vc >= 0.0 && vd >= 0.0); it++) {
+    if (vc < vd) {
+      b = d, d = c, vd = vc, c = b - r * (b - a);
+      if ((rc = f(s, i, c, x1, h, &vc))) return rc;
+      vc *= sgn;
     } else {
-      a = c, c = d, gc = gd, d = a + r * (b - a);
-      if ((rc = method_dense(s, d, s->x1, s->xd)) || (rc = gaps(s, s->xd, s->gs, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
-      gd = s->gs[i];
+      a = c, c = d, vc = vd, d = a + r * (b - a);
+      if ((rc = f(s, i, d, x1, h, &vd))) return rc;
+      vd *= sgn;
     }
   }
-  if (gc < gd) *th_min = c, *g_min = gc;
-  else *th_min = d, *g_min = gd;
+  if (vc < vd) *th_min = c, *v_min = vc;
+  else *th_min = d, *v_min = vd;
   return 0;
 }
 
@@ -185,7 +209,7 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
       if (!(s->gp[i] >= 0.0 && s->gc[i] >= 0.0 && s->sp[i] < 0.0 && s->sc[i] > 0.0)) continue;
       if ((s->nact > 0 && s->closed[i]) || lev[i] < 0.0) continue; /* resting: crossings only */
       double th_min, g_min;
-      if ((rc = dense_gap_min(s, i, th_prev, th, &th_min, &g_min))) return rc;
+      if ((rc = dense_min(s, dense_gap, i, 1.0, 0, s->x1, h, th_prev, th, &th_min, &g_min))) return rc;
       if (g_min < 0.0) best = i, th_hi = th_min;
     }
     if (best >= 0) {
@@ -229,6 +253,17 @@ static int mon_crossing(double a, double b, nh_monitor_dir dir) {
   return dir == NH_MONITOR_FALLING ? fall : dir == NH_MONITOR_RISING ? rise : (fall || rise);
 }
 
+/* slopes sl of the monitors along the dense output at the fraction th (values m there): a
+ * difference over NH_MON_SLOPE_FRAC of the step, backward except at the step start */
+static int mon_slopes(nh_sim *s, double th, const double *x1, double h, const double *m, double *sl) {
+  const double dth = th > 0.0 ? -NH_MON_SLOPE_FRAC : NH_MON_SLOPE_FRAC;
+  double v;
+  int rc = dense_monitor(s, 0, th + dth, x1, h, &v);
+  if (rc) return rc;
+  for (int i = 0; i < s->nmon; i++) sl[i] = (s->ms[i] - m[i]) / dth;
+  return 0;
+}
+
 /* Find the first counted monitor crossing inside the step the method took last (x -> xnew
  * over h). On return *mi is the monitor (-1 if none), *dir its direction (+1 rising, -1
  * falling) and *tau the time just past the
@@ -236,11 +271,14 @@ static int mon_crossing(double a, double b, nh_monitor_dir dir) {
 int nh_sim_scan_monitors(nh_sim *s, double h, double *xnew, int *mi, int *dir, double *tau) {
   const nh_model *m = s->model;
   const int nm = s->nmon, ns = s->def.event_samples;
-  int rc;
+  int rc, counted = 0;
   *mi = -1;
   if (nm == 0) return 0;
+  for (int i = 0; i < nm; i++) counted |= m->monitors[i].direction != NH_MONITOR_NONE;
   double th_prev = 0.0;
   memcpy(s->mp, s->m0, sizeof(double) * (size_t)nm);
+  // the slopes at the samples show where a counted monitor turns (for grazes)
+  if (counted && (rc = mon_slopes(s, 0.0, xnew, h, s->m0, s->msp))) return rc;
   for (int j = 1; j <= ns + 1; j++) {
     double th = (double)j / (ns + 1);
     const double *xc = xnew;
@@ -249,6 +287,7 @@ int nh_sim_scan_monitors(nh_sim *s, double h, double *xnew, int *mi, int *dir, d
       xc = s->xd;
     }
     if ((rc = monitors(s, s->t + th * h, xc, s->mc))) return rc;
+    if (counted && (rc = mon_slopes(s, th, xnew, h, s->mc, s->msc))) return rc;
     // earliest counted crossing in (th_prev, th] by its linear root
     int best = -1;
     double best_frac = 2.0;
@@ -257,12 +296,28 @@ int nh_sim_scan_monitors(nh_sim *s, double h, double *xnew, int *mi, int *dir, d
       if (mon_crossing(a, b, m->monitors[i].direction) && a / (a - b) < best_frac)
         best_frac = a / (a - b), best = i;
     }
-    double mp_best = best >= 0 ? s->mp[best] : 0.0;
+    // its bracket [th_lo, th_hi], phi = sgn m > 0 on the starting side
+    double th_lo = th_prev, th_hi = th, sgn = best >= 0 && s->mp[best] < 0.0 ? -1.0 : 1.0;
+    // no crossing: look for a graze (the first monitor whose slope turns back towards zero
+    // between samples on one side, and whose minimum of sgn m on the dense output is past it)
+    for (int i = 0; best < 0 && counted && i < nm; i++) {
+      const nh_monitor_dir md = m->monitors[i].direction;
+      const double a = s->mp[i], b = s->mc[i], sg = a > 0.0 ? 1.0 : -1.0;
+      if (md == NH_MONITOR_NONE || !((a > 0.0 && b > 0.0) || (a < 0.0 && b < 0.0))) continue;
+      if (!(sg * s->msp[i] < 0.0 && sg * s->msc[i] > 0.0)) continue;
+      double th_ext, v;
+      if ((rc = dense_min(s, dense_monitor, i, sg, 1, xnew, h, th_prev, th, &th_ext, &v))) return rc;
+      if (!(v <= 0.0)) continue;
+      best = i;
+      // the first of the two crossings if it is counted (a graze of a falling monitor from
+      // above: down, then up), else the second (from below: up, then down)
+      if (mon_crossing(a, -a, md)) th_hi = th_ext, sgn = sg;
+      else th_lo = th_ext, sgn = -sg;
+    }
     memcpy(s->mp, s->mc, sizeof(double) * (size_t)nm);
     if (best >= 0) {
-      // confirm on genuine partial steps, then locate; phi = sgn m > 0 on the starting side
-      const double sgn = mp_best > 0.0 ? 1.0 : -1.0;
-      double lo = th_prev * h, hi = th * h, mlo = s->m0[best], mhi, tlo;
+      // confirm on genuine partial steps, then locate
+      double lo = th_lo * h, hi = th_hi * h, mlo = s->m0[best], mhi, tlo;
       if (lo > 0.0 && (rc = partial_monitor(s, best, lo, &mlo))) return rc;
       if ((rc = partial_monitor(s, best, hi, &mhi))) return rc;
       if (mon_crossing(mlo, mhi, m->monitors[best].direction) && sgn * mlo > 0.0) {
@@ -277,6 +332,7 @@ int nh_sim_scan_monitors(nh_sim *s, double h, double *xnew, int *mi, int *dir, d
       // the interpolant crossed but the method's steps do not: restore the step
       if ((rc = method_step(s, h, xnew, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
     }
+    memcpy(s->msp, s->msc, sizeof(double) * (size_t)nm);
     th_prev = th;
   }
   return 0;

@@ -121,7 +121,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   const size_t nq = (size_t)model->nq, nc = (size_t)model->nc, ng = (size_t)model->ngap;
   const size_t nx = (size_t)model->nx, nmon = (size_t)model->nmon;
   const size_t gd = model->form == NH_FORM_ODE ? nx : nq; /* a gap gradient's length */
-  size_t nd = 6 * nx + 7 * ng + ng * gd + nq * nq + nc + gd + 3 * nmon +
+  size_t nd = 6 * nx + 7 * ng + ng * gd + nq * nq + nc + gd + 6 * nmon +
               nh_model_impact_work_size(model) + nh_dyn_work_size(model) +
               d.method->work_size(model) + 8;
   // persistent contacts: trial state, accelerations, per-gap records, stacked rows, projection
@@ -171,6 +171,9 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->m0 = p, p += nmon;
   s->mp = p, p += nmon;
   s->mc = p, p += nmon;
+  s->ms = p, p += nmon;
+  s->msp = p, p += nmon;
+  s->msc = p, p += nmon;
   nh_dyn_init(&s->dyn, model, p);
   p += nh_dyn_work_size(model);
   if (ng > 0) {

@@ -69,6 +69,8 @@ struct nh_sim {
   double *imp_work;     /* nh_model_impact_work_size */
   double *xm;           /* (nx) monitor trial state */
   double *m0, *mp, *mc; /* (nmon) monitors at x, at the previous and current dense sample */
+  double *ms;           /* (nmon) monitors at a dense trial point (slopes, graze search) */
+  double *msp, *msc;    /* (nmon) their slopes along the dense output at those two samples */
   double last_h; /* length of the method's last computed step (for its dense output) */
 
   /* output sampling */
