@@ -7,6 +7,7 @@
 #ifndef NH_METHODS_VI_H
 #define NH_METHODS_VI_H
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,15 @@
  * times the tolerance (gni, del, rattle, shake and the DLA steps alike) */
 #define VI_NEWTON_DQ_ULPS 8.0
 #define VI_NEWTON_RES_SLACK 1e3
+/* Newton's residuals are relative to the magnitudes of their own terms at the iterate, so that
+ * a change of units changes neither the iterations nor the acceptance (del, rattle, shake,
+ * gni and the DLA steps with a q-dependent M): the momentum residual -D1 L_d - pm to
+ * max(|pm|, |M v|, h/2 |1/2 v^T dM v|, h/2 |dV|) (pm holds p_k, h/2 f_k and the reactions;
+ * inf-norms), a constraint row to |row of A| times the coordinates' scale (holonomic, phi(q))
+ * or the velocities' (the midpoint discrete constraint), and a correction of q to |q|. The
+ * scales are floored by VI_RES_SCALE_FLOOR only to stay positive when every term is 0 (the
+ * residual is 0 then as well) */
+#define VI_RES_SCALE_FLOOR DBL_MIN
 /* midpoint start of gni: fixed-point iterations on the constraint at the half point */
 #define VI_START_MAX_ITER 50
 
@@ -653,6 +663,15 @@ static inline int vi_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, d
   // restore A(q0)
   memcpy(w->A, A0, sizeof(double) * (size_t)m * n);
   return 0;
+}
+
+/* max_a |e_a| / (|A_a| u): the residuals e of m constraint rows relative to the magnitude
+ * |row a of A| times u, the scale of the coordinates or velocities they act on (vi.h) */
+static inline double vi_rows_rel(int m, int n, const double *e, const double *A, double u) {
+  double res = 0.0;
+  for (int a = 0; a < m; a++)
+    res = fmax(res, fabs(e[a]) / fmax(nh_la_norm_inf(n, A + (size_t)a * n) * u, VI_RES_SCALE_FLOOR));
+  return res;
 }
 
 /* all four methods need a mechanical model (an ODE-form model has no M, V or A) */
