@@ -610,6 +610,15 @@ static inline void pt_inplace(const vi_ws *w, double *x, double *tmp) {
   nh_la_axpy(w->n, -1.0, tmp, x);
 }
 
+/* max_a |e_a| / (|A_a| u): the residuals e of m constraint rows relative to the magnitude
+ * |row a of A| times u, the scale of the coordinates or velocities they act on (vi.h) */
+static inline double vi_rows_rel(int m, int n, const double *e, const double *A, double u) {
+  double res = 0.0;
+  for (int a = 0; a < m; a++)
+    res = fmax(res, fabs(e[a]) / fmax(nh_la_norm_inf(n, A + (size_t)a * n) * u, VI_RES_SCALE_FLOOR));
+  return res;
+}
+
 /* ---- discrete Lagrangians ------------------------------------------------------------- */
 
 /* The midpoint start (gni, rattle, shake): c = A(q0)^T lam with mu(q_mid) M^-1 (pm + c) = 0,
@@ -636,7 +645,7 @@ static inline int vi_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, d
     // residual A(qm) y and matrix A(qm) M^-1 A0^T (the W of q0 is still in w->W)
     double *e = w->zz;
     for (int i = 0; i < m; i++) e[i] = nh_la_dot(n, w->A + (size_t)i * n, y);
-    res = nh_la_norm_inf(m, e) / (1.0 + nh_la_norm_inf(n, y));
+    res = vi_rows_rel(m, n, e, w->A, nh_la_norm_inf(n, y)); /* relative to |A_a| |y| (VI_RES_SCALE_FLOOR) */
     if (res <= s->opts.newton_tol) break;
     if (*w->gdiag == (double)m) { /* W on proj_env's extents (+0 elsewhere): the dots over them */
       for (int i = 0; i < m; i++)
@@ -663,15 +672,6 @@ static inline int vi_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, d
   // restore A(q0)
   memcpy(w->A, A0, sizeof(double) * (size_t)m * n);
   return 0;
-}
-
-/* max_a |e_a| / (|A_a| u): the residuals e of m constraint rows relative to the magnitude
- * |row a of A| times u, the scale of the coordinates or velocities they act on (vi.h) */
-static inline double vi_rows_rel(int m, int n, const double *e, const double *A, double u) {
-  double res = 0.0;
-  for (int a = 0; a < m; a++)
-    res = fmax(res, fabs(e[a]) / fmax(nh_la_norm_inf(n, A + (size_t)a * n) * u, VI_RES_SCALE_FLOOR));
-  return res;
 }
 
 /* all four methods need a mechanical model (an ODE-form model has no M, V or A) */
