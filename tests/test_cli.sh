@@ -784,13 +784,23 @@ done
 
 # ---- Newton's tolerance and iteration limit are options. del's residual is relative to the
 # magnitude of its terms (unit-consistent): the TREX model in CGS units runs at the default
-# tolerance; a tolerance below round-off fails at rest, a limit of 1 iteration fails -----------
+# tolerance; a tolerance below rounding stops at the round-off iterate (accepted: its correction
+# is below 8 ulps of q and its residual, 3.1e-12 of the terms at rest, within the rounding of
+# M (q1 - q0)/h); a limit of 1 iteration fails ----------------------------------------------
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 >"$T/tx" 2>"$T/err" \
   && grep -q "^status: NH_OK$" "$T/tx" && grep -q "^solver: 1.02 iterations per step (max 2)" "$T/tx" \
   && ok "del runs the CGS TREX model at the default --newton-tol" || bad "del TREX default tolerance: $(cat "$T/err" "$T/tx")"
-"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-tol 1e-17 >"$T/tx" 2>"$T/err"
-grep -q "^status: NH_ERR_NO_CONVERGENCE" "$T/tx" && "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-max-iter 1 >"$T/tx" 2>"$T/err"
-grep -q "^status: NH_ERR_NO_CONVERGENCE" "$T/tx" && ok "--newton-tol 1e-17 and --newton-max-iter 1: del on TREX does not converge" || bad "--newton-tol: $(cat "$T/err" "$T/tx")"
+"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-tol 1e-17 >"$T/tx" 2>"$T/err" \
+  && grep -q "^status: NH_OK$" "$T/tx" && grep -q "^solver: 2.00 iterations per step (max 2), max residual 3.065e-12" "$T/tx" \
+  && ok "--newton-tol 1e-17: del stops at the round-off iterate" || bad "--newton-tol 1e-17: $(cat "$T/err" "$T/tx")"
+"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-max-iter 1 >"$T/tx" 2>"$T/err"
+grep -q "^status: NH_ERR_NO_CONVERGENCE" "$T/tx" && ok "--newton-max-iter 1: del on TREX does not converge" || bad "--newton-max-iter 1: $(cat "$T/err" "$T/tx")"
+# the initial gait (knees straight): event location takes a 1.6e-14 s partial step at t = 1.7353,
+# where rounding in (q1 - q0)/h leaves 4e-2 of the residual's terms; accepted at round-off
+"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 2 --set pL0=5.8113696016388223 \
+  --set gL0=0 --set pR0=2.6697769480490301 --set gR0=0 >"$T/tx" 2>"$T/err" && grep -q "^status: NH_OK$" "$T/tx" \
+  && grep -q "^t = 2 s, 80 impacts" "$T/tx" && ok "del runs TREX's initial gait through a 1.6e-14 s partial step" \
+  || bad "del TREX initial gait: $(cat "$T/err" "$T/tx")"
 expect_usage "--newton-tol -1" run penny --method gonzalez --newton-tol -1 --out "$T/o/x.csv"
 expect_usage "--newton-max-iter 0" run penny --method gonzalez --newton-max-iter 0 --out "$T/o/x.csv"
 

@@ -164,7 +164,7 @@ static int dl_solve(nh_stepper *s, vi_ws *w, int midpoint, const double *q0, dou
     if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, pm, w->r, NULL, &mag))) return rc;
     res = nh_la_norm_inf(n, w->r) / mag;
     if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
-    if (tiny && res <= VI_NEWTON_RES_SLACK * s->opts.newton_tol) break; /* at round-off: accepted */
+    if (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)) break; /* at round-off: accepted */
     if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, pm, w->r, w->J, &mag))) return rc;
     if (nh_la_lu(n, w->J, w->piv, VI_PIVOT_TOL) != NH_OK) {
       snprintf(s->msg, sizeof s->msg, "singular Newton matrix (discrete Lagrangian not regular)");
@@ -175,7 +175,7 @@ static int dl_solve(nh_stepper *s, vi_ws *w, int midpoint, const double *q0, dou
     tiny = nh_la_norm_inf(n, w->r) <= VI_NEWTON_DQ_ULPS * DBL_EPSILON * nh_la_norm_inf(n, q1);
   }
   nh_stepper_solved(s, it, res);
-  if (!(res <= s->opts.newton_tol || (tiny && res <= VI_NEWTON_RES_SLACK * s->opts.newton_tol))) {
+  if (!(res <= s->opts.newton_tol || (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)))) {
     snprintf(s->msg, sizeof s->msg, "Newton did not converge in %d iterations (residual %.3e)", it, res);
     return NH_ERR_NO_CONVERGENCE;
   }
@@ -446,7 +446,7 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
     // momentum residual relative to its terms, phi(q_k+1) to |A(q_k+1)| |q_k+1| (vi.h)
     res = fmax(nh_la_norm_inf(n, w->r) / mag, vi_rows_rel(m, n, w->zz, w->A, nh_la_norm_inf(n, q1)));
     if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
-    if (tiny && res <= VI_NEWTON_RES_SLACK * s->opts.newton_tol) break; /* at round-off: accepted */
+    if (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)) break; /* at round-off: accepted */
     // K = [J, h/2 A(q_k)^T; A(q_k+1), 0]
     for (int i = 0; i < nk; i++)
       for (int j = 0; j < nk; j++)
@@ -467,7 +467,7 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
     tiny = nh_la_norm_inf(n, step) <= VI_NEWTON_DQ_ULPS * DBL_EPSILON * nh_la_norm_inf(n, q1);
   }
   nh_stepper_solved(s, it, res);
-  if (!(res <= s->opts.newton_tol || (tiny && res <= VI_NEWTON_RES_SLACK * s->opts.newton_tol))) {
+  if (!(res <= s->opts.newton_tol || (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)))) {
     snprintf(s->msg, sizeof s->msg, "del: Newton did not converge in %d iterations (residual %.3e)", it, res);
     return NH_ERR_NO_CONVERGENCE;
   }

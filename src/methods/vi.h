@@ -21,7 +21,9 @@
 /* Newton's iterate is at round-off when its last correction was below VI_NEWTON_DQ_ULPS ulps
  * of q (with a small step the momentum residual cannot get below ~ eps |M| |q| / h, which may
  * exceed the tolerance); it is then accepted when its residual is within VI_NEWTON_RES_SLACK
- * times the tolerance (gni, del, rattle, shake and the DLA steps alike) */
+ * times the tolerance or within that rounding floor (vi_res_floor: a partial step of event
+ * location can be 1e-14 s long, where the floor is 1e-2 of the terms) (gni, del, rattle, shake
+ * and the DLA steps alike) */
 #define VI_NEWTON_DQ_ULPS 8.0
 #define VI_NEWTON_RES_SLACK 1e3
 /* Newton's residuals are relative to the magnitudes of their own terms at the iterate, so that
@@ -608,6 +610,19 @@ static inline void vi_gsolve(const vi_ws *w, int m, double *b) {
 static inline void pt_inplace(const vi_ws *w, double *x, double *tmp) {
   qt_apply(w, x, tmp);
   nh_la_axpy(w->n, -1.0, tmp, x);
+}
+
+/* the tolerance of an iterate at round-off (vi.h): VI_NEWTON_RES_SLACK times tol, or the
+ * rounding floor of the momentum residual relative to its terms mag, VI_NEWTON_DQ_ULPS eps
+ * |M| |q| / (h mag) (v = (q1 - q0)/h carries eps |q| / h; |M| the largest row sum of M) */
+static inline double vi_roundoff_tol(int n, const double *M, const double *q, double h, double mag, double tol) {
+  double mr = 0.0;
+  for (int i = 0; i < n; i++) {
+    double r = 0.0;
+    for (int j = 0; j < n; j++) r += fabs(M[(size_t)i * n + j]);
+    mr = fmax(mr, r);
+  }
+  return fmax(VI_NEWTON_RES_SLACK * tol, VI_NEWTON_DQ_ULPS * DBL_EPSILON * mr * nh_la_norm_inf(n, q) / (h * mag));
 }
 
 /* max_a |e_a| / (|A_a| u): the residuals e of m constraint rows relative to the magnitude

@@ -26,9 +26,8 @@
 
 #include <float.h>
 
-/* Newton at round-off: VI_NEWTON_DQ_ULPS, VI_NEWTON_RES_SLACK (vi.h) */
+/* Newton at round-off: VI_NEWTON_DQ_ULPS, vi_roundoff_tol (vi.h) */
 #define VI_QM_DQ_ULPS VI_NEWTON_DQ_ULPS
-#define VI_QM_RES_SLACK VI_NEWTON_RES_SLACK
 
 /* the midpoint discrete constraint's residual into e and (K != NULL) its q1-rows into K
  * (n + m columns, row n + a) */
@@ -70,7 +69,7 @@ int nh_vi_kkt_solve(nh_stepper *s, vi_ws *w, const vi_kkt *k, const double *q0, 
       vn = fmax(vn, mag / fmax(nh_la_norm_inf(n * n, w->M0), VI_RES_SCALE_FLOOR));
       res = fmax(res, vi_rows_rel(m, n, e, w->A, vn));
     }
-    if (tiny && res <= VI_QM_RES_SLACK * s->opts.newton_tol) break; /* at round-off: accepted */
+    if (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)) break; /* at round-off: accepted */
     if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
     // K = [J, c A0^T; rows, 0] (rows written by kkt_rows)
     for (int i = 0; i < n; i++) {
@@ -91,7 +90,7 @@ int nh_vi_kkt_solve(nh_stepper *s, vi_ws *w, const vi_kkt *k, const double *q0, 
     tiny = nh_la_norm_inf(n, step) <= VI_QM_DQ_ULPS * DBL_EPSILON * nh_la_norm_inf(n, q1);
   }
   nh_stepper_solved(s, it, res);
-  if (!(res <= s->opts.newton_tol || (tiny && res <= VI_QM_RES_SLACK * s->opts.newton_tol))) {
+  if (!(res <= s->opts.newton_tol || (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)))) {
     snprintf(s->msg, sizeof s->msg, "%s: Newton did not converge in %d iterations (residual %.3e)", s->method->name,
              it, res);
     return NH_ERR_NO_CONVERGENCE;
