@@ -795,6 +795,27 @@ done
   && ok "--newton-tol 1e-17: del stops at the round-off iterate" || bad "--newton-tol 1e-17: $(cat "$T/err" "$T/tx")"
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-max-iter 1 >"$T/tx" 2>"$T/err"
 grep -q "^status: NH_ERR_NO_CONVERGENCE" "$T/tx" && ok "--newton-max-iter 1: del on TREX does not converge" || bad "--newton-max-iter 1: $(cat "$T/err" "$T/tx")"
+# ---- an elastic contact chattering through damping elsewhere (TREX's pressed foot, small): a
+# foot pressed by a damped spring bounces with intervals shrinking at a ratio near 1 (0.99 at
+# t = 0.6), a sequence that does not accumulate in finite time. dopri5 never closes it (its
+# rule is the geometric Zeno remainder, 1e-6 t); del closes it by its chattering rule (an
+# interval below h) at t = 0.5775 (docs/trex.md, "Persistent contacts and the integrator") --
+cat >"$T/foot.nh" <<'EOF'
+model pressed_foot
+coordinates yf yb
+parameter k = 2000
+parameter c = 20
+kinetic 1/2*yf'^2 + 1/2*10*yb'^2
+potential 9.81*yf + 10*9.81*yb + 1/2*k*(yb - yf - 0.1)^2
+force yf: c*(yb' - yf')
+force yb: -c*(yb' - yf')
+gap floor: yf  impact restitution 1
+initial yf = 0.05, yb = 0.1
+EOF
+"$NHOLO" run "$T/foot.nh" --t-end 0.6 >"$T/tx" 2>"$T/err" && grep -q "^t = 0.6 s, 126 impacts" "$T/tx" && ! grep -q "contact close" "$T/tx" \
+  && "$NHOLO" run "$T/foot.nh" --method del --dt 1e-3 --t-end 0.6 >"$T/tx" 2>"$T/err" \
+  && grep -q "contact close: t = 0.5774503[0-9]* s, floor, accumulation" "$T/tx" \
+  && ok "elastic chatter: dopri5 keeps bouncing (126 impacts to 0.6 s), del closes at 0.5775" || bad "pressed foot: $(cat "$T/err" "$T/tx")"
 # the initial gait (knees straight): event location takes a 1.6e-14 s partial step at t = 1.7353,
 # where rounding in (q1 - q0)/h leaves 4e-2 of the residual's terms; accepted at round-off
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 2 --set pL0=5.8113696016388223 \
