@@ -799,11 +799,46 @@ for m in gonzalez avf itoh-abe dopri5; do
     && ok "almost-Poisson ball, $m: at rest on the floor, sliding to x = 30 at t = 100" || bad "almost-Poisson ball $m: $(cat "$T/err") $(grep -o '"final_state[^}]*' "$T/ab")"
 done
 
-# ---- Newton's tolerance and iteration limit are options: del on the TREX model in CGS units
-# cannot reach 1e-12 at rest (terms of size |M| |q| / h), 1e-8 runs ---------------------------
-"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 >"$T/tx" 2>"$T/err"
-grep -q "^status: NH_ERR_NO_CONVERGENCE" "$T/tx" && "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-tol 1e-8 >"$T/tx" 2>"$T/err" \
-  && grep -q "^status: NH_OK$" "$T/tx" && ok "--newton-tol 1e-8: del runs the TREX model that 1e-12 cannot" || bad "--newton-tol: $(cat "$T/err" "$T/tx")"
+# ---- Newton's tolerance and iteration limit are options. del's residual is relative to the
+# magnitude of its terms (unit-consistent): the TREX model in CGS units runs at the default
+# tolerance; a tolerance below rounding stops at the round-off iterate (accepted: its correction
+# is below 8 ulps of q and its residual, 3.1e-12 of the terms at rest, within the rounding of
+# M (q1 - q0)/h); a limit of 1 iteration fails ----------------------------------------------
+"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 >"$T/tx" 2>"$T/err" \
+  && grep -q "^status: NH_OK$" "$T/tx" && grep -q "^solver: 1.02 iterations per step (max 2)" "$T/tx" \
+  && ok "del runs the CGS TREX model at the default --newton-tol" || bad "del TREX default tolerance: $(cat "$T/err" "$T/tx")"
+"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-tol 1e-17 >"$T/tx" 2>"$T/err" \
+  && grep -q "^status: NH_OK$" "$T/tx" && grep -q "^solver: 2.00 iterations per step (max 2), max residual 3.065e-12" "$T/tx" \
+  && ok "--newton-tol 1e-17: del stops at the round-off iterate" || bad "--newton-tol 1e-17: $(cat "$T/err" "$T/tx")"
+"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-max-iter 1 >"$T/tx" 2>"$T/err"
+grep -q "^status: NH_ERR_NO_CONVERGENCE" "$T/tx" && ok "--newton-max-iter 1: del on TREX does not converge" || bad "--newton-max-iter 1: $(cat "$T/err" "$T/tx")"
+# ---- an elastic contact chattering through damping elsewhere (TREX's pressed foot, small): a
+# foot pressed by a damped spring bounces with intervals shrinking at a ratio near 1 (0.99 at
+# t = 0.6), a sequence that does not accumulate in finite time. dopri5 never closes it (its
+# rule is the geometric Zeno remainder, 1e-6 t); del closes it by its chattering rule (an
+# interval below h) at t = 0.5775 (docs/trex.md, "Persistent contacts and the integrator") --
+cat >"$T/foot.nh" <<'EOF'
+model pressed_foot
+coordinates yf yb
+parameter k = 2000
+parameter c = 20
+kinetic 1/2*yf'^2 + 1/2*10*yb'^2
+potential 9.81*yf + 10*9.81*yb + 1/2*k*(yb - yf - 0.1)^2
+force yf: c*(yb' - yf')
+force yb: -c*(yb' - yf')
+gap floor: yf  impact restitution 1
+initial yf = 0.05, yb = 0.1
+EOF
+"$NHOLO" run "$T/foot.nh" --t-end 0.6 >"$T/tx" 2>"$T/err" && grep -q "^t = 0.6 s, 126 impacts" "$T/tx" && ! grep -q "contact close" "$T/tx" \
+  && "$NHOLO" run "$T/foot.nh" --method del --dt 1e-3 --t-end 0.6 >"$T/tx" 2>"$T/err" \
+  && grep -q "contact close: t = 0.5774503[0-9]* s, floor, accumulation" "$T/tx" \
+  && ok "elastic chatter: dopri5 keeps bouncing (126 impacts to 0.6 s), del closes at 0.5775" || bad "pressed foot: $(cat "$T/err" "$T/tx")"
+# the initial gait (knees straight): event location takes a 1.6e-14 s partial step at t = 1.7353,
+# where rounding in (q1 - q0)/h leaves 4e-2 of the residual's terms; accepted at round-off
+"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 2 --set pL0=5.8113696016388223 \
+  --set gL0=0 --set pR0=2.6697769480490301 --set gR0=0 >"$T/tx" 2>"$T/err" && grep -q "^status: NH_OK$" "$T/tx" \
+  && grep -q "^t = 2 s, 80 impacts" "$T/tx" && ok "del runs TREX's initial gait through a 1.6e-14 s partial step" \
+  || bad "del TREX initial gait: $(cat "$T/err" "$T/tx")"
 expect_usage "--newton-tol -1" run penny --method gonzalez --newton-tol -1 --out "$T/o/x.csv"
 expect_usage "--newton-max-iter 0" run penny --method gonzalez --newton-max-iter 0 --out "$T/o/x.csv"
 

@@ -61,14 +61,22 @@ static void quad_dM(int n, const double *dM, const double *v, double *out) {
   }
 }
 
-/* -D1 L_d(q0, q1) - pm into r (and its q1-Jacobian into J when J != NULL).
+/* the magnitude of the momentum residual's terms (vi.h, VI_RES_SCALE_FLOOR): mv = max |M v|,
+ * quad and dv the vectors 1/2 v^T dM v and dV */
+static double dl_mag(int n, double h, double mv, const double *pm, const double *quad, const double *dv) {
+  const double m = fmax(mv, nh_la_norm_inf(n, pm));
+  return fmax(fmax(m, 0.5 * h * fmax(nh_la_norm_inf(n, quad), nh_la_norm_inf(n, dv))), VI_RES_SCALE_FLOOR);
+}
+
+/* -D1 L_d(q0, q1) - pm into r (and its q1-Jacobian into J when J != NULL), the magnitude of its
+ * terms into *mag (the residual's scale, vi.h).
  * trapezoidal: -D1 = 1/2 (M0 + M1) v - h/2 (1/2 v^T dM(q0) v - dV(q0))
  * midpoint:    -D1 = M(qb) v - h/2 (1/2 v^T dM(qb) v - dV(qb)),  qb = (q0 + q1)/2
  * Needs w->M0, w->dM0 and w->g = dV(q0) at q0 (trapezoidal). */
-static int dl_residual(const nh_model *mo, vi_ws *w, int midpoint, const double *q0,
-                       const double *q1, double h, const double *pm, double *r, double *J) {
+static int dl_residual(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, const double *q1, double h,
+                       const double *pm, double *r, double *J, double *mag) {
   const int n = w->n;
-  double *v = w->v, *qb = w->tmp2;
+  double *v = w->v, *qb = w->tmp2, mv = 0.0;
   int rc;
   for (int i = 0; i < n; i++) v[i] = (q1[i] - q0[i]) / h;
   if (!midpoint) {
@@ -78,7 +86,9 @@ static int dl_residual(const nh_model *mo, vi_ws *w, int midpoint, const double 
       double s = 0.0;
       for (int j = 0; j < n; j++) s += 0.5 * (w->M0[i * n + j] + w->M1[i * n + j]) * v[j];
       r[i] = s - 0.5 * h * (w->tmp[i] - w->g[i]) - pm[i];
+      mv = fmax(mv, fabs(s));
     }
+    *mag = dl_mag(n, h, mv, pm, w->tmp, w->g);
     if (!J) return 0;
     if ((rc = nh_model_mass_deriv(mo, q1, w->dM1, w->dwork))) return rc;
     for (int i = 0; i < n; i++)
@@ -97,8 +107,12 @@ static int dl_residual(const nh_model *mo, vi_ws *w, int midpoint, const double 
   vzero(n, w->z);
   if (mo->potential && (rc = nh_cb(mo->potential(qb, NULL, w->z, mo->user)))) return rc;
   quad_dM(n, w->dM1, v, w->tmp);
-  for (int i = 0; i < n; i++)
-    r[i] = nh_la_dot(n, w->M1 + (size_t)i * n, v) - 0.5 * h * (w->tmp[i] - w->z[i]) - pm[i];
+  for (int i = 0; i < n; i++) {
+    const double s = nh_la_dot(n, w->M1 + (size_t)i * n, v);
+    r[i] = s - 0.5 * h * (w->tmp[i] - w->z[i]) - pm[i];
+    mv = fmax(mv, fabs(s));
+  }
+  *mag = dl_mag(n, h, mv, pm, w->tmp, w->z);
   if (!J) return 0;
   if ((rc = nh_model_mass_deriv2(mo, qb, w->d2M, w->dwork))) return rc;
   memset(w->H, 0, sizeof(double) * (size_t)n * n);
@@ -146,25 +160,24 @@ static int dl_solve(nh_stepper *s, vi_ws *w, int midpoint, const double *q0, dou
                     const double *pm, double *q1) {
   const nh_model *mo = s->model;
   const int n = w->n;
-  const double scale = 1.0 + nh_la_norm_inf(n, pm);
-  double res = INFINITY;
+  double res = INFINITY, mag;
   int it, rc, tiny = 0;
   for (it = 0; it <= s->opts.newton_max_iter; it++) {
-    if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, pm, w->r, NULL))) return rc;
-    res = nh_la_norm_inf(n, w->r) / scale;
+    if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, pm, w->r, NULL, &mag))) return rc;
+    res = nh_la_norm_inf(n, w->r) / mag;
     if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
-    if (tiny && res <= VI_NEWTON_RES_SLACK * s->opts.newton_tol) break; /* at round-off: accepted */
-    if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, pm, w->r, w->J))) return rc;
+    if (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)) break; /* at round-off: accepted */
+    if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, pm, w->r, w->J, &mag))) return rc;
     if (nh_la_lu(n, w->J, w->piv, VI_PIVOT_TOL) != NH_OK) {
       snprintf(s->msg, sizeof s->msg, "singular Newton matrix (discrete Lagrangian not regular)");
       return NH_ERR_SINGULAR;
     }
     nh_la_lu_solve(n, w->J, w->piv, w->r);
     nh_la_axpy(n, -1.0, w->r, q1);
-    tiny = nh_la_norm_inf(n, w->r) <= VI_NEWTON_DQ_ULPS * DBL_EPSILON * (1.0 + nh_la_norm_inf(n, q1));
+    tiny = nh_la_norm_inf(n, w->r) <= VI_NEWTON_DQ_ULPS * DBL_EPSILON * nh_la_norm_inf(n, q1);
   }
   nh_stepper_solved(s, it, res);
-  if (!(res <= s->opts.newton_tol || (tiny && res <= VI_NEWTON_RES_SLACK * s->opts.newton_tol))) {
+  if (!(res <= s->opts.newton_tol || (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)))) {
     snprintf(s->msg, sizeof s->msg, "Newton did not converge in %d iterations (residual %.3e)", it, res);
     return NH_ERR_NO_CONVERGENCE;
   }
@@ -605,19 +618,19 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
   // Newton on (q_k+1, lam) from (q_k + h v_k, 0)
   for (int i = 0; i < n; i++) q1[i] = q0[i] + h * v0[i];
   vzero(m, lam);
-  const double scale = 1.0 + nh_la_norm_inf(n, w->p);
-  double res = INFINITY;
+  double res = INFINITY, mag;
   int it, tiny = 0;
   for (it = 0; it <= s->opts.newton_max_iter; it++) {
     nh_la_copy(n, w->p, w->pm);
     for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w->A0 + (size_t)k * n, w->pm);
-    if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, w->pm, w->r, w->J))) return rc;
+    if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, w->pm, w->r, w->J, &mag))) return rc;
     if ((rc = nh_cb(mo->holonomic(q1, w->zz, mo->user)))) return rc;
-    res = fmax(nh_la_norm_inf(n, w->r) / scale, nh_la_norm_inf(m, w->zz) / (1.0 + nh_la_norm_inf(n, q1)));
-    if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
-    if (tiny && res <= VI_NEWTON_RES_SLACK * s->opts.newton_tol) break; /* at round-off: accepted */
-    // K = [J, h/2 A(q_k)^T; A(q_k+1), 0]
     if ((rc = nh_cb(mo->constraint(q1, w->tmp2, w->A, NULL, mo->user)))) return rc;
+    // momentum residual relative to its terms, phi(q_k+1) to |A(q_k+1)| |q_k+1| (vi.h)
+    res = fmax(nh_la_norm_inf(n, w->r) / mag, vi_rows_rel(m, n, w->zz, w->A, nh_la_norm_inf(n, q1)));
+    if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
+    if (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)) break; /* at round-off: accepted */
+    // K = [J, h/2 A(q_k)^T; A(q_k+1), 0]
     for (int i = 0; i < nk; i++)
       for (int j = 0; j < nk; j++)
         w->K[i * nk + j] = i < n && j < n   ? w->J[i * n + j]
@@ -634,10 +647,10 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
     nh_la_lu_solve(nk, w->K, w->kpiv, step);
     for (int i = 0; i < n; i++) q1[i] -= step[i];
     for (int k = 0; k < m; k++) lam[k] -= step[n + k];
-    tiny = nh_la_norm_inf(n, step) <= VI_NEWTON_DQ_ULPS * DBL_EPSILON * (1.0 + nh_la_norm_inf(n, q1));
+    tiny = nh_la_norm_inf(n, step) <= VI_NEWTON_DQ_ULPS * DBL_EPSILON * nh_la_norm_inf(n, q1);
   }
   nh_stepper_solved(s, it, res);
-  if (!(res <= s->opts.newton_tol || (tiny && res <= VI_NEWTON_RES_SLACK * s->opts.newton_tol))) {
+  if (!(res <= s->opts.newton_tol || (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)))) {
     snprintf(s->msg, sizeof s->msg, "del: Newton did not converge in %d iterations (residual %.3e)", it, res);
     return NH_ERR_NO_CONVERGENCE;
   }
@@ -719,8 +732,8 @@ const nh_method nh_method_gni = {
 
 /* the discrete Lagrangian's pieces for the q-dependent M steps of vi_qm.c, rattle_shake.c */
 int nh_vi_dl_residual(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, const double *q1, double h,
-                      const double *pm, double *r, double *J) {
-  return dl_residual(mo, w, midpoint, q0, q1, h, pm, r, J);
+                      const double *pm, double *r, double *J, double *mag) {
+  return dl_residual(mo, w, midpoint, q0, q1, h, pm, r, J, mag);
 }
 int nh_vi_dl_d2(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, const double *q1, double h, double *out) {
   return dl_d2(mo, w, midpoint, q0, q1, h, out);

@@ -7,6 +7,7 @@
 #ifndef NH_METHODS_VI_H
 #define NH_METHODS_VI_H
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,9 +21,20 @@
 /* Newton's iterate is at round-off when its last correction was below VI_NEWTON_DQ_ULPS ulps
  * of q (with a small step the momentum residual cannot get below ~ eps |M| |q| / h, which may
  * exceed the tolerance); it is then accepted when its residual is within VI_NEWTON_RES_SLACK
- * times the tolerance (gni, del, rattle, shake and the DLA steps alike) */
+ * times the tolerance or within that rounding floor (vi_res_floor: a partial step of event
+ * location can be 1e-14 s long, where the floor is 1e-2 of the terms) (gni, del, rattle, shake
+ * and the DLA steps alike) */
 #define VI_NEWTON_DQ_ULPS 8.0
 #define VI_NEWTON_RES_SLACK 1e3
+/* Newton's residuals are relative to the magnitudes of their own terms at the iterate, so that
+ * a change of units changes neither the iterations nor the acceptance (del, rattle, shake,
+ * gni and the DLA steps with a q-dependent M): the momentum residual -D1 L_d - pm to
+ * max(|pm|, |M v|, h/2 |1/2 v^T dM v|, h/2 |dV|) (pm holds p_k, h/2 f_k and the reactions;
+ * inf-norms), a constraint row to |row of A| times the coordinates' scale (holonomic, phi(q))
+ * or the velocities' (the midpoint discrete constraint), and a correction of q to |q|. The
+ * scales are floored by VI_RES_SCALE_FLOOR only to stay positive when every term is 0 (the
+ * residual is 0 then as well) */
+#define VI_RES_SCALE_FLOOR DBL_MIN
 /* midpoint start of gni: fixed-point iterations on the constraint at the half point */
 #define VI_START_MAX_ITER 50
 
@@ -601,6 +613,28 @@ static inline void pt_inplace(const vi_ws *w, double *x, double *tmp) {
   nh_la_axpy(w->n, -1.0, tmp, x);
 }
 
+/* the tolerance of an iterate at round-off (vi.h): VI_NEWTON_RES_SLACK times tol, or the
+ * rounding floor of the momentum residual relative to its terms mag, VI_NEWTON_DQ_ULPS eps
+ * |M| |q| / (h mag) (v = (q1 - q0)/h carries eps |q| / h; |M| the largest row sum of M) */
+static inline double vi_roundoff_tol(int n, const double *M, const double *q, double h, double mag, double tol) {
+  double mr = 0.0;
+  for (int i = 0; i < n; i++) {
+    double r = 0.0;
+    for (int j = 0; j < n; j++) r += fabs(M[(size_t)i * n + j]);
+    mr = fmax(mr, r);
+  }
+  return fmax(VI_NEWTON_RES_SLACK * tol, VI_NEWTON_DQ_ULPS * DBL_EPSILON * mr * nh_la_norm_inf(n, q) / (h * mag));
+}
+
+/* max_a |e_a| / (|A_a| u): the residuals e of m constraint rows relative to the magnitude
+ * |row a of A| times u, the scale of the coordinates or velocities they act on (vi.h) */
+static inline double vi_rows_rel(int m, int n, const double *e, const double *A, double u) {
+  double res = 0.0;
+  for (int a = 0; a < m; a++)
+    res = fmax(res, fabs(e[a]) / fmax(nh_la_norm_inf(n, A + (size_t)a * n) * u, VI_RES_SCALE_FLOOR));
+  return res;
+}
+
 /* ---- discrete Lagrangians ------------------------------------------------------------- */
 
 /* The midpoint start (gni, rattle, shake): c = A(q0)^T lam with mu(q_mid) M^-1 (pm + c) = 0,
@@ -627,7 +661,7 @@ static inline int vi_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, d
     // residual A(qm) y and matrix A(qm) M^-1 A0^T (the W of q0 is still in w->W)
     double *e = w->zz;
     for (int i = 0; i < m; i++) e[i] = nh_la_dot(n, w->A + (size_t)i * n, y);
-    res = nh_la_norm_inf(m, e) / (1.0 + nh_la_norm_inf(n, y));
+    res = vi_rows_rel(m, n, e, w->A, nh_la_norm_inf(n, y)); /* relative to |A_a| |y| (VI_RES_SCALE_FLOOR) */
     if (res <= s->opts.newton_tol) break;
     if (*w->gdiag == (double)m) { /* W on proj_env's extents (+0 elsewhere): the dots over them */
       for (int i = 0; i < m; i++)

@@ -26,9 +26,8 @@
 
 #include <float.h>
 
-/* Newton at round-off: VI_NEWTON_DQ_ULPS, VI_NEWTON_RES_SLACK (vi.h) */
+/* Newton at round-off: VI_NEWTON_DQ_ULPS, vi_roundoff_tol (vi.h) */
 #define VI_QM_DQ_ULPS VI_NEWTON_DQ_ULPS
-#define VI_QM_RES_SLACK VI_NEWTON_RES_SLACK
 
 /* the midpoint discrete constraint's residual into e and (K != NULL) its q1-rows into K
  * (n + m columns, row n + a) */
@@ -53,19 +52,24 @@ static int kkt_rows(const nh_model *mo, vi_ws *w, const vi_kkt *k, const double 
 int nh_vi_kkt_solve(nh_stepper *s, vi_ws *w, const vi_kkt *k, const double *q0, double h, double *q1, double *lam) {
   const nh_model *mo = s->model;
   const int n = w->n, m = k->m, nk = n + m;
-  const double scale = 1.0 + nh_la_norm_inf(n, k->pbase);
-  double *e = w->zz, *step = w->rz, res = INFINITY;
+  double *e = w->zz, *step = w->rz, res = INFINITY, mag;
   int it, rc, tiny = 0;
   for (it = 0; it <= s->opts.newton_max_iter; it++) {
     // pm = pbase - c A0^T lam; R1 = -D1 L_d - pm (J: its q1-Jacobian), R2 the rows
     nh_la_copy(n, k->pbase, w->pm);
     for (int a = 0; a < m; a++) nh_la_axpy(n, -k->c * lam[a], k->A0 + (size_t)a * n, w->pm);
-    if ((rc = nh_vi_dl_residual(mo, w, k->midpoint, q0, q1, h, w->pm, w->r, w->J))) return rc;
+    if ((rc = nh_vi_dl_residual(mo, w, k->midpoint, q0, q1, h, w->pm, w->r, w->J, &mag))) return rc;
     if ((rc = kkt_rows(mo, w, k, q0, q1, h, e, w->K))) return rc;
-    double vn = 0.0;
-    for (int i = 0; i < n; i++) vn = fmax(vn, fabs(q1[i] - q0[i]) / h);
-    res = fmax(nh_la_norm_inf(n, w->r) / scale, nh_la_norm_inf(m, e) / (1.0 + vn));
-    if (tiny && res <= VI_QM_RES_SLACK * s->opts.newton_tol) break; /* at round-off: accepted */
+    // momentum residual relative to its terms, the rows to |A| times the velocity scale: the
+    // step's (q1 - q0)/h, or at rest the one of the momentum terms, mag / max |M(q0)| (vi.h)
+    res = nh_la_norm_inf(n, w->r) / mag;
+    if (m > 0) {
+      double vn = 0.0;
+      for (int i = 0; i < n; i++) vn = fmax(vn, fabs(q1[i] - q0[i]) / h);
+      vn = fmax(vn, mag / fmax(nh_la_norm_inf(n * n, w->M0), VI_RES_SCALE_FLOOR));
+      res = fmax(res, vi_rows_rel(m, n, e, w->A, vn));
+    }
+    if (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)) break; /* at round-off: accepted */
     if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
     // K = [J, c A0^T; rows, 0] (rows written by kkt_rows)
     for (int i = 0; i < n; i++) {
@@ -83,10 +87,10 @@ int nh_vi_kkt_solve(nh_stepper *s, vi_ws *w, const vi_kkt *k, const double *q0, 
     nh_la_lu_solve(nk, w->K, w->kpiv, step);
     nh_la_axpy(n, -1.0, step, q1);
     nh_la_axpy(m, -1.0, step + n, lam);
-    tiny = nh_la_norm_inf(n, step) <= VI_QM_DQ_ULPS * DBL_EPSILON * (1.0 + nh_la_norm_inf(n, q1));
+    tiny = nh_la_norm_inf(n, step) <= VI_QM_DQ_ULPS * DBL_EPSILON * nh_la_norm_inf(n, q1);
   }
   nh_stepper_solved(s, it, res);
-  if (!(res <= s->opts.newton_tol || (tiny && res <= VI_QM_RES_SLACK * s->opts.newton_tol))) {
+  if (!(res <= s->opts.newton_tol || (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)))) {
     snprintf(s->msg, sizeof s->msg, "%s: Newton did not converge in %d iterations (residual %.3e)", s->method->name,
              it, res);
     return NH_ERR_NO_CONVERGENCE;

@@ -7,10 +7,11 @@
 
 #include "methods/vi.h"
 
-/* -D1 L_d(q0, q1) - pm into r and its q1-Jacobian into J (J may be NULL); trapezoidal needs
- * w->M0, w->dM0 and w->g = grad V at q0. D2 L_d(q0, q1) into out after a residual at q1. */
+/* -D1 L_d(q0, q1) - pm into r, its q1-Jacobian into J (J may be NULL) and the magnitude of its
+ * terms, the residual's scale (vi.h), into *mag; trapezoidal needs w->M0, w->dM0 and w->g =
+ * grad V at q0. D2 L_d(q0, q1) into out after a residual at q1. */
 int nh_vi_dl_residual(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, const double *q1, double h,
-                      const double *pm, double *r, double *J);
+                      const double *pm, double *r, double *J, double *mag);
 int nh_vi_dl_d2(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, const double *q1, double h, double *out);
 /* The end of a del-type step once q1 is solved (the last residual at q1): p+ = D2 L_d(q0, q1) +
  * h/2 f(q1), projected onto the constraints at q1, and v1, into x1 (gni.c) */
