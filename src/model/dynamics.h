@@ -31,6 +31,10 @@ typedef struct nh_dyn {
    * column per row, last row per column) */
   int *elo, *ehi, *efirst, *elast;
   int dense;      /* 1: always the dense loops (set by tests comparing the two) */
+  /* the sparse solve (model->gram->chol, src/model/gram.c): G's values in its pattern's
+   * order, and the factor's scratch; noszparse = 1: the envelope all the same (tests) */
+  double *gv, *gwork;
+  int nosparse;
   long evals;     /* accel evaluations */
   /* Constant mass (model->mass_constant): M is evaluated and factored at the first call and
    * the factor in M kept for every later one (mready); mdiag: that factor is diagonal (its
