@@ -7,12 +7,12 @@
  * 2. A bad pattern (no diagonal, a column above it, unsorted) is NH_ERR_ARG; an indefinite
  *    matrix NH_ERR_NOT_SPD with the rank of the accepted pivots; nothing crashes.
  * 3. The choice: a tree of sleighs (bench/sleigh_tree.h) takes the sparse solve, a chain of
- *    sleighs (G diagonal) and a banded chain the envelope, the penny the dense loops.
+ *    sleighs (G diagonal: the envelope, as large as L) the envelope, the penny the dense loops.
  * 4. On the tree, accelerations and multipliers of the sparse solve against the dense and the
  *    envelope ones at random states: max |difference| <= 1e-12 max |value|.
  * 5. rk4 runs of the tree with each solve (the envelope forced by hiding the analysis): the
- *    states after t = 2 agree to 1e-10 relative (round-off carried by the flow), the energy
- *    drifts by less than 1e-9 and |A v| stays below 1e-9 (rk4, h = 1e-3).
+ *    states after t = 2 agree to 1e-12 relative (max over the state against max |x|; seen
+ *    1e-16), the energy drifts by less than 1e-11 and |A v| stays below 1e-11 (rk4, h = 1e-3).
  * 6. A C-API model whose G is an arrow (hub first) takes the sparse solve; with dependent
  *    constraint rows it reports NH_ERR_SINGULAR; a model file whose mass is not positive
  *    definite (m = -1) is refused at load with that reason. Nothing crashes. */

@@ -226,18 +226,51 @@ static int accel_env(nh_dyn *d, double *a, double *lambda) {
   return NH_OK;
 }
 
-/* The same with G's entries on its pattern (model->gram: the rows sharing a column of A's
- * pattern) and its sparse Cholesky factor in the analysed fill-reducing order: the dense
- * solve's values to rounding (the order of the elimination differs), in O(entries of L). */
+/* A_i . W_k over the columns rows i and k share in A's pattern (sorted lists merged) */
+static double gram_entry_pattern(const nh_dyn *d, const int *rows, const int *cols, int i, int k) {
+  const double *Ai = d->A + (size_t)i * d->nq, *Wk = d->W + (size_t)k * d->nq;
+  double s = 0.0;
+  for (int p = rows[i], r = rows[k]; p < rows[i + 1] && r < rows[k + 1];) {
+    if (cols[p] < cols[r]) p++;
+    else if (cols[p] > cols[r]) r++;
+    else s += Ai[cols[p]] * Wk[cols[p]], p++, r++;
+  }
+  return s;
+}
+
+/* The multipliers with G's entries on its pattern (model->gram: the rows sharing a column of
+ * A's pattern) and its sparse Cholesky factor in the analysed fill-reducing order; every loop
+ * over A's pattern (a diagonal factor of M in d->M), so the work is O(entries of A and of L)
+ * however far apart a row's columns are. The dense solve's values to rounding (the
+ * elimination order differs). */
 static int accel_sparse(nh_dyn *d, double *a, double *lambda) {
   const struct nh_gram *g = d->model->gram;
-  row_extents(d);
-  for (int i = 0; i < d->nc; i++)
-    for (int e = g->rows[i]; e < g->rows[i + 1]; e++) d->gv[e] = gram_entry(d, i, g->cols[e]);
+  const int nq = d->nq, nc = d->nc, *rows = d->model->constraint_rows, *cols = d->model->constraint_cols;
+  const double *L = d->M;
+  for (int k = 0; k < nc; k++) { /* W_k = M^-1 A_k on the pattern */
+    const double *Ak = d->A + (size_t)k * nq;
+    double *w = d->W + (size_t)k * nq;
+    for (int e = rows[k]; e < rows[k + 1]; e++) {
+      const int j = cols[e];
+      w[j] = Ak[j] / L[(size_t)j * nq + j] / L[(size_t)j * nq + j];
+    }
+  }
+  for (int i = 0; i < nc; i++)
+    for (int e = g->rows[i]; e < g->rows[i + 1]; e++) d->gv[e] = gram_entry_pattern(d, rows, cols, i, g->cols[e]);
   if (nh_la_spchol_factor(g->chol, d->gv, 0.0, NULL, d->gwork) != NH_OK) return NH_ERR_SINGULAR;
-  double *lam = extent_rhs(d, a);
+  double *lam = d->tmpc; /* -Adot v - A a, then G^-1 of it */
+  for (int k = 0; k < nc; k++) {
+    const double *Ak = d->A + (size_t)k * nq;
+    double s = 0.0;
+    for (int e = rows[k]; e < rows[k + 1]; e++) s += Ak[cols[e]] * a[cols[e]];
+    lam[k] = -lam[k] - s;
+  }
   nh_la_spchol_solve(g->chol, d->gwork, lam);
-  extent_update(d, lam, a, lambda);
+  for (int k = 0; k < nc; k++) { /* a += W lam */
+    const double *Wk = d->W + (size_t)k * nq;
+    for (int e = rows[k]; e < rows[k + 1]; e++) a[cols[e]] += lam[k] * Wk[cols[e]];
+  }
+  if (lambda) memcpy(lambda, lam, sizeof(double) * (size_t)nc);
   return NH_OK;
 }
 
