@@ -59,7 +59,7 @@ static int gram_pattern(const nh_model *m, struct nh_gram *g) {
   return ok;
 }
 
-struct nh_gram *nh_gram_make(const nh_model *m) {
+struct nh_gram *nh_gram_make(const nh_model *m, double ratio) {
   if (m->form != NH_FORM_MECHANICAL || m->nq < NH_MODEL_SPARSE_MIN || m->nc < 1 || !m->mass_constant ||
       !m->constraint_rows || !mass_diagonal(m))
     return NULL;
@@ -72,7 +72,7 @@ struct nh_gram *nh_gram_make(const nh_model *m) {
     return NULL;
   }
   g->env = nh_la_spchol_envelope_entries(s), g->lnz = nh_la_spchol_factor_entries(s);
-  if (order == NH_LA_ORDER_AMD && g->env > NH_SPARSE_FILL_RATIO * g->lnz) g->chol = s;
+  if (order == NH_LA_ORDER_AMD && (double)g->env > ratio * (double)g->lnz) g->chol = s;
   else nh_la_spchol_free(s);
   return g;
 }

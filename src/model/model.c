@@ -434,7 +434,7 @@ nh_model *nh_model_create(const nh_model_def *def, char *msg, size_t msg_size) {
   }
   a.used = 0;
   nh_model *m = layout(&a, def);
-  m->gram = nh_gram_make(m); /* the multiplier solve from the patterns (model_impl.h) */
+  m->gram = nh_gram_make(m, NH_SPARSE_FILL_RATIO); /* the multiplier solve from the patterns (model_impl.h) */
   return m;
 }
 

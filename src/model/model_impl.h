@@ -37,9 +37,10 @@ struct nh_gram {
   long env, lnz;
   struct nh_la_spchol *chol;
 };
-/* Made by nh_model_create (NULL when the model does not qualify or memory is short: the
- * envelope then, as before), freed by nh_model_destroy. */
-struct nh_gram *nh_gram_make(const nh_model *m);
+/* Made by nh_model_create with ratio NH_SPARSE_FILL_RATIO (NULL when the model does not
+ * qualify or memory is short: the envelope then, as before), freed by nh_model_destroy;
+ * ratio 0 takes the sparse solve whenever CHOLMOD is there (the benchmark's comparison). */
+struct nh_gram *nh_gram_make(const nh_model *m, double ratio);
 void nh_gram_free(struct nh_gram *g);
 
 /* The _ws forms above for a buffer that is +0 outside the pattern on entry (zeroed once, then
