@@ -289,6 +289,8 @@ typedef struct nh_model_def {
   int internal_cookie; /* set by nh_model_def_default; do not touch */
 } nh_model_def;
 
+struct nh_gram; /* private: the sparse multiplier solve's analysis */
+
 /* The built model: read it freely, never write it. */
 typedef struct nh_model {
   char name[NH_MAX_NAME];
