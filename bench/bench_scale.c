@@ -9,7 +9,13 @@
  * N = 8 up (log-log least squares of the cost against N).
  * Targets (issue 18): N = 32 loaded and compiled in under 10 s, N = 128 in under 60 s, any
  * size on tapes in under 1 s; from N = 8 to 128 the cost per step grows no faster than N^1.3.
- * Usage: bench_scale [N ...]  (default 1 2 4 8 16 32 64 128) */
+ * Usage: bench_scale [N ...]  (default 1 2 4 8 16 32 64 128)
+ *
+ * bench_scale --tree [K ...] (default 4 6 8 11): a hub sleigh towing K chains of K trailers
+ * (bench/sleigh_tree.h; 1 + K^2 sleighs), whose constraint coupling is a tree: the entries of
+ * G's envelope in the constraints' order and of its sparse factor, the solve the model chose,
+ * and ns per step of rk4 and dopri5 with each solve forced (through the model's private
+ * analysis, here only; the sparse one needs CHOLMOD), with their growth exponents. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <math.h>
@@ -21,7 +27,9 @@
 
 #include "bench.h"
 #include "lang/mf.h"
+#include "model/model_impl.h"
 #include "sleigh_chain.h"
+#include "sleigh_tree.h"
 #include "nholo/nholo.h"
 
 #define MAX_SIZES 16
@@ -122,7 +130,55 @@ static double exponent(int n, const double *x, const double *y, double x0) {
   return (k * sxy - sx * sy) / (k * sxx - sx * sx);
 }
 
+/* the tree benchmark (see the top) */
+static int tree_main(int argc, char **argv) {
+  int ks[MAX_SIZES] = {4, 6, 8, 11}, nk = 4;
+  if (argc > 2) {
+    nk = 0;
+    for (int i = 2; i < argc && nk < MAX_SIZES; i++) ks[nk++] = atoi(argv[i]) > 0 ? atoi(argv[i]) : 1;
+  }
+  double x[MAX_SIZES], step[4][MAX_SIZES]; /* rk4, dopri5 sparse; rk4, dopri5 envelope */
+  printf("a hub sleigh towing K chains of K trailers (1 + K^2 sleighs, a tree coupling)\n");
+  printf("%4s %6s %5s %5s %8s %8s %10s %10s %10s %10s  (ns/step, each forced; chosen)\n", "K", "sleighs", "nq", "nc",
+         "envelope", "L", "rk4 sp", "dopri5 sp", "rk4 env", "dopri5 env");
+  for (int i = 0; i < nk; i++) {
+    const int k = ks[i];
+    x[i] = 1 + k * k;
+    char *text = sleigh_tree_text(k, k);
+    char cache[] = "/tmp/nholo-bench-tree-XXXXXX";
+    double secs;
+    if (!text || !mkdtemp(cache)) return 1;
+    nh_model *m = load(text, NH_BACKEND_CODEGEN, cache, &secs);
+    if (!m) return 1;
+    long entries = 0, env = 0;
+    const nh_multiplier_solver chosen = nh_model_multiplier_solver(m, &entries, &env);
+    const long lnz = m->gram ? m->gram->lnz : 0;
+    /* each solve forced, through the model's private field (here only): the sparse one by an
+     * analysis taken at any fill ratio, the envelope by none */
+    const struct nh_gram *chosen_gram = m->gram;
+    struct nh_gram *sparse = nh_gram_make(m, 0.0);
+    m->gram = sparse && sparse->chol ? sparse : NULL;
+    for (int r = 0; r < 2; r++) step[r][i] = m->gram ? ns_per_step(m, methods[r]) : NAN;
+    m->gram = NULL;
+    for (int r = 0; r < 2; r++) step[2 + r][i] = ns_per_step(m, methods[r]);
+    m->gram = chosen_gram;
+    nh_gram_free(sparse);
+    printf("%4d %6.0f %5d %5d %8ld %8ld %10.0f %10.0f %10.0f %10.0f  %s\n", k, x[i], m->nq, m->nc, env, lnz,
+           step[0][i], step[1][i], step[2][i], step[3][i],
+           chosen == NH_SOLVE_SPARSE ? "sparse" : chosen == NH_SOLVE_ENVELOPE ? "envelope" : "dense");
+    fflush(stdout);
+    nh_model_destroy(m);
+    remove_dir(cache);
+    free(text);
+  }
+  printf("\ngrowth exponent in the sleighs from K = %d up: rk4 %.2f (sparse) %.2f (envelope), dopri5 %.2f (sparse) "
+         "%.2f (envelope)\n", ks[0], exponent(nk, x, step[0], x[0]), exponent(nk, x, step[2], x[0]),
+         exponent(nk, x, step[1], x[0]), exponent(nk, x, step[3], x[0]));
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--tree") == 0) return tree_main(argc, argv);
   int sizes[MAX_SIZES] = {1, 2, 4, 8, 16, 32, 64, 128}, ns = 8;
   if (argc > 1) {
     ns = 0;

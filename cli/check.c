@@ -170,6 +170,18 @@ done:
   return rc == NH_OK ? CLI_OK : nh_status_exit_code(rc) == CLI_USAGE ? CLI_USAGE : CLI_FAILED;
 }
 
+/* The multiplier solve chosen from the patterns of a large model (docs/architecture.md,
+ * "Large models"); the dense loops of a small one print nothing. */
+static void print_solver(const nh_model *m) {
+  long entries = 0, env = 0;
+  const nh_multiplier_solver s = nh_model_multiplier_solver(m, &entries, &env);
+  if (s == NH_SOLVE_SPARSE)
+    printf("multiplier solve: sparse Cholesky in a fill-reducing order (%ld entries; the envelope would hold %ld)\n",
+           entries, env);
+  else if (s == NH_SOLVE_ENVELOPE)
+    printf("multiplier solve: envelope Cholesky in the constraints' order (%ld entries)\n", entries);
+}
+
 int cmd_check(int argc, char **argv) {
   const char *file = NULL;
   nh_load_opts lo = nh_load_opts_default();
@@ -216,6 +228,7 @@ int cmd_check(int argc, char **argv) {
   nh_free(report);
   nh_model *model = nh_model_load(file, &lo, msg, sizeof msg);
   if (!model) return cli_model_error(msg);
+  print_solver(model);
   const int rc = print_contacts(model);
   nh_model_destroy(model);
   return rc;

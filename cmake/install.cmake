@@ -127,6 +127,11 @@ if(NHOLO_MPI)
 elseif(HDF5_SERIAL_FOUND)
   string(APPEND _nholo_pc_requires " ${HDF5_SERIAL_MODULE_NAME}")
 endif()
+# CHOLMOD has no pkg-config file in every SuiteSparse release: a static link names it
+set(_nholo_pc_libs_private "-lm -ldl")
+if(NHOLO_CHOLMOD_FOUND)
+  set(_nholo_pc_libs_private "-lcholmod -lm -ldl")
+endif()
 install(CODE "
 set(NHOLO_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
 string(REGEX REPLACE \"(.)/+\$\" \"\\\\1\" NHOLO_PC_PREFIX \"\${NHOLO_PC_PREFIX}\")
@@ -134,6 +139,7 @@ set(NHOLO_PC_LIBDIR [==[${_nholo_pc_libdir}]==])
 set(NHOLO_PC_INCLUDEDIR [==[${_nholo_pc_includedir}]==])
 set(NHOLO_PC_VERSION [==[${PROJECT_VERSION}]==])
 set(NHOLO_PC_REQUIRES [==[${_nholo_pc_requires}]==])
+set(NHOLO_PC_LIBS_PRIVATE [==[${_nholo_pc_libs_private}]==])
 configure_file([==[${PROJECT_SOURCE_DIR}/cmake/nholo.pc.in]==] [==[${_nholo_pc_file}]==] @ONLY)
 " COMPONENT Development)
 install(FILES ${_nholo_pc_file}
@@ -142,5 +148,6 @@ install(FILES ${_nholo_pc_file}
 
 unset(_nholo_pc_libdir)
 unset(_nholo_pc_requires)
+unset(_nholo_pc_libs_private)
 unset(_nholo_pc_includedir)
 unset(_nholo_pc_file)

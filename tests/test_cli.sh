@@ -257,6 +257,16 @@ rel_close() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" -v tol="$3" 
   || bad "check --backend tape: $(cat "$T/err")"
 "$NHOLO" check "$PENNY_NH" --backend codegen >"$T/c" 2>"$T/err" && grep -qx 'evaluation: codegen' "$T/c" && ok "check --backend codegen" \
   || bad "check --backend codegen: $(cat "$T/err")"
+# the multiplier solve of large models: a tree of sleighs (a hub towing 8 chains of 4) takes the
+# sparse factor, a chain of sleighs the envelope, the penny says nothing (the dense loops); a
+# build without CHOLMOD keeps the tree's envelope
+sh "$SRC/scripts/sleigh-tree.sh" 8 4 >"$T/tree.nh" && sh "$SRC/scripts/sleigh-chain.sh" 8 >"$T/chain.nh" \
+  && "$NHOLO" check "$T/tree.nh" --backend tape >"$T/ct" 2>"$T/err" && "$NHOLO" check "$T/chain.nh" --backend tape >"$T/cc" 2>>"$T/err" \
+  && { grep -qxF "multiplier solve: sparse Cholesky in a fill-reducing order (181 entries; the envelope would hold 377)" "$T/ct" \
+       || grep -qxF "multiplier solve: envelope Cholesky in the constraints' order (377 entries)" "$T/ct"; } \
+  && grep -qxF "multiplier solve: envelope Cholesky in the constraints' order (8 entries)" "$T/cc" && ! grep -q "multiplier solve" "$T/c" \
+  && ok "check names the multiplier solve (sparse for a tree, envelope for a chain)" \
+  || bad "check multiplier solve: $(cat "$T/err"; grep "multiplier" "$T/ct" "$T/cc")"
 
 # the file's penny against the built-in one on the same (elliptical) table: the same method
 # agrees to round-off, the closed-form flow to dopri5's tolerance

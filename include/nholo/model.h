@@ -289,6 +289,8 @@ typedef struct nh_model_def {
   int internal_cookie; /* set by nh_model_def_default; do not touch */
 } nh_model_def;
 
+struct nh_gram; /* private: the sparse multiplier solve's analysis */
+
 /* The built model: read it freely, never write it. */
 typedef struct nh_model {
   char name[NH_MAX_NAME];
@@ -323,7 +325,20 @@ typedef struct nh_model {
   const int *mass_rows, *mass_cols;             /* nq + 1 offsets; their columns */
   const int *constraint_rows, *constraint_cols; /* nc + 1 offsets; their columns */
   void *user;
+  /* Private (freed with the model): the sparse multiplier solve's analysis, or NULL (see
+   * nh_model_multiplier_solver) */
+  const struct nh_gram *gram;
 } nh_model;
+
+/* How the dynamics solve for the constraint multipliers, G lambda = b with
+ * G = A M^-1 A^T (docs/architecture.md, "Large models"): */
+typedef enum nh_multiplier_solver {
+  NH_SOLVE_DENSE = 0,    /* the dense Cholesky factor of G (small models, a mass matrix that
+                          * is not constant and diagonal, or no constraint pattern) */
+  NH_SOLVE_ENVELOPE = 1, /* its envelope in the constraints' order (a band, a chain) */
+  NH_SOLVE_SPARSE = 2    /* a sparse Cholesky in CHOLMOD's fill-reducing order, when the
+                          * envelope would hold more than twice as many entries (a tree) */
+} nh_multiplier_solver;
 
 /* A definition with every field at its default (zeros, NULLs). */
 NH_API nh_model_def nh_model_def_default(void);
@@ -363,6 +378,13 @@ NH_API int nh_model_constraint_residual(const nh_model *model, const double *q, 
 NH_API size_t nh_model_accel_work_size(const nh_model *model);
 NH_API int nh_model_accel(const nh_model *model, double t, const double *q, const double *v, double *a,
                           double *lambda, double *work);
+
+/* The multiplier solve chosen for a model from its patterns (the mass and constraint patterns
+ * of a model file; a model without them is reported dense, though it takes the envelope when
+ * its M proves constant and diagonal); entries (Nullable): the stored entries of G's factor
+ * (the envelope's for the envelope, L's for the sparse solve, 0 for dense); envelope
+ * (Nullable): the envelope of G's pattern in the constraints' order (0 for dense). */
+NH_API nh_multiplier_solver nh_model_multiplier_solver(const nh_model *model, long *entries, long *envelope);
 
 /* ---- derivative queries (exact when the model provides them, else finite differences) --
  * Outputs use the index conventions above. They allocate nothing when work holds

@@ -226,6 +226,38 @@ void nh_la_chol_solve_mat(int n, int nrhs, const double *L, double *B);
 int nh_la_chol_env(int n, double *A, const int *first, int *last, double tol, int *rank);
 void nh_la_chol_env_solve(int n, const double *L, const int *first, const int *last, double *b);
 
+/* ---- sparse Cholesky in a fill-reducing order (src/la/sparse_chol.c) ------------------ */
+
+/* The symbolic analysis of an SPD matrix's pattern, made once (it allocates): a permutation P
+ * (an approximate minimum degree order from CHOLMOD when the library has it, or the natural
+ * one), the elimination tree and the pattern of the factor L of P A P^T = L L^T. The numeric
+ * factorization and the solves then allocate nothing: they work in caller scratch. */
+typedef struct nh_la_spchol nh_la_spchol;
+#define NH_LA_ORDER_NATURAL 0
+#define NH_LA_ORDER_AMD 1 /* CHOLMOD's AMD (NH_ERR_UNSUPPORTED when built without CHOLMOD) */
+/* 1 when the library was built with CHOLMOD */
+int nh_la_spchol_have_amd(void);
+/* Analyse the pattern of the lower triangle of a symmetric n x n matrix given by rows: row i
+ * holds the columns cols[rows[i] .. rows[i + 1]), ascending, each <= i, the diagonal i
+ * among them. The values later passed to nh_la_spchol_factor follow the same order. Returns
+ * NH_OK (*out set; free it with nh_la_spchol_free), NH_ERR_ARG (a bad pattern), NH_ERR_NOMEM
+ * or NH_ERR_UNSUPPORTED. */
+int nh_la_spchol_analyze(int n, const int *rows, const int *cols, int order, nh_la_spchol **out);
+void nh_la_spchol_free(nh_la_spchol *s);
+/* Entries of L (its diagonal included), and of the envelope of the given pattern in the given
+ * order (sum over rows of i - first column + 1): the work and storage of nh_la_chol_env. */
+long nh_la_spchol_factor_entries(const nh_la_spchol *s);
+long nh_la_spchol_envelope_entries(const nh_la_spchol *s);
+/* Doubles of scratch for nh_la_spchol_factor and _solve (the factor and its workspace). */
+size_t nh_la_spchol_work_size(const nh_la_spchol *s);
+/* Factor the matrix whose lower-triangle values vals follow the analysed pattern, into work.
+ * NH_ERR_NOT_SPD when a squared pivot is not above tol (<= 0: NH_LA_RANK_TOL) times the
+ * largest diagonal entry (or not positive); *rank (Nullable) counts the pivots accepted
+ * before that. The row-by-row (up-looking) algorithm: sums in a fixed order, deterministic. */
+int nh_la_spchol_factor(const nh_la_spchol *s, const double *vals, double tol, int *rank, double *work);
+/* b (n) <- A^-1 b with the factor in work. */
+void nh_la_spchol_solve(const nh_la_spchol *s, double *work, double *b);
+
 /* ---- LDL^T with symmetric (Bunch-Kaufman-free) diagonal pivoting ------------------- */
 
 /* Factor symmetric A = P L D L^T P^T with diagonal pivoting (largest remaining |diagonal|).

@@ -19,10 +19,16 @@
  * multipliers on the extents of the constraint rows (below it the dense loops, the same bits) */
 #define NH_DYN_ENV_MIN 16
 
+/* doubles of the sparse solve: G's values and the factor (0 without it) */
+static size_t sparse_size(const nh_model *m) {
+  const struct nh_gram *g = m->gram;
+  return g && g->chol ? (size_t)g->rows[m->nc] + nh_la_spchol_work_size(g->chol) : 0;
+}
+
 size_t nh_dyn_work_size(const nh_model *m) {
   size_t nq = (size_t)m->nq, nc = (size_t)m->nc, np = m->poisson ? (size_t)m->nx : 0;
   size_t ints = (4 * nc * sizeof(int) + sizeof(double) - 1) / sizeof(double); /* the envelope */
-  return nq * nq + 2 * nc * nq + nc * nc + 2 * nq + nc + np * np + np + ints;
+  return nq * nq + 2 * nc * nq + nc * nc + 2 * nq + nc + np * np + np + ints + sparse_size(m);
 }
 
 void nh_dyn_init(nh_dyn *d, const nh_model *m, double *work) {
@@ -41,6 +47,10 @@ void nh_dyn_init(nh_dyn *d, const nh_model *m, double *work) {
   d->g = d->Pi + (m->poisson ? (size_t)m->nx * (size_t)m->nx : 0);
   d->elo = (int *)(void *)(d->g + (m->poisson ? (size_t)m->nx : 0));
   d->ehi = d->elo + nc, d->efirst = d->ehi + nc, d->elast = d->efirst + nc;
+  const size_t ints = (4 * nc * sizeof(int) + sizeof(double) - 1) / sizeof(double);
+  d->gv = sparse_size(m) ? (double *)(void *)d->elo + ints : NULL;
+  d->gwork = d->gv ? d->gv + m->gram->rows[m->nc] : NULL;
+  d->nosparse = 0;
   d->evals = 0;
   d->mready = d->mdiag = 0;
   d->aclean = 0;
@@ -137,13 +147,11 @@ static int accel_contact(nh_dyn *d, const double *q, const double *v, double *a,
   return NH_OK;
 }
 
-/* The multipliers on the extents of the constraint rows, after A (and -Adot v in tmpc) are
- * evaluated, with a diagonal factor of M in d->M: W_k = M^-1 A_k has the zeros of A_k, G_ik
- * is a dot over the overlap of rows i and k (none: 0), G is factored on its envelope. Every
- * skipped term is a product with a zero, so a, lambda are nh_dyn_accel's dense bits. */
-static int accel_env(nh_dyn *d, double *a, double *lambda) {
+/* Per constraint row (A evaluated) the extent [elo, ehi) of its non-zeros and, with a
+ * diagonal factor of M in d->M, W_k = M^-1 A_k on it (W_k has the zeros of A_k). */
+static void row_extents(nh_dyn *d) {
   const int nq = d->nq, nc = d->nc;
-  int *lo = d->elo, *hi = d->ehi, *first = d->efirst;
+  int *lo = d->elo, *hi = d->ehi;
   const int *rows = d->model->constraint_rows, *cols = d->model->constraint_cols;
   for (int k = 0; k < nc; k++) {
     const double *Ak = d->A + (size_t)k * nq;
@@ -157,11 +165,51 @@ static int accel_env(nh_dyn *d, double *a, double *lambda) {
     lo[k] = l, hi[k] = h;
     for (int j = l; j < h; j++) w[j] = Ak[j] / d->M[(size_t)j * nq + j] / d->M[(size_t)j * nq + j];
   }
+}
+
+/* G_ik = A_i . W_k over the overlap of the rows' extents (none: +0) */
+static double gram_entry(const nh_dyn *d, int i, int k) {
+  const int nq = d->nq, l = d->elo[i] > d->elo[k] ? d->elo[i] : d->elo[k];
+  const int h = d->ehi[i] < d->ehi[k] ? d->ehi[i] : d->ehi[k];
+  const double *Ai = d->A + (size_t)i * nq, *Wk = d->W + (size_t)k * nq;
+  double s = 0.0;
+  for (int j = l; j < h; j++) s += Ai[j] * Wk[j];
+  return s;
+}
+
+/* lam = -Adot v - A a on the extents (-Adot v in d->tmpc on entry, lam there on return) */
+static double *extent_rhs(nh_dyn *d, const double *a) {
+  double *lam = d->tmpc;
+  for (int k = 0; k < d->nc; k++) {
+    const double *Ak = d->A + (size_t)k * d->nq;
+    double s = 0.0;
+    for (int j = d->elo[k]; j < d->ehi[k]; j++) s += Ak[j] * a[j];
+    lam[k] = -lam[k] - s;
+  }
+  return lam;
+}
+
+/* a += W lam on the extents; lambda (Nullable) <- lam */
+static void extent_update(const nh_dyn *d, const double *lam, double *a, double *lambda) {
+  for (int k = 0; k < d->nc; k++) {
+    const double *Wk = d->W + (size_t)k * d->nq;
+    for (int j = d->elo[k]; j < d->ehi[k]; j++) a[j] += lam[k] * Wk[j];
+  }
+  if (lambda) memcpy(lambda, lam, sizeof(double) * (size_t)d->nc);
+}
+
+/* The multipliers on the extents of the constraint rows, after A (and -Adot v in tmpc) are
+ * evaluated, with a diagonal factor of M in d->M: W_k = M^-1 A_k has the zeros of A_k, G_ik
+ * is a dot over the overlap of rows i and k (none: 0), G is factored on its envelope. Every
+ * skipped term is a product with a zero, so a, lambda are nh_dyn_accel's dense bits. */
+static int accel_env(nh_dyn *d, double *a, double *lambda) {
+  const int nc = d->nc;
+  int *lo = d->elo, *hi = d->ehi, *first = d->efirst;
+  row_extents(d);
   int sorted = 1; /* rows in ascending order of extent (empty ones last)? */
   for (int k = 1; k < nc && sorted; k++) sorted = lo[k] >= lo[k - 1];
   for (int i = 0, p = 0; i < nc; i++) {
     double *Gi = d->G + (size_t)i * nc;
-    const double *Ai = d->A + (size_t)i * nq;
     first[i] = i; /* the first row k < i whose extent overlaps row i's */
     if (sorted) { /* then k overlaps i when hi_k > lo_i, and the first such k never decreases */
       while (p < i && hi[p] <= lo[i]) p++;
@@ -169,26 +217,58 @@ static int accel_env(nh_dyn *d, double *a, double *lambda) {
     }
     for (int k = 0; !sorted && k < i && first[i] == i; k++)
       if (lo[k] < hi[i] && lo[i] < hi[k]) first[i] = k;
-    for (int k = first[i]; k <= i; k++) {
-      const double *Wk = d->W + (size_t)k * nq;
-      int l = lo[i] > lo[k] ? lo[i] : lo[k], h = hi[i] < hi[k] ? hi[i] : hi[k];
-      double s = 0.0;
-      for (int j = l; j < h; j++) s += Ai[j] * Wk[j];
-      Gi[k] = s;
-    }
+    for (int k = first[i]; k <= i; k++) Gi[k] = gram_entry(d, i, k);
   }
   if (nh_la_chol_env(nc, d->G, first, d->elast, 0.0, NULL) != 0) return NH_ERR_SINGULAR;
-  double *lam = d->tmpc;
+  double *lam = extent_rhs(d, a);
+  nh_la_chol_env_solve(nc, d->G, first, d->elast, lam);
+  extent_update(d, lam, a, lambda);
+  return NH_OK;
+}
+
+/* A_i . W_k over the columns rows i and k share in A's pattern (sorted lists merged) */
+static double gram_entry_pattern(const nh_dyn *d, const int *rows, const int *cols, int i, int k) {
+  const double *Ai = d->A + (size_t)i * d->nq, *Wk = d->W + (size_t)k * d->nq;
+  double s = 0.0;
+  for (int p = rows[i], r = rows[k]; p < rows[i + 1] && r < rows[k + 1];) {
+    if (cols[p] < cols[r]) p++;
+    else if (cols[p] > cols[r]) r++;
+    else s += Ai[cols[p]] * Wk[cols[p]], p++, r++;
+  }
+  return s;
+}
+
+/* The multipliers with G's entries on its pattern (model->gram: the rows sharing a column of
+ * A's pattern) and its sparse Cholesky factor in the analysed fill-reducing order; every loop
+ * over A's pattern (a diagonal factor of M in d->M), so the work is O(entries of A and of L)
+ * however far apart a row's columns are. The dense solve's values to rounding (the
+ * elimination order differs). */
+static int accel_sparse(nh_dyn *d, double *a, double *lambda) {
+  const struct nh_gram *g = d->model->gram;
+  const int nq = d->nq, nc = d->nc, *rows = d->model->constraint_rows, *cols = d->model->constraint_cols;
+  const double *L = d->M;
+  for (int k = 0; k < nc; k++) { /* W_k = M^-1 A_k on the pattern */
+    const double *Ak = d->A + (size_t)k * nq;
+    double *w = d->W + (size_t)k * nq;
+    for (int e = rows[k]; e < rows[k + 1]; e++) {
+      const int j = cols[e];
+      w[j] = Ak[j] / L[(size_t)j * nq + j] / L[(size_t)j * nq + j];
+    }
+  }
+  for (int i = 0; i < nc; i++)
+    for (int e = g->rows[i]; e < g->rows[i + 1]; e++) d->gv[e] = gram_entry_pattern(d, rows, cols, i, g->cols[e]);
+  if (nh_la_spchol_factor(g->chol, d->gv, 0.0, NULL, d->gwork) != NH_OK) return NH_ERR_SINGULAR;
+  double *lam = d->tmpc; /* -Adot v - A a, then G^-1 of it */
   for (int k = 0; k < nc; k++) {
     const double *Ak = d->A + (size_t)k * nq;
     double s = 0.0;
-    for (int j = lo[k]; j < hi[k]; j++) s += Ak[j] * a[j];
+    for (int e = rows[k]; e < rows[k + 1]; e++) s += Ak[cols[e]] * a[cols[e]];
     lam[k] = -lam[k] - s;
   }
-  nh_la_chol_env_solve(nc, d->G, first, d->elast, lam);
-  for (int k = 0; k < nc; k++) {
+  nh_la_spchol_solve(g->chol, d->gwork, lam);
+  for (int k = 0; k < nc; k++) { /* a += W lam */
     const double *Wk = d->W + (size_t)k * nq;
-    for (int j = lo[k]; j < hi[k]; j++) a[j] += lam[k] * Wk[j];
+    for (int e = rows[k]; e < rows[k + 1]; e++) a[cols[e]] += lam[k] * Wk[cols[e]];
   }
   if (lambda) memcpy(lambda, lam, sizeof(double) * (size_t)nc);
   return NH_OK;
@@ -258,6 +338,7 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
   if (env && m->constraint_sparse) rc = nh_cb(m->constraint_sparse(q, v, d->A, d->tmpc, m->user));
   else rc = nh_cb(m->constraint(q, v, d->A, d->tmpc, m->user));
   if (rc) return rc;
+  if (env && d->gv && !d->nosparse) return accel_sparse(d, a, lambda);
   if (env) return accel_env(d, a, lambda);
   if (one) return accel_one(d, a, lambda, unforced);
   for (int k = 0; k < nc; k++) {

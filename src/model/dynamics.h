@@ -6,7 +6,9 @@
  * solved by the range-space method with Cholesky factors (no explicit inverses):
  *   M = L L^T;  W = M^-1 A^T;  G = A W (SPD);  G lambda = -Adot v - A M^-1 r;  a = M^-1 (r + A^T lambda).
  * A constant M (model->mass_constant) is factored once per workspace; G is formed per call,
- * on the constraints' extents when that M is diagonal and the model large (the same bits).
+ * on the constraints' extents when that M is diagonal and the model large (the same bits),
+ * or on its pattern with a sparse factor in a fill-reducing order when the model's analysis
+ * chose that (model->gram->chol, src/model/gram.c: the same values to rounding).
  * The first-order state is x = (q, v) of size 2 nq. */
 #ifndef NH_DYNAMICS_H
 #define NH_DYNAMICS_H
@@ -31,6 +33,10 @@ typedef struct nh_dyn {
    * column per row, last row per column) */
   int *elo, *ehi, *efirst, *elast;
   int dense;      /* 1: always the dense loops (set by tests comparing the two) */
+  /* the sparse solve (model->gram->chol, src/model/gram.c): G's values in its pattern's
+   * order, and the factor's scratch; nosparse = 1: the envelope all the same (tests) */
+  double *gv, *gwork;
+  int nosparse;
   long evals;     /* accel evaluations */
   /* Constant mass (model->mass_constant): M is evaluated and factored at the first call and
    * the factor in M kept for every later one (mready); mdiag: that factor is diagonal (its

@@ -433,11 +433,14 @@ nh_model *nh_model_create(const nh_model_def *def, char *msg, size_t msg_size) {
     return NULL;
   }
   a.used = 0;
-  return layout(&a, def);
+  nh_model *m = layout(&a, def);
+  m->gram = nh_gram_make(m, NH_SPARSE_FILL_RATIO); /* the multiplier solve from the patterns (model_impl.h) */
+  return m;
 }
 
 void nh_model_destroy(nh_model *model) {
   if (model && model->user_free) model->user_free(model->user);
+  if (model) nh_gram_free((struct nh_gram *)(uintptr_t)model->gram);
   free(model);
 }
 

@@ -25,6 +25,24 @@ void nh_model_residual_given_A(const nh_model *m, const double *v, const double 
  * constraint_rows) and sparse-fill evaluators; smaller ones keep the dense loops. */
 #define NH_MODEL_SPARSE_MIN 16
 
+/* The multiplier solve of a large model (NH_MODEL_SPARSE_MIN coordinates or more, a constant
+ * diagonal mass pattern, a constraint pattern): the lower triangle of G = A M^-1 A^T's
+ * pattern by rows (G_ik may be non-zero when rows i and k of A share a column of the
+ * pattern), its envelope in the constraints' order and the sparse factor's entries; chol is
+ * the sparse analysis when it is the solve taken (the envelope holds more than
+ * NH_SPARSE_FILL_RATIO times the sparse factor's entries), else NULL. */
+#define NH_SPARSE_FILL_RATIO 2
+struct nh_gram {
+  int *rows, *cols;
+  long env, lnz;
+  struct nh_la_spchol *chol;
+};
+/* Made by nh_model_create with ratio NH_SPARSE_FILL_RATIO (NULL when the model does not
+ * qualify or memory is short: the envelope then, as before), freed by nh_model_destroy;
+ * ratio 0 takes the sparse solve whenever CHOLMOD is there (the benchmark's comparison). */
+struct nh_gram *nh_gram_make(const nh_model *m, double ratio);
+void nh_gram_free(struct nh_gram *g);
+
 /* The _ws forms above for a buffer that is +0 outside the pattern on entry (zeroed once, then
  * only written by the model's evaluators): they may call the sparse-fill evaluator. */
 int nh_model_energy_clean_ws(const nh_model *m, const double *q, const double *v, double *M, double *E);
