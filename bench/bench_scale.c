@@ -137,10 +137,11 @@ static int tree_main(int argc, char **argv) {
     nk = 0;
     for (int i = 2; i < argc && nk < MAX_SIZES; i++) ks[nk++] = atoi(argv[i]) > 0 ? atoi(argv[i]) : 1;
   }
-  double x[MAX_SIZES], step[4][MAX_SIZES]; /* rk4, dopri5 sparse; rk4, dopri5 envelope */
+  double x[MAX_SIZES], step[2 * N_METHODS][MAX_SIZES]; /* each method sparse, then each without it */
   printf("a hub sleigh towing K chains of K trailers (1 + K^2 sleighs, a tree coupling)\n");
-  printf("%4s %6s %5s %5s %8s %8s %10s %10s %10s %10s  (ns/step, each forced; chosen)\n", "K", "sleighs", "nq", "nc",
-         "envelope", "L", "rk4 sp", "dopri5 sp", "rk4 env", "dopri5 env");
+  printf("%4s %6s %5s %5s %8s %8s", "K", "sleighs", "nq", "nc", "envelope", "L");
+  for (int r = 0; r < 2 * N_METHODS; r++) printf(" %9s%s", methods[r % N_METHODS], r < N_METHODS ? " sp" : " ns");
+  printf("  (ns/step; sp: the sparse solve forced, ns: without it; chosen)\n");
   for (int i = 0; i < nk; i++) {
     const int k = ks[i];
     x[i] = 1 + k * k;
@@ -158,22 +159,23 @@ static int tree_main(int argc, char **argv) {
     const struct nh_gram *chosen_gram = m->gram;
     struct nh_gram *sparse = nh_gram_make(m, 0.0);
     m->gram = sparse && sparse->chol ? sparse : NULL;
-    for (int r = 0; r < 2; r++) step[r][i] = m->gram ? ns_per_step(m, methods[r]) : NAN;
-    m->gram = NULL;
-    for (int r = 0; r < 2; r++) step[2 + r][i] = ns_per_step(m, methods[r]);
+    for (int r = 0; r < N_METHODS; r++) step[r][i] = m->gram ? ns_per_step(m, methods[r]) : NAN;
+    m->gram = NULL; /* rk4, dopri5: the envelope; gni, rattle: the dense projector where rows overlap */
+    for (int r = 0; r < N_METHODS; r++) step[N_METHODS + r][i] = ns_per_step(m, methods[r]);
     m->gram = chosen_gram;
     nh_gram_free(sparse);
-    printf("%4d %6.0f %5d %5d %8ld %8ld %10.0f %10.0f %10.0f %10.0f  %s\n", k, x[i], m->nq, m->nc, env, lnz,
-           step[0][i], step[1][i], step[2][i], step[3][i],
-           chosen == NH_SOLVE_SPARSE ? "sparse" : chosen == NH_SOLVE_ENVELOPE ? "envelope" : "dense");
+    printf("%4d %6.0f %5d %5d %8ld %8ld", k, x[i], m->nq, m->nc, env, lnz);
+    for (int r = 0; r < 2 * N_METHODS; r++) printf(" %12.0f", step[r][i]);
+    printf("  %s\n", chosen == NH_SOLVE_SPARSE ? "sparse" : chosen == NH_SOLVE_ENVELOPE ? "envelope" : "dense");
     fflush(stdout);
     nh_model_destroy(m);
     remove_dir(cache);
     free(text);
   }
-  printf("\ngrowth exponent in the sleighs from K = %d up: rk4 %.2f (sparse) %.2f (envelope), dopri5 %.2f (sparse) "
-         "%.2f (envelope)\n", ks[0], exponent(nk, x, step[0], x[0]), exponent(nk, x, step[2], x[0]),
-         exponent(nk, x, step[1], x[0]), exponent(nk, x, step[3], x[0]));
+  printf("\ngrowth exponent in the sleighs from K = %d up (sparse, without):", ks[0]);
+  for (int r = 0; r < N_METHODS; r++)
+    printf(" %s %.2f, %.2f;", methods[r], exponent(nk, x, step[r], x[0]), exponent(nk, x, step[N_METHODS + r], x[0]));
+  printf("\n");
   return 0;
 }
 

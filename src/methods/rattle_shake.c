@@ -66,7 +66,7 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
     vzero(n, w->cin);
     if (s->opts.start != NH_START_PAPER && m > 0) {
       for (int k = 0; k < m; k++) w->cin[k] = nh_la_dot(n, w->W + (size_t)k * n, w->f);
-      nh_la_chol_solve(m, w->G, w->cin);
+      vi_gsolve(w, m, w->cin);
     }
     if (s->opts.start == NH_START_MIDPOINT && m > 0) {
       nh_la_gemv(n, n, w->M0, v0, w->pm); /* the consistent p_1/2 = p_0 + h/2 P^T f */
@@ -140,7 +140,7 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   msolve_w(w, w->L0, w->f, w->tmp);
   for (int i = 0; i < n; i++) w->tmp[i] += 2.0 / hp * vm[i];
   for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w->A + (size_t)k * n, w->tmp);
-  if (m > 0) nh_la_chol_solve(m, w->G, lam);
+  vi_gsolve(w, m, lam);
   // v+ = v- + hb M^-1 (f - A^T lam), q_k+1 = q_k + h v+
   nh_la_copy(n, w->f, w->tmp);
   for (int k = 0; k < m; k++) nh_la_axpy(n, -lam[k], w->A + (size_t)k * n, w->tmp);
@@ -216,7 +216,7 @@ static int rattle_qm_step(nh_stepper *s, double t, const double *x0, double h, d
     for (int i = 0; i < n; i++) w->tmp2[i] = w->f[i] - w->g[i];
     if (s->opts.start != NH_START_PAPER && m > 0) {
       for (int k = 0; k < m; k++) w->cin[k] = nh_la_dot(n, w->W + (size_t)k * n, w->tmp2);
-      nh_la_chol_solve(m, w->G, w->cin);
+      vi_gsolve(w, m, w->cin);
     }
     if (s->opts.start == NH_START_MIDPOINT && m > 0) {
       nh_la_gemv(n, n, w->M0, v0, w->pm);
@@ -240,7 +240,7 @@ static int rattle_qm_step(nh_stepper *s, double t, const double *x0, double h, d
   if ((rc = qm_end(s, w, t, q1, h))) return rc;
   for (int i = 0; i < n; i++) w->tmp[i] = 2.0 / h * w->p[i] + w->f[i];
   for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w->W + (size_t)k * n, w->tmp);
-  if (m > 0) nh_la_chol_solve(m, w->G, lam);
+  vi_gsolve(w, m, lam);
   nh_la_axpy(n, 0.5 * h, w->f, w->p);
   for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w->A + (size_t)k * n, w->p);
   msolve_w(w, w->L1, w->p, v1);
@@ -298,7 +298,7 @@ static int shake_qm_step(nh_stepper *s, double t, const double *x0, double h, do
     double *lam = w->z;
     for (int i = 0; i < n; i++) w->tmp[i] = 2.0 / hp * pp[i] + w->f[i];
     for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w->W + (size_t)k * n, w->tmp);
-    if (m > 0) nh_la_chol_solve(m, w->G, lam);
+    vi_gsolve(w, m, lam);
     nh_la_copy(n, pp, w->phalf);
     nh_la_axpy(n, hb, w->f, w->phalf);
     for (int k = 0; k < m; k++) nh_la_axpy(n, -hb * lam[k], w->A + (size_t)k * n, w->phalf);

@@ -78,6 +78,10 @@ typedef struct vi_ws {
   double *gdiag;               /* m when G, Gi hold proj_env's diagonal form for m rows (off-diagonal +0) */
   int *qcnt;                   /* (n) scratch of qt_env */
   const int *crows, *ccols;    /* the model's constraint pattern by rows (nholo/model.h), or NULL */
+  const struct nh_gram *gram;  /* the sparse analysis of G's pattern (model->gram), or NULL */
+  double *gsv, *gswork;        /* G's values on its pattern and the sparse factor (with gram) */
+  double *gsp;                 /* m when G is in that sparse form for the m model rows (proj_sparse) */
+  double *gsclean;             /* 1 once W was zeroed for proj_sparse (it writes A's pattern only) */
 } vi_ws;
 
 /* The carved workspace is cached at the head of s->work (carving costs as much as a small
@@ -108,10 +112,19 @@ static inline size_t vi_dwork_size(const nh_model *mo) {
   return vi_dense_dM(mo) ? nh_model_deriv_work_size(mo) : 4 * (size_t)mo->nq + 8; /* Hessians of V only */
 }
 
+/* the sparse analysis of G's pattern of a large model (src/model/gram.c), and its doubles */
+static inline const struct nh_gram *vi_gram(const nh_model *mo) {
+  return mo->gram && mo->gram->an && mo->nc > 0 ? mo->gram : NULL;
+}
+static inline size_t vi_gram_size(const nh_model *mo) {
+  const struct nh_gram *g = vi_gram(mo);
+  return g ? (size_t)g->rows[mo->nc] + nh_la_spchol_work_size(g->an) + 1 : 0;
+}
+
 /* sized for the model's rows and all its gaps closed (mm = nc + ngap rows) */
 static inline size_t vi_work_size(const nh_model *mo) {
   size_t n = (size_t)mo->nq, g = vi_ngap(mo), m = (size_t)mo->nc + g, nx = 2 * n;
-  return VI_HDR_DOUBLES + 4 * n * n + 2 * m * n + 2 * m * m + 2 * vi_dm_size(mo, 1) + vi_dm_size(mo, 2) + n * n +
+  return VI_HDR_DOUBLES + vi_gram_size(mo) + 1 + 4 * n * n + 2 * m * n + 2 * m * m + 2 * vi_dm_size(mo, 1) + vi_dm_size(mo, 2) + n * n +
          vi_jsize(n, m) + vi_dwork_size(mo) + n + 8 * n + 2 * vi_zsize(n, m) + 2 * m + 2 * (1 + nx) +
          4 * n + 2 + n + 1 + n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8 + 2 * n + 1 + g + g * n +
          ((2 * m + n) * sizeof(int) + sizeof(double) - 1) / sizeof(double) + 1 + 2;
@@ -176,6 +189,13 @@ static inline vi_ws vi_carve(nh_stepper *s) {
   w.gdiag = p, p += 1;
   *w.gdiag = 0.0;
   w.crows = mo->constraint_rows, w.ccols = mo->constraint_cols;
+  w.gram = vi_gram(mo);
+  w.gsp = p, p += 1;
+  *w.gsp = 0.0;
+  w.gsv = w.gram ? p : NULL, p += w.gram ? (size_t)w.gram->rows[mo->nc] : 0;
+  w.gswork = w.gram ? p : NULL, p += w.gram ? nh_la_spchol_work_size(w.gram->an) : 0;
+  w.gsclean = w.gram ? p : NULL, p += w.gram ? 1 : 0;
+  if (w.gram) *w.gsclean = 0.0;
   w.elo = (int *)(void *)p, w.ehi = w.elo + m;
   w.qcnt = w.ehi + m;
   return w;
@@ -441,6 +461,43 @@ static inline int proj_env(vi_ws *w, int n, int m) {
   return 1;
 }
 
+/* The projector of a large model's own rows with a constant diagonal M on the sparse analysis
+ * of G = A M^-1 A^T (model->gram): W = M^-1 A^T on A's pattern (0.0 + d_j A_kj, mat_fixed's row
+ * product; withW = 0: proj_env has formed it on the rows' extents), G's values on its pattern
+ * (the columns two rows share, merged) and its sparse Cholesky factor in the analysed order; no
+ * G^-1 is formed (the products with it are solves: qt_k, vi_gsolve). O(entries of A and of the
+ * factor). Taken when the dynamics take the sparse solve (a tree of bodies, not a band), and
+ * when the rows' extents overlap (where the dense G and G^-1 cost m^3). */
+static inline int proj_sparse(vi_ws *w, int n, int m, int withW) {
+  const int *rows = w->crows, *cols = w->ccols, *gr = w->gram->rows, *gc = w->gram->cols;
+  // W outside A's pattern: +0 once (every other writer of W then writes 0.0 + d_j A_kj = +0
+  // there, A being +0 outside its pattern: vi_rows)
+  if (withW && *w->gsclean != 1.0) vzero(w->mmax * n, w->W), *w->gsclean = 1.0;
+  for (int k = 0; k < m && withW; k++)
+    for (int e = rows[k]; e < rows[k + 1]; e++) {
+      const int j = cols[e];
+      w->W[(size_t)k * n + j] = 0.0 + w->Minv[(size_t)j * (n + 1)] * w->A[(size_t)k * n + j];
+    }
+  for (int i = 0; i < m; i++)
+    for (int e = gr[i]; e < gr[i + 1]; e++) {
+      const int k = gc[e];
+      const double *Ai = w->A + (size_t)i * n, *Wk = w->W + (size_t)k * n;
+      double v = 0.0;
+      for (int a = rows[i], b = rows[k]; a < rows[i + 1] && b < rows[k + 1];) {
+        if (cols[a] < cols[b]) a++;
+        else if (cols[a] > cols[b]) b++;
+        else v += Ai[cols[a]] * Wk[cols[a]], a++, b++;
+      }
+      w->gsv[e] = v;
+    }
+  *w->gdiag = 0.0;
+  if (nh_la_spchol_factor(w->gram->an, w->gsv, VI_PIVOT_TOL, NULL, w->gswork) != NH_OK) return NH_ERR_SINGULAR;
+  *w->gsp = (double)m;
+  return 0;
+}
+/* G is in proj_sparse's form for these m rows */
+static inline int vi_on_sparse(const vi_ws *w, int m) { return m > 0 && *w->gsp == (double)m; }
+
 /* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W) and Gi = (A W)^-1 (applied two or
  * three times per step). Nothing when m = 0. In the free-motion kernel (free: m and n
  * constants, M^-1 in w->Minv) with a diagonal M^-1 W_i = d_i A_i without the 0.0 + that makes
@@ -456,8 +513,13 @@ VI_INLINE int proj_setup_k(const nh_model *mo, vi_ws *w, int n, int m, const dou
   } else if ((rc = vi_rows(mo, w, q, w->A))) {
     return rc;
   }
+  if (!free) *w->gsp = 0.0;
+  const int sparse = !free && w->gram && m == w->mc && n >= VI_ENV_MIN && L == w->L0 && *w->mfact == 1.0 &&
+                     *w->mdiag == 1.0;
+  if (sparse && w->gram->chol) return proj_sparse(w, n, m, 1); /* the dynamics' choice */
   if (!free && n >= VI_ENV_MIN && m >= 2 && L == w->L0 && *w->mfact == 1.0 && *w->mdiag == 1.0) {
     if ((rc = proj_env(w, n, m)) != 0) return rc < 0 ? rc : 0; /* else W is complete: G below */
+    if (sparse) return proj_sparse(w, n, m, 0);                 /* overlapping extents */
   } else if (free && diag) {
     NH_LA_UNROLL_FULL
     for (int i = 0; i < m * n; i++) w->W[i] = Mi[(size_t)(i % n) * (n + 1)] * w->A[i];
@@ -530,6 +592,19 @@ VI_INLINE void qt_k(const vi_ws *w, int n, int m, const double *Gi, const double
   }
   double zl[2], *z = local ? zl : w->zz;
   if (!local && Gi == w->Gi && *w->gdiag == (double)m && qt_env(w, n, m, p, out)) return;
+  if (!local && Gi == w->Gi && vi_on_sparse(w, m)) { /* A^T G^-1 (W p), on A's pattern */
+    const int *rows = w->crows, *cols = w->ccols;
+    for (int k = 0; k < m; k++) {
+      double d = 0.0;
+      for (int e = rows[k]; e < rows[k + 1]; e++) d += w->W[(size_t)k * n + cols[e]] * p[cols[e]];
+      z[k] = d;
+    }
+    nh_la_spchol_solve(w->gram->an, w->gswork, z);
+    for (int i = 0; i < n; i++) out[i] = 0.0;
+    for (int k = 0; k < m; k++)
+      for (int e = rows[k]; e < rows[k + 1]; e++) out[cols[e]] += z[k] * w->A[(size_t)k * n + cols[e]];
+    return;
+  }
   for (int k = 0; k < m; k++) z[k] = nh_la_dot_fixed(n, w->W + (size_t)k * n, p); /* A M^-1 p */
   const double c0 = nh_la_dot(m, Gi, z);
   NH_LA_UNROLL_FULL
@@ -571,6 +646,14 @@ static inline int vi_on_extents(const vi_ws *w, int m) { return m >= 2 && *w->gd
 /* out_k = W_k x, k < m (a sum started at +0 is unchanged by the +0 products outside) */
 static inline void vi_dot_rows(const vi_ws *w, int m, const double *x, double *out) {
   const int n = w->n;
+  if (vi_on_sparse(w, m)) { /* on A's pattern (W +0 outside it, as A) */
+    for (int k = 0; k < m; k++) {
+      double d = 0.0;
+      for (int e = w->crows[k]; e < w->crows[k + 1]; e++) d += w->W[(size_t)k * n + w->ccols[e]] * x[w->ccols[e]];
+      out[k] = d;
+    }
+    return;
+  }
   for (int k = 0; k < m; k++) {
     const double *Wk = w->W + (size_t)k * n;
     if (!vi_on_extents(w, m)) {
@@ -587,6 +670,11 @@ static inline void vi_dot_rows(const vi_ws *w, int m, const double *x, double *o
  * and a y_j that is not -0 never becomes one (a sum is -0 only of two -0) */
 static inline void vi_axpy_rows(const vi_ws *w, int m, double s, const double *c, double *y) {
   const int n = w->n;
+  if (vi_on_sparse(w, m)) { /* on A's pattern */
+    for (int k = 0; k < m; k++)
+      for (int e = w->crows[k]; e < w->crows[k + 1]; e++) y[w->ccols[e]] += (s * c[k]) * w->A[(size_t)k * n + w->ccols[e]];
+    return;
+  }
   int ext = vi_on_extents(w, m);
   for (int j = 0; j < n && ext; j++)
     if (y[j] == 0.0 && signbit(y[j])) ext = 0;
@@ -603,7 +691,8 @@ static inline void vi_axpy_rows(const vi_ws *w, int m, double s, const double *c
 /* b <- G^-1 b with proj_setup's factor (diagonal on the extents: nh_la_chol_solve's own path) */
 static inline void vi_gsolve(const vi_ws *w, int m, double *b) {
   if (m == 0) return;
-  if (vi_on_extents(w, m)) nh_la_diag_solve(m, w->G, b);
+  if (vi_on_sparse(w, m)) nh_la_spchol_solve(w->gram->an, w->gswork, b);
+  else if (vi_on_extents(w, m)) nh_la_diag_solve(m, w->G, b);
   else nh_la_chol_solve(m, w->G, b);
 }
 

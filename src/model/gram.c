@@ -73,13 +73,13 @@ struct nh_gram *nh_gram_make(const nh_model *m, double ratio) {
   }
   g->env = nh_la_spchol_envelope_entries(s), g->lnz = nh_la_spchol_factor_entries(s);
   if (order == NH_LA_ORDER_AMD && (double)g->env > ratio * (double)g->lnz) g->chol = s;
-  else nh_la_spchol_free(s);
+  g->an = s;
   return g;
 }
 
 void nh_gram_free(struct nh_gram *g) {
   if (!g) return;
-  nh_la_spchol_free(g->chol);
+  nh_la_spchol_free(g->an); /* (chol is an, or NULL) */
   free(g->rows), free(g->cols);
   free(g);
 }

@@ -36,6 +36,8 @@ struct nh_gram {
   int *rows, *cols;
   long env, lnz;
   struct nh_la_spchol *chol;
+  struct nh_la_spchol *an; /* the analysis, kept whichever solve the dynamics take: gni, rattle
+                              and shake factor G on it when their rows' extents overlap */
 };
 /* Made by nh_model_create with ratio NH_SPARSE_FILL_RATIO (NULL when the model does not
  * qualify or memory is short: the envelope then, as before), freed by nh_model_destroy;
