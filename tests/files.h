@@ -38,6 +38,14 @@ static const char *out_path(const char *name) {
   return p;
 }
 
+/* the path of stem.png, stem.svg or stem.pdf (i = 0, 1, 2) in the scratch directory */
+static const char *format_path(const char *stem, int i) {
+  static const char *const exts[] = {"png", "svg", "pdf"};
+  char name[64];
+  snprintf(name, sizeof name, "%s.%s", stem, exts[i]);
+  return out_path(name);
+}
+
 static int file_exists(const char *path) {
   struct stat sb;
   return stat(path, &sb) == 0;
@@ -105,6 +113,16 @@ static void cleanup_dir(void) {
   }
   closedir(d);
   rmdir(g_dir);
+}
+
+/* at the end: keep the scratch directory when NH_TEST_KEEP is set (and say where), else
+ * remove it */
+static void files_finish(void) {
+  const char *keep = getenv("NH_TEST_KEEP");
+  if (keep && keep[0] && strcmp(keep, "0") != 0)
+    printf("outputs kept in %s\n", g_dir);
+  else
+    cleanup_dir();
 }
 
 #endif

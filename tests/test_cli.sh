@@ -331,19 +331,26 @@ grep -qxF "nholo: cannot read '$T/none.nh': No such file or directory" "$T/stder
 expect_usage "check: missing model file" check "$T/none.nh"
 grep -qxF "nholo: cannot read '$T/none.nh': No such file or directory" "$T/stderr" && ok "check: missing model file: the system's reason" \
   || bad "check: missing model file: $(cat "$T/stderr")"
+# run_bounded ARGS...: nholo ARGS in the background (stdout dropped, stderr in $T/stderr), waited
+# for up to 30 s: 0 when it ended (its exit status in $T/rc), 1 when it still ran (a wait, killed)
+run_bounded() {
+  rm -f "$T/rc"
+  ( "$NHOLO" "$@" >/dev/null 2>"$T/stderr"; echo $? >"$T/rc" ) &
+  pid=$!
+  n=0; while [ ! -s "$T/rc" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+  [ -s "$T/rc" ] || kill $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  [ -s "$T/rc" ]
+}
 if mkfifo "$T/fifo.nh" 2>/dev/null; then
   for cmd in run check; do
     # a FIFO with no writer would block a reader: the command must refuse it at once
-    ( "$NHOLO" $cmd "$T/fifo.nh" >/dev/null 2>"$T/stderr"; echo $? >"$T/rc" ) &
-    pid=$!
-    n=0; while [ ! -s "$T/rc" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
-    if [ -s "$T/rc" ]; then
+    if run_bounded $cmd "$T/fifo.nh"; then
       [ "$(cat "$T/rc")" = 2 ] && grep -qxF "nholo: cannot read '$T/fifo.nh': not a regular file" "$T/stderr" \
         && ok "$cmd refuses a FIFO model file without blocking" || bad "$cmd on a FIFO: $(cat "$T/rc") $(cat "$T/stderr")"
     else
-      bad "$cmd on a FIFO model file blocks"; kill $pid 2>/dev/null
+      bad "$cmd on a FIFO model file blocks"
     fi
-    wait $pid 2>/dev/null; rm -f "$T/rc"
   done
 fi
 expect_usage "model file: unknown backend" run "$PENNY_NH" --backend jit --out "$T/o/x.csv"
@@ -380,17 +387,13 @@ if mkfifo "$T/fifo.csv" "$T/fifo.png" 2>/dev/null; then
   wait $reader
   [ $rc -eq 0 ] && [ -p "$T/fifo.csv" ] && head -1 "$T/fromfifo" | grep -qx "t,x,y,theta,phi,x_dot,y_dot,theta_dot,phi_dot" \
     && ok "--out FIFO: written in place to its reader ($(wc -l <"$T/fromfifo") lines)" || bad "--out FIFO (exit $rc): $(cat "$T/err")"
-  ( "$NHOLO" run penny --impacts 3 --out "$T/fifo.csv" >/dev/null 2>"$T/err"; echo $? >"$T/rc" ) &
-  pid=$!
-  n=0; while [ ! -s "$T/rc" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
-  if [ -s "$T/rc" ]; then
+  if run_bounded run penny --impacts 3 --out "$T/fifo.csv"; then
     # the outputs are opened before the run (they are streamed): refused as bad input, exit 2
-    [ "$(cat "$T/rc")" = 2 ] && grep -qxF "nholo: cannot write '$T/fifo.csv': no process is reading the FIFO" "$T/err" \
-      && ok "--out FIFO without a reader: refused before the run, not a wait" || bad "--out FIFO without a reader: $(cat "$T/rc") $(cat "$T/err")"
+    [ "$(cat "$T/rc")" = 2 ] && grep -qxF "nholo: cannot write '$T/fifo.csv': no process is reading the FIFO" "$T/stderr" \
+      && ok "--out FIFO without a reader: refused before the run, not a wait" || bad "--out FIFO without a reader: $(cat "$T/rc") $(cat "$T/stderr")"
   else
-    bad "--out FIFO without a reader blocks"; kill $pid 2>/dev/null
+    bad "--out FIFO without a reader blocks"
   fi
-  wait $pid 2>/dev/null; rm -f "$T/rc"
   expect_usage "--plot to a FIFO" run penny --impacts 1 --plot "$T/fifo.png"
 fi
 

@@ -11,59 +11,7 @@
 #include "harness.h"
 #include "models.h"
 #include "nholo/nholo.h"
-
-static nh_model *parse(const char *text) {
-  char msg[1024];
-  nh_load_opts o = nh_load_opts_default();
-  o.backend = NH_BACKEND_TAPE;
-  nh_model *m = nh_model_parse(text, "test.nh", &o, msg, sizeof msg);
-  if (!m) printf("  %s\n", msg);
-  return m;
-}
-
-/* the three systems of these tests, as model files: a ball dropped from y = 1 with x' = 0.3
- * onto a floor of restitution e; a particle at rest on the line through the origin at angle
- * a; a particle on top of the unit circle with x' = v0 */
-static nh_model *ball_model(double e) {
-  char text[512];
-  snprintf(text, sizeof text,
-           "model ball\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-           "gap floor: y  impact restitution %.17g\ninitial y = 1, x' = 0.3\n", e);
-  return parse(text);
-}
-
-static nh_model *slope_model(double a) {
-  char text[512];
-  snprintf(text, sizeof text,
-           "model slope\ncoordinates x y\nparameter a = %.17g\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-           "gap line: y*cos(a) - x*sin(a)  impact restitution 0.5\ninitial x = 0, y = 0\n", a);
-  return parse(text);
-}
-
-static nh_model *dome_model(double v0) {
-  char text[512];
-  snprintf(text, sizeof text,
-           "model dome\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-           "gap dome: sqrt(x^2 + y^2) - 1  impact restitution 0.5\ninitial y = 1, x' = %.17g\n", v0);
-  return parse(text);
-}
-
-static nh_sim *make_sim(const nh_model *m, const char *method, double h) {
-  nh_sim_def d = nh_sim_def_default();
-  d.method = nh_method_find(method);
-  d.h = h;
-  char msg[512];
-  nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
-  if (!s) printf("  %s\n", msg);
-  return s;
-}
-
-/* the first contact record of a kind, or -1 */
-static long find_contact(const nh_sim *s, int kind, nh_contact_record *r) {
-  for (long k = 0; k < nh_sim_contact_count(s); k++)
-    if (nh_sim_contact_get(s, k, r) == NH_OK && r->kind == kind) return k;
-  return -1;
-}
+#include "contact_models.h" /* after nholo.h */
 
 /* The ball of the issue: dropped from y0 = 1 with x' = 0.3 and restitution e. The impacts
  * accumulate at t_inf = t1 (1 + e) / (1 - e), t1 = sqrt(2 y0 / g) (e = 0: at t1); the contact
@@ -164,28 +112,13 @@ static int test_slope(void) {
   return 0;
 }
 
-/* complete elliptic integral of the first kind by the arithmetic-geometric mean */
-static double ellip_k(double k) {
-  double a = 1.0, b = sqrt(1.0 - k * k);
-  for (int i = 0; i < 40; i++) {
-    double an = 0.5 * (a + b);
-    b = sqrt(a * b), a = an;
-  }
-  return 3.14159265358979323846 / (2.0 * a);
-}
-
 /* A particle inside a circular bowl of radius R (gap R - |q|): the floor under it tilts with
  * its position. Released at rest at angle th0 from the bottom, it stays in contact (N =
  * g (3 cos th - 2 cos th0) > 0) and swings as a pendulum of length R: at half the exact period
  * T = 4 sqrt(R/g) K(sin(th0/2)) it is at -th0, at T back at th0; the energy is kept. */
 static int test_bowl(void) {
   const double R = 1.0, g = 9.81, th0 = 0.5, T = 4.0 * sqrt(R / g) * ellip_k(sin(th0 / 2));
-  char text[512];
-  snprintf(text, sizeof text,
-           "model bowl\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-           "gap wall: 1 - sqrt(x^2 + y^2)  impact restitution 0\ninitial x = %.17g, y = %.17g\n",
-           R * sin(th0), -R * cos(th0));
-  nh_model *m = parse(text);
+  nh_model *m = bowl_model(th0); /* of radius R = 1 */
   ENSURE(m);
   nh_sim *s = make_sim(m, "dopri5", 1e-3);
   ENSURE(s);

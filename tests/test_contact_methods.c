@@ -14,28 +14,10 @@
 #include "methods/vi.h"
 #include "models.h"
 #include "nholo/nholo.h"
+#include "contact_models.h" /* after nholo.h */
 #include "sim/sim_impl.h"
 
 #define G 9.81
-
-static nh_model *parse(const char *text) {
-  char msg[1024];
-  nh_load_opts o = nh_load_opts_default();
-  o.backend = NH_BACKEND_TAPE;
-  nh_model *m = nh_model_parse(text, "test.nh", &o, msg, sizeof msg);
-  if (!m) printf("  %s\n", msg);
-  return m;
-}
-
-static nh_sim *make_sim(const nh_model *m, const char *method, double h) {
-  nh_sim_def d = nh_sim_def_default();
-  d.method = nh_method_find(method);
-  d.h = h;
-  char msg[512];
-  nh_sim *s = d.method ? nh_sim_create(m, &d, msg, sizeof msg) : NULL;
-  if (!s) printf("  %s: %s\n", method, d.method ? msg : "no such method");
-  return s;
-}
 
 /* the models: the ball of issue 15 (x, y; e = 0.5); the same ball carried by a knife edge in
  * the plane (x, y, phi, z: the blade constraint, phi' = 1; the height z decoupled, so the
@@ -62,13 +44,6 @@ typedef struct zeno_case {
   double e, y0, E_slide; /* restitution, drop height, energy left sliding */
   double dE;             /* the method's energy tolerance over the slide */
 } zeno_case;
-
-/* The first contact record of a kind, or -1 */
-static long find_contact(const nh_sim *s, int kind, nh_contact_record *r) {
-  for (long k = 0; k < nh_sim_contact_count(s); k++)
-    if (nh_sim_contact_get(s, k, r) == NH_OK && r->kind == kind) return k;
-  return -1;
-}
 
 /* The ball's impacts accumulate at t_inf = t1 (1 + e) / (1 - e), t1 = sqrt(2 y0 / g): each
  * method closes the contact within a few steps before t_inf (the fixed-step rule), with the
@@ -135,11 +110,7 @@ static int test_zeno_table(void) {
  * on the line to round-off, the normal force g cos(a) */
 static int test_slope(void) {
   const double a = 0.4, hs[] = {1e-2, 1e-3};
-  char text[512];
-  snprintf(text, sizeof text,
-           "model slope\ncoordinates x y\nparameter a = %.17g\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-           "gap line: y*cos(a) - x*sin(a)  impact restitution 0.5\ninitial x = 0, y = 0\n", a);
-  nh_model *m = parse(text);
+  nh_model *m = slope_model(a);
   ENSURE(m);
   for (int k = 0; k < 2; k++) {
     nh_sim *s = make_sim(m, "del", hs[k]);
@@ -165,26 +136,10 @@ static int test_slope(void) {
  * of length 1, at -th0 after half the exact period T = 4 sqrt(1/g) K(sin(th0/2)), to O(h^2);
  * on the circle to round-off, the energy kept. Then a particle sliding off the top of the unit
  * circle with speed v0 = 0.5 leaves it where N = 0, cos(th) = 2/3 + v0^2 / (3 g), to O(h^2). */
-static double ellip_k(double k) { /* the complete elliptic integral K by the AGM */
-  double a = 1.0, b = sqrt(1.0 - k * k);
-  for (int i = 0; i < 40; i++) {
-    double an = 0.5 * (a + b);
-    b = sqrt(a * b), a = an;
-  }
-  return 3.14159265358979323846 / (2.0 * a);
-}
-
 static int test_curved_floors(void) {
   const double th0 = 0.5, T = 4.0 * sqrt(1.0 / G) * ellip_k(sin(th0 / 2)), h = 1e-3, v0 = 0.5;
   const double c_off = 2.0 / 3.0 + v0 * v0 / (3.0 * G);
-  char bowl[512], dome[512];
-  snprintf(bowl, sizeof bowl,
-           "model bowl\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-           "gap wall: 1 - sqrt(x^2 + y^2)  impact restitution 0\ninitial x = %.17g, y = %.17g\n", sin(th0), -cos(th0));
-  snprintf(dome, sizeof dome,
-           "model dome\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-           "gap dome: sqrt(x^2 + y^2) - 1  impact restitution 0.5\ninitial y = 1, x' = %.17g\n", v0);
-  nh_model *mb = parse(bowl), *md = parse(dome);
+  nh_model *mb = bowl_model(th0), *md = dome_model(v0);
   ENSURE(mb && md);
   const char *methods[] = {"del", "gni", "rattle", "shake"};
   for (int im = 0; im < 4; im++) {
@@ -294,11 +249,8 @@ static int test_spring_cradle(void) {
  * the slope (rounding in every projection) each step in contact ends with the carried vector
  * keyed by the driver's state. */
 static int test_vi_no_restart(void) {
-  char text[512];
-  snprintf(text, sizeof text,
-           "model slope\ncoordinates x y\nkinetic 1/2*(x'^2+y'^2)\npotential 9.81*y\n"
-           "gap line: y*cos(0.4) - x*sin(0.4)  impact restitution 0.5\ninitial x = 0, y = 0\n");
-  nh_model *m = parse(text);
+  nh_model *m = particle_model("slope", "", "gap line: y*cos(0.4) - x*sin(0.4)  impact restitution 0.5",
+                                "initial x = 0, y = 0");
   ENSURE(m);
   const char *methods[] = {"gni", "rattle", "shake"};
   for (int im = 0; im < 3; im++) {

@@ -349,11 +349,8 @@ static int test_plot_timeseries(void) {
   nh_traj *tr = make_traj(500);
   ENSURE(tr != NULL);
   char msg[256] = "";
-  const char *exts[] = {"png", "svg", "pdf"};
   for (int i = 0; i < 3; i++) {
-    char name[64];
-    snprintf(name, sizeof name, "timeseries.%s", exts[i]);
-    const char *path = out_path(name);
+    const char *path = format_path("timeseries", i);
     int st = nh_plot_timeseries(path, m, tr, NULL, i == 0 ? NULL : "Toy model", msg, sizeof msg);
     if (st != NH_OK) printf("  %s\n", msg);
     ENSURE(st == NH_OK);
@@ -503,10 +500,10 @@ static int test_plot_panels_styles(void) {
   nh_plot_panel pn[2] = {{"x#ds#u", "t", "y#d1#u (m)", 7, cv, 0, 0.0},
                          {NULL, NULL, NULL, 2, cv, 1, NAN}};
   char msg[256] = "";
-  const char *names[] = {"panels.png", "panels.svg", "panels.pdf"};
   for (int i = 0; i < 3; i++) {
-    ENSURE(nh_plot_panels(out_path(names[i]), 1, 2, 2, pn, "styles #1", msg, sizeof msg) == NH_OK);
-    ENSURE(check_plot_file(out_path(names[i])) == 0);
+    const char *path = format_path("panels", i);
+    ENSURE(nh_plot_panels(path, 1, 2, 2, pn, "styles #1", msg, sizeof msg) == NH_OK);
+    ENSURE(check_plot_file(path) == 0);
   }
   ENSURE(nh_plot_panels(out_path("bad.png"), 1, 1, 2, pn, NULL, msg, sizeof msg) == NH_ERR_ARG);
   ENSURE(strcmp(msg, "plot: bad panel layout") == 0);
@@ -525,7 +522,7 @@ static int test_plot_repeated(void) {
   ENSURE(fd0 >= 0);
   close(fd0);
   for (int i = 0; i < 12; i++) {
-    const char *path = out_path(i % 3 == 0 ? "rep.png" : i % 3 == 1 ? "rep.svg" : "rep.pdf");
+    const char *path = format_path("rep", i % 3);
     ENSURE(nh_plot_timeseries(path, m, tr, NULL, NULL, msg, sizeof msg) == NH_OK);
     ENSURE(check_plot_file(path) == 0);
   }
@@ -556,10 +553,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_plot_repeated);
   RUN_TEST(test_run_energy_error);
   RUN_TEST(test_plot_panels_styles);
-  const char *keep = getenv("NH_TEST_KEEP");
-  if (keep && keep[0] && strcmp(keep, "0") != 0)
-    printf("outputs kept in %s\n", g_dir);
-  else
-    cleanup_dir();
+  files_finish();
   return TEST_SUMMARY();
 }

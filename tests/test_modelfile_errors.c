@@ -47,6 +47,18 @@ static int list_files(const char *dir, char **names) {
   return n;
 }
 
+/* check each of the n files names[] of dir (the names freed): how many failed */
+static int check_files(const char *dir, char **names, int n, int (*check)(const char *path)) {
+  int failed = 0;
+  for (int i = 0; i < n; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    failed += check(path);
+    free(names[i]);
+  }
+  return failed;
+}
+
 /* the whole file (malloc'd, NUL-terminated), or NULL */
 static char *slurp(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -134,13 +146,7 @@ static int test_bad_corpus(void) {
   char *names[MAX_FILES];
   int n = list_files(bad_dir, names);
   ENSURE(n >= MIN_BAD_FILES);
-  int failed = 0;
-  for (int i = 0; i < n; i++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", bad_dir, names[i]);
-    failed += check_bad(path);
-    free(names[i]);
-  }
+  int failed = check_files(bad_dir, names, n, check_bad);
   printf("  %d bad model files, %d with a wrong diagnostic\n", n, failed);
   ENSURE(failed == 0);
   return 0;
@@ -246,13 +252,7 @@ static int test_good_corpus(void) {
   char *names[MAX_FILES];
   int n = list_files(good_dir, names);
   ENSURE(n >= 5);
-  int failed = 0;
-  for (int i = 0; i < n; i++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", good_dir, names[i]);
-    failed += check_good(path);
-    free(names[i]);
-  }
+  int failed = check_files(good_dir, names, n, check_good);
   printf("  %d good model files, %d failed\n", n, failed);
   ENSURE(failed == 0);
   return 0;

@@ -9,6 +9,24 @@
 
 #define PI 3.14159265358979323846
 
+/* the definition of the ODE-form model `name`: nx states from x0 with right-hand side rhs,
+ * the one monitor mon (NULL: none) evaluated by monitor, and size bytes of user data p */
+static nh_model_def ode_def(const char *name, int nx, const double *x0, nh_rhs_fn rhs, const nh_monitor_def *mon,
+                            nh_monitor_fn monitor, const void *p, size_t size) {
+  nh_model_def d = nh_model_def_default();
+  d.name = name;
+  d.form = NH_FORM_ODE;
+  d.nx = nx;
+  d.x0 = x0;
+  d.rhs = rhs;
+  d.nmon = mon != NULL;
+  d.monitors = mon;
+  d.monitor = monitor;
+  d.user = p;
+  d.user_size = size;
+  return d;
+}
+
 /* ---- a harmonic oscillator x'' = -w^2 x in ODE form, state (x, u = x') ---------------- */
 
 typedef struct osc {
@@ -39,19 +57,9 @@ static nh_model *osc_create(double w, nh_monitor_dir dir, nh_monitor_action acti
   const double x0[2] = {1.0, 0.0};
   osc p = {w};
   nh_monitor_def mon = {"x_zero", dir, action};
-  nh_model_def d = nh_model_def_default();
-  d.name = "oscillator";
-  d.form = NH_FORM_ODE;
-  d.nx = 2;
+  nh_model_def d = ode_def("oscillator", 2, x0, osc_rhs, &mon, osc_monitor, &p, sizeof p);
   d.state_names = names;
-  d.x0 = x0;
-  d.rhs = osc_rhs;
   d.energy = osc_energy;
-  d.nmon = 1;
-  d.monitors = &mon;
-  d.monitor = osc_monitor;
-  d.user = &p;
-  d.user_size = sizeof p;
   return nh_model_create(&d, NULL, 0);
 }
 
@@ -211,17 +219,7 @@ static nh_model *fly_create(double R, double sign, double b, nh_monitor_dir dir)
   const double x0[4] = {-0.5, b, 1.0, 0.0};
   fly p = {R, sign};
   nh_monitor_def mon = {"disk", dir, NH_MONITOR_REPORT};
-  nh_model_def d = nh_model_def_default();
-  d.name = "fly";
-  d.form = NH_FORM_ODE;
-  d.nx = 4;
-  d.x0 = x0;
-  d.rhs = fly_rhs;
-  d.nmon = 1;
-  d.monitors = &mon;
-  d.monitor = fly_monitor;
-  d.user = &p;
-  d.user_size = sizeof p;
+  nh_model_def d = ode_def("fly", 4, x0, fly_rhs, &mon, fly_monitor, &p, sizeof p);
   return nh_model_create(&d, NULL, 0);
 }
 
@@ -302,12 +300,7 @@ static int track_norm(const nh_sim *s, nh_sample_kind kind, double t, const doub
 
 static nh_model *rot_create(int project) {
   const double x0[2] = {1.0, 0.0};
-  nh_model_def d = nh_model_def_default();
-  d.name = "rotation";
-  d.form = NH_FORM_ODE;
-  d.nx = 2;
-  d.x0 = x0;
-  d.rhs = rot_rhs;
+  nh_model_def d = ode_def("rotation", 2, x0, rot_rhs, NULL, NULL, NULL, 0);
   d.energy = rot_energy;
   d.project = project ? rot_project : NULL;
   return nh_model_create(&d, NULL, 0);

@@ -42,11 +42,8 @@ static int test_plot_penny(void) {
   nh_traj *tr = make_penny_traj();
   ENSURE(tr != NULL);
   char msg[256] = "";
-  const char *exts[] = {"png", "svg", "pdf"};
   for (int i = 0; i < 3; i++) {
-    char name[64];
-    snprintf(name, sizeof name, "penny.%s", exts[i]);
-    const char *path = out_path(name);
+    const char *path = format_path("penny", i);
     int st = papers_plot_penny(path, 0.2, 0.2, 0.02, tr, NULL, "A penny #1 (no impacts)", msg,
                            sizeof msg);
     if (st != NH_OK) printf("  %s\n", msg);
@@ -81,11 +78,8 @@ static int test_plot_ensemble(void) {
     }
   const char *titles[NP] = {"t = 0 s", "t = 1 s", NULL, "t = 10 s"};
   char msg[256] = "";
-  const char *exts[] = {"png", "svg", "pdf"};
   for (int i = 0; i < 3; i++) {
-    char name[64];
-    snprintf(name, sizeof name, "ensemble.%s", exts[i]);
-    const char *path = out_path(name);
+    const char *path = format_path("ensemble", i);
     int st = papers_plot_penny_ensemble(path, 0.2, 0.2, NP, N, x, y, titles,
                                     "Sensitivity to the initial heading", msg, sizeof msg);
     if (st != NH_OK) printf("  %s\n", msg);
@@ -215,11 +209,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_plot_ensemble);
   RUN_TEST(test_penny_bad);
   RUN_TEST(test_run_figure);
-  const char *keep = getenv("NH_TEST_KEEP");
-  if (keep && keep[0] && strcmp(keep, "0") != 0)
-    printf("outputs kept in %s\n", g_dir);
-  else
-    cleanup_dir();
+  files_finish();
   return TEST_SUMMARY();
 }
 

@@ -12,17 +12,9 @@
 
 #include "harness.h"
 #include "nholo/nholo.h"
+#include "contact_models.h" /* after nholo.h: parse */
 
 #define G 9.81
-
-static nh_model *parse(const char *text) {
-  char msg[1024];
-  nh_load_opts o = nh_load_opts_default();
-  o.backend = NH_BACKEND_TAPE;
-  nh_model *m = nh_model_parse(text, "test.nh", &o, msg, sizeof msg);
-  if (!m) printf("  %s\n", msg);
-  return m;
-}
 
 static nh_sim *make(const nh_model *m, const char *method, double h, int mode, int order, int midpoint) {
   nh_sim_def d = nh_sim_def_default();

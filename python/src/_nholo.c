@@ -209,6 +209,20 @@ static int parse_backend(const char *s, nh_backend *b) {
   return 0;
 }
 
+/* the loaders' end: the model m built from the recipe r, wrapped with r as its recipe; m NULL:
+ * its message msg raised (model_file: as the ModelError of a model file's diagnostic, naming
+ * r->name; else as a ValueError). On failure r is freed. */
+static PyObject *recipe_wrap(nh_model *m, nhpy_recipe *r, const char *msg, int model_file) {
+  if (!m) {
+    if (model_file) model_error(msg, r->name);
+    else nhpy_value_error(msg);
+  }
+  PyModel *self = m ? model_wrap(m) : NULL;
+  if (!self) return recipe_free(r), NULL;
+  self->recipe = *r;
+  return (PyObject *)self;
+}
+
 /* load_file(path, set=None, backend="auto", project_initial=False, impact=None) and
  * load_string(text, filename=None, ...): a model file */
 static PyObject *load_common(int from_file, PyObject *args, PyObject *kw) {
@@ -255,14 +269,7 @@ static PyObject *load_common(int from_file, PyObject *args, PyObject *kw) {
   Py_BEGIN_ALLOW_THREADS
   m = nhpy_recipe_build(&r, 0, NULL, NULL, r.backend, msg, sizeof msg);
   Py_END_ALLOW_THREADS
-  if (!m) {
-    model_error(msg, r.name);
-    goto fail;
-  }
-  PyModel *self = model_wrap(m);
-  if (!self) goto fail;
-  self->recipe = r;
-  return (PyObject *)self;
+  return recipe_wrap(m, &r, msg, 1);
 fail:
   recipe_free(&r);
   return NULL;
@@ -295,14 +302,7 @@ static PyObject *py_builtin(PyObject *mod, PyObject *args, PyObject *kw) {
     goto fail;
   }
   nh_model *m = nhpy_recipe_build(&r, 0, NULL, NULL, NH_BACKEND_AUTO, msg, sizeof msg);
-  if (!m) {
-    nhpy_value_error(msg);
-    goto fail;
-  }
-  PyModel *self = model_wrap(m);
-  if (!self) goto fail;
-  self->recipe = r;
-  return (PyObject *)self;
+  return recipe_wrap(m, &r, msg, 0);
 fail:
   recipe_free(&r);
   return NULL;

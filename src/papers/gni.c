@@ -143,6 +143,23 @@ static int series_fill(const nh_model *m, series *s, int ix, int iy, int ith, do
   return 1;
 }
 
+/* fill the ns series (series_fill); NH_OK, else msg says why after the figure's name: a run
+ * that failed (no trajectory; its message) NH_ERR_CALLBACK, out of memory NH_ERR_NOMEM */
+static int series_fill_all(const char *name, const nh_model *m, series *s, int ns, int ix, int iy, int ith,
+                           double skate_a, char *msg, size_t msg_size) {
+  for (int i = 0; i < ns; i++) {
+    if (!s[i].tr) {
+      prefix_msg(name, msg, msg_size);
+      return NH_ERR_CALLBACK;
+    }
+    if (!series_fill(m, &s[i], ix, iy, ith, skate_a)) {
+      snprintf(msg, msg_size, "%s: out of memory", name);
+      return NH_ERR_NOMEM;
+    }
+  }
+  return NH_OK;
+}
+
 /* The largest distance between the paths of a and b at their common times (NaN: none). */
 static double max_distance(const series *a, const series *b) {
   double d = NAN;
@@ -232,13 +249,7 @@ int papers_sleigh2(const char *name, const char *path, const papers_opts *o, cha
   s[2] = (series){.label = "GNI (midpoint start)", .ekind = 1, .style = NH_PLOT_DASH(3) | NH_PLOT_MARKER(1), .tr = run_nodes(m, "gni", mid, N, T, msg, msg_size)};
   s[3] = (series){.label = "RDP (exp)", .ekind = 2, .style = NH_PLOT_DASH(4) | NH_PLOT_MARKER(2), .tr = run_nodes(m, "rdp", paper, N, T, msg, msg_size)};
   s[4] = (series){.label = "RK2", .ekind = 0, .style = NH_PLOT_MARKER(3), .tr = run_nodes(m, "rk2", paper, N, T, msg, msg_size)};
-  int rc = NH_OK;
-  for (int i = 0; i < 5 && rc == NH_OK; i++)
-    if (!s[i].tr || !series_fill(m, &s[i], 1, 2, 0, p.a)) {
-      if (s[i].tr) snprintf(msg, msg_size, "%s: out of memory", name);
-      else prefix_msg(name, msg, msg_size);
-      rc = s[i].tr ? NH_ERR_NOMEM : NH_ERR_CALLBACK;
-    }
+  int rc = series_fill_all(name, m, s, 5, 1, 2, 0, p.a, msg, msg_size);
   if (rc == NH_OK)
     rc = plot_series(name, path, "Chaplygin sleigh (I = m = a = 1, E = 1.5, cusp at t = 5), N = 100 steps over T = 10",
                      "skate point", sleigh_labels, s, 5, o->out, msg, msg_size);
@@ -262,13 +273,7 @@ int papers_snakeboard4(const char *name, const char *path, const papers_opts *o,
   s[1] = (series){.label = "RK2", .ekind = 0, .tr = run_nodes(m, "rk2", mo, N, T, msg, msg_size)};
   s[2] = (series){.label = "GNI", .ekind = 1, .style = NH_PLOT_DASH(2) | NH_PLOT_MARKER(1), .tr = run_nodes(m, "gni", mo, N, T, msg, msg_size)};
   s[3] = (series){.label = "RDP (exp)", .ekind = 2, .style = NH_PLOT_DASH(4) | NH_PLOT_MARKER(2), .tr = run_nodes(m, "rdp", mo, N, T, msg, msg_size)};
-  int rc = NH_OK;
-  for (int i = 0; i < 4 && rc == NH_OK; i++)
-    if (!s[i].tr || !series_fill(m, &s[i], 3, 4, -1, 0.0)) {
-      if (s[i].tr) snprintf(msg, msg_size, "%s: out of memory", name);
-      else prefix_msg(name, msg, msg_size);
-      rc = s[i].tr ? NH_ERR_NOMEM : NH_ERR_CALLBACK;
-    }
+  int rc = series_fill_all(name, m, s, 4, 3, 4, -1, 0.0, msg, msg_size);
   if (rc == NH_OK)
     rc = plot_series(name, path, "snakeboard, N = 128 steps over T = 10, controls cos(20 pi t), sin(2 pi t)",
                      "board position", snakeboard_labels, s, 4, o->out, msg, msg_size);

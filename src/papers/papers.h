@@ -35,8 +35,10 @@ typedef struct papers_opts {
 
 papers_opts papers_opts_default(void);
 
-typedef int (*papers_figure_fn)(const char *name, const char *path, const papers_opts *o, char *msg,
-                                size_t msg_size);
+/* a figure (its contract: the top of this file); papers_figure_fn points to one */
+typedef int papers_figure_run(const char *name, const char *path, const papers_opts *o, char *msg,
+                              size_t msg_size);
+typedef papers_figure_run *papers_figure_fn;
 
 typedef struct papers_figure {
   const char *name;        /* "penny-fig1", ... */
@@ -65,23 +67,13 @@ int papers_plot_penny_ensemble(const char *path, double a, double b, int npanels
 double papers_urand(unsigned long long *s);
 
 /* the figures, by paper (penny.c, gni.c, dg.c, ball.c, simul.c) */
-int papers_penny_run(const char *name, const char *path, const papers_opts *o, char *msg,
-                     size_t msg_size);
-int papers_penny_ensemble(const char *name, const char *path, const papers_opts *o, char *msg,
-                          size_t msg_size);
+papers_figure_run papers_penny_run, papers_penny_ensemble;
 /* the largest Lyapunov exponent of the penny, four systems (lyapunov.c) */
-int papers_penny_lyapunov(const char *name, const char *path, const papers_opts *o, char *msg,
-                          size_t msg_size);
-int papers_sleigh2(const char *name, const char *path, const papers_opts *o, char *msg,
-                   size_t msg_size);
-int papers_snakeboard4(const char *name, const char *path, const papers_opts *o, char *msg,
-                       size_t msg_size);
-int papers_dg(const char *name, const char *path, const papers_opts *o, char *msg,
-              size_t msg_size);
-int papers_ball(const char *name, const char *path, const papers_opts *o, char *msg,
-                size_t msg_size);
+papers_figure_run papers_penny_lyapunov;
+papers_figure_run papers_sleigh2, papers_snakeboard4; /* gni.c */
+papers_figure_run papers_dg;
+papers_figure_run papers_ball;
 /* Seghete & Murphey, simultaneous impacts (simul.c): cradle, billiards */
-int papers_simul(const char *name, const char *path, const papers_opts *o, char *msg,
-                 size_t msg_size);
+papers_figure_run papers_simul;
 
 #endif

@@ -8,8 +8,8 @@
 
 /* ---- impact log -------------------------------------------------------------------------- */
 
-/* room for one more record; at log_limit the log holds its first log_limit - 1 records and
- * the latest */
+/* room for one more record (out of memory: the message set); at log_limit the log holds its
+ * first log_limit - 1 records and the latest */
 int nh_sim_log_reserve(nh_sim *s) {
   if (s->nlog < s->caplog || (s->def.log_limit > 0 && s->nlog >= s->def.log_limit)) return 0;
   long cap = s->caplog ? 2 * s->caplog : 64;
@@ -25,7 +25,10 @@ int nh_sim_log_reserve(nh_sim *s) {
   if (c) s->log_va = c;
   double *e = realloc(s->log_lam, sizeof(double) * nc * (size_t)cap);
   if (e) s->log_lam = e;
-  if (!l || !a || !b || !c || !e) return NH_ERR_NOMEM;
+  if (!l || !a || !b || !c || !e) {
+    sim_msg(s, "out of memory for the impact log");
+    return NH_ERR_NOMEM;
+  }
   s->caplog = cap;
   return 0;
 }
@@ -100,26 +103,13 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
   const nh_model *m = s->model;
   const int nq = s->nq, nc = s->nc;
   double *q = s->x, *v = s->x + nq;
-  int rc, closed;
+  int rc;
   if (m->form == NH_FORM_ODE) return nh_sim_impact_ap(s, gi, obs, user, applied); /* impacts_ap.c */
   *applied = 0;
   // approaching? (s->dg holds the gap gradients at q, evaluated with g1 by advance)
   double vn = nh_la_dot(nq, s->dg + (size_t)gi * nq, v);
-  if (!(vn < -s->def.vn_tol)) {
-    s->stats.grazing++;
-    if (!s->def.contact) return 0;
-    // reached at rest: the contact closes if it pushes; else it rests there, pressed by
-    // nothing, and is not detected again at the rounding of g (events.c)
-    if (vn <= s->def.vn_tol &&
-        ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, s->stats.energy, s->t, 0.0, -1.0, &closed)) || closed))
-      return rc;
-    nh_sim_graze_level(s, gi);
-    return 0;
-  }
-  if ((rc = nh_sim_log_reserve(s))) {
-    sim_msg(s, "out of memory for the impact log");
-    return rc;
-  }
+  if (!(vn < -s->def.vn_tol)) return nh_sim_impact_graze(s, gi, vn);
+  if ((rc = nh_sim_log_reserve(s))) return rc;
   // other gaps closing at this instant: resolved together (simul.c)
   int k = nh_sim_simul_collect(s, gi);
   if (k >= 2) return nh_sim_simul_impact(s, k, obs, user, applied);
@@ -129,7 +119,7 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
     if ((rc = accumulation(s, gi, t_limit, ratio, vn, obs, user, applied)) || *applied) return rc;
   } else if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, q, v, user)) return NH_STOPPED;
 
-  double Eb = s->stats.energy, Ea; /* the monitor evaluated it at this state */
+  double Eb = s->stats.energy; /* the monitor evaluated it at this state */
   nh_impact_info info;
   memcpy(s->vtmp, v, sizeof(double) * (size_t)nq);
   // M(q) and A(q) are still in scratch from the monitors at this state (energy, residual);
@@ -141,28 +131,49 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
     sim_msg(s, "impact on '%s' at t = %.17g failed: %s", m->gap_names[gi], s->t, nh_status_string(st));
     return st;
   }
+  return nh_sim_impact_done(s, gi, st, &info, Eb, v, obs, user, applied);
+}
+
+/* gap gi reached without approaching (rate vn >= -vn_tol), either form: a graze. At rest
+ * (|vn| <= vn_tol) the contact closes if it pushes; else it rests there, pressed by nothing,
+ * and is not detected again at the rounding of g (events.c). Contacts off: nothing. */
+int nh_sim_impact_graze(nh_sim *s, int gi, double vn) {
+  int rc, closed;
+  s->stats.grazing++;
+  if (!s->def.contact) return 0;
+  if (vn <= s->def.vn_tol &&
+      ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, s->stats.energy, s->t, 0.0, -1.0, &closed)) || closed))
+    return rc;
+  nh_sim_graze_level(s, gi);
+  return 0;
+}
+
+/* after gap gi's impact law (status st >= 0, info; Eb the energy before) moved the state
+ * s->x, either form (v: the velocity part of s->x, NULL in first-order form): the closed
+ * contacts kept, the impact logged, the observer told; then the contact closes, if it pushes,
+ * at rest after it (e = 0, plastic) or bouncing less than the gap resolves (tried only when
+ * the gap's impacts come within NH_CONTACT_ZENO_REL max(1, |t|)); then the Zeno guard */
+int nh_sim_impact_done(nh_sim *s, int gi, int st, const nh_impact_info *info, double Eb, const double *v,
+                       nh_observer_fn obs, void *user, int *applied) {
+  double Ea;
+  int rc, closed;
   s->glev[gi] = 0.0;
   if (s->nact > 0 && (rc = nh_sim_contact_after_impact(s))) return rc; /* the closed contacts */
   if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
-  nh_sim_log_impact(s, gi, st, info.alpha, Eb, Ea, info.vn_before, info.vn_after);
+  nh_sim_log_impact(s, gi, st, info->alpha, Eb, Ea, info->vn_before, info->vn_after);
   s->E_seg = Ea;
   s->C_seg = Ea, s->C_unset = s->half; /* the half-step energy: of the next step */
   s->stats.energy = Ea;
   *applied = 1;
-  if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, q, v, user)) return NH_STOPPED;
+  if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, v, user)) return NH_STOPPED;
   s->tau_imp[gi] = s->t - s->t_imp[gi], s->t_imp[gi] = s->t;
-
-  // at rest after it (e = 0, plastic), or bouncing less than the gap resolves: the contact
-  // closes if it pushes
-  // (the second tried only when the gap's impacts come within NH_CONTACT_ZENO_REL max(1, |t|))
   if (s->def.contact) {
-    const int rest = fabs(info.vn_after) <= NH_CONTACT_REST_REL * fabs(info.vn_before) + s->def.vn_tol;
+    const int rest = fabs(info->vn_after) <= NH_CONTACT_REST_REL * fabs(info->vn_before) + s->def.vn_tol;
     const int close = s->tau_imp[gi] <= NH_CONTACT_ZENO_REL * fmax(1.0, fabs(s->t));
     if ((rest || close) &&
-        (rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, 0.0, rest ? -1.0 : fabs(info.vn_after), &closed)))
+        (rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, 0.0, rest ? -1.0 : fabs(info->vn_after), &closed)))
       return rc;
   }
-
   return nh_sim_zeno_guard(s);
 }
 

@@ -139,24 +139,13 @@ int nh_sim_impact_ap(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
   const nh_model *m = s->model;
   const int nx = s->nx;
   double vn, t_limit, ratio;
-  int rc, closed;
+  int rc;
   *applied = 0;
-  // approaching? (s->dg holds the gap gradients at x)
+  // approaching? (s->dg holds the gap gradients at x); a graze as in impacts.c (contacts off:
+  // no graze level, which would let the ball sink)
   if ((rc = rate_of(s, s->x, gi, &vn))) return rc;
-  if (!(vn < -s->def.vn_tol)) {
-    s->stats.grazing++;
-    if (!s->def.contact) return 0; /* contacts off: as impacts.c (a graze level let the ball sink) */
-    // reached at rest: the contact closes if the flow presses it into the wall
-    if (vn <= s->def.vn_tol &&
-        ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, s->stats.energy, s->t, 0.0, -1.0, &closed)) || closed))
-      return rc;
-    nh_sim_graze_level(s, gi);
-    return 0;
-  }
-  if ((rc = nh_sim_log_reserve(s))) {
-    sim_msg(s, "out of memory for the impact log");
-    return rc;
-  }
+  if (!(vn < -s->def.vn_tol)) return nh_sim_impact_graze(s, gi, vn);
+  if ((rc = nh_sim_log_reserve(s))) return rc;
   if ((rc = refuse_simultaneous(s, gi))) return rc;
   // a Zeno sequence: resolved by closing the contact
   if (s->def.contact && nh_sim_contact_accumulates(s, gi, &t_limit, &ratio)) {
@@ -166,7 +155,6 @@ int nh_sim_impact_ap(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
 
   // the jump x+ = x- + lambda d, checked against its law
   const double Eb = s->stats.energy;
-  double Ea;
   nh_impact_info info;
   memcpy(s->vtmp, s->x, sizeof(double) * (size_t)nx);
   int st = nh_model_impact_ap(m, gi, s->vtmp, NULL, &s->def.impact_tol, s->x, &info, s->imp_work);
@@ -178,24 +166,6 @@ int nh_sim_impact_ap(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
   else if (st < 0)
     sim_msg(s, "impact on '%s' at t = %.17g failed: %s", m->gap_names[gi], s->t, nh_status_string(st));
   if (st < 0) return st;
-  s->glev[gi] = 0.0;
-  if (s->nact > 0 && (rc = nh_sim_contact_after_impact(s))) return rc; /* the closed contacts */
-  if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
-  nh_sim_log_impact(s, gi, st, info.alpha, Eb, Ea, info.vn_before, info.vn_after);
-  s->E_seg = Ea;
-  s->C_seg = Ea, s->C_unset = s->half;
-  s->stats.energy = Ea;
-  *applied = 1;
-  if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, NULL, user)) return NH_STOPPED;
-  s->tau_imp[gi] = s->t - s->t_imp[gi], s->t_imp[gi] = s->t;
-  // at rest after it (restitution 0), or bouncing less than the gap resolves: the contact
-  // closes if the flow presses it (as impacts.c)
-  if (s->def.contact) {
-    const int rest = fabs(info.vn_after) <= NH_CONTACT_REST_REL * fabs(info.vn_before) + s->def.vn_tol;
-    const int close = s->tau_imp[gi] <= NH_CONTACT_ZENO_REL * fmax(1.0, fabs(s->t));
-    if ((rest || close) &&
-        (rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, 0.0, rest ? -1.0 : fabs(info.vn_after), &closed)))
-      return rc;
-  }
-  return nh_sim_zeno_guard(s);
+  // logged, observed, the contact closed if the flow presses it at rest (impacts.c)
+  return nh_sim_impact_done(s, gi, st, &info, Eb, NULL, obs, user, applied);
 }

@@ -253,6 +253,14 @@ int nh_sim_log_reserve(nh_sim *s);
 void nh_sim_log_impact(nh_sim *s, int gi, int st, double alpha, double Eb, double Ea, double vnb, double vna);
 /* impacts.c: the Zeno guard after an impact (NH_ZENO on a burst) */
 int nh_sim_zeno_guard(nh_sim *s);
+/* impacts.c, either form: gap gi reached at rate vn >= -vn_tol, a graze (the contact closes
+ * if at rest and pushed, else the gap rests at its level) */
+int nh_sim_impact_graze(nh_sim *s, int gi, double vn);
+/* impacts.c, either form: after gap gi's impact law (status st >= 0, info, energy before Eb)
+ * moved s->x (v its velocity part, NULL in first-order form): logged, observed, the contact
+ * closed when at rest or accumulating, the Zeno guard */
+int nh_sim_impact_done(nh_sim *s, int gi, int st, const nh_impact_info *info, double Eb, const double *v,
+                       nh_observer_fn obs, void *user, int *applied);
 
 /* vi_impact.c: impacts inside the variational step (spec 003 sec. 3) */
 /* resolve nh_sim_def.impact_step for the method (NH_ERR_ARG and a message when it cannot be) */

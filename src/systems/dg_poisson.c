@@ -166,6 +166,22 @@ int nh_quartic_reduced_state(const double *q, const double *rho, double H, doubl
   return NH_OK;
 }
 
+/* the definition of the almost-Poisson model `name`, x' = P(x) grad H(x) in first-order form:
+ * nx states (names) from x0, H and P with their derivatives Hs and T (Nullable: by finite
+ * differences); the callers add parameters, patterns and user data */
+static nh_model_def ap_def(const char *name, int nx, const char *const *names, const double *x0, nh_hamiltonian_fn H,
+                           nh_poisson_fn P, nh_hamiltonian_hess_fn Hs, nh_poisson_jac_fn T) {
+  nh_model_def d = nh_model_def_default();
+  d.name = name;
+  d.form = NH_FORM_ODE;
+  d.nx = nx;
+  d.state_names = names;
+  d.x0 = x0;
+  d.hamiltonian = H, d.poisson = P;
+  d.hamiltonian_hess = Hs, d.poisson_jac = T;
+  return d;
+}
+
 nh_model *nh_quartic_ap_create(char *msg, size_t msg_size) {
   static const char *names[] = {"x", "w1", "w2", "w3", "z1", "z2", "z3", "xi1", "xi2", "xi3", "eta1", "eta2", "eta3"};
   static const char *pnames[] = {"n", "H"};
@@ -174,16 +190,8 @@ nh_model *nh_quartic_ap_create(char *msg, size_t msg_size) {
   const double pv[2] = {QN, 3.06};
   double x0[QNX];
   nh_quartic_reduced_state(q0, rho_dir, pv[1], x0);
-  nh_model_def d = nh_model_def_default();
-  d.name = "quartic-ap";
-  d.form = NH_FORM_ODE;
-  d.nx = QNX, d.npar = 2;
-  d.state_names = names, d.param_names = pnames, d.param_values = pv;
-  d.x0 = x0;
-  d.hamiltonian = qap_hamiltonian;
-  d.poisson = qap_poisson;
-  d.hamiltonian_hess = qap_hess;
-  d.poisson_jac = qap_poisson_jac;
+  nh_model_def d = ap_def("quartic-ap", QNX, names, x0, qap_hamiltonian, qap_poisson, qap_hess, qap_poisson_jac);
+  d.npar = 2, d.param_names = pnames, d.param_values = pv;
   d.poisson_sparse = qap_poisson_s, d.poisson_jac_sparse = qap_poisson_jac_s;
   d.hamiltonian_degree = 0; /* rational kinetic energy */
   unsigned char pp[QNX * QNX], tp[QNX * QNX];
@@ -244,16 +252,8 @@ nh_model *nh_sleigh_dg_create(const nh_sleigh_dg_params *p, char *msg, size_t ms
   sleigh_ap sp = {1.0 / sqrt(p->m), 1.0 / sqrt(I), p->a * sqrt(p->m) / I};
   const double pv[3] = {p->J, p->a, p->m};
   const double x0[5] = {p->x1, p->x2, p->theta, p->rho1, p->rho2};
-  nh_model_def d = nh_model_def_default();
-  d.name = "sleigh-dg";
-  d.form = NH_FORM_ODE;
-  d.nx = 5, d.npar = 3;
-  d.state_names = names, d.param_names = pnames, d.param_values = pv;
-  d.x0 = x0;
-  d.hamiltonian = sap_hamiltonian;
-  d.poisson = sap_poisson;
-  d.hamiltonian_hess = sap_hess;
-  d.poisson_jac = sap_poisson_jac;
+  nh_model_def d = ap_def("sleigh-dg", 5, names, x0, sap_hamiltonian, sap_poisson, sap_hess, sap_poisson_jac);
+  d.npar = 3, d.param_names = pnames, d.param_values = pv;
   d.hamiltonian_degree = 2;
   /* the entries sap_poisson and sap_poisson_jac set */
   static const unsigned char pp[25] = {0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 1, 0, 1, 0};
@@ -312,16 +312,8 @@ nh_model *nh_suslov_create(const nh_suslov_params *p, char *msg, size_t msg_size
   suslov_ap sp = {p->I11, p->I22, p->I13 / p->I11, p->I23 / p->I22};
   const double pv[4] = {p->I11, p->I22, p->I13, p->I23};
   const double x0[2] = {p->rho1, p->rho2};
-  nh_model_def d = nh_model_def_default();
-  d.name = "suslov";
-  d.form = NH_FORM_ODE;
-  d.nx = 2, d.npar = 4;
-  d.state_names = names, d.param_names = pnames, d.param_values = pv;
-  d.x0 = x0;
-  d.hamiltonian = sus_hamiltonian;
-  d.poisson = sus_poisson;
-  d.hamiltonian_hess = sus_hess;
-  d.poisson_jac = sus_poisson_jac;
+  nh_model_def d = ap_def("suslov", 2, names, x0, sus_hamiltonian, sus_poisson, sus_hess, sus_poisson_jac);
+  d.npar = 4, d.param_names = pnames, d.param_values = pv;
   d.hamiltonian_degree = 2;
   d.user = &sp;
   d.user_size = sizeof sp;
@@ -357,13 +349,6 @@ nh_model *nh_gearbox_ap_create(int rotating, char *msg, size_t msg_size) {
   /* the state of nh_gearbox_create: rho1 = p2 - sin(q3) p1 = (1 + sin^2 q3) p2, rho2 = p3 */
   double s = sin(0.2);
   const double x0[5] = {0.5, -0.3, 0.2, (1.0 + s * s) * 0.4, rotating ? 1.6 : 0.3};
-  nh_model_def d = nh_model_def_default();
-  d.name = "gearbox-ap";
-  d.form = NH_FORM_ODE;
-  d.nx = 5;
-  d.state_names = names;
-  d.x0 = x0;
-  d.hamiltonian = gap_hamiltonian;
-  d.poisson = gap_poisson;
+  nh_model_def d = ap_def("gearbox-ap", 5, names, x0, gap_hamiltonian, gap_poisson, NULL, NULL);
   return nh_model_create(&d, msg, msg_size);
 }
