@@ -7,6 +7,7 @@
  * across elastic impacts (a q-dependent M too), a particle between walls (every crossing
  * found), and the restart mode and the mode's refusals. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -384,8 +385,9 @@ static int test_t20_rod(void) {
  * damper c = 4) with an elastic foot: the damper makes the bounces shorter until one comes
  * less than h after the last; that impact is plastic and the foot stays on the floor. Every
  * impact before keeps the energy to 1e-12 and comes at least h after its predecessor. The
- * restart mode (contact.c's accumulation rule, which needs a geometric series below h) takes
- * thousands of impacts. */
+ * restart mode closes by the chatter rule (contact.c: intervals shrinking at a ratio >= 0.9, a
+ * bounce that would fly less than one step) within a few bounces of it, at the same energy
+ * (its accumulation rule alone, which needs a geometric series below h, took millions). */
 static int test_t20_leg(void) {
   nh_model *m = parse("model leg\ncoordinates y1 y2\nkinetic 1/2*(0.2*y1'^2 + y2'^2)\n"
                       "potential 9.81*(0.2*y1 + y2) + 1/2*1000*(y2 - y1 - 0.5)^2\n"
@@ -397,6 +399,7 @@ static int test_t20_leg(void) {
   ENSURE(s);
   ENSURE(nh_sim_run(s, 4.0, 0, NULL, NULL) == NH_OK);
   const long ni = nh_sim_impact_count(s);
+  const double E_vi = nh_sim_get_stats(s)->energy;
   nh_impact_record r, p = {0};
   double t_prev = -1.0;
   for (long i = 0; i < ni; i++) {
@@ -417,11 +420,16 @@ static int test_t20_leg(void) {
   ENSURE(c.reason == NH_CONTACT_ACCUMULATION && c.t == p.t && c.lambda > 0.0 && nh_sim_contact_closed(s, 0));
   ENSURE(fabs(nh_sim_q(s)[0]) < 1e-12);
   nh_sim_destroy(s);
+  const double t_vi = c.t;
   s = make(m, "del", h, NH_IMPACT_STEP_RESTART, NH_SIMUL_MOST_INFEASIBLE, 0);
   ENSURE(s);
-  ENSURE(nh_sim_run(s, 2.0, 10 * ni, NULL, NULL) == NH_OK); /* (it goes on to millions) */
-  printf("  restart: %ld impacts by t = %.6f\n", nh_sim_impact_count(s), nh_sim_time(s));
-  ENSURE(nh_sim_impact_count(s) == 10 * ni && nh_sim_time(s) < 2.0);
+  ENSURE(nh_sim_run(s, 4.0, 10 * ni, NULL, NULL) == NH_OK);
+  ENSURE(nh_sim_contact_count(s) == 1 && nh_sim_contact_get(s, 0, &c) == NH_OK);
+  printf("  restart: %ld impacts, closed at t = %.6f (%s, ratio %.4f), E(4) - E_vi(4) = %.2g\n", nh_sim_impact_count(s),
+         c.t, nh_contact_reason_name(c.reason), c.ratio, nh_sim_get_stats(s)->energy - E_vi);
+  ENSURE(nh_sim_time(s) == 4.0 && labs(nh_sim_impact_count(s) - ni) <= 5 && fabs(c.t - t_vi) < 5.0 * h);
+  ENSURE(c.reason == NH_CONTACT_CHATTER && c.ratio >= NH_CONTACT_SLOW_RATIO && c.ratio < 1.0 && nh_sim_contact_closed(s, 0));
+  ENSURE(fabs(nh_sim_q(s)[0]) < 1e-12 && fabs(nh_sim_get_stats(s)->energy - E_vi) < 1e-8 * E_vi);
   nh_sim_destroy(s);
   nh_model_destroy(m);
   return 0;

@@ -241,7 +241,10 @@ NH_API int nh_sim_event_get(const nh_sim *sim, long k, nh_event_record *rec);
  * for a fixed-step method, tau_k <= h; or tau_k <= NH_CONTACT_TINY_REL max(1, |t|)), or when
  * it is reached at rest (an impact leaving |dg v| <= NH_CONTACT_REST_REL |dg v-| + vn_tol, or
  * a bounce that would rise less than NH_CONTACT_APEX_REL max(1, |q|) |dg| above the wall,
- * below what the gap resolves, or a graze with |dg v| <= vn_tol), provided the contact then
+ * below what the gap resolves, or a graze with |dg v| <= vn_tol), or when it chatters (its
+ * intervals shrink slowly, r >= NH_CONTACT_SLOW_RATIO, and the bounce an impact leaves would
+ * rise less than the method resolves: atol + rtol max|q| times |dg| for an adaptive method,
+ * the flight of one step |a_n| h^2 / 8 for a fixed-step one), provided the contact then
  * pushes (multiplier > 0). Closing
  * projects v onto ker [A; dg] (the plastic map over the active set: the accumulation's
  * energy is dissipated at once; an accumulation is logged as an impact with status
@@ -256,13 +259,15 @@ NH_API int nh_sim_event_get(const nh_sim *sim, long k, nh_event_record *rec);
 #define NH_CONTACT_TINY_REL 1e-12
 #define NH_CONTACT_REST_REL 1e-9
 #define NH_CONTACT_APEX_REL 1.4210854715202004e-14 /* 64 DBL_EPSILON */
+#define NH_CONTACT_SLOW_RATIO 0.9 /* chatter: the Zeno remainder is at least 9 intervals away */
 
 typedef enum nh_contact_kind { NH_CONTACT_CLOSE = 1, NH_CONTACT_OPEN = 2 } nh_contact_kind;
 typedef enum nh_contact_reason {
   NH_CONTACT_ACCUMULATION = 1, /* close: a Zeno sequence of impacts, resolved plastically */
   NH_CONTACT_REST = 2,         /* close: reached with no normal velocity, pressed into the wall */
   NH_CONTACT_TENSION = 3,      /* open: the contact force would pull */
-  NH_CONTACT_SEPARATION = 4    /* open: an impact on another gap sent it away */
+  NH_CONTACT_SEPARATION = 4,   /* open: an impact on another gap sent it away */
+  NH_CONTACT_CHATTER = 5       /* close: slow chatter, bouncing below what the method resolves */
 } nh_contact_reason;
 
 /* One contact event; x is borrowed from the simulation (valid until it changes). */

@@ -30,6 +30,7 @@ const char *nh_contact_reason_name(int reason) {
   case NH_CONTACT_REST: return "rest";
   case NH_CONTACT_TENSION: return "tension";
   case NH_CONTACT_SEPARATION: return "separation";
+  case NH_CONTACT_CHATTER: return "chatter";
   default: return "unknown";
   }
 }
@@ -223,17 +224,57 @@ static int open_pulling(nh_sim *s) {
   }
 }
 
-/* the height a bounce of normal velocity vn rises above gap gi of the trial contact k, from
+/* the normal acceleration lambda D of gap gi of the trial contact k away from its wall, from
  * its force lambda: the free normal acceleration is -lambda D, D = dg M^-1 dg^T (the column
- * of W for the contact row) */
-static double apex(const nh_sim *s, int gi, int k, double lambda, double vn) {
-  if (s->model->form == NH_FORM_ODE) return vn * vn / (2.0 * lambda); /* lambda = -g'' itself */
-  const double D = nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->dyn.Wc + (size_t)(s->nc + k) * s->nq);
-  return vn * vn / (2.0 * lambda * D);
+ * of W for the contact row); in first-order form lambda = -g'' itself */
+static double normal_accel(const nh_sim *s, int gi, int k, double lambda) {
+  if (s->model->form == NH_FORM_ODE) return lambda;
+  return lambda * nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->dyn.Wc + (size_t)(s->nc + k) * s->nq);
 }
+
+/* the apex test of a trial closing (vn >= 0 the normal speed of the bounce left): the
+ * rounding rule (APEX_ROUND: below NH_CONTACT_APEX_REL max(1, |q|) |dg|, what g resolves)
+ * and/or the chatter rule (APEX_METHOD: below what the method resolves, atol + rtol max|q|
+ * times |dg| for an adaptive method, |a_n| h^2 / 8 for a fixed-step one: a flight shorter
+ * than one step). Returns the reason it closes for (0: it does not) */
+enum { APEX_ROUND = 1, APEX_METHOD = 2 };
+static int apex_test(const nh_sim *s, int gi, int k, double vn, int rules) {
+  const int gd = s->gd;
+  const double an = normal_accel(s, gi, k, s->lamt[k]), ap = vn * vn / (2.0 * an); /* the apex */
+  const double *dg = s->dg + (size_t)gi * gd, ndg = sqrt(nh_la_dot(gd, dg, dg));
+  double qmax = 0.0;
+  for (int j = 0; j < gd; j++) qmax = fmax(qmax, fabs(s->xc[j]));
+  if ((rules & APEX_ROUND) && ap <= NH_CONTACT_APEX_REL * fmax(1.0, qmax) * ndg) return NH_CONTACT_REST;
+  if (!(rules & APEX_METHOD)) return 0;
+  if (s->def.method->flags & NH_METHOD_ADAPTIVE) return ap <= (s->def.atol + s->def.rtol * qmax) * ndg ? NH_CONTACT_CHATTER : 0;
+  return ap <= an * s->def.h * s->def.h / 8.0 ? NH_CONTACT_CHATTER : 0;
+}
+
+static int contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limit, double ratio, double vn_check,
+                         int rules, int *closed);
 
 int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limit, double ratio, double vn_check,
                          int *closed) {
+  return contact_close(s, gi, reason, Eb, t_limit, ratio, vn_check, APEX_ROUND, closed);
+}
+
+int nh_sim_contact_after_bounce(nh_sim *s, int gi, double Eb, double vnb, double vna) {
+  const double tau0 = s->tau_imp[gi];
+  int closed;
+  s->tau_imp[gi] = s->t - s->t_imp[gi], s->t_imp[gi] = s->t;
+  if (!s->def.contact) return 0;
+  const double tau = s->tau_imp[gi], r = tau0 > 0.0 && tau0 < INFINITY && tau < INFINITY ? tau / tau0 : 0.0;
+  const int rest = fabs(vna) <= NH_CONTACT_REST_REL * fabs(vnb) + s->def.vn_tol;
+  const int close = tau <= NH_CONTACT_ZENO_REL * fmax(1.0, fabs(s->t));
+  const int slow = !s->vi && r >= NH_CONTACT_SLOW_RATIO; /* del's variational step: its own rule */
+  if (rest) return contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, 0.0, -1.0, APEX_ROUND, &closed);
+  if (!close && !slow) return 0;
+  return contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, slow ? r : 0.0, fabs(vna),
+                       (close ? APEX_ROUND : 0) | (slow ? APEX_METHOD : 0), &closed);
+}
+
+static int contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limit, double ratio, double vn_check,
+                         int rules, int *closed) {
   const int nq = s->nq, nx = s->nx, gd = s->gd, ode = s->model->form == NH_FORM_ODE;
   int rc;
   *closed = 0;
@@ -246,13 +287,10 @@ int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
   if (!rc) rc = contact_lambda(s, s->t, s->xc, s->lamt);
   int k = 0;
   while (s->act[k] != gi) k++;
-  // vn_check >= 0: only if a bounce at that speed would rise less than the gap's resolution
-  double res = 0.0;
-  if (!rc && vn_check >= 0.0) {
-    for (int j = 0; j < gd; j++) res = fmax(res, fabs(s->xc[j]));
-    res = NH_CONTACT_APEX_REL * fmax(1.0, res) * sqrt(nh_la_dot(gd, s->dg + (size_t)gi * gd, s->dg + (size_t)gi * gd));
-  }
-  if (rc || !(s->lamt[k] > 0.0) || (vn_check >= 0.0 && !(apex(s, gi, k, s->lamt[k], vn_check) <= res))) {
+  // vn_check >= 0: only if a bounce at that speed would rise less than the resolution
+  if (!rc && s->lamt[k] > 0.0 && vn_check >= 0.0 && (reason = apex_test(s, gi, k, vn_check, rules)) == NH_CONTACT_REST)
+    ratio = 0.0; /* the ratio is logged for an accumulation or chatter */
+  if (rc || !(s->lamt[k] > 0.0) || !reason) {
     s->closed[gi] = 0;
     set_active(s);
     return 0;

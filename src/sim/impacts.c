@@ -151,12 +151,12 @@ int nh_sim_impact_graze(nh_sim *s, int gi, double vn) {
 /* after gap gi's impact law (status st >= 0, info; Eb the energy before) moved the state
  * s->x, either form (v: the velocity part of s->x, NULL in first-order form): the closed
  * contacts kept, the impact logged, the observer told; then the contact closes, if it pushes,
- * at rest after it (e = 0, plastic) or bouncing less than the gap resolves (tried only when
- * the gap's impacts come within NH_CONTACT_ZENO_REL max(1, |t|)); then the Zeno guard */
+ * at rest after it, bouncing less than the gap resolves or chattering below what the method
+ * resolves (nh_sim_contact_after_bounce); then the Zeno guard */
 int nh_sim_impact_done(nh_sim *s, int gi, int st, const nh_impact_info *info, double Eb, const double *v,
                        nh_observer_fn obs, void *user, int *applied) {
   double Ea;
-  int rc, closed;
+  int rc;
   s->glev[gi] = 0.0;
   if (s->nact > 0 && (rc = nh_sim_contact_after_impact(s))) return rc; /* the closed contacts */
   if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
@@ -166,14 +166,7 @@ int nh_sim_impact_done(nh_sim *s, int gi, int st, const nh_impact_info *info, do
   s->stats.energy = Ea;
   *applied = 1;
   if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, v, user)) return NH_STOPPED;
-  s->tau_imp[gi] = s->t - s->t_imp[gi], s->t_imp[gi] = s->t;
-  if (s->def.contact) {
-    const int rest = fabs(info->vn_after) <= NH_CONTACT_REST_REL * fabs(info->vn_before) + s->def.vn_tol;
-    const int close = s->tau_imp[gi] <= NH_CONTACT_ZENO_REL * fmax(1.0, fabs(s->t));
-    if ((rest || close) &&
-        (rc = nh_sim_contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, 0.0, rest ? -1.0 : fabs(info->vn_after), &closed)))
-      return rc;
-  }
+  if ((rc = nh_sim_contact_after_bounce(s, gi, Eb, info->vn_before, info->vn_after))) return rc;
   return nh_sim_zeno_guard(s);
 }
 

@@ -287,6 +287,12 @@ int nh_sim_contact_method_ok(const nh_method *m, const nh_model *model);
  * resolution) above the wall. */
 int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limit, double ratio, double vn_check,
                          int *closed);
+/* after an impact of gap gi that moved its normal velocity vnb -> vna (Eb the energy before):
+ * its interval recorded, then it closes if it pushes and is at rest (|vna| <= REST_REL |vnb|
+ * + vn_tol), or its bounce would rise less than the gap resolves (an interval within
+ * NH_CONTACT_ZENO_REL max(1, |t|)) or, chattering (interval ratio >= NH_CONTACT_SLOW_RATIO;
+ * not del's variational step, which has its own rule), less than the method resolves */
+int nh_sim_contact_after_bounce(nh_sim *s, int gi, double Eb, double vnb, double vna);
 /* the accumulation test at an impact of gap gi: 1 (and the limit time, ratio) when its
  * impacts accumulate */
 int nh_sim_contact_accumulates(nh_sim *s, int gi, double *t_limit, double *ratio);

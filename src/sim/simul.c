@@ -199,12 +199,12 @@ void nh_sim_simul_record(const nh_sim *s, long k, nh_impact_record *r) {
 }
 
 /* after the impact: the contacts reached at rest close if they push, as after a single impact
- * (contact.c; a bounce within NH_CONTACT_ZENO_REL of the gap's previous one closes when it
- * would rise less than the gap resolves); a persistent contact that took an impulse keeps its
+ * (nh_sim_contact_after_bounce: also a bounce below the gap's or, chattering, the method's
+ * resolution); a persistent contact that took an impulse keeps its
  * time for the accumulation rule (spec 003 3.6: t_last of every contact that took one) */
 static int close_at_rest(nh_sim *s, int k, double Eb, const double *impulse) {
   nh_sim_simul *w = s->simul;
-  int rc, closed;
+  int rc;
   for (int j = 0; j < k && s->def.contact; j++) {
     const int g = w->idx[j];
     if (w->was_closed[j]) {
@@ -212,12 +212,7 @@ static int close_at_rest(nh_sim *s, int k, double Eb, const double *impulse) {
       continue;
     }
     if (!(w->vnb[j] < -s->def.vn_tol)) continue; /* a contact at rest before: not an impact of its own */
-    s->tau_imp[g] = s->t - s->t_imp[g], s->t_imp[g] = s->t;
-    const int rest = fabs(w->vna[j]) <= NH_CONTACT_REST_REL * fabs(w->vnb[j]) + s->def.vn_tol;
-    const int close = s->tau_imp[g] <= NH_CONTACT_ZENO_REL * fmax(1.0, fabs(s->t));
-    if ((rest || close) &&
-        (rc = nh_sim_contact_close(s, g, NH_CONTACT_REST, Eb, s->t, 0.0, rest ? -1.0 : fabs(w->vna[j]), &closed)))
-      return rc;
+    if ((rc = nh_sim_contact_after_bounce(s, g, Eb, w->vnb[j], w->vna[j]))) return rc;
   }
   return 0;
 }
