@@ -266,7 +266,7 @@ int nh_sim_contact_after_bounce(nh_sim *s, int gi, double Eb, double vnb, double
   const double tau = s->tau_imp[gi], r = tau0 > 0.0 && tau0 < INFINITY && tau < INFINITY ? tau / tau0 : 0.0;
   const int rest = fabs(vna) <= NH_CONTACT_REST_REL * fabs(vnb) + s->def.vn_tol;
   const int close = tau <= NH_CONTACT_ZENO_REL * fmax(1.0, fabs(s->t));
-  const int slow = !s->vi && r >= NH_CONTACT_SLOW_RATIO; /* del's variational step: its own rule */
+  const int slow = !s->vi && r >= NH_CONTACT_SLOW_RATIO && r < 1.0; /* del's variational step: its own rule */
   if (rest) return contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, 0.0, -1.0, APEX_ROUND, &closed);
   if (!close && !slow) return 0;
   return contact_close(s, gi, NH_CONTACT_REST, Eb, s->t, slow ? r : 0.0, fabs(vna),

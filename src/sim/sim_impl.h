@@ -290,7 +290,7 @@ int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
 /* after an impact of gap gi that moved its normal velocity vnb -> vna (Eb the energy before):
  * its interval recorded, then it closes if it pushes and is at rest (|vna| <= REST_REL |vnb|
  * + vn_tol), or its bounce would rise less than the gap resolves (an interval within
- * NH_CONTACT_ZENO_REL max(1, |t|)) or, chattering (interval ratio >= NH_CONTACT_SLOW_RATIO;
+ * NH_CONTACT_ZENO_REL max(1, |t|)) or, chattering (interval ratio in [NH_CONTACT_SLOW_RATIO, 1);
  * not del's variational step, which has its own rule), less than the method resolves */
 int nh_sim_contact_after_bounce(nh_sim *s, int gi, double Eb, double vnb, double vna);
 /* the accumulation test at an impact of gap gi: 1 (and the limit time, ratio) when its
