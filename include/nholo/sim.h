@@ -243,7 +243,7 @@ NH_API int nh_sim_event_get(const nh_sim *sim, long k, nh_event_record *rec);
  * a bounce that would rise less than NH_CONTACT_APEX_REL max(1, |q|) |dg| above the wall,
  * below what the gap resolves, or a graze with |dg v| <= vn_tol), or when it chatters (its
  * intervals shrink slowly, NH_CONTACT_SLOW_RATIO <= r < 1, and the bounce an impact leaves would
- * rise less than the method resolves: atol + rtol max|q| times |dg| for an adaptive method,
+ * rise less than the method resolves: |dg_j (atol + rtol |q_j|)| for an adaptive method,
  * the flight of one step |a_n| h^2 / 8 for a fixed-step one), provided the contact then
  * pushes (multiplier > 0). Closing
  * projects v onto ker [A; dg] (the plastic map over the active set: the accumulation's
