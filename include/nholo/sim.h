@@ -277,7 +277,7 @@ typedef struct nh_contact_record {
   int kind;           /* nh_contact_kind */
   int reason;         /* nh_contact_reason */
   double t_limit;     /* an accumulation: its extrapolated limit t + tau r / (1 - r); else t */
-  double ratio;       /* an accumulation: the measured interval ratio r; else 0 */
+  double ratio;       /* an accumulation or chatter: the measured interval ratio r; else 0 */
   double lambda;      /* the contact multiplier (normal force) here: > 0 closing, <= 0 opening */
   double energy_before, energy_after; /* across the closing (the energy the accumulation dissipated) */
   const double *x;    /* (nx) the state after the event */

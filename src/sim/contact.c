@@ -235,8 +235,9 @@ static double normal_accel(const nh_sim *s, int gi, int k, double lambda) {
 /* the apex test of a trial closing (vn >= 0 the normal speed of the bounce left): the
  * rounding rule (APEX_ROUND: below NH_CONTACT_APEX_REL max(1, |q|) |dg|, what g resolves)
  * and/or the chatter rule (APEX_METHOD: below what the method resolves, the 2-norm of
- * dg_j (atol + rtol |q_j|) for an adaptive method (its error test's scale per coordinate), |a_n| h^2 / 8 for a fixed-step one: a flight shorter
- * than one step). Returns the reason it closes for (0: it does not) */
+ * dg_j (atol + rtol |q_j|) for an adaptive method, its error test's scale per coordinate;
+ * |a_n| h^2 / 8 for a fixed-step one, the apex of a flight of one step). Returns the reason
+ * it closes for (0: it does not) */
 enum { APEX_ROUND = 1, APEX_METHOD = 2 };
 static int apex_test(const nh_sim *s, int gi, int k, double vn, int rules) {
   const int gd = s->gd;
@@ -248,7 +249,10 @@ static int apex_test(const nh_sim *s, int gi, int k, double vn, int rules) {
   if (!(rules & APEX_METHOD)) return 0;
   if (s->def.method->flags & NH_METHOD_ADAPTIVE) { /* the error test's scale per coordinate, seen through dg */
     double res = 0.0;
-    for (int j = 0; j < gd; j++) res += pow(dg[j] * (s->def.atol + s->def.rtol * fabs(s->xc[j])), 2.0);
+    for (int j = 0; j < gd; j++) {
+      const double e = dg[j] * (s->def.atol + s->def.rtol * fabs(s->xc[j]));
+      res += e * e;
+    }
     return ap <= sqrt(res) ? NH_CONTACT_CHATTER : 0;
   }
   return ap <= an * s->def.h * s->def.h / 8.0 ? NH_CONTACT_CHATTER : 0;
