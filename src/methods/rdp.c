@@ -32,7 +32,11 @@
  * (q, v), and partial steps and impacts need no special care. Unknowns z = (u, xi, nu); Newton
  * with a forward-difference Jacobian (step RDP_FD_STEP), from z = (nodal velocity, 0); the
  * factored Jacobian is kept across steps of the same h while it contracts the residual by
- * RDP_CONTRACT per iteration (a simplified Newton: the equations change little per step). */
+ * RDP_CONTRACT per iteration (a simplified Newton: the equations change little per step).
+ * Units: every row of the residual is judged relative to the magnitude of its own terms and
+ * every finite-difference step is relative to its unknown's magnitude (rdp_scales), so that a
+ * change of units (masses, lengths) changes neither the iterations nor the acceptance. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +48,17 @@
 #include "model/model_impl.h"
 
 #define RDP_FD_STEP 1e-7   /* relative forward-difference step of the Newton Jacobian */
+/* Newton's residual and finite-difference steps are relative to magnitudes in the model's own
+ * units (rdp_scales), with E = max(z^T M_red z, sum_a p_a^2 / M_aa) (p the k-1 column's
+ * momentum and force terms) the energy scale of the step and vs_a = sqrt(E / M_aa) the
+ * velocity scale of unknown a: a momentum row a to max(sum_b |M_ab z_b| (through dtau^-1 for
+ * the group rows), |p_a|, h/2 |f_a|, h (1-alpha) |d_r l_a|, sum_k |mu_ka nu_k|, sqrt(M_aa E)),
+ * a constraint row k to sum_a |mu_ka| max(|z_a|, vs_a), the step of a velocity unknown to
+ * RDP_FD_STEP max(|z_a|, vs_a) and of a multiplier to RDP_FD_STEP max(|nu_k|, E / sum_a
+ * |mu_ka| vs_a) (the floors vs_a and E / ...: the magnitudes an unknown has at the step's
+ * energy, so that an unknown passing through 0 keeps a step). Scales are floored by
+ * RDP_SCALE_FLOOR only to stay positive when every term is 0 (the residual is 0 then too). */
+#define RDP_SCALE_FLOOR DBL_MIN
 #define RDP_PIVOT_TOL 1e-14
 /* a Jacobian kept from an earlier step is used while it reduces the residual by this factor
  * per iteration; otherwise it is recomputed */
@@ -63,13 +78,14 @@ typedef struct rdp_ws {
   int *piv, *kpiv;
   double *Jvalid, *Jh;          /* the LU factors in J are reusable (1) for the step Jh */
   double *z, *zt, *R, *Rt, *qe, *pu, *pxi, *fr, *fb, *y, *f, *tmp; /* vectors */
+  double *pmag, *S, *zs;        /* k-1 momentum terms' magnitude (nr); row scales, unknown scales (nz) */
   double *racache;              /* (ns + 1) the r_k+a of w->Mr, w->mua, w->dM; last entry: valid */
 } rdp_ws;
 
 static size_t rdp_work_size(const nh_model *mo) {
   size_t n = (size_t)mo->nq, m = (size_t)mo->nc, nr = n, nz = n + m;
   return 2 * n * n + m * n + n * n * n + nh_model_deriv_work_size(mo) + nr * nr + 3 * m * nr + n +
-         2 * nz * nz + 2 * nz + 4 * nz + 8 * n + 2 * n + n + 1 + 2 + 16;
+         2 * nz * nz + 2 * nz + 4 * nz + 8 * n + 2 * n + n + 1 + 2 + n + 2 * nz + 16;
 }
 
 static void rdp_carve(nh_stepper *s, rdp_ws *w) {
@@ -107,6 +123,9 @@ static void rdp_carve(nh_stepper *s, rdp_ws *w) {
   w->f = p, p += n;
   w->tmp = p, p += n;
   w->racache = p, p += n + 1;
+  w->pmag = p, p += n;
+  w->S = p, p += nz;
+  w->zs = p, p += nz;
 }
 
 /* dtau^-1_v for the chosen retraction (exp optionally truncated, eq. 42) */
@@ -175,9 +194,43 @@ static int node_force(const nh_model *mo, rdp_ws *w, double t, const double *q, 
   return 0;
 }
 
-/* the residual of (R1), (R2), (C) at z; inputs: r_k (rk), k-1 momenta w->pu, w->pxi (incl. h/2 f) */
+/* the scales of the residual's rows (w->S) and of the unknowns (w->zs) at z (RDP_SCALE_FLOOR);
+ * after rdp_residual has set w->Mr, w->mua, w->y, w->dr at z; Di = dtau^-1_{h xi} */
+static void rdp_scales(rdp_ws *w, double h, double al, const double *z, const double *Di) {
+  const int ns = w->ns, nr = w->nr, m = w->m;
+  const double *Mr = w->Mr, *nu = z + nr;
+  double e = nh_la_dot(nr, z, w->y), ym[3], md[64 + 3];
+  for (int a = 0; a < nr; a++) md[a] = fmax(Mr[a * nr + a], RDP_SCALE_FLOOR); /* M_red is positive definite */
+  for (int a = 0; a < nr; a++) e = fmax(e, w->pmag[a] * w->pmag[a] / md[a]);
+  // velocity scales; the magnitudes of the terms of M_red z and of the reactions mu^T nu
+  for (int a = 0; a < nr; a++) {
+    double t = 0.0, r = 0.0;
+    for (int b = 0; b < nr; b++) t += fabs(Mr[a * nr + b] * z[b]);
+    for (int k = 0; k < m; k++) r += fabs(w->muk[(size_t)k * nr + a] * nu[k]);
+    w->zs[a] = fmax(fabs(z[a]), sqrt(e / md[a]));
+    w->S[a] = fmax(fmax(r, w->pmag[a]), sqrt(md[a] * e));
+    if (a < ns) w->S[a] = fmax(fmax(w->S[a], t), h * (1.0 - al) * fabs(w->dr[a]));
+    else ym[a - ns] = t;
+  }
+  for (int i = 0; i < 3; i++)
+    w->S[ns + i] = fmax(w->S[ns + i], fabs(Di[i]) * ym[0] + fabs(Di[3 + i]) * ym[1] + fabs(Di[6 + i]) * ym[2]);
+  // constraint rows: |mu_k| against the velocity scales; the multipliers' scales
+  for (int k = 0; k < m; k++) {
+    double c = 0.0, cv = 0.0;
+    for (int a = 0; a < nr; a++) {
+      c += fabs(w->mua[(size_t)k * nr + a]) * w->zs[a];
+      cv += fabs(w->mua[(size_t)k * nr + a]) * sqrt(e / md[a]);
+    }
+    w->S[nr + k] = c;
+    w->zs[nr + k] = fmax(fabs(nu[k]), e / fmax(cv, RDP_SCALE_FLOOR));
+  }
+  for (int i = 0; i < w->nz; i++) w->S[i] = fmax(w->S[i], RDP_SCALE_FLOOR), w->zs[i] = fmax(w->zs[i], RDP_SCALE_FLOOR);
+}
+
+/* the residual of (R1), (R2), (C) at z; inputs: r_k (rk), k-1 momenta w->pu, w->pxi (incl. h/2 f);
+ * with scales != 0 also w->S and w->zs (rdp_scales) */
 static int rdp_residual(nh_stepper *s, rdp_ws *w, const double *rk, double h, const double *z,
-                        double *R) {
+                        double *R, int scales) {
   const nh_model *mo = s->model;
   const int ns = w->ns, nr = w->nr, m = w->m;
   const double al = s->opts.alpha;
@@ -206,6 +259,7 @@ static int rdp_residual(nh_stepper *s, rdp_ws *w, const double *rk, double h, co
     nh_la_axpy(nr, -nu[k], w->muk + (size_t)k * nr, R);
     R[nr + k] = nh_la_dot(nr, w->mua + (size_t)k * nr, z);
   }
+  if (scales) rdp_scales(w, h, al, z, Di);
   return 0;
 }
 
@@ -252,14 +306,15 @@ static int rdp_step(nh_stepper *s, double t, const double *x0, double h, double 
   if ((rc = node_force(mo, &w, t, q0, v0, w.fr, w.fb))) return rc;
   for (int j = 0; j < ns; j++) w.pu[j] = w.y[j] + 0.5 * h * w.fr[j];
   for (int i = 0; i < 3; i++) w.pxi[i] = w.y[ns + i] + 0.5 * h * w.fb[i];
+  for (int a = 0; a < nr; a++) w.pmag[a] = fmax(fabs(w.y[a]), 0.5 * h * fabs(a < ns ? w.fr[a] : w.fb[a - ns]));
 
-  // Newton on z = (u, xi, nu)
-  const double scale = 1.0 + nh_la_norm_inf(nr, w.y);
+  // Newton on z = (u, xi, nu), each row relative to its terms (rdp_scales)
   double res = INFINITY, res_prev = INFINITY;
   int it;
   for (it = 0;; it++) {
-    if ((rc = rdp_residual(s, &w, rk, h, w.z, w.R))) return rc;
-    res = nh_la_norm_inf(nz, w.R) / scale;
+    if ((rc = rdp_residual(s, &w, rk, h, w.z, w.R, 1))) return rc;
+    res = 0.0;
+    for (int i = 0; i < nz; i++) res = fmax(res, fabs(w.R[i]) / w.S[i]);
     if (res <= RDP_TIGHT * s->opts.newton_tol || it >= s->opts.newton_max_iter) break;
     if (res <= s->opts.newton_tol && res > 0.5 * res_prev) break; /* the floor */
     int keep = *w.Jvalid == 1.0 && *w.Jh == h && !(res > RDP_CONTRACT * res_prev);
@@ -271,10 +326,10 @@ static int rdp_step(nh_stepper *s, double t, const double *x0, double h, double 
     }
     *w.Jvalid = 0.0;
     for (int j = 0; j < nz; j++) {
-      double dz = RDP_FD_STEP * fmax(1.0, fabs(w.z[j]));
+      double dz = RDP_FD_STEP * w.zs[j]; /* relative to the unknown's magnitude, floored (rdp_scales) */
       memcpy(w.zt, w.z, sizeof(double) * (size_t)nz);
       w.zt[j] += dz;
-      if ((rc = rdp_residual(s, &w, rk, h, w.zt, w.Rt))) return rc;
+      if ((rc = rdp_residual(s, &w, rk, h, w.zt, w.Rt, 0))) return rc;
       for (int i = 0; i < nz; i++) w.J[i * nz + j] = (w.Rt[i] - w.R[i]) / dz;
     }
     if (nh_la_lu(nz, w.J, w.piv, RDP_PIVOT_TOL) != NH_OK) {
