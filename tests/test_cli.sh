@@ -818,11 +818,19 @@ done
 # is below 8 ulps of q and its residual, 3.1e-12 of the terms at rest, within the rounding of
 # M (q1 - q0)/h); a limit of 1 iteration fails ----------------------------------------------
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 >"$T/tx" 2>"$T/err" \
-  && grep -q "^status: NH_OK$" "$T/tx" && grep -q "^solver: 1.02 iterations per step (max 2)" "$T/tx" \
+  && grep -q "^status: NH_OK$" "$T/tx" && grep -q "^solver: 1.02 iterations per solve (max 2) in 50 solves" "$T/tx" \
   && ok "del runs the CGS TREX model at the default --newton-tol" || bad "del TREX default tolerance: $(cat "$T/err" "$T/tx")"
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-tol 1e-17 >"$T/tx" 2>"$T/err" \
-  && grep -q "^status: NH_OK$" "$T/tx" && grep -q "^solver: 2.00 iterations per step (max 2), max residual 3.065e-12" "$T/tx" \
+  && grep -q "^status: NH_OK$" "$T/tx" && grep -q "^solver: 2.00 iterations per solve (max 2) in 50 solves, max residual 3.065e-12" "$T/tx" \
   && ok "--newton-tol 1e-17: del stops at the round-off iterate" || bad "--newton-tol 1e-17: $(cat "$T/err" "$T/tx")"
+# the solver line counts every solve, the partial steps of event location too (del to t = 2:
+# 147 impacts, 3730 solves in 2147 steps; per step it read 3.49 with a most of 3 in one solve)
+"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 2 >"$T/tx" 2>"$T/err" \
+  && grep -q "^solver: 2.01 iterations per solve (max 3) in 3730 solves," "$T/tx" \
+  && "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 2 --json >"$T/txj" 2>"$T/err" \
+  && awk -v i="$(num solver_iterations "$T/txj")" -v n="$(num solver_solves "$T/txj")" -v k="$(num solver_max_iterations "$T/txj")" \
+       -v s="$(num steps "$T/txj")" -v e="$(num evaluations "$T/txj")" 'BEGIN { exit !(i == 7492 && n == e && n > s && i <= k * n) }' \
+  && ok "del on TREX with impacts: iterations per solve within the most of one solve" || bad "solver counts: $(cat "$T/err" "$T/tx" "$T/txj")"
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-max-iter 1 >"$T/tx" 2>"$T/err"
 grep -q "^status: NH_ERR_NO_CONVERGENCE" "$T/tx" && ok "--newton-max-iter 1: del on TREX does not converge" || bad "--newton-max-iter 1: $(cat "$T/err" "$T/tx")"
 # ---- an elastic contact chattering through damping elsewhere (TREX's pressed foot, small): a

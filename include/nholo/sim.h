@@ -155,12 +155,16 @@ typedef struct nh_sim_stats {
   double max_energy_rel_error;  /* max |E - E_seg| / |E_seg| where E_seg = energy after the last impact */
   double max_constraint_residual; /* max |A v| at step ends */
   double max_event_gap;         /* max |g| at located impacts */
-  /* implicit methods (rdp, del, gni with a configuration-dependent M): Newton iterations */
+  /* implicit methods (rdp, del, gni with a configuration-dependent M): Newton iterations over
+   * every nonlinear solve, of accepted and rejected steps and of the partial steps of event
+   * location alike (a step may solve twice: gni's midpoint start), so that
+   * solver_iterations / solver_solves <= solver_max_iterations */
   long solver_iterations;       /* total */
-  int solver_max_iterations;    /* most in one step */
-  int solver_last_iterations;   /* in the last step (read it from an observer for per-step values) */
-  double solver_last_residual;  /* final residual of the last step */
-  double solver_max_residual;   /* largest final residual of a step */
+  long solver_solves;           /* solves, total (>= steps for a method that solves every step) */
+  int solver_max_iterations;    /* most in one solve */
+  int solver_last_iterations;   /* in the last solve (read it from an observer for per-step values) */
+  double solver_last_residual;  /* final residual of the last solve */
+  double solver_max_residual;   /* largest final residual of a solve */
   /* The method's conserved quantity C: gni and shake (NH_METHOD_HALF_STEP) the half-step
    * energy 1/2 v_k+1/2 . p_k+1/2 of each step, v_k+1/2 = (q_k+1 - q_k)/h and p_k+1/2 the
    * method's momentum of the step (M v_k+1/2 for a constant M); other methods the nodal

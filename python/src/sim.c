@@ -483,14 +483,14 @@ static PyObject *sim_stats(PySim *self, PyObject *unused) {
   (void)unused;
   if (!sim_ready(self)) return NULL;
   const nh_sim_stats *s = nh_sim_get_stats(self->sim);
-  return Py_BuildValue("{s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:d,s:d,s:d,s:l,s:i,s:i,s:d,s:d,s:d,s:d,s:d,s:O}", "steps",
+  return Py_BuildValue("{s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:d,s:d,s:d,s:l,s:l,s:i,s:i,s:d,s:d,s:d,s:d,s:d,s:O}", "steps",
                        s->steps, "rejected", s->rejected, "evals", s->evals, "impacts", s->impacts, "grazing",
                        s->grazing, "events_located", s->events_located, "energy_initial", s->energy_initial, "energy",
                        s->energy, "max_energy_rel_error", s->max_energy_rel_error, "max_constraint_residual",
                        s->max_constraint_residual, "max_event_gap", s->max_event_gap, "solver_iterations",
-                       s->solver_iterations, "solver_max_iterations", s->solver_max_iterations,
-                       "solver_last_iterations", s->solver_last_iterations, "solver_last_residual",
-                       s->solver_last_residual, "solver_max_residual", s->solver_max_residual, "conserved_initial",
+                       s->solver_iterations, "solver_solves", s->solver_solves, "solver_max_iterations",
+                       s->solver_max_iterations, "solver_last_iterations", s->solver_last_iterations,
+                       "solver_last_residual", s->solver_last_residual, "solver_max_residual", s->solver_max_residual, "conserved_initial",
                        s->conserved_initial, "conserved", s->conserved, "max_conserved_rel_error",
                        s->max_conserved_rel_error, "conserves", s->conserves ? Py_True : Py_False);
 }

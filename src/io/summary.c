@@ -87,7 +87,7 @@ static int gather(const nh_summary *s, totals *t) {
     const nh_sim_stats *p = nh_sim_get_stats(s->phases[k]);
     t->st.steps += p->steps, t->st.rejected += p->rejected, t->st.evals += p->evals;
     t->st.impacts += p->impacts, t->st.grazing += p->grazing, t->st.events_located += p->events_located;
-    t->st.solver_iterations += p->solver_iterations;
+    t->st.solver_iterations += p->solver_iterations, t->st.solver_solves += p->solver_solves;
     t->st.max_energy_rel_error = fmax(t->st.max_energy_rel_error, p->max_energy_rel_error);
     t->st.max_constraint_residual = fmax(t->st.max_constraint_residual, p->max_constraint_residual);
     t->st.max_event_gap = fmax(t->st.max_event_gap, p->max_event_gap);
@@ -281,6 +281,7 @@ int nh_summary_write_json(FILE *f, const nh_summary *s) {
     nh_json_field_num(f, "max_constraint_residual", st->max_constraint_residual);
     nh_json_field_num(f, "max_event_gap", st->max_event_gap);
     nh_json_field_num(f, "solver_iterations", (double)st->solver_iterations);
+    nh_json_field_num(f, "solver_solves", (double)st->solver_solves);
     nh_json_field_num(f, "solver_max_iterations", (double)st->solver_max_iterations);
     nh_json_field_num(f, "solver_last_residual", st->solver_last_residual);
     nh_json_field_num(f, "solver_max_residual", st->solver_max_residual);
@@ -350,10 +351,10 @@ static void text_mechanical(FILE *f, const nh_summary *s, const totals *t) {
             exact ? "" : " on this model: that needs V = 0, a constant M, no forces and elastic impacts",
             st->max_conserved_rel_error);
   }
-  if (st->solver_iterations > 0)
-    fprintf(f, "solver: %.2f iterations per step (max %d), max residual %.3e\n",
-            (double)st->solver_iterations / (double)(st->steps > 0 ? st->steps : 1), st->solver_max_iterations,
-            st->solver_max_residual);
+  if (st->solver_iterations > 0) /* per solve: partial and rejected steps solve too */
+    fprintf(f, "solver: %.2f iterations per solve (max %d) in %ld solve%s, max residual %.3e\n",
+            (double)st->solver_iterations / (double)(st->solver_solves > 0 ? st->solver_solves : 1),
+            st->solver_max_iterations, st->solver_solves, st->solver_solves == 1 ? "" : "s", st->solver_max_residual);
   long n = 0, shown = 0;
   for (int p = 0; p < s->nphases; p++) {
     const nh_model *m = nh_sim_model(s->phases[p]);

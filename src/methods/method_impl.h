@@ -26,12 +26,13 @@ typedef struct nh_stepper {
   nh_method_opts opts; /* options of the structure-preserving methods */
   int restart;       /* set by the driver when the state was set from outside (set_state): a
                         method with internal state (hidden momentum, previous step) starts anew */
-  /* nonlinear solves of implicit methods: totals, and the last step's */
+  /* nonlinear solves of implicit methods (one per nh_stepper_solved): totals, and the last's */
   long iters;        /* Newton iterations, total */
-  int max_iters;     /* most in one step */
-  int last_iters;    /* in the last step */
-  double last_res;   /* final residual of the last step */
-  double max_res;    /* largest final residual of a step */
+  long solves;       /* solves, total */
+  int max_iters;     /* most in one solve */
+  int last_iters;    /* in the last solve */
+  double last_res;   /* final residual of the last solve */
+  double max_res;    /* largest final residual of a solve */
   char msg[256];     /* detail of the last failure */
   /* What a step may leave for the driver's monitors at its end state: M(q1) (nq x nq) and
    * A(q1) (nc x nq), valid for the x1 it wrote when end_x == x1 (the driver clears end_x
@@ -118,9 +119,11 @@ extern const nh_method nh_method_shake;
 extern const nh_method nh_method_del;
 extern const nh_method nh_method_rdp;
 
-/* record one step's Newton iterations and final residual in the stepper's statistics */
+/* record one solve's Newton iterations and final residual in the stepper's statistics (every
+ * solve of a step, accepted or not, of a full or a partial step) */
 static inline void nh_stepper_solved(nh_stepper *s, int iters, double res) {
   s->iters += iters;
+  s->solves++;
   if (iters > s->max_iters) s->max_iters = iters;
   s->last_iters = iters;
   s->last_res = res;

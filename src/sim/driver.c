@@ -53,6 +53,7 @@ static int emit_outputs(nh_sim *s, double h, const double *x1, nh_observer_fn ob
 SIM_INLINE void solver_stats(nh_sim *s) {
   s->stats.evals = s->st.evals;
   s->stats.solver_iterations = s->st.iters;
+  s->stats.solver_solves = s->st.solves;
   s->stats.solver_max_iterations = s->st.max_iters;
   s->stats.solver_last_iterations = s->st.last_iters;
   s->stats.solver_last_residual = s->st.last_res;

@@ -345,7 +345,7 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
   s->stats.conserves = s->conserves;
   s->stats.conserved = s->stats.conserved_initial = s->half ? 0.0 : s->stats.energy_initial;
   s->st.restart = 1;
-  s->st.iters = 0, s->st.max_iters = 0, s->st.last_iters = 0;
+  s->st.iters = 0, s->st.solves = 0, s->st.max_iters = 0, s->st.last_iters = 0;
   s->st.last_res = 0.0, s->st.max_res = 0.0;
   s->nlog = 0;
   s->nev = 0;
