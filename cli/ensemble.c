@@ -88,7 +88,9 @@ static void ensemble_help(void) {
          "an option's value follows it or is joined to it by '=' (--members 1000 or --members=1000)\n"
          "\nexample: nholo ensemble penny --method exact --impacts 20 --vary theta=uniform:0:6.28 --members 1000\n"
          "under MPI: mpirun -np P nholo ensemble ... --out FILE.h5 splits the members over P ranks\n"
-         "exit status: 0 success (members that failed are in the CSV), 1 the ensemble failed, 2 bad input.\n");
+         "exit status: 0 success (members that failed are in the CSV), 1 the ensemble failed, 2 bad input,\n"
+         "4 members left their method's regime (NH_DRIFT, as 'nholo run': they completed and are in the\n"
+         "statistics, counted as drifted).\n");
 }
 
 /* ---- options ------------------------------------------------------------------------ */
@@ -461,8 +463,9 @@ static void print_stats(const ens_opts *o, const nh_model *m, const nh_ensemble_
     nh_json_str(stdout, o->model);
     printf(", \"method\": ");
     nh_json_str(stdout, method);
-    printf(", \"members\": %ld, \"ok\": %ld, \"failed\": %ld, \"seed\": %ld, \"threads\": %d, \"final\": {",
-           st->members, st->ok, st->failed, o->seed, st->threads);
+    printf(", \"members\": %ld, \"ok\": %ld, \"failed\": %ld, \"drifted\": %ld, \"seed\": %ld, \"threads\": %d, "
+           "\"final\": {",
+           st->members, st->ok, st->failed, st->drifted, o->seed, st->threads);
     for (int k = 0; k < st->nx; k++) {
       printf("%s", k ? ", " : "");
       nh_json_str(stdout, m->state_names[k]);
@@ -483,8 +486,10 @@ static void print_stats(const ens_opts *o, const nh_model *m, const nh_ensemble_
     printf("}\n");
     return;
   }
-  printf("ensemble: %s, %s, %ld members (%ld ok, %ld failed), seed %ld, %d thread%s", o->model, method,
-         st->members, st->ok, st->failed, o->seed, st->threads, st->threads == 1 ? "" : "s");
+  // ok counts the members that completed, the drifted ones among them (said when there are any)
+  printf("ensemble: %s, %s, %ld members (%ld ok", o->model, method, st->members, st->ok);
+  if (st->drifted > 0) printf(" (%ld drifted: NH_DRIFT)", st->drifted);
+  printf(", %ld failed), seed %ld, %d thread%s", st->failed, o->seed, st->threads, st->threads == 1 ? "" : "s");
   if (st->ranks > 1) printf(" on each of %d ranks", st->ranks);
   printf("\n");
   printf("final state over the members that ended well:\n  %-12s %23s %23s %23s %23s\n", "", "mean", "variance",
@@ -578,9 +583,14 @@ static int ensemble_main(ens_opts *o) {
     return CLI_FAILED;
   }
   print_stats(o, model, &st, nh_method_name(method));
+  // drifted members: a warning, with the exit status `nholo run` gives NH_DRIFT
+  const int code = st.drifted > 0 ? nh_status_exit_code(NH_DRIFT) : CLI_OK;
+  if (st.drifted > 0)
+    fprintf(stderr, "nholo: %ld of %ld members ended with NH_DRIFT: %s; they completed and are in the statistics\n",
+            st.drifted, st.members, nh_status_string(NH_DRIFT));
   nh_ensemble_stats_free(&st);
   nh_model_destroy(model);
-  return CLI_OK;
+  return code;
 }
 
 int cmd_ensemble(int argc, char **argv) {

@@ -674,6 +674,32 @@ rc=$?
   && [ "$(awk -F, 'NR > 1 { printf "%s;%s ", $2, $3 }' "$T/grid.csv")" = "0;-1 0;0 0;1 0.25;-1 0.25;0 0.25;1 0.5;-1 0.5;0 0.5;1 0.75;-1 0.75;0 0.75;1 1;-1 1;0 1;1 " ] \
   && grep -q '"members": 15, "ok": 15, "failed": 0' "$T/gj" \
   && ok "ensemble: a 5 x 3 grid sweep of the sleigh, values exact, in order" || bad "ensemble grid: $(cat "$T/err") $(head -3 "$T/grid.csv")"
+# members that end with NH_DRIFT (gni's paper start on the sleigh at h = 0.05 leaves its regime
+# for omega >= 0.9) completed: ok, counted as drifted, in the statistics (min and max of the
+# CSV's eight final states: x_dot's max 2.34 is a drifted one's), the exit status that of `nholo run`
+# for NH_DRIFT (4), a line on stderr
+DR="sleigh --method gni --start paper --dt 0.05 --t-end 5 --vary omega=grid:0.1:2:8"
+"$NHOLO" run sleigh --method gni --start paper --dt 0.05 --t-end 5 >/dev/null 2>&1
+rrc=$?
+"$NHOLO" ensemble $DR --out "$T/drift.csv" --json >"$T/dj" 2>"$T/err"
+rc=$?
+col() { awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$T/drift.csv"; }
+jget() { sed -n "s/.*\"$1\": {\"mean\": [^,]*, \"var\": [^,]*, \"min\": \([^,]*\), \"max\": \([^}]*\)}.*/\1 \2/p" "$T/dj"; }
+[ "$rrc" -eq 4 ] && [ "$rc" -eq 4 ] && grep -q '"members": 8, "ok": 8, "failed": 0, "drifted": 5,' "$T/dj" \
+  && [ "$(col status | tr '\n' ' ')" = "NH_OK NH_OK NH_OK NH_DRIFT NH_DRIFT NH_DRIFT NH_DRIFT NH_DRIFT " ] \
+  && [ "$(cat "$T/err")" = "nholo: 5 of 8 members ended with NH_DRIFT: left the method's regime: its conserved quantity drifted (NH_DRIFT_TOL); they completed and are in the statistics" ] \
+  && col final_x_dot | awk -v mm="$(jget x_dot)" 'BEGIN { split(mm, w, " ") } NR == 1 || $1 < lo { lo = $1 } NR == 1 || $1 > hi { hi = $1 }
+       END { exit !(NR == 8 && lo == w[1] + 0 && hi == w[2] + 0 && hi > 2) }' \
+  && ok "ensemble: 5 of 8 members drift (NH_DRIFT): ok, drifted 5, in the statistics, exit 4 as nholo run" \
+  || bad "ensemble with drifting members (exit $rc, run $rrc): $(cat "$T/err" "$T/dj")"
+"$NHOLO" ensemble $DR >"$T/dt" 2>/dev/null
+rc=$?
+"$NHOLO" ensemble sleigh --method rk4 --dt 0.05 --t-end 5 --vary omega=grid:0.1:2:8 >"$T/dt0" 2>"$T/err"
+rc0=$?
+[ "$rc" -eq 4 ] && grep -q "^ensemble: sleigh, gni, 8 members (8 ok (5 drifted: NH_DRIFT), 0 failed), seed 1," "$T/dt" \
+  && [ "$rc0" -eq 0 ] && [ ! -s "$T/err" ] && grep -q "^ensemble: sleigh, rk4, 8 members (8 ok, 0 failed), seed 1," "$T/dt0" \
+  && ok "ensemble: the summary says how many drifted; without drift it is as before, exit 0" \
+  || bad "ensemble drift summary (exit $rc, $rc0): $(cat "$T/dt" "$T/dt0" "$T/err")"
 
 # ---- TREX (Seghete & Murphey Sec. VII-B; docs/trex.md) ------------------------------------
 "$NHOLO" check "$SRC/examples/trex.nh" --set drop=0 >"$T/tc" 2>"$T/err" && grep -q "contacts at the initial configuration (|g| <= 1e-09): tail footL" "$T/tc" \

@@ -182,7 +182,7 @@ static int test_member_failure(void) {
   d.nvar = 1;
   nh_ensemble_stats s;
   ENSURE(nh_ensemble_run(&d, NULL, &s, msg, sizeof msg) == NH_OK);
-  ENSURE(s.members == 100 && s.failed > 50 && s.ok > 0 && s.ok + s.failed == 100);
+  ENSURE(s.members == 100 && s.failed > 50 && s.ok > 0 && s.ok + s.failed == 100 && s.drifted == 0);
   nh_ensemble_stats_free(&s);
   /* every member off the table: no statistics (NaN), not zeros */
   ENSURE(nh_ensemble_parse_var("x=uniform:4:5", &v[0], msg, sizeof msg) == NH_OK);
@@ -197,6 +197,66 @@ static int test_member_failure(void) {
   ENSURE(strcmp(msg, "ensemble: 'x' is a parameter and no build callback is given") == 0);
   v[0].target = NH_VARY_STATE, v[0].index = 8;
   ENSURE(nh_ensemble_run(&d, NULL, &s, msg, sizeof msg) == NH_ERR_ARG);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* a sleigh of the member's omega (the ensemble's build callback) */
+static int build_sleigh(const double *values, nh_model **model, char *msg, size_t size, void *user) {
+  (void)user;
+  nh_sleigh_params p = nh_sleigh_params_default();
+  p.omega0 = values[0];
+  *model = nh_sleigh_create(&p, msg, size);
+  return *model ? 0 : NH_ERR_ARG;
+}
+
+/* NH_DRIFT completes a member: gni with the paper's start (the period-2 mode) on the sleigh at
+ * h = 0.05 to t = 5 leaves its regime for omega >= 0.9 (nodal energy drift 0.027 at omega = 1),
+ * not below. Such members are ok, counted as drifted, and their final states (those of a
+ * single run, bit for bit) are in the statistics: min and max over all eight members. */
+static int test_drifted_members(void) {
+  nh_sleigh_params p = nh_sleigh_params_default();
+  nh_model *m = nh_sleigh_create(&p, NULL, 0);
+  ENSURE(m);
+  char msg[256];
+  nh_ensemble_var v[1];
+  ENSURE(nh_ensemble_parse_var("omega=grid:0.1:2:8", &v[0], msg, sizeof msg) == NH_OK);
+  v[0].target = NH_VARY_PARAM;
+  nh_ensemble_def d = {0};
+  d.model = m, d.sim = nh_sim_def_default(), d.sim.method = nh_method_find("gni"), d.sim.h = 0.05;
+  d.sim.opts.start = NH_START_PAPER;
+  d.t_end = 5.0, d.nvar = 1, d.vars = v, d.replicas = 1, d.seed = 1, d.threads = 2, d.build = build_sleigh;
+  nh_ensemble_stats s;
+  ENSURE(nh_ensemble_run(&d, NULL, &s, msg, sizeof msg) == NH_OK);
+  ENSURE(s.members == 8 && s.ok == 8 && s.failed == 0 && s.drifted == 5);
+  /* each member alone: its status and final state; the statistics' extremes are over all */
+  double lo[6], hi[6];
+  int drifted = 0;
+  for (long k = 0; k < 8; k++) {
+    double omega = nh_ensemble_value(v, 1, 0, 1, 1, k);
+    nh_model *mk = NULL;
+    ENSURE(build_sleigh(&omega, &mk, msg, sizeof msg, NULL) == 0);
+    nh_sim *sim = nh_sim_create(mk, &d.sim, msg, sizeof msg);
+    ENSURE(sim);
+    const int rc = nh_sim_run(sim, d.t_end, 0, NULL, NULL);
+    ENSURE(rc == (k >= 3 ? NH_DRIFT : NH_OK));
+    drifted += rc == NH_DRIFT;
+    const double *x = nh_sim_x(sim);
+    for (int i = 0; i < 6; i++) {
+      lo[i] = k == 0 || x[i] < lo[i] ? x[i] : lo[i];
+      hi[i] = k == 0 || x[i] > hi[i] ? x[i] : hi[i];
+    }
+    nh_sim_destroy(sim);
+    nh_model_destroy(mk);
+  }
+  ENSURE(drifted == 5 && s.nx == 6);
+  for (int i = 0; i < 6; i++) ENSURE(s.min[i] == lo[i] && s.max[i] == hi[i] && isfinite(s.mean[i]));
+  nh_ensemble_stats_free(&s);
+  /* the same members with rk4 (which claims to conserve nothing): none drifts */
+  d.sim.method = nh_method_find("rk4");
+  ENSURE(nh_ensemble_run(&d, NULL, &s, msg, sizeof msg) == NH_OK);
+  ENSURE(s.members == 8 && s.ok == 8 && s.failed == 0 && s.drifted == 0);
+  nh_ensemble_stats_free(&s);
   nh_model_destroy(m);
   return 0;
 }
@@ -264,6 +324,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_grid);
   RUN_TEST(test_penny_threads);
   RUN_TEST(test_member_failure);
+  RUN_TEST(test_drifted_members);
   RUN_TEST(test_no_allocation_per_member);
   return TEST_SUMMARY();
 }

@@ -72,6 +72,18 @@ rc=$?
   && grep -q '"x": {"mean": null, "var": null, "min": null, "max": null}' "$T/blj0" \
   && ok "no member ended well: the statistics are null" || bad "no member ended well (exit $rc): $(cat "$T/blj0" "$T/err")"
 
+# ---- members that drift (NH_DRIFT) complete: the HDF5 attributes count them -------------
+"$NHOLO" ensemble sleigh --method gni --start paper --dt 0.05 --t-end 5 --vary omega=grid:0.1:2:8 --sample 1 \
+  --out "$T/drift.h5" >/dev/null 2>"$T/err"
+rc=$?
+if command -v h5dump >/dev/null 2>&1; then
+  attr() { h5dump -a "/stats/final/$1" "$T/drift.h5" 2>/dev/null | sed -n 's/^ *(0): //p'; }
+  [ "$rc" -eq 4 ] && [ "$(attr members) $(attr ok) $(attr failed) $(attr drifted)" = "8 8 0 5" ] \
+    && h5dump -d /stats/time/n "$T/drift.h5" | grep -q "(0): 8, 8, 8, 8, 8, 8" \
+    && ok "HDF5: 5 of 8 members drift: ok 8, drifted 5, all 8 in the time statistics, exit 4" \
+    || bad "HDF5 with drifting members (exit $rc): $(attr ok) $(attr drifted) $(cat "$T/err")"
+fi
+
 # ---- HDF5: the layout, and the same members as the CSV -----------------------------------
 A="penny --method exact --impacts 20 --vary phi=uniform:0:6.28 --vary x=normal:0:0.01 --members 150 --t-end 60 --seed 3"
 "$NHOLO" ensemble $A --sample 0.5 --stat x=-0.4:0.4:80 --stat "phi'" --trajectories --out "$T/a.h5" >/dev/null 2>"$T/err" \

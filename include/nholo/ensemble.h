@@ -117,17 +117,22 @@ typedef struct nh_ensemble_def {
 } nh_ensemble_def;
 #define NH_ENSEMBLE_MAX_SAMPLES 10000000L
 
-/* Streaming statistics of the final state over the members that ended with NH_OK or
- * NH_EVENT_STOP, accumulated in member order (Welford), so independent of the threads. */
+/* Streaming statistics of the final state over the members that completed, accumulated in
+ * member order (Welford), so independent of the threads. A member completed when it ended
+ * with NH_OK, NH_EVENT_STOP or NH_DRIFT: NH_DRIFT is a run that reached its end with a valid
+ * state while its method left its regime (its conserved quantity drifted), a warning about
+ * the method that `nholo run` reports with exit status 4 keeping its outputs, not a failed
+ * computation. */
 typedef struct nh_ensemble_stats {
-  long members, ok, failed; /* failed: any other status */
+  long members, ok, failed; /* ok: the members that completed; failed: any other status */
+  long drifted;             /* of the ok members, those that ended with NH_DRIFT */
   int nx;
   double *mean, *var, *min, *max; /* (nx) var: the sample variance (n - 1), 0 for one member;
-                                     all NaN when no member ended well (ok = 0) */
+                                     all NaN when no member completed (ok = 0) */
   int threads;                    /* the threads used (on each rank) */
   int ranks;                      /* MPI ranks (1 without MPI) */
   /* over the sample grid (nt samples, nstat outputs; NULL without): t_n[k] members that
-   * ended well and reached t_k; per (k, output) at [k * nstat + s] mean, variance, min, max
+   * completed and reached t_k; per (k, output) at [k * nstat + s] mean, variance, min, max
    * (NaN where t_n is 0) and at [(k * nstat + s) * NH_ENSEMBLE_NQ + i] quantile i (NaN
    * without a histogram, or where it falls below lo or above hi) */
   int nt, nstat;

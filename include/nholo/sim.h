@@ -224,7 +224,9 @@ typedef struct nh_impact_record {
  * starts at exactly 0 has no sign yet) is confirmed on partial steps and located by the same
  * regula falsi to event_tol; the step is cut there, on the far side of the crossing, and
  * the event logged. A monitor's STOP action then ends the run with NH_EVENT_STOP; running
- * on from there does not report the same crossing again. */
+ * on from there does not report the same crossing again. The scan goes on from the event's
+ * state with the monitor taken as past zero in the crossing's direction, so a crossing back
+ * (a monitor counted both ways crossed in and out within one step) is the next event. */
 typedef struct nh_event_record {
   double t;
   int monitor;      /* index into model->monitors */

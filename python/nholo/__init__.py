@@ -347,10 +347,11 @@ def run(model, t_end, max_impacts=0, observer=None, method=None, **options):
 class EnsembleResult:
     """members: a structured array, one row per member (member, the variables, status,
     impacts, t_end, final_<state>), None with an HDF5 output (read the file with h5py);
-    stats: mean, var, min, max of the final states over the members that ended well (arrays),
-    members, ok, failed, threads, and with a sample grid t (its times), stat_names and t_n,
-    t_mean, t_var, t_min, t_max (nt, nstat), t_q (nt, nstat, 5: the quantiles at
-    quantile_levels); path: the output file (None without)."""
+    stats: mean, var, min, max of the final states over the members that completed (arrays),
+    members, ok (completed: NH_OK, a stop monitor or NH_DRIFT), drifted (of those, the ones
+    that ended with NH_DRIFT: the method left its regime, a warning), failed, threads, and
+    with a sample grid t (its times), stat_names and t_n, t_mean, t_var, t_min, t_max
+    (nt, nstat), t_q (nt, nstat, 5: the quantiles at quantile_levels); path: the output file (None without)."""
 
     quantile_levels = (0.05, 0.25, 0.5, 0.75, 0.95)
 
@@ -358,7 +359,9 @@ class EnsembleResult:
         self.members, self.stats, self.path = members, stats, path
 
     def __repr__(self):
-        return "<nholo.EnsembleResult: %d members, %d ok>" % (self.stats["members"], self.stats["ok"])
+        s = self.stats
+        drift = " (%d drifted: NH_DRIFT)" % s["drifted"] if s["drifted"] else ""
+        return "<nholo.EnsembleResult: %d members, %d ok%s>" % (s["members"], s["ok"], drift)
 
 
 def _read_members(path):

@@ -71,11 +71,13 @@ static int resolve(nh_ensemble_var *v, const PyModel *pm) {
   return 1;
 }
 
-/* the statistics: of the final state, and over the sample grid when there is one (arrays
+/* the statistics (ok: the members that completed, drifted: those of them that ended with
+ * NH_DRIFT): of the final state, and over the sample grid when there is one (arrays
  * (nt, nstat) and (nt, nstat, NH_ENSEMBLE_NQ)) */
 static PyObject *stats_dict(const nh_ensemble_stats *st) {
-  PyObject *d = Py_BuildValue("{s:l,s:l,s:l,s:i,s:N,s:N,s:N,s:N}", "members", st->members, "ok", st->ok, "failed",
-                              st->failed, "threads", st->threads, "mean", nhpy_array1(st->nx, st->mean), "var",
+  PyObject *d = Py_BuildValue("{s:l,s:l,s:l,s:l,s:i,s:N,s:N,s:N,s:N}", "members", st->members, "ok", st->ok, "failed",
+                              st->failed, "drifted", st->drifted, "threads", st->threads, "mean",
+                              nhpy_array1(st->nx, st->mean), "var",
                               nhpy_array1(st->nx, st->var), "min", nhpy_array1(st->nx, st->min), "max",
                               nhpy_array1(st->nx, st->max));
   if (!d || st->nt <= 0) return d;

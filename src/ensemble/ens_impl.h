@@ -17,7 +17,7 @@
 
 /* ---- statistics (stats.c) --------------------------------------------------------------
  * A partial summarises a block of consecutive chunks in `size` doubles: the count of members
- * that ended well, then the final state's mean, M2, min, max (nx each); then per sample its
+ * that completed, then the final state's mean, M2, min, max (nx each); then per sample its
  * count (nt), then per sample the followed outputs' mean, M2, min, max (nk each). Counts are
  * whole numbers held exactly in doubles (below 2^53). Within a chunk members are added in
  * member order (Welford); chunks are merged (Chan et al.) along one fixed binary tree over
@@ -42,7 +42,7 @@ typedef struct ens_acc {
 int ens_acc_init(ens_acc *a, int nx, int nt, int nk, const nh_ensemble_stat *specs);
 void ens_acc_free(ens_acc *a);
 void ens_acc_leaf_reset(ens_acc *a);
-/* a member that ended well: its final state xf (nx) and samples (nt x nx, NaN after its end) */
+/* a member that completed: its final state xf (nx) and samples (nt x nx, NaN after its end) */
 void ens_acc_add(ens_acc *a, const double *xf, const double *samples);
 /* the leaf as chunk `chunk`; 0, or NH_ERR_NOMEM */
 int ens_acc_push(ens_acc *a, int level, long index, const double *p);

@@ -290,6 +290,7 @@ int ens_h5_stats(ens_h5 *h, const nh_ensemble_stats *st, char *msg, size_t msg_s
   // fail alone, so they only add to rc
   if (gf >= 0) {
     rc |= attr_l(gf, "members", st->members) | attr_l(gf, "ok", st->ok) | attr_l(gf, "failed", st->failed);
+    rc |= attr_l(gf, "drifted", st->drifted);
     rc |= attr_str(gf, "columns", join(buf, sizeof buf, h->nx, state_name, d));
     rc |= stat_set(gf, "mean", 1, &nx, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, w, st->mean);
     rc |= stat_set(gf, "var", 1, &nx, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, w, st->var);

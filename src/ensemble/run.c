@@ -64,7 +64,12 @@ typedef struct ens_ctx {
   ens_thread *th;   /* (threads) */
   nh_sim **sims;    /* (threads) on the shared model, NULL with build */
   int nth;
+  long drifted;     /* members of this rank that ended with NH_DRIFT */
 } ens_ctx;
+
+/* a member that completed: it reached its end with a valid state, NH_DRIFT (a warning about
+ * the method, as for `nholo run`) among them; its final state goes into the statistics */
+static int completed(int status) { return status == NH_OK || status == NH_EVENT_STOP || status == NH_DRIFT; }
 
 static double value_of(const nh_ensemble_def *d, int j, long m) {
   return d->table ? d->table[m * d->nvar + j] : nh_ensemble_value(d->vars, d->nvar, j, d->replicas, d->seed, m);
@@ -176,7 +181,7 @@ typedef struct ens_sinks {
   FILE *irows, *icounts; /* impact rows and per-member counts of this rank, in member order */
 } ens_sinks;
 
-/* the rows of a chunk in member order, and the statistics of those that ended well */
+/* the rows of a chunk in member order, and the statistics of those that completed */
 static int consume(ens_ctx *c, long m0, long n, ens_sinks *o, ens_acc *acc, long *members, char *msg,
                    size_t msg_size) {
   const nh_ensemble_def *d = c->def;
@@ -196,7 +201,8 @@ static int consume(ens_ctx *c, long m0, long n, ens_sinks *o, ens_acc *acc, long
       fwrite(&c->icnt[i], sizeof(long), 1, o->icounts);
     }
     (*members)++;
-    if (c->status[i] == NH_OK || c->status[i] == NH_EVENT_STOP)
+    c->drifted += c->status[i] == NH_DRIFT;
+    if (completed(c->status[i]))
       ens_acc_add(acc, x, c->nt > 0 ? c->samples + (size_t)i * (size_t)c->nt * (size_t)c->nx : NULL);
   }
   for (int t = 0; t < c->nth; t++)
@@ -476,8 +482,9 @@ int nh_ensemble_run_to(const nh_ensemble_def *d, const nh_ensemble_out *out, nh_
     ens_mpi_rank(&rank, &size);
     if (rank == 0 || !d->mpi) ok = ens_acc_finish(&acc, st) == NH_OK;
     if (d->mpi) ok = ens_mpi_all(ok) && ens_mpi_bcast_stats(st) == NH_OK;
-    if (d->mpi) ens_mpi_sum_long(&members, 1), st->ranks = size;
-    st->members = members, st->failed = members - st->ok;
+    long counts[2] = {members, c.drifted};
+    if (d->mpi) ens_mpi_sum_long(counts, 2), st->ranks = size;
+    st->members = counts[0], st->drifted = counts[1], st->failed = counts[0] - st->ok;
     if (!ok && !msg[0]) nh_set_msg(msg, msg_size, "ensemble: out of memory for the statistics");
   }
   const int rc2 = sinks_close(&o, &csv, &c, st, ok, msg, msg_size);

@@ -23,6 +23,7 @@
  * being copied, and the statistics are written when the loop returns; a method with
  * nh_method.advance takes the steps that cannot be the last in one call), and for the common
  * state sizes nx. */
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +32,9 @@
 #include "sim/sim_impl.h"
 
 #define NH_STEP_MAX_RETRY 60 /* adaptive rejections of one step before underflow */
+/* a monitor's value after its event when the state left it on zero or behind it: the least
+ * normal double, signed as the crossing (past zero, no nearer to a later crossing) */
+#define NH_MON_JUST_PAST DBL_MIN
 
 /* report dense samples at multiples of out_dt in (t, t + h] of the step x -> x1 */
 static int emit_outputs(nh_sim *s, double h, const double *x1, nh_observer_fn obs, void *user) {
@@ -319,15 +323,18 @@ static int step_events(nh_sim *s, double *h, int *last, int predicted, int *gi, 
   return 0;
 }
 
-/* after an accepted step: a monitor event (log it, sit on its zero so that it is not reported
- * twice, report or stop), a contact opening, then an impact */
+/* after an accepted step: a monitor event (log it, report or stop), a contact opening, then an
+ * impact. The event's state is just past the crossing: the next scan starts from the
+ * monitor's value there, taken as past zero in the crossing's direction (rounding or a
+ * projection can leave it on zero or a hair behind; the crossing is then not reported twice),
+ * so that a crossing back out within the next sample interval is seen */
 static int step_after(nh_sim *s, int gi, int mi, int mdir, int ri, nh_observer_fn obs, void *user, int *impacted) {
   int rc;
   if (ri >= 0 && (rc = nh_sim_contact_open(s, ri, NH_CONTACT_TENSION))) return rc;
   if (mi >= 0) {
     const int stop = s->model->monitors[mi].action == NH_MONITOR_STOP;
     if ((rc = nh_sim_log_event(s, mi, mdir, stop))) return rc;
-    s->m0[mi] = 0.0;
+    if (!(mdir * s->m0[mi] > 0.0)) s->m0[mi] = mdir * NH_MON_JUST_PAST;
     if (obs && obs(s, NH_SAMPLE_EVENT, s->t, s->x, vel(s, s->x), user)) return NH_STOPPED;
     if (stop) {
       sim_msg(s, "monitor '%s' crossed zero at t = %.17g", s->model->monitors[mi].name, s->t);
