@@ -13,11 +13,14 @@
 #include "harness.h"
 #include "nholo/nholo.h"
 
-#define STEPS 300
-#define H 1e-3
+#define UNITS_STEPS 300
+#define UNITS_H 1e-3
 /* the two runs agree to this, relative to the scale of each coordinate (round-off of the
  * unit change: 1e2 and 1e3 are not powers of 2) */
-#define AGREE_REL 1e-11
+#define UNITS_AGREE_REL 1e-11
+
+#define UNITS_METHOD "del"
+#include "units_harness.h"
 
 /* every model has parameters M (mass unit) and L (length unit); g = 9.81 m/s^2 in L per s^2 */
 static const char *double_pendulum =
@@ -50,86 +53,19 @@ static const char *constrained_particle =
     "constraint heis: z' - y/a*x' = 0\n"
     "initial x = 0.3*L, y = 0.5*L, z = 0, x' = L, y' = 0.5*L, z' = 0.5*L\n";
 
-typedef struct units_run {
-  int iters[STEPS];
-  double x[STEPS][8]; /* q / L for lengths, v / L (angles unscaled) */
-} units_run;
-
-static units_run run_a, run_b; /* large: static */
-
-/* del on text with M = mass, L = len; lengths marks which coordinates are lengths */
-static int run_units(const char *text, double mass, double len, const int *lengths, units_run *o) {
-  const char *names[] = {"M", "L"};
-  const double values[] = {mass, len};
-  nh_load_opts lo = nh_load_opts_default();
-  lo.backend = NH_BACKEND_TAPE;
-  lo.nset = 2, lo.set_names = names, lo.set_values = values;
-  char msg[1024];
-  nh_model *m = nh_model_parse(text, "units.nh", &lo, msg, sizeof msg);
-  if (!m) {
-    printf("  %s\n", msg);
-    return 1;
-  }
-  nh_sim_def d = nh_sim_def_default();
-  d.method = nh_method_find("del");
-  d.h = H;
-  nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
-  if (!s) {
-    printf("  %s\n", msg);
-    nh_model_destroy(m);
-    return 1;
-  }
-  const int nq = m->nq;
-  int rc = 0;
-  for (int k = 0; k < STEPS && rc == 0; k++) {
-    int impacted = 0;
-    if (nh_sim_step(s, (k + 1) * H, &impacted) < 0) {
-      printf("  step %d: %s\n", k, nh_sim_message(s));
-      rc = 1;
-      break;
-    }
-    o->iters[k] = nh_sim_get_stats(s)->solver_last_iterations;
-    for (int i = 0; i < nq; i++) {
-      const double u = lengths[i] ? len : 1.0;
-      o->x[k][i] = nh_sim_q(s)[i] / u, o->x[k][nq + i] = nh_sim_v(s)[i] / u;
-    }
-  }
-  nh_sim_destroy(s);
-  nh_model_destroy(m);
-  return rc;
-}
-
-/* small SI bodies (1 g, 1 cm) against the same in CGS: same iterations, same trajectory */
-static int same_in_two_units(const char *text, int nq, const int *lengths) {
-  if (run_units(text, 1e-3, 1e-2, lengths, &run_a) || run_units(text, 1.0, 1.0, lengths, &run_b)) return 1;
-  long total = 0;
-  for (int k = 0; k < STEPS; k++) {
-    if (run_a.iters[k] != run_b.iters[k]) {
-      printf("  step %d: %d Newton iterations in SI, %d in CGS\n", k, run_a.iters[k], run_b.iters[k]);
-      return 1;
-    }
-    total += run_a.iters[k];
-    for (int i = 0; i < 2 * nq; i++) ENSURE_NEAR(run_a.x[k][i], run_b.x[k][i], AGREE_REL * (1.0 + fabs(run_b.x[k][i])));
-  }
-  ENSURE(total >= STEPS); /* a genuine Newton solve in every step */
-  printf("  %.*s: %ld Newton iterations in %d steps in both unit systems\n", (int)strcspn(text + 6, "\n"), text + 6,
-         total, STEPS);
-  return 0;
-}
-
 static int test_del_units_unconstrained(void) {
   static const int lengths[] = {0, 0};
-  return same_in_two_units(double_pendulum, 2, lengths);
+  return units_same(double_pendulum, 2, lengths, 1e-3, 1e-2, UNITS_STEPS);
 }
 
 static int test_del_units_holonomic(void) {
   static const int lengths[] = {1, 1};
-  return same_in_two_units(cartesian_pendulum, 2, lengths);
+  return units_same(cartesian_pendulum, 2, lengths, 1e-3, 1e-2, UNITS_STEPS);
 }
 
 static int test_del_units_nonholonomic(void) {
   static const int lengths[] = {1, 1, 1};
-  return same_in_two_units(constrained_particle, 3, lengths);
+  return units_same(constrained_particle, 3, lengths, 1e-3, 1e-2, UNITS_STEPS);
 }
 
 int main(int argc, char **argv) {
