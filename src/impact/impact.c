@@ -90,11 +90,7 @@ IMPACT_INLINE impact_work carve(int nq, int nc, double *work) {
   return iw;
 }
 
-IMPACT_INLINE int all_finite(int n, const double *x) {
-  for (int i = 0; i < n; i++)
-    if (!isfinite(x[i])) return 0;
-  return 1;
-}
+IMPACT_INLINE int all_finite(int n, const double *x) { return nh_la_all_finite(n, x); }
 
 /* b <- M^-1 b with the factor of M (a diagonal one tested once, in factor_metric) */
 IMPACT_INLINE void solve_M(int nq, const impact_work *iw, double *b) {

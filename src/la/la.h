@@ -101,6 +101,16 @@ NH_LA_INLINE void nh_la_axpy_fixed(int n, double a, const double *x, double *y) 
 NH_LA_INLINE void nh_la_copy_fixed(int n, const double *x, double *y) {
   NH_LA_UNROLL_FULL for (int i = 0; i < n; i++) y[i] = x[i];
 }
+/* 1 when every x_i is finite: the sum first (an infinity or a NaN makes it infinite or NaN,
+ * z - z is then NaN), the components only when it is not (it may have overflowed) */
+NH_LA_INLINE int nh_la_all_finite(int n, const double *x) {
+  double z = 0.0;
+  NH_LA_UNROLL_FULL for (int i = 0; i < n; i++) z += x[i];
+  if (z - z == 0.0) return 1;
+  for (int i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
 double nh_la_norm2(int n, const double *x);                     /* sqrt(x . x), overflow-safe */
 /* y = A x, A (m x n). y must not alias x. */
 void nh_la_gemv(int m, int n, const double *A, const double *x, double *y);

@@ -513,17 +513,6 @@ static int gni_step(nh_stepper *s, double t, const double *x0, double h, double 
   }
 }
 
-/* every component of x finite (the driver's test of a step's state) */
-VI_INLINE int vi_finite(int n, const double *x) {
-  double z = 0.0;
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) z += x[i];
-  if (z - z == 0.0) return 1;
-  for (int i = 0; i < n; i++)
-    if (!isfinite(x[i])) return 0;
-  return 1;
-}
-
 /* gni's kernel over a run of equal steps (nh_method.advance): gni_kstep step after step with
  * what it carries (q, p+, Q^T p+) in locals, the driver's accumulation per step; the state,
  * the carried vectors and the projector are written once, after the last step (the state
@@ -543,7 +532,7 @@ VI_INLINE int gni_advance_k(nh_stepper *s, vi_ws *w, const double *x0, double *x
   int rc = 0;
   while (ad->t_end - t > ad->far && k < ad->max) {
     if ((rc = gni_kstep(s->model, w, n, m, diag, h, -2.0, q, c, z, qn, pm, zq, v1, &P, inv)) ||
-        !vi_finite(n, qn) || !vi_finite(n, v1))
+        !nh_la_all_finite(n, qn) || !nh_la_all_finite(n, v1))
       break; /* the driver takes this step itself */
     nh_la_copy_fixed(n, qn, q);
     nh_la_copy_fixed(n, pm, c);
@@ -566,7 +555,7 @@ VI_INLINE int gni_advance_k(nh_stepper *s, vi_ws *w, const double *x0, double *x
   NH_LA_UNROLL_FULL
   for (int i = 0; i < n; i++) pm[i] = c[i] - z[i];
   mat_fixed(n, diag, w->Minv, pm, x1 + n);
-  if (rc == 0 && vi_finite(n, qn) && vi_finite(n, v1)) gni_proj_store(w, n, m, &P); /* else: at q, redone */
+  if (rc == 0 && nh_la_all_finite(n, qn) && nh_la_all_finite(n, v1)) gni_proj_store(w, n, m, &P); /* else: at q, redone */
   else *w->pvalid = 0.0;
   nh_la_copy_fixed(n, c, w->phalf);
   nh_la_copy_fixed(n, c, w->cout);

@@ -165,15 +165,7 @@ static inline int monitors(nh_sim *s, double t, const double *x, double *m) {
   return nh_cb(s->model->monitor(t, x, m, s->model->user));
 }
 
-SIM_INLINE int all_finite(int n, const double *x) {
-  double z = 0.0; /* an infinity or a NaN makes the sum infinite or NaN (z - z is then NaN) */
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) z += x[i];
-  if (z - z == 0.0) return 1;
-  for (int i = 0; i < n; i++) /* the sum overflowed, or a component is not finite */
-    if (!isfinite(x[i])) return 0;
-  return 1;
-}
+SIM_INLINE int all_finite(int n, const double *x) { return nh_la_all_finite(n, x); }
 
 /* ---- state ------------------------------------------------------------------------------ */
 
