@@ -1316,9 +1316,11 @@ static int fp_force(double t, const double *q, const double *v, double *f, void 
   return 0;
 }
 
-/* The fast path (constant M, no forces, one or two constraints) is the general step's
- * arithmetic on local vectors: the same trajectory to the last bit as the general path, which
- * a zero force selects */
+/* The fast path (constant M, no forces, one or two constraints) is the free-motion kernel in
+ * the velocity form of eq. 14, the general step (which a zero force selects) the momentum form
+ * of eq. 6: the same map, so the two trajectories and the driver's monitors agree to round-off
+ * (FASTPATH_TOL, relative to the state's size, after 300 steps) */
+#define FASTPATH_TOL 1e-12
 static int test_gni_fast_path_equals_general(void) {
   for (int c = 0; c < 4; c++) {
     double xs[2][8], mon[2][3]; /* the driver's monitors: E, max dE/E, max |A v| */
@@ -1352,11 +1354,13 @@ static int test_gni_fast_path_equals_general(void) {
       nh_sim_destroy(sim);
       nh_model_destroy(m);
     }
-    for (int i = 0; i < 8; i++) ENSURE(xs[0][i] == xs[1][i]);
-    // the kernel's own energy and residual equal the model helpers' (general path) bit for bit
-    for (int i = 0; i < 3; i++) ENSURE(mon[0][i] == mon[1][i]);
-    printf("  gni fast path (M %s, %d constraints) = general path: final theta-like q0 %.17g\n",
-           c & 1 ? "diagonal" : "full", 1 + (c >> 1), xs[0][0]);
+    double dx = 0.0, dm = 0.0;
+    for (int i = 0; i < 8; i++) dx = fmax(dx, fabs(xs[0][i] - xs[1][i]) / (1.0 + fabs(xs[1][i])));
+    // the kernel's own energy, energy drift and residual against the model helpers' (general path)
+    dm = fmax(fabs(mon[0][0] - mon[1][0]) / mon[1][0], fmax(fabs(mon[0][1] - mon[1][1]), fabs(mon[0][2] - mon[1][2])));
+    ENSURE(dx < FASTPATH_TOL && dm < FASTPATH_TOL);
+    printf("  gni fast path (M %s, %d constraints) against the general path: state %.1e, monitors %.1e\n",
+           c & 1 ? "diagonal" : "full", 1 + (c >> 1), dx, dm);
   }
   return 0;
 }

@@ -190,95 +190,150 @@ static int dl_solve(nh_stepper *s, vi_ws *w, int midpoint, const double *q0, dou
 /* ---- the free-motion kernel of gni ---------------------------------------------------- */
 
 /* One step of the free-motion kernel (no forces, no potential, constant M with M^-1 = Mi,
- * diagonal when diag; m = 1 or 2 constraints, n <= 6; n, m, diag constants) on local vectors:
- * from q_k, p+_k (c) and Q^T p+_k (z) with the jump factor a (-2 for equal steps) to
- *   p-_k = p+_k + a Q^T p+_k (pm, also p+_k+1),  q_k+1 = q_k + h M^-1 p-_k (qn),
- *   the projector at q_k+1: A, W = M^-1 A^T, G = A W (its factor) and Gi = G^-1,
- *   Q^T p+_k+1 (zq), v_k+1 = M^-1 (p+_k+1 - Q^T p+_k+1) (v1),
- * the half-step energy, E(q_k+1, v_k+1) and max_k |A_k v_k+1| into inv[0..2]. The same operations
- * in the same order as the general step (vi_tail_k, proj_setup_k, qt_k; results bitwise those),
- * with nothing through memory on the path from one step to the next but the constraint call. */
+ * diagonal when diag; m = 1 or 2 constraints, n <= 6; n, m, diag constants) on local vectors,
+ * in the velocity form of eq. 14 for constant M: with the half-step velocity v = v_k+1/2 given
+ * (gni_vhalf or gni_vmom below),
+ *   q_k+1 = q_k + h v (qn),  the projector at q_k+1: A, W = M^-1 A^T, G = A W (its factor) and
+ *   Gi = G^-1,  c = Gi A v (so Q v = W c),  v_k+1 = v - W c (v1, = M^-1 P^T M v, eq. 15),
+ * the half-step energy 1/2 v^T M v, E(q_k+1, v_k+1) and max_k |A_k v_k+1| into inv[0..2]. The
+ * path from one step to the next is v -> q_k+1 -> A (the constraint call) -> G^-1, A v -> c ->
+ * the next v: the momenta p+ = M v and Q^T p+ = A^T c that the general step carries lie off it
+ * (gni_carry). The momentum form (v = M^-1 (p+ + a Q^T p+), vi_tail_k) is the same map; the
+ * two differ by round-off (test_gni_fast_path_equals_general). */
 typedef struct gni_proj {
   double A[12], W[12], G[4], Gi[4];
 } gni_proj;
 
-VI_INLINE int gni_kstep(const nh_model *mo, vi_ws *w, const int n, const int m, const int diag, double h, double a,
-                        const double *q, const double *c, const double *z, double *qn, double *pm, double *zq,
-                        double *v1, gni_proj *P, double *inv) {
-  const double *Mi = w->Minv;
-  double v[6];
+/* the kernel's dot products and M x, from their first term (no +0 first: an add less on the
+ * path, the same value but for the sign of a zero sum) */
+VI_INLINE double kdot(const int n, const double *x, const double *y) {
+  double s = x[0] * y[0];
   NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) {
-    pm[i] = c[i];
-    pm[i] += a * z[i];
-  }
-  mat_fixed(n, diag, Mi, pm, v);
+  for (int i = 1; i < n; i++) s += x[i] * y[i];
+  return s;
+}
+VI_INLINE void kmat(const int n, const int diag, const double *M, const double *x, double *y) {
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) y[i] = diag ? M[(size_t)i * (n + 1)] * x[i] : kdot(n, M + (size_t)i * n, x);
+}
+
+VI_INLINE int gni_kstep(const nh_model *mo, vi_ws *w, const int n, const int m, const int diag, double h,
+                        const double *q, const double *v, double *qn, double *c, double *v1, gni_proj *P,
+                        double *inv) {
+  const double *Mi = w->Minv;
+  double t[6];
   NH_LA_UNROLL
   for (int i = 0; i < n; i++) qn[i] = q[i] + h * v[i];
-  inv[0] = 0.5 * nh_la_dot_fixed(n, v, pm);
   // the projector at q_k+1 (proj_setup_k's kernel case)
   int rc = nh_cb(mo->constraint(qn, w->tmp2, P->A, NULL, mo->user));
   if (rc) return rc;
-  if (diag) {
-    NH_LA_UNROLL_FULL
-    for (int i = 0; i < m * n; i++) P->W[i] = Mi[(size_t)(i % n) * (n + 1)] * P->A[i];
-  } else {
-    for (int k = 0; k < m; k++) mat_fixed(n, 0, Mi, P->A + (size_t)k * n, P->W + (size_t)k * n);
-  }
-  if (m == 1) {
-    double g = P->A[0] * P->W[0];
-    NH_LA_UNROLL_FULL
-    for (int i = 1; i < n; i++) g += P->A[i] * P->W[i];
-    P->G[0] = g;
-  } else {
-    for (int i = 0; i < m; i++)
-      for (int j = 0; j < m; j++) P->G[i * m + j] = nh_la_dot_fixed(n, P->A + (size_t)i * n, P->W + (size_t)j * n);
-  }
-  if ((rc = chol_inverse(m, P->G, P->Gi))) return rc;
-  // Q^T p+_k+1 = A^T Gi (W p+_k+1) (qt_k)
+  for (int k = 0; k < m; k++) kmat(n, diag, Mi, P->A + (size_t)k * n, P->W + (size_t)k * n);
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) P->G[i * m + j] = kdot(n, P->A + (size_t)i * n, P->W + (size_t)j * n);
+  // A v beside G (both wait on A only), then c = G^-1 A v
   double zl[2];
-  for (int k = 0; k < m; k++) zl[k] = nh_la_dot_fixed(n, P->W + (size_t)k * n, pm);
-  const double c0 = nh_la_dot(m, P->Gi, zl);
+  for (int k = 0; k < m; k++) zl[k] = kdot(n, P->A + (size_t)k * n, v);
+  if (m == 1) { /* chol_inverse's test and G^-1; its factor sqrt(G) when stored (gni_proj_store) */
+    if (!(P->G[0] > VI_PIVOT_TOL * P->G[0]) || !(P->G[0] > 0.0)) return NH_ERR_SINGULAR;
+    P->Gi[0] = 1.0 / P->G[0];
+  } else if ((rc = chol_inverse(m, P->G, P->Gi))) {
+    return rc;
+  }
+  for (int k = 0; k < m; k++) c[k] = kdot(m, P->Gi + (size_t)k * m, zl);
+  // v_k+1 = v - W c
   NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) zq[i] = c0 * P->A[i];
-  for (int k = 1; k < m; k++) nh_la_axpy_fixed(n, nh_la_dot(m, P->Gi + (size_t)k * m, zl), P->A + (size_t)k * n, zq);
-  // v_k+1, E = 1/2 v^T M v + 0 (V = 0), max_k |A_k v|
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) v[i] = pm[i] - zq[i];
-  mat_fixed(n, diag, Mi, v, v1);
-  mat_fixed(n, diag, w->M0, v1, v);
-  inv[1] = 0.5 * nh_la_dot_fixed(n, v1, v) + 0.0;
+  for (int i = 0; i < n; i++) {
+    double s = c[0] * P->W[i];
+    for (int k = 1; k < m; k++) s += c[k] * P->W[(size_t)k * n + i];
+    v1[i] = v[i] - s;
+  }
+  // the half-step energy, E = 1/2 v^T M v + 0 (V = 0), max_k |A_k v|
+  kmat(n, diag, w->M0, v, t);
+  inv[0] = 0.5 * kdot(n, v, t);
+  kmat(n, diag, w->M0, v1, t);
+  inv[1] = 0.5 * kdot(n, v1, t) + 0.0;
   double res = 0.0;
   for (int k = 0; k < m; k++) {
-    double r = fabs(nh_la_dot_fixed(n, P->A + (size_t)k * n, v1));
+    double r = fabs(kdot(n, P->A + (size_t)k * n, v1));
     if (r > res) res = r;
   }
   inv[2] = res;
   return 0;
 }
 
+/* the next half-step velocity from the carried one: v = u + a W c (eq. 14, Q u = W c with the
+ * projector W at q_k; a = -2, or -(1 + h/h_k-1) for a step of another length) */
+VI_INLINE void gni_vhalf(const int n, const int m, double a, const double *u, const double *W, const double *c,
+                         double *v) {
+  double ac[2];
+  for (int k = 0; k < m; k++) ac[k] = a * c[k];
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) {
+    double s = ac[0] * W[i];
+    for (int k = 1; k < m; k++) s += ac[k] * W[(size_t)k * n + i];
+    v[i] = u[i] + s;
+  }
+}
+
+/* the same from the general step's carried momentum p+ (cin) when it left no velocity form:
+ * v = M^-1 (p+ + a Q^T p+), Q^T p+ from the projector at q_k in the workspace */
+VI_INLINE void gni_vmom(const vi_ws *w, const int n, const int m, const int diag, double a, const double *p,
+                        double *v) {
+  double z[6], pm[6];
+  qt_k(w, n, m, w->Gi, p, z, 1);
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) {
+    pm[i] = p[i];
+    pm[i] += a * z[i];
+  }
+  mat_fixed(n, diag, w->Minv, pm, v);
+}
+
+/* v_k+1/2 of a kernel step from the carried buffer c_in (zvalid: its velocity form) */
+VI_INLINE void gni_vin(const vi_ws *w, const int n, const int m, const int diag, double a, const double *cb,
+                       const double *W, double *v) {
+  if (*w->zvalid == 1.0) gni_vhalf(n, m, a, cb + 2 * n, W, cb + 3 * n, v);
+  else gni_vmom(w, n, m, diag, a, cb, v);
+}
+
 /* the projector of the kernel's last step into the workspace (A, W, G, Gi: as proj_setup_k) */
 VI_INLINE void gni_proj_store(vi_ws *w, const int n, const int m, const gni_proj *P) {
   for (int i = 0; i < m * n; i++) w->A[i] = P->A[i], w->W[i] = P->W[i];
   for (int i = 0; i < m * m; i++) w->G[i] = P->G[i], w->Gi[i] = P->Gi[i];
+  if (m == 1) w->G[0] = sqrt(P->G[0]); /* the factor, as chol_inverse leaves it */
 }
 
-/* gni's kernel step from the end of the last step (vi_resolve: continuing; p+ in w->cin, and
- * Q^T p+ beside it when zvalid, else from the projector at q_k in the workspace) */
+/* what a kernel step carries into cout: the general step's p+ = M v (and w->phalf), and with
+ * the projector A at q_k+1 (A non-NULL) Q^T p+ = A^T c, v and c (zvalid) */
+VI_INLINE void gni_carry(vi_ws *w, const int n, const int m, const int diag, const double *v, const double *c,
+                         const double *A) {
+  mat_fixed(n, diag, w->M0, v, w->cout);
+  nh_la_copy_fixed(n, w->cout, w->phalf);
+  *w->zvalid = 0.0;
+  if (!A) return;
+  NH_LA_UNROLL_FULL
+  for (int i = 0; i < n; i++) {
+    double s = c[0] * A[i];
+    for (int k = 1; k < m; k++) s += c[k] * A[(size_t)k * n + i];
+    w->cout[n + i] = s;
+  }
+  nh_la_copy_fixed(n, v, w->cout + 2 * n);
+  for (int k = 0; k < m; k++) w->cout[3 * n + k] = c[k];
+  *w->zvalid = 1.0;
+}
+
+/* gni's kernel step from the end of the last step (vi_resolve: continuing; the carried buffer
+ * in w->cin, the projector at q_k in the workspace) */
 VI_INLINE int gni_free_tail(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1, const int n,
                             const int m, const int diag) {
-  double z[6], pm[6], zq[6], inv[3];
+  double v[6], c[2], inv[3];
   gni_proj P;
-  if (*w->zvalid == 1.0) nh_la_copy_fixed(n, w->cin + n, z);
-  else qt_k(w, n, m, w->Gi, w->cin, z, 1);
   const double hin = *w->hin, a = h == hin ? -2.0 : -(1.0 + h / hin);
-  int rc = gni_kstep(s->model, w, n, m, diag, h, a, x0, w->cin, z, x1, pm, zq, x1 + n, &P, inv);
+  gni_vin(w, n, m, diag, a, w->cin, w->W, v);
+  int rc = gni_kstep(s->model, w, n, m, diag, h, x0, v, x1, c, x1 + n, &P, inv);
   if (rc) return rc;
   gni_proj_store(w, n, m, &P);
-  nh_la_copy_fixed(n, pm, w->phalf);
-  nh_la_copy_fixed(n, pm, w->cout); /* carried: p+_k+1 and Q^T of it */
-  nh_la_copy_fixed(n, zq, w->cout + n);
-  *w->zvalid = 1.0;
+  gni_carry(w, n, m, diag, v, c, P.A);
   *w->pvalid = 1.0;
   s->end_C = inv[0], s->end_E = inv[1], s->end_res = inv[2];
   set_key(w->kout, t + h, x1, 2 * n);
@@ -290,29 +345,19 @@ VI_INLINE int gni_free_tail(nh_stepper *s, vi_ws *w, double t, const double *x0,
 
 /* The second half of a gni/del step, from the outgoing momentum p-_k on (vi_body has the
  * carried p+_k, the forces and the projector at q_k in place); constM, midpoint as in vi_body.
- * free: the free-motion kernel of gni (no forces, no potential, constant M with M^-1 in
- * w->Minv, diagonal when diag; m constraints, 1 or 2, and n <= 6 constants), continuing from
- * the end of the last step: the same operations in the same order (results are bitwise those
- * of the general case) on local vectors, with Q^T p+ carried from the last step (zvalid), and
- * it also hands the driver E(q_k+1, v_k+1) and max |A v_k+1| (nh_stepper.end_EA), computed as
- * nh_model_energy_given_M and nh_model_residual_given_A do. Without forces it is
- *   p-_k = p+_k - (1 + h/h_k-1) Q^T p+_k,  q_k+1 = q_k + h M^-1 p-_k,  p+_k+1 = p-_k,
- *   projector at q_k+1,  v_k+1 = M^-1 P^T p+_k+1. */
+ * (gni's free-motion kernel, gni_kstep above, is the same map in velocity form.) */
 VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1, int constM,
-                        int midpoint, const int n, const int m, const int diag, const int free) {
+                        int midpoint, const int n, const int m) {
   const nh_model *mo = s->model;
-  const int fast = free || (constM && !midpoint);
-  const int forced = !free && mo->force != NULL, pot = !free && mo->potential != NULL;
+  const int fast = constM && !midpoint;
+  const int forced = mo->force != NULL, pot = mo->potential != NULL;
   const double *q0 = x0;
   double *q1 = x1, *v1 = x1 + n;
-  double pml[6], zl[6], vl[6]; /* the kernel's vectors (n <= 6) */
-  double *pm = free ? pml : w->pm, *z = free ? zl : w->z, *v = free ? vl : w->v;
-  const double *Mi = w->Minv; /* read once for the kernel */
+  double *pm = w->pm, *z = w->z, *v = w->v;
   int rc;
   // outgoing p-_k = p+ - (1 + h/h_k-1) Q^T p+ + (h_k-1 + h)/2 P^T f  (= S p+ + h P^T f for equal
   // steps; for h != h_k-1 the reflected normal part scales with h; -(1 + h/h) = -2 exactly)
-  if (free && *w->zvalid == 1.0) nh_la_copy_fixed(n, w->cin + n, z); /* as the last step left it */
-  else qt_k(w, n, m, w->Gi, w->cin, z, free);
+  qt_k(w, n, m, w->Gi, w->cin, z, 0);
   const double hin = *w->hin, a = h == hin ? -2.0 : -(1.0 + h / hin);
   NH_LA_UNROLL_FULL
   for (int i = 0; i < n; i++) {
@@ -328,7 +373,7 @@ VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     } else {
       nh_la_copy_fixed(n, pm, w->phalf);
     }
-    msolve_k(w, n, w->L0, pot ? w->phalf : pm, v, diag, free, Mi);
+    msolve_k(w, n, w->L0, pot ? w->phalf : pm, v, 0, 0, w->Minv);
     NH_LA_UNROLL
     for (int i = 0; i < n; i++) q1[i] = q0[i] + h * v[i];
   } else {
@@ -340,10 +385,10 @@ VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
   }
   s->end_C = 0.5 * nh_la_dot_fixed(n, v, fast && !pot ? pm : w->phalf); /* the half-step energy */
   const double *L1 = constM ? w->L0 : w->L1; /* the factor of M(q_k+1) */
-  // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1) (free: p-_k itself)
-  double *pp = free ? pm : w->p;
+  // incoming momentum at q_k+1: p+ = D2 L_d(q_k, q_k+1)
+  double *pp = w->p;
   if (fast) {
-    if (!free) nh_la_copy_fixed(n, w->phalf, pp);
+    nh_la_copy_fixed(n, w->phalf, pp);
     if (pot) {
       vzero(n, w->z);
       if ((rc = nh_cb(mo->potential(q1, NULL, w->z, mo->user)))) return rc;
@@ -354,22 +399,15 @@ VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     if (!constM && (rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL, NULL))) return rc;
   }
   // at q_k+1: projector, force; nodal momentum and the carried part
-  if ((rc = proj_setup_k(mo, w, n, m, q1, L1, diag, free, Mi))) return rc;
+  if ((rc = proj_setup_k(mo, w, n, m, q1, L1, 0, 0, w->Minv))) return rc;
   if (forced) {
     for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
     if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
   }
-  double Gil[4]; /* the kernel: a copy in registers, its uses need not wait for the stores below */
-  const double *Gi = w->Gi;
-  if (free) {
-    for (int k = 0; k < m * m; k++) Gil[k] = w->Gi[k];
-    Gi = Gil;
-  }
-  double *zq = free ? z : w->tmp2;
-  nh_la_copy_fixed(n, pp, w->cout); /* carried: p+_k+1, and with the kernel Q^T of it */
-  qt_k(w, n, m, Gi, pp, zq, free);
-  if (free) nh_la_copy_fixed(n, zq, w->cout + n);
-  *w->zvalid = free ? 1.0 : 0.0;
+  double *zq = w->tmp2;
+  nh_la_copy_fixed(n, pp, w->cout); /* carried: p+_k+1 */
+  qt_k(w, n, m, w->Gi, pp, zq, 0);
+  *w->zvalid = 0.0;
   if (forced) {
     qt_apply_n(w, n, w->f, w->tmp); /* P^T f */
     nh_la_axpy_fixed(n, -1.0, w->tmp, w->f);
@@ -378,27 +416,15 @@ VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     NH_LA_UNROLL_FULL
     for (int i = 0; i < n; i++) pp[i] -= zq[i];
   }
-  msolve_k(w, n, L1, pp, v1, diag, free, Mi);
-  if (free) {
-    // the driver's monitors: E = 1/2 v^T M v + 0 (V = 0), max_k |A_k v|
-    mat_fixed(n, diag, w->M0, v1, v);
-    s->end_E = 0.5 * nh_la_dot_fixed(n, v1, v) + 0.0;
-    double res = 0.0;
-    for (int k = 0; k < m; k++) {
-      double r = fabs(nh_la_dot_fixed(n, w->A + (size_t)k * n, v1));
-      if (r > res) res = r;
-    }
-    s->end_res = res;
-  }
+  msolve_k(w, n, L1, pp, v1, 0, 0, w->Minv);
   *w->pvalid = 1.0;
   set_key(w->kout, t + h, x1, 2 * n);
   *w->hout = h;
   vi_end(s, w, constM ? w->M0 : w->M1, x1);
-  if (free) s->end_EA = 1;
   return 0;
 }
 
-/* the gni free-motion kernel for this model (vi_tail_k's free case with n, m, diag), 0 for none */
+/* the gni free-motion kernel for this model (gni_kstep with its n, m, diag), 0 for none */
 static int free_code(const nh_model *mo, const vi_ws *w) {
   if (mo->coriolis || mo->force || mo->potential || *w->mfact != 1.0 || w->m != w->mc || w->m < 1 || w->m > 2 ||
       w->n < 2 || w->n > 6)
@@ -455,7 +481,7 @@ VI_INLINE int vi_body_n(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     *w->hin = h;
     set_key(w->kin, t, x0, nx);
   }
-  return vi_tail_k(s, w, t, x0, h, x1, constM, midpoint, n, w->m, 0, 0);
+  return vi_tail_k(s, w, t, x0, h, x1, constM, midpoint, n, w->m);
 }
 
 VI_INLINE int vi_step_n(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1,
@@ -514,29 +540,32 @@ static int gni_step(nh_stepper *s, double t, const double *x0, double h, double 
 }
 
 /* gni's kernel over a run of equal steps (nh_method.advance): gni_kstep step after step with
- * what it carries (q, p+, Q^T p+) in locals, the driver's accumulation per step; the state,
- * the carried vectors and the projector are written once, after the last step (the state
- * before it is not kept: a step from there restarts) */
+ * what it carries (q, v_k+1/2, c and the projector) in locals, the driver's accumulation per
+ * step; the state, the carried buffer and the projector are written once, after the last step
+ * (the state before it is not kept: a step from there restarts) */
 VI_INLINE int gni_advance_k(nh_stepper *s, vi_ws *w, const double *x0, double *x1, nh_advance *ad, const int n,
                             const int m, const int diag) {
   const double h = ad->h;
   if (s->restart || *w->pvalid != 1.0 || *w->hout != h || !key_eq(w->kout, ad->t, x0, 2 * n)) return 0;
-  double q[6], c[6], z[6], qn[6], pm[6], zq[6], v1[6], inv[3];
+  double q[6], v[6], u[6] = {0}, c[2] = {0}, cn[2], qn[6], v1[6], vn[6] = {0}, inv[3];
   gni_proj P;
   double t = ad->t, E = ad->E, dE = ad->dE, rmax = ad->rmax, C = ad->C, Cmax = ad->Cmax, Cmin = ad->Cmin;
   nh_la_copy_fixed(n, x0, q);
-  nh_la_copy_fixed(n, w->cout, c);
-  if (*w->zvalid == 1.0) nh_la_copy_fixed(n, w->cout + n, z); /* as gni_free_tail */
-  else qt_k(w, n, m, w->Gi, w->cout, z, 1);
+  gni_vin(w, n, m, diag, -2.0, w->cout, w->W, v); /* as gni_free_tail */
   long k = 0;
-  int rc = 0;
+  int rc = 0, ok = 1;
   while (ad->t_end - t > ad->far && k < ad->max) {
-    if ((rc = gni_kstep(s->model, w, n, m, diag, h, -2.0, q, c, z, qn, pm, zq, v1, &P, inv)) ||
-        !nh_la_all_finite(n, qn) || !nh_la_all_finite(n, v1))
+    // (E finite: v_k+1 is, M being positive definite)
+    if ((rc = gni_kstep(s->model, w, n, m, diag, h, q, v, qn, cn, v1, &P, inv)) || !nh_la_all_finite(n, qn) ||
+        !isfinite(inv[1])) {
+      ok = 0;
       break; /* the driver takes this step itself */
+    }
     nh_la_copy_fixed(n, qn, q);
-    nh_la_copy_fixed(n, pm, c);
-    nh_la_copy_fixed(n, zq, z);
+    nh_la_copy_fixed(n, v, u);
+    nh_la_copy_fixed(n, v1, vn);
+    for (int j = 0; j < m; j++) c[j] = cn[j];
+    gni_vhalf(n, m, -2.0, u, P.W, c, v); /* the next step's v_k+1/2 */
     t = t + h;
     k++;
     // the driver's accumulation (accept_step, half_step_energy)
@@ -550,17 +579,12 @@ VI_INLINE int gni_advance_k(nh_stepper *s, vi_ws *w, const double *x0, double *x
   }
   ad->done = k;
   if (k == 0) return 0;
-  // the end of the last step: v_k+1 again (the same operations), what a kernel step leaves
+  // the end of the last step: its state, its carried buffer, its projector (else redone at q)
   nh_la_copy_fixed(n, q, x1);
-  NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) pm[i] = c[i] - z[i];
-  mat_fixed(n, diag, w->Minv, pm, x1 + n);
-  if (rc == 0 && nh_la_all_finite(n, qn) && nh_la_all_finite(n, v1)) gni_proj_store(w, n, m, &P); /* else: at q, redone */
+  nh_la_copy_fixed(n, vn, x1 + n);
+  if (ok) gni_proj_store(w, n, m, &P);
   else *w->pvalid = 0.0;
-  nh_la_copy_fixed(n, c, w->phalf);
-  nh_la_copy_fixed(n, c, w->cout);
-  nh_la_copy_fixed(n, z, w->cout + n);
-  *w->zvalid = 1.0;
+  gni_carry(w, n, m, diag, u, c, ok ? P.A : NULL);
   set_key(w->kout, t, x1, 2 * n);
   w->kin[1] = NAN; /* the state before x1 is not kept */
   s->evals += k;

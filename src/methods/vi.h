@@ -62,14 +62,16 @@ typedef struct vi_ws {
   int *piv;
   double *p, *pm, *f, *g, *r, *v, *tmp, *tmp2, *z, *zz; /* (n) / (m) vectors */
   double *kin, *kout;          /* keys (t, q, v) of the carried state: input and output */
-  double *cin, *cout;          /* carried vector for kin / kout (gni: then Q^T of it, see zvalid) */
+  double *cin, *cout;          /* carried vector for kin / kout (3 n + 2; gni: p+, then Q^T p+,
+                                  v_k+1/2 and c of its kernel's velocity form, see zvalid) */
   double *hin, *hout;          /* the step length the carried vector belongs to */
   double *phalf;               /* last step's half-step momentum */
   double *mfact;               /* 1 when M0/L0 hold the (constant) factored mass matrix */
   double *Minv;                /* M^-1 (constant M, with mfact) */
   double *mdiag;               /* 1 when that M and M^-1 are diagonal (off-diagonal entries 0) */
   double *pvalid;              /* 1 when A, W, G hold the projector at the q of kout */
-  double *zvalid;              /* 1 when cout + n holds Q^T cout (written by the free-motion kernel) */
+  double *zvalid;              /* 1 when the last carried buffer holds beyond p+ the free-motion
+                                  kernel's Q^T p+, v_k+1/2 and c (gni_carry) */
   double *K, *A0, *rz;         /* del with holonomic constraints: KKT Newton matrix, A(q_k), residual */
   int *kpiv;
   int *elo, *ehi;              /* the extents of the rows of A in W (proj_env), mmax each */
@@ -126,7 +128,7 @@ static inline size_t vi_work_size(const nh_model *mo) {
   size_t n = (size_t)mo->nq, g = vi_ngap(mo), m = (size_t)mo->nc + g, nx = 2 * n;
   return VI_HDR_DOUBLES + vi_gram_size(mo) + 1 + 4 * n * n + 2 * m * n + 2 * m * m + 2 * vi_dm_size(mo, 1) + vi_dm_size(mo, 2) + n * n +
          vi_jsize(n, m) + vi_dwork_size(mo) + n + 8 * n + 2 * vi_zsize(n, m) + 2 * m + 2 * (1 + nx) +
-         4 * n + 2 + n + 1 + n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8 + 2 * n + 1 + g + g * n +
+         2 * (3 * n + 2) + 2 + n + 1 + n * n + 1 + (n + m) * (n + m) + m * n + 2 * (n + m) + 1 + 8 + 2 * n + 1 + g + g * n +
          ((2 * m + n) * sizeof(int) + sizeof(double) - 1) / sizeof(double) + 1 + 2;
 }
 
@@ -165,8 +167,8 @@ static inline vi_ws vi_carve(nh_stepper *s) {
   w.zz = p, p += vi_zsize(n, m);
   w.kin = p, p += 1 + nx;
   w.kout = p, p += 1 + nx;
-  w.cin = p, p += 2 * n;
-  w.cout = p, p += 2 * n;
+  w.cin = p, p += 3 * n + 2;
+  w.cout = p, p += 3 * n + 2;
   w.hin = p, p += 1;
   w.hout = p, p += 1;
   w.phalf = p, p += n;
