@@ -43,7 +43,8 @@
  * location: step(x0, tau), tau < h) reuse the carried value with the shorter step, which is
  * the variable-step form above, so a located impact state is a genuine step of the method.
  * Constant M, no forces or potential, one or two constraints and n <= 6: the free-motion
- * kernel (gni_kstep) on local vectors, step by step or over a run (nh_method.advance). */
+ * kernel (gni_kstep), eq. 14 in velocity form v_k+1/2 = v_k-1/2 - 2 M^-1 A^T G^-1 A v_k-1/2, on
+ * local vectors, step by step or over a run (nh_method.advance). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
