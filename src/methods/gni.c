@@ -218,6 +218,13 @@ VI_INLINE void kmat(const int n, const int diag, const double *M, const double *
   for (int i = 0; i < n; i++) y[i] = diag ? M[(size_t)i * (n + 1)] * x[i] : kdot(n, M + (size_t)i * n, x);
 }
 
+/* (X^T c)_i = sum_k c_k X_k,i for the m rows of X (n each): W c, A^T c */
+VI_INLINE double kcomb(const int n, const int m, const double *X, const double *c, int i) {
+  double s = c[0] * X[i];
+  for (int k = 1; k < m; k++) s += c[k] * X[(size_t)k * n + i];
+  return s;
+}
+
 VI_INLINE int gni_kstep(const nh_model *mo, vi_ws *w, const int n, const int m, const int diag, double h,
                         const double *q, const double *v, double *qn, double *c, double *v1, gni_proj *P,
                         double *inv) {
@@ -243,11 +250,7 @@ VI_INLINE int gni_kstep(const nh_model *mo, vi_ws *w, const int n, const int m, 
   for (int k = 0; k < m; k++) c[k] = kdot(m, P->Gi + (size_t)k * m, zl);
   // v_k+1 = v - W c
   NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) {
-    double s = c[0] * P->W[i];
-    for (int k = 1; k < m; k++) s += c[k] * P->W[(size_t)k * n + i];
-    v1[i] = v[i] - s;
-  }
+  for (int i = 0; i < n; i++) v1[i] = v[i] - kcomb(n, m, P->W, c, i);
   // the half-step energy, E = 1/2 v^T M v + 0 (V = 0), max_k |A_k v|
   kmat(n, diag, w->M0, v, t);
   inv[0] = 0.5 * kdot(n, v, t);
@@ -269,11 +272,7 @@ VI_INLINE void gni_vhalf(const int n, const int m, double a, const double *u, co
   double ac[2];
   for (int k = 0; k < m; k++) ac[k] = a * c[k];
   NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) {
-    double s = ac[0] * W[i];
-    for (int k = 1; k < m; k++) s += ac[k] * W[(size_t)k * n + i];
-    v[i] = u[i] + s;
-  }
+  for (int i = 0; i < n; i++) v[i] = u[i] + kcomb(n, m, W, ac, i);
 }
 
 /* the same from the general step's carried momentum p+ (cin) when it left no velocity form:
@@ -313,11 +312,7 @@ VI_INLINE void gni_carry(vi_ws *w, const int n, const int m, const int diag, con
   *w->zvalid = 0.0;
   if (!A) return;
   NH_LA_UNROLL_FULL
-  for (int i = 0; i < n; i++) {
-    double s = c[0] * A[i];
-    for (int k = 1; k < m; k++) s += c[k] * A[(size_t)k * n + i];
-    w->cout[n + i] = s;
-  }
+  for (int i = 0; i < n; i++) w->cout[n + i] = kcomb(n, m, A, c, i);
   nh_la_copy_fixed(n, v, w->cout + 2 * n);
   for (int k = 0; k < m; k++) w->cout[3 * n + k] = c[k];
   *w->zvalid = 1.0;

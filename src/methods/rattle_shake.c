@@ -100,6 +100,22 @@ static int rattle_step(nh_stepper *s, double t, const double *x0, double h, doub
   return 0;
 }
 
+/* the end of a shake step, w->p holding M v+ (or D2 L_d) at q_k+1 with the projector there:
+ * the nodal v_k+1 = M^-1 P^T (p + h/2 f_k+1) (L the factor of M(q_k+1), M itself), q_k carried */
+static int shake_end(nh_stepper *s, vi_ws *w, double t, const double *q0, double h, double *x1, const double *L,
+                     const double *M) {
+  const int n = w->n;
+  nh_la_axpy(n, 0.5 * h, w->f, w->p);
+  pt_inplace(w, w->p, w->tmp);
+  msolve_w(w, L, w->p, x1 + n);
+  nh_la_copy(n, q0, w->cout);
+  *w->hout = h;
+  set_key(w->kout, t + h, x1, 2 * n);
+  *w->pvalid = 1.0;
+  vi_end(s, w, M, x1);
+  return 0;
+}
+
 static int shake_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
   if (s->model->coriolis) {
     if (err) *err = 0.0;
@@ -110,7 +126,7 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   vi_active(s, w); /* the closed contacts' rows after the model's */
   const int n = w->n, m = w->m, nx = 2 * n;
   const double *q0 = x0, *v0 = x0 + n;
-  double *q1 = x1, *v1 = x1 + n, *vm = w->r, *lam = w->z;
+  double *q1 = x1, *vm = w->r, *lam = w->z;
   int rc;
   if (err) *err = 0.0;
   int fresh = rs_begin(s, w, t, x0, &rc);
@@ -153,15 +169,7 @@ static int shake_step(nh_stepper *s, double t, const double *x0, double h, doubl
   if ((rc = force(mo, t + h, q1, w->v, 1, w->f, w->tmp))) return rc;
   if ((rc = proj_setup(mo, w, q1, w->L0))) return rc;
   nh_la_copy(n, w->phalf, w->p);
-  nh_la_axpy(n, 0.5 * h, w->f, w->p);
-  pt_inplace(w, w->p, w->tmp);
-  msolve_w(w, w->L0, w->p, v1);
-  nh_la_copy(n, q0, w->cout);
-  *w->hout = h;
-  set_key(w->kout, t + h, x1, nx);
-  *w->pvalid = 1.0;
-  vi_end(s, w, w->M0, x1);
-  return 0;
+  return shake_end(s, w, t, q0, h, x1, w->L0, w->M0);
 }
 
 /* ---- a q-dependent M ---------------------------------------------------------------- */
@@ -281,7 +289,7 @@ static int shake_qm_step(nh_stepper *s, double t, const double *x0, double h, do
   vi_active(s, w);
   const int n = w->n, m = w->m, nx = 2 * n;
   const double *q0 = x0;
-  double *q1 = x1, *v1 = x1 + n, *pp = w->cin + n;
+  double *q1 = x1, *pp = w->cin + n;
   int rc, cont;
   s->evals++;
   int fresh = vi_resolve(s, w, n, t, x0, &cont);
@@ -314,15 +322,7 @@ static int shake_qm_step(nh_stepper *s, double t, const double *x0, double h, do
   if ((rc = nh_vi_dl_d2(mo, w, 0, q0, q1, h, w->p))) return rc;
   if ((rc = qm_end(s, w, t, q1, h))) return rc;
   s->end_C = 0.5 * nh_la_dot(n, w->v, w->phalf);
-  nh_la_axpy(n, 0.5 * h, w->f, w->p);
-  pt_inplace(w, w->p, w->tmp);
-  msolve_w(w, w->L1, w->p, v1);
-  nh_la_copy(n, q0, w->cout);
-  *w->hout = h;
-  set_key(w->kout, t + h, x1, nx);
-  *w->pvalid = 1.0;
-  vi_end(s, w, w->M1, x1);
-  return 0;
+  return shake_end(s, w, t, q0, h, x1, w->L1, w->M1);
 }
 
 
