@@ -617,6 +617,69 @@ static int test_growth(void) {
   return 0;
 }
 
+/* nh_expr_sum_is_const: sums of products decided constant by the sin^2 + cos^2 = 1 normal
+ * form; a shown constant has that value at random points, the rest are not shown */
+static int sum1_const(nh_expr_pool *p, const char *src, double *value) {
+  int e = P(p, NULL, src), one = nh_expr_const(p, 1.0);
+  double c = 1.0;
+  return e < 0 || one < 0 ? -1 : nh_expr_sum_is_const(p, 1, &c, &e, &one, value);
+}
+
+static int test_trig_constant(void) {
+  nh_expr_pool *p = nh_expr_pool_create();
+  ENSURE(p);
+  static const struct {
+    const char *src;
+    int constant;
+    double value;
+  } cases[] = {
+      {"sin(theta)^2 + cos(theta)^2", 1, 1.0},
+      {"2 + m*0 + 3*sin(x*y)^2 + 3*cos(x*y)^2", 1, 5.0},
+      {"1/2 + sin(phi)*sin(phi)/4 + (-cos(phi))*(-cos(phi))/4", 1, 0.75},
+      {"cos(x)^4 + 2*sin(x)^2*cos(x)^2 + sin(x)^4", 1, 1.0},  /* (s^2 + c^2)^2 */
+      {"(cos(x)^2 - sin(y)^2)*7 + 7*sin(x)^2 - 7*cos(y)^2", 1, 0.0},
+      {"cos(x)^6 + 3*cos(x)^4*sin(x)^2 + 3*cos(x)^2*sin(x)^4 + sin(x)^6 - 1", 1, 0.0},
+      {"1 + sin(theta)^2", 0, 0.0},                            /* the gearbox's G */
+      {"sin(x)*cos(x)", 0, 0.0},
+      {"cos(x)^2 - cos(y)^2", 0, 0.0},
+      {"sin(2*x) - 2*sin(x)*cos(x)", 0, 0.0},                  /* true, not shown: safe */
+      {"x^2/(x^2 + y^2) + y^2/(x^2 + y^2)", 0, 0.0},           /* quotients are atoms */
+      {"tan(x)^2 - sin(x)^2/cos(x)^2", 0, 0.0},
+  };
+  unsigned long long seed = 11;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    double value = NAN;
+    int got = sum1_const(p, cases[i].src, &value);
+    if (got != cases[i].constant) printf("  %s: %d, expected %d\n", cases[i].src, got, cases[i].constant);
+    ENSURE(got == cases[i].constant);
+    if (!got) continue;
+    ENSURE_REL(value, cases[i].value, 1e-15);
+    for (int k = 0; k < 20; k++) { /* the claim holds at random points */
+      double v[NVARS];
+      random_vars(&seed, v);
+      for (int j = 0; j < NVARS; j++) v[j] = 10.0 * v[j] - 7.0;
+      ENSURE(fabs(V(p, cases[i].src, v) - value) <= 1e-13 * (1.0 + fabs(value)));
+    }
+  }
+  /* the sum over several products: G of the sleigh, a^2/I + (sin^2 + cos^2)/m */
+  int th = nh_expr_var(p, 2), sn = nh_expr_unary(p, NH_EX_SIN, th), cs = nh_expr_unary(p, NH_EX_COS, th);
+  int ncs = nh_expr_neg(p, cs), a = nh_expr_const(p, 0.5);
+  int A[3] = {a, sn, ncs};
+  double coef[3] = {1.0 / 3.0, 0.25, 0.25}, g = NAN;
+  ENSURE(nh_expr_sum_is_const(p, 3, coef, A, A, &g) == 1);
+  ENSURE_REL(g, 0.25 / 3.0 + 0.25, 1e-15);
+  coef[2] = 0.5; /* unequal masses in x and y: G depends on theta */
+  ENSURE(nh_expr_sum_is_const(p, 3, coef, A, A, &g) == 0);
+  /* past the work bound: not shown (and no failure) */
+  int big = nh_expr_const(p, 0.0);
+  for (int k = 0; k < 8; k++) big = nh_expr_add(p, big, nh_expr_var(p, k));
+  int b12 = nh_expr_powi(p, big, 8);
+  double one = 1.0;
+  ENSURE(nh_expr_sum_is_const(p, 1, &one, &b12, &b12, &g) == 0);
+  nh_expr_pool_destroy(p);
+  return 0;
+}
+
 /* limits that protect the recursive walks, large exponents, non-finite constants */
 static int test_limits(void) {
   nh_expr_pool *p = nh_expr_pool_create();
@@ -686,6 +749,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_print);
   RUN_TEST(test_tape);
   RUN_TEST(test_growth);
+  RUN_TEST(test_trig_constant);
   RUN_TEST(test_limits);
   return TEST_SUMMARY();
 }

@@ -273,6 +273,12 @@ typedef struct nh_model_def {
    * right-hand side; mass is still called where a method wants M itself. Model files set it
    * when every entry of dM/dq is identically 0. A wrong 1 gives wrong dynamics. */
   int mass_constant;
+  /* mechanical form with mass_constant and nc > 0: 1 declares that the constraints' Gram
+   * matrix G(q) = A(q) M^-1 A(q)^T does not depend on q either (the Chaplygin sleigh's is
+   * a^2/I + (sin^2 + cos^2)/m). Methods may then keep G^-1 from the first evaluation of G
+   * (gni's free-motion kernel does). Model files set it when a normal form in sin and cos
+   * shows every non-constant term of G to cancel. A wrong 1 gives wrong dynamics. */
+  int gram_constant;
   /* mechanical form, Nullable (dense): which entries of M (nq x nq) and of A (nc x nq,
    * row-major) may be other than +0; every other entry must be exactly +0 at every q. Sums
    * over M and A (energy, constraint residual, the multiplier solve) then skip them, with the
@@ -319,6 +325,7 @@ typedef struct nh_model {
   const nh_monitor_def *monitors; /* names copied */
   int has_se2, se2[3];   /* Lie-group structure, as in nh_model_def */
   int mass_constant;     /* 0 or 1, as in nh_model_def (0 for the ODE form) */
+  int gram_constant;     /* 0 or 1, as in nh_model_def (0 without mass_constant or nc = 0) */
   /* NULL or copied, as in nh_model_def; and by rows: the columns of row i that the pattern
    * holds are cols[rows[i] .. rows[i + 1]), ascending (NULL without the pattern) */
   const unsigned char *mass_pattern, *constraint_pattern;

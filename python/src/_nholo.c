@@ -397,7 +397,7 @@ static PyObject *model_with_force(PyModel *self, PyObject *fn) {
   d.backend = b->backend;
   d.nmon = b->nmon, d.monitors = b->monitors;
   d.has_se2 = b->has_se2, memcpy(d.se2, b->se2, sizeof d.se2);
-  d.mass_constant = b->mass_constant;
+  d.mass_constant = b->mass_constant, d.gram_constant = b->gram_constant;
   d.mass_pattern = b->mass_pattern, d.constraint_pattern = b->constraint_pattern; /* keeps the sparse fills */
   d.user = b->user, d.user_size = 0;
   char msg[NHPY_MSG];
@@ -519,14 +519,14 @@ static PyObject *model_info(PyModel *self, PyObject *unused) {
   }
   const nh_method *dm = nh_method_default_for(m);
   return Py_BuildValue(
-      "{s:s,s:s,s:i,s:i,s:i,s:i,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:s,s:s,s:O,s:O,s:N}", "name", m->name,
+      "{s:s,s:s,s:i,s:i,s:i,s:i,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:s,s:s,s:O,s:O,s:N,s:N}", "name", m->name,
       "form", mech ? "mechanical" : "ode", "nq", m->nq, "nc", m->nc, "ngap", m->ngap, "nx", m->nx, "coords",
       nhpy_strings(m->nq, m->coord_names), "constraints", nhpy_strings(m->nc, m->constraint_names), "gaps",
       nhpy_strings(m->ngap, m->gap_names), "state_names", nhpy_strings(m->nx, m->state_names), "params", params,
       "monitors", mons, "q0", nhpy_array1(m->nq, m->q0), "v0", mech ? nhpy_array1(m->nq, m->v0) : nhpy_array1(0, NULL),
       "x0", nhpy_array1(m->nx, m->x0), "impact_laws", laws, "backend", nh_model_backend(m), "default_method",
       dm ? nh_method_name(dm) : "", "has_flow", m->flow ? Py_True : Py_False, "python_force",
-      self->force ? Py_True : Py_False, "mass_constant", PyBool_FromLong(m->mass_constant));
+      self->force ? Py_True : Py_False, "mass_constant", PyBool_FromLong(m->mass_constant), "gram_constant", PyBool_FromLong(m->gram_constant));
 fail:
   Py_XDECREF(params), Py_XDECREF(mons), Py_XDECREF(laws);
   return NULL;

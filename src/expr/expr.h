@@ -154,6 +154,13 @@ int nh_expr_is_const(const nh_expr_pool *pool, int e, double *value);
  * the velocities, say), 0 when not, -1 when out of memory or e is invalid. Iterative. */
 int nh_expr_uses_vars(const nh_expr_pool *pool, int e, int lo, int hi);
 
+/* 1 when sum_t coef[t] a[t] b[t] (node ids) is shown to be the same constant at every value of
+ * the variables, with that constant in *value (Nullable); 0 when not shown (also when out of
+ * memory or past a work bound): a decision by trigonometric-polynomial normal form (trig.c),
+ * zero coefficients up to the round-off of their sums. */
+int nh_expr_sum_is_const(const nh_expr_pool *pool, int nterms, const double *coef, const int *a,
+                         const int *b, double *value);
+
 /* Number of operator nodes of e counted as a tree (shared subexpressions counted at every
  * use): what an evaluator without CSE would execute. */
 long nh_expr_tree_ops(const nh_expr_pool *pool, int e);

@@ -41,6 +41,7 @@ static int mf_evaluators(const mf *m, nh_model_def *d, int codegen, char *why, s
   } else {
     d->has_se2 = m->has_se2;
     d->mass_constant = mf_all_zero(m, m->dM.node, m->dM.n); /* dM/dq = 0 identically (+-0 entries only) */
+    d->gram_constant = mf_gram_constant(m);
     for (int i = 0; i < 3; i++) d->se2[i] = m->se2[i];
   }
   d->user = user;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lang/mf.h"
+#include "la/la.h"
 #include "nholo/status.h"
 
 /* d2M (nq^4 entries) is derived only up to this many coordinates; larger models difference dM */
@@ -588,6 +589,41 @@ int mf_all_zero(const mf *m, const int *ids, int n) {
   for (int i = 0; i < n; i++)
     if (!mf_is_zero(m, ids[i])) return 0;
   return 1;
+}
+
+/* G = A M^-1 A^T shown constant (mass constant: its entries are numbers), entry by entry by
+ * nh_expr_sum_is_const over the terms Mi_kl A_ik A_jl; models past MF_GRAM_MAX_Q coordinates
+ * or MF_GRAM_MAX_C constraints are not examined (0: the methods form G per step) */
+#define MF_GRAM_MAX_Q 64
+#define MF_GRAM_MAX_C 8
+int mf_gram_constant(const mf *m) {
+  const int n = m->nq, nc = m->nc;
+  if (m->poisson || nc < 1 || n > MF_GRAM_MAX_Q || nc > MF_GRAM_MAX_C || !mf_all_zero(m, m->dM.node, m->dM.n))
+    return 0;
+  const size_t nn = (size_t)n * n;
+  double *M = malloc(2 * nn * sizeof *M + nn * (2 * sizeof(int) + sizeof(double)));
+  if (!M) return 0;
+  double *Mi = M + nn, *coef = Mi + nn;
+  int *a = (int *)(coef + nn), *b = a + nn, ok = 1;
+  for (size_t i = 0; i < nn && ok; i++) ok = nh_expr_is_const(m->pool, m->M[i], &M[i]);
+  ok = ok && nh_la_chol(n, M, 0.0, NULL) == 0;
+  for (int j = 0; j < n && ok; j++) { /* column j of M^-1 */
+    for (int i = 0; i < n; i++) Mi[(size_t)j * n + i] = i == j;
+    nh_la_chol_solve(n, M, Mi + (size_t)j * n);
+  }
+  for (int i = 0; i < nc && ok; i++)
+    for (int j = i; j < nc && ok; j++) {
+      int t = 0;
+      for (int k = 0; k < n; k++)
+        for (int l = 0; l < n; l++) {
+          const int aik = m->A[(size_t)i * n + k], ajl = m->A[(size_t)j * n + l];
+          if (Mi[(size_t)k * n + l] == 0.0 || mf_is_zero(m, aik) || mf_is_zero(m, ajl)) continue;
+          coef[t] = Mi[(size_t)k * n + l], a[t] = aik, b[t++] = ajl;
+        }
+      ok = nh_expr_sum_is_const(m->pool, t, coef, a, b, NULL);
+    }
+  free(M);
+  return ok;
 }
 
 int mf_provides(const mf *m, int fn) {

@@ -146,6 +146,9 @@ static void describe_mechanical(nh_text *b, const mf *m, const nh_model *model, 
     nh_text_printf(b, "\n");
   }
   describe_gaps(b, m, names);
+  if (model->mass_constant)
+    nh_text_printf(b, "structure: M constant%s\n",
+                   model->gram_constant ? "; G = A M^-1 A^T constant (sin^2 + cos^2 = 1 normal form)" : "");
 
   /* evaluated at the initial state */
   nh_text_printf(b, "\nat the initial state:\n ");

@@ -250,6 +250,8 @@ int mf_is_zero(const mf *m, int e);
 /* e is the constant +0 (what the patterns of M and A leave out) */
 int mf_is_pluszero(const mf *m, int e);
 int mf_all_zero(const mf *m, const int *ids, int n);
+/* 1 when G = A M^-1 A^T is shown constant (nholo/model.h, gram_constant) */
+int mf_gram_constant(const mf *m);
 
 /* The tape evaluators of m into *fns (the sparse-fill variants stay NULL), their data into
  * *user (free with mf_eval_free). NH_OK or NH_ERR_NOMEM. */

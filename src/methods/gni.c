@@ -200,7 +200,9 @@ static int dl_solve(nh_stepper *s, vi_ws *w, int midpoint, const double *q0, dou
  * path from one step to the next is v -> q_k+1 -> A (the constraint call) -> G^-1, A v -> c ->
  * the next v: the momenta p+ = M v and Q^T p+ = A^T c that the general step carries lie off it
  * (gni_carry). The momentum form (v = M^-1 (p+ + a Q^T p+), vi_tail_k) is the same map; the
- * two differ by round-off (test_gni_fast_path_equals_general). */
+ * two differ by round-off (test_gni_fast_path_equals_general). A model whose G is constant
+ * (nh_model.gram_constant, gc) keeps the G^-1 the kernel started from: no G, no division on
+ * the path (test_gram_gni). */
 typedef struct gni_proj {
   double A[12], W[12], G[4], Gi[4];
 } gni_proj;
@@ -225,8 +227,8 @@ VI_INLINE double kcomb(const int n, const int m, const double *X, const double *
   return s;
 }
 
-VI_INLINE int gni_kstep(const nh_model *mo, vi_ws *w, const int n, const int m, const int diag, double h,
-                        const double *q, const double *v, double *qn, double *c, double *v1, gni_proj *P,
+VI_INLINE int gni_kstep(const nh_model *mo, vi_ws *w, const int n, const int m, const int diag, const int gc,
+                        double h, const double *q, const double *v, double *qn, double *c, double *v1, gni_proj *P,
                         double *inv) {
   const double *Mi = w->Minv;
   double t[6];
@@ -236,12 +238,13 @@ VI_INLINE int gni_kstep(const nh_model *mo, vi_ws *w, const int n, const int m, 
   int rc = nh_cb(mo->constraint(qn, w->tmp2, P->A, NULL, mo->user));
   if (rc) return rc;
   for (int k = 0; k < m; k++) kmat(n, diag, Mi, P->A + (size_t)k * n, P->W + (size_t)k * n);
-  for (int i = 0; i < m; i++)
-    for (int j = 0; j < m; j++) P->G[i * m + j] = kdot(n, P->A + (size_t)i * n, P->W + (size_t)j * n);
-  // A v beside G (both wait on A only), then c = G^-1 A v
+  // A v beside G (both wait on A only), then c = G^-1 A v; a constant G (gc) keeps P->Gi
   double zl[2];
   for (int k = 0; k < m; k++) zl[k] = kdot(n, P->A + (size_t)k * n, v);
-  if (m == 1) { /* chol_inverse's test and G^-1; its factor sqrt(G) when stored (gni_proj_store) */
+  for (int i = 0; i < m && !gc; i++)
+    for (int j = 0; j < m; j++) P->G[i * m + j] = kdot(n, P->A + (size_t)i * n, P->W + (size_t)j * n);
+  if (gc) {
+  } else if (m == 1) { /* chol_inverse's test and G^-1; its factor sqrt(G) when stored (gni_proj_store) */
     if (!(P->G[0] > VI_PIVOT_TOL * P->G[0]) || !(P->G[0] > 0.0)) return NH_ERR_SINGULAR;
     P->Gi[0] = 1.0 / P->G[0];
   } else if ((rc = chol_inverse(m, P->G, P->Gi))) {
@@ -296,9 +299,16 @@ VI_INLINE void gni_vin(const vi_ws *w, const int n, const int m, const int diag,
   else gni_vmom(w, n, m, diag, a, cb, v);
 }
 
-/* the projector of the kernel's last step into the workspace (A, W, G, Gi: as proj_setup_k) */
-VI_INLINE void gni_proj_store(vi_ws *w, const int n, const int m, const gni_proj *P) {
+/* the kernel's G^-1 to start from: the workspace's, at q_k (kept throughout for a constant G) */
+VI_INLINE void gni_proj_init(const vi_ws *w, const int m, gni_proj *P) {
+  for (int i = 0; i < m * m; i++) P->Gi[i] = w->Gi[i];
+}
+
+/* the projector of the kernel's last step into the workspace (A, W, G, Gi: as proj_setup_k;
+ * a constant G (gc) leaves the workspace's factor and inverse as they are) */
+VI_INLINE void gni_proj_store(vi_ws *w, const int n, const int m, const int gc, const gni_proj *P) {
   for (int i = 0; i < m * n; i++) w->A[i] = P->A[i], w->W[i] = P->W[i];
+  if (gc) return;
   for (int i = 0; i < m * m; i++) w->G[i] = P->G[i], w->Gi[i] = P->Gi[i];
   if (m == 1) w->G[0] = sqrt(P->G[0]); /* the factor, as chol_inverse leaves it */
 }
@@ -325,10 +335,12 @@ VI_INLINE int gni_free_tail(nh_stepper *s, vi_ws *w, double t, const double *x0,
   double v[6], c[2], inv[3];
   gni_proj P;
   const double hin = *w->hin, a = h == hin ? -2.0 : -(1.0 + h / hin);
+  const int gc = s->model->gram_constant;
   gni_vin(w, n, m, diag, a, w->cin, w->W, v);
-  int rc = gni_kstep(s->model, w, n, m, diag, h, x0, v, x1, c, x1 + n, &P, inv);
+  gni_proj_init(w, m, &P);
+  int rc = gni_kstep(s->model, w, n, m, diag, gc, h, x0, v, x1, c, x1 + n, &P, inv);
   if (rc) return rc;
-  gni_proj_store(w, n, m, &P);
+  gni_proj_store(w, n, m, gc, &P);
   gni_carry(w, n, m, diag, v, c, P.A);
   *w->pvalid = 1.0;
   s->end_C = inv[0], s->end_E = inv[1], s->end_res = inv[2];
@@ -546,13 +558,15 @@ VI_INLINE int gni_advance_k(nh_stepper *s, vi_ws *w, const double *x0, double *x
   double q[6], v[6], u[6] = {0}, c[2] = {0}, cn[2], qn[6], v1[6], vn[6] = {0}, inv[3];
   gni_proj P;
   double t = ad->t, E = ad->E, dE = ad->dE, rmax = ad->rmax, C = ad->C, Cmax = ad->Cmax, Cmin = ad->Cmin;
+  const int gc = s->model->gram_constant;
   nh_la_copy_fixed(n, x0, q);
   gni_vin(w, n, m, diag, -2.0, w->cout, w->W, v); /* as gni_free_tail */
+  gni_proj_init(w, m, &P);
   long k = 0;
   int rc = 0, ok = 1;
   while (ad->t_end - t > ad->far && k < ad->max) {
     // (E finite: v_k+1 is, M being positive definite)
-    if ((rc = gni_kstep(s->model, w, n, m, diag, h, q, v, qn, cn, v1, &P, inv)) || !nh_la_all_finite(n, qn) ||
+    if ((rc = gni_kstep(s->model, w, n, m, diag, gc, h, q, v, qn, cn, v1, &P, inv)) || !nh_la_all_finite(n, qn) ||
         !isfinite(inv[1])) {
       ok = 0;
       break; /* the driver takes this step itself */
@@ -578,7 +592,7 @@ VI_INLINE int gni_advance_k(nh_stepper *s, vi_ws *w, const double *x0, double *x
   // the end of the last step: its state, its carried buffer, its projector (else redone at q)
   nh_la_copy_fixed(n, q, x1);
   nh_la_copy_fixed(n, vn, x1 + n);
-  if (ok) gni_proj_store(w, n, m, &P);
+  if (ok) gni_proj_store(w, n, m, gc, &P);
   else *w->pvalid = 0.0;
   gni_carry(w, n, m, diag, u, c, ok ? P.A : NULL);
   set_key(w->kout, t, x1, 2 * n);

@@ -158,7 +158,7 @@ static int check_ode_def(const nh_model_def *d, char *msg, size_t size) {
     nh_set_msg(msg, size, "bad size: nx = %d (>= 1) for an ODE-form model", d->nx);
     return 0;
   }
-  if (d->nq != 0 || d->nc != 0 || d->mass || d->mass_constant || d->constraint || d->flow) {
+  if (d->nq != 0 || d->nc != 0 || d->mass || d->mass_constant || d->gram_constant || d->constraint || d->flow) {
     nh_set_msg(msg, size, "an ODE-form model has no coordinates, constraints, mass or flow");
     return 0;
   }
@@ -247,6 +247,11 @@ static int check_def(const nh_model_def *d, char *msg, size_t size) {
   }
   if (d->nc >= d->nq) {
     nh_set_msg(msg, size, "%d constraints on %d coordinates leave no motion", d->nc, d->nq);
+    return 0;
+  }
+  if (d->gram_constant && (!d->mass_constant || d->nc < 1)) {
+    nh_set_msg(msg, size, "gram_constant declares A M^-1 A^T constant: it needs mass_constant and nc >= 1 (nc = %d)",
+               d->nc);
     return 0;
   }
   if (!d->coord_names) {
@@ -411,6 +416,7 @@ static nh_model *layout(arena *a, const nh_model_def *d) {
   m->monitors = mon;
   m->has_se2 = d->has_se2 ? 1 : 0;
   m->mass_constant = !ode && d->mass_constant ? 1 : 0;
+  m->gram_constant = m->mass_constant && d->nc > 0 && d->gram_constant ? 1 : 0;
   for (int i = 0; i < 3; i++) m->se2[i] = d->has_se2 ? d->se2[i] : -1;
   if (d->user_size > 0) {
     memcpy(user, d->user, d->user_size);

@@ -99,6 +99,7 @@ nh_model *nh_sleigh_create(const nh_sleigh_params *p, char *msg, size_t msg_size
   def.q0 = q0, def.v0 = v0;
   def.mass = sl_mass;
   def.mass_constant = 1;
+  def.gram_constant = 1; /* G = a^2/I + (sin^2 + cos^2)/m */
   def.constraint = sl_constraint;
   def.mass_deriv = sl_mass_deriv;
   def.constraint_deriv = sl_constraint_deriv;
