@@ -296,6 +296,9 @@ typedef struct nh_model_def {
 } nh_model_def;
 
 struct nh_gram; /* private: the sparse multiplier solve's analysis */
+/* private: the signature of a compiled gni kernel (src/lang/codegen_gni.c) */
+typedef long (*nh_gni_kernel_fn)(const double *Gi, const double *run, long kmax, double *q, double *v, double *c,
+                                 double *A, double *acc, int *fail);
 
 /* The built model: read it freely, never write it. */
 typedef struct nh_model {
@@ -335,6 +338,12 @@ typedef struct nh_model {
   /* Private (freed with the model): the sparse multiplier solve's analysis, or NULL (see
    * nh_model_multiplier_solver) */
   const struct nh_gram *gram;
+  /* Private: gni's free-motion kernel compiled with the model's evaluators (model files on
+   * the codegen back end, src/lang/codegen_gni.c), its key and the M, M^-1 it was compiled
+   * with (2 nq^2), or NULL, 0, NULL */
+  nh_gni_kernel_fn gni_kernel;
+  int gni_kernel_code;
+  const double *gni_kernel_M;
 } nh_model;
 
 /* How the dynamics solve for the constraint multipliers, G lambda = b with

@@ -150,7 +150,10 @@ nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
   } else if (!(model = nh_model_create(&d, msg, msg_size))) {
     d.user_free((void *)(uintptr_t)d.user);
   }
-  if (model) mf_eval_set_model(model->user, model);
+  if (model) {
+    mf_eval_set_model(model->user, model);
+    if (model->gram_constant) model->gni_kernel = mf_eval_gni_kernel(model->user, &model->gni_kernel_code, &model->gni_kernel_M);
+  }
   free(pip), free(ptp);
   return model;
 }

@@ -301,6 +301,7 @@ char *mf_codegen_source(const mf *m) {
   }
   free(ids);
   if (!rc) emit_evaluators(&b, m);
+  if (!rc) mf_codegen_gni(&b, m);
   if (rc || b.nomem) {
     free(b.s);
     return NULL;

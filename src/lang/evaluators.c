@@ -4,6 +4,7 @@
  * The tape back end has one tape per group (mf.h), run by the evaluators below, with their
  * slots in a per-thread buffer that grows once (the model stays shareable between threads).
  * Generated C brings its own evaluators (codegen.c), which the model calls directly. */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,9 @@ typedef struct mf_eval {
   int *idx[MF_EV_COUNT]; /* sparse groups: the dense places of the outputs (else NULL) */
   long dense[MF_EV_COUNT]; /* their dense sizes */
   void *dl; /* the loaded shared object (codegen) */
+  nh_gni_kernel_fn gni; /* its gni free-motion kernel (codegen_gni.c), or NULL */
+  int gni_code;
+  const double *gni_M;
   /* monitors that read the multipliers: the model (set once it is built) computes them, and
    * the monitors run compiled (mon, lambda passed as its user pointer) or on the tape */
   const nh_model *model;
@@ -266,6 +270,18 @@ int mf_eval_compiled(const mf *m, mf_fns *fns, void **user, char *why, size_t wh
     return rc;
   }
   if (m->mon_lambda) u->mon = fns->monitor, fns->monitor = ev_monitor_lambda;
+  // the kernel, when the source has one (dlsym's object pointer converts to the function)
+  void *k = mf_gni_kernel_code(m) ? dlsym(u->dl, "nh_mf_gni_free") : NULL;
+  const int *code = k ? dlsym(u->dl, "nh_mf_gni_free_code") : NULL;
+  const double *M = k ? dlsym(u->dl, "nh_mf_gni_M") : NULL;
+  if (k && code && M) memcpy(&u->gni, &k, sizeof k), u->gni_code = *code, u->gni_M = M;
   *user = u;
   return NH_OK;
+}
+
+nh_gni_kernel_fn mf_eval_gni_kernel(void *user, int *code, const double **M) {
+  const mf_eval *u = user;
+  *code = u ? u->gni_code : 0;
+  *M = u ? u->gni_M : NULL;
+  return u ? u->gni : NULL;
 }

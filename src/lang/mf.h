@@ -275,6 +275,14 @@ int mf_codegen_load(const mf *m, mf_fns *fns, void **dl, char *why, size_t why_s
 void mf_codegen_unload(void *dl);
 /* The C source of m's evaluators (malloc'd), or NULL when out of memory. */
 char *mf_codegen_source(const mf *m);
+/* gni's free-motion kernel in m's generated C (codegen_gni.c): its code (the key of gni.c's
+ * free_code: sizes and a diagonal M), 0 when m has none; the C appended to b. */
+struct nh_text;
+int mf_gni_kernel_code(const mf *m);
+void mf_codegen_gni(struct nh_text *b, const mf *m);
+/* The compiled kernel of a model file's evaluator data (mf_eval_compiled), or NULL; its key
+ * and its M, M^-1 into *code and *M. */
+nh_gni_kernel_fn mf_eval_gni_kernel(void *user, int *code, const double **M);
 
 /* ---- the public entry points (build.c), shared with describe.c ------------------------------ */
 
