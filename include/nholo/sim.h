@@ -138,7 +138,8 @@ typedef int (*nh_observer_fn)(const nh_sim *sim, nh_sample_kind kind, double t, 
  * (nh_sim_stats.conserves), whose conserved quantity or nodal energy moved further than
  * NH_DRIFT_TOL from its value after the start or the last impact (in its regime the nodal
  * energy of such a method stays within O(h^2) of the conserved quantity; gni's parasitic
- * period-2 mode keeps the half-step energy while the nodal energy goes astray). */
+ * period-2 mode keeps the half-step energy while the nodal energy goes astray), or whose
+ * energy is not finite (velocities whose squares overflow double precision). */
 NH_API int nh_sim_run(nh_sim *sim, double t_end, long max_impacts, nh_observer_fn observer,
                       void *user);
 

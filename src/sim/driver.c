@@ -508,11 +508,19 @@ int nh_sim_run(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, vo
   else if (obs) rc = run_plain_observed(s, t_end, obs, user);
   else rc = run_plain(s, t_end);
   // a method out of its regime: what it claims to conserve has drifted (a half-step energy is
-  // exact only with a constant M: with M(q) the nodal energy alone is judged)
+  // exact only with a constant M: with M(q) the nodal energy alone is judged); a drift that is
+  // not a number, or an energy that overflowed (velocities near 1e154), counts as one
   const nh_sim_stats *st = &s->stats;
   const int judge_half = !s->half || s->model->mass_constant;
-  if (rc == NH_OK && s->conserves &&
-      ((judge_half && st->max_conserved_rel_error > NH_DRIFT_TOL) || st->max_energy_rel_error > NH_DRIFT_TOL)) {
+  const int overflow = !isfinite(st->energy) || (judge_half && !isfinite(st->conserved));
+  if (rc == NH_OK && s->conserves && overflow) {
+    sim_msg(s, "method '%s' left its regime: the energy is %g and its conserved quantity %g (not finite: the "
+               "velocities are too large for double precision)",
+            s->def.method->name, st->energy, st->conserved);
+    rc = NH_DRIFT;
+  } else if (rc == NH_OK && s->conserves &&
+             ((judge_half && !(st->max_conserved_rel_error <= NH_DRIFT_TOL)) ||
+              !(st->max_energy_rel_error <= NH_DRIFT_TOL))) {
     sim_msg(s, "method '%s' left its regime: relative drift of its conserved quantity %.3g, of the energy %.3g (> %g)",
             s->def.method->name, st->max_conserved_rel_error, st->max_energy_rel_error, NH_DRIFT_TOL);
     rc = NH_DRIFT;
