@@ -670,6 +670,13 @@ static int test_trig_constant(void) {
   ENSURE_REL(g, 0.25 / 3.0 + 0.25, 1e-15);
   coef[2] = 0.5; /* unequal masses in x and y: G depends on theta */
   ENSURE(nh_expr_sum_is_const(p, 3, coef, A, A, &g) == 0);
+  /* an empty sum (no term, or only zero coefficients: a constraint row orthogonal to the
+   * others, as the sphere on an incline has) is the constant 0, with no polynomial formed */
+  g = NAN;
+  ENSURE(nh_expr_sum_is_const(p, 0, coef, A, A, &g) == 1 && g == 0.0);
+  double zero[3] = {0.0, 0.0, 0.0};
+  g = NAN;
+  ENSURE(nh_expr_sum_is_const(p, 3, zero, A, A, &g) == 1 && g == 0.0);
   /* past the work bound: not shown (and no failure) */
   int big = nh_expr_const(p, 0.0);
   for (int k = 0; k < 8; k++) big = nh_expr_add(p, big, nh_expr_var(p, k));

@@ -216,8 +216,9 @@ int nh_expr_sum_is_const(const nh_expr_pool *pool, int nterms, const double *coe
   rc = rc || poly_reduce(&p);
   int constant = 0;
   if (!rc) {
-    // collect equal monomials; the constant monomial (no factor) sorts first
-    qsort(p.t, (size_t)p.n, sizeof *p.t, mono_cmp);
+    // collect equal monomials; the constant monomial (no factor) sorts first (an empty sum,
+    // p.t NULL, is the constant 0)
+    if (p.n > 1) qsort(p.t, (size_t)p.n, sizeof *p.t, mono_cmp);
     double c0 = 0.0;
     constant = 1;
     for (int i = 0; i < p.n && constant;) {
