@@ -119,13 +119,20 @@ static int test_named_failures(void) {
   o = nh_simul_opts_default();
   o.names = ramp_names;
   o.law = NH_SIMUL_PLASTIC;
+  o.paper_plastic = 1; /* the paper's eq. (11) alone */
   ENSURE(resolve(&ramp, vr, &o, vp, &r) == NH_ERR_PULLING_IMPULSE);
   ENSURE(r.status == NH_SIMUL_NEGATIVE_IMPULSE && r.contact == 1 && vp[0] == 1 && vp[1] == -2);
   ENSURE_NEAR(r.impulse[0], 3.0, 1e-15);
   ENSURE_NEAR(r.impulse[1], -1.0, 1e-15);
-  ENSURE(strcmp(g_msg, "plastic projection needs a pulling impulse at contact 'ramp' "
-                       "(Lambda = -1): that contact separates; an active-set treatment is "
-                       "needed") == 0);
+  ENSURE(strcmp(g_msg, "plastic projection (the paper's eq. 11, paper_plastic) needs a pulling "
+                       "impulse at contact 'ramp' (Lambda = -1): that contact separates (the "
+                       "default active set resolves it)") == 0);
+  /* ... the default active set: both approach and start at rest, the ramp's impulse would
+   * pull, so it leaves the set; the floor alone stops the fall: (1, 0), impulses (2, 0) */
+  o.paper_plastic = 0;
+  ENSURE(resolve(&ramp, vr, &o, vp, &r) == NH_OK);
+  ENSURE(r.status == NH_SIMUL_RESOLVED && r.plastic_pivots == 1 && vp[0] == 1 && vp[1] == 0);
+  ENSURE(r.impulse[0] == 2.0 && r.impulse[1] == 0.0);
   /* ... while the elastic law resolves it (floor alone, then the ramp is feasible) */
   o.law = NH_SIMUL_ELASTIC;
   ENSURE(resolve(&ramp, vr, &o, vp, &r) == NH_OK);

@@ -386,18 +386,90 @@ static int test_plastic(void) {
   ENSURE_NEAR(r.energy_after, 1.0 / 6.0, 1e-15);
   ENSURE_NEAR(r.plastic_loss, 1.0 / 3.0, 1e-15);
   for (int i = 0; i < 2; i++) ENSURE_NEAR(nh_la_dot(3, c.dg + 3 * i, vp), 0.0, 1e-15);
-  /* v- = (1, 0, 5): the projection (2, 2, 2) would pull C back (spec 7.1 item 21) */
-  double w[3] = {1, 0, 5};
+  /* v- = (1, 0, 5): the paper's projection (2, 2, 2) would pull C back (spec 7.1 item 21);
+   * the complementarity solution stops A on B (1/2, 1/2) and leaves C: (1/2, 1/2, 5) */
+  double w[3] = {1, 0, 5}, want5[3] = {0.5, 0.5, 5.0};
+  ENSURE(resolve(&c.pb, w, &o, vp, &r) == NH_OK);
+  ENSURE(maxdiff(3, vp, want5) <= 1e-15 && r.plastic_pivots == 0); /* S starts as {A-B} */
+  ENSURE_NEAR(r.impulse[0], 0.5, 1e-15);
+  ENSURE(r.impulse[1] == 0.0);
+  ENSURE_NEAR(r.energy_after, 12.75, 1e-14);
+  ENSURE_NEAR(total_momentum(3, c.M, vp), 6.0, 1e-15);
+  /* ... which eq. (11) alone (paper_plastic) reports, never accepts */
+  o.paper_plastic = 1;
   ENSURE(resolve(&c.pb, w, &o, vp, &r) == NH_ERR_PULLING_IMPULSE);
   ENSURE(r.status == NH_SIMUL_NEGATIVE_IMPULSE && r.contact == 1);
   ENSURE(vp[0] == 1 && vp[1] == 0 && vp[2] == 5);
   ENSURE_NEAR(r.impulse[1], -3.0, 1e-14);
-  ENSURE(strcmp(g_msg, "plastic projection needs a pulling impulse at contact 1 (Lambda = -3): "
-                       "that contact separates; an active-set treatment is needed") == 0);
-  /* the inelastic law inherits the check for R < 1 */
+  ENSURE(strcmp(g_msg, "plastic projection (the paper's eq. 11, paper_plastic) needs a pulling "
+                       "impulse at contact 1 (Lambda = -3): that contact separates (the default "
+                       "active set resolves it)") == 0);
+  /* ... and where (11) holds, both give the same bits (the active set starts as {A-B}, the
+   * one approaching contact, and takes B-C in: one pivot) */
+  nh_simul_opts op = opts_of(NH_SIMUL_PLASTIC, NH_SIMUL_MOST_INFEASIBLE);
+  double va[3], vb[3];
+  ENSURE(resolve(&c.pb, v, &o, va, &r) == NH_OK && r.plastic_pivots == 0);
+  ENSURE(resolve(&c.pb, v, &op, vb, &r) == NH_OK && r.plastic_pivots == 1);
+  ENSURE(memcmp(va, vb, sizeof va) == 0);
+  /* the inelastic law (R = 1/2) mixes the elastic (0, 1, 5) and plastic (1/2, 1/2, 5) */
   o = opts_of(NH_SIMUL_INELASTIC, NH_SIMUL_MOST_INFEASIBLE);
   o.restitution = 0.5;
+  double want6[3] = {0.25, 0.75, 5.0};
+  ENSURE(resolve(&c.pb, w, &o, vp, &r) == NH_OK);
+  ENSURE(maxdiff(3, vp, want6) <= 1e-15 && r.impulse[0] >= 0.0 && r.impulse[1] >= 0.0);
+  o.paper_plastic = 1; /* eq. (11) alone inherits the check for R < 1 */
   ENSURE(resolve(&c.pb, w, &o, vp, &r) == NH_ERR_PULLING_IMPULSE);
+  return 0;
+}
+
+/* The plastic map on random problems (a random metric, contacts, a nonholonomic row or none):
+ * the outcome satisfies (10a, 10b) as a complementarity problem, which determines it: impulses
+ * Lambda_i >= 0, rates after dg_i v+ >= 0, Lambda_i dg_i v+ = 0, M (v+ - v-) = sum Lambda_i
+ * dg_i^T + A^T mu, A v+ = 0 (for independent normals these determine v+: the cosine matrix is
+ * SPD, its complementarity problem has one solution); the energy does not grow */
+static int test_plastic_complementarity(void) {
+  unsigned long long seed = 0x9e3779b9ULL;
+  int pivoted = 0, solved = 0, most = 0;
+  for (int trial = 0; trial < 400; trial++) {
+    const int n = 3 + trial % 4, nc = trial % 3 == 0, k = 1 + trial % (n - nc);
+    double M[MAXN * MAXN], dg[MAXN * MAXN], A[MAXN], v[MAXN], vp[MAXN];
+    random_spd(n, &seed, M);
+    for (int i = 0; i < k * n; i++) dg[i] = nh_test_rand(&seed, -1, 1);
+    for (int i = 0; i < n; i++) A[i] = nh_test_rand(&seed, -1, 1);
+    for (int i = 0; i < n; i++) v[i] = nh_test_rand(&seed, -1, 1);
+    nh_simul_problem pb = {n, nc, k, M, nc ? A : NULL, dg};
+    nh_simul_opts o = opts_of(NH_SIMUL_PLASTIC, NH_SIMUL_MOST_INFEASIBLE);
+    nh_simul_result r;
+    int st = resolve(&pb, v, &o, vp, &r);
+    if (st == NH_ERR_DEPENDENT_CONTACTS || st == NH_ERR_OPPOSING_CONTACTS || st == NH_NO_IMPACT)
+      continue;
+    if (st != NH_OK) printf("  trial %d: %s\n", trial, g_msg);
+    ENSURE(st == NH_OK);
+    solved++;
+    if (r.plastic_pivots > 0) pivoted++;
+    if (r.plastic_pivots > most) most = r.plastic_pivots;
+    double scale = sqrt(2.0 * r.energy_before), dv[MAXN];
+    for (int i = 0; i < k; i++) {
+      const double rate = nh_la_dot(n, dg + i * n, vp);
+      ENSURE(r.impulse[i] >= -1e-12 * scale);
+      ENSURE(rate >= -1e-12 * scale);
+      ENSURE(fabs(r.impulse[i] * rate) <= 1e-11 * scale * scale * (1.0 + fabs(r.impulse[i])));
+    }
+    if (nc) ENSURE(fabs(nh_la_dot(n, A, vp)) <= 1e-12 * scale);
+    ENSURE(r.energy_after <= r.energy_before * (1.0 + 1e-14));
+    /* M (v+ - v-) = sum Lambda_i dg_i^T + A^T mu, with v- the input (mu holds the projection) */
+    for (int i = 0; i < n; i++) dv[i] = vp[i] - v[i];
+    for (int a = 0; a < n; a++) {
+      double lhs = 0.0, rhs = 0.0;
+      for (int b = 0; b < n; b++) lhs += M[a * n + b] * dv[b];
+      for (int i = 0; i < k; i++) rhs += r.impulse[i] * dg[i * n + a];
+      if (nc) rhs += r.mu[0] * A[a];
+      ENSURE_NEAR(lhs, rhs, 1e-11 * (1.0 + scale));
+    }
+  }
+  /* most draws need no pivot; enough do to exercise the active set */
+  printf("  %d solved, %d with pivots (at most %d)\n", solved, pivoted, most);
+  ENSURE(solved > 300 && pivoted > 30 && most >= 2);
   return 0;
 }
 
@@ -920,6 +992,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_cradle_equal);
   RUN_TEST(test_cradle_unequal);
   RUN_TEST(test_plastic);
+  RUN_TEST(test_plastic_complementarity);
   RUN_TEST(test_inelastic);
   RUN_TEST(test_existence_bound);
   RUN_TEST(test_orthogonal);

@@ -101,9 +101,15 @@ NH_API int nh_project_velocity(int nq, int nc, const double *M, const double *A,
  *              contact is feasible (greedy propagation, stop at the first feasible velocity);
  *              kinetic energy and every quantity whose generator is tangent to all contacts
  *              (total momentum of free bodies) are conserved;
- *   plastic    v+ = the kinetic-metric projection of v- onto {dg_i v = 0 for all i} (within
- *              ker A), Lambda = -G^-1 s; a negative Lambda_i (a contact that separates would
- *              be pulled back) is reported, never accepted;
+ *   plastic    impulses Lambda_i >= 0 such that every contact that pushes ends at rest on its
+ *              surface and every other ends separating (dg_i v+ >= 0, Lambda_i dg_i v+ = 0):
+ *              v+ = the kinetic-metric projection of v- onto the cone {dg_i v >= 0} (within
+ *              ker A), a linear complementarity problem solved exactly by an active set
+ *              (nh_simul_result.plastic_pivots). The paper's eq. (11), the projection onto
+ *              {dg_i v = 0 for all i} with Lambda = -G^-1 s, is its solution when no Lambda_i
+ *              is negative; otherwise (11) would pull a separating contact back (spec 003
+ *              7.1 item 21). The option paper_plastic keeps (11) alone and reports such a
+ *              pulling impulse (NH_SIMUL_NEGATIVE_IMPULSE), never accepting it;
  *   inelastic  v+ = alpha v_elastic + (1 - alpha) v_plastic with alpha = R, the energetic
  *              coefficient R = sqrt(1 - dE / E_p) (E_p = the plastic loss). The paper writes
  *              alpha = sqrt(1 - R^2), which turns R = 0 into the elastic map; it is kept only
@@ -126,10 +132,11 @@ NH_API int nh_project_velocity(int nq, int nc, const double *M, const double *A,
  * (two duplicate contacts, c_ij ~ +1, or a normal in the span of the others:
  * NH_ERR_DEPENDENT_CONTACTS), two opposing contacts (c_ij ~ -1: the reflections cycle for
  * ever; NH_ERR_OPPOSING_CONTACTS), a reflection sequence past its bound (NH_ERR_PAST_BOUND),
- * a plastic projection that needs a pulling impulse (NH_ERR_PULLING_IMPULSE); and a gap
+ * with paper_plastic a projection that needs a pulling impulse (NH_ERR_PULLING_IMPULSE), a
+ * plastic active set that does not settle (NH_ERR_NO_CONVERGENCE: round-off only); and a gap
  * gradient in the span of the constraint one-forms (G_ii ~ 0), a velocity that violates
  * A v = 0 when projection is off. The first two are the model's (its contacts cannot act
- * together: bad input), the next two the computation's. */
+ * together: bad input), the next three the computation's. */
 
 typedef enum nh_simul_law {
   NH_SIMUL_ELASTIC = 0,
@@ -153,9 +160,11 @@ typedef enum nh_simul_status {
   NH_SIMUL_OPPOSING = 3,         /* [NH_ERR_OPPOSING_CONTACTS] two contacts with c ~ -1 */
   NH_SIMUL_DEPENDENT = 4,        /* [NH_ERR_DEPENDENT_CONTACTS] duplicate or dependent normals */
   NH_SIMUL_PAST_BOUND = 5,       /* [NH_ERR_PAST_BOUND] more reflections than the bound */
-  NH_SIMUL_NEGATIVE_IMPULSE = 6, /* [NH_ERR_PULLING_IMPULSE] the plastic projection pulls */
+  NH_SIMUL_NEGATIVE_IMPULSE = 6, /* [NH_ERR_PULLING_IMPULSE] eq. (11) pulls (paper_plastic) */
   NH_SIMUL_TOO_MANY_OUTCOMES = 7,/* [NH_ERR_NO_CONVERGENCE] enumerate's capacity exceeded */
-  NH_SIMUL_BAD_INPUT = 8         /* [NH_ERR_ARG, NH_ERR_NOT_SPD, NH_ERR_CONSTRAINT] */
+  NH_SIMUL_BAD_INPUT = 8,        /* [NH_ERR_ARG, NH_ERR_NOT_SPD, NH_ERR_CONSTRAINT] */
+  NH_SIMUL_NO_CONVERGENCE = 9    /* [NH_ERR_NO_CONVERGENCE] the plastic active set passed its
+                                    pivot cap or lost definiteness (round-off) */
 } nh_simul_status;
 
 /* The contacts at the impact configuration (matrices evaluated at q*). */
@@ -174,6 +183,9 @@ typedef struct nh_simul_opts {
   nh_simul_policy policy; /* default most-infeasible */
   double restitution;     /* R in [0, 1] for the inelastic law, default 1 */
   int paper_alpha;        /* 1: the paper's alpha = sqrt(1 - R^2) (wrong; comparison only) */
+  int paper_plastic;      /* 1: the plastic part is the paper's eq. (11) alone, a pulling
+                             impulse reported (NH_SIMUL_NEGATIVE_IMPULSE); 0 (default): the
+                             complementarity solution (Lambda >= 0, at rest or separating) */
   double feas_tol;        /* infeasible when s_i / sqrt(G_ii) < -feas_tol |v|_M, default 1e-12 */
   double col_tol;         /* |c_ij| >= 1 - col_tol: opposing or duplicate, default 1e-9 */
   double dep_tol;         /* Gram pivot <= dep_tol * max diag: dependent, default 1e-10 */
@@ -206,6 +218,7 @@ typedef struct nh_simul_result {
   double energy_after;        /* 1/2 v+^T M v+ */
   double plastic_loss;        /* E_p, the plastic map's energy loss (0 when it is not used) */
   double alpha;               /* the weight of the elastic outcome (1 elastic, 0 plastic) */
+  int plastic_pivots;         /* changes of the plastic map's active set (0: eq. (11) held) */
   /* enumerate */
   int outcomes;               /* distinct outcomes */
   long branches;              /* complete sequences visited */

@@ -28,6 +28,10 @@ typedef struct simul_ws {
   double *lam;     /* (k) elastic impulses */
   double *lamp;    /* (k) plastic impulses */
   double *mu;      /* (nc) projection impulse of v- */
+  double *Gs;      /* (k x k) plastic: the factor of the cosine block of the contacts at rest */
+  double *lr;      /* (k) plastic: its right-hand side */
+  int *in;         /* (k) plastic: 1 for a contact at rest after the impact (the active set) */
+  int *lidx;       /* (k) plastic: the active set's indices */
   double *stack_v; /* ((cap + 1) x nq) velocities along a path */
   double *stack_l; /* ((cap + 1) x k) impulses along a path */
   double *out_v;   /* (ocap x nq) distinct outcomes */

@@ -120,24 +120,88 @@ static int enumerate(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opt
   return 0;
 }
 
-/* the plastic projection of w->v into w->vp, impulses w->lamp = -G^-1 s; returns the first
- * contact with the most negative impulse (normalised) beyond tolerance, or -1 */
-static int plastic(const nh_simul_problem *pb, const simul_ws *w, const nh_simul_opts *o) {
-  int k = pb->k;
-  double vn = nh_simul_rates(pb, w, w->v);
-  /* G = D C D with D = diag(gn): Lambda = -D^-1 C^-1 D^-1 s */
-  for (int i = 0; i < k; i++) w->lamp[i] = -w->s[i] / w->gn[i];
-  nh_la_chol_solve(k, w->Gf, w->lamp);
+/* The plastic map (10a, 10b): impulses Lambda_i >= 0 with the contact rates after the impact
+ * w_i = dg_i v+ >= 0 and Lambda_i w_i = 0 (a contact that pushes ends at rest on its surface,
+ * one that ends separating takes no impulse), v+ = v- + sum Lambda_i u_i. In the normalised
+ * impulses x_i = Lambda_i sqrt(G_ii) and rates r_i = s_i / sqrt(G_ii) this is the linear
+ * complementarity problem  w = r + C x >= 0, x >= 0, x^T w = 0  with C the cosine matrix (SPD:
+ * dependent normals are refused before), whose solution is unique and is the kinetic-metric
+ * projection of v- onto the cone {dg_i v >= 0}. The paper's eq. (11) is the case where every
+ * contact ends at rest, x = -C^-1 r; when that needs a pulling impulse (spec 003 7.1 item 21:
+ * three balls (1, 0, 5) give (2, 2, 2)) eq. (11) has no solution of (10).
+ *
+ * Solved by Murty's least-index principal pivoting (a Bard-type scheme, finite for P-matrices
+ * from any start): the set S of contacts at rest starts as the approaching ones; each pivot
+ * solves C_SS x_S = -r_S, x = 0 off S, and moves the lowest-indexed contact that violates
+ * (x_i < 0 on S: it separates; w_i < 0 off S: it approaches) across. The outcome depends on
+ * the final S alone: when that is every contact it is eq. (11), bit for bit. A violation is
+ * judged against -feas_tol |v-|_M, as the rates everywhere here. */
+
+/* the exact bound of pivots for k contacts (2^k - 1 complementary sets beside the first) and
+ * its cap past 16 contacts (round-off could otherwise cycle without end) */
+#define SIMUL_LCP_MAX_PIVOTS 65536
+
+/* x (w->lamp) on the set w->in: C_SS x_S = -r_S, x = 0 off S; 0, or NH_ERR_NOT_SPD when a
+ * principal block lost definiteness to round-off */
+static int plastic_solve(simul_ws *w) {
+  const int k = w->k;
+  int ns = 0;
+  for (int i = 0; i < k; i++) {
+    w->lamp[i] = 0.0;
+    if (w->in[i]) w->lidx[ns++] = i;
+  }
+  if (ns == k) { /* eq. (11) with the cosine factor */
+    for (int i = 0; i < k; i++) w->lamp[i] = -w->s[i] / w->gn[i];
+    nh_la_chol_solve(k, w->Gf, w->lamp);
+    return NH_OK;
+  }
+  if (ns == 0) return NH_OK;
+  for (int a = 0; a < ns; a++) {
+    for (int b = 0; b < ns; b++) w->Gs[(size_t)a * ns + b] = w->C[(size_t)w->lidx[a] * k + w->lidx[b]];
+    w->lr[a] = -w->s[w->lidx[a]] / w->gn[w->lidx[a]];
+  }
+  if (nh_la_chol(ns, w->Gs, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
+  nh_la_chol_solve(ns, w->Gs, w->lr);
+  for (int a = 0; a < ns; a++) w->lamp[w->lidx[a]] = w->lr[a];
+  return NH_OK;
+}
+
+/* the plastic outcome of w->v into w->vp, impulses w->lamp, *pivots the active-set changes.
+ * Returns -1; with paper_plastic (eq. (11) alone) the contact of the most negative impulse
+ * (normalised) beyond tolerance when there is one; -2 past the pivot cap; -3 when a block
+ * lost definiteness */
+static int plastic(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opts *o, int *pivots) {
+  const int k = pb->k;
+  const double vn = nh_simul_rates(pb, w, w->v), low0 = -o->feas_tol * vn;
+  const long cap = k < 16 ? (1L << k) - 1 : SIMUL_LCP_MAX_PIVOTS;
+  int worst = -1;
+  *pivots = 0;
+  for (int i = 0; i < k; i++) w->in[i] = o->paper_plastic || w->s[i] / w->gn[i] < low0;
+  for (;;) {
+    if (plastic_solve(w)) return -3;
+    int flip = -1;
+    double low = low0;
+    for (int i = 0; i < k; i++) {
+      double viol;
+      if (w->in[i]) {
+        viol = w->lamp[i];
+      } else { /* the rate after: r_i + sum_j C_ij x_j */
+        viol = w->s[i] / w->gn[i];
+        for (int j = 0; j < k; j++) viol += w->C[(size_t)i * k + j] * w->lamp[j];
+      }
+      if (!(viol < low0)) continue;
+      if (flip < 0) flip = i;
+      if (o->paper_plastic && w->in[i] && viol < low) low = viol, worst = i;
+    }
+    if (o->paper_plastic) break;
+    if (flip < 0) break;
+    if (*pivots >= cap) return -2;
+    w->in[flip] = !w->in[flip];
+    ++*pivots;
+  }
   for (int i = 0; i < k; i++) w->lamp[i] /= w->gn[i];
   nh_la_copy(pb->nq, w->v, w->vp);
   for (int i = 0; i < k; i++) nh_la_axpy(pb->nq, w->lamp[i], w->U + (size_t)i * pb->nq, w->vp);
-  int worst = -1;
-  double low = -o->feas_tol * vn;
-  for (int i = 0; i < k; i++)
-    if (w->lamp[i] * w->gn[i] < low) {
-      low = w->lamp[i] * w->gn[i];
-      worst = i;
-    }
   return worst;
 }
 
@@ -281,15 +345,26 @@ int nh_simul_resolve(const nh_simul_problem *pb, const double *v, const nh_simul
   }
   /* the plastic part (plastic and inelastic laws) */
   if (alpha < 1.0) {
-    int bad = plastic(pb, &w, &o);
+    int bad = plastic(pb, &w, &o, &res->plastic_pivots);
+    if (bad < -1) {
+      nh_la_copy(nq, v, v_out);
+      snprintf(text, sizeof text,
+               bad == -2 ? "plastic impact: the active set of the contacts at rest passed its cap of "
+                           "%d pivots without a solution (round-off cycling)"
+                         : "plastic impact: a block of the contacts' cosine matrix lost "
+                           "definiteness to round-off (after %d pivots)",
+               res->plastic_pivots);
+      return nh_simul_fail(res, NH_SIMUL_NO_CONVERGENCE, -1, -1, NH_ERR_NO_CONVERGENCE, msg, ms, text);
+    }
     res->plastic_loss = res->energy_before - 0.5 * pow(nh_simul_rates(pb, &w, w.vp), 2);
     if (bad >= 0) {
       nh_la_copy(k, w.lamp, w.out_l);
       nh_la_copy(nq, v, v_out);
       nh_simul_label(&o, bad, a, sizeof a);
       snprintf(text, sizeof text,
-               "plastic projection needs a pulling impulse at contact %s (Lambda = %.6g): "
-               "that contact separates; an active-set treatment is needed", a, w.lamp[bad]);
+               "plastic projection (the paper's eq. 11, paper_plastic) needs a pulling impulse at "
+               "contact %s (Lambda = %.6g): that contact separates (the default active set "
+               "resolves it)", a, w.lamp[bad]);
       return nh_simul_fail(res, NH_SIMUL_NEGATIVE_IMPULSE, bad, -1, NH_ERR_PULLING_IMPULSE, msg,
                            ms, text);
     }

@@ -20,6 +20,7 @@ nh_simul_opts nh_simul_opts_default(void) {
   o.policy = NH_SIMUL_MOST_INFEASIBLE;
   o.restitution = 1.0;
   o.paper_alpha = 0;
+  o.paper_plastic = 0;
   o.feas_tol = 1e-12;
   o.col_tol = 1e-9;
   o.dep_tol = 1e-10;
@@ -40,8 +41,8 @@ static void work_counts(int nq, int nc, int k, const nh_simul_opts *o, size_t *n
   size_t n = (size_t)nq, m = (size_t)nc, K = (size_t)k;
   size_t cap = (size_t)o->max_reflections, oc = (size_t)o->max_outcomes;
   *nd = n * n + m * n + m * m + K * n + K * m + 3 * K * K + 3 * K + 4 * n + 2 * K + m +
-        (cap + 1) * (n + K) + oc * (n + K);
-  *ni = cap + (cap + 1) + oc * cap + oc;
+        K * K + K + (cap + 1) * (n + K) + oc * (n + K);
+  *ni = cap + (cap + 1) + oc * cap + oc + 2 * K;
 }
 
 static int opts_ok(const nh_simul_opts *o) {
@@ -88,6 +89,8 @@ static void carve(int nq, int nc, int k, const nh_simul_opts *o, void *work, sim
   w->lam = d, d += K;
   w->lamp = d, d += K;
   w->mu = d, d += m;
+  w->Gs = d, d += K * K;
+  w->lr = d, d += K;
   w->stack_v = d, d += (cap + 1) * n;
   w->stack_l = d, d += (cap + 1) * K;
   w->out_v = d, d += oc * n;
@@ -96,7 +99,9 @@ static void carve(int nq, int nc, int k, const nh_simul_opts *o, void *work, sim
   w->seq = p, p += cap;
   w->next = p, p += cap + 1;
   w->out_seq = p, p += oc * cap;
-  w->out_len = p;
+  w->out_len = p, p += oc;
+  w->in = p, p += K;
+  w->lidx = p;
   w->diag = 0;
 }
 

@@ -217,19 +217,6 @@ static int close_at_rest(nh_sim *s, int k, double Eb, const double *impulse) {
   return 0;
 }
 
-/* drop member j from the set (a persistent contact the plastic projection would pull: it
- * does not hold, and opens after the impact when it separates) */
-static void drop_member(nh_sim *s, int *k, int j) {
-  nh_sim_simul *w = s->simul;
-  const size_t nq = (size_t)s->nq;
-  for (int i = j; i + 1 < *k; i++) {
-    w->idx[i] = w->idx[i + 1], w->was_closed[i] = w->was_closed[i + 1], w->names[i] = w->names[i + 1];
-    w->vnb[i] = w->vnb[i + 1];
-    memcpy(w->dgk + i * nq, w->dgk + (i + 1) * nq, sizeof(double) * nq);
-  }
-  (*k)--;
-}
-
 int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *applied) {
   nh_sim_simul *w = s->simul;
   const int nq = s->nq, nc = s->nc;
@@ -242,13 +229,10 @@ int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *a
   // M(q) and A(q) are still in scratch from the monitors at this state (as for one gap)
   nh_simul_result res;
   memcpy(s->vtmp, v, sizeof(double) * (size_t)nq);
-  for (;;) {
-    const nh_simul_problem pb = {nq, nc, k, s->M, nc > 0 ? s->dyn.A : NULL, w->dgk};
-    st = nh_simul_resolve(&pb, s->vtmp, &w->opts, v, &res, w->work, buf, sizeof buf);
-    // a plastic (R < 1) projection pulling on a persistent contact: that contact lets go
-    if (st != NH_ERR_PULLING_IMPULSE || k < 2 || res.contact < 0 || !w->was_closed[res.contact]) break;
-    drop_member(s, &k, res.contact);
-  }
+  // (R < 1: a persistent contact the plastic map leaves separating takes no impulse and
+  // opens below, as one sent away by a reflection)
+  const nh_simul_problem pb = {nq, nc, k, s->M, nc > 0 ? s->dyn.A : NULL, w->dgk};
+  st = nh_simul_resolve(&pb, s->vtmp, &w->opts, v, &res, w->work, buf, sizeof buf);
   if (st == NH_NO_IMPACT) { /* within the resolution's feasibility tolerance: a graze */
     memcpy(v, s->vtmp, sizeof(double) * (size_t)nq);
     s->stats.grazing++;
