@@ -580,7 +580,7 @@ printf "model polar\ncoordinates r th\nparameter m = 1\nkinetic 1/2*m*(r'^2 + r^
 "$NHOLO" run "$T/polar.nh" --method rattle --t-end 2 >"$T/rq" 2>"$T/err" && grep -q "status: NH_OK" "$T/rq" \
   && ok "rattle runs a configuration-dependent M" || bad "rattle on a q-dependent M: $(cat "$T/err")"
 expect_usage "si-dla without constraints" run "$T/polar.nh" --method si-dla --out "$T/o/x.csv"
-grep -qxF "nholo: method 'si-dla' cannot run model 'polar': it needs a conservative model (no generalized force) with at least one constraint; methods that can: rk4, dopri5, dop853, rk2, gni, rattle, shake, del" "$T/stderr" \
+grep -qxF "nholo: method 'si-dla' cannot run model 'polar': it needs a conservative model (no generalized force) with at least one constraint; methods that can: rk4, dopri5, dop853, rk2, gni, rattle, shake, del, avf, gonzalez, itoh-abe, gonzalez-r, gonzalez-r-fd" "$T/stderr" \
   && ok "si-dla refusal names the methods that work" || bad "si-dla refusal: $(cat "$T/stderr")"
 expect_usage "snakeboard singular phi" run snakeboard --set phi=1.5707963267948966 --out "$T/o/x.csv"
 expect_usage "sleigh impacts" run sleigh --impact plastic --out "$T/o/x.csv"

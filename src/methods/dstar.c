@@ -32,7 +32,7 @@ static dstar_user *user_of(const nh_model *m) {
 nh_model *nh_model_dstar_create(const nh_model *lag, char *msg, size_t msg_size) {
   nh_set_msg(msg, msg_size, "%s", "");
   if (!lag || lag->form != NH_FORM_MECHANICAL || nh_dstar_supports(lag)) {
-    nh_set_msg(msg, msg_size, "%s", "the D* form needs a mechanical model without forces and with 1 <= constraints < coordinates");
+    nh_set_msg(msg, msg_size, "%s", "the D* form needs a mechanical model without forces and with fewer constraints than coordinates");
     return NULL;
   }
   const int nq = lag->nq, m = nq - lag->nc, nx = nq + m;

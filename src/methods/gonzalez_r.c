@@ -57,8 +57,10 @@ static size_t gr_work_size(const nh_model *mod) {
          nh_dg_work_size((int)N) + 16;
 }
 
+/* conservative mechanical models with fewer constraints than coordinates; without constraints
+ * the frame is the identity, rho = p, S = 0: the canonical form on T*Q */
 static int gr_supports(const nh_model *mod) {
-  if (mod->nc < 1 || mod->nc >= mod->nq || mod->force) return NH_ERR_UNSUPPORTED;
+  if (mod->nc < 0 || mod->nc >= mod->nq || mod->force) return NH_ERR_UNSUPPORTED;
   return NH_OK;
 }
 
@@ -103,10 +105,18 @@ static gr_ctx *carve(nh_stepper *st, int fd) {
   return c;
 }
 
+/* the frame of an unconstrained model: X = I (m = n) */
+static void frame_identity(gr_ctx *c, double *X) {
+  const size_t n = (size_t)c->n;
+  memset(X, 0, sizeof(double) * n * n);
+  for (size_t j = 0; j < n; j++) X[j * n + j] = 1.0;
+}
+
 /* X (n x m) at q from a plain QR with the fixed signs, into X */
 static int frame_plain(gr_ctx *c, const double *q, double *X) {
   const int n = c->n, r = c->r, m = c->m;
   int rc;
+  if (r == 0) return frame_identity(c, X), 0;
   if ((rc = nh_cb(c->model->constraint(q, c->zero, c->A, NULL, c->model->user)))) return rc;
   nh_la_transpose(r, n, c->A, c->At);
   if ((rc = nh_la_qrdiff(n, r, c->At, NULL, c->s, c->Q, NULL, 0, c->qrw))) return rc;
@@ -120,6 +130,11 @@ static int frame_deriv(gr_ctx *c, const double *q) {
   const int n = c->n, r = c->r, m = c->m;
   const size_t nm = (size_t)n * m;
   int rc;
+  if (r == 0) { /* a constant frame */
+    frame_identity(c, c->X);
+    memset(c->dX, 0, sizeof(double) * (size_t)n * nm);
+    return 0;
+  }
   if (c->fd) {
     // central differences of the frame with the same signs
     memcpy(c->qp, q, sizeof(double) * (size_t)n);
