@@ -853,12 +853,12 @@ done
   && grep -q "^status: NH_OK$" "$T/tx" && grep -q "^solver: 2.00 iterations per solve (max 2) in 50 solves, max residual 3.065e-12" "$T/tx" \
   && ok "--newton-tol 1e-17: del stops at the round-off iterate" || bad "--newton-tol 1e-17: $(cat "$T/err" "$T/tx")"
 # the solver line counts every solve, the partial steps of event location too (del to t = 2:
-# 147 impacts, 3730 solves in 2147 steps; per step it read 3.49 with a most of 3 in one solve)
+# 147 impacts, 3713 solves in 2147 steps; per step it read 3.47 with a most of 3 in one solve)
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 2 >"$T/tx" 2>"$T/err" \
-  && grep -q "^solver: 2.01 iterations per solve (max 3) in 3730 solves," "$T/tx" \
+  && grep -q "^solver: 2.00 iterations per solve (max 3) in 3713 solves," "$T/tx" \
   && "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 2 --json >"$T/txj" 2>"$T/err" \
   && awk -v i="$(num solver_iterations "$T/txj")" -v n="$(num solver_solves "$T/txj")" -v k="$(num solver_max_iterations "$T/txj")" \
-       -v s="$(num steps "$T/txj")" -v e="$(num evaluations "$T/txj")" 'BEGIN { exit !(i == 7492 && n == e && n > s && i <= k * n) }' \
+       -v s="$(num steps "$T/txj")" -v e="$(num evaluations "$T/txj")" 'BEGIN { exit !(i == 7444 && n == e && n > s && i <= k * n) }' \
   && ok "del on TREX with impacts: iterations per solve within the most of one solve" || bad "solver counts: $(cat "$T/err" "$T/tx" "$T/txj")"
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-max-iter 1 >"$T/tx" 2>"$T/err"
 grep -q "^status: NH_ERR_NO_CONVERGENCE" "$T/tx" && ok "--newton-max-iter 1: del on TREX does not converge" || bad "--newton-max-iter 1: $(cat "$T/err" "$T/tx")"
@@ -893,8 +893,16 @@ EOF
 # where rounding in (q1 - q0)/h leaves 4e-2 of the residual's terms; accepted at round-off
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 2 --set pL0=5.8113696016388223 \
   --set gL0=0 --set pR0=2.6697769480490301 --set gR0=0 >"$T/tx" 2>"$T/err" && grep -q "^status: NH_OK$" "$T/tx" \
-  && grep -q "^t = 2 s, 80 impacts" "$T/tx" && ok "del runs TREX's initial gait through a 1.6e-14 s partial step" \
+  && grep -q "^t = 2 s, 85 impacts" "$T/tx" && ok "del runs TREX's initial gait through a 1.6e-14 s partial step" \
   || bad "del TREX initial gait: $(cat "$T/err" "$T/tx")"
+# held contacts projected to their rounding (NH_CONTACT_PROJ_TOL): with one Gauss-Newton step
+# the held right foot was 1e-11 off its floor, a step of length 0+ jumped by that much, and the
+# left foot, leaving the floor with its gap at -2.7e-11, was found crossing at tau = 0 again and
+# again: NH_STALL at t = 4.418
+"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --t-end 8 >"$T/tx" 2>"$T/err" \
+  && grep -q "^status: NH_OK$" "$T/tx" && grep -q "^t = 8 s, " "$T/tx" \
+  && ok "del runs TREX to t = 8 (stalled at 4.418 when the held foot was projected by one Newton step)" \
+  || bad "del TREX to t = 8: $(cat "$T/err" "$T/tx")"
 expect_usage "--newton-tol -1" run penny --method gonzalez --newton-tol -1 --out "$T/o/x.csv"
 expect_usage "--newton-max-iter 0" run penny --method gonzalez --newton-max-iter 0 --out "$T/o/x.csv"
 

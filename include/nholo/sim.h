@@ -266,6 +266,8 @@ NH_API int nh_sim_event_get(const nh_sim *sim, long k, nh_event_record *rec);
 #define NH_CONTACT_TINY_REL 1e-12
 #define NH_CONTACT_REST_REL 1e-9
 #define NH_CONTACT_APEX_REL 1.4210854715202004e-14 /* 64 DBL_EPSILON */
+#define NH_CONTACT_PROJ_TOL 8.8817841970012523e-16 /* 4 DBL_EPSILON: a held gap's rounding */
+#define NH_CONTACT_PROJ_ITER 6 /* Gauss-Newton steps onto the held gaps, at most */
 #define NH_CONTACT_SLOW_RATIO 0.9 /* chatter: the Zeno remainder is at least 9 intervals away */
 
 typedef enum nh_contact_kind { NH_CONTACT_CLOSE = 1, NH_CONTACT_OPEN = 2 } nh_contact_kind;

@@ -109,13 +109,13 @@ static int stacked_rows(nh_sim *s, const double *q, const double *v, int *nr) {
   return 0;
 }
 
-/* q onto the closed gaps: one Gauss-Newton step q -= D^T (D D^T)^-1 g with D their gradients
+/* One Gauss-Newton step onto the closed gaps, q -= D^T (D D^T)^-1 g with D their gradients
  * at q (s->gs, s->dg hold the gaps there); for one gap q -= g / |d|^2 d. Several gaps with
  * non-orthogonal gradients (a rod resting on both ends) need the joint step: one Newton step
  * per gap in turn leaves each of them off by what the next one moves, an offset that a free
  * step adds back every step (the rod then rested 1.8e-4 above its floor at h = 0.01). Gaps
  * whose gradients are dependent fall back to the steps in turn. */
-static void project_q(nh_sim *s, double *q) {
+static void project_q_once(nh_sim *s, double *q) {
   const int nq = s->gd, na = s->nact; /* almost-Poisson: q is the state, the gradients on x */
   if (na > 1) {
     for (int r = 0; r < na; r++) {
@@ -135,20 +135,43 @@ static void project_q(nh_sim *s, double *q) {
   }
 }
 
+/* x (its configuration part) onto the closed gaps: Gauss-Newton steps until every closed gap
+ * is within NH_CONTACT_PROJ_TOL max(1, |q|) |dg| of its wall (the rounding of g) or
+ * NH_CONTACT_PROJ_ITER steps were taken. One step alone leaves O(g^2) (curvature times the
+ * square of the free step's drift: 1e-11 cm on TREX's feet), so that a step of length tau -> 0
+ * from a state so projected jumped by that much: a gap beside the held one could then be found
+ * crossing at tau = 0 again and again (del on TREX stalled at t = 4.418). s->gs and s->dg hold
+ * the gaps at x on entry, at the last iterate evaluated on return. */
+static int project_q(nh_sim *s, double *x) {
+  const int nq = s->gd, na = s->nact;
+  for (int it = 1;; it++) {
+    project_q_once(s, x);
+    if (it >= NH_CONTACT_PROJ_ITER) return 0;
+    int rc = gaps(s, x, s->gs, s->dg), done = 1;
+    if (rc) return rc;
+    double qmax = 1.0;
+    for (int j = 0; j < nq; j++) qmax = fmax(qmax, fabs(x[j]));
+    for (int k = 0; k < na && done; k++) {
+      const double *d = s->dg + (size_t)s->act[k] * nq;
+      done = fabs(s->gs[s->act[k]]) <= NH_CONTACT_PROJ_TOL * qmax * sqrt(nh_la_dot(nq, d, d));
+    }
+    if (done) return 0;
+  }
+}
+
 /* q: onto the closed gaps (project_q); v: onto ker [A; dg] in the kinetic metric */
 int nh_sim_contact_project(nh_sim *s, double *x) {
   const int nq = s->nq;
   double *q = x, *v = x + nq;
   int rc, nr;
-  if ((rc = gaps(s, q, s->gs, s->dg))) return rc;
-  project_q(s, q);
+  if ((rc = gaps(s, q, s->gs, s->dg)) || (rc = project_q(s, q))) return rc;
   if (s->model->form == NH_FORM_ODE) return nh_sim_ap_hold(s, NULL, x, NULL); /* the e = 0 jump, impacts_ap.c */
   if ((rc = stacked_rows(s, q, v, &nr)) || (rc = nh_cb(s->model->mass(q, s->M, s->model->user)))) return rc;
   return nh_project_velocity(nq, nr, s->M, s->Astk, v, v, s->proj_work);
 }
 
 /* The free step x0 -> x1 of a method that does not hold the contacts (NH_HOLD_PROJECT),
- * brought onto them: q1 by project_q's Gauss-Newton step; v1 by the impulse of the
+ * brought onto them: q1 by project_q's Gauss-Newton steps; v1 by the impulse of the
  * constraint forces over the step, v1 += M^-1 D^T mu with [A; dg](q1) v1 = 0, where D holds
  * A(q1) and, for each closed gap, the mean of its gradients at q0 and q1 (the trapezoidal
  * rule for the integral of the force direction: the kinetic-metric projection, along dg(q1)
@@ -159,16 +182,14 @@ int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1, double 
   int rc, nr;
   // almost-Poisson: the state onto g = 0, then the e = 0 jump along the mean directions
   if (s->model->form == NH_FORM_ODE) {
-    if ((rc = gaps(s, x1, s->gs, s->dg))) return rc;
-    project_q(s, x1);
+    if ((rc = gaps(s, x1, s->gs, s->dg)) || (rc = project_q(s, x1))) return rc;
     return nh_sim_ap_hold(s, x0, x1, err);
   }
-  // the closed gaps' gradients at q0, then q1 onto g = 0 (one Newton step each)
+  // the closed gaps' gradients at q0, then q1 onto g = 0
   if ((rc = gaps(s, x0, s->gs, s->dg))) return rc;
   for (int k = 0; k < na; k++)
     memcpy(s->Dstk + (size_t)(nc + k) * nq, s->dg + (size_t)s->act[k] * nq, sizeof(double) * (size_t)nq);
-  if ((rc = gaps(s, q, s->gs, s->dg))) return rc;
-  project_q(s, q);
+  if ((rc = gaps(s, q, s->gs, s->dg)) || (rc = project_q(s, q))) return rc;
   // R = [A; dg](q1) in Astk; D: A(q1) and the mean gradients; W = M^-1 D^T (by rows)
   if ((rc = stacked_rows(s, q, v, &nr)) || (rc = nh_cb(s->model->mass(q, s->M, s->model->user)))) return rc;
   memcpy(s->Dstk, s->Astk, sizeof(double) * (size_t)nc * (size_t)nq);
