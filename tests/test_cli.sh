@@ -860,8 +860,14 @@ done
   && awk -v i="$(num solver_iterations "$T/txj")" -v n="$(num solver_solves "$T/txj")" -v k="$(num solver_max_iterations "$T/txj")" \
        -v s="$(num steps "$T/txj")" -v e="$(num evaluations "$T/txj")" 'BEGIN { exit !(i == 7444 && n == e && n > s && i <= k * n) }' \
   && ok "del on TREX with impacts: iterations per solve within the most of one solve" || bad "solver counts: $(cat "$T/err" "$T/tx" "$T/txj")"
+# a Newton iteration that fails takes the step in quarters (counted as rejected) and the run
+# goes on; one that fails at every step size down to h_min ends the run, saying so
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-max-iter 1 >"$T/tx" 2>"$T/err"
-grep -q "^status: NH_ERR_NO_CONVERGENCE" "$T/tx" && ok "--newton-max-iter 1: del on TREX does not converge" || bad "--newton-max-iter 1: $(cat "$T/err" "$T/tx")"
+grep -q "^status: NH_OK$" "$T/tx" && grep -Eq "^t = 0.05 s, 0 impacts, [0-9]+ steps \([1-9][0-9]* rejected\)" "$T/tx" \
+  && ok "--newton-max-iter 1: del on TREX converges in quarter steps where one iteration is not enough" || bad "--newton-max-iter 1: $(cat "$T/err" "$T/tx")"
+"$NHOLO" run snakeboard --method rdp --t-end 1 --newton-tol 1e-300 --newton-max-iter 1 >"$T/tx" 2>"$T/err"; rc=$?
+[ $rc = 1 ] && grep -q "^status: NH_ERR_NO_CONVERGENCE: step at t = 0 with h = 0.001 failed: iterative solver did not converge (also in steps down to h = 1.4[0-9]*e-14)$" "$T/tx" \
+  && ok "a tolerance no step meets: NH_ERR_NO_CONVERGENCE after steps down to h_min" || bad "newton-tol 1e-300 (exit $rc): $(cat "$T/err" "$T/tx")"
 # ---- an elastic contact chattering through damping elsewhere (TREX's pressed foot, small): a
 # foot pressed by a damped spring bounces with intervals shrinking at a ratio near 1 (0.99 at
 # t = 0.6), a sequence that does not accumulate in finite time (the Zeno rule alone took 4.7
@@ -903,6 +909,12 @@ EOF
   && grep -q "^status: NH_OK$" "$T/tx" && grep -q "^t = 8 s, " "$T/tx" \
   && ok "del runs TREX to t = 8 (stalled at 4.418 when the held foot was projected by one Newton step)" \
   || bad "del TREX to t = 8: $(cat "$T/err" "$T/tx")"
+# rattle's Newton iteration fails at h = 1e-3 as the right foot closes at t = 7.9254 (a stiff
+# moment of the hip PD): that step is taken in quarters and the run goes on (it ended there)
+"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method rattle --t-end 10 >"$T/tx" 2>"$T/err" \
+  && grep -q "^status: NH_OK$" "$T/tx" && grep -Eq "^t = 10 s, [0-9]+ impacts, [0-9]+ steps \([1-9][0-9]* rejected\)" "$T/tx" \
+  && ok "rattle runs TREX to t = 10 through a step whose Newton iteration fails at h = 1e-3" \
+  || bad "rattle TREX to t = 10: $(cat "$T/err" "$T/tx")"
 expect_usage "--newton-tol -1" run penny --method gonzalez --newton-tol -1 --out "$T/o/x.csv"
 expect_usage "--newton-max-iter 0" run penny --method gonzalez --newton-max-iter 0 --out "$T/o/x.csv"
 

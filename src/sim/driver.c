@@ -65,17 +65,31 @@ SIM_INLINE void solver_stats(nh_sim *s) {
 }
 
 /* 1. step x0 -> x1 over *h, shrinking *h after a rejection (err != NULL: adaptive, accept
- * when *err <= 1; a positive return or a non-finite state: "too large a step") */
+ * when *err <= 1; a positive return or a non-finite state: "too large a step"). A fixed-step
+ * implicit method whose Newton iteration fails (a stiff moment: TREX's hip PD gains as a foot
+ * lands) takes the step in quarters too, counted as rejected, down to h_min; the run goes on
+ * at its step h after it. The failed attempt's work stays in the solver's counts, its residual
+ * does not enter the maximum (it is not part of the solution). */
 SIM_INLINE int step_retry(nh_sim *s, const double *x0, double *x1, double *hp, int *last, double *err,
                           const int nx) {
   const int adaptive = err != NULL;
-  double h = *hp;
+  const double h0 = *hp;
+  double h = h0;
   int rc;
   for (int tries = 0;; tries++) {
+    const double max_res = s->st.max_res;
     rc = method_step_from(s, x0, h, x1, err);
     if (rc == 0 && !all_finite(nx, x1)) rc = 1; /* treat overflow as "too large a step" */
+    if (rc == NH_ERR_NO_CONVERGENCE && !adaptive && h >= 4.0 * s->def.h_min && tries < NH_STEP_MAX_RETRY) {
+      s->st.max_res = max_res;
+      rc = 2; /* recoverable: a shorter step */
+    }
     if (rc < 0) {
-      sim_msg(s, "step at t = %.17g with h = %g failed: %s", s->t, h, nh_status_string(rc));
+      if (h < h0)
+        sim_msg(s, "step at t = %.17g with h = %g failed: %s (also in steps down to h = %g)", s->t, h0,
+                nh_status_string(rc), h);
+      else
+        sim_msg(s, "step at t = %.17g with h = %g failed: %s", s->t, h, nh_status_string(rc));
       solver_stats(s);
       return rc;
     }
