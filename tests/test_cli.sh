@@ -860,6 +860,11 @@ done
   && awk -v i="$(num solver_iterations "$T/txj")" -v n="$(num solver_solves "$T/txj")" -v k="$(num solver_max_iterations "$T/txj")" \
        -v s="$(num steps "$T/txj")" -v e="$(num evaluations "$T/txj")" 'BEGIN { exit !(i == 7444 && n == e && n > s && i <= k * n) }' \
   && ok "del on TREX with impacts: iterations per solve within the most of one solve" || bad "solver counts: $(cat "$T/err" "$T/tx" "$T/txj")"
+# a partial step of event location whose Newton iteration fails ends the run with a message
+# that says so (it was empty: "run ended with NH_ERR_NO_CONVERGENCE: ")
+"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method shake --impact restitution=0.5 --t-end 10 >"$T/tx" 2>"$T/err"; rc=$?
+[ $rc = 1 ] && grep -q "^nholo: run ended with NH_ERR_NO_CONVERGENCE: a partial step of [0-9.e-]* s from t = 7.83[0-9]* (locating an event) failed: iterative solver did not converge$" "$T/err" \
+  && ok "a failed partial step of event location names itself" || bad "shake TREX R = 0.5 (exit $rc): $(cat "$T/err" "$T/tx")"
 # a Newton iteration that fails takes the step in quarters (counted as rejected) and the run
 # goes on; one that fails at every step size down to h_min ends the run, saying so
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-max-iter 1 >"$T/tx" 2>"$T/err"

@@ -193,9 +193,15 @@ SIM_INLINE int method_step_from(nh_sim *s, const double *x0, double h, double *x
   }
   return rc;
 }
-/* a step from the current state s->x */
+/* a step from the current state s->x: the partial steps of event location and of a contact's
+ * opening, and the redone full step (the driver's own step goes through step_retry); a
+ * failure says where, since its caller returns the status as it is */
 static inline int method_step(nh_sim *s, double h, double *x1, double *err) {
-  return method_step_from(s, s->x, h, x1, err);
+  int rc = method_step_from(s, s->x, h, x1, err);
+  if (rc < 0)
+    nh_sim_msg(s, "a partial step of %g s from t = %.17g (locating an event) failed: %s", h, s->t,
+               nh_status_string(rc));
+  return rc;
 }
 /* dense output over the last step x -> x1 */
 static inline int method_dense(nh_sim *s, double theta, const double *x1, double *x) {
