@@ -865,6 +865,11 @@ done
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method shake --impact restitution=0.5 --t-end 10 >"$T/tx" 2>"$T/err"; rc=$?
 [ $rc = 1 ] && grep -q "^nholo: run ended with NH_ERR_NO_CONVERGENCE: a partial step of [0-9.e-]* s from t = 7.83[0-9]* (locating an event) failed: iterative solver did not converge$" "$T/err" \
   && ok "a failed partial step of event location names itself" || bad "shake TREX R = 0.5 (exit $rc): $(cat "$T/err" "$T/tx")"
+# an explicit method reaching a configuration where the constraints lose rank says so (the
+# snakeboard's phi = pi/2)
+"$NHOLO" run "$(dirname "$0")/../examples/snakeboard.nh" --method dopri5 --t-end 16 >"$T/tx" 2>"$T/err"; rc=$?
+[ $rc = 1 ] && grep -q "^status: NH_ERR_SINGULAR: step at t = 15.64[0-9]* with h = [0-9.e-]* failed: singular matrix (G = A M^-1 A^T: the constraint rows lose rank here, a singular configuration of the model)$" "$T/tx" \
+  && ok "dopri5 at the snakeboard's phi = pi/2: the singular configuration named" || bad "snakeboard singular (exit $rc): $(cat "$T/err" "$T/tx")"
 # a Newton iteration that fails takes the step in quarters (counted as rejected) and the run
 # goes on; one that fails at every step size down to h_min ends the run, saying so
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 0.05 --newton-max-iter 1 >"$T/tx" 2>"$T/err"

@@ -85,7 +85,10 @@ SIM_INLINE int step_retry(nh_sim *s, const double *x0, double *x1, double *hp, i
       rc = 2; /* recoverable: a shorter step */
     }
     if (rc < 0) {
-      if (h < h0)
+      if (rc == NH_ERR_SINGULAR && !(s->def.method->flags & NH_METHOD_IMPLICIT) && s->nc + s->nact > 0)
+        sim_msg(s, "step at t = %.17g with h = %g failed: %s (G = A M^-1 A^T: the constraint rows lose rank "
+                   "here, a singular configuration of the model)", s->t, h, nh_status_string(rc));
+      else if (h < h0)
         sim_msg(s, "step at t = %.17g with h = %g failed: %s (also in steps down to h = %g)", s->t, h0,
                 nh_status_string(rc), h);
       else
