@@ -218,10 +218,10 @@ static int test_gait(void) {
 }
 
 /* the solver's counters on a run with event location: del on the gait to t = 2 s (h = 1e-3,
- * 147 impacts). Every step call of del on this unconstrained model is one Newton solve, so the
+ * 140 impacts). Every step call of del on this unconstrained model is one Newton solve, so the
  * solves equal the evaluations; they outnumber the accepted steps by the partial steps of
  * event location, and the iterations per solve stay within the most of one solve (per
- * accepted step they do not: 7444 / 2147 = 3.47 against a most of 3) */
+ * accepted step they do not: 7237 / 2140 = 3.38 against a most of 3) */
 static int test_solver_counts(void) {
   nh_model *m = load(NULL);
   ENSURE(m);

@@ -259,8 +259,10 @@ NH_API int nh_sim_event_get(const nh_sim *sim, long k, nh_event_record *rec);
  * step is projected back onto it) and its multiplier, the normal force, is watched: where it
  * would pull (crosses zero, located like an event) the contact opens and free flight resumes.
  * Every method that goes through impacts holds contacts: rk4, rk2, dopri5, dop853, gni,
- * rattle and shake as a row of their own equations; del, rdp, the discrete gradients, the DLA
- * methods and spark by the driver's projection of each free step. The closed-form flow (exact)
+ * rattle and shake as a row of their own equations; del as a position constraint of its step
+ * with a multiplier (the constrained DEL; on a nonholonomic model, as the next); rdp, the
+ * discrete gradients, the DLA methods and spark by the driver's projection of each free step.
+ * The closed-form flow (exact)
  * cannot: it ends an accumulation with NH_ZENO and a message saying why (docs/contact.md). */
 #define NH_CONTACT_ZENO_REL 1e-6
 #define NH_CONTACT_TINY_REL 1e-12

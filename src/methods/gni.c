@@ -11,7 +11,9 @@
  *   (model derivatives dM, d2M, Hess V). With holonomic constraints phi(q) = 0 (A = dphi/dq):
  *   -D1 L_d(q_k, q_k+1) = p_k + h/2 (f_k - A_k^T lam), phi(q_k+1) = 0, p_k+1 = P_k+1^T (D2 L_d + h/2 f_k+1)
  *   (the variational RATTLE; Newton on (q_k+1, lam)). Nonholonomic constraints: the discrete
- *   Lagrange-d'Alembert step of vi_qm.c.
+ *   Lagrange-d'Alembert step of vi_qm.c. The gaps the driver holds closed (persistent contacts)
+ *   join phi as rows g_i(q_k+1) = 0 with their multipliers: the constrained DEL of Seghete &
+ *   Murphey eqs. 28-29 (spec 003 sec. 3.2, the reaction at q_k as trep's; NH_HOLD_CONSTRAINT).
  *
  * gni (A2/A5, eqs. 5, 6, 14-16), trapezoidal L_d: with p+_k = D2 L_d(q_k-1, q_k) + h/2 f_k the
  * incoming and p-_k = -D1 L_d(q_k, q_k+1) the outgoing momentum at node k,
@@ -402,14 +404,28 @@ static int gni_advance(nh_stepper *s, const double *x0, double *x1, nh_advance *
   }
 }
 
+/* The scales of del's KKT matrix [J, h/2 A0^T; A1, 0]: *cs for the multipliers' columns and *rs
+ * for the constraint rows, so that both blocks are of the size of J (max norms). In a model in
+ * CGS units (TREX: |J| ~ |M|/h ~ 1e8 against |A| ~ 1, h/2 |A| ~ 5e-4) the Schur complement
+ * h/2 A J^-1 A^T is 1e-20 of max|K|, below the LU's relative pivot test: a contact held as a
+ * constraint read as a singular matrix. Scales are powers of 2 (exact: the bits of the solve
+ * do not depend on them beyond the pivoting); 1 where a block is zero or not finite. */
+static void del_kkt_scale(int n, int m, double h, const double *J, const double *A0, const double *A1, double *cs,
+                          double *rs) {
+  const double jn = nh_la_norm_inf(n * n, J), a0 = 0.5 * fabs(h) * nh_la_norm_inf(m * n, A0),
+               a1 = nh_la_norm_inf(m * n, A1);
+  *cs = a0 > 0.0 && jn > 0.0 && isfinite(jn / a0) ? exp2(round(log2(jn / a0))) : 1.0;
+  *rs = a1 > 0.0 && jn > 0.0 && isfinite(jn / a1) ? exp2(round(log2(jn / a1))) : 1.0;
+}
+
 /* del with holonomic constraints phi(q) = 0, A = dphi/dq (the variational RATTLE):
  *   -D1 L_d(q_k, q_k+1) = p_k + h/2 (f_k - A(q_k)^T lam),   phi(q_k+1) = 0      (Newton in q_k+1, lam)
  *   p_k+1 = P(q_k+1)^T (D2 L_d(q_k, q_k+1) + h/2 f_k+1)       (A(q_k+1) M^-1 p_k+1 = 0)
- * One step from the nodal (q_k, p_k): nothing is carried. */
-static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double h, double *x1) {
+ * phi: the model's holonomic rows (mc), then the closed gaps g_i (vi_active: A's rows are their
+ * gradients). One step from the nodal (q_k, p_k): nothing is carried. */
+static int del_holonomic_step(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1) {
   const nh_model *mo = s->model;
-  vi_ws *w = vi_get(s);
-  const int n = w->n, m = w->m, nk = n + m, midpoint = s->opts.midpoint_ld;
+  const int n = w->n, m = w->m, mc = w->mc, nk = n + m, midpoint = s->opts.midpoint_ld;
   const double *q0 = x0, *v0 = x0 + n;
   double *q1 = x1, *lam = w->rz + n;
   int rc;
@@ -420,7 +436,7 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
   vzero(n, w->g);
   if (mo->potential && (rc = nh_cb(mo->potential(q0, NULL, w->g, mo->user)))) return rc;
   vzero(n, w->tmp2);
-  if ((rc = nh_cb(mo->constraint(q0, w->tmp2, w->A0, NULL, mo->user)))) return rc;
+  if ((rc = vi_rows(mo, w, q0, w->A0))) return rc;
   if ((rc = force(mo, t, q0, v0, 0, w->f, w->tmp))) return rc;
   nh_la_gemv(n, n, w->M0, v0, w->p);
   nh_la_axpy(n, 0.5 * h, w->f, w->p);
@@ -433,29 +449,33 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
     nh_la_copy(n, w->p, w->pm);
     for (int k = 0; k < m; k++) nh_la_axpy(n, -0.5 * h * lam[k], w->A0 + (size_t)k * n, w->pm);
     if ((rc = dl_residual(mo, w, midpoint, q0, q1, h, w->pm, w->r, w->J, &mag))) return rc;
-    if ((rc = nh_cb(mo->holonomic(q1, w->zz, mo->user)))) return rc;
-    if ((rc = nh_cb(mo->constraint(q1, w->tmp2, w->A, NULL, mo->user)))) return rc;
+    if (mc > 0 && (rc = nh_cb(mo->holonomic(q1, w->zz, mo->user)))) return rc;
+    if ((rc = vi_rows(mo, w, q1, w->A))) return rc;
+    for (int k = mc; k < m; k++) w->zz[k] = w->gv[w->act[k - mc]]; /* the closed gaps (vi_rows) */
     // momentum residual relative to its terms, phi(q_k+1) to |A(q_k+1)| |q_k+1| (vi.h)
     res = fmax(nh_la_norm_inf(n, w->r) / mag, vi_rows_rel(m, n, w->zz, w->A, nh_la_norm_inf(n, q1)));
     if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
     if (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)) break; /* at round-off: accepted */
-    // K = [J, h/2 A(q_k)^T; A(q_k+1), 0]
+    // K = [J, cs h/2 A(q_k)^T; rs A(q_k+1), 0], the multipliers' columns and the constraint
+    // rows scaled to J's size (del_kkt_scale)
+    double cs, rs;
+    del_kkt_scale(n, m, h, w->J, w->A0, w->A, &cs, &rs);
     for (int i = 0; i < nk; i++)
       for (int j = 0; j < nk; j++)
         w->K[i * nk + j] = i < n && j < n   ? w->J[i * n + j]
-                          : i < n          ? 0.5 * h * w->A0[(size_t)(j - n) * n + i]
-                          : j < n          ? w->A[(size_t)(i - n) * n + j]
+                          : i < n          ? cs * 0.5 * h * w->A0[(size_t)(j - n) * n + i]
+                          : j < n          ? rs * w->A[(size_t)(i - n) * n + j]
                                            : 0.0;
     if (nh_la_lu(nk, w->K, w->kpiv, VI_PIVOT_TOL) != NH_OK) {
       snprintf(s->msg, sizeof s->msg, "del: singular Newton matrix (constraints dependent?)");
       return NH_ERR_SINGULAR;
     }
-    double step[64]; /* nq + nc <= 64 (supports) */
+    double step[DEL_MAX_UNKNOWNS]; /* nq + nc (+ held gaps) <= DEL_MAX_UNKNOWNS (supports, del_hold) */
     for (int i = 0; i < n; i++) step[i] = w->r[i];
-    for (int k = 0; k < m; k++) step[n + k] = w->zz[k];
+    for (int k = 0; k < m; k++) step[n + k] = rs * w->zz[k];
     nh_la_lu_solve(nk, w->K, w->kpiv, step);
     for (int i = 0; i < n; i++) q1[i] -= step[i];
-    for (int k = 0; k < m; k++) lam[k] -= step[n + k];
+    for (int k = 0; k < m; k++) lam[k] -= cs * step[n + k];
     tiny = nh_la_norm_inf(n, step) <= VI_NEWTON_DQ_ULPS * DBL_EPSILON * nh_la_norm_inf(n, q1);
   }
   nh_stepper_solved(s, it, res);
@@ -463,13 +483,29 @@ static int del_holonomic_step(nh_stepper *s, double t, const double *x0, double 
     snprintf(s->msg, sizeof s->msg, "del: Newton did not converge in %d iterations (residual %.3e)", it, res);
     return NH_ERR_NO_CONVERGENCE;
   }
-  return nh_vi_del_finish(s, w, midpoint, t, q0, q1, h, x1);
+  // accepted on a rounding floor past the slack (a partial step of event location of 1e-14 s):
+  // p+ from the solved momentum (nh_vi_del_finish)
+  const int floor = res > VI_NEWTON_RES_SLACK * s->opts.newton_tol;
+  return nh_vi_del_finish(s, w, midpoint, t, q0, q1, h, floor ? w->r : NULL, x1);
+}
+
+/* how del holds closed contacts: as position constraints of its step where its holonomic
+ * Newton matrix takes them (no nonholonomic rows; coordinates, constraints and gaps together
+ * within its dense bound), else the driver projects its steps */
+static nh_contact_hold del_hold(const nh_model *mo) {
+  return (mo->nc == 0 || mo->holonomic) && mo->nq + mo->nc + (int)vi_ngap(mo) <= DEL_MAX_UNKNOWNS ? NH_HOLD_CONSTRAINT
+                                                                                               : NH_HOLD_PROJECT;
 }
 
 static int del_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
+  const nh_model *mo = s->model;
   if (err) *err = 0.0;
-  if (s->model->nc > 0 && !s->model->holonomic) return nh_del_nh_step(s, t, x0, h, x1); /* vi_qm.c */
-  if (s->model->nc > 0) return del_holonomic_step(s, t, x0, h, x1);
+  if (mo->nc > 0 && !mo->holonomic) return nh_del_nh_step(s, t, x0, h, x1); /* vi_qm.c */
+  vi_ws *w = vi_get(s);
+  // the model's rows, and the closed contacts' when del holds them
+  if (del_hold(mo) == NH_HOLD_CONSTRAINT) vi_active(s, w);
+  else w->m = w->mc, w->act = NULL;
+  if (w->m > 0) return del_holonomic_step(s, w, t, x0, h, x1);
   return vi_step(s, t, x0, h, x1, VI_DEL);
 }
 
@@ -520,7 +556,7 @@ void nh_vi_moved(nh_stepper *s, const double *x_old, const double *x_new) {
 
 static int unconstrained_or_holonomic(const nh_model *mo) {
   if (vi_mechanical(mo) != NH_OK) return NH_ERR_UNSUPPORTED;
-  return mo->nc == 0 || (mo->holonomic && mo->nq + mo->nc <= 64) || nh_del_nh_supports(mo) == NH_OK ? NH_OK
+  return mo->nc == 0 || (mo->holonomic && mo->nq + mo->nc <= DEL_MAX_UNKNOWNS) || nh_del_nh_supports(mo) == NH_OK ? NH_OK
                                                                                        : NH_ERR_UNSUPPORTED;
 }
 
@@ -549,13 +585,18 @@ int nh_vi_dl_d2(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, co
 }
 
 int nh_vi_del_finish(nh_stepper *s, vi_ws *w, int midpoint, double t, const double *q0, const double *q1, double h,
-                     double *x1) {
+                     const double *r, double *x1) {
   const nh_model *mo = s->model;
   const int n = w->n;
   double *v1 = x1 + n;
   int rc;
-  // p+ = D2 L_d + h/2 f_k+1, then the projection onto the constraint at q_k+1
+  // p+ = D2 L_d + h/2 f_k+1, then the projection onto the constraint at q_k+1; with r, D2 L_d - r:
+  // the momentum the step solved for (-D1 L_d - r = p_k + ...) plus D1 L_d + D2 L_d, which
+  // holds the difference quotient (q1 - q0)/h only times h. D2 L_d alone carries its rounding,
+  // eps |q| / h, which a partial step of 1e-14 s of event location makes a velocity error of 1e-2
+  // (a solve accepted at its rounding floor, where r is that large)
   if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, w->p))) return rc;
+  if (r) nh_la_axpy(n, -1.0, r, w->p);
   if ((rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL, NULL))) return rc;
   if ((rc = proj_setup(mo, w, q1, w->L1))) return rc;
   for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
@@ -579,4 +620,5 @@ const nh_method nh_method_del = {
     .step = del_step,
     .dense = nh_dense_linear,
     .contact = NH_HOLD_PROJECT,
+    .hold = del_hold,
 };

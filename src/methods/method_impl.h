@@ -52,8 +52,11 @@ typedef enum nh_contact_hold {
   NH_HOLD_NONE = 0, /* it cannot: a contact that should close ends the run with NH_ZENO */
   NH_HOLD_ROWS,     /* the closed gaps' gradients are constraint rows of its step (nh_dyn's
                        contact rows; gni, rattle, shake: vi_active) */
-  NH_HOLD_PROJECT   /* it steps the free model; the driver projects each step onto the
+  NH_HOLD_PROJECT,  /* it steps the free model; the driver projects each step onto the
                        closed contacts (q along dg, v onto ker [A; dg]) */
+  NH_HOLD_CONSTRAINT /* the closed gaps are position constraints g_i(q_k+1) = 0 of its discrete
+                       equations with multipliers (del: the constrained DEL of spec 003 sec. 3.2):
+                       its steps stay on them; the driver projects neither them nor its states */
 } nh_contact_hold;
 
 /* A run of steps taken inside the method (nh_method.advance): the driver's loop of plain steps
@@ -88,6 +91,8 @@ struct nh_method {
   int (*dense)(nh_stepper *s, double t, const double *x0, double h, const double *x1,
                double theta, double *x);
   nh_contact_hold contact; /* how it holds closed contacts (NH_HOLD_NONE when left out) */
+  /* Nullable: how it holds them on this model, when that depends on the model (else contact) */
+  nh_contact_hold (*hold)(const nh_model *model);
   /* Nullable: the driver moved the state the last step ended at, x_old, to x_new (its
    * projection onto the closed contacts, NH_HOLD_ROWS); a method carrying a vector keyed by
    * x_old keeps it for x_new instead of restarting */

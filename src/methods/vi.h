@@ -37,6 +37,8 @@
 #define VI_RES_SCALE_FLOOR DBL_MIN
 /* midpoint start of gni: fixed-point iterations on the constraint at the half point */
 #define VI_START_MAX_ITER 50
+/* del's dense Newton matrix: coordinates plus constraint (and held contact) rows, at most */
+#define DEL_MAX_UNKNOWNS 64
 
 enum { VI_GNI, VI_DEL }; /* the two users of vi_step */
 #if defined(__GNUC__)

@@ -13,10 +13,12 @@
 int nh_vi_dl_residual(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, const double *q1, double h,
                       const double *pm, double *r, double *J, double *mag);
 int nh_vi_dl_d2(const nh_model *mo, vi_ws *w, int midpoint, const double *q0, const double *q1, double h, double *out);
-/* The end of a del-type step once q1 is solved (the last residual at q1): p+ = D2 L_d(q0, q1) +
- * h/2 f(q1), projected onto the constraints at q1, and v1, into x1 (gni.c) */
+/* The end of a del-type step once q1 is solved (the last residual at q1): p+ = D2 L_d(q0, q1) -
+ * r + h/2 f(q1) (r Nullable: the momentum residual -D1 L_d - pm at q1, so that p+ is the solved
+ * momentum's, not the difference quotient's), projected onto the constraints at q1, and v1,
+ * into x1 (gni.c) */
 int nh_vi_del_finish(nh_stepper *s, vi_ws *w, int midpoint, double t, const double *q0, const double *q1, double h,
-                     double *x1);
+                     const double *r, double *x1);
 
 /* The system -D1 L_d(q0, q1) = pbase - c A0^T lam, with m = 0 rows (q1 alone) or the m rows of
  * the midpoint discrete constraint A((q0 + q1)/2) (q1 - q0)/h = 0 (then scratch: n nc n + 2 n

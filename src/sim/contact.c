@@ -17,7 +17,7 @@
 int nh_sim_contact_method_ok(const nh_method *m, const nh_model *model) {
   // an almost-Poisson model has no constraint rows: every method holds by projection
   if (model->form == NH_FORM_ODE) return m->contact == NH_HOLD_NONE ? NH_HOLD_NONE : NH_HOLD_PROJECT;
-  return m->contact;
+  return m->hold ? m->hold(model) : m->contact;
 }
 
 const char *nh_contact_kind_name(int kind) {

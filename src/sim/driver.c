@@ -320,7 +320,7 @@ static int step_events(nh_sim *s, double *h, int *last, int predicted, int *gi, 
   // projected method's steps are already on them)
   if (s->nact > 0) {
     const nh_method *meth = s->def.method;
-    if (meth->contact == NH_HOLD_ROWS && s->model->form != NH_FORM_ODE) { /* almost-Poisson: projected */
+    if (s->hold == NH_HOLD_ROWS) { /* (almost-Poisson: projected; del's constraints: on them) */
       memcpy(s->xd, *xnew, sizeof(double) * (size_t)s->nx);
       rc = nh_sim_contact_project(s, *xnew);
       if (!rc && meth->moved) meth->moved(&s->st, s->xd, *xnew);

@@ -207,7 +207,8 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->plain = !(d.method->flags & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT)) && ng == 0 && nmon == 0 && !model->project;
   s->conserves = claims_energy(d.method, model);
   s->half = (d.method->flags & NH_METHOD_HALF_STEP) != 0;
-  s->contact_ok = ng > 0 && d.contact && nh_sim_contact_method_ok(d.method, model);
+  s->hold = ng > 0 ? nh_sim_contact_method_ok(d.method, model) : NH_HOLD_NONE;
+  s->contact_ok = ng > 0 && d.contact && s->hold != NH_HOLD_NONE;
   if (nh_sim_vi_setup(s, msg, msg_size) || nh_sim_simul_create(s, msg, msg_size)) { /* vi_impact.c, simul.c */
     nh_sim_destroy(s);
     return NULL;

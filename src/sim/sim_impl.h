@@ -97,6 +97,7 @@ struct nh_sim {
 
   /* persistent contacts (contact.c) */
   int contact_ok;         /* the method holds closed contacts (its table: nh_contact_hold) */
+  int hold;               /* how, on this model (nh_contact_hold; NH_HOLD_NONE without gaps) */
   int nact;               /* closed gaps, listed in act */
   int *act, *closed;      /* (ng) their indices; (ng) 1 when gap i is closed */
   double *t_imp, *tau_imp; /* (ng) the last impact of each gap and the interval before it */
@@ -186,7 +187,7 @@ SIM_INLINE int method_step_from(nh_sim *s, const double *x0, double h, double *x
   // a method that steps the free model: its step projected onto the closed contacts
   // (docs/contact.md, NH_HOLD_PROJECT), so that every partial step is one of the held flow
   // (an almost-Poisson model: every method; contact.c)
-  if (rc == 0 && s->nact > 0 && (s->def.method->contact == NH_HOLD_PROJECT || s->model->form == NH_FORM_ODE) &&
+  if (rc == 0 && s->nact > 0 && s->hold == NH_HOLD_PROJECT &&
       all_finite(s->nx, x1)) {
     s->st.end_x = NULL;
     if ((rc = nh_sim_contact_project_step(s, x0, x1, err)) > 0) rc = NH_ERR_CALLBACK;

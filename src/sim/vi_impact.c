@@ -17,7 +17,7 @@
  *   4. chattering (spec 3.6): an impact of a contact less than h after its previous one is
  *      resolved by the plastic map (restitution 0; for a simultaneous set the projection over
  *      the set) and the contact becomes persistent when it pushes (contact.c; del holds it
- *      by projection, NH_HOLD_PROJECT).
+ *      as a position constraint of its step, NH_HOLD_CONSTRAINT: the constrained DEL, spec 3.2).
  * The restart mode (every other method, and del with NH_IMPACT_STEP_RESTART) cuts the step at
  * the impact and takes steps of h from there; the contacts close by contact.c's accumulation
  * rule only. */
