@@ -149,12 +149,8 @@ static int project_q(nh_sim *s, double *x) {
     if (it >= NH_CONTACT_PROJ_ITER) return 0;
     int rc = gaps(s, x, s->gs, s->dg), done = 1;
     if (rc) return rc;
-    double qmax = 1.0;
-    for (int j = 0; j < nq; j++) qmax = fmax(qmax, fabs(x[j]));
-    for (int k = 0; k < na && done; k++) {
-      const double *d = s->dg + (size_t)s->act[k] * nq;
-      done = fabs(s->gs[s->act[k]]) <= NH_CONTACT_PROJ_TOL * qmax * sqrt(nh_la_dot(nq, d, d));
-    }
+    for (int k = 0; k < na && done; k++)
+      done = fabs(s->gs[s->act[k]]) <= gap_rounding(NH_CONTACT_PROJ_TOL, nq, x, s->dg + (size_t)s->act[k] * nq);
     if (done) return 0;
   }
 }
@@ -263,10 +259,8 @@ enum { APEX_ROUND = 1, APEX_METHOD = 2 };
 static int apex_test(const nh_sim *s, int gi, int k, double vn, int rules) {
   const int gd = s->gd;
   const double an = normal_accel(s, gi, k, s->lamt[k]), ap = vn * vn / (2.0 * an); /* the apex */
-  const double *dg = s->dg + (size_t)gi * gd, ndg = sqrt(nh_la_dot(gd, dg, dg));
-  double qmax = 0.0;
-  for (int j = 0; j < gd; j++) qmax = fmax(qmax, fabs(s->xc[j]));
-  if ((rules & APEX_ROUND) && ap <= NH_CONTACT_APEX_REL * fmax(1.0, qmax) * ndg) return NH_CONTACT_REST;
+  const double *dg = s->dg + (size_t)gi * gd;
+  if ((rules & APEX_ROUND) && ap <= gap_rounding(NH_CONTACT_APEX_REL, gd, s->xc, dg)) return NH_CONTACT_REST;
   if (!(rules & APEX_METHOD)) return 0;
   if (s->def.method->flags & NH_METHOD_ADAPTIVE) { /* the error test's scale per coordinate, seen through dg */
     double res = 0.0;

@@ -54,10 +54,7 @@ static int partial_gap(nh_sim *s, int i, double tau, double *g) {
 
 void nh_sim_graze_level(nh_sim *s, int gi) {
   const int nq = s->gd; /* the gradient's length: nq, or nx (almost-Poisson form) */
-  const double *d = s->dg + (size_t)gi * nq;
-  double qmax = 1.0;
-  for (int j = 0; j < nq; j++) qmax = fmax(qmax, fabs(s->x[j]));
-  s->glev[gi] = fmin(s->g1[gi], 0.0) - NH_CONTACT_APEX_REL * qmax * sqrt(nh_la_dot(nq, d, d));
+  s->glev[gi] = fmin(s->g1[gi], 0.0) - gap_rounding(NH_CONTACT_APEX_REL, nq, s->x, s->dg + (size_t)gi * nq);
 }
 
 /* monitor i after a partial step of length tau (state in s->xm) */

@@ -156,6 +156,14 @@ static inline int residual(nh_sim *s, const double *x, double *res) {
   return nh_model_residual_clean_ws(s->model, x, x + s->nq, s->dyn.A, res); /* zeroed, then only A(q) */
 }
 
+/* rel max(1, |q|) |d|: what a gap with gradient d resolves at q, in units of g, times rel
+ * (n: the gradient's length; the configuration is q's first n entries) */
+static inline double gap_rounding(double rel, int n, const double *q, const double *d) {
+  double qmax = 1.0;
+  for (int j = 0; j < n; j++) qmax = fmax(qmax, fabs(q[j]));
+  return rel * qmax * sqrt(nh_la_dot(n, d, d));
+}
+
 static inline int gaps(nh_sim *s, const double *x, double *g, double *dg) {
   if (s->ng == 0) return 0;
   return nh_cb(s->model->gap(x, g, dg, s->model->user));
