@@ -13,6 +13,7 @@
 #define NH_EVENT_MAX_ITER 200 /* regula falsi iterations before NH_ERR_EVENT */
 #define NH_GRAZE_ITER 40      /* golden-section iterations when looking for a graze */
 #define NH_MON_SLOPE_FRAC 1e-4 /* fraction of the step over which a monitor's slope is taken */
+#define NH_EVENT_RELOCATE_MAX 64 /* earlier crossings located in turn within one step (earliest_crossing) */
 
 /* room for one more event; at log_limit the latest replaces the previous latest */
 static int event_reserve(nh_sim *s) {
@@ -105,6 +106,38 @@ int nh_sim_locate_fn(nh_sim *s, partial_fn f, const char *name, int i, double sg
 static int locate(nh_sim *s, int i, double lo, double glo, double hi, double ghi, double *tau) {
   double tau_hi;
   return nh_sim_locate_fn(s, partial_gap, s->model->gap_names[i], i, 1.0, 0, lo, glo, hi, ghi, tau, &tau_hi);
+}
+
+/* After gap *best was located at *tau (its admissible end): another open gap may have crossed
+ * before it in the same sample interval (the linear roots of the samples order crossings only
+ * to O(interval^2): a stack's floor and the ball on it). Every open gap is checked at the
+ * located state; one past its level there that was not at the step start crossed earlier and
+ * is located on [0, *tau] instead, until none is (each round moves the crossing earlier). The
+ * method's step to the final *tau is left in s->xe (when *tau > 0). */
+static int earliest_crossing(nh_sim *s, int *best, double *tau) {
+  const double *lev = s->glev;
+  int rc;
+  for (int round = 0; *tau > 0.0; round++) {
+    double gt;
+    if ((rc = partial_gap(s, *best, *tau, &gt))) return rc;
+    int j = -1;
+    double frac = 2.0;
+    for (int i = 0; i < s->ng; i++) {
+      const double a = s->g0[i] - lev[i], b = s->gs[i] - lev[i];
+      if (i == *best || (s->nact > 0 && s->closed[i])) continue;
+      if (a >= 0.0 && b < 0.0 && a / (a - b) < frac) frac = a / (a - b), j = i;
+    }
+    if (j < 0) return 0;
+    if (round >= NH_EVENT_RELOCATE_MAX) {
+      sim_msg(s, "event location: gaps '%s' and '%s' still cross in turn after %d re-locations near t = %.17g",
+              s->model->gap_names[*best], s->model->gap_names[j], NH_EVENT_RELOCATE_MAX, s->t + *tau);
+      return NH_ERR_EVENT;
+    }
+    const double ghi = s->gs[j] - lev[j];
+    if ((rc = locate(s, j, 0.0, s->g0[j] - lev[j], *tau, ghi, tau))) return rc;
+    *best = j;
+  }
+  return 0;
 }
 
 /* gap slopes dg_i . v at the state x (uses s->dg as scratch); almost-Poisson form: dg_i . x' */
@@ -222,9 +255,10 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
       }
       if (glo >= 0.0 && ghi < 0.0) {
         if ((rc = locate(s, best, lo, glo, hi, ghi, tau))) return rc;
-        // located at the step start (a gap leaving its wall at once): no step of length 0
-        // (a two-step method would carry it as its previous step)
-        if (*tau > 0.0 && (rc = method_step(s, *tau, s->xe, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
+        // the earliest of the gaps crossing there, its state at *tau in s->xe; located at the
+        // step start (a gap leaving its wall at once): no step of length 0 (a two-step method
+        // would carry it as its previous step)
+        if ((rc = earliest_crossing(s, &best, tau))) return rc;
         if (!(*tau > 0.0)) memcpy(s->xe, s->x, sizeof(double) * (size_t)s->nx), s->st.end_x = NULL;
         *gi = best;
         return 0;
