@@ -853,18 +853,21 @@ done
   && grep -q "^status: NH_OK$" "$T/tx" && grep -q "^solver: 2.00 iterations per solve (max 2) in 50 solves, max residual 3.065e-12" "$T/tx" \
   && ok "--newton-tol 1e-17: del stops at the round-off iterate" || bad "--newton-tol 1e-17: $(cat "$T/err" "$T/tx")"
 # the solver line counts every solve, the partial steps of event location too (del to t = 2:
-# 140 impacts, 3642 solves in 2140 steps; per step it would read 3.38 with a most of 3 in one solve)
+# 136 impacts, 3572 solves in 2136 steps; per step it would read 3.32 with a most of 3 in one solve)
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 2 >"$T/tx" 2>"$T/err" \
-  && grep -q "^solver: 1.99 iterations per solve (max 3) in 3642 solves," "$T/tx" \
+  && grep -q "^solver: 1.99 iterations per solve (max 3) in 3572 solves," "$T/tx" \
   && "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 2 --json >"$T/txj" 2>"$T/err" \
   && awk -v i="$(num solver_iterations "$T/txj")" -v n="$(num solver_solves "$T/txj")" -v k="$(num solver_max_iterations "$T/txj")" \
-       -v s="$(num steps "$T/txj")" -v e="$(num evaluations "$T/txj")" 'BEGIN { exit !(i == 7237 && n == e && n > s && i <= k * n) }' \
+       -v s="$(num steps "$T/txj")" -v e="$(num evaluations "$T/txj")" 'BEGIN { exit !(i == 7093 && n == e && n > s && i <= k * n) }' \
   && ok "del on TREX with impacts: iterations per solve within the most of one solve" || bad "solver counts: $(cat "$T/err" "$T/tx" "$T/txj")"
 # a partial step of event location whose Newton iteration fails ends the run with a message
 # that says so (it was empty: "run ended with NH_ERR_NO_CONVERGENCE: ")
-"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method shake --impact restitution=0.5 --t-end 10 >"$T/tx" 2>"$T/err"; rc=$?
-[ $rc = 1 ] && grep -q "^nholo: run ended with NH_ERR_NO_CONVERGENCE: a partial step of [0-9.e-]* s from t = 7.83[0-9]* (locating an event) failed: iterative solver did not converge$" "$T/err" \
-  && ok "a failed partial step of event location names itself" || bad "shake TREX R = 0.5 (exit $rc): $(cat "$T/err" "$T/tx")"
+# (a cap of 2 Newton iterations: a step fails and is taken in quarters, a partial step of
+# event location has no such retry; restitution 0.5 did this at t = 7.83 and still does at
+# some restitutions, docs/contact.md "Limits")
+"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method shake --newton-max-iter 2 --t-end 10 >"$T/tx" 2>"$T/err"; rc=$?
+[ $rc = 1 ] && grep -q "^nholo: run ended with NH_ERR_NO_CONVERGENCE: a partial step of [0-9.e-]* s from t = [0-9.]* (locating an event) failed: iterative solver did not converge$" "$T/err" \
+  && ok "a failed partial step of event location names itself" || bad "shake TREX newton-max-iter 2 (exit $rc): $(cat "$T/err" "$T/tx")"
 # an explicit method reaching a configuration where the constraints lose rank says so (the
 # snakeboard's phi = pi/2)
 "$NHOLO" run "$(dirname "$0")/../examples/snakeboard.nh" --method dopri5 --t-end 16 >"$T/tx" 2>"$T/err"; rc=$?
@@ -909,7 +912,7 @@ EOF
 # where rounding in (q1 - q0)/h leaves 4e-2 of the residual's terms; accepted at round-off
 "$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method del --dt 1e-3 --t-end 2 --set pL0=5.8113696016388223 \
   --set gL0=0 --set pR0=2.6697769480490301 --set gR0=0 >"$T/tx" 2>"$T/err" && grep -q "^status: NH_OK$" "$T/tx" \
-  && grep -q "^t = 2 s, 100 impacts" "$T/tx" && ok "del runs TREX's initial gait through a 1.6e-14 s partial step" \
+  && grep -q "^t = 2 s, 76 impacts" "$T/tx" && ok "del runs TREX's initial gait through a 1.6e-14 s partial step" \
   || bad "del TREX initial gait: $(cat "$T/err" "$T/tx")"
 # held contacts projected to their rounding (NH_CONTACT_PROJ_TOL): with one Gauss-Newton step
 # the held right foot was 1e-11 off its floor, a step of length 0+ jumped by that much, and the

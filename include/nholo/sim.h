@@ -155,7 +155,8 @@ typedef struct nh_sim_stats {
   double energy;                /* at the current state */
   double max_energy_rel_error;  /* max |E - E_seg| / |E_seg| where E_seg = energy after the last impact */
   double max_constraint_residual; /* max |A v| at step ends */
-  double max_event_gap;         /* max |g| at located impacts */
+  double max_event_gap;         /* max |g| at located impacts, and the largest depth -g of an
+                                   open gap at any accepted step or impact */
   /* implicit methods (rdp, del, gni with a configuration-dependent M): Newton iterations over
    * every nonlinear solve, of accepted and rejected steps and of the partial steps of event
    * location alike (a step may solve twice: gni's midpoint start), so that
@@ -184,6 +185,15 @@ typedef struct nh_sim_stats {
 #define NH_ZENO_H_REL 1e-9
 #define NH_STALL_REL 1e-14
 #define NH_STALL_STEPS 1000
+
+/* The last line of defence against a missed crossing: after every accepted step and every
+ * impact each open gap satisfies g >= -NH_PENETRATION_REL max(1, |q|) |dg| (relative to what
+ * the gap resolves, far above the rounding a projection or an opened contact leaves). A step
+ * that violates it is taken again, a quarter as long, up to NH_PENETRATION_RETRY times and
+ * not below h_min; past that (or after an impact, or with the closed-form flow) the run ends
+ * with NH_ERR_PENETRATION, the gap and the time named, the state and outputs kept. */
+#define NH_PENETRATION_REL 1e-9
+#define NH_PENETRATION_RETRY 8
 
 /* A run of a method that conserves energy on its model (nh_sim_stats.conserves) whose
  * conserved quantity or nodal energy drifts by more than this, relative, ends with NH_DRIFT. */

@@ -48,7 +48,9 @@ extern "C" {
   X(NH_ERR_PAST_BOUND, -17,                                                                \
     "a reflection sequence passed its bound without reaching a feasible velocity")         \
   X(NH_ERR_PULLING_IMPULSE, -18,                                                           \
-    "the plastic projection needs a pulling (negative) contact impulse")
+    "the plastic projection needs a pulling (negative) contact impulse")                  \
+  X(NH_ERR_PENETRATION, -19,                                                               \
+    "an open gap is past its wall beyond NH_PENETRATION_REL: a crossing was not resolved")
 
 typedef enum nh_status {
 #define NH__STATUS_ENUM(name, value, msg) name = value,

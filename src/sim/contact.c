@@ -281,6 +281,12 @@ int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
   return contact_close(s, gi, reason, Eb, t_limit, ratio, vn_check, APEX_ROUND, closed);
 }
 
+int nh_sim_contact_reclose(nh_sim *s, int gi, double Eb, double vna) {
+  int closed;
+  if (!s->def.contact || s->closed[gi] || !(vna > 0.0)) return 0;
+  return contact_close(s, gi, NH_CONTACT_CHATTER, Eb, s->t, 0.0, vna, APEX_ROUND | APEX_METHOD, &closed);
+}
+
 int nh_sim_contact_after_bounce(nh_sim *s, int gi, double Eb, double vnb, double vna) {
   const double tau0 = s->tau_imp[gi];
   int closed;
@@ -296,6 +302,18 @@ int nh_sim_contact_after_bounce(nh_sim *s, int gi, double Eb, double vnb, double
                        (close ? APEX_ROUND : 0) | (slow ? APEX_METHOD : 0), &closed);
 }
 
+/* a trial closing's projected state xc is admissible when every gap, closed or open, is within
+ * its penetration tolerance there (NH_PENETRATION_REL): closing a gap on a body already held
+ * at other contacts can over-determine its position (TREX's tail beside its rump, belly and
+ * foot: the joint projection left the rump 6e-6 cm through the floor) */
+static int trial_consistent(nh_sim *s, const double *xc, int *ok) {
+  int rc = gaps(s, xc, s->gs, s->dg);
+  *ok = 1;
+  for (int i = 0; !rc && i < s->ng && *ok; i++)
+    *ok = s->gs[i] >= -gap_rounding(NH_PENETRATION_REL, s->gd, xc, s->dg + (size_t)i * s->gd);
+  return rc;
+}
+
 static int contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limit, double ratio, double vn_check,
                          int rules, int *closed) {
   const int nq = s->nq, nx = s->nx, gd = s->gd, ode = s->model->form == NH_FORM_ODE;
@@ -307,9 +325,12 @@ static int contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
   set_active(s);
   memcpy(s->xc, s->x, sizeof(double) * (size_t)nx);
   rc = nh_sim_contact_project(s, s->xc);
+  int consistent = 1;
+  if (!rc) rc = trial_consistent(s, s->xc, &consistent);
   if (!rc) rc = contact_lambda(s, s->t, s->xc, s->lamt);
   int k = 0;
   while (s->act[k] != gi) k++;
+  if (!consistent) s->lamt[k] = 0.0; /* the closing would push a gap through its wall: it does not close */
   // vn_check >= 0: only if a bounce at that speed would rise less than the resolution
   if (!rc && s->lamt[k] > 0.0 && vn_check >= 0.0 && (reason = apex_test(s, gi, k, vn_check, rules)) == NH_CONTACT_REST)
     ratio = 0.0; /* the ratio is logged for an accumulation or chatter */

@@ -333,11 +333,46 @@ static int step_events(nh_sim *s, double *h, int *last, int predicted, int *gi, 
   }
   // projection method: the kept state is projected onto the model's manifold (a Lie-group
   // method keeps the model's rotation part on it by construction)
-  if (s->model->project && !(s->def.method->flags & NH_METHOD_LIE) && (rc = s->model->project(*xnew, s->model->user))) {
-    sim_msg(s, "projection failed at t = %.17g", s->t + *h);
-    return NH_ERR_CALLBACK;
+  if (s->model->project && !(s->def.method->flags & NH_METHOD_LIE)) {
+    if (s->model->project(*xnew, s->model->user)) {
+      sim_msg(s, "projection failed at t = %.17g", s->t + *h);
+      return NH_ERR_CALLBACK;
+    }
+    if ((rc = gaps(s, *xnew, s->g1, s->dg))) return rc; /* the projected state's gaps (the impact reads s->dg) */
   }
   return 0;
+}
+
+/* The last line of defence (NH_PENETRATION_REL): the open gaps at the kept state x, whose
+ * values are in g. A gap below its event level (0, or a graze's rounding below it) is judged
+ * against its tolerance -NH_PENETRATION_REL max(1, |q|) |dg|; the first one past it is
+ * returned (-1: none), one within it gets its level lowered to its rounding below g (never
+ * below the tolerance: the level does not ratchet down). The deepest open gap below zero enters
+ * max_event_gap. A gap at or above its level costs one comparison. */
+static int gap_guard(nh_sim *s, const double *x, const double *g, int *viol, double *depth) {
+  int rc;
+  *viol = -1;
+  for (int i = 0; i < s->ng; i++) {
+    if (g[i] >= s->glev[i] || (s->nact > 0 && s->closed[i])) continue;
+    if (g[i] < 0.0 && -g[i] > s->stats.max_event_gap) s->stats.max_event_gap = -g[i];
+    if ((rc = gaps(s, x, s->gs, s->dg))) return rc; /* the gradients, for the gap's scale */
+    const double tol = gap_rounding(NH_PENETRATION_REL, s->gd, x, s->dg + (size_t)i * s->gd);
+    if (g[i] < -tol) {
+      *viol = i, *depth = -g[i];
+      return 0;
+    }
+    // within it (a located state's rounding, a projection's): the gap rests there, and its
+    // crossings count from its rounding below that (as after a graze, events.c)
+    s->glev[i] = g[i] - gap_rounding(NH_CONTACT_APEX_REL, s->gd, x, s->dg + (size_t)i * s->gd);
+  }
+  return 0;
+}
+
+/* the run's end at an open gap past its wall (gap_guard) */
+static int penetration(nh_sim *s, int gi, double depth, double t, const char *after) {
+  sim_msg(s, "gap '%s' is %.3g past its wall at t = %.17g (%s): a crossing was not resolved", s->model->gap_names[gi],
+          depth, t, after);
+  return NH_ERR_PENETRATION;
 }
 
 /* after an accepted step: a monitor event (log it, report or stop), a contact opening, then an
@@ -393,10 +428,27 @@ SIM_INLINE int drive_step(nh_sim *s, run_acc *a, double t_max, nh_observer_fn ob
 
   // 1. step (adaptive: accept when err <= 1)
   double err = 0.0, *x1 = fast ? a->xb : s->x1, *xnew = x1;
-  if ((rc = step_retry(s, fast ? a->xa : s->x, x1, &h, &last, adaptive ? &err : NULL, nx))) return rc;
+  for (int tries = 0;; tries++) {
+    if ((rc = step_retry(s, fast ? a->xa : s->x, x1, &h, &last, adaptive ? &err : NULL, nx))) return rc;
+    if (plain) break;
 
-  // 2-3. crossings of gaps and monitors, projection
-  if (!plain && (rc = step_events(s, &h, &last, predicted, &gi, &mi, &mdir, &ri, &xnew))) return rc;
+    // 2-3. crossings of gaps and monitors, projection
+    if ((rc = step_events(s, &h, &last, predicted, &gi, &mi, &mdir, &ri, &xnew))) return rc;
+
+    // the last line of defence: no open gap past its wall at the kept state; else the step
+    // again, a quarter as long (a crossing the detection missed: a shorter step resolves it)
+    int viol;
+    double depth;
+    if (s->ng == 0) break;
+    if ((rc = gap_guard(s, xnew, s->g1, &viol, &depth))) return rc;
+    if (viol < 0) break;
+    const int at_start = s->g0[viol] < s->glev[viol]; /* past it before the step: no step helps */
+    if (at_start || predicted || tries >= NH_PENETRATION_RETRY || 0.25 * h < s->def.h_min)
+      return penetration(s, viol, depth, s->t + h, at_start ? "at the step's start" : "after steps down to h_min");
+    s->stats.rejected++;
+    h *= 0.25, last = 0;
+    gi = mi = ri = -1, mdir = 0, xnew = x1;
+  }
 
   // 4. outputs inside the accepted step, then accept
   if (!fast && obs && (rc = emit_outputs(s, h, xnew, obs, user))) return rc;
@@ -408,9 +460,16 @@ SIM_INLINE int drive_step(nh_sim *s, run_acc *a, double t_max, nh_observer_fn ob
       double fac = err > 0.0 ? 0.9 * pow(err, -1.0 / (meth->err_order + 1)) : 5.0;
       s->h = h * fmin(5.0, fmax(0.2, fac));
     }
-    // 5. a monitor event, an impact
+    // 5. a monitor event, an impact (the closed contacts projected after it: the open gaps
+    // checked again at the state it leaves)
     if ((rc = step_after(s, gi, mi, mdir, ri, obs, user, impacted))) return rc;
-    if (*impacted) return 0; /* q is unchanged, so g0 (= g1) still holds */
+    if (*impacted) {
+      int viol;
+      double depth;
+      if (s->nact > 0 && (rc = gaps(s, s->x, s->g0, NULL))) return rc;
+      if ((rc = gap_guard(s, s->x, s->g0, &viol, &depth))) return rc;
+      return viol >= 0 ? penetration(s, viol, depth, s->t, "after an impact") : 0;
+    }
   }
   if (!fast && obs && s->def.out_dt <= 0.0 && obs(s, NH_SAMPLE_STEP, s->t, s->x, vel(s, s->x), user))
     return NH_STOPPED;

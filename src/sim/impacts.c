@@ -108,7 +108,7 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
   *applied = 0;
   // approaching? (s->dg holds the gap gradients at q, evaluated with g1 by advance)
   double vn = nh_la_dot(nq, s->dg + (size_t)gi * nq, v);
-  if (!(vn < -s->def.vn_tol)) return nh_sim_impact_graze(s, gi, vn);
+  if (!(vn < -s->def.vn_tol)) return nh_sim_impact_graze(s, gi, nh_sim_stop_creep(s, gi));
   if ((rc = nh_sim_log_reserve(s))) return rc;
   // other gaps closing at this instant: resolved together (simul.c)
   int k = nh_sim_simul_collect(s, gi);
@@ -132,6 +132,22 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
     return st;
   }
   return nh_sim_impact_done(s, gi, st, &info, Eb, v, obs, user, applied);
+}
+
+double nh_sim_stop_creep(nh_sim *s, int gi) {
+  const int nq = s->nq;
+  double *v = s->x + nq;
+  const double *dg = s->dg + (size_t)gi * nq;
+  const double vn = nh_la_dot(nq, dg, v);
+  if (!(vn < 0.0) || !s->def.contact) return vn; /* contacts off: the grazes as they come */
+  nh_impact_info info;
+  memcpy(s->vtmp, v, sizeof(double) * (size_t)nq);
+  if (nh_impact_map(nq, s->nc, s->M, s->dyn.A, dg, s->vtmp, (nh_impact_law){NH_IMPACT_RESTITUTION, 0.0},
+                    &s->def.impact_tol, v, s->lam, &info, s->imp_work) < 0) {
+    memcpy(v, s->vtmp, sizeof(double) * (size_t)nq); /* left as it was: the level rule alone */
+    return vn;
+  }
+  return nh_la_dot(nq, dg, v);
 }
 
 /* gap gi reached without approaching (rate vn >= -vn_tol), either form: a graze. At rest

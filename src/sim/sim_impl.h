@@ -260,6 +260,12 @@ int nh_sim_log_reserve(nh_sim *s);
 void nh_sim_log_impact(nh_sim *s, int gi, int st, double alpha, double Eb, double Ea, double vnb, double vna);
 /* impacts.c: the Zeno guard after an impact (NH_ZENO on a burst) */
 int nh_sim_zeno_guard(nh_sim *s);
+/* impacts.c, mechanical form: gap gi reached still approaching at a rate below vn_tol (an
+ * impact the law would not see): the plastic map takes that rate away, else it creeps through
+ * its wall, located and grazed at every step (an inelastic cradle collapsing into a cluster:
+ * 7775 located grazes in 0.25 s); returns the rate after (s->dg at the current state); contacts
+ * off (nh_sim_def.contact = 0): nothing */
+double nh_sim_stop_creep(nh_sim *s, int gi);
 /* impacts.c, either form: gap gi reached at rate vn >= -vn_tol, a graze (the contact closes
  * if at rest and pushed, else the gap rests at its level) */
 int nh_sim_impact_graze(nh_sim *s, int gi, double vn);
@@ -300,6 +306,11 @@ int nh_sim_contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
  * NH_CONTACT_ZENO_REL max(1, |t|)) or, chattering (interval ratio in [NH_CONTACT_SLOW_RATIO, 1);
  * not del's variational step, which has its own rule), less than the method resolves */
 int nh_sim_contact_after_bounce(nh_sim *s, int gi, double Eb, double vnb, double vna);
+/* a closed contact gi that an impact sent away at rate vna (Eb the energy before) closes again
+ * when its bounce would rise less than the method resolves (the chatter rule's apex test,
+ * pressed by its force): a point in a narrow V-shaped corner otherwise traded its two
+ * contacts at every impact, 4e-7 s apart, for ever; logged as a closing (NH_CONTACT_CHATTER) */
+int nh_sim_contact_reclose(nh_sim *s, int gi, double Eb, double vna);
 /* the accumulation test at an impact of gap gi: 1 (and the limit time, ratio) when its
  * impacts accumulate */
 int nh_sim_contact_accumulates(nh_sim *s, int gi, double *t_limit, double *ratio);

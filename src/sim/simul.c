@@ -209,6 +209,8 @@ static int close_at_rest(nh_sim *s, int k, double Eb, const double *impulse) {
     const int g = w->idx[j];
     if (w->was_closed[j]) {
       if (impulse[j] > 0.0) s->tau_imp[g] = s->t - s->t_imp[g], s->t_imp[g] = s->t;
+      // sent away: closed again if its bounce is below what the method resolves
+      if (!s->closed[g] && (rc = nh_sim_contact_reclose(s, g, Eb, w->vna[j]))) return rc;
       continue;
     }
     if (!(w->vnb[j] < -s->def.vn_tol)) continue; /* a contact at rest before: not an impact of its own */
@@ -236,6 +238,9 @@ int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *a
   if (st == NH_NO_IMPACT) { /* within the resolution's feasibility tolerance: a graze */
     memcpy(v, s->vtmp, sizeof(double) * (size_t)nq);
     s->stats.grazing++;
+    // the open contacts still approaching at such a rate: stopped, and resting at their level
+    for (int j = 0; j < k; j++)
+      if (!w->was_closed[j]) nh_sim_stop_creep(s, w->idx[j]), nh_sim_graze_level(s, w->idx[j]);
     return 0;
   }
   if (st != NH_OK) {
