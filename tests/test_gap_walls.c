@@ -7,7 +7,9 @@
  *   an initial state on a zero with a vanishing gradient is refused at creation;
  *   an initial state within rounding below a wall touches it: approaching, the impact comes
  *     at t = 0 with its law; at rest and pressed, the contact closes; beyond the rounding it
- *     is outside. */
+ *     is outside;
+ *   examples/billiards.nh runs for every cue angle and ball placement its header allows (the
+ *     exact contact it places rounds to -2.2e-16 for many of them). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,8 @@
 #define TIME_TOL 1e-9
 /* energy never gained at an impact, relative (elastic laws conserve it to round-off) */
 #define ENERGY_GAIN_TOL 1e-12
+/* the billiard's invariants over a run: total momentum and energy, relative */
+#define INVARIANT_TOL 1e-9
 
 static int cubic_gap(const double *q, double *g, double *dg, void *user) {
   const double s = *(const double *)user; /* the gap's units */
@@ -212,11 +216,76 @@ static int test_touching_start(void) {
   return 0;
 }
 
+/* examples/billiards.nh over its header's ranges: the cue angle theta in (0, 180) (60: a rack,
+ * 90: the default, 138.59 with mc = 0.5: the unique outcome of Theorem 3), radii and masses
+ * (placements at ra + rc, rb + rc) and the cue's speed V. Each run to t = 1 ends NH_OK with the
+ * simultaneous impact at t = 0, no gap below its start tolerance at the end, energy never
+ * gained at an impact, and momentum and energy conserved (frictionless elastic balls). */
+static int test_billiards_sweep(void) {
+  static const double radii[][3] = {{1, 1, 1}, {0.5, 1, 2}, {2, 1.5, 0.5}};
+  static const double masses[][3] = {{1, 1, 1}, {1, 1, 0.5}, {2, 0.5, 1}};
+  static const char *names[] = {"theta", "ra", "rb", "rc", "ma", "mb", "mc", "V"};
+  double thetas[100];
+  int nth = 0, runs = 0, touching = 0;
+  for (double th = 1.0; th < 180.0; th += 2.5) thetas[nth++] = th;
+  thetas[nth++] = 60.0, thetas[nth++] = 90.0, thetas[nth++] = 138.59;
+  for (int it = 0; it < nth; it++)
+    for (int ir = 0; ir < 3; ir++)
+      for (int im = 0; im < 3; im++) {
+        const double V = (it + ir + im) % 2 ? 1.0 : 3.0;
+        const double vals[] = {thetas[it], radii[ir][0], radii[ir][1], radii[ir][2],
+                               masses[im][0], masses[im][1], masses[im][2], V};
+        nh_load_opts o = nh_load_opts_default();
+        o.backend = NH_BACKEND_TAPE;
+        o.nset = 8, o.set_names = names, o.set_values = vals;
+        char msg[1024];
+        nh_model *m = nh_model_load(NHOLO_SOURCE_DIR "/examples/billiards.nh", &o, msg, sizeof msg);
+        if (!m) printf("  theta %g radii %d masses %d: %s\n", thetas[it], ir, im, msg);
+        ENSURE(m);
+        nh_sim *s = nh_sim_create(m, NULL, msg, sizeof msg);
+        ENSURE(s);
+        double g[2], dg[12];
+        ENSURE(m->gap(nh_sim_q(s), g, dg, m->user) == 0);
+        touching += g[0] < 0.0 || g[1] < 0.0;
+        int rc = nh_sim_run(s, 1.0, 0, NULL, NULL);
+        if (rc != NH_OK) printf("  theta %g radii %d masses %d: %s\n", thetas[it], ir, im, nh_sim_message(s));
+        ENSURE(rc == NH_OK && nh_sim_impact_count(s) >= 1);
+        for (long k = 0; k < nh_sim_impact_count(s); k++) {
+          nh_impact_record r;
+          ENSURE(nh_sim_impact_get(s, k, &r) == NH_OK);
+          ENSURE(r.energy_after <= r.energy_before * (1.0 + ENERGY_GAIN_TOL));
+          if (k == 0) ENSURE(r.t <= 1e-12);
+        }
+        const double *q = nh_sim_q(s), *v = nh_sim_v(s);
+        ENSURE(m->gap(q, g, dg, m->user) == 0);
+        double qs = 1.0;
+        for (int j = 0; j < 6; j++) qs = fmax(qs, fabs(q[j]));
+        for (int i = 0; i < 2; i++) {
+          const double *d = dg + 6 * i;
+          double dn = 0.0;
+          for (int j = 0; j < 6; j++) dn += d[j] * d[j];
+          ENSURE(g[i] >= -NH_GAP_START_REL * qs * sqrt(dn));
+        }
+        const double *mm = masses[im];
+        double px = mm[0] * v[0] + mm[1] * v[2] + mm[2] * v[4], py = mm[0] * v[1] + mm[1] * v[3] + mm[2] * v[5];
+        ENSURE_NEAR(px, mm[2] * V, INVARIANT_TOL * mm[2] * V);
+        ENSURE_NEAR(py, 0.0, INVARIANT_TOL * mm[2] * V);
+        ENSURE_REL(nh_sim_get_stats(s)->energy, 0.5 * mm[2] * V * V, INVARIANT_TOL);
+        runs++;
+        nh_sim_destroy(s);
+        nh_model_destroy(m);
+      }
+  printf("  %d runs end NH_OK, %d of them starting with a gap rounded below 0\n", runs, touching);
+  ENSURE(touching > 0); /* the sweep meets the rounding it is about */
+  return 0;
+}
+
 int main(int argc, char **argv) {
   nh_test_filter = argc > 1 ? argv[1] : NULL;
   RUN_TEST(test_degenerate_crossing);
   RUN_TEST(test_degenerate_crossing_files);
   RUN_TEST(test_degenerate_start);
   RUN_TEST(test_touching_start);
+  RUN_TEST(test_billiards_sweep);
   return TEST_SUMMARY();
 }
