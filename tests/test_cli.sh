@@ -324,6 +324,37 @@ done
 rc=$?
 [ $rc -eq 2 ] && grep -q '06-duplicate-coordinate.nh:3:23: error: duplicate name' "$T/stderr" && [ ! -s "$T/stdout" ] \
   && ok "check on a malformed file: exit 2" || bad "check on a malformed file (exit $rc): $(cat "$T/stderr")"
+# gaps that are no walls (issue 27 point 4; docs/model-language.md, "Which gaps are walls"):
+# check and run refuse each with the same located diagnostic, exit 2, nothing written
+for file in "$SRC"/tests/modelfiles/bad/wall-*.nh; do
+  rm -rf "$T/o" && mkdir -p "$T/o"
+  "$NHOLO" run "$file" --out "$T/o/x.csv" --json >"$T/stdout" 2>"$T/stderr"
+  rc=$?
+  "$NHOLO" check "$file" >/dev/null 2>"$T/stderr.check"
+  rcc=$?
+  want=$(sed -n '1s/^# expect: //p' "$file")
+  if [ $rc -eq 2 ] && [ $rcc -eq 2 ] && [ "$(head -1 "$T/stderr")" = "$file:$want" ] && cmp -s "$T/stderr" "$T/stderr.check" \
+     && [ -z "$(ls -A "$T/o")" ] && [ ! -s "$T/stdout" ]; then
+    ok "no wall: $(basename "$file"): run and check exit 2 at $(echo "$want" | cut -d: -f1,2)"
+  else
+    bad "no wall: $file (run exit $rc, check exit $rcc): $(cat "$T/stderr")"
+  fi
+done
+# a degenerate zero the expression does not show (y^3 + y^5): the run ends at the crossing,
+# t = sqrt(2/g), with NH_ERR_DEGENERATE_GAP (exit 1, the outputs kept) where it used to close
+# the contact and ignore the restitution
+printf 'model cubic\ncoordinates y\nkinetic 1/2*y'"'"'^2\npotential 9.81*y\ngap floor: y^3 + y^5  impact restitution 0.5\ninitial y = 1\n' >"$T/cubic.nh"
+"$NHOLO" run "$T/cubic.nh" --t-end 2 --out "$T/cubic.csv" --json >"$T/jc" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q '"status": "NH_ERR_DEGENERATE_GAP"' "$T/jc" && grep -q '"t_end": 0.451523640985' "$T/jc" \
+  && grep -q "^nholo: run ended with NH_ERR_DEGENERATE_GAP: gap 'floor' crossed zero at t = 0.451523640985[0-9]* where its gradient vanishes" "$T/err" \
+  && [ "$(tail -1 "$T/cubic.csv" | cut -c1-14)" = "0.451523640985" ] \
+  && ok "a crossing with a vanishing gradient: exit 1, NH_ERR_DEGENERATE_GAP at t = 0.4515, trajectory kept" \
+  || bad "degenerate crossing (exit $rc): $(cat "$T/err")"
+# an exact contact that rounds below 0 at the start touches (point 5): billiards at 1.5 deg
+"$NHOLO" run "$SRC/examples/billiards.nh" --t-end 1 --set theta=1.5 --json >"$T/jb" 2>"$T/err" \
+  && grep -q '"status": "NH_OK"' "$T/jb" && grep -q '"impact_log": \[{"t": 0,' "$T/jb" \
+  && ok "billiards.nh at theta = 1.5 (g = -2.2e-16 at the start): the impact at t = 0" || bad "billiards at 1.5: $(cat "$T/err")"
 expect_usage "model file: unknown --set" run "$PENNY_NH" --set zz=1 --out "$T/o/x.csv"
 expect_usage "model file: missing" run "$T/none.nh" --out "$T/o/x.csv"
 grep -qxF "nholo: cannot read '$T/none.nh': No such file or directory" "$T/stderr" && ok "missing model file: the system's reason" \

@@ -88,6 +88,22 @@ typedef int (*nh_constraint_fn)(const double *q, const double *v, double *A, dou
 /* Gap values g (ngap) and gradients dg (ngap x nq, row i = dg_i/dq). Either output may be NULL.
  * (almost-Poisson form: q is the state x and dg is (ngap x nx).) */
 typedef int (*nh_gap_fn)(const double *q, double *g, double *dg, void *user);
+/* A gap's zero to rounding, as the simulation (nholo/sim.h) and the model-file checks see it
+ * (docs/contact.md, "Exact contact at the start"), with s = max(1, |q|) the configuration's
+ * scale (almost-Poisson form: |x|):
+ *   touching: |g_i| <= NH_GAP_START_REL s |dg_i|, what g resolves there; an initial state
+ *     that close below a wall is on it (g_i taken as 0: at rest on it, or approaching, as
+ *     after a located crossing), not outside;
+ *   a vanishing gradient: at a located crossing, |dg_i| s <= NH_GAP_DEGEN_REL G_i, below the
+ *     rounding of the gap's scale G_i = max(|g_i|, |dg_i| s) taken at the initial state; at
+ *     the initial state itself, where no scale is known yet, |g_i| <= NH_GAP_START_REL s and
+ *     |dg_i| s <= NH_GAP_DEGEN_REL (the gap's own units). An initial state on such a zero is
+ *     refused, and a crossing located on one ends the run with NH_ERR_DEGENERATE_GAP: a gap
+ *     like y^2 (never negative) or y^3 (crossing with dg = 0) has no normal direction for its
+ *     impact; model files refuse the decidable cases symbolically (docs/model-language.md,
+ *     "Which gaps are walls"). */
+#define NH_GAP_START_REL 1.4210854715202004e-14 /* 64 DBL_EPSILON */
+#define NH_GAP_DEGEN_REL 1.4210854715202004e-14 /* 64 DBL_EPSILON */
 /* Closed-form flow between impacts: the state (q, v) after time tau from (q0, v0). Outputs
  * may alias the inputs. */
 typedef int (*nh_flow_fn)(const double *q0, const double *v0, double tau, double *q, double *v,

@@ -92,8 +92,11 @@ NH_API void nh_sim_destroy(nh_sim *sim);
 
 /* Set the state of a mechanical model (for an ODE-form model q is the whole state x and v is
  * ignored, as in nh_sim_set_state_x). Fails with NH_ERR_CONSTRAINT when |A v| > constraint_tol (unless
- * project_initial, which projects and returns NH_PROJECTED), NH_ERR_NONFINITE, or a gap < -1e-12
- * (NH_ERR_ARG: the state must be admissible; a state on a wall to round-off is). Resets statistics and the impact log. */
+ * project_initial, which projects and returns NH_PROJECTED), NH_ERR_NONFINITE, a gap below
+ * -NH_GAP_START_REL max(1, |q|) |dg| (NH_ERR_ARG: the state must be admissible; a state on a
+ * wall to its rounding is, touching it: at rest or approaching, as after a located crossing),
+ * or a gap zero there with a vanishing gradient (NH_ERR_DEGENERATE_GAP; nholo/model.h). Resets
+ * statistics and the impact log. */
 NH_API int nh_sim_set_state(nh_sim *sim, double t, const double *q, const double *v);
 
 /* Set the first-order state x (nx = model->nx: (q, v) for a mechanical model) at time t; the

@@ -48,8 +48,10 @@ extern "C" {
   X(NH_ERR_PAST_BOUND, -17,                                                                \
     "a reflection sequence passed its bound without reaching a feasible velocity")         \
   X(NH_ERR_PULLING_IMPULSE, -18,                                                           \
-    "the plastic projection needs a pulling (negative) contact impulse")                  \
-  X(NH_ERR_PENETRATION, -19,                                                               \
+    "the plastic projection needs a pulling (negative) contact impulse")                   \
+  X(NH_ERR_DEGENERATE_GAP, -19,                                                            \
+    "a gap's gradient vanishes where the gap is zero: its impact has no normal")           \
+  X(NH_ERR_PENETRATION, -20,                                                               \
     "an open gap is past its wall beyond NH_PENETRATION_REL: a crossing was not resolved")
 
 typedef enum nh_status {
@@ -68,8 +70,9 @@ NH_API const char *nh_status_name(int status);
  * 0 for NH_OK and NH_EVENT_STOP; 2 (bad input: the CLI writes nothing) for a model whose
  * contacts cannot be resolved together, NH_ERR_DEPENDENT_CONTACTS and
  * NH_ERR_OPPOSING_CONTACTS; 3 for NH_ZENO; 4 for NH_DRIFT; 1 (the computation failed, the
- * outputs keep what was computed) for every other status, NH_ERR_PAST_BOUND and
- * NH_ERR_PULLING_IMPULSE among them. */
+ * outputs keep what was computed) for every other status, NH_ERR_PAST_BOUND,
+ * NH_ERR_PULLING_IMPULSE and NH_ERR_DEGENERATE_GAP (a crossing located where a gap's gradient
+ * vanishes: the run ends there) among them. */
 NH_API int nh_status_exit_code(int status);
 
 /* the library version, "MAJOR.MINOR.PATCH" (NHOLO_VERSION_* in nholo/nholo.h) */

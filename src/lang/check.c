@@ -1,7 +1,8 @@
 /* check.c - model-level checks of a model file, located at the statement at fault: the
  * kinetic energy a quadratic form and the constraints linear and homogeneous in the
  * velocities (at trial states), and at the initial state M positive definite, the constraints
- * independent and satisfied, the state inside every gap. */
+ * independent and satisfied, the state inside every gap or touching it (nholo/model.h: its
+ * zero to rounding, with a gradient). Which gaps are walls at all: walls.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,28 @@ static double rnd(unsigned long long *s) {
 
 static int check_ap_gap(mf *m, int k);
 
+/* gap k at the initial state x (its value g there) against nholo/model.h's rounding rules: on
+ * its zero to NH_GAP_START_REL max(1, |q|) |dg| it touches its wall (also from below: the
+ * simulation takes it as 0); a zero there with a vanishing gradient is no wall; further below
+ * it is outside */
+static int check_gap_start(mf *m, int k, const double *x, double g) {
+  const int n = m->nq;
+  double scale = 1.0, dn = 0.0;
+  for (int j = 0; j < n; j++) {
+    const double d = nh_expr_eval(m->pool, m->dg[(size_t)k * n + j], x);
+    scale = fmax(scale, fabs(x[j])), dn += d * d;
+  }
+  dn = sqrt(dn);
+  if (fabs(g) <= NH_GAP_START_REL * scale && dn * scale <= NH_GAP_DEGEN_REL)
+    return mf_fail(m, m->gap[k].off, "gap '%s' is zero at the initial state (g = %.3g) and so is its gradient "
+                                     "(|dg| = %.3g): no wall there, its impact would have no normal",
+                   m->gap[k].name, g, dn);
+  if (!(g >= 0.0) && !(g >= -NH_GAP_START_REL * scale * dn)) /* (a gradient not finite: g >= 0 only) */
+    return mf_fail(m, m->gap[k].off, "the initial state is outside gap '%s' (g = %.6g < 0; the admissible "
+                                     "region is g >= 0)", m->gap[k].name, g);
+  return NH_OK;
+}
+
 /* an almost-Poisson model at its initial state: H, grad H and Pi finite; its gaps */
 static int check_poisson(mf *m) {
   const int n = m->nq;
@@ -42,11 +65,7 @@ static int check_poisson(mf *m) {
       return mf_fail(m, m->pi_off[k], "Pi[%s,%s] is not finite at the initial state", m->coord[m->pi_a[k]],
                      m->coord[m->pi_b[k]]), m->status;
   for (int k = 0; k < m->ngap; k++) {
-    if (check_ap_gap(m, k)) return m->status;
-    double g = nh_expr_eval(m->pool, m->g[k], x);
-    if (!(g >= 0.0))
-      return mf_fail(m, m->gap[k].off, "the initial state is outside gap '%s' (g = %.6g < 0; the admissible "
-                                       "region is g >= 0)", m->gap[k].name, g), m->status;
+    if (check_ap_gap(m, k) || check_gap_start(m, k, x, nh_expr_eval(m->pool, m->g[k], x))) return m->status;
   }
   return NH_OK;
 }
@@ -269,17 +288,14 @@ static int check_initial(mf *m, const check_tape *c) {
       return m->status;
     }
   }
-  /* initial state inside every gap */
+  /* initial state inside every gap, or on it to its rounding */
   for (int k = 0; k < m->ngap; k++)
-    if (!(g[k] >= 0.0)) {
-      mf_fail(m, m->gap[k].off, "the initial state is outside gap '%s' (g = %.6g < 0; the "
-                                "admissible region is g >= 0)", m->gap[k].name, g[k]);
-      return m->status;
-    }
+    if (check_gap_start(m, k, x, g[k])) return m->status;
   return NH_OK;
 }
 
 int mf_check(mf *m) {
+  if (mf_check_walls(m)) return m->status; /* walls.c */
   if (m->poisson) return check_poisson(m);
   const int nq = m->nq, nc = m->nc;
   int nout = 1 + nq * nq + nc + nc * nq + m->ngap;

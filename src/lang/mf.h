@@ -2,7 +2,8 @@
  *
  *   text --mf_read (read.c)--> mf (symbols, statement expressions, initial state; errors located)
  *        --mf_derive (derive.c)--> derived expressions (M, dV, c, A, Adot v, gaps, derivatives)
- *        --mf_check (check.c)--> model-level checks at the initial state (located at the statement)
+ *        --mf_check (check.c; walls.c)--> model-level checks at the initial state (located at the
+ *                                         statement), and which gaps are walls
  *        --mf_eval_tapes (evaluators.c) or mf_codegen_load (codegen.c)--> the evaluators
  *        --mf_build (build.c)--> the nh_model_def, then the nh_model
  * describe.c reports on the result (`nholo check`). Calls go one way, down this list:
@@ -170,6 +171,10 @@ int mf_derive(mf *m);
  * gaps, M positive definite and constraints independent at the initial state, initial
  * velocities admissible (unless opts->project_initial), initial state inside the gaps. */
 int mf_check(mf *m);
+/* The gaps that are no walls, decided from their expressions (walls.c): constant, a gradient
+ * identically zero, a factor f^p (p > 1) or one of one sign whose zero has dg = 0, never
+ * negative or never positive; each an error at the gap. */
+int mf_check_walls(mf *m);
 void mf_free(mf *m);
 /* Release the derived sparse tensors (mf_free calls it). */
 void mf_derive_free(mf *m);

@@ -96,6 +96,22 @@ static int accumulation(nh_sim *s, int gi, double t_limit, double ratio, double 
   return 0;
 }
 
+/* a crossing of gap gi located where its gradient vanishes (s->dg at the current state):
+ * |dg| max(1, |q|) <= NH_GAP_DEGEN_REL G_i (s->gscale, the gap's scale at the initial state;
+ * nholo/model.h). Its impact has no normal: every approach would look like a graze (dg v ~ 0)
+ * and the body would rest on, or pass through, a wall that is not there (y^3, y^2 - x^2 at
+ * its corner). The run ends with NH_ERR_DEGENERATE_GAP, the state kept. */
+int nh_sim_impact_degenerate(nh_sim *s, int gi) {
+  const int gd = s->gd;
+  const double *d = s->dg + (size_t)gi * (size_t)gd, dn = sqrt(nh_la_dot(gd, d, d));
+  double scale = 1.0;
+  for (int j = 0; j < gd; j++) scale = fmax(scale, fabs(s->x[j]));
+  if (!(dn * scale <= NH_GAP_DEGEN_REL * s->gscale[gi])) return 0; /* (not finite: the law's to refuse) */
+  sim_msg(s, "gap '%s' crossed zero at t = %.17g where its gradient vanishes (|dg| = %.3g, its scale %.3g): the "
+             "impact has no normal (NH_GAP_DEGEN_REL)", s->model->gap_names[gi], s->t, dn, s->gscale[gi]);
+  return NH_ERR_DEGENERATE_GAP;
+}
+
 /* apply gap gi's impact law at the current state and log it; s->dg must hold the gap
  * gradients at this state. A contact reached at rest, or whose impacts accumulate, closes
  * (contact.c). */
@@ -106,6 +122,7 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
   int rc;
   if (m->form == NH_FORM_ODE) return nh_sim_impact_ap(s, gi, obs, user, applied); /* impacts_ap.c */
   *applied = 0;
+  if ((rc = nh_sim_impact_degenerate(s, gi))) return rc; /* no normal: never a graze */
   // approaching? (s->dg holds the gap gradients at q, evaluated with g1 by advance)
   double vn = nh_la_dot(nq, s->dg + (size_t)gi * nq, v);
   if (!(vn < -s->def.vn_tol)) return nh_sim_impact_graze(s, gi, nh_sim_stop_creep(s, gi));

@@ -141,6 +141,7 @@ int nh_sim_impact_ap(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *app
   double vn, t_limit, ratio;
   int rc;
   *applied = 0;
+  if ((rc = nh_sim_impact_degenerate(s, gi))) return rc; /* no normal (impacts.c) */
   // approaching? (s->dg holds the gap gradients at x); a graze as in impacts.c (contacts off:
   // no graze level, which would let the ball sink)
   if ((rc = rate_of(s, s->x, gi, &vn))) return rc;

@@ -11,9 +11,6 @@
 #include "sim/sim_impl.h"
 
 #define NH_SIM_DEF_COOKIE 0x6e687364 /* "nhsd" */
-/* a state this close outside a wall is on it (an impact state logged by another model, a
- * state restored from a file): nh_sim_set_state accepts it */
-#define NH_SIM_GAP_TOL 1e-12
 
 void nh_sim_msg(nh_sim *s, const char *fmt, ...) {
   va_list ap;
@@ -121,7 +118,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   const size_t nq = (size_t)model->nq, nc = (size_t)model->nc, ng = (size_t)model->ngap;
   const size_t nx = (size_t)model->nx, nmon = (size_t)model->nmon;
   const size_t gd = model->form == NH_FORM_ODE ? nx : nq; /* a gap gradient's length */
-  size_t nd = 6 * nx + 7 * ng + ng * gd + nq * nq + nc + gd + 6 * nmon +
+  size_t nd = 6 * nx + 8 * ng + ng * gd + nq * nq + nc + gd + 6 * nmon +
               nh_model_impact_work_size(model) + nh_dyn_work_size(model) +
               d.method->work_size(model) + 8;
   // persistent contacts: trial state, accelerations, per-gap records, stacked rows, projection
@@ -162,6 +159,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->sp = p, p += ng;
   s->sc = p, p += ng;
   s->dg = p, p += ng * gd;
+  s->gscale = p, p += ng;
   s->fx = p, p += nx;
   s->M = p, p += nq * nq;
   s->lam = p, p += nc;
@@ -281,6 +279,40 @@ int nh_sim_set_state(nh_sim *s, double t, const double *q, const double *v) {
   return nh_sim_set_state_x(s, t, s->xe);
 }
 
+/* The gaps at the state s->x (into s->g0, gradients s->dg) against nholo/model.h's rounding
+ * rules: a gap within NH_GAP_START_REL max(1, |q|) |dg| of its zero touches its wall (also from
+ * below: g0 < 0 is its rounding, and its crossings count from there, nh_sim_set_state_x); a
+ * gap further below is outside (NH_ERR_ARG); a gap within NH_GAP_START_REL max(1, |q|) of zero
+ * whose gradient vanishes there, |dg| max(1, |q|) <= NH_GAP_DEGEN_REL (in the gap's own units:
+ * no other scale is known yet), has no wall there (NH_ERR_DEGENERATE_GAP). Each gap's scale
+ * G_i = max(|g|, |dg| max(1, |q|)) goes to s->gscale (> 0 once these checks pass). */
+static int start_gaps(nh_sim *s) {
+  const nh_model *m = s->model;
+  const int gd = s->gd;
+  if (s->ng == 0) return 0;
+  if (gaps(s, s->x, s->g0, s->dg)) {
+    sim_msg(s, "gap evaluator failed at the initial state");
+    return NH_ERR_CALLBACK;
+  }
+  double scale = 1.0;
+  for (int j = 0; j < gd; j++) scale = fmax(scale, fabs(s->x[j]));
+  for (int i = 0; i < s->ng; i++) {
+    const double *d = s->dg + (size_t)i * gd, g = s->g0[i], dn = sqrt(nh_la_dot(gd, d, d));
+    if (fabs(g) <= NH_GAP_START_REL * scale && dn * scale <= NH_GAP_DEGEN_REL) {
+      sim_msg(s, "gap '%s' is zero at the initial state (g = %.3g) and so is its gradient (|dg| = %.3g): no wall "
+                 "there, its impact would have no normal (NH_GAP_DEGEN_REL)", m->gap_names[i], g, dn);
+      return NH_ERR_DEGENERATE_GAP;
+    }
+    if (!(g >= 0.0) && !(g >= -NH_GAP_START_REL * scale * dn)) { /* (a gradient not finite: g >= 0 only) */
+      sim_msg(s, "initial state is outside the admissible region: gap '%s' = %.6g < 0 (beyond its rounding, "
+                 "NH_GAP_START_REL max(1, |q|) |dg| = %.3g)", m->gap_names[i], g, NH_GAP_START_REL * scale * dn);
+      return NH_ERR_ARG;
+    }
+    s->gscale[i] = fmax(fabs(g), dn * scale); /* (fmax: |g| when dn is not finite) */
+  }
+  return 0;
+}
+
 int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
   if (!s) return NH_ERR_ARG;
   const nh_model *m = s->model;
@@ -314,17 +346,8 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
     status = NH_PROJECTED;
   }
 
-  // admissible region
-  if (gaps(s, s->x, s->g0, NULL)) {
-    sim_msg(s, "gap evaluator failed at the initial state");
-    return NH_ERR_CALLBACK;
-  }
-  for (int i = 0; i < s->ng; i++)
-    if (!(s->g0[i] >= -NH_SIM_GAP_TOL)) {
-      sim_msg(s, "initial state is outside the admissible region: gap '%s' = %.6g < 0",
-              m->gap_names[i], s->g0[i]);
-      return NH_ERR_ARG;
-    }
+  // admissible region, and each gap's scale (nh_sim_impact_degenerate)
+  if ((rc = start_gaps(s))) return rc;
 
   // monitors start from their values here (a monitor at exactly 0 has no sign yet)
   if (monitors(s, t, s->x, s->m0)) {
@@ -357,7 +380,10 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
   s->stall = 0;
   // contacts: all open, no impact history
   s->nact = 0, s->dyn.nact = 0, s->dyn.act = s->act, s->ncl = 0;
-  for (int i = 0; i < s->ng; i++) s->closed[i] = 0, s->t_imp[i] = -INFINITY, s->tau_imp[i] = INFINITY, s->glev[i] = 0.0;
+  // a gap touching from below (start_gaps) counts its crossings from its value here, as a gap
+  // at exactly 0 does from 0 (events.c: from this level until it is off its wall by as much)
+  for (int i = 0; i < s->ng; i++)
+    s->closed[i] = 0, s->t_imp[i] = -INFINITY, s->tau_imp[i] = INFINITY, s->glev[i] = fmin(s->g0[i], 0.0);
   s->out_t0 = t;
   s->out_k = 1;
   return status;

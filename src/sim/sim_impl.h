@@ -62,6 +62,8 @@ struct nh_sim {
   double *gp, *gc;      /* (ng) gaps at the previous and current dense sample */
   double *sp, *sc;      /* (ng) their slopes dg.v */
   double *dg;           /* (ng x gd) */
+  double *gscale;       /* (ng) each gap's scale G_i at the initial state (nholo/model.h,
+                           NH_GAP_DEGEN_REL): a gradient below its rounding vanishes */
   double *fx;           /* (nx) x' at a state (slopes of the almost-Poisson form's gaps) */
   double *M;            /* (nq x nq) */
   double *lam;          /* (nc) */
@@ -228,6 +230,9 @@ int nh_sim_scan_monitors(nh_sim *s, double h, double *xnew, int *mi, int *dir, d
 void nh_sim_graze_level(nh_sim *s, int gi);
 /* events.c: log monitor mi's event at the current state */
 int nh_sim_log_event(nh_sim *s, int mi, int dir, int stopped);
+/* impacts.c, either form: NH_ERR_DEGENERATE_GAP (and the message) when gap gi's gradient at the
+ * current state (s->dg) vanishes (nholo/model.h, NH_GAP_DEGEN_REL), else 0 */
+int nh_sim_impact_degenerate(nh_sim *s, int gi);
 /* impacts.c: apply gap gi's impact law at the current state and log it (s->dg holds the gap
  * gradients there) */
 int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied);
