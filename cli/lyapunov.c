@@ -36,6 +36,8 @@ static void lyapunov_help(void) {
          "                     is found by the graze search)\n"
          "  --seed S           the initial tangent's random direction (default 1)\n"
          "  --impact LAW       elastic, plastic or restitution=E on every gap (default: the model's)\n"
+         "  --no-contact       impacts only: no persistent contacts (default: they close, are held\n"
+         "                     and open as in 'nholo run', the tangent following the constrained flow)\n"
          "  --set NAME=VALUE   override a parameter or initial value (repeatable)\n"
          "  --table circle|ellipse   the built-in penny's table\n"
          "  --backend auto|tape|codegen   how a model file's evaluators run (default auto)\n"
@@ -87,9 +89,10 @@ static int ly_parse(ly_opts *o, int argc, char **argv) {
       o->model = a;
       continue;
     }
-    if (strcmp(name, "--json") == 0) {
+    if (strcmp(name, "--json") == 0 || strcmp(name, "--no-contact") == 0) {
       if (!cli_opt_flag(name, inl)) return 0;
-      o->json = 1;
+      if (name[2] == 'j') o->json = 1;
+      else o->def.contact = 0;
       continue;
     }
     const char *val = cli_opt_value(name, inl, argc, argv, &i, NULL);
@@ -137,18 +140,18 @@ static void print_result(const ly_opts *o, const nh_model *m, const nh_lyap_resu
     char hw[32] = "null"; /* no interval before `batches` windows */
     if (isfinite(p->half_width)) snprintf(hw, sizeof hw, "%.17g", p->half_width);
     printf("{\"model\":\"%s\",\"lambda\":%.17g,\"half_width\":%s,\"t\":%.17g,\"windows\":%ld,"
-           "\"window\":%.17g,\"batches\":%d,\"impacts\":%ld,\"grazing\":%ld,\"max_saltation_gain\":%.17g,"
-           "\"status\":\"%s\",\"message\":",
+           "\"window\":%.17g,\"batches\":%d,\"impacts\":%ld,\"grazing\":%ld,\"contacts\":%ld,"
+           "\"max_saltation_gain\":%.17g,\"status\":\"%s\",\"message\":",
            m->name, p->lambda, hw, p->t, p->windows, o->def.window,
-           o->def.batches, p->impacts, p->grazing, r->max_salt, nh_status_name(r->status));
+           o->def.batches, p->impacts, p->grazing, r->contacts, r->max_salt, nh_status_name(r->status));
     nh_json_str(stdout, msg);
     printf("}\n");
     return;
   }
   printf("%s: lambda = %.6g +- %.2g 1/s (95%%, %d batch means) over t = %g s (%ld windows of %g s), "
-         "%ld impacts, %ld grazes: %s\n",
+         "%ld impacts, %ld grazes, %ld contacts closed: %s\n",
          m->name, p->lambda, p->half_width, o->def.batches, p->t, p->windows, o->def.window, p->impacts, p->grazing,
-         nh_status_name(r->status));
+         r->contacts, nh_status_name(r->status));
   if (r->status != NH_OK && msg[0]) printf("  %s\n", msg);
 }
 

@@ -779,6 +779,30 @@ awk -v a="$(sn_get 0 lambda)" -v ha="$(sn_get 0 half_width)" -v b="$(sn_get 0.02
   'BEGIN { d = a - b; exit !(a > 0.4 && b > 0.4 && (d < 0 ? -d : d) <= ha + hb) }' \
   && ok "lyapunov: Sinai without --h-max $(sn_get 0 lambda) agrees with --h-max 0.02 $(sn_get 0.02 lambda)" \
   || bad "lyapunov sinai h-max: $(cat "$T/sn0" "$T/sn0.02")"
+# the tangent run goes through the driver's contact rules (issue 27: it bounced on, 27 impacts to
+# t = 100 against the run's 21 and a closing): the bouncing ball's impacts and closings are those
+# of `nholo run` with the same method and tolerances; the pendulum resting against its wall
+# (d = -0.3) leaves no free direction: the estimate ends where the tangent collapses, exit 1
+BALL="$SRC/examples/bouncing_ball.nh"
+"$NHOLO" lyapunov "$BALL" --t-end 100 --json >"$T/lb" 2>"$T/err"
+rc=$?
+"$NHOLO" run "$BALL" --t-end 100 --method dop853 --rtol 1e-11 --atol 1e-13 --json >"$T/rb" 2>>"$T/err"
+ly_imp=$(sed -n 's/.*"impacts":\([0-9]*\).*/\1/p' "$T/lb")
+ly_con=$(sed -n 's/.*"contacts":\([0-9]*\).*/\1/p' "$T/lb")
+run_imp=$(sed -n 's/.*"impacts": \([0-9]*\),.*/\1/p' "$T/rb" | head -1)
+run_con=$(grep -o '"kind": "close"' "$T/rb" | wc -l)
+[ $rc -eq 0 ] && [ -n "$ly_imp" ] && [ "$ly_imp" = "$run_imp" ] && [ "$ly_con" = "$run_con" ] && [ "$run_imp" -eq 21 ] \
+  && [ "$run_con" -eq 1 ] && grep -q '"status":"NH_OK"' "$T/lb" \
+  && ok "lyapunov: the bouncing ball's $ly_imp impacts and $ly_con closing, as nholo run's" \
+  || bad "lyapunov contacts (exit $rc): lyapunov $ly_imp/$ly_con, run $run_imp/$run_con $(cat "$T/err" "$T/lb")"
+"$NHOLO" lyapunov "$SRC/examples/pendulum_wall.nh" --set d=-0.3 --t-end 100 >"$T/lp" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "1 contacts closed: NH_CONTACT" "$T/lp" && grep -q "the tangent collapsed at t = 6.0558" "$T/lp" \
+  && ok "lyapunov: the pendulum at rest on its wall, the tangent collapsed (exit 1, the estimate before it)" \
+  || bad "lyapunov collapse (exit $rc): $(cat "$T/err" "$T/lp")"
+"$NHOLO" lyapunov "$BALL" --t-end 3 --no-contact >"$T/ln" 2>"$T/err"
+[ $? -eq 1 ] && grep -q "0 contacts closed: NH_STALL" "$T/ln" && ok "lyapunov --no-contact: the ball's impacts accumulate, the run stalls" \
+  || bad "lyapunov --no-contact: $(cat "$T/err" "$T/ln")"
 "$NHOLO" lyapunov --help >"$T/h" 2>&1 && grep -q -- "--window" "$T/h" && ok "lyapunov --help" || bad "lyapunov --help"
 expect_usage "lyapunov: no model" lyapunov
 expect_usage "lyapunov: window 0" lyapunov "$SINAI" --window 0 --csv "$T/o/l.csv"

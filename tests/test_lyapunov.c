@@ -48,7 +48,8 @@ static nh_model *parse(const char *text) {
   return m;
 }
 
-/* the flow of the model itself (the ordinary hybrid driver, dop853 at tight tolerances) */
+/* the flow of the model itself (the ordinary hybrid driver, dop853 at tight tolerances, its
+ * persistent contacts as in the tangent run) */
 static int flow(const nh_model *m, const double *x0, double t, double h_max, double *x, long *impacts) {
   nh_sim_def sd = nh_sim_def_default();
   sd.method = nh_method_find("dop853");
@@ -56,7 +57,6 @@ static int flow(const nh_model *m, const double *x0, double t, double h_max, dou
   sd.atol = 1e-15;
   sd.h = 0.0;
   sd.h_max = h_max;
-  sd.contact = 0;
   nh_sim *s = nh_sim_create(m, &sd, NULL, 0);
   if (!s) return -1;
   int rc = nh_sim_set_state_x(s, 0.0, x0);
@@ -150,6 +150,28 @@ static int test_fd_smooth(void) {
                       "initial a = 1, b = -0.5, a' = 0.3, b' = 1.1\n");
   ENSURE(m);
   int r = check_fd(m, 3.0, 0.0, 0, 15);
+  nh_model_destroy(m);
+  return r;
+}
+
+/* a particle dropped on a dome (e = 0): the contact closes at the impact (the plastic closing's
+ * saltation, the constrained vector field after it), the particle slides held on the curved
+ * gap (the constrained flow's variational equation, its gap Hessian terms by differences),
+ * the contact opens where the normal force vanishes (the tangent crosses unchanged), then free
+ * flight; the tangent against differences of the ordinary run, which closes and opens too */
+static int test_fd_dome(void) {
+  nh_model *m = parse("model dome_drop\ncoordinates x y\nkinetic 1/2*(x'^2 + y'^2)\npotential 9.81*y\n"
+                      "gap dome: sqrt(x^2 + y^2) - 1  impact restitution 0\ninitial x = 0.3, y = 1.5, x' = 0.2\n");
+  ENSURE(m);
+  int r = check_fd(m, 1.0, 0.0, 1, 16);
+  // the run closed and opened the contact on the way
+  nh_sim_def sd = nh_sim_def_default();
+  nh_sim *s = nh_sim_create(m, &sd, NULL, 0);
+  ENSURE(s && nh_sim_run(s, 1.0, 0, NULL, NULL) == NH_OK);
+  nh_contact_record c0, c1;
+  ENSURE(nh_sim_contact_count(s) == 2 && nh_sim_contact_get(s, 0, &c0) == NH_OK && nh_sim_contact_get(s, 1, &c1) == NH_OK);
+  ENSURE(c0.kind == NH_CONTACT_CLOSE && c1.kind == NH_CONTACT_OPEN && c1.t - c0.t > 0.2);
+  nh_sim_destroy(s);
   nh_model_destroy(m);
   return r;
 }
@@ -259,6 +281,98 @@ static int test_bad_input(void) {
   return 0;
 }
 
+/* The bouncing ball (e = 0.5) closes its floor contact where its impacts accumulate and slides
+ * on (issue 27: the tangent run used to bounce on, 27 impacts to t = 100 against 21). The
+ * tangent run goes through the driver's rules: with the ordinary run's method and tolerances
+ * its impacts (21, the accumulation's included), its one closing and its state are the
+ * run's. Its tangent has a closed form: x = x0 + vx t whatever the bounces, and the closing
+ * removes dy, dvy (every nearby orbit closes too; the held flow keeps them 0), so from dx0 at
+ * t = 0, dx(T) = (dx0 + T dvx0, 0, dvx0, 0), and lambda(T) = log |dx(T)| / T (the windows'
+ * renormalisations telescope) for a unit dx0. */
+#define CONTACT_TAN_TOL 1e-12 /* the tangent's closed form: rounding of the saltations */
+static int test_contact_ball(void) {
+  nh_model *m = load(NHOLO_SOURCE_DIR "/examples/bouncing_ball.nh", 0, NULL, NULL, NULL);
+  ENSURE(m);
+  nh_lyap_def d = nh_lyap_def_default();
+  const double dx0[4] = {0.5, 0.5, 0.5, 0.5}, T = 10.0;
+  double x[4], dx[4];
+  long imp = 0;
+  char msg[512];
+  int rc = nh_lyap_propagate(m, &d, NULL, dx0, T, x, dx, &imp, msg, sizeof msg);
+  if (rc) printf("  propagate: %s\n", msg);
+  ENSURE(rc == NH_OK);
+  // the ordinary run, same method and tolerances
+  nh_sim_def sd = nh_sim_def_default();
+  sd.method = nh_method_find("dop853");
+  sd.rtol = d.rtol, sd.atol = d.atol, sd.h = 0.0;
+  nh_sim *s = nh_sim_create(m, &sd, NULL, 0);
+  ENSURE(s && nh_sim_run(s, T, 0, NULL, NULL) == NH_OK);
+  nh_contact_record c;
+  ENSURE(nh_sim_contact_count(s) == 1 && nh_sim_contact_get(s, 0, &c) == NH_OK && c.kind == NH_CONTACT_CLOSE);
+  printf("  bouncing ball to t = %g: tangent run %ld impacts, run %ld (closed at %.12g); x %.17g, y %.3g; dx "
+         "(%.17g, %.3g, %.17g, %.3g)\n", T, imp, nh_sim_get_stats(s)->impacts, c.t, x[0], x[1], dx[0], dx[1], dx[2], dx[3]);
+  ENSURE(imp == nh_sim_get_stats(s)->impacts && imp == 21);
+  for (int i = 0; i < 4; i++) ENSURE_NEAR(x[i], nh_sim_x(s)[i], 1e-9);
+  ENSURE_NEAR(dx[0], dx0[0] + T * dx0[2], CONTACT_TAN_TOL * T);
+  ENSURE_NEAR(dx[2], dx0[2], CONTACT_TAN_TOL);
+  ENSURE(fabs(dx[1]) <= CONTACT_TAN_TOL && fabs(dx[3]) <= CONTACT_TAN_TOL);
+  nh_sim_destroy(s);
+  // the estimate over 100 windows of 1 s: the closed form, one closing, 21 impacts
+  d.t_end = 100.0;
+  d.dx0 = dx0;
+  nh_lyap_result r;
+  ENSURE(nh_lyapunov(m, &d, NULL, NULL, NULL, &r, msg, sizeof msg) == NH_OK);
+  const double exact = log(0.5 * sqrt((1.0 + d.t_end) * (1.0 + d.t_end) + 1.0)) / d.t_end;
+  printf("  lambda(100) = %.15g, closed form %.15g; %ld impacts, %ld contacts closed\n", r.last.lambda, exact,
+         r.last.impacts, r.contacts);
+  ENSURE_REL(r.last.lambda, exact, 1e-10);
+  ENSURE(r.last.impacts == 21 && r.contacts == 1);
+  // without contacts the impacts accumulate: the run stalls at the Zeno point, as the driver's
+  d.contact = 0;
+  rc = nh_lyapunov(m, &d, NULL, NULL, NULL, &r, msg, sizeof msg);
+  printf("  no contacts: %s at t = %.15g (%s)\n", nh_status_name(rc), r.t_stop, msg);
+  ENSURE(rc != NH_OK && fabs(r.t_stop - 1.3545709229572) < 1e-9 && r.contacts == 0);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* Two ends of the closing map. The ball started on the floor (y = 0, x' = 0.3) closes at a
+ * graze (no impact, nh_tan_close_graze): its tangent is the sliding ball's closed form,
+ * dx(T) = (dx0 + T dvx0, 0, dvx0, 0). The pendulum resting against its wall (d = -0.3: gravity
+ * presses it on the wall) has one coordinate and one held contact: no free direction, the
+ * tangent collapses to 0 where the contact closes (every nearby orbit comes to this rest);
+ * nh_lyap_propagate carries dx = 0 on, nh_lyapunov ends with NH_CONTACT and the estimate over
+ * the windows before the closing. */
+static int test_contact_rest(void) {
+  const char *yn[] = {"y"};
+  const double y0[] = {0.0}, dx0[4] = {0.5, 0.5, 0.5, 0.5}, T = 10.0;
+  nh_model *m = load(NHOLO_SOURCE_DIR "/examples/bouncing_ball.nh", 1, yn, y0, NULL);
+  ENSURE(m);
+  nh_lyap_def d = nh_lyap_def_default();
+  double x[4], dx[4];
+  long imp = 0;
+  char msg[512];
+  ENSURE(nh_lyap_propagate(m, &d, NULL, dx0, T, x, dx, &imp, msg, sizeof msg) == NH_OK);
+  printf("  ball on the floor: %ld impacts, x %.17g, dx (%.17g, %.3g, %.17g, %.3g)\n", imp, x[0], dx[0], dx[1], dx[2], dx[3]);
+  ENSURE(imp == 0 && fabs(x[1]) <= CONTACT_TAN_TOL);
+  ENSURE_NEAR(dx[0], dx0[0] + T * dx0[2], CONTACT_TAN_TOL * T);
+  ENSURE_NEAR(dx[2], dx0[2], CONTACT_TAN_TOL);
+  ENSURE(fabs(dx[1]) <= CONTACT_TAN_TOL && fabs(dx[3]) <= CONTACT_TAN_TOL);
+  nh_model_destroy(m);
+  const char *dn[] = {"d"};
+  const double dv[] = {-0.3}, one[2] = {1.0, 0.0};
+  ENSURE((m = load(NHOLO_SOURCE_DIR "/examples/pendulum_wall.nh", 1, dn, dv, NULL)));
+  ENSURE(nh_lyap_propagate(m, &d, NULL, one, 20.0, x, dx, &imp, msg, sizeof msg) == NH_OK);
+  ENSURE(dx[0] == 0.0 && dx[1] == 0.0 && fabs(x[0] - asin(0.3)) < 1e-12);
+  nh_lyap_result r;
+  d.t_end = 100.0;
+  ENSURE(nh_lyapunov(m, &d, NULL, NULL, NULL, &r, msg, sizeof msg) == NH_CONTACT);
+  printf("  pendulum at rest on its wall (%ld impacts): %s\n", r.last.impacts, msg);
+  ENSURE(r.contacts == 1 && r.last.windows == 6 && strstr(msg, "the tangent collapsed at t = 6.05") != NULL);
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* two gaps closing at once (Newton's cradle at its start): refused, with the gaps named */
 static int test_simultaneous(void) {
   nh_model *m = load(NHOLO_SOURCE_DIR "/examples/cradle3.nh", 0, NULL, NULL, NULL);
@@ -279,10 +393,13 @@ int main(int argc, char **argv) {
   RUN_TEST(test_fd_sinai);
   RUN_TEST(test_fd_bouncing);
   RUN_TEST(test_fd_penny);
+  RUN_TEST(test_fd_dome);
   RUN_TEST(test_integrable);
   RUN_TEST(test_periodic_orbit);
   RUN_TEST(test_sinai_published);
   RUN_TEST(test_bad_input);
   RUN_TEST(test_simultaneous);
+  RUN_TEST(test_contact_ball);
+  RUN_TEST(test_contact_rest);
   return TEST_SUMMARY();
 }

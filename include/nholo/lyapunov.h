@@ -20,8 +20,10 @@
  * the q-derivative of the impact map (models give no gap Hessian), central differences column
  * by column over exact steps with one Richardson extrapolation (steps NH_LYAP_FD_STEP_FLOW and
  * NH_LYAP_FD_STEP); for an ODE-form model all of J dx (along dx). The flow and its tangent are integrated together by an explicit
- * adaptive method whose error control covers both; impacts are located as zero crossings of
- * the gaps on the method's own partial steps (nholo/sim.h, monitors). */
+ * adaptive method whose error control covers both, as one mechanical model run by the
+ * simulation driver (nholo/sim.h) with the model's gaps: impacts, simultaneous impacts and
+ * persistent contacts (closing, held, opening) follow the rules of an ordinary run, and the
+ * tangent follows the constrained flow while a contact is held (docs/lyapunov.md). */
 #ifndef NHOLO_LYAPUNOV_H
 #define NHOLO_LYAPUNOV_H
 
@@ -44,7 +46,7 @@ extern "C" {
 
 /* Options of an estimate. Start from nh_lyap_def_default(). */
 typedef struct nh_lyap_def {
-  const nh_method *method; /* explicit adaptive method (dop853 default; dopri5, rk4 ...) */
+  const nh_method *method; /* adaptive method (dop853 default, or dopri5; others: NH_ERR_ARG) */
   double rtol, atol;       /* its tolerances on state and tangent, default 1e-11 and 1e-13 */
   double h_max;            /* largest step, 0 = none (default). A crossing in and out of a gap
                               within one step between dense samples is missed: in free flight
@@ -60,6 +62,9 @@ typedef struct nh_lyap_def {
   double vn_tol;           /* a crossing with |dg v| <= vn_tol is a graze, not an impact (1e-12) */
   int zeno_count;          /* this many consecutive impacts ...                     (100) */
   double zeno_interval;    /* ... each closer than this (s) stop the run with NH_ZENO (1e-9) */
+  int contact;             /* 1 (default): persistent contacts as nh_sim_def.contact (close at an
+                              accumulation or at rest, held, opened where their force would pull;
+                              docs/contact.md); 0: impacts only */
   int internal_cookie;     /* set by nh_lyap_def_default; do not touch */
 } nh_lyap_def;
 
@@ -80,10 +85,13 @@ typedef struct nh_lyap_point {
 typedef int (*nh_lyap_observer_fn)(const nh_lyap_point *p, void *user);
 
 typedef struct nh_lyap_result {
-  int status;           /* NH_OK, NH_ZENO, NH_STOPPED or a negative status */
+  int status;           /* NH_OK, NH_ZENO, NH_STALL, NH_STOPPED, NH_CONTACT (the tangent collapsed:
+                           held contacts leave no free direction; the estimate covers the
+                           windows before) or a negative status */
   nh_lyap_point last;   /* the estimate over every counted window */
   double t_stop;        /* the run's final time (transient included) */
   double max_salt;      /* largest |S dx| / |dx| at an impact */
+  long contacts;        /* contacts closed (the run's persistent contacts, docs/contact.md) */
 } nh_lyap_result;
 
 /* Estimate the largest exponent of `model` from x0 (nx = model->nx; Nullable: the model's
@@ -95,7 +103,8 @@ NH_API int nh_lyapunov(const nh_model *model, const nh_lyap_def *def, const doub
                        size_t msg_size);
 
 /* The state and tangent after time t from (x0, dx0) (no renormalisation): x and dx (nx each)
- * receive them, *impacts (Nullable) the impacts crossed. Returns NH_OK or a status. */
+ * receive them, *impacts (Nullable) the impacts crossed. Returns NH_OK or a status. A tangent
+ * that collapsed (held contacts leaving no free direction) is 0 from there: dx = 0, NH_OK. */
 NH_API int nh_lyap_propagate(const nh_model *model, const nh_lyap_def *def, const double *x0,
                              const double *dx0, double t, double *x, double *dx, long *impacts,
                              char *msg, size_t msg_size);

@@ -515,11 +515,13 @@ def lyapunov(model, t_end=1000.0, window=1.0, transient=0.0, **options):
     over `t_end` seconds after a `transient`, and a 95% batch-means interval.
 
     options (defaults as the command line): batches (10), method ('dop853'), rtol (1e-11),
-    atol (1e-13), h_max (0: none), seed (1), x0, dx0 (arrays of nx). An impact law for every
-    gap is the model's: load it with impact=.
+    atol (1e-13), h_max (0: none), seed (1), x0, dx0 (arrays of nx), contact (True:
+    persistent contacts close, are held and open as in `run`, the tangent following the
+    constrained flow; False: impacts only, `--no-contact`). An impact law for every gap is the
+    model's: load it with impact=.
 
     Returns a dict with the keys of `nholo lyapunov --json` (model, lambda, half_width (NaN
-    before `batches` windows), t, windows, window, batches, impacts, grazing,
+    before `batches` windows), t, windows, window, batches, impacts, grazing, contacts (closed),
     max_saltation_gain, status (its name), message) and t_stop, status_code and history: a
     structured array of the estimate after every window (t, windows, lambda, half_width,
     log_growth, impacts; the rows of --csv). Bad input raises ValueError; a numerical failure

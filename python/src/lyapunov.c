@@ -51,19 +51,19 @@ static PyObject *ly_history(const ly_hist *h) {
                        "half_width", cols[3], "log_growth", cols[4], "impacts", cols[5]);
 }
 
-/* lyapunov(model, t_end, window, transient, batches, method, rtol, atol, h_max, seed, x0, dx0)
+/* lyapunov(model, t_end, window, transient, batches, method, rtol, atol, h_max, seed, x0, dx0, contact)
  * -> (status, message, result dict); bad input raises ValueError with the library's message */
 PyObject *nhpy_lyapunov(PyObject *self, PyObject *args, PyObject *kw) {
   (void)self;
   static char *kwl[] = {"model", "t_end", "window", "transient", "batches", "method", "rtol", "atol",
-                        "h_max", "seed", "x0", "dx0", NULL};
+                        "h_max", "seed", "x0", "dx0", "contact", NULL};
   nh_lyap_def def = nh_lyap_def_default();
   PyModel *pm;
   const char *method = NULL;
   PyObject *x0o = Py_None, *dx0o = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|ddd$izdddKOO", kwl, &PyModel_Type, &pm, &def.t_end, &def.window,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|ddd$izdddKOOp", kwl, &PyModel_Type, &pm, &def.t_end, &def.window,
                                    &def.transient, &def.batches, &method, &def.rtol, &def.atol, &def.h_max,
-                                   &def.seed, &x0o, &dx0o))
+                                   &def.seed, &x0o, &dx0o, &def.contact))
     return NULL;
   if (pm->force)
     return PyErr_SetString(PyExc_ValueError, "lyapunov: a model with a Python force is not supported"), NULL;
@@ -95,10 +95,10 @@ PyObject *nhpy_lyapunov(PyObject *self, PyObject *args, PyObject *kw) {
     const nh_lyap_point *p = &res.last;
     PyObject *hist = ly_history(&h);
     if (hist)
-      out = Py_BuildValue("(is{s:d,s:d,s:d,s:l,s:d,s:i,s:l,s:l,s:d,s:d,s:N})", st, msg, "lambda", p->lambda,
+      out = Py_BuildValue("(is{s:d,s:d,s:d,s:l,s:d,s:i,s:l,s:l,s:l,s:d,s:d,s:N})", st, msg, "lambda", p->lambda,
                           "half_width", p->half_width, "t", p->t, "windows", p->windows, "window", def.window,
-                          "batches", def.batches, "impacts", p->impacts, "grazing", p->grazing, "t_stop",
-                          res.t_stop, "max_saltation_gain", res.max_salt, "history", hist);
+                          "batches", def.batches, "impacts", p->impacts, "grazing", p->grazing, "contacts",
+                          res.contacts, "t_stop", res.t_stop, "max_saltation_gain", res.max_salt, "history", hist);
   }
   free(h.p);
   return out;

@@ -1,10 +1,13 @@
 /* lyapunov.c - Benettin's estimate of the largest Lyapunov exponent of a hybrid flow, with a
  * batch-means confidence interval (nholo/lyapunov.h, docs/lyapunov.md).
  *
- * The augmented system (x, dx) is an ODE-form model whose monitors are the gaps (falling,
- * stop): the simulation driver integrates it with the chosen method and stops at each located
- * crossing; the impact and its saltation are applied here (analysis/tangent.c) and the run
- * resumes from the new state. */
+ * A mechanical model's state and tangent are the augmented mechanical model of augment.c, run
+ * by the simulation driver with the model's gaps: its impacts, simultaneous impacts,
+ * persistent contacts (closing, held, opening) and guards are those of `nholo run`. The run
+ * stops after each impact and after each step in which a contact closed or opened; the
+ * saltation of the impact (analysis/tangent.c) or the map of a closing is applied to the
+ * tangent part and the run goes on (nh_sim_replace_x: contacts and impact history kept).
+ * An ODE-form model's augmented system is the ODE (x, dx)' = (F, J dx). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "base/msg.h"
 #include "la/la.h"
 #include "nholo/sim.h"
+#include "sim/sim_impl.h" /* nh_sim_replace_x */
 
 #define LYAP_COOKIE 0x4c594150
 /* most windows of one estimate (t_end / window) */
@@ -30,6 +34,7 @@ nh_lyap_def nh_lyap_def_default(void) {
   d.vn_tol = 1e-12;
   d.zeno_count = 100;
   d.zeno_interval = 1e-9;
+  d.contact = 1;
   d.internal_cookie = LYAP_COOKIE;
   return d;
 }
@@ -50,149 +55,228 @@ double nh_lyap_student_t975(int dof) {
 /* one run of the augmented system */
 typedef struct lyap_run {
   nh_tan T;
+  nh_tan_aug ga; /* the augmented mechanical model's context (mechanical form) */
+  int mech;
   nh_model *aug;
   nh_sim *sim;
-  double *X; /* (2 nx) */
-  nh_monitor_def *mons;
-  double *g; /* (ngap) gap values */
-  long impacts, grazing;
-  int zeno_run;
-  double t_last, max_salt;
+  double *X;     /* (2 nx) state and tangent, (x, dx) in nh_tan's order */
+  double *Y;     /* (2 nx) the augmented model's state: (q, dq, v, dv) (mechanical), (x, dx) */
+  long ncl_done; /* contact records handled */
+  long closings;
+  double collapsed; /* the time the tangent collapsed (nh_tan_collapsed), or NaN */
+  double max_salt;
 } lyap_run;
 
 static void run_close(lyap_run *r) {
   nh_sim_destroy(r->sim);
   nh_model_destroy(r->aug);
+  nh_tan_aug_free(&r->ga);
   nh_tan_free(&r->T);
   free(r->X);
-  free(r->mons);
-  free(r->g);
+  free(r->Y);
+}
+
+/* (x, dx) <-> the augmented state: (q, v, dq, dv) <-> (q, dq, v, dv) for a mechanical model */
+static void to_aug(const lyap_run *r, const double *X, double *Y) {
+  const int n = r->T.nq;
+  if (!r->mech) {
+    memcpy(Y, X, sizeof(double) * (size_t)(2 * r->T.nx));
+    return;
+  }
+  memcpy(Y, X, sizeof(double) * (size_t)n);                 /* q */
+  memcpy(Y + n, X + 2 * n, sizeof(double) * (size_t)n);     /* dq */
+  memcpy(Y + 2 * n, X + n, sizeof(double) * (size_t)n);     /* v */
+  memcpy(Y + 3 * n, X + 3 * n, sizeof(double) * (size_t)n); /* dv */
+}
+static void from_aug(const lyap_run *r, const double *Y, double *X) {
+  const int n = r->T.nq;
+  if (!r->mech) {
+    memcpy(X, Y, sizeof(double) * (size_t)(2 * r->T.nx));
+    return;
+  }
+  memcpy(X, Y, sizeof(double) * (size_t)n);
+  memcpy(X + n, Y + 2 * n, sizeof(double) * (size_t)n);
+  memcpy(X + 2 * n, Y + n, sizeof(double) * (size_t)n);
+  memcpy(X + 3 * n, Y + 3 * n, sizeof(double) * (size_t)n);
+}
+
+/* the augmented model: mechanical (augment.c), run by the driver with the model's gaps and
+ * contacts; or, for an ODE-form model (no gaps), the ODE (x, dx)' = (F, J dx) */
+static int make_aug(lyap_run *r, const nh_model *m, const nh_lyap_def *d, char *msg, size_t msg_size) {
+  if (r->mech) return (r->aug = nh_tan_aug_create(&r->ga, &r->T, d->law, msg, msg_size)) ? NH_OK : NH_ERR_ARG;
+  nh_model_def ad = nh_model_def_default();
+  ad.name = m->name;
+  ad.form = NH_FORM_ODE;
+  ad.nx = 2 * m->nx;
+  ad.rhs = nh_tan_rhs;
+  ad.user = &r->T;
+  char sub[256];
+  if ((r->aug = nh_model_create(&ad, sub, sizeof sub))) return NH_OK;
+  nh_set_msg(msg, msg_size, "the tangent system could not be built: %s", sub);
+  return NH_ERR_ARG;
 }
 
 static int run_open(lyap_run *r, const nh_model *m, const nh_lyap_def *d, char *msg, size_t msg_size) {
   memset(r, 0, sizeof *r);
-  const int mech = m->form == NH_FORM_MECHANICAL, ng = mech ? m->ngap : 0, nx = m->nx;
+  const int nx = m->nx;
+  r->mech = m->form == NH_FORM_MECHANICAL;
   int rc = nh_tan_init(&r->T, m, d->law, msg, msg_size);
   if (rc) return rc;
   r->X = calloc((size_t)(2 * nx), sizeof(double));
-  r->mons = calloc((size_t)(ng > 0 ? ng : 1), sizeof *r->mons);
-  r->g = calloc((size_t)(ng > 0 ? ng : 1), sizeof(double));
-  if (!r->X || !r->mons || !r->g) {
+  r->Y = calloc((size_t)(2 * nx), sizeof(double));
+  if (!r->X || !r->Y) {
     nh_set_msg(msg, msg_size, "out of memory");
     return NH_ERR_NOMEM;
   }
-  for (int i = 0; i < ng; i++)
-    r->mons[i] = (nh_monitor_def){m->gap_names[i], NH_MONITOR_FALLING, NH_MONITOR_STOP};
-  nh_model_def ad = nh_model_def_default();
-  ad.name = m->name;
-  ad.form = NH_FORM_ODE;
-  ad.nx = 2 * nx;
-  ad.rhs = nh_tan_rhs;
-  ad.nmon = ng;
-  ad.monitors = ng > 0 ? r->mons : NULL;
-  ad.monitor = ng > 0 ? nh_tan_monitor : NULL;
-  ad.user = &r->T;
-  char sub[256];
-  if (!(r->aug = nh_model_create(&ad, sub, sizeof sub))) {
-    nh_set_msg(msg, msg_size, "the tangent system could not be built: %s", sub);
-    return NH_ERR_ARG;
-  }
   nh_sim_def sd = nh_sim_def_default();
   sd.method = d->method ? d->method : nh_method_find("dop853");
+  if (!(sd.method->flags & NH_METHOD_ADAPTIVE)) { /* the state and tangent under one error control */
+    nh_set_msg(msg, msg_size, "method '%s': the tangent run needs an adaptive method (dopri5, dop853)", sd.method->name);
+    return NH_ERR_ARG;
+  }
+  if ((rc = make_aug(r, m, d, msg, msg_size))) return rc;
   sd.h = 0.0;
   sd.rtol = d->rtol;
   sd.atol = d->atol;
   sd.h_max = d->h_max;
+  sd.vn_tol = d->vn_tol;
+  sd.zeno_count = d->zeno_count;
+  sd.zeno_interval = d->zeno_interval;
+  sd.contact = d->contact;
   sd.log_limit = 2;
+  char sub[256];
   if (!(r->sim = nh_sim_create(r->aug, &sd, sub, sizeof sub))) {
     nh_set_msg(msg, msg_size, "the tangent system cannot run: %s", sub);
     return NH_ERR_ARG;
   }
+  r->ga.sim = r->sim;
+  r->collapsed = NAN;
   return NH_OK;
 }
 
-/* one impact on gap `gap` at the current augmented state X: the law and the saltation, the
- * counters and the Zeno guard */
-static int apply_impact(lyap_run *r, const nh_lyap_def *d, int gap, double t, char *msg, size_t msg_size) {
-  const nh_model *m = r->T.m;
-  double gain;
-  int rc = nh_tan_impact(&r->T, gap, t, d->vn_tol, r->X, &gain);
-  if (rc == NH_NO_IMPACT) {
-    r->grazing++;
-    return NH_OK;
-  }
-  if (rc != NH_OK) {
-    nh_set_msg(msg, msg_size, "impact on gap '%s' at t = %.17g: %s", m->gap_names[gap], t, nh_status_string(rc));
-    return rc;
-  }
-  r->impacts++;
-  if (gain > r->max_salt) r->max_salt = gain;
-  r->zeno_run = r->impacts > 1 && t - r->t_last < d->zeno_interval ? r->zeno_run + 1 : 1;
-  r->t_last = t;
-  if (r->zeno_run >= d->zeno_count) {
-    nh_set_msg(msg, msg_size, "Zeno: %d impacts closer than %g s before t = %.17g", r->zeno_run, d->zeno_interval, t);
-    return NH_ZENO;
-  }
-  return NH_OK;
+/* the run's tangent part replaced by that of r->X (its state part is the run's) */
+static int put_tangent(lyap_run *r, char *msg, size_t msg_size) {
+  const int nx = r->T.nx;
+  from_aug(r, nh_sim_x(r->sim), r->Y); /* the run's (x, dx) in Y */
+  memcpy(r->Y + nx, r->X + nx, sizeof(double) * (size_t)nx);
+  to_aug(r, r->Y, r->X);
+  int rc = nh_sim_replace_x(r->sim, r->X);
+  if (rc) nh_set_msg(msg, msg_size, "%s", nh_sim_message(r->sim));
+  from_aug(r, nh_sim_x(r->sim), r->X);
+  return rc;
 }
 
-/* Gaps at or behind their wall (g <= 0) and approaching (dg v < -vn_tol) at X: a monitor there
- * has no sign (or the wrong one), so the driver would let the state through. One such gap is
- * an impact now (then look again: Newton's cradle propagates so); two at once are a
- * simultaneous impact, whose tangent map is not defined. */
-static int settle(lyap_run *r, const nh_lyap_def *d, double t, char *msg, size_t msg_size) {
-  const nh_model *m = r->T.m;
-  const int nq = r->T.nq;
-  if (nq == 0 || m->ngap == 0) return NH_OK;
-  for (int pass = 0; pass <= d->zeno_count; pass++) {
-    int hit = -1, other = -1, rc;
-    if (m->gap(r->X, r->g, r->T.dg, m->user)) return NH_ERR_CALLBACK;
-    for (int j = 0; j < m->ngap; j++)
-      if (r->g[j] <= 0.0 && nh_la_dot(nq, r->T.dg + (size_t)j * nq, r->X + nq) < -d->vn_tol) {
-        if (hit < 0)
-          hit = j;
-        else if (other < 0)
-          other = j;
-      }
-    if (hit < 0) return NH_OK;
-    if (other >= 0) {
-      nh_set_msg(msg, msg_size,
-                 "simultaneous impact on gaps '%s' and '%s' at t = %.17g: the tangent map is not defined there",
-                 m->gap_names[hit], m->gap_names[other], t);
-      return NH_ERR_UNSUPPORTED;
-    }
-    if ((rc = apply_impact(r, d, hit, t, msg, msg_size))) return rc;
-  }
-  nh_set_msg(msg, msg_size, "more than %d impacts at t = %.17g", d->zeno_count, t);
-  return NH_ZENO;
+/* the run's observer: stop at the end of a step in which a contact closed or opened (the
+ * impacts stop the run by its max_impacts) */
+static int stop_at_contact(const nh_sim *s, nh_sample_kind kind, double t, const double *q, const double *v,
+                           void *user) {
+  (void)t, (void)q, (void)v;
+  const lyap_run *r = user;
+  return kind == NH_SAMPLE_STEP && nh_sim_contact_count(s) != r->ncl_done;
 }
 
-/* one located crossing: the impact and its saltation (or a graze), then any contact it closes */
-static int run_impact(lyap_run *r, const nh_lyap_def *d, char *msg, size_t msg_size) {
-  nh_event_record ev;
-  int rc = nh_sim_event_get(r->sim, nh_sim_event_count(r->sim) - 1, &ev);
+/* the contacts closed before the events of this stop (the closed contacts now, the new
+ * records undone) into T.act; 1 when gap gi closed at time t among those records */
+static int closed_before(lyap_run *r, long ncl, int gi, double t) {
+  nh_tan *T = &r->T;
+  int closes = 0;
+  nh_tan_aug_sync(&r->ga);
+  for (long k = ncl - 1; k >= r->ncl_done; k--) {
+    nh_contact_record c;
+    nh_sim_contact_get(r->sim, k, &c);
+    int j = 0;
+    while (j < T->nact && T->act[j] != c.gap) j++;
+    if (c.kind == NH_CONTACT_CLOSE && j < T->nact) T->act[j] = T->act[--T->nact]; /* was open */
+    else if (c.kind == NH_CONTACT_OPEN && j == T->nact) T->act[T->nact++] = c.gap;
+    if (c.kind == NH_CONTACT_CLOSE && c.gap == gi && c.t == t) closes = 1;
+  }
+  return closes;
+}
+
+/* The impact of this stop (the run stopped after it): its saltation from the state before it
+ * (the record's q and v_before, with the tangent there) to the run's state, the plastic
+ * closing map when the contact closed there (an accumulation, or a bounce at rest). A
+ * simultaneous impact or an impact against held contacts has no single saltation here. */
+static int tangent_impact(lyap_run *r, const nh_lyap_def *d, long ncl, int *own, char *msg, size_t msg_size) {
+  const nh_model *m = r->T.m;
+  const int n = r->T.nq, nx = r->T.nx;
+  nh_impact_record ir;
+  int rc = nh_sim_impact_get(r->sim, nh_sim_impact_count(r->sim) - 1, &ir);
   if (rc) return rc;
-  memcpy(r->X, nh_sim_x(r->sim), sizeof(double) * (size_t)(2 * r->T.nx));
-  long before = r->impacts;
-  if ((rc = apply_impact(r, d, ev.monitor, ev.t, msg, msg_size))) return rc;
-  if (r->impacts == before) return NH_OK; /* a graze: the run goes on as it is */
-  if ((rc = settle(r, d, ev.t, msg, msg_size))) return rc;
-  return nh_sim_set_state_x(r->sim, ev.t, r->X);
+  if (ir.contacts >= 2) {
+    nh_set_msg(msg, msg_size, "simultaneous impact on gaps '%s' and '%s' at t = %.17g: the tangent map is not defined there",
+               m->gap_names[ir.contact_gap[0]], m->gap_names[ir.contact_gap[1]], ir.t);
+    return NH_ERR_UNSUPPORTED;
+  }
+  const int close = closed_before(r, ncl, ir.gap, ir.t) || ir.status == NH_CONTACT;
+  if (r->T.nact > 0) {
+    nh_set_msg(msg, msg_size, "impact on gap '%s' at t = %.17g while the contact '%s' is held: the tangent map of an "
+               "impact against held contacts is not implemented", m->gap_names[ir.gap], ir.t, m->gap_names[r->T.act[0]]);
+    return NH_ERR_UNSUPPORTED;
+  }
+  // X = (q, v-, dq, dv-) before the impact (the augmented record: q = (q, dq), v = (v, dv))
+  memcpy(r->X, ir.q, sizeof(double) * (size_t)n), memcpy(r->X + nx, ir.q + n, sizeof(double) * (size_t)n);
+  memcpy(r->X + n, ir.v_before, sizeof(double) * (size_t)n), memcpy(r->X + nx + n, ir.v_before + n, sizeof(double) * (size_t)n);
+  double gain;
+  if ((rc = nh_tan_impact(&r->T, ir.gap, ir.t, d->vn_tol, close, r->X, &gain))) {
+    nh_set_msg(msg, msg_size, "impact on gap '%s' at t = %.17g: %s", m->gap_names[ir.gap], ir.t,
+               rc == NH_NO_IMPACT ? "the tangent run saw no impact" : nh_status_string(rc));
+    return rc > 0 ? NH_ERR_EVENT : rc;
+  }
+  if (gain > r->max_salt) r->max_salt = gain;
+  r->closings += close;
+  *own = close ? ir.gap : -1;
+  return put_tangent(r, msg, msg_size);
 }
 
-/* integrate to t_target through every impact; X holds the final augmented state */
+/* after a stop of the run: the impact's saltation, then the contacts that closed at a graze
+ * (nh_tan_close_graze); a contact opens where its force is 0, where the vector field is
+ * continuous: the tangent crosses unchanged */
+static int run_events(lyap_run *r, const nh_lyap_def *d, long imp0, char *msg, size_t msg_size) {
+  const long ncl = nh_sim_contact_count(r->sim);
+  const double t = nh_sim_time(r->sim);
+  int rc, own = -1;
+  if (nh_sim_get_stats(r->sim)->impacts > imp0 && (rc = tangent_impact(r, d, ncl, &own, msg, msg_size))) return rc;
+  for (long k = r->ncl_done; k < ncl; k++) {
+    nh_contact_record c;
+    nh_sim_contact_get(r->sim, k, &c);
+    if (c.kind != NH_CONTACT_CLOSE || c.gap == own) continue;
+    double gain;
+    from_aug(r, nh_sim_x(r->sim), r->X);
+    if ((rc = nh_tan_close_graze(&r->T, c.gap, r->X, &gain))) {
+      nh_set_msg(msg, msg_size, "contact '%s' closing at t = %.17g: %s", r->T.m->gap_names[c.gap], t, nh_status_string(rc));
+      return rc;
+    }
+    r->closings++;
+    if ((rc = put_tangent(r, msg, msg_size))) return rc;
+  }
+  r->ncl_done = ncl;
+  // the held contacts leave no free direction: every nearby orbit comes to this rest, the
+  // tangent is 0 from here (exactly: a linear map of 0) whatever the run does next
+  nh_tan_aug_sync(&r->ga);
+  if (ncl > 0 && isnan(r->collapsed) && (rc = nh_tan_collapsed(&r->T, nh_sim_x(r->sim))) != 0) {
+    if (rc < 0) return rc;
+    r->collapsed = t;
+    memset(r->X + r->T.nx, 0, sizeof(double) * (size_t)r->T.nx);
+    return put_tangent(r, msg, msg_size);
+  }
+  return NH_OK;
+}
+
+/* integrate to t_target through every impact and contact event; X holds the final (x, dx) */
 static int run_to(lyap_run *r, double t_target, const nh_lyap_def *d, char *msg, size_t msg_size) {
   for (;;) {
-    int rc = nh_sim_run(r->sim, t_target, 0, NULL, NULL);
-    if (rc == NH_OK) break;
-    if (rc != NH_EVENT_STOP) {
+    const long imp0 = nh_sim_get_stats(r->sim)->impacts;
+    int rc = nh_sim_run(r->sim, t_target, r->mech ? imp0 + 1 : 0, r->mech ? stop_at_contact : NULL, r);
+    if (rc != NH_OK && rc != NH_STOPPED) {
       nh_set_msg(msg, msg_size, "the tangent run stopped at t = %.17g: %s (%s)", nh_sim_time(r->sim),
                  nh_status_string(rc), nh_sim_message(r->sim));
       return rc;
     }
-    if ((rc = run_impact(r, d, msg, msg_size))) return rc;
+    if (r->mech && (rc = run_events(r, d, imp0, msg, msg_size))) return rc;
+    if (!(nh_sim_time(r->sim) < t_target)) break;
   }
-  memcpy(r->X, nh_sim_x(r->sim), sizeof(double) * (size_t)(2 * r->T.nx));
+  from_aug(r, nh_sim_x(r->sim), r->X);
   return NH_OK;
 }
 
@@ -206,11 +290,31 @@ static int check_def(const nh_model *m, const nh_lyap_def *d, char *msg, size_t 
     return NH_ERR_ARG;
   }
   if (!(d->rtol > 0.0) || !(d->atol > 0.0) || !(d->h_max >= 0.0) || !(d->vn_tol >= 0.0) || d->zeno_count < 2 ||
-      !(d->zeno_interval >= 0.0)) {
-    nh_set_msg(msg, msg_size, "tolerances must be positive (rtol %g, atol %g, h_max %g, vn_tol %g, zeno %d)",
+      !(d->zeno_interval >= 0.0) || (d->contact != 0 && d->contact != 1)) {
+    nh_set_msg(msg, msg_size, "tolerances must be positive (rtol %g, atol %g, h_max %g, vn_tol %g, zeno %d), contact 0 or 1",
                d->rtol, d->atol, d->h_max, d->vn_tol, d->zeno_count);
     return NH_ERR_ARG;
   }
+  return NH_OK;
+}
+
+/* the run's impacts (what = 0: accumulations resolved by a closing included, as `nholo run`
+ * counts them) or grazes (1) so far */
+static long run_count(const lyap_run *r, int what) {
+  if (!r->sim) return 0;
+  const nh_sim_stats *st = nh_sim_get_stats(r->sim);
+  return what == 0 ? st->impacts : st->grazing;
+}
+
+/* the run from r->X at t = 0 (the driver takes an initial state on a wall as `nholo run` does) */
+static int set_initial(lyap_run *r, char *msg, size_t msg_size) {
+  to_aug(r, r->X, r->Y);
+  int rc = nh_sim_set_state_x(r->sim, 0.0, r->Y);
+  if (rc < 0) {
+    nh_set_msg(msg, msg_size, "initial state: %s", nh_sim_message(r->sim));
+    return rc;
+  }
+  r->ncl_done = 0;
   return NH_OK;
 }
 
@@ -246,11 +350,7 @@ static int initial_state(lyap_run *r, const nh_model *m, const nh_lyap_def *d, c
     return NH_ERR_ARG;
   }
   nh_la_scale(nx, 1.0 / n, dx);
-  int rc = settle(r, d, 0.0, msg, msg_size);
-  if (rc) return rc;
-  rc = nh_sim_set_state_x(r->sim, 0.0, X);
-  if (rc) nh_set_msg(msg, msg_size, "initial state: %s", nh_sim_message(r->sim));
-  return rc;
+  return set_initial(r, msg, msg_size);
 }
 
 /* the half-width of the batch-means interval over the first n windows (prefix sums S) */
@@ -267,7 +367,8 @@ static double batch_half_width(const double *S, long n, int B, double W) {
   return nh_lyap_student_t975(B - 1) * sqrt(ss / (B - 1) / B);
 }
 
-/* renormalise the tangent at the end of a window: its log growth */
+/* renormalise the tangent at the end of a window: its log growth (the run goes on from there,
+ * its contacts and impact history kept) */
 static int renormalise(lyap_run *r, double t, double *lg, char *msg, size_t msg_size) {
   const int nx = r->T.nx;
   double n = nh_la_norm2(nx, r->X + nx);
@@ -277,7 +378,7 @@ static int renormalise(lyap_run *r, double t, double *lg, char *msg, size_t msg_
   }
   *lg = log(n);
   nh_la_scale(nx, 1.0 / n, r->X + nx);
-  return nh_sim_set_state_x(r->sim, t, r->X);
+  return put_tangent(r, msg, msg_size);
 }
 
 int nh_lyapunov(const nh_model *model, const nh_lyap_def *def, const double *x0,
@@ -308,13 +409,20 @@ int nh_lyapunov(const nh_model *model, const nh_lyap_def *def, const double *x0,
   if (rc == NH_OK) rc = initial_state(&r, model, def, x0, msg, msg_size);
   for (long k = 1; rc == NH_OK && k <= k0 + N; k++) {
     double lg;
-    if ((rc = run_to(&r, (double)k * W, def, msg, msg_size)) || (rc = renormalise(&r, (double)k * W, &lg, msg, msg_size)))
+    if ((rc = run_to(&r, (double)k * W, def, msg, msg_size))) break;
+    if (!isnan(r.collapsed)) { /* the estimate ends before this window */
+      nh_set_msg(msg, msg_size, "the tangent collapsed at t = %.17g: the held contacts leave the bodies no free direction "
+                 "(every nearby orbit comes to this rest, the exponent is -inf from there); the estimate covers the "
+                 "windows before it", r.collapsed);
+      rc = NH_CONTACT;
       break;
+    }
+    if ((rc = renormalise(&r, (double)k * W, &lg, msg, msg_size))) break;
     if (k <= k0) continue;
     long j = k - k0;
     S[j] = S[j - 1] + lg;
     rs.last = (nh_lyap_point){(double)j * W, j, S[j] / ((double)j * W), batch_half_width(S, j, def->batches, W),
-                              lg, r.impacts, r.grazing};
+                              lg, run_count(&r, 0), run_count(&r, 1)};
     if (observer && observer(&rs.last, user)) {
       rc = NH_STOPPED;
       nh_set_msg(msg, msg_size, "stopped by the observer at t = %.17g", (double)k * W);
@@ -323,8 +431,9 @@ int nh_lyapunov(const nh_model *model, const nh_lyap_def *def, const double *x0,
   rs.status = rc;
   rs.t_stop = r.sim ? nh_sim_time(r.sim) : 0.0;
   rs.max_salt = r.max_salt;
-  rs.last.impacts = r.impacts;
-  rs.last.grazing = r.grazing;
+  rs.contacts = r.closings;
+  rs.last.impacts = run_count(&r, 0);
+  rs.last.grazing = run_count(&r, 1);
   run_close(&r);
   free(S);
   if (res) *res = rs;
@@ -346,13 +455,13 @@ int nh_lyap_propagate(const nh_model *model, const nh_lyap_def *def, const doubl
     const int nx = model->nx;
     memcpy(r.X, x0 ? x0 : model->x0, sizeof(double) * (size_t)nx);
     memcpy(r.X + nx, dx0, sizeof(double) * (size_t)nx);
-    if ((rc = settle(&r, def, 0.0, msg, msg_size)) == NH_OK && (rc = nh_sim_set_state_x(r.sim, 0.0, r.X))) nh_set_msg(msg, msg_size, "initial state: %s", nh_sim_message(r.sim));
+    rc = set_initial(&r, msg, msg_size);
   }
   if (rc == NH_OK && (rc = run_to(&r, t, def, msg, msg_size)) == NH_OK) {
     memcpy(x, r.X, sizeof(double) * (size_t)model->nx);
     memcpy(dx, r.X + model->nx, sizeof(double) * (size_t)model->nx);
   }
-  if (impacts) *impacts = r.impacts;
+  if (impacts) *impacts = run_count(&r, 0);
   run_close(&r);
   return rc;
 }

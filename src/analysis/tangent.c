@@ -12,7 +12,16 @@
  * the model has no second derivative of A. The impact map R(q, v) = (q, v+) is linear in v:
  * dv+/dv w = w - (dg w)/(dg v) (v - v+) exactly (every law is v+ = v - k (dg v) u(q)); its
  * q-derivative is a central difference of the model's impact map without the projection
- * guard (the formula itself, smooth in q). */
+ * guard (the formula itself, smooth in q).
+ *
+ * With closed contacts (gaps held as holonomic constraints g_k(q) = 0, the rows D = dg_k after
+ * A, multipliers mu, M a = r + A^T lambda + D^T mu, D a = -Phi, Phi_k = v^T Hess(g_k) v) the
+ * same KKT matrix grows by the rows D, with
+ *
+ *   rho   += sum_k mu_k Hess(g_k) dq,     kappa_k = -(Hess(g_k) dq) a - dPhi_k(q, v)[dq, dv]
+ *
+ * the Hessian terms central differences of the gap gradients (models give no gap Hessian;
+ * exact, 0, for gaps linear in q). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,7 +41,7 @@ static int adotv_of_q(nh_tan *T, const double *q, const double *v, double *y) {
 /* v+ = P(q) v, P = I - (1 + e) u dH^T / D linear in v: a perturbed q near a graze where
  * dg v changes sign is P(q) v = -P(q) (-v) (and v itself when dg v is exactly 0) */
 static int vplus_of_q(nh_tan *T, const double *q, const double *v, double *y) {
-  const nh_impact_law *law = T->has_law ? &T->law : NULL;
+  const nh_impact_law *law = T->law_now;
   int rc = nh_model_impact(T->m, T->gap, q, v, law, &T->raw_tol, y, NULL, NULL, T->iwork);
   if (rc == NH_NO_IMPACT) {
     for (int i = 0; i < T->nq; i++) T->vneg[i] = -v[i];
@@ -78,21 +87,25 @@ static int fd_dir(nh_tan *T, qfun f, double step, int ny, const double *q, const
 int nh_tan_init(nh_tan *T, const nh_model *m, const nh_impact_law *law, char *msg, size_t msg_size) {
   memset(T, 0, sizeof *T);
   T->m = m;
-  T->nq = m->form == NH_FORM_MECHANICAL ? m->nq : 0;
-  T->nc = m->form == NH_FORM_MECHANICAL ? m->nc : 0;
+  const int mech = m->form == NH_FORM_MECHANICAL;
+  T->nq = mech ? m->nq : 0;
+  T->nc = mech ? m->nc : 0;
+  T->ng = mech ? m->ngap : 0;
   T->nx = m->nx;
   if (law) T->has_law = 1, T->law = *law;
+  T->law_now = law ? &T->law : NULL;
   T->raw_tol = nh_impact_tol_default();
   T->raw_tol.constraint_tol = DBL_MAX; /* never project: the formula is differentiated */
-  const size_t nq = (size_t)T->nq, nc = (size_t)T->nc, nk = nq + nc;
+  const size_t nq = (size_t)T->nq, nc = (size_t)T->nc, ng = (size_t)T->ng, nk = nq + nc + ng;
   size_t n1 = nk > (size_t)T->nx ? nk : (size_t)T->nx;
-  size_t ndyn = nh_dyn_work_size(m), nder = nh_model_deriv_work_size(m);
+  size_t ndyn = nh_dyn_work_size(m), ncon = mech ? nh_dyn_contact_work_size(m) : 0, nder = nh_model_deriv_work_size(m);
   size_t nimp = m->ngap > 0 ? nh_model_impact_work_size(m) : 0;
-  size_t total = ndyn + nder + nimp + nq * nq * nq * 2 + nq * nq * nq * nq + nq * nq * 4 +
-                 nc * nq * nq + nc * nq + nk * nk + (size_t)m->ngap * nq + 17 * n1 + 8;
+  size_t total = ndyn + ncon + nder + nimp + nq * nq * nq * 2 + nq * nq * nq * nq + nq * nq * 4 + nc * nq * nq + nc * nq +
+                 nk * nk + (size_t)m->ngap * nq + 17 * n1 + 7 * ng * nq + 5 * ng + 3 * nq + 8;
   T->block = calloc(total, sizeof(double));
   T->piv = calloc(nk + 1, sizeof(int));
-  if (!T->block || !T->piv) {
+  T->act = calloc(ng + 1, sizeof(int));
+  if (!T->block || !T->piv || !T->act) {
     nh_tan_free(T);
     nh_set_msg(msg, msg_size, "out of memory for the tangent workspace");
     return NH_ERR_NOMEM;
@@ -116,32 +129,115 @@ int nh_tan_init(nh_tan *T, const nh_model *m, const nh_impact_law *law, char *ms
   double **scr[] = {&T->kkt, &T->a, &T->lam, &T->rho, &T->kap, &T->t1, &T->t2, &T->t3,
                     &T->xa, &T->xb, &T->fa, &T->fb, &T->qs, &T->ya, &T->yb, &T->d1, &T->vneg};
   for (size_t i = 0; i < sizeof scr / sizeof scr[0]; i++) CARVE(*scr[i], n1);
+  double **gsc[] = {&T->D, &T->Hd, &T->Hd1, &T->Da, &T->Db, &T->gda};
+  for (size_t i = 0; i < sizeof gsc / sizeof gsc[0]; i++) CARVE(*gsc[i], ng * nq);
+  double **gsv[] = {&T->gv, &T->phm, &T->php, &T->dphi, &T->dphi1};
+  for (size_t i = 0; i < sizeof gsv / sizeof gsv[0]; i++) CARVE(*gsv[i], ng);
+  CARVE(T->qa, nq);
+  CARVE(T->qb, nq);
+  CARVE(T->vb, nq);
+  double *cwork = NULL;
+  CARVE(cwork, ncon);
 #undef CARVE
   nh_dyn_init(&T->dyn, m, T->dynwork);
+  if (mech && ng > 0) nh_dyn_contact_init(&T->dyn, cwork);
+  T->dyn.act = T->act;
   return NH_OK;
 }
 
 void nh_tan_free(nh_tan *T) {
   free(T->block);
   free(T->piv);
+  free(T->act);
   T->block = NULL;
   T->piv = NULL;
+  T->act = NULL;
 }
 
-/* M and A at q, the KKT matrix [M -A^T; A 0] factored in K */
+/* ---- the closed contacts' terms ------------------------------------------------------- */
+
+/* the gradients of the closed gaps at q into D (nact x nq) */
+static int closed_rows(nh_tan *T, const double *q, double *D) {
+  const int nq = T->nq;
+  if (T->m->gap(q, T->gv, T->gda, T->m->user)) return NH_ERR_CALLBACK;
+  for (int k = 0; k < T->nact; k++) memcpy(D + (size_t)k * nq, T->gda + (size_t)T->act[k] * nq, sizeof(double) * (size_t)nq);
+  return 0;
+}
+
+/* out_k = Hess(g_k)(q) u for the closed gaps (nact x nq): a central difference of their
+ * gradients along u over h = NH_LYAP_FD_STEP_FLOW / |u| (the coordinates' units), from h and
+ * h/2 with one Richardson extrapolation; exactly 0 for gaps linear in q */
+static int hess_dir(nh_tan *T, const double *q, const double *u, double *out) {
+  const int nq = T->nq, n = T->nact * nq;
+  const double s = nh_la_norm_inf(nq, u);
+  int rc;
+  if (!(s > 0.0)) {
+    memset(out, 0, sizeof(double) * (size_t)n);
+    return 0;
+  }
+  double h = NH_LYAP_FD_STEP_FLOW / s;
+  for (int pass = 0; pass < 2; pass++, h *= 0.5) {
+    double *o = pass == 0 ? T->Hd1 : out;
+    for (int i = 0; i < nq; i++) T->qa[i] = q[i] + h * u[i];
+    if ((rc = closed_rows(T, T->qa, T->Da))) return rc;
+    for (int i = 0; i < nq; i++) T->qa[i] = q[i] - h * u[i];
+    if ((rc = closed_rows(T, T->qa, T->Db))) return rc;
+    for (int j = 0; j < n; j++) o[j] = (T->Da[j] - T->Db[j]) / (2.0 * h);
+  }
+  for (int j = 0; j < n; j++) out[j] = (4.0 * out[j] - T->Hd1[j]) / 3.0;
+  return 0;
+}
+
+/* phi_k = v^T Hess(g_k)(q) v of the closed gaps (hess_dir along v; Hd scratch) */
+static int curvature(nh_tan *T, const double *q, const double *v, double *phi) {
+  int rc = hess_dir(T, q, v, T->Hd);
+  for (int k = 0; !rc && k < T->nact; k++) phi[k] = nh_la_dot(T->nq, T->Hd + (size_t)k * T->nq, v);
+  return rc;
+}
+
+/* dphi_k = d/de Phi_k(q + e dq, v + e dv) at e = 0: a central difference over
+ * h = NH_LYAP_FD_STEP_FLOW / |(dq, dv)|, from h and h/2 extrapolated (curvature's values, each
+ * a difference of gradients: noise ~ eps / step^2 of the terms for a curved gap, 0 for a flat one) */
+static int curvature_dir(nh_tan *T, const double *q, const double *v, const double *dq, const double *dv, double *dphi) {
+  const int nq = T->nq, na = T->nact;
+  const double s = fmax(nh_la_norm_inf(nq, dq), nh_la_norm_inf(nq, dv));
+  int rc;
+  if (!(s > 0.0)) {
+    memset(dphi, 0, sizeof(double) * (size_t)na);
+    return 0;
+  }
+  double h = NH_LYAP_FD_STEP_FLOW / s;
+  for (int pass = 0; pass < 2; pass++, h *= 0.5) {
+    double *o = pass == 0 ? T->dphi1 : dphi;
+    for (int i = 0; i < nq; i++) T->qb[i] = q[i] + h * dq[i], T->vb[i] = v[i] + h * dv[i];
+    if ((rc = curvature(T, T->qb, T->vb, T->php))) return rc;
+    for (int i = 0; i < nq; i++) T->qb[i] = q[i] - h * dq[i], T->vb[i] = v[i] - h * dv[i];
+    if ((rc = curvature(T, T->qb, T->vb, T->phm))) return rc;
+    for (int k = 0; k < na; k++) o[k] = (T->php[k] - T->phm[k]) / (2.0 * h);
+  }
+  for (int k = 0; k < na; k++) dphi[k] = (4.0 * dphi[k] - T->dphi1[k]) / 3.0;
+  return 0;
+}
+
+/* M, A and the closed contacts' rows D at q, the KKT matrix [M -B^T; B 0], B = [A; D],
+ * factored in K */
 static int kkt_factor(nh_tan *T, const double *q, const double *v) {
   const nh_model *m = T->m;
-  const int nq = T->nq, nc = T->nc, nk = nq + nc;
+  const int nq = T->nq, nc = T->nc, na = T->nact, nk = nq + nc + na;
+  int rc;
   if (m->mass(q, T->Mq, m->user)) return NH_ERR_CALLBACK;
   if (nc > 0 && m->constraint(q, v, T->A, NULL, m->user)) return NH_ERR_CALLBACK;
+  if (na > 0 && (rc = closed_rows(T, q, T->D))) return rc;
   memset(T->K, 0, sizeof(double) * (size_t)(nk * nk));
   for (int i = 0; i < nq; i++)
     for (int j = 0; j < nq; j++) T->K[i * nk + j] = T->Mq[i * nq + j];
-  for (int k = 0; k < nc; k++)
+  for (int k = 0; k < nc + na; k++) {
+    const double *row = k < nc ? T->A + (size_t)k * nq : T->D + (size_t)(k - nc) * nq;
     for (int j = 0; j < nq; j++) {
-      T->K[(nq + k) * nk + j] = T->A[k * nq + j];
-      T->K[j * nk + nq + k] = -T->A[k * nq + j];
+      T->K[(nq + k) * nk + j] = row[j];
+      T->K[j * nk + nq + k] = -row[j];
     }
+  }
   return nh_la_lu(nk, T->K, T->piv, 0.0) ? NH_ERR_SINGULAR : NH_OK;
 }
 
@@ -199,9 +295,10 @@ static int jvp_mech(nh_tan *T, double t, const double *x, const double *dx, doub
   const int nq = T->nq, nc = T->nc;
   const double *q = x, *v = x + nq, *dq = dx, *dv = dx + nq;
   int rc;
+  T->dyn.nact = T->nact, T->dyn.act = T->act; /* the closed contacts' constrained flow */
   if ((rc = nh_dyn_accel(&T->dyn, t, q, v, T->a, T->lam))) return rc;
   memset(T->rho, 0, sizeof(double) * (size_t)(nq + nc));
-  memset(T->kap, 0, sizeof(double) * (size_t)(nc > 0 ? nc : 1));
+  memset(T->kap, 0, sizeof(double) * (size_t)(nc + T->nact > 0 ? nc + T->nact : 1));
   if (!m->mass_constant) {
     if ((rc = nh_model_mass_deriv(m, q, T->dM, T->dwork))) return rc;
     if (m->coriolis && (rc = nh_model_mass_deriv2(m, q, T->d2M, T->dwork))) return rc;
@@ -222,10 +319,22 @@ static int jvp_mech(nh_tan *T, double t, const double *x, const double *dx, doub
     if ((rc = fd_dir(T, adotv_of_q, NH_LYAP_FD_STEP_FLOW, nc, q, v, dq, T->t1))) return rc;
     for (int k = 0; k < nc; k++) T->kap[k] -= T->t1[k];
   }
+  // the closed contacts: rho += mu_k Hess(g_k) dq, kappa_k = -(Hess(g_k) dq) a - dPhi_k[dq, dv]
+  const int na = T->nact;
+  if (na > 0) {
+    const double *mu = T->dyn.lamc + nc;
+    if ((rc = hess_dir(T, q, dq, T->Hd))) return rc;
+    for (int k = 0; k < na; k++) {
+      nh_la_axpy(nq, mu[k], T->Hd + (size_t)k * nq, T->rho);
+      T->kap[nc + k] = -nh_la_dot(nq, T->Hd + (size_t)k * nq, T->a);
+    }
+    if ((rc = curvature_dir(T, q, v, dq, dv, T->dphi))) return rc;
+    for (int k = 0; k < na; k++) T->kap[nc + k] -= T->dphi[k];
+  }
   if ((rc = kkt_factor(T, q, v))) return rc;
   memcpy(T->kkt, T->rho, sizeof(double) * (size_t)nq);
-  memcpy(T->kkt + nq, T->kap, sizeof(double) * (size_t)nc);
-  nh_la_lu_solve(nq + nc, T->K, T->piv, T->kkt);
+  memcpy(T->kkt + nq, T->kap, sizeof(double) * (size_t)(nc + na));
+  nh_la_lu_solve(nq + nc + na, T->K, T->piv, T->kkt);
   memcpy(jdx, dv, sizeof(double) * (size_t)nq);
   memcpy(jdx + nq, T->kkt, sizeof(double) * (size_t)nq);
   return 0;
@@ -270,12 +379,6 @@ int nh_tan_rhs(double t, const double *X, double *Xdot, void *user) {
   return nh_dyn_rhs(&T->dyn, t, X, Xdot);
 }
 
-int nh_tan_monitor(double t, const double *X, double *g, void *user) {
-  (void)t;
-  nh_tan *T = user;
-  return T->m->gap(X, g, NULL, T->m->user) ? NH_ERR_CALLBACK : 0;
-}
-
 /* out = D_x R w at x = (q, v) with v+ = R's velocity: (w_q, dv+/dv w_v + dv+/dq w_q) */
 static int impact_dir(nh_tan *T, const double *dgi, const double *x, const double *vplus,
                       const double *w, double *out) {
@@ -289,7 +392,10 @@ static int impact_dir(nh_tan *T, const double *dgi, const double *x, const doubl
   return 0;
 }
 
-int nh_tan_impact(nh_tan *T, int gap, double t, double vn_tol, double *X, double *gain) {
+/* the plastic map over the active set at a closing (nh_tan_impact, nh_tan_close_graze) */
+static const nh_impact_law close_law = {NH_IMPACT_RESTITUTION, 0.0};
+
+int nh_tan_impact(nh_tan *T, int gap, double t, double vn_tol, int close, double *X, double *gain) {
   const nh_model *m = T->m;
   const int nq = T->nq, nx = T->nx;
   double *x = X, *dx = X + nx;
@@ -300,13 +406,18 @@ int nh_tan_impact(nh_tan *T, int gap, double t, double vn_tol, double *X, double
   const double s = nh_la_dot(nq, dgi, x + nq);
   if (!(s < -vn_tol)) return NH_NO_IMPACT;
   T->gap = gap;
-  // x+ = (q, v+) in xb, the vector field on both sides in fa (f-) and fb (f+)
+  T->law_now = close ? &close_law : T->has_law ? &T->law : NULL;
+  // x+ = (q, v+) in xb, the vector field on both sides in fa (f-) and fb (f+: with the gap
+  // closed when it closes here)
   memcpy(T->xb, x, sizeof(double) * (size_t)nq);
-  rc = nh_model_impact(m, gap, x, x + nq, T->has_law ? &T->law : NULL, NULL, T->xb + nq, NULL, NULL,
-                       T->iwork);
-  if (rc != NH_OK) return rc;
-  if ((rc = nh_dyn_rhs(&T->dyn, t, x, T->fa)) || (rc = nh_dyn_rhs(&T->dyn, t, T->xb, T->fb)))
-    return rc < 0 ? rc : NH_ERR_CALLBACK;
+  rc = nh_model_impact(m, gap, x, x + nq, T->law_now, NULL, T->xb + nq, NULL, NULL, T->iwork);
+  if (rc != NH_OK && !(close && rc == NH_NOT_REVERSED)) return rc;
+  T->dyn.nact = T->nact, T->dyn.act = T->act;
+  if ((rc = nh_dyn_rhs(&T->dyn, t, x, T->fa))) return rc < 0 ? rc : NH_ERR_CALLBACK;
+  if (close) T->act[T->nact] = gap, T->dyn.nact = T->nact + 1;
+  rc = nh_dyn_rhs(&T->dyn, t, T->xb, T->fb);
+  T->dyn.nact = T->nact;
+  if (rc) return rc < 0 ? rc : NH_ERR_CALLBACK;
   // D_x R dx (t2) and D_x R f- (t3)
   if ((rc = impact_dir(T, dgi, x, T->xb + nq, dx, T->t2))) return rc;
   if ((rc = impact_dir(T, dgi, x, T->xb + nq, T->fa, T->t3))) return rc;
@@ -317,12 +428,43 @@ int nh_tan_impact(nh_tan *T, int gap, double t, double vn_tol, double *X, double
   return NH_OK;
 }
 
+int nh_tan_close_graze(nh_tan *T, int gap, double *X, double *gain) {
+  const int nq = T->nq, nx = T->nx;
+  const double *q = X, *v = X + nq;
+  double *dq = X + nx, *dv = dq + nq;
+  const double n0 = nh_la_norm2(nx, dq);
+  int rc;
+  T->gap = gap;
+  T->law_now = &close_law;
+  // P dq, P dv (P(q) w is linear in w: vplus_of_q), then (d(P(q) v)/dq) (P dq)
+  if ((rc = vplus_of_q(T, q, dq, T->t1))) return rc;
+  memcpy(dq, T->t1, sizeof(double) * (size_t)nq);
+  if ((rc = vplus_of_q(T, q, dv, T->t1)) || (rc = fd_dir(T, vplus_of_q, NH_LYAP_FD_STEP, nq, q, v, dq, T->t2))) return rc;
+  for (int i = 0; i < nq; i++) dv[i] = T->t1[i] + T->t2[i];
+  *gain = n0 > 0.0 ? nh_la_norm2(nx, dq) / n0 : 1.0;
+  return NH_OK;
+}
+
+int nh_tan_collapsed(nh_tan *T, const double *q) {
+  const nh_model *m = T->m;
+  const int nq = T->nq, nh = m->holonomic ? T->nc : 0, nr = nh + T->nact;
+  int rank = 0;
+  if (nq == 0 || nr < nq) return 0;
+  // the rows [A (holonomic); D] (nr x nq, nr >= nq) in K, full column rank?
+  memset(T->t2, 0, sizeof(double) * (size_t)nq); /* a velocity for the evaluator: A(q) only is asked */
+  if (nh > 0 && m->constraint(q, T->t2, T->K, NULL, m->user)) return NH_ERR_CALLBACK;
+  if (T->nact > 0 && closed_rows(T, q, T->K + (size_t)nh * nq)) return NH_ERR_CALLBACK;
+  nh_la_qr(nr, nq, T->K, T->t1, 0.0, &rank);
+  return rank == nq;
+}
+
 int nh_tan_admissible(nh_tan *T, const double *x, double *dx) {
   const int nq = T->nq, nc = T->nc;
   if (nq == 0 || nc == 0) return NH_OK;
   const double *q = x, *v = x + nq, *dq = dx;
   double *dv = dx + nq;
   int rc;
+  T->nact = 0; /* the model's constraints only */
   if ((rc = nh_model_constraint_deriv(T->m, q, T->dA, T->dwork)) || (rc = kkt_factor(T, q, v))) return rc;
   // r = A dv + (d(A v)/dq) dq; solve [M -A^T; A 0] (y, mu) = (0, r); dv -= y
   memset(T->kkt, 0, sizeof(double) * (size_t)(nq + nc));

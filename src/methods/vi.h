@@ -739,7 +739,12 @@ static inline double vi_rows_rel(int m, int n, const double *e, const double *A,
 /* The midpoint start (gni, rattle, shake): c = A(q0)^T lam with mu(q_mid) M^-1 (pm + c) = 0,
  * q_mid = q0 + h/2 M^-1 (pm + c), so that the first half-step momentum pm + c meets the
  * constraint at the half point. On entry w->A, W, G hold the projector at q0; pm the paper's
- * p_1/2; result in c, and lam left in w->z. */
+ * p_1/2; result in c, and lam left in w->z. The residual A(q_mid) y, y = M^-1 (pm + c), is
+ * relative to |A_a| times the magnitude of y's terms, max(|y|, |M^-1 pm|) (within a factor 2
+ * of max(|M^-1 pm|, |M^-1 c|)), not |y| alone: where the rows leave the body no motion (a
+ * stack resting on a floor, every contact closed: y = 0 exactly) the iterate's y is the
+ * rounding of the cancellation pm + c, and its residual relative to |y| stays 1 (gni ended
+ * with NH_ERR_NO_CONVERGENCE at every resting contact of the stack). */
 static inline int vi_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, double h, const double *pm,
                               double *c) {
   const nh_model *mo = s->model;
@@ -751,6 +756,8 @@ static inline int vi_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, d
   double res = INFINITY;
   memcpy(A0, w->A, sizeof(double) * (size_t)m * n);
   vzero(m, lam);
+  msolve_w(w, w->L0, pm, y);
+  const double ypm = nh_la_norm_inf(n, y); /* |M^-1 pm|, the scale of y's terms */
   for (it = 0; it < VI_START_MAX_ITER; it++) {
     nh_la_copy(n, pm, ph);
     for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, ph);
@@ -760,7 +767,7 @@ static inline int vi_midpoint_start(nh_stepper *s, vi_ws *w, const double *q0, d
     // residual A(qm) y and matrix A(qm) M^-1 A0^T (the W of q0 is still in w->W)
     double *e = w->zz;
     for (int i = 0; i < m; i++) e[i] = nh_la_dot(n, w->A + (size_t)i * n, y);
-    res = vi_rows_rel(m, n, e, w->A, nh_la_norm_inf(n, y)); /* relative to |A_a| |y| (VI_RES_SCALE_FLOOR) */
+    res = vi_rows_rel(m, n, e, w->A, fmax(nh_la_norm_inf(n, y), ypm)); /* relative to its terms (VI_RES_SCALE_FLOOR) */
     if (res <= s->opts.newton_tol) break;
     if (*w->gdiag == (double)m) { /* W on proj_env's extents (+0 elsewhere): the dots over them */
       for (int i = 0; i < m; i++)

@@ -388,3 +388,22 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
   s->out_k = 1;
   return status;
 }
+
+int nh_sim_replace_x(nh_sim *s, const double *x) {
+  if (!s || !x) return NH_ERR_ARG;
+  if (!all_finite(s->nx, x)) {
+    sim_msg(s, "replaced state is not finite at t = %.17g", s->t);
+    return NH_ERR_NONFINITE;
+  }
+  memmove(s->x, x, sizeof(double) * (size_t)s->nx);
+  s->st.restart = 1;
+  // the energy there starts a new segment of the invariant statistics (as after an impact)
+  int rc = energy(s, s->t, s->x, &s->stats.energy);
+  if (rc) {
+    sim_msg(s, "energy evaluation failed at the replaced state, t = %.17g", s->t);
+    return NH_ERR_CALLBACK;
+  }
+  s->E_seg = s->stats.energy;
+  s->C_seg = s->stats.energy, s->C_unset = s->half;
+  return NH_OK;
+}

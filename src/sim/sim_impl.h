@@ -180,6 +180,14 @@ SIM_INLINE int all_finite(int n, const double *x) { return nh_la_all_finite(n, x
 
 /* ---- state ------------------------------------------------------------------------------ */
 
+/* sim.c: the state replaced by x at the current time with the run's history kept (statistics,
+ * logs, closed contacts, the gaps' impact times, the method's step proposal), for a caller
+ * that changes only a part of the state that no gap, monitor or closed contact sees
+ * (src/analysis/lyapunov.c: the tangent part of its augmented model, mapped at an impact or
+ * renormalised; nh_sim_set_state_x would reopen every contact and forget the impacts). The
+ * method restarts from x; the energy there starts a new segment of the statistics. */
+int nh_sim_replace_x(nh_sim *s, const double *x);
+
 /* contact.c: project x onto the closed contacts (q along dg, v onto ker [A; dg] in the kinetic
  * metric) */
 int nh_sim_contact_project(nh_sim *s, double *x);

@@ -187,6 +187,21 @@ def test_lyapunov_agrees_with_cli(cli, src, tmp_path):
     assert np.array_equal(np.column_stack([h[n].astype(float) for n in head]), rows, equal_nan=True)  # NaN: no interval yet
 
 
+def test_lyapunov_contacts_as_run(src):
+    """The tangent run closes contacts as a run does (issue 27): on the bouncing ball, the
+    impacts (the accumulation's included) and the closing of nholo.lyapunov are those of a
+    Simulation with the same method and tolerances; without contacts the impacts accumulate
+    and the run stalls at the Zeno point."""
+    m = nholo.load_model_file(str(src / "examples/bouncing_ball.nh"), backend="tape")
+    r = nholo.lyapunov(m, t_end=100)
+    s = nholo.Simulation(m, method="dop853", record=False, rtol=1e-11, atol=1e-13, h=0.0).run(t_end=100)
+    closes = int(np.sum(s.contacts["kind"] == 1))  # NH_CONTACT_CLOSE
+    assert r["status"] == "NH_OK" and r["impacts"] == s.stats["impacts"] == 21
+    assert r["contacts"] == closes == 1
+    n = nholo.lyapunov(m, t_end=3, contact=False)
+    assert n["contacts"] == 0 and n["status"] == "NH_STALL" and abs(n["t_stop"] - 1.354570923) < 1e-8
+
+
 def test_lyapunov_bad_input(cli, src):
     m = nholo.load_model_file(str(src / "examples/sinai.nh"), backend="tape")
     p = subprocess.run([cli, "lyapunov", str(src / "examples/sinai.nh"), "--method", "nope"], capture_output=True,
