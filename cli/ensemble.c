@@ -161,6 +161,7 @@ static int parse_ensemble(int argc, char **argv, ens_opts *o) {
     if (!(own ? set_option(o, name, val) : sh->set(&o->c, name, val))) return CLI_USAGE;
   }
   if (!o->model) return cli_usage_error("ensemble: no model given (see 'nholo list')");
+  if (cli_sim_check(&o->c)) return CLI_USAGE;
   return CLI_OK;
 }
 
