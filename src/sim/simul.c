@@ -46,7 +46,7 @@ int nh_sim_simul_create(nh_sim *s, char *msg, size_t msg_size) {
   nh_simul_opts o = nh_simul_opts_default();
   o.policy = (nh_simul_policy)ord;
   o.project = 1;
-  o.max_outcomes = s->def.simul_max_outcomes;
+  o.max_outcomes = ord == NH_SIMUL_ENUMERATE ? s->def.simul_max_outcomes : 1; /* (the workspace's room) */
   o.truncate_outcomes = 1; /* past the cap: the outcomes found, outcome 0 followed */
   o.opposing_plastic = 1;  /* opposing contacts: the plastic map when the propagation would cycle */
   o.names = NULL; /* set below: the names of the current set */
