@@ -156,11 +156,14 @@ static int print_contacts(const nh_model *m) {
   }
   static const char *const verdicts[] = {"unique (one contact)", "unique (pairwise orthogonal normals)",
                                          "unique (c = -1/2)", "unique (c = -cos(pi/m), a derived extension)",
-                                         "indeterminate: the outcome may depend on the order of the reflections"};
+                                         "indeterminate: the outcome may depend on the order of the reflections",
+                                         "opposing contacts (c = -1): an elastic propagation that reflects across "
+                                         "one of them falls back to the plastic map"};
   if (vd.bound) printf("  reflection bound: %d (derived tighter bound %d)", vd.bound, vd.observed);
   else printf("  reflection bound: none (no theorem for these contacts)");
   printf("; verdict: %s\n", verdicts[vd.kind]);
-  printf("  elastic outcomes from the initial velocity: %d, indeterminacy xi = %.6g\n", vd.outcomes, vd.xi);
+  printf("  elastic outcomes from the initial velocity: %d%s, indeterminacy xi = %.6g\n", vd.outcomes,
+         vd.fallback ? " (the plastic map's: the propagation would reflect across an opposing contact)" : "", vd.xi);
 done:
   if (rc != NH_OK) fprintf(stderr, "nholo: simultaneous contacts: %s\n", msg[0] ? msg : nh_status_string(rc));
   free(work);

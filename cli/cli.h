@@ -76,6 +76,8 @@ typedef struct cli_sim_opts {
   long zeno_count;
   double zeno_interval;
   int simul_order, impact_step; /* nh_simul_policy, nh_impact_step */
+  long max_outcomes;     /* --max-outcomes (max_outcomes_set; needs --order enumerate) */
+  int max_outcomes_set;
   /* contacts: --mu (mu_set), --on-slip, --on-detach (0: the file's; else 1 + nh_monitor_action) */
   int mu_set, on_slip, on_detach;
   double mu;
@@ -96,6 +98,9 @@ void cli_print_option(const char *name, const char *arg, const char *help);
 void cli_sim_opts_init(cli_sim_opts *o);
 /* a model file's load options: backend, overrides, impact law, projection, contacts */
 nh_load_opts cli_sim_load_opts(const cli_sim_opts *o);
+/* the shared options that depend on each other (--max-outcomes needs --order enumerate):
+ * CLI_OK, or CLI_USAGE after the error */
+int cli_sim_check(const cli_sim_opts *o);
 /* into def: the method, steps and tolerances, the method's options, the driver's */
 void cli_sim_apply(const cli_sim_opts *o, const nh_method *method, nh_sim_def *def);
 

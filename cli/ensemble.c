@@ -70,6 +70,7 @@ static const ens_opt ens_options[] = {
 /* the options of `nholo run` that are of one run, not of a member: refused with the reason */
 static const char *const run_only[][2] = {
     {"--events", "an ensemble's impact logs go to its HDF5 file (--out FILE.h5)"},
+    {"--outcomes", "the outcomes of simultaneous impacts are of one run ('nholo run --order enumerate'); an ensemble does not write them"},
     {"--contacts", "the contact log is of one run ('nholo run'); an ensemble does not write it"},
     {"--plot", "a plot is of one run ('nholo run'); an ensemble writes its members with --out FILE.csv or FILE.h5"},
 };
@@ -84,7 +85,7 @@ static void ensemble_help(void) {
          "parameter build each member with the tape):\n");
   for (int i = 0; i < cli_nsim_options; i++)
     cli_print_option(cli_sim_options[i].name, cli_sim_options[i].arg, cli_sim_options[i].help);
-  printf("--events, --contacts and --plot are of one run ('nholo run') only\n"
+  printf("--events, --outcomes, --contacts and --plot are of one run ('nholo run') only\n"
          "an option's value follows it or is joined to it by '=' (--members 1000 or --members=1000)\n"
          "\nexample: nholo ensemble penny --method exact --impacts 20 --vary theta=uniform:0:6.28 --members 1000\n"
          "under MPI: mpirun -np P nholo ensemble ... --out FILE.h5 splits the members over P ranks\n"
@@ -161,6 +162,7 @@ static int parse_ensemble(int argc, char **argv, ens_opts *o) {
     if (!(own ? set_option(o, name, val) : sh->set(&o->c, name, val))) return CLI_USAGE;
   }
   if (!o->model) return cli_usage_error("ensemble: no model given (see 'nholo list')");
+  if (cli_sim_check(&o->c)) return CLI_USAGE;
   return CLI_OK;
 }
 

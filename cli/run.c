@@ -15,7 +15,7 @@ typedef struct run_opts {
   cli_sim_opts c; /* the options an ensemble's members share (cli/simopts.c) */
   double sample;
   int sample_set;
-  const char *out, *events, *plot;
+  const char *out, *events, *plot, *outcomes;
   int json;
   const char *contacts_csv;
   const cli_contacts *contacts; /* the run's, for the summary */
@@ -45,6 +45,11 @@ static int set_out(run_opts *o, const char *opt, const char *val) {
 static int set_events(run_opts *o, const char *opt, const char *val) {
   (void)opt;
   o->events = val;
+  return 1;
+}
+static int set_outcomes(run_opts *o, const char *opt, const char *val) {
+  (void)opt;
+  o->outcomes = val;
   return 1;
 }
 static int set_plot(run_opts *o, const char *opt, const char *val) {
@@ -80,9 +85,10 @@ static const opt_def run_options[] = {
     SHARED("--dt"), SHARED("--rtol"), SHARED("--atol"), SHARED("--newton-tol"), SHARED("--newton-max-iter"),
     {"--sample", "DT", "output interval on dense output (default 0.01 s for exact, else every step; 0 = every step)", set_sample},
     SHARED("--set"), SHARED("--backend"), SHARED("--project-initial"), SHARED("--zeno-count"),
-    SHARED("--zeno-interval"), SHARED("--order"), SHARED("--impact-step"),
+    SHARED("--zeno-interval"), SHARED("--order"), SHARED("--max-outcomes"), SHARED("--impact-step"),
     {"--out", "FILE", "trajectory CSV: t, coordinates, velocities NAME_dot", set_out},
     {"--events", "FILE", "impact log CSV", set_events},
+    {"--outcomes", "FILE", "with --order enumerate: the outcomes of each simultaneous impact, CSV (index, t, outcome, outcomes, truncated, followed, reflections, sequence, NAME_dot..., impulse_GAP...)", set_outcomes},
     {"--contacts", "FILE", "model files with contacts: per sample N, |f|, |f|/N and the running max of |f|/N, per contact", set_contacts},
     SHARED("--mu"), SHARED("--on-slip"), SHARED("--on-detach"),
     {"--plot", "FILE", "plot of the run (.png, .svg or .pdf)", set_plot},
@@ -122,10 +128,11 @@ static int run_outputs(FILE *f, int json, nh_summary_place at, const nh_summary_
   if (at == NH_SUMMARY_EVENT_HEAD && !json) fputs(nh_sim_model(ev->sim)->monitors[ev->rec.monitor].name, f);
   if (at != NH_SUMMARY_TAIL) return 0;
   if (o->contacts) cli_contacts_summary(f, json, o->contacts);
-  const char *keys[4] = {"trajectory", "events", "plot", "contacts"}, *texts[4] = {"trajectory", "impact log", "plot", "contacts"};
-  const char *vals[4] = {o->out, o->events, o->plot, o->contacts_csv};
+  const char *keys[5] = {"trajectory", "events", "plot", "contacts", "outcomes"};
+  const char *texts[5] = {"trajectory", "impact log", "plot", "contacts", "outcomes"};
+  const char *vals[5] = {o->out, o->events, o->plot, o->contacts_csv, o->outcomes};
   if (json) fputs(", \"outputs\": {", f);
-  for (int i = 0, first = 1; i < 4; i++)
+  for (int i = 0, first = 1; i < 5; i++)
     if (vals[i] && json) {
       if (!first) fputs(", ", f);
       first = 0;
@@ -179,13 +186,15 @@ static int parse_run(int argc, char **argv, run_opts *o) {
     if (!(sh ? sh->set(&o->c, name, val) : d->set(o, name, val))) return CLI_USAGE;
   }
   if (!o->model) return cli_usage_error("run: no model given (see 'nholo list')");
-  return CLI_OK;
+  if (o->outcomes && o->c.simul_order != NH_SIMUL_ENUMERATE)
+    return cli_usage_error("--outcomes: outcomes are enumerated only with --order enumerate");
+  return cli_sim_check(&o->c);
 }
 
 static int check_outputs(const run_opts *o) {
-  const char *paths[4] = {o->out, o->events, o->plot, o->contacts_csv};
+  const char *paths[5] = {o->out, o->events, o->plot, o->contacts_csv, o->outcomes};
   char msg[512];
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     if (!paths[i]) continue;
     // a device (/dev/null) may take several outputs; a plot goes only to a regular file
     struct stat sb;
@@ -250,8 +259,8 @@ static int check_rows(const run_opts *o, const nh_method *method, double out_dt)
 
 /* what the run records: the CSV streams and the plot's bounded record */
 typedef struct run_record {
-  nh_csv_stream traj, impacts;
-  int has_traj, has_impacts;
+  nh_csv_stream traj, impacts, outcomes;
+  int has_traj, has_impacts, has_outcomes;
   nh_traj_thin plot; /* plot.traj NULL: no plot */
   cli_contacts contacts; /* n = 0: none */
 } run_record;
@@ -261,6 +270,7 @@ static int record_observer(const nh_sim *sim, nh_sample_kind kind, double t, con
   run_record *r = user;
   if (r->has_traj) nh_csv_stream_observer(sim, kind, t, q, v, &r->traj);
   if (r->has_impacts) nh_csv_stream_observer(sim, kind, t, q, v, &r->impacts);
+  if (r->has_outcomes) nh_csv_stream_observer(sim, kind, t, q, v, &r->outcomes);
   if (r->contacts.n && kind != NH_SAMPLE_IMPACT_BEFORE) cli_contacts_sample(&r->contacts, t, q, v);
   return r->plot.traj ? nh_traj_thin_observer(sim, kind, t, q, v, &r->plot) : 0;
 }
@@ -268,7 +278,8 @@ static int record_observer(const nh_sim *sim, nh_sample_kind kind, double t, con
 static void record_abort(run_record *r) {
   if (r->has_traj) nh_csv_stream_abort(&r->traj);
   if (r->has_impacts) nh_csv_stream_abort(&r->impacts);
-  r->has_traj = r->has_impacts = 0;
+  if (r->has_outcomes) nh_csv_stream_abort(&r->outcomes);
+  r->has_traj = r->has_impacts = r->has_outcomes = 0;
   cli_contacts_abort(&r->contacts);
   nh_traj_destroy(r->plot.traj);
   r->plot.traj = NULL;
@@ -286,6 +297,11 @@ static int record_open(run_record *r, const run_opts *o, const nh_model *model) 
     return cli_usage_error("%s", msg);
   }
   r->has_impacts = o->events != NULL;
+  if (o->outcomes && nh_csv_stream_open(&r->outcomes, NH_CSV_OUTCOMES, o->outcomes, model, msg, sizeof msg) != NH_OK) {
+    record_abort(r);
+    return cli_usage_error("%s", msg);
+  }
+  r->has_outcomes = o->outcomes != NULL;
   if (cli_contacts_open(&r->contacts, model, o->contacts_csv, msg, sizeof msg) != NH_OK) {
     record_abort(r);
     return cli_usage_error("%s", msg);
@@ -303,7 +319,32 @@ static int record_open(run_record *r, const run_opts *o, const nh_model *model) 
 /* the observer the run needs: none when nothing is recorded (an impact log of a model without
  * gaps has no rows) */
 static nh_observer_fn record_fn(const run_record *r, const nh_model *model) {
-  return r->has_traj || r->plot.traj || r->contacts.n || (r->has_impacts && model->ngap > 0) ? record_observer : NULL;
+  return r->has_traj || r->plot.traj || r->contacts.n || ((r->has_impacts || r->has_outcomes) && model->ngap > 0)
+             ? record_observer : NULL;
+}
+
+/* The simultaneous impacts' notes on stderr, once each kind: how many fell back to the plastic
+ * map and how many enumerations were truncated, with the first one's note (from the kept log;
+ * the counts from the statistics, which the log limit does not cut) */
+static void simul_notes(const nh_sim *sim) {
+  const nh_sim_stats *st = nh_sim_get_stats(sim);
+  const long count[2] = {st->simul_fallbacks, st->simul_truncated};
+  const char *what[2] = {"resolved by the plastic map instead of %s law", "with the enumeration truncated"};
+  for (int kind = 0; kind < 2; kind++) {
+    if (count[kind] == 0) continue;
+    char note[512] = "";
+    double t = NAN;
+    for (long k = 0; k < nh_sim_impact_count(sim) && !note[0]; k++) {
+      nh_impact_record r;
+      if (nh_sim_impact_get(sim, k, &r) != NH_OK || !(kind ? r.outcomes_truncated : r.fallback)) continue;
+      nh_impact_note(nh_sim_model(sim), &r, note, sizeof note);
+      t = r.t;
+    }
+    fprintf(stderr, "nholo: note: %ld simultaneous impact%s ", count[kind], count[kind] == 1 ? "" : "s");
+    fprintf(stderr, what[kind], count[kind] == 1 ? "its" : "their");
+    if (note[0]) fprintf(stderr, "; the first, at t = %.17g: %s", t, note);
+    fputc('\n', stderr);
+  }
 }
 
 /* an output that failed: its message on stderr, the first one's status and message kept */
@@ -397,9 +438,11 @@ int cmd_run(int argc, char **argv) {
     exit_code = CLI_FAILED, output_failed(wst, msg, &out_status, out_msg, sizeof out_msg);
   if (rec.has_impacts && (wst = nh_csv_stream_commit(&rec.impacts, msg, sizeof msg)) != NH_OK)
     exit_code = CLI_FAILED, output_failed(wst, msg, &out_status, out_msg, sizeof out_msg);
+  if (rec.has_outcomes && (wst = nh_csv_stream_commit(&rec.outcomes, msg, sizeof msg)) != NH_OK)
+    exit_code = CLI_FAILED, output_failed(wst, msg, &out_status, out_msg, sizeof out_msg);
   if ((wst = cli_contacts_commit(&rec.contacts, msg, sizeof msg)) != NH_OK)
     exit_code = CLI_FAILED, output_failed(wst, msg, &out_status, out_msg, sizeof out_msg);
-  rec.has_traj = rec.has_impacts = 0;
+  rec.has_traj = rec.has_impacts = rec.has_outcomes = 0;
   o.contacts = &rec.contacts;
   const nh_traj *traj = rec.plot.traj;
   if (o.plot) {
@@ -418,6 +461,7 @@ int cmd_run(int argc, char **argv) {
   // the status reported: the run's, else that of the first output that failed (and its message)
   const int run_status = status;
   if (status == NH_OK) status = out_status;
+  simul_notes(sim);
   if (run_status != NH_OK && run_status != NH_EVENT_STOP)
     fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(sim));
   print_summary(sim, nh_method_name(method), status, wall, &o, run_status == NH_OK ? out_msg : NULL);

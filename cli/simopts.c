@@ -119,6 +119,10 @@ static int set_order(cli_sim_opts *o, const char *opt, const char *val) {
   static const char *const names[] = {"most-infeasible", "least", "index", "enumerate"};
   return keyword(opt, val, names, 4, "order", "most-infeasible, least, index or enumerate", &o->simul_order);
 }
+static int set_max_outcomes(cli_sim_opts *o, const char *opt, const char *val) {
+  o->max_outcomes_set = 1;
+  return cli_parse_long(opt, val, 1, 1000000L, &o->max_outcomes);
+}
 static int set_impact_step(cli_sim_opts *o, const char *opt, const char *val) {
   static const char *const names[] = {"auto", "restart", "variational"};
   return keyword(opt, val, names, 3, "impact step", "variational, restart or auto", &o->impact_step);
@@ -147,7 +151,8 @@ const cli_sim_opt cli_sim_options[] = {
     {"--project-initial", NULL, "project an initial velocity that violates the constraints", set_project},
     {"--zeno-count", "N", "Zeno guard: stop after N consecutive impacts closer than --zeno-interval (default 100)", set_zeno_count},
     {"--zeno-interval", "S", "Zeno guard interval in s (default 1e-9)", set_zeno_interval},
-    {"--order", "POLICY", "simultaneous impacts: the order of the reflections, most-infeasible (default), least, index, or enumerate (follows outcome 0, logs the number of outcomes and xi)", set_order},
+    {"--order", "POLICY", "simultaneous impacts: the order of the reflections, most-infeasible (default), least, index, or enumerate (logs every outcome, its velocities, sequence and impulses, and xi; follows outcome 0, the most-infeasible order's)", set_order},
+    {"--max-outcomes", "N", "with --order enumerate: the outcomes kept per impact, 1..1000000 (default 64); past N the record keeps those found (\"outcomes_truncated\"), a note goes to stderr and the run follows outcome 0", set_max_outcomes},
     {"--impact-step", "MODE", "variational: an impact splits del's step (the rest of it after the impact, the nodes on the grid t_k + h, a contact chattering faster than the step made plastic and persistent); restart: cut at the impact, steps of h from there; default auto (variational for del, restart for the other methods, which only restart)", set_impact_step},
     {"--mu", "MU", "model files with contacts: every contact's friction coefficient (0: no slip monitor)", set_mu},
     {"--on-slip", "stop|report", "model files with contacts: at slip (|f| = mu N)", set_contact_action},
@@ -175,6 +180,13 @@ void cli_sim_opts_init(cli_sim_opts *o) {
   o->dt = 1e-3, o->rtol = d.rtol, o->atol = d.atol;
   o->zeno_count = d.zeno_count, o->zeno_interval = d.zeno_interval;
   o->simul_order = d.simul_order, o->impact_step = d.impact_step;
+  o->max_outcomes = d.simul_max_outcomes;
+}
+
+int cli_sim_check(const cli_sim_opts *o) {
+  if (o->max_outcomes_set && o->simul_order != NH_SIMUL_ENUMERATE)
+    return cli_usage_error("--max-outcomes: outcomes are enumerated only with --order enumerate");
+  return CLI_OK;
 }
 
 nh_load_opts cli_sim_load_opts(const cli_sim_opts *o) {
@@ -194,5 +206,6 @@ void cli_sim_apply(const cli_sim_opts *o, const nh_method *method, nh_sim_def *d
   def->project_initial = o->project_initial;
   def->zeno_count = (int)o->zeno_count, def->zeno_interval = o->zeno_interval;
   def->simul_order = o->simul_order, def->impact_step = o->impact_step;
+  def->simul_max_outcomes = (int)o->max_outcomes;
   def->opts = o->mopts;
 }

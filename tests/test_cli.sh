@@ -486,11 +486,98 @@ expect_usage "unknown start" run sleigh --method gni --start late --out "$T/o/x.
   && ok "falling_rod.nh --set k=8: the two orders spin the rod either way (40 V / 27 l)" || bad "falling rod k=8: $(cat "$T/err")"
 "$NHOLO" run "$SRC/examples/cradle5.nh" --t-end 1 --order enumerate --json >"$T/c5" 2>"$T/err" \
   && grep -q '"final_velocity": {"x1": 0, "x2": 0, "x3": 0, "x4": 0, "x5": 1}' "$T/c5" \
-  && grep -q '"sequence": \["g12", "g23", "g34", "g45"\], "outcomes": 1, "xi": 0' "$T/c5" \
+  && grep -q '"sequence": \["g12", "g23", "g34", "g45"\], "outcomes": \[{"velocity": {"x1": 0, "x2": 0, "x3": 0, "x4": 0, "x5": 1}, "sequence": \["g12", "g23", "g34", "g45"\], "impulses": {[^}]*}, "followed": true}\], "outcomes_truncated": false, "xi": 0' "$T/c5" \
   && ok "cradle5.nh: four contacts, one outcome (0, 0, 0, 0, 1)" || bad "cradle5: $(cat "$T/err")"
-"$NHOLO" run "$SRC/examples/cradle4.nh" --t-end 1 --order enumerate >"$T/c4" 2>"$T/err" \
-  && grep -q "sequence g12 g23 g12 g34 g23; 7 outcomes, xi 0.88145; energy 3.75 -> 3.75$" "$T/c4" \
-  && ok "cradle4.nh: masses (1, 2, 3, 1.5), 7 outcomes (T18)" || bad "cradle4: $(cat "$T/err" "$T/c4")"
+# enumerate follows the default order's branch: the same sequence as most-infeasible
+"$NHOLO" run "$SRC/examples/cradle4.nh" --t-end 1 >"$T/c4d" 2>"$T/err" \
+  && "$NHOLO" run "$SRC/examples/cradle4.nh" --t-end 1 --order enumerate >"$T/c4" 2>>"$T/err" \
+  && seq4=$(sed -n 's/^  impact 1: .*; sequence \([^;]*\); energy.*/\1/p' "$T/c4d") && [ -n "$seq4" ] \
+  && grep -q "; sequence $seq4; 7 outcomes, xi 0.88145; energy 3.75 -> 3.75$" "$T/c4" \
+  && ok "cradle4.nh: masses (1, 2, 3, 1.5), 7 outcomes (T18), the followed one most-infeasible's ($seq4)" \
+  || bad "cradle4: $(cat "$T/err" "$T/c4")"
+# the outcomes themselves (issue 27 point 6): a 5-ball chain with 96 elastic outcomes. JSON:
+# each outcome's velocities by coordinate, its sequence (gaps), its impulses by contact; each
+# conserves the chain's energy and momentum, is feasible, and M dv = sum Lambda_i dg_i; outcome
+# 0 (followed) is the final velocity of the default order's run. --outcomes: one row each.
+# The default cap (64) truncates: a note on stderr, "outcomes_truncated", the run goes on with
+# outcome 0; --max-outcomes 200 keeps them all.
+cat >"$T/chain5.nh" <<'EOF'
+model chain5
+coordinates x1 x2 x3 x4 x5
+parameter m1 = 2.9
+parameter m2 = 0.5
+parameter m3 = 3.7
+parameter m4 = 2.3
+parameter m5 = 0.8
+kinetic 1/2*(m1*x1'^2 + m2*x2'^2 + m3*x3'^2 + m4*x4'^2 + m5*x5'^2)
+gap g12: x2 - x1 - 1 impact elastic
+gap g23: x3 - x2 - 1 impact elastic
+gap g34: x4 - x3 - 1 impact elastic
+gap g45: x5 - x4 - 1 impact elastic
+initial x1 = 0, x2 = 1, x3 = 2, x4 = 3, x5 = 4, x1' = 0.4, x2' = 0.3, x3' = -0.6, x4' = -0.8, x5' = -1
+EOF
+"$NHOLO" run "$T/chain5.nh" --t-end 0.5 --json >"$T/ch0" 2>"$T/err" \
+  && "$NHOLO" run "$T/chain5.nh" --t-end 0.5 --order enumerate --max-outcomes 200 --outcomes "$T/ch.csv" --json >"$T/ch" 2>>"$T/err" \
+  && [ ! -s "$T/err" ] && ok "chain5 enumerate --max-outcomes 200: no note" || bad "chain5 enumerate: $(cat "$T/err")"
+"$NHOLO" run "$T/chain5.nh" --t-end 0.5 --order enumerate --outcomes "$T/ch64.csv" --json >"$T/ch64" 2>"$T/err"; rc=$?
+[ $rc = 0 ] && [ "$(wc -l <"$T/err")" = 1 ] \
+  && grep -qF "nholo: note: 1 simultaneous impact with the enumeration truncated; the first, at t = 0: the enumeration stopped at 64 outcomes" "$T/err" \
+  && ok "chain5 enumerate past the default cap: exit 0, one note on stderr" || bad "chain5 cap (exit $rc): $(cat "$T/err")"
+if command -v python3 >/dev/null 2>&1; then
+  python3 - "$T/ch0" "$T/ch" "$T/ch.csv" "$T/ch64" "$T/ch64.csv" <<'PY' && ok "chain5: 96 outcomes in JSON and CSV, each conserving energy and momentum, outcome 0 the default order's; the cap keeps 64" || bad "chain5 outcomes"
+import csv, json, sys
+d0, d, d64 = (json.load(open(sys.argv[i])) for i in (1, 2, 4))
+m = [2.9, 0.5, 3.7, 2.3, 0.8]
+names = ["x1", "x2", "x3", "x4", "x5"]
+v0 = [0.4, 0.3, -0.6, -0.8, -1]
+dg = {"g12": (0, 1), "g23": (1, 2), "g34": (2, 3), "g45": (3, 4)}
+E0 = 0.5 * sum(mi * vi * vi for mi, vi in zip(m, v0))
+P0 = sum(mi * vi for mi, vi in zip(m, v0))
+r = d["impact_log"][0]
+outs = r["outcomes"]
+assert d["impacts"] == 1 and len(outs) == 96 and r["outcomes_truncated"] is False
+assert [o["followed"] for o in outs] == [True] + [False] * 95
+for o in outs:
+    v = [o["velocity"][n] for n in names]
+    assert abs(0.5 * sum(mi * vi * vi for mi, vi in zip(m, v)) - E0) <= 1e-12 * E0
+    assert abs(sum(mi * vi for mi, vi in zip(m, v)) - P0) <= 1e-12
+    for g, (a, b) in dg.items():
+        assert v[b] - v[a] >= -1e-12                                   # feasible
+        assert o["impulses"][g] >= 0
+    for i in range(5):                                                # M dv = sum Lambda_i dg_i
+        f = sum(o["impulses"][g] * ((i == b) - (i == a)) for g, (a, b) in dg.items())
+        assert abs(m[i] * (v[i] - v0[i]) - f) <= 1e-12
+    assert all(g in dg for g in o["sequence"])
+assert len({tuple(round(o["velocity"][n], 9) for n in names) for o in outs}) == 96  # distinct
+# followed: the default order's branch (its velocity, sequence and impulses)
+rd = d0["impact_log"][0]
+assert outs[0]["sequence"] == rd["sequence"] == r["sequence"]
+assert all(outs[0]["velocity"][n] == d0["final_velocity"][n] == d["final_velocity"][n] for n in names)
+assert [outs[0]["impulses"][c["surface"]] for c in rd["contacts"]] == [c["impulse"] for c in rd["contacts"]]
+# the CSV: one row per outcome, the same numbers
+rows = list(csv.DictReader(open(sys.argv[3])))
+assert len(rows) == 96 and all(row["index"] == "0" and row["outcomes"] == "96" for row in rows)
+for row, o in zip(rows, outs):
+    assert row["sequence"].split() == o["sequence"] and int(row["reflections"]) == len(o["sequence"])
+    assert all(float(row[n + "_dot"]) == o["velocity"][n] for n in names)
+    assert all(float(row["impulse_" + g]) == o["impulses"][g] for g in dg)
+    assert row["followed"] == ("1" if o["followed"] else "0") and row["truncated"] == "0"
+# the default cap: the first 64 of the same search, truncated, the same run
+r64 = d64["impact_log"][0]
+assert r64["outcomes_truncated"] is True and len(r64["outcomes"]) == 64 and r64["outcomes"] == outs[:64]
+assert "the enumeration stopped at 64 outcomes" in r64["note"]
+assert d64["final"] == d["final"] and d64["status"] == "NH_OK"
+rows64 = list(csv.DictReader(open(sys.argv[5])))
+assert len(rows64) == 64 and all(row["truncated"] == "1" for row in rows64)
+PY
+fi
+"$NHOLO" run "$T/chain5.nh" --t-end 0.5 --order enumerate --max-outcomes 3 >"$T/ch3" 2>"$T/err" \
+  && grep -q "; 3 outcomes (truncated), xi " "$T/ch3" && grep -q "^nholo: note: " "$T/err" \
+  && ok "--max-outcomes 3: the text summary says truncated" || bad "--max-outcomes 3: $(cat "$T/err" "$T/ch3")"
+expect_usage "--max-outcomes without --order enumerate" run "$T/chain5.nh" --max-outcomes 10 --out "$T/o/x.csv"
+expect_usage "--outcomes without --order enumerate" run "$T/chain5.nh" --outcomes "$T/o/x.csv"
+expect_usage "--max-outcomes 0" run "$T/chain5.nh" --order enumerate --max-outcomes 0 --outcomes "$T/o/x.csv"
+expect_usage "ensemble --max-outcomes without --order enumerate" ensemble "$T/chain5.nh" --max-outcomes 10 --out "$T/o/x.csv"
 "$NHOLO" run "$SRC/examples/cradle3_gaps.nh" --t-end 0.2 --json >"$T/cg" 2>"$T/err" \
   && grep -q '"final": {"x1": -1, "x2": 0, "x3": 1.146299999999' "$T/cg" && grep -q '"t": 0.0537000000000' "$T/cg" \
   && "$NHOLO" run "$SRC/examples/cradle3_gaps.nh" --t-end 1 --set gap2=0.1 >"$T/cg2" 2>>"$T/err" && grep -q "^  impact 2: t = 0.1537 s, BC" "$T/cg2" \
@@ -547,15 +634,75 @@ gap floor: y impact restitution 0
 gap ramp: x + y impact restitution 0
 initial x = -1, y = 2, x' = 1, y' = -2
 EOF
-expect_usage "run: dependent contact normals" run "$T/corner.nh" --t-end 2 --out "$T/o/c.csv" --events "$T/o/e.csv"
+expect_usage "run: dependent contact normals" run "$T/corner.nh" --t-end 2 --out "$T/o/c.csv" --events "$T/o/e.csv" --order enumerate --outcomes "$T/o/oc.csv"
 grep -qxF "nholo: simultaneous impact of 'wall', 'floor', 'chamfer' at t = 1.0000000000000002 failed: the 3 contact normals are linearly dependent (rank 2 in the kinetic metric): contact 'chamfer' is in the span of the contacts before it; the impact is not determined" "$T/stderr" \
   && ok "the dependent contact is named" || bad "dependent message: $(cat "$T/stderr")"
-expect_usage "run: opposing contacts" run "$T/slot.nh" --t-end 2 --out "$T/o/s.csv" --plot "$T/o/s.png"
-grep -qF "failed: contacts 'left' and 'right' oppose (cosine -1)" "$T/stderr" && ok "the opposing pair is named" || bad "opposing message: $(cat "$T/stderr")"
+# opposing contacts (issue 27 point 6, spec 003 T17): a ball wedged in a slot landing on a floor.
+# The floor's reflection leaves the walls at rest: elastic, the ball back up at t = 2, no note.
+"$NHOLO" run "$T/slot.nh" --t-end 2 --out "$T/s.csv" --json >"$T/sj" 2>"$T/err"; rc=$?
+[ $rc = 0 ] && [ ! -s "$T/err" ] && ! grep -q '"fallback"' "$T/sj" \
+  && awk -F, 'END { exit !($1 == 2 && $2 == 0 && ($3 - 1)^2 < 1e-28 && $4 == 0 && $5 == 1) }' "$T/s.csv" \
+  && grep -q '"energy_final": 0.5,' "$T/sj" \
+  && ok "run: a ball in a slot lands on the floor, bounces back elastically (the walls never reflected)" || bad "slot (exit $rc): $(cat "$T/err")"
 "$NHOLO" check "$T/slot.nh" >"$T/ck" 2>"$T/err"; rc=$?
-[ $rc = 2 ] && grep -q "^simultaneous contacts at the initial configuration (|g| <= 1e-09): left right$" "$T/ck" \
-  && grep -qF "nholo: simultaneous contacts: contacts 'left' and 'right' oppose (cosine -1)" "$T/err" \
-  && ok "check: opposing contacts at the initial configuration, exit 2" || bad "check slot (exit $rc): $(cat "$T/err")"
+[ $rc = 0 ] && grep -q "^simultaneous contacts at the initial configuration (|g| <= 1e-09): left right$" "$T/ck" \
+  && grep -qF "verdict: opposing contacts (c = -1): an elastic propagation that reflects across one of them falls back to the plastic map" "$T/ck" \
+  && ok "check: opposing contacts at the initial configuration, their verdict" || bad "check slot (exit $rc): $(cat "$T/err" "$T/ck")"
+# A tilted floor under gravity drives the ball into a wall: the propagation would reflect between
+# the walls for ever, so the impact is the plastic map's (a note on stderr and in the record);
+# the ball then rests wedged. No gap below -1e-12 in any sample, no energy gained.
+cat >"$T/wedged.nh" <<'EOF'
+model wedged
+coordinates x y
+parameter g = 9.81
+kinetic 1/2*(x'^2 + y'^2)
+potential g*y
+gap left: x impact elastic
+gap right: -x impact elastic
+gap floor: y + 0.5*x impact elastic
+initial x = 0, y = 1
+EOF
+"$NHOLO" run "$T/wedged.nh" --t-end 3 --out "$T/wd.csv" --events "$T/wde.csv" --json >"$T/wdj" 2>"$T/err"; rc=$?
+[ $rc = 0 ] && grep -q '"status": "NH_OK"' "$T/wdj" \
+  && grep -q '"fallback": "opposing-contacts", "note": "contacts '"'left'"' and '"'right'"' oppose: the elastic propagation would reflect between them for ever; resolved by the plastic map (spec 003 T17)"' "$T/wdj" \
+  && [ "$(wc -l <"$T/err")" = 1 ] && grep -qF "nholo: note: 1 simultaneous impact resolved by the plastic map instead of its law; the first, at t = 0.4515" "$T/err" \
+  && awk -F, 'NR > 1 { if ($2 < -1e-12 || -$2 < -1e-12 || $3 + 0.5 * $2 < -1e-12 || 0.5 * ($4^2 + $5^2) + 9.81 * $3 > 9.81 * (1 + 1e-12)) bad = 1 } END { exit bad }' "$T/wd.csv" \
+  && awk -F, 'END { exit !($1 == 3 && ($2^2 + $3^2) < 1e-24) }' "$T/wd.csv" \
+  && ok "run: a ball wedged in a slot lands on a tilted floor: the plastic fallback, a note, no penetration, no energy gained, at rest" \
+  || bad "wedged (exit $rc): $(cat "$T/err"; tail -2 "$T/wd.csv")"
+# a plastic (Clark & Bloch) law at a simultaneous impact with a velocity constraint (z' = x' - y'):
+# the plastic complementarity map of the set instead, noted. Wall and floor reached together at
+# t = 1 with v- = (-1, -0.2, -0.8): the cosine of their normals on ker A is +1/2, eq. (11) would
+# pull on the floor; the wall alone stops, v+ = (0, 0.3, -0.3), Lambda = (1.5, 0), E 0.84 -> 0.09
+cat >"$T/skate.nh" <<'EOF'
+model skate_corner
+coordinates x y z
+kinetic 1/2*(x'^2 + y'^2 + z'^2)
+constraint c: z' - x' + y' = 0
+gap wall: x impact plastic
+gap floor: y impact plastic
+initial x = 1, y = 0.2, z = 0, x' = -1, y' = -0.2, z' = -0.8
+EOF
+"$NHOLO" run "$T/skate.nh" --t-end 2 --json >"$T/skj" 2>"$T/err"; rc=$?
+[ $rc = 0 ] && grep -q '"status": "NH_OK"' "$T/skj" \
+  && grep -q '"law": "plastic", "restitution": 0, "order": "most-infeasible", "sequence": \[\], "fallback": "constrained-plastic-law", "note": "the plastic (Clark & Bloch) law of gap '"'wall'"' has no simultaneous counterpart with velocity constraints; resolved by the plastic complementarity map (R = 0)"' "$T/skj" \
+  && grep -qF "nholo: note: 1 simultaneous impact resolved by the plastic map instead of its law; the first, at t = 1: the plastic (Clark & Bloch) law of gap 'wall'" "$T/err" \
+  && ok "run: a plastic law at a simultaneous impact with a velocity constraint falls back to the plastic map, noted" \
+  || bad "skate corner (exit $rc): $(cat "$T/err")"
+if command -v python3 >/dev/null 2>&1; then
+  python3 - "$T/skj" <<'PY' && ok "skate corner: v+ = (0, 0.3, -0.3), A v+ = 0, impulses (1.5, 0), energy 0.84 -> 0.09" || bad "skate corner values"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["impact_log"][0]
+v = d["final_velocity"]
+assert d["impacts"] == 1 and abs(r["t"] - 1) < 1e-12
+assert abs(v["x"]) < 1e-15 and abs(v["y"] - 0.3) < 1e-15 and abs(v["z"] + 0.3) < 1e-15
+assert abs(v["z"] - v["x"] + v["y"]) < 1e-15
+imp = {c["surface"]: c["impulse"] for c in r["contacts"]}
+assert abs(imp["wall"] - 1.5) < 1e-14 and imp["floor"] == 0
+assert abs(r["energy_before"] - 0.84) < 1e-14 and abs(r["energy_after"] - 0.09) < 1e-14
+PY
+fi
 "$NHOLO" run "$T/wedge.nh" --t-end 2 --out "$T/w.csv" --json >"$T/wj" 2>"$T/err"; rc=$?
 [ $rc = 1 ] && grep -q '"status": "NH_ERR_PAST_BOUND"' "$T/wj" && [ "$(tail -1 "$T/w.csv")" = "1.0000000000000002,0,0,0,-1" ] \
   && grep -qF "elastic propagation passed its bound of 10000 reflections (max_reflections) without reaching a feasible velocity (still approaching: contact 'left')" "$T/err" \

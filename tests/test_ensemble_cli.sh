@@ -267,12 +267,12 @@ expect_usage "--table for the sleigh" ensemble $Q --table ellipse --out "$T/o/e.
 grep -qxF "nholo: --table: only for the built-in penny" "$T/stderr" && ok "its message" || bad "its message: $(cat "$T/stderr")"
 expect_usage "--table that is not one" ensemble penny --members 1 --table square --out "$T/o/e.csv"
 expect_usage "--mu on a model without contacts" ensemble $Q --mu 0.3 --out "$T/o/e.csv"
-for opt in --events --contacts --plot; do
+for opt in --events --outcomes --contacts --plot; do
   expect_usage "$opt: of one run" ensemble $Q $opt "$T/o/x.png" --out "$T/o/e.csv"
   grep -q "^nholo: $opt: .*one run\|^nholo: $opt: an ensemble's impact logs go to its HDF5 file" "$T/stderr" && ok "its message" || bad "its message: $(cat "$T/stderr")"
 done
 "$NHOLO" ensemble --help >"$T/help"
-for opt in --retraction --dexp-order --alpha --start --ld --newton-tol --newton-max-iter --table --mu --on-slip --on-detach; do
+for opt in --retraction --dexp-order --alpha --start --ld --newton-tol --newton-max-iter --table --mu --on-slip --on-detach --max-outcomes; do
   grep -q "^  $opt " "$T/help" || bad "ensemble --help lacks $opt"
 done
 # every option of run is one of the ensemble's or refused by name (not "unknown option")

@@ -83,9 +83,11 @@ static int test_named_failures(void) {
   ENSURE(resolve(&dup, v, &o, vp, &r) == NH_ERR_DEPENDENT_CONTACTS);
   ENSURE(r.contact == 0 && r.other == 1);
   ENSURE(strcmp(g_msg, "contacts 'wall' and 'floor' are duplicates (cosine 1): merge them") == 0);
-  /* opposing walls, whatever the law (no law determines the impulses) */
+  /* opposing walls refused (opposing_plastic = 0), whatever the law (no law determines the
+   * impulses); the default's fallback: test_opposing_in_three */
   double dop[4] = {1, 0, -1, 0};
   nh_simul_problem op = {2, 0, 2, I2, NULL, dop};
+  o.opposing_plastic = 0;
   for (int law = NH_SIMUL_ELASTIC; law <= NH_SIMUL_INELASTIC; law++) {
     o.law = (nh_simul_law)law;
     o.restitution = 0.5;
@@ -313,14 +315,42 @@ static int test_policies_rod_billiard(void) {
 
 /* ---- T17: opposing normals among three contacts ------------------------------------------ */
 
+/* the plastic map's conditions at v+ (spec 003 eq. 10): Lambda_i >= 0, rates s+_i >= -tol,
+ * Lambda_i s+_i ~ 0, M (v+ - v-) = sum Lambda_i dg_i^T (no constraints here), energy not
+ * gained; they determine v+ (the projection of v- onto the feasible cone) */
+#define PLASTIC_KKT_TOL 1e-12
+static int plastic_kkt(int nq, int k, const double *M, const double *dg, const double *v,
+                       const double *vp, const double *lam) {
+  double e0 = 0, e1 = 0, scale = 0;
+  for (int a = 0; a < nq; a++) scale = fmax(scale, fabs(v[a]));
+  for (int i = 0; i < k; i++) {
+    double s = 0, n = 0;
+    for (int a = 0; a < nq; a++) s += dg[i * nq + a] * vp[a], n += fabs(dg[i * nq + a]);
+    ENSURE(lam[i] >= 0.0 && s >= -PLASTIC_KKT_TOL * n * scale);
+    ENSURE(fabs(lam[i] * s) <= PLASTIC_KKT_TOL * n * scale * scale * 10);
+  }
+  for (int a = 0; a < nq; a++) {
+    double r = 0;
+    for (int b = 0; b < nq; b++) r += M[a * nq + b] * (vp[b] - v[b]);
+    for (int i = 0; i < k; i++) r -= lam[i] * dg[i * nq + a];
+    ENSURE(fabs(r) <= PLASTIC_KKT_TOL * 10 * scale);
+  }
+  for (int a = 0; a < nq; a++)
+    for (int b = 0; b < nq; b++) e0 += v[a] * M[a * nq + b] * v[b], e1 += vp[a] * M[a * nq + b] * vp[b];
+  ENSURE(e1 <= e0 * (1 + PLASTIC_KKT_TOL));
+  return 0;
+}
+
 static int test_opposing_in_three(void) {
-  /* a ball wedged between two walls (x = 0 from both sides) landing on a floor: the walls
-   * are at rest, the floor approaches; detected before any reflection, no loop */
+  /* a ball wedged between two walls (x = 0 from both sides) landing on a floor: the walls are
+   * at rest, the floor approaches. Refused with opposing_plastic = 0, detected before any
+   * reflection, no loop */
   double I2[4] = {1, 0, 0, 1}, dg[6] = {1, 0, -1, 0, 0, 1}, v[2] = {0, -1}, vp[2];
   static const char *const names[] = {"left", "right", "floor"};
   nh_simul_problem pb = {2, 0, 3, I2, NULL, dg};
   nh_simul_opts o = nh_simul_opts_default();
   o.names = names;
+  o.opposing_plastic = 0;
   nh_simul_result r;
   ENSURE(resolve(&pb, v, &o, vp, &r) == NH_ERR_OPPOSING_CONTACTS);
   ENSURE(r.contact == 0 && r.other == 1 && r.reflections == 0);
@@ -332,6 +362,50 @@ static int test_opposing_in_three(void) {
   double C[9];
   ENSURE(nh_simul_cosines(&pb, &o, NULL, C, g_work, NULL, 0) == NH_ERR_OPPOSING_CONTACTS);
   ENSURE(C[1] == -1.0 && C[2] == 0.0 && C[5] == 0.0);
+  /* the default (opposing_plastic): the floor's reflection leaves both walls at rate 0, so the
+   * elastic propagation never reflects across a wall and is the answer, (0, 1), no fallback */
+  o.opposing_plastic = 1;
+  ENSURE(resolve(&pb, v, &o, vp, &r) == NH_OK);
+  ENSURE(r.fallback == NH_SIMUL_FALLBACK_NONE && r.reflections == 1 && r.seq[0] == 2);
+  ENSURE(vp[0] == 0.0 && vp[1] == 1.0 && r.energy_after == r.energy_before);
+  ENSURE(nh_simul_verdict_of(&pb, v, &o, &vd, g_work, g_msg, sizeof g_msg) == NH_OK);
+  ENSURE(vd.kind == NH_SIMUL_OPPOSING_PAIR && vd.outcomes == 1 && vd.fallback == 0);
+  ENSURE(nh_simul_cosines(&pb, &o, NULL, C, g_work, NULL, 0) == NH_OK && C[1] == -1.0);
+  /* a tilted floor (0.5, 1): its reflection (0.8, 0.6) drives the ball into the right wall;
+   * the propagation would then reflect between the walls for ever. Every law falls back to
+   * (or is) the plastic map: the projection of (0, -1) onto {x' = 0, x'/2 + y' >= 0} is 0,
+   * with impulses right 1/2, floor 1 (M dv = sum Lambda dg) */
+  double dt[6] = {1, 0, -1, 0, 0.5, 1};
+  nh_simul_problem tilt = {2, 0, 3, I2, NULL, dt};
+  for (int law = NH_SIMUL_ELASTIC; law <= NH_SIMUL_INELASTIC; law++)
+    for (int pol = NH_SIMUL_MOST_INFEASIBLE; pol <= NH_SIMUL_ENUMERATE; pol++) {
+      o.law = (nh_simul_law)law, o.policy = (nh_simul_policy)pol, o.restitution = 0.5;
+      ENSURE(resolve(&tilt, v, &o, vp, &r) == NH_OK);
+      ENSURE(fabs(vp[0]) <= 1e-15 && fabs(vp[1]) <= 1e-15 && r.alpha == 0.0);
+      ENSURE(r.impulse[0] == 0.0 && fabs(r.impulse[1] - 0.5) <= 1e-15 && fabs(r.impulse[2] - 1) <= 1e-15);
+      ENSURE(plastic_kkt(2, 3, I2, dt, v, vp, r.impulse) == 0);
+      ENSURE(r.outcomes == 1 && r.reflections == 0 && r.energy_after <= 1e-30);
+      /* the elastic part falls back (the plastic law is the plastic map anyway) */
+      ENSURE(r.fallback == (law == NH_SIMUL_PLASTIC ? NH_SIMUL_FALLBACK_NONE : NH_SIMUL_FALLBACK_OPPOSING));
+      if (r.fallback) {
+        ENSURE(r.contact == 0 && r.other == 1);
+        ENSURE(strcmp(g_msg, "contacts 'left' and 'right' oppose (cosine -1): the elastic "
+                             "propagation would reflect between them for ever; resolved by the "
+                             "plastic map") == 0);
+      }
+    }
+  o.law = NH_SIMUL_ELASTIC, o.policy = NH_SIMUL_MOST_INFEASIBLE;
+  ENSURE(nh_simul_verdict_of(&tilt, v, &o, &vd, g_work, g_msg, sizeof g_msg) == NH_OK);
+  ENSURE(vd.kind == NH_SIMUL_OPPOSING_PAIR && vd.outcomes == 1 && vd.fallback == NH_SIMUL_FALLBACK_OPPOSING);
+  /* a normal in the span of the others once the pair counts as one is still dependent */
+  double dd[8] = {1, 0, -1, 0, 0, 1, 1, 1};
+  nh_simul_problem dep = {2, 0, 4, I2, NULL, dd};
+  ENSURE(resolve(&dep, v, &o, vp, &r) == NH_ERR_DEPENDENT_CONTACTS && r.contact == 3);
+  ENSURE(strstr(g_msg, "(rank 2 of 3 in the kinetic metric, each opposing pair counted once)"));
+  /* paper_plastic has no solution of eq. (11) here: refused as before */
+  o.paper_plastic = 1;
+  ENSURE(resolve(&tilt, v, &o, vp, &r) == NH_ERR_OPPOSING_CONTACTS);
+  o.paper_plastic = 0;
   /* nearly opposing walls (c = -1 + 2e-6) and a floor in R^3 are not: the propagation
    * terminates after many reflections (the walls' cone is 2 gamma ~ 2e-3 wide) */
   const double d = 1e-3;
@@ -348,6 +422,55 @@ static int test_opposing_in_three(void) {
   return 0;
 }
 
+/* Random plastic impacts with an opposing pair among 3 to 5 contacts in R^4..R^6 (random SPD
+ * M): the Lawson-Hanson active set meets the conditions of the plastic map (plastic_kkt),
+ * and the elastic law falling back gives the same velocity. */
+#define OPP_TRIALS 300
+static unsigned long g_seed = 12345;
+static double urand(void) {
+  g_seed = g_seed * 6364136223846793005UL + 1442695040888963407UL;
+  return (double)(g_seed >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+static int test_opposing_random(void) {
+  nh_simul_opts o = nh_simul_opts_default();
+  nh_simul_result r;
+  int solved = 0, fell = 0, maxpiv = 0;
+  for (int t = 0; t < OPP_TRIALS; t++) {
+    const int nq = 4 + t % 3, k = 3 + t % 3;
+    double B[36], M[36], dg[30], v[6], vp[6], ve[6], lam[5];
+    for (int a = 0; a < nq * nq; a++) B[a] = urand();
+    for (int a = 0; a < nq; a++)
+      for (int b = 0; b < nq; b++) {
+        double x = a == b ? 0.5 : 0.0;
+        for (int c = 0; c < nq; c++) x += B[a * nq + c] * B[b * nq + c];
+        M[a * nq + b] = x;
+      }
+    for (int a = 0; a < k * nq; a++) dg[a] = urand();
+    const double f = 0.5 + fabs(urand()); /* contact 1 = -f contact 0 */
+    for (int a = 0; a < nq; a++) dg[nq + a] = -f * dg[a];
+    for (int a = 0; a < nq; a++) v[a] = urand();
+    o.law = NH_SIMUL_PLASTIC;
+    nh_simul_problem pb = {nq, 0, k, M, NULL, dg};
+    int st = resolve(&pb, v, &o, vp, &r);
+    if (st == NH_NO_IMPACT) continue;
+    ENSURE(st == NH_OK);
+    solved++;
+    if (r.plastic_pivots > maxpiv) maxpiv = r.plastic_pivots;
+    memcpy(lam, r.impulse, sizeof(double) * (size_t)k);
+    ENSURE(plastic_kkt(nq, k, M, dg, v, vp, lam) == 0);
+    o.law = NH_SIMUL_ELASTIC;
+    ENSURE(resolve(&pb, v, &o, ve, &r) == NH_OK);
+    if (r.fallback) {
+      fell++;
+      for (int a = 0; a < nq; a++) ENSURE(ve[a] == vp[a]);
+    }
+  }
+  printf("  %d plastic impacts with an opposing pair, %d elastic ones fell back, at most %d pivots\n",
+         solved, fell, maxpiv);
+  ENSURE(solved > OPP_TRIALS / 2 && fell > 0);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_status_table);
@@ -356,6 +479,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_billiard_paper_geometry);
   RUN_TEST(test_policies_rod_billiard);
   RUN_TEST(test_opposing_in_three);
+  RUN_TEST(test_opposing_random);
   free(g_work);
   return TEST_SUMMARY();
 }

@@ -311,7 +311,7 @@ static int test_cradle_unequal(void) {
   ENSURE(r.outcomes == 2 && r.branches == 2);
   ENSURE(maxdiff(3, r.outcome_v, a) <= 1e-15 && maxdiff(3, r.outcome_v + 3, b) <= 1e-15);
   ENSURE(r.outcome_len[0] == 3 && r.outcome_len[1] == 3);
-  const int *s0 = r.outcome_seq, *s1 = r.outcome_seq + r.seq_stride;
+  const int *s0 = r.outcome_seq + r.outcome_start[0], *s1 = r.outcome_seq + r.outcome_start[1];
   ENSURE(s0[0] == 0 && s0[1] == 1 && s0[2] == 0 && s1[0] == 1 && s1[1] == 0 && s1[2] == 1);
   ENSURE_NEAR(r.xi, 20.0 * sqrt(2.0) / 27.0, 1e-15);
   for (int j = 0; j < 2; j++) {
@@ -862,9 +862,11 @@ static int test_bad_input(void) {
   ENSURE(strcmp(g_msg, "the 3 contact normals are linearly dependent (rank 2 in the kinetic "
                        "metric): contact 2 is in the span of the contacts before it; the "
                        "impact is not determined") == 0);
-  /* opposing contacts */
+  /* opposing contacts, refused (opposing_plastic = 0; the default resolves them,
+   * test_simul_more.c) */
   double dop[4] = {1, 0, -2, 0};
   nh_simul_problem pop = {2, 0, 2, M2, NULL, dop};
+  o.opposing_plastic = 0;
   ENSURE(resolve(&pop, v2, &o, vp, &r) == NH_ERR_OPPOSING_CONTACTS);
   ENSURE(r.status == NH_SIMUL_OPPOSING && r.contact == 0 && r.other == 1);
   ENSURE(strcmp(g_msg, "contacts 0 and 1 oppose (cosine -1): their feasible set is the common "
@@ -872,9 +874,10 @@ static int test_bad_input(void) {
                        "impulses") == 0);
   /* ... their cosines are still reported */
   double C[4];
-  ENSURE(nh_simul_cosines(&pop, NULL, NULL, C, work_for(&pop, NULL), NULL, 0) ==
+  ENSURE(nh_simul_cosines(&pop, &o, NULL, C, work_for(&pop, &o), NULL, 0) ==
          NH_ERR_OPPOSING_CONTACTS);
   ENSURE(C[1] == -1.0);
+  o.opposing_plastic = 1;
   /* duplicates */
   double ddu[4] = {1, 0, 2, 0};
   nh_simul_problem pdu = {2, 0, 2, M2, NULL, ddu};
@@ -985,6 +988,78 @@ static int test_random_conservation(void) {
   return 0;
 }
 
+/* ---- T18: enumeration in the most-infeasible order; truncation ---------------------------- */
+
+/* Random 5-ball chains (masses in [0.2, 5], velocities in [-1, 1]; some have thousands of
+ * outcomes, the search kept to ENUM_MAX_OUTCOMES and truncated past it): every outcome
+ * conserves energy and momentum, is feasible, pushes (T16); outcome 0 is the most-infeasible
+ * policy's, bit for bit (velocity, sequence, impulses); with max_outcomes N below the count
+ * and truncate_outcomes the search keeps exactly the first N outcomes of the larger search,
+ * flagged truncated, and without it fails as before. */
+#define ENUM_TRIALS 100
+#define ENUM_MAX_OUTCOMES 200
+static int test_enumerate_order(void) {
+  unsigned long long seed = 2718281828ULL;
+  int most = 0, truncated = 0;
+  for (int t = 0; t < ENUM_TRIALS; t++) {
+    double m[5], v[5], vm[5], ve[5];
+    for (int i = 0; i < 5; i++) m[i] = nh_test_rand(&seed, 0.2, 5.0), v[i] = nh_test_rand(&seed, -1.0, 1.0);
+    chain c;
+    chain_init(&c, 5, m);
+    nh_simul_opts o = opts_of(NH_SIMUL_ELASTIC, NH_SIMUL_MOST_INFEASIBLE);
+    nh_simul_result rm, r;
+    int st = resolve(&c.pb, v, &o, vm, &rm);
+    if (st == NH_NO_IMPACT) continue;
+    ENSURE(st == NH_OK);
+    int len = rm.reflections, seq[64];
+    double lam[4];
+    ENSURE(len <= 64);
+    memcpy(seq, rm.seq, sizeof(int) * (size_t)len);
+    memcpy(lam, rm.impulse, sizeof lam);
+    o = opts_of(NH_SIMUL_ELASTIC, NH_SIMUL_ENUMERATE);
+    o.max_outcomes = ENUM_MAX_OUTCOMES;
+    o.truncate_outcomes = 1;
+    ENSURE(resolve(&c.pb, v, &o, ve, &r) == NH_OK);
+    const int was_truncated = r.truncated;
+    ENSURE(memcmp(ve, vm, sizeof ve) == 0 && memcmp(r.outcome_v, vm, sizeof vm) == 0);
+    ENSURE(r.outcome_len[0] == len && r.outcome_start[0] == 0 && r.reflections == len);
+    ENSURE(memcmp(r.outcome_seq, seq, sizeof(int) * (size_t)len) == 0);
+    ENSURE(memcmp(r.outcome_impulse, lam, sizeof lam) == 0);
+    const double p0 = total_momentum(5, c.M, v);
+    for (int j = 0; j < r.outcomes; j++) {
+      nh_simul_result rj = r;
+      rj.impulse = r.outcome_impulse + 4 * j;
+      ENSURE(check_elastic(&c.pb, v, r.outcome_v + 5 * j, &rj) == 0);
+      ENSURE_NEAR(total_momentum(5, c.M, r.outcome_v + 5 * j), p0, 1e-13);
+      ENSURE(j == 0 || r.outcome_start[j] == r.outcome_start[j - 1] + r.outcome_len[j - 1]);
+    }
+    if (r.outcomes > most) most = r.outcomes;
+    truncated += was_truncated;
+    if (r.outcomes < 3) continue;
+    /* the cap below the count: the first N kept */
+    const int n = r.outcomes, N = n / 2;
+    double *all = malloc(sizeof(double) * 5 * (size_t)n);
+    ENSURE(all != NULL);
+    memcpy(all, r.outcome_v, sizeof(double) * 5 * (size_t)n);
+    o.max_outcomes = N;
+    o.truncate_outcomes = 0;
+    ENSURE(resolve(&c.pb, v, &o, ve, &r) == NH_ERR_NO_CONVERGENCE && r.status == NH_SIMUL_TOO_MANY_OUTCOMES);
+    o.truncate_outcomes = 1;
+    ENSURE(resolve(&c.pb, v, &o, ve, &r) == NH_OK && r.truncated && r.outcomes == N);
+    ENSURE(memcmp(r.outcome_v, all, sizeof(double) * 5 * (size_t)N) == 0 && memcmp(ve, vm, sizeof ve) == 0);
+    ENSURE(r.xi <= 2.0 + 1e-12); /* |v_a - v_b|_M <= 2 |v-|_M */
+    free(all);
+    /* the branch cap: at least outcome 0 */
+    o.max_outcomes = ENUM_MAX_OUTCOMES, o.max_branches = 1;
+    ENSURE(resolve(&c.pb, v, &o, ve, &r) == NH_OK && r.truncated && r.outcomes == 1 && r.branches == 1);
+    ENSURE(memcmp(ve, vm, sizeof ve) == 0);
+  }
+  printf("  most outcomes of a 5-ball chain: %d (cap %d); %d searches truncated\n", most,
+         ENUM_MAX_OUTCOMES, truncated);
+  ENSURE(most > 64 && truncated > 0);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_gamma_algebra);
@@ -1002,6 +1077,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_nonholonomic);
   RUN_TEST(test_bad_input);
   RUN_TEST(test_random_conservation);
+  RUN_TEST(test_enumerate_order);
   free(g_work);
   return TEST_SUMMARY();
 }

@@ -12,6 +12,7 @@
 
 #include "harness.h"
 #include "nholo/io.h"
+#include "nholo/modelfile.h"
 #include "nholo/systems.h"
 
 /* a run of 10x the steps may raise the peak resident memory by at most this much (kB): the
@@ -154,6 +155,63 @@ static int test_stream_abort(void) {
   return 0;
 }
 
+/* The outcomes CSV (--outcomes): streamed byte for byte as nh_write_outcomes_csv writes it,
+ * one row per outcome of each enumerated simultaneous impact, numbered with the impact log's
+ * index (a cradle of four with a wall on the left: the enumerated impact at t = 0, then the
+ * wall and the balls again); an aborted stream leaves nothing. */
+static int test_stream_outcomes(void) {
+  char msg[1024] = "";
+  nh_load_opts lo = nh_load_opts_default();
+  lo.backend = NH_BACKEND_TAPE;
+  nh_model *m = nh_model_parse("model cradle4w\ncoordinates x1 x2 x3 x4\n"
+                               "kinetic 1/2*(x1'^2 + 2*x2'^2 + 3*x3'^2 + 1.5*x4'^2)\n"
+                               "gap wall: x1 + 0.5 impact elastic\ngap g12: x2 - x1 - 1 impact elastic\n"
+                               "gap g23: x3 - x2 - 1 impact elastic\ngap g34: x4 - x3 - 1 impact elastic\n"
+                               "initial x1 = 0, x2 = 1, x3 = 2, x4 = 3, x1' = 2, x2' = 1, x4' = -1\n",
+                               "cradle4w.nh", &lo, msg, sizeof msg);
+  ENSURE(m != NULL);
+  nh_sim_def def = nh_sim_def_default();
+  def.method = nh_method_find("dopri5");
+  def.simul_order = NH_SIMUL_ENUMERATE;
+  nh_sim *a = nh_sim_create(m, &def, msg, sizeof msg), *b = nh_sim_create(m, &def, msg, sizeof msg);
+  ENSURE(a && b);
+  ENSURE(nh_sim_run(a, 5.0, 0, NULL, NULL) == NH_OK);
+  ENSURE(nh_write_outcomes_csv(out_path("mem_out.csv"), a, msg, sizeof msg) == NH_OK);
+  nh_csv_stream cs;
+  ENSURE(nh_csv_stream_open(&cs, NH_CSV_OUTCOMES, out_path("str_out.csv"), m, msg, sizeof msg) == NH_OK);
+  ENSURE(nh_sim_run(b, 5.0, 0, nh_csv_stream_observer, &cs) == NH_OK);
+  ENSURE(nh_csv_stream_commit(&cs, msg, sizeof msg) == NH_OK);
+  long bytes, want = 0, nsim = 0;
+  ENSURE(same_file(out_path("mem_out.csv"), out_path("str_out.csv"), &bytes));
+  nh_impact_record r;
+  for (long k = 0; k < nh_sim_impact_count(b); k++) {
+    ENSURE(nh_sim_impact_get(b, k, &r) == NH_OK);
+    want += r.outcomes;
+    nsim += r.contacts >= 2;
+    ENSURE(r.contacts >= 2 ? r.outcomes >= 1 : r.outcomes == 0);
+  }
+  ENSURE(nh_sim_impact_count(b) > 2 && nsim >= 1 && want >= 7);
+  ENSURE(count_lines(out_path("str_out.csv")) == want + 1 && cs.rows == want);
+  ENSURE(cs.impacts == nh_sim_impact_count(b));
+  /* the header names the coordinates and every gap's impulse */
+  long n;
+  char *text = slurp(out_path("str_out.csv"), &n);
+  ENSURE(text && strncmp(text, "index,t,outcome,outcomes,truncated,followed,reflections,sequence,x1_dot,x2_dot,"
+                               "x3_dot,x4_dot,impulse_wall,impulse_g12,impulse_g23,impulse_g34\n0,0,0,7,0,1,", 140) == 0);
+  free(text);
+  /* aborted: nothing left */
+  ENSURE(nh_csv_stream_open(&cs, NH_CSV_OUTCOMES, out_path("aborted_out.csv"), m, msg, sizeof msg) == NH_OK);
+  nh_sim_destroy(a);
+  a = nh_sim_create(m, &def, msg, sizeof msg);
+  ENSURE(a && nh_sim_run(a, 1.0, 0, nh_csv_stream_observer, &cs) == NH_OK && cs.rows == 7);
+  nh_csv_stream_abort(&cs);
+  ENSURE(access(out_path("aborted_out.csv"), F_OK) != 0);
+  remove(out_path("mem_out.csv")), remove(out_path("str_out.csv"));
+  nh_sim_destroy(a), nh_sim_destroy(b);
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* log_limit: the first limit - 1 impacts and the latest are kept, the counts stay exact */
 static int test_log_limit(void) {
   char msg[256] = "";
@@ -272,6 +330,7 @@ int main(int argc, char **argv) {
   }
   RUN_TEST(test_stream_identity);
   RUN_TEST(test_stream_abort);
+  RUN_TEST(test_stream_outcomes);
   RUN_TEST(test_log_limit);
   RUN_TEST(test_traj_thin);
   RUN_TEST(test_stream_memory_flat);

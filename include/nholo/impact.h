@@ -127,11 +127,22 @@ NH_API int nh_project_velocity(int nq, int nc, const double *M, const double *A,
  * observed is ceil(pi / (2 gamma))). More contacts: no theorem, the option max_reflections.
  * A propagation that passes its bound stops with NH_SIMUL_PAST_BOUND.
  *
+ * Opposing contacts (c_ij ~ -1: a ball wedged between two walls; their feasible set is the
+ * common tangent). Gamma_i Gamma_j = I, so an elastic propagation that reflects across one of
+ * them cycles for ever; one that never does is unaffected. By default (opposing_plastic) such
+ * a propagation falls back to the plastic map for the whole impact (spec 003 sec. 2.7, T17),
+ * reported in nh_simul_result.fallback with the pair in contact and other; the plastic map
+ * (plastic and inelastic laws, and this fallback) then solves its complementarity problem,
+ * whose cosine matrix is only semi-definite, by the Lawson-Hanson active set of the
+ * non-negative least squares min |v- + sum x_i u_i / sqrt(G_ii)|_M, x >= 0 (the same
+ * projection of v- onto the feasible cone). A normal in the span of the others once each
+ * opposing pair counts as one is still dependent.
+ *
  * Failures, each with its own status, detail status and a one-line message naming the
  * contacts (by nh_simul_opts.names when given, else by index): linearly dependent normals
  * (two duplicate contacts, c_ij ~ +1, or a normal in the span of the others:
- * NH_ERR_DEPENDENT_CONTACTS), two opposing contacts (c_ij ~ -1: the reflections cycle for
- * ever; NH_ERR_OPPOSING_CONTACTS), a reflection sequence past its bound (NH_ERR_PAST_BOUND),
+ * NH_ERR_DEPENDENT_CONTACTS), two opposing contacts with opposing_plastic = 0 or
+ * paper_plastic (NH_ERR_OPPOSING_CONTACTS), a reflection sequence past its bound (NH_ERR_PAST_BOUND),
  * with paper_plastic a projection that needs a pulling impulse (NH_ERR_PULLING_IMPULSE), a
  * plastic active set that does not settle (NH_ERR_NO_CONVERGENCE: round-off only); and a gap
  * gradient in the span of the constraint one-forms (G_ii ~ 0), a velocity that violates
@@ -161,11 +172,26 @@ typedef enum nh_simul_status {
   NH_SIMUL_DEPENDENT = 4,        /* [NH_ERR_DEPENDENT_CONTACTS] duplicate or dependent normals */
   NH_SIMUL_PAST_BOUND = 5,       /* [NH_ERR_PAST_BOUND] more reflections than the bound */
   NH_SIMUL_NEGATIVE_IMPULSE = 6, /* [NH_ERR_PULLING_IMPULSE] eq. (11) pulls (paper_plastic) */
-  NH_SIMUL_TOO_MANY_OUTCOMES = 7,/* [NH_ERR_NO_CONVERGENCE] enumerate's capacity exceeded */
+  NH_SIMUL_TOO_MANY_OUTCOMES = 7,/* [NH_ERR_NO_CONVERGENCE] enumerate's capacity exceeded
+                                    (truncate_outcomes = 0) */
   NH_SIMUL_BAD_INPUT = 8,        /* [NH_ERR_ARG, NH_ERR_NOT_SPD, NH_ERR_CONSTRAINT] */
   NH_SIMUL_NO_CONVERGENCE = 9    /* [NH_ERR_NO_CONVERGENCE] the plastic active set passed its
                                     pivot cap or lost definiteness (round-off) */
 } nh_simul_status;
+
+/* Why an impact was resolved by the plastic map instead of its law (nh_simul_result.fallback,
+ * nh_impact_record.fallback); nh_simul_fallback_name gives a short name. */
+typedef enum nh_simul_fallback {
+  NH_SIMUL_FALLBACK_NONE = 0,
+  NH_SIMUL_FALLBACK_OPPOSING = 1,   /* the elastic propagation would reflect across one of two
+                                       opposing contacts (it would cycle for ever) */
+  NH_SIMUL_FALLBACK_CONSTRAINED_PLASTIC = 2 /* the driver: a gap's plastic (Clark & Bloch) law,
+                                               which has no simultaneous counterpart with
+                                               velocity constraints */
+} nh_simul_fallback;
+
+/* "none", "opposing-contacts", "constrained-plastic-law" ("?" for another value) */
+NH_API const char *nh_simul_fallback_name(int fallback);
 
 /* The contacts at the impact configuration (matrices evaluated at q*). */
 typedef struct nh_simul_problem {
@@ -195,13 +221,22 @@ typedef struct nh_simul_opts {
   double outcome_tol;     /* enumerate: outcomes within outcome_tol |v-|_M are one, 1e-9 */
   double unique_tol;      /* verdict: |c| <= unique_tol is orthogonal etc., default 1e-9 */
   int max_reflections;    /* cap of a sequence (contacts without a theorem), default 10000 */
-  int max_outcomes;       /* enumerate: distinct outcomes kept, default 64 */
+  int max_outcomes;       /* enumerate: distinct outcomes kept, default 64 (1 to 1e6) */
   long max_branches;      /* enumerate: leaves visited, default 65536 */
+  int truncate_outcomes;  /* enumerate past max_outcomes or max_branches: 0 (default) fails
+                             with NH_SIMUL_TOO_MANY_OUTCOMES; 1 keeps the outcomes found
+                             (outcome 0, the most-infeasible branch, always among them) and
+                             sets nh_simul_result.truncated */
+  int opposing_plastic;   /* opposing contacts: 1 (default) resolved, an elastic propagation
+                             that would reflect across one of them falling back to the plastic
+                             map (nh_simul_result.fallback); 0 refused (NH_SIMUL_OPPOSING) */
   const char *const *names; /* (k) the contacts' names in messages; NULL (default): indices */
 } nh_simul_opts;
 
 /* The outcome. Pointers point into the caller's workspace and are valid until it is used
- * again. For enumerate, v_out, seq and impulse are those of outcome 0. */
+ * again. For enumerate, v_out, seq and impulse are those of outcome 0, which is the
+ * most-infeasible policy's outcome (the depth-first search takes the choices at each step in
+ * that policy's order: most infeasible first, ties to the lower index). */
 typedef struct nh_simul_result {
   int status;                 /* nh_simul_status */
   int contact;                /* the contact a failure names (-1: none): one of an opposing
@@ -219,15 +254,22 @@ typedef struct nh_simul_result {
   double plastic_loss;        /* E_p, the plastic map's energy loss (0 when it is not used) */
   double alpha;               /* the weight of the elastic outcome (1 elastic, 0 plastic) */
   int plastic_pivots;         /* changes of the plastic map's active set (0: eq. (11) held) */
+  int fallback;               /* nh_simul_fallback: NH_SIMUL_FALLBACK_OPPOSING when the
+                                 elastic propagation would have reflected across contact
+                                 `contact` of the opposing pair (contact, other), and the plastic
+                                 map resolved the impact (alpha 0; msg holds a note) */
   /* enumerate */
   int outcomes;               /* distinct outcomes */
   long branches;              /* complete sequences visited */
+  int truncated;              /* 1: the search stopped at max_outcomes or max_branches
+                                 (truncate_outcomes): the outcomes found so far */
   double xi;                  /* indeterminacy (0 for one outcome) */
   const double *outcome_v;    /* (outcomes x nq) */
   const double *outcome_impulse; /* (outcomes x k) */
-  const int *outcome_seq;     /* (outcomes x seq_stride) */
+  const int *outcome_seq;     /* the outcomes' sequences one after another: outcome j's is
+                                 outcome_seq + outcome_start[j], outcome_len[j] long */
+  const int *outcome_start;   /* (outcomes) */
   const int *outcome_len;     /* (outcomes) */
-  int seq_stride;
 } nh_simul_result;
 
 NH_API nh_simul_opts nh_simul_opts_default(void);
@@ -238,7 +280,7 @@ NH_API size_t nh_simul_work_size(int nq, int nc, int k, const nh_simul_opts *opt
 
 /* Resolve a simultaneous impact: v (nq) pre-impact velocity, v_out (nq, may alias v) the
  * outcome, res (not NULL) the details, msg (Nullable, msg_size bytes) a one-line message on
- * any status other than NH_OK. Returns the bracketed status of nh_simul_status; on a
+ * any status other than NH_OK, and the note of a fallback (res->fallback) on NH_OK. Returns the bracketed status of nh_simul_status; on a
  * negative status v_out is v (res->impulse then holds what was computed, for diagnosis). */
 NH_API int nh_simul_resolve(const nh_simul_problem *pb, const double *v, const nh_simul_opts *opts,
                             double *v_out, nh_simul_result *res, void *work, char *msg,
@@ -271,7 +313,10 @@ typedef enum nh_simul_uniqueness {
   NH_SIMUL_UNIQUE_THIRD = 2,      /* two contacts with c = -1/2 (Theorem 3); not +1/2 */
   NH_SIMUL_UNIQUE_DIHEDRAL = 3,   /* two contacts with c = -cos(pi/m), m >= 4 (derived
                                      extension, not the paper's) */
-  NH_SIMUL_INDETERMINATE = 4      /* no theorem: the outcome may depend on the order */
+  NH_SIMUL_INDETERMINATE = 4,     /* no theorem: the outcome may depend on the order */
+  NH_SIMUL_OPPOSING_PAIR = 5      /* two opposing contacts (opposing_plastic): an elastic
+                                     propagation that reflects across one falls back to the
+                                     plastic map */
 } nh_simul_uniqueness;
 
 typedef struct nh_simul_verdict {
@@ -283,6 +328,7 @@ typedef struct nh_simul_verdict {
   int observed;   /* its derived tighter value */
   int outcomes;   /* distinct elastic outcomes from v (enumerate; 0 when v is NULL) */
   double xi;      /* their indeterminacy */
+  int fallback;   /* nh_simul_fallback of that enumeration (outcomes 1: the plastic one) */
 } nh_simul_verdict;
 
 /* The verdict from the cosines, and, when v is not NULL, the outcomes and xi of an elastic

@@ -58,6 +58,14 @@ NH_API int nh_write_traj_csv(const char *path, const nh_model *model, const nh_t
  * vn_before, vn_after, alpha, lambda_<constraint>..., <coord>..., <coord>_dot_before...,
  * <coord>_dot_after... */
 NH_API int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t msg_size);
+/* CSV of the outcomes of the enumerated simultaneous impacts (nh_sim_def.simul_order
+ * NH_SIMUL_ENUMERATE; other impacts have none): one row per outcome per impact, index (the
+ * impact's, as in the impact log), t, outcome (from 0), outcomes (kept for the impact),
+ * truncated (1: the enumeration stopped at simul_max_outcomes), followed (1 for outcome 0, the
+ * one the run follows), reflections, sequence (the gaps reflected across, separated by
+ * spaces), <coord>_dot... (the velocity after the impact), impulse_<gap>... (Lambda >= 0 of
+ * each gap of the model; nan for a gap that is not a contact of the impact). */
+NH_API int nh_write_outcomes_csv(const char *path, const nh_sim *sim, char *msg, size_t msg_size);
 
 /* Check that a file can be created at path (creates and removes a temporary beside it). */
 NH_API int nh_check_writable(const char *path, char *msg, size_t msg_size);
@@ -80,26 +88,29 @@ NH_API void nh_outfile_abort(nh_outfile *out);
  * an nh_outfile, so memory does not grow with the run and a failure leaves nothing at
  * the path; the bytes are those that nh_write_traj_csv and nh_write_impacts_csv write for the
  * same run. A write error does not stop the run: later rows are skipped and commit reports it. */
-enum { NH_CSV_TRAJECTORY = 0, NH_CSV_IMPACTS = 1 };
+enum { NH_CSV_TRAJECTORY = 0, NH_CSV_IMPACTS = 1, NH_CSV_OUTCOMES = 2 };
 
 typedef struct nh_csv_stream {
   nh_outfile out;
   const nh_model *model; /* the header's (the rows of the impact log name the sim's gaps) */
-  int what;              /* NH_CSV_TRAJECTORY or NH_CSV_IMPACTS */
+  int what;              /* NH_CSV_TRAJECTORY, NH_CSV_IMPACTS or NH_CSV_OUTCOMES */
   int width;             /* values per sample: nq, or nx for an ODE-form model */
   long rows;             /* rows written after the header */
-  long failed;           /* impacts: 1 + the row whose record was unavailable, else 0 */
+  long impacts;          /* impacts and outcomes: the impacts seen (the next one's index) */
+  long failed;           /* impacts and outcomes: 1 + the impact whose record was unavailable */
   double last_t;         /* trajectory: the last row (an END repeating it is not written again) */
   double *last;          /* (2 width) its q and v */
 } nh_csv_stream;
 
-/* Open the CSV (what: NH_CSV_TRAJECTORY, the layout of nh_write_traj_csv, or NH_CSV_IMPACTS,
- * that of nh_write_impacts_csv) at path for the runs of `model`, and write its header. */
+/* Open the CSV (what: NH_CSV_TRAJECTORY, the layout of nh_write_traj_csv, NH_CSV_IMPACTS, that
+ * of nh_write_impacts_csv, or NH_CSV_OUTCOMES, that of nh_write_outcomes_csv) at path for the
+ * runs of `model`, and write its header. */
 NH_API int nh_csv_stream_open(nh_csv_stream *cs, int what, const char *path, const nh_model *model,
                               char *msg, size_t msg_size);
 /* An nh_observer_fn (user: the nh_csv_stream): a trajectory writes a row per sample (as
- * nh_traj_observer records them), an impact log a row at each NH_SAMPLE_IMPACT_AFTER (the
- * latest record of the sim's log, numbered from 0 by the stream). Returns 0 (never stops). */
+ * nh_traj_observer records them), an impact log its rows at each NH_SAMPLE_IMPACT_AFTER (the
+ * latest record of the sim's log, numbered from 0 by the stream), the outcomes those of that
+ * record. Returns 0 (never stops). */
 NH_API int nh_csv_stream_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q,
                                   const double *v, void *user);
 /* Flush and rename the file into place (NH_ERR_IO when any write failed: then nothing is left
@@ -215,6 +226,11 @@ typedef struct nh_summary {
  * summary, NH_ERR_IO when writing failed, or the callback's negative status. */
 NH_API int nh_summary_write_json(FILE *f, const nh_summary *s);
 NH_API int nh_summary_write_text(FILE *f, const nh_summary *s);
+
+/* The note of a simultaneous impact's record (nholo/sim.h), as the summary writes it: why the
+ * plastic map resolved it instead of its law (fallback, naming the gaps), or that its
+ * enumeration was truncated; "" when neither (and for one gap's impact). Returns buf. */
+NH_API const char *nh_impact_note(const nh_model *m, const nh_impact_record *r, char *buf, size_t size);
 
 /* JSON pieces for the callback: a number (%.17g, null when not finite), an escaped string,
  * and `, "key": value` fields. */

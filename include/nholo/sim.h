@@ -73,7 +73,12 @@ typedef struct nh_sim_def {
                             joins it, and two or more are resolved together by nh_simul_resolve
                             (docs/simultaneous-impacts.md); default 1e-9; < 0: one gap at a time */
   int simul_order;       /* its policy (nh_simul_policy), default NH_SIMUL_MOST_INFEASIBLE;
-                            NH_SIMUL_ENUMERATE follows outcome 0 and logs outcomes and xi */
+                            NH_SIMUL_ENUMERATE logs every outcome and xi and follows outcome
+                            0, the most-infeasible order's */
+  int simul_max_outcomes; /* NH_SIMUL_ENUMERATE: distinct outcomes kept per impact, default
+                            64 (1 to 1e6); past it the record keeps those found
+                            (outcomes_truncated, nh_sim_stats.simul_truncated) and the run
+                            goes on with outcome 0 */
   int impact_step;       /* how an impact sits in a fixed-step variational method's step
                             (nh_impact_step): default NH_IMPACT_STEP_AUTO, variational for del
                             (docs/simultaneous-impacts.md, "Impacts inside the variational step") */
@@ -154,6 +159,9 @@ typedef struct nh_sim_stats {
   long impacts;        /* impacts applied */
   long grazing;        /* crossings ignored as grazing (|dg v| <= vn_tol) */
   long events_located; /* root findings performed */
+  long simul_fallbacks; /* simultaneous impacts resolved by the plastic map instead of their
+                           law (nh_impact_record.fallback) */
+  long simul_truncated; /* enumerations stopped at simul_max_outcomes (or the branch cap) */
   double energy_initial;
   double energy;                /* at the current state */
   double max_energy_rel_error;  /* max |E - E_seg| / |E_seg| where E_seg = energy after the last impact */
@@ -225,11 +233,23 @@ typedef struct nh_impact_record {
   const double *contact_vn_before, *contact_vn_after; /* (k) dg_i v */
   int reflections;              /* the elastic propagation's length (0 for the plastic law) */
   const int *sequence;          /* (reflections) the gaps reflected across, in order */
-  int law;                      /* nh_simul_law used */
+  int law;                      /* nh_simul_law applied (plastic after a fallback) */
   double restitution;           /* its coefficient R (1 elastic, 0 plastic) */
   int policy;                   /* nh_simul_policy */
-  int outcomes;                 /* NH_SIMUL_ENUMERATE: distinct outcomes (outcome 0 followed) */
+  int outcomes;                 /* NH_SIMUL_ENUMERATE: distinct outcomes (outcome 0, the
+                                   most-infeasible order's, followed); else 0 */
   double xi;                    /* NH_SIMUL_ENUMERATE: their indeterminacy */
+  int outcomes_truncated;       /* 1: the enumeration stopped at simul_max_outcomes (or its
+                                   branch cap): the outcomes found until then */
+  const double *outcome_v;      /* (outcomes x nq) each outcome's velocity after the impact */
+  const double *outcome_impulse; /* (outcomes x contacts) its impulses Lambda_i */
+  const int *outcome_start;     /* (outcomes) where its sequence starts in outcome_seq */
+  const int *outcome_len;       /* (outcomes) its length */
+  const int *outcome_seq;       /* the sequences, gaps reflected across in order */
+  int fallback;                 /* nh_simul_fallback: why the plastic map resolved the impact
+                                   instead of its law (0: it did not) */
+  int fallback_gap[2];          /* the gaps the fallback names (-1: none): the opposing pair, or
+                                   the gap whose plastic law has no simultaneous counterpart */
 } nh_impact_record;
 
 /* One logged monitor event (nholo/model.h: monitors). Monitors are scanned like gaps: at the

@@ -175,12 +175,15 @@ def _structured(cols, dt):
 
 class Result:
     """One run: the samples (t, q, v, kind; x = (q, v), or the state of an ODE-form model),
-    the impact, event and contact logs as structured arrays, the statistics, the status and
-    the summary of `nholo run --json` (summary, a dict). lam: the constraint multipliers at
+    the impact, event and contact logs as structured arrays, the simultaneous impacts (one
+    entry per impact record: None for one gap's impact, else a dict of its contacts,
+    impulses, sequence, law, and with simul_order='enumerate' its outcomes, each with its
+    velocity, sequence and impulses; see Simulation.simultaneous), the statistics, the status
+    and the summary of `nholo run --json` (summary, a dict). lam: the constraint multipliers at
     the samples. The logs, statistics and summary are read from the simulation on first use
     (or, at the latest, before the simulation changes again)."""
 
-    _LAZY = ("impacts", "events", "contacts", "stats", "_summary_text")
+    _LAZY = ("impacts", "simultaneous", "events", "contacts", "stats", "_summary_text")
 
     def __init__(self, sim, status, wall, traj):
         m = sim.model
@@ -199,6 +202,8 @@ class Result:
             return sim.stats()
         if name == "_summary_text":
             return sim._summary(self.status, self.wall)
+        if name == "simultaneous":
+            return sim._simultaneous()
         cols = getattr(sim, "_" + name)()
         return _structured(cols, _dtype(name, m.nq, m.nc, m.nx))
 
@@ -259,7 +264,7 @@ class Simulation:
     Options (nholo/sim.h, nh_sim_def): h, h_max, h_min, rtol, atol, max_steps, out_dt (default
     as the command line: 0.01 s on an exact flow, else every step), event_samples, event_tol,
     vn_tol, zeno_interval, zeno_count, contact, constraint_tol, project_initial, log_limit,
-    simul_tol, simul_order, impact_step ('variational', 'restart' or 'auto'), and the methods' retraction, start, midpoint_ld, alpha,
+    simul_tol, simul_order, simul_max_outcomes, impact_step ('variational', 'restart' or 'auto'), and the methods' retraction, start, midpoint_ld, alpha,
     dexp_order, newton_tol, newton_max_iter. record=False keeps no samples (an observer may)."""
 
     def __init__(self, model, method=None, record=True, **options):
@@ -335,6 +340,17 @@ class Simulation:
         """The impact log so far (structured array), as Result.impacts."""
         m = self.model
         return _structured(self._c._impacts(), _dtype("impacts", m.nq, m.nc, m.nx))
+
+    def simultaneous(self):
+        """Per record of the impact log (as Result.simultaneous): None for one gap's impact;
+        for a simultaneous one a dict: contacts (gap names), impulse, vn_before, vn_after
+        (arrays, per contact), sequence (gap names), law, restitution, order, outcomes (with
+        simul_order='enumerate': a list of dicts velocity (array nq), sequence, impulses
+        (array, per contact), followed (True for outcome 0, the one the run follows); else []),
+        outcomes_truncated, xi, fallback (None, 'opposing-contacts' or
+        'constrained-plastic-law': the plastic map resolved the impact instead of its law) and
+        note (why, or that the enumeration was truncated; '' when neither)."""
+        return self._c._simultaneous()
 
 
 def run(model, t_end, max_impacts=0, observer=None, method=None, **options):

@@ -50,6 +50,7 @@ static const sim_opt sim_opts[] = {
     {"project_initial", 'i', offsetof(nh_sim_def, project_initial)},
     {"log_limit", 'l', offsetof(nh_sim_def, log_limit)},
     {"simul_tol", 'd', offsetof(nh_sim_def, simul_tol)},
+    {"simul_max_outcomes", 'i', offsetof(nh_sim_def, simul_max_outcomes)},
     {"midpoint_ld", 'i', offsetof(nh_sim_def, opts.midpoint_ld)},
     {"alpha", 'd', offsetof(nh_sim_def, opts.alpha)},
     {"dexp_order", 'i', offsetof(nh_sim_def, opts.dexp_order)},
@@ -425,6 +426,68 @@ static PyObject *sim_impacts(PySim *self, PyObject *unused) {
   return c.d;
 }
 
+/* gap names as a list of str */
+static PyObject *gap_list(const nh_model *m, int n, const int *gaps) {
+  PyObject *l = PyList_New(n);
+  for (int i = 0; l && i < n; i++) {
+    PyObject *s = PyUnicode_FromString(m->gap_names[gaps[i]]);
+    if (!s) return Py_DECREF(l), NULL;
+    PyList_SET_ITEM(l, i, s);
+  }
+  return l;
+}
+
+/* one outcome of an enumeration: velocity, sequence (gap names), impulses (per contact), followed */
+static PyObject *outcome_dict(const nh_model *m, const nh_impact_record *r, int j) {
+  PyObject *v = nhpy_array1(m->nq, r->outcome_v + (size_t)j * (size_t)m->nq);
+  PyObject *sq = gap_list(m, r->outcome_len[j], r->outcome_seq + r->outcome_start[j]);
+  PyObject *im = nhpy_array1(r->contacts, r->outcome_impulse + (size_t)j * (size_t)r->contacts);
+  if (!v || !sq || !im) return Py_XDECREF(v), Py_XDECREF(sq), Py_XDECREF(im), NULL;
+  return Py_BuildValue("{s:N,s:N,s:N,s:O}", "velocity", v, "sequence", sq, "impulses", im, "followed",
+                       j == 0 ? Py_True : Py_False);
+}
+
+/* the simultaneous part of a record as a dict (None for one gap's impact) */
+static PyObject *simul_dict(const nh_model *m, const nh_impact_record *r) {
+  static const char *const laws[] = {"elastic", "plastic", "inelastic"};
+  static const char *const orders[] = {"most-infeasible", "least", "index", "enumerate"};
+  if (r->contacts < 2) Py_RETURN_NONE;
+  char note[512];
+  nh_impact_note(m, r, note, sizeof note);
+  PyObject *outs = PyList_New(r->outcomes);
+  for (int j = 0; outs && j < r->outcomes; j++) {
+    PyObject *o = outcome_dict(m, r, j);
+    if (!o) return Py_DECREF(outs), NULL;
+    PyList_SET_ITEM(outs, j, o);
+  }
+  PyObject *fb = r->fallback ? PyUnicode_FromString(nh_simul_fallback_name(r->fallback)) : (Py_INCREF(Py_None), Py_None);
+  if (!outs || !fb) return Py_XDECREF(outs), Py_XDECREF(fb), NULL;
+  /* (N arguments are consumed, also when building fails) */
+  return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:s,s:d,s:s,s:N,s:O,s:d,s:N,s:s}", "contacts",
+                       gap_list(m, r->contacts, r->contact_gap), "impulse", nhpy_array1(r->contacts, r->impulse),
+                       "vn_before", nhpy_array1(r->contacts, r->contact_vn_before), "vn_after",
+                       nhpy_array1(r->contacts, r->contact_vn_after), "sequence",
+                       gap_list(m, r->reflections, r->sequence), "law", laws[r->law >= 0 && r->law <= 2 ? r->law : 0],
+                       "restitution", r->restitution, "order", orders[r->policy >= 0 && r->policy <= 3 ? r->policy : 0],
+                       "outcomes", outs, "outcomes_truncated", r->outcomes_truncated ? Py_True : Py_False, "xi", r->xi,
+                       "fallback", fb, "note", note);
+}
+
+/* _simultaneous() -> per record of the impact log, the dict of simul_dict (None for one gap) */
+static PyObject *sim_simultaneous(PySim *self, PyObject *unused) {
+  (void)unused;
+  if (!sim_ready(self)) return NULL;
+  const nh_model *m = self->model->model;
+  PyObject *l = PyList_New(0);
+  nh_impact_record r;
+  for (long k = 0; l && k < nh_sim_impact_count(self->sim) && nh_sim_impact_get(self->sim, k, &r) == NH_OK; k++) {
+    PyObject *d = simul_dict(m, &r);
+    if (!d || PyList_Append(l, d)) return Py_XDECREF(d), Py_DECREF(l), NULL;
+    Py_DECREF(d);
+  }
+  return l;
+}
+
 static PyObject *sim_events(PySim *self, PyObject *unused) {
   (void)unused;
   if (!sim_ready(self)) return NULL;
@@ -483,9 +546,10 @@ static PyObject *sim_stats(PySim *self, PyObject *unused) {
   (void)unused;
   if (!sim_ready(self)) return NULL;
   const nh_sim_stats *s = nh_sim_get_stats(self->sim);
-  return Py_BuildValue("{s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:d,s:d,s:d,s:l,s:l,s:i,s:i,s:d,s:d,s:d,s:d,s:d,s:O}", "steps",
+  return Py_BuildValue("{s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:d,s:d,s:d,s:l,s:l,s:i,s:i,s:d,s:d,s:d,s:d,s:d,s:O}", "steps",
                        s->steps, "rejected", s->rejected, "evals", s->evals, "impacts", s->impacts, "grazing",
-                       s->grazing, "events_located", s->events_located, "energy_initial", s->energy_initial, "energy",
+                       s->grazing, "events_located", s->events_located, "simul_fallbacks", s->simul_fallbacks,
+                       "simul_truncated", s->simul_truncated, "energy_initial", s->energy_initial, "energy",
                        s->energy, "max_energy_rel_error", s->max_energy_rel_error, "max_constraint_residual",
                        s->max_constraint_residual, "max_event_gap", s->max_event_gap, "solver_iterations",
                        s->solver_iterations, "solver_solves", s->solver_solves, "solver_max_iterations",
@@ -567,6 +631,7 @@ static PyMethodDef sim_methods[] = {
     {"_trajectory", (PyCFunction)sim_trajectory, METH_NOARGS, NULL},
     {"clear", (PyCFunction)sim_clear, METH_NOARGS, "clear(): forget the recorded samples"},
     {"_impacts", (PyCFunction)sim_impacts, METH_NOARGS, NULL},
+    {"_simultaneous", (PyCFunction)sim_simultaneous, METH_NOARGS, NULL},
     {"_events", (PyCFunction)sim_events, METH_NOARGS, NULL},
     {"_contacts", (PyCFunction)sim_contacts, METH_NOARGS, NULL},
     {"_state", (PyCFunction)sim_state, METH_NOARGS, NULL},

@@ -10,6 +10,8 @@
 
 typedef struct simul_ws {
   int nq, nc, k, cap, ocap, diag;
+  int nopp;        /* contacts that belong to an opposing pair (opposing_plastic) */
+  long seq_room;   /* ints of out_seq */
   double *L;       /* (nq x nq) Cholesky factor of M */
   double *W;       /* (nc x nq) rows M^-1 A_j^T */
   double *GA;      /* (nc x nc) factor of A M^-1 A^T */
@@ -30,6 +32,8 @@ typedef struct simul_ws {
   double *mu;      /* (nc) projection impulse of v- */
   double *Gs;      /* (k x k) plastic: the factor of the cosine block of the contacts at rest */
   double *lr;      /* (k) plastic: its right-hand side */
+  double *nx;      /* (k) plastic with opposing contacts (Lawson-Hanson): the iterate */
+  double *nz;      /* (k) its least-squares trial */
   int *in;         /* (k) plastic: 1 for a contact at rest after the impact (the active set) */
   int *lidx;       /* (k) plastic: the active set's indices */
   double *stack_v; /* ((cap + 1) x nq) velocities along a path */
@@ -38,9 +42,16 @@ typedef struct simul_ws {
   double *out_l;   /* (ocap x k) their impulses */
   int *seq;        /* (cap) the sequence */
   int *next;       /* (cap + 1) enumerate: the next choice at each depth */
-  int *out_seq;    /* (ocap x cap) the outcomes' sequences */
+  int *out_seq;    /* (seq_room) the outcomes' sequences, one after another */
+  int *out_start;  /* (ocap) where each starts */
   int *out_len;    /* (ocap) their lengths */
+  int *opp;        /* (k) 1 + the contact opposing contact i, 0 for none */
 } simul_ws;
+
+/* enumerate: room for the outcomes' sequences, this many reflections per outcome on average
+ * (at most max_reflections each) plus one whole sequence of max_reflections: a few outcomes may
+ * be long without the room growing as max_outcomes x max_reflections */
+#define SIMUL_SEQ_PER_OUTCOME 256
 
 /* the longest message of a resolution, and of a contact's label in it */
 #define SIMUL_MSG_MAX 400

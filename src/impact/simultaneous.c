@@ -32,8 +32,24 @@ nh_simul_opts nh_simul_opts_default(void) {
   o.max_reflections = 10000;
   o.max_outcomes = 64;
   o.max_branches = 65536;
+  o.truncate_outcomes = 0;
+  o.opposing_plastic = 1;
   o.names = NULL;
   return o;
+}
+
+const char *nh_simul_fallback_name(int fallback) {
+  switch (fallback) {
+  case NH_SIMUL_FALLBACK_NONE: return "none";
+  case NH_SIMUL_FALLBACK_OPPOSING: return "opposing-contacts";
+  case NH_SIMUL_FALLBACK_CONSTRAINED_PLASTIC: return "constrained-plastic-law";
+  default: return "?";
+  }
+}
+
+/* ints of the outcomes' sequences (SIMUL_SEQ_PER_OUTCOME) */
+static size_t seq_room(size_t cap, size_t oc) {
+  return oc * (cap < SIMUL_SEQ_PER_OUTCOME ? cap : SIMUL_SEQ_PER_OUTCOME) + cap;
 }
 
 /* counts of the workspace: doubles then ints */
@@ -41,8 +57,8 @@ static void work_counts(int nq, int nc, int k, const nh_simul_opts *o, size_t *n
   size_t n = (size_t)nq, m = (size_t)nc, K = (size_t)k;
   size_t cap = (size_t)o->max_reflections, oc = (size_t)o->max_outcomes;
   *nd = n * n + m * n + m * m + K * n + K * m + 3 * K * K + 3 * K + 4 * n + 2 * K + m +
-        K * K + K + (cap + 1) * (n + K) + oc * (n + K);
-  *ni = cap + (cap + 1) + oc * cap + oc + 2 * K;
+        K * K + K + 2 * K + (cap + 1) * (n + K) + oc * (n + K);
+  *ni = cap + (cap + 1) + seq_room(cap, oc) + 2 * oc + 3 * K;
 }
 
 static int opts_ok(const nh_simul_opts *o) {
@@ -50,7 +66,8 @@ static int opts_ok(const nh_simul_opts *o) {
          o->max_outcomes <= 1000000 && o->max_branches >= 1 && o->feas_tol >= 0.0 &&
          o->col_tol >= 0.0 && o->col_tol < 1.0 && o->dep_tol >= 0.0 &&
          o->degenerate_tol >= 0.0 && o->constraint_tol >= 0.0 && o->outcome_tol >= 0.0 &&
-         o->unique_tol >= 0.0 && isfinite(o->feas_tol + o->col_tol + o->dep_tol +
+         o->unique_tol >= 0.0 && (o->truncate_outcomes == 0 || o->truncate_outcomes == 1) &&
+         (o->opposing_plastic == 0 || o->opposing_plastic == 1) && isfinite(o->feas_tol + o->col_tol + o->dep_tol +
                                           o->degenerate_tol + o->constraint_tol +
                                           o->outcome_tol + o->unique_tol) &&
          (unsigned)o->law <= NH_SIMUL_INELASTIC && (unsigned)o->policy <= NH_SIMUL_ENUMERATE &&
@@ -91,6 +108,8 @@ static void carve(int nq, int nc, int k, const nh_simul_opts *o, void *work, sim
   w->mu = d, d += m;
   w->Gs = d, d += K * K;
   w->lr = d, d += K;
+  w->nx = d, d += K;
+  w->nz = d, d += K;
   w->stack_v = d, d += (cap + 1) * n;
   w->stack_l = d, d += (cap + 1) * K;
   w->out_v = d, d += oc * n;
@@ -98,11 +117,15 @@ static void carve(int nq, int nc, int k, const nh_simul_opts *o, void *work, sim
   int *p = (int *)d;
   w->seq = p, p += cap;
   w->next = p, p += cap + 1;
-  w->out_seq = p, p += oc * cap;
+  w->seq_room = (long)seq_room(cap, oc);
+  w->out_seq = p, p += w->seq_room;
+  w->out_start = p, p += oc;
   w->out_len = p, p += oc;
   w->in = p, p += K;
-  w->lidx = p;
+  w->lidx = p, p += K;
+  w->opp = p;
   w->diag = 0;
+  w->nopp = 0;
 }
 
 /* b <- M^-1 b */
@@ -200,11 +223,20 @@ static int setup_normals(const nh_simul_problem *pb, const nh_simul_opts *o, sim
     for (int j = 0; j < k; j++)
       w->C[(size_t)i * k + j] =
           i == j ? 1.0 : w->G[(size_t)i * k + j] / (w->gn[i] * w->gn[j]);
-  /* opposing and duplicate pairs */
+  /* opposing and duplicate pairs; with opposing_plastic an opposing pair is kept (w->opp) */
+  const int keep_opposing = o->opposing_plastic && !o->paper_plastic;
+  for (int i = 0; i < k; i++) w->opp[i] = 0;
+  w->nopp = 0;
   for (int i = 0; i < k; i++)
     for (int j = i + 1; j < k; j++) {
       double c = w->C[(size_t)i * k + j];
       if (!(c <= -1.0 + o->col_tol) && !(c >= 1.0 - o->col_tol)) continue;
+      if (c < 0.0 && keep_opposing) {
+        /* a contact opposing two others: those two duplicate each other (refused below, or by
+         * the dependence of the set with each pair counted once) */
+        if (!w->opp[i] && !w->opp[j]) w->opp[i] = j + 1, w->opp[j] = i + 1, w->nopp += 2;
+        continue;
+      }
       nh_simul_label(o, i, a, sizeof a);
       nh_simul_label(o, j, b, sizeof b);
       if (c < 0.0) {
@@ -220,18 +252,31 @@ static int setup_normals(const nh_simul_problem *pb, const nh_simul_opts *o, sim
       return nh_simul_fail(res, NH_SIMUL_DEPENDENT, i, j, NH_ERR_DEPENDENT_CONTACTS, msg, ms,
                            text);
     }
-  /* general dependence: a Cholesky pivot of the Gram matrix of the unit normals */
-  memcpy(w->Gf, w->C, sizeof(double) * (size_t)k * (size_t)k);
+  /* general dependence: a Cholesky pivot of the Gram matrix of the unit normals, each
+   * opposing pair counted once (its second contact left out: w->lidx lists the others) */
+  int r = 0;
+  for (int i = 0; i < k; i++)
+    if (!(w->opp[i] && w->opp[i] - 1 < i)) w->lidx[r++] = i;
+  for (int a2 = 0; a2 < r; a2++)
+    for (int b2 = 0; b2 < r; b2++)
+      w->Gf[(size_t)a2 * r + b2] = w->C[(size_t)w->lidx[a2] * k + w->lidx[b2]];
   int rank = 0;
-  if (nh_la_chol(k, w->Gf, o->dep_tol, &rank) != NH_OK) {
+  if (nh_la_chol(r, w->Gf, o->dep_tol, &rank) != NH_OK) {
     /* the first rejected pivot (its column zeroed): a normal in the span of those before */
     int first = 0;
-    while (first < k - 1 && w->Gf[(size_t)first * k + first] != 0.0) first++;
+    while (first < r - 1 && w->Gf[(size_t)first * r + first] != 0.0) first++;
+    first = w->lidx[first];
     nh_simul_label(o, first, a, sizeof a);
-    snprintf(text, sizeof text,
-             "the %d contact normals are linearly dependent (rank %d in the kinetic metric): "
-             "contact %s is in the span of the contacts before it; the impact is not "
-             "determined", k, rank, a);
+    if (r == k)
+      snprintf(text, sizeof text,
+               "the %d contact normals are linearly dependent (rank %d in the kinetic metric): "
+               "contact %s is in the span of the contacts before it; the impact is not "
+               "determined", k, rank, a);
+    else
+      snprintf(text, sizeof text,
+               "the %d contact normals are linearly dependent (rank %d of %d in the kinetic "
+               "metric, each opposing pair counted once): contact %s is in the span of the "
+               "contacts before it; the impact is not determined", k, rank, r, a);
     return nh_simul_fail(res, NH_SIMUL_DEPENDENT, first, -1, NH_ERR_DEPENDENT_CONTACTS, msg, ms,
                          text);
   }

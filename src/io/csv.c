@@ -352,21 +352,63 @@ static void impact_row(FILE *fp, const nh_model *model, long k, const nh_impact_
   }
 }
 
-int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t msg_size) {
+/* the outcomes' header: index,t,outcome,outcomes,truncated,followed,reflections,sequence,
+ * <coord>_dot...,impulse_<gap>... */
+static void outcomes_header(FILE *fp, const nh_model *model) {
+  fputs("index,t,outcome,outcomes,truncated,followed,reflections,sequence", fp);
+  for (int i = 0; i < model->nq; i++) {
+    fputc(',', fp);
+    put_name(fp, "", model->coord_names, i, "q", "_dot");
+  }
+  for (int i = 0; i < model->ngap; i++) {
+    fputc(',', fp);
+    put_name(fp, "impulse_", model->gap_names, i, "g", "");
+  }
+  fputc('\n', fp);
+}
+
+/* impact number k's outcomes (an enumerated simultaneous impact; none otherwise): one row each,
+ * the sequence as gap names separated by spaces, the impulse of a gap outside the impact's
+ * contacts nan */
+static void outcome_rows(FILE *fp, const nh_model *model, long k, const nh_impact_record *rec) {
+  for (int j = 0; j < rec->outcomes; j++) {
+    fprintf(fp, "%ld,%.17g,%d,%d,%d,%d,%d,", k, rec->t, j, rec->outcomes, rec->outcomes_truncated, j == 0,
+            rec->outcome_len[j]);
+    const int *sq = rec->outcome_seq + rec->outcome_start[j];
+    for (int i = 0; i < rec->outcome_len[j]; i++) {
+      if (i) fputc(' ', fp);
+      put_name(fp, "", model->gap_names, sq[i], "g", "");
+    }
+    for (int i = 0; i < model->nq; i++) put_num(fp, rec->outcome_v[(size_t)j * (size_t)model->nq + i]);
+    for (int g = 0; g < model->ngap; g++) {
+      double x = NAN;
+      for (int c = 0; c < rec->contacts; c++)
+        if (rec->contact_gap[c] == g) x = rec->outcome_impulse[(size_t)j * (size_t)rec->contacts + c];
+      put_num(fp, x);
+    }
+    fputc('\n', fp);
+  }
+}
+
+/* every record of the log through row(), after header(); the CSV writers of whole logs */
+static int write_log_csv(const char *path, const nh_sim *sim, const char *who,
+                         void (*header)(FILE *, const nh_model *),
+                         void (*row)(FILE *, const nh_model *, long, const nh_impact_record *), char *msg,
+                         size_t msg_size) {
   if (!sim) {
-    nh_set_msg(msg, msg_size, "nh_write_impacts_csv: simulation is NULL");
+    nh_set_msg(msg, msg_size, "%s: simulation is NULL", who);
     return NH_ERR_ARG;
   }
   const nh_model *model = nh_sim_model(sim);
   if (!model) {
-    nh_set_msg(msg, msg_size, "nh_write_impacts_csv: simulation has no model");
+    nh_set_msg(msg, msg_size, "%s: simulation has no model", who);
     return NH_ERR_ARG;
   }
   nh_outfile out;
   int st = nh_outfile_open(&out, path, msg, msg_size);
   if (st != NH_OK) return st;
   FILE *fp = out.fp;
-  impacts_header(fp, model);
+  header(fp, model);
   long count = nh_sim_impact_count(sim);
   for (long k = 0; k < count && !ferror(fp); k++) {
     nh_impact_record rec;
@@ -377,9 +419,17 @@ int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t 
               count, nh_status_name(st));
       return NH_ERR_IO;
     }
-    impact_row(fp, model, k, &rec);
+    row(fp, model, k, &rec);
   }
   return nh_outfile_commit(&out, msg, msg_size);
+}
+
+int nh_write_outcomes_csv(const char *path, const nh_sim *sim, char *msg, size_t msg_size) {
+  return write_log_csv(path, sim, "nh_write_outcomes_csv", outcomes_header, outcome_rows, msg, msg_size);
+}
+
+int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t msg_size) {
+  return write_log_csv(path, sim, "nh_write_impacts_csv", impacts_header, impact_row, msg, msg_size);
 }
 
 /* ---- streaming CSV ------------------------------------------------------------------- */
@@ -388,7 +438,7 @@ int nh_write_impacts_csv(const char *path, const nh_sim *sim, char *msg, size_t 
 
 int nh_csv_stream_open(nh_csv_stream *cs, int what, const char *path, const nh_model *model, char *msg,
                        size_t msg_size) {
-  if (!cs || !model || (what != NH_CSV_TRAJECTORY && what != NH_CSV_IMPACTS)) {
+  if (!cs || !model || (what != NH_CSV_TRAJECTORY && what != NH_CSV_IMPACTS && what != NH_CSV_OUTCOMES)) {
     nh_set_msg(msg, msg_size, "nh_csv_stream_open: %s", !cs ? "no stream given" : !model ? "model is NULL" : "unknown kind of CSV");
     return NH_ERR_ARG;
   }
@@ -408,7 +458,8 @@ int nh_csv_stream_open(nh_csv_stream *cs, int what, const char *path, const nh_m
   }
   setvbuf(cs->out.fp, NULL, _IOFBF, NH_CSV_STREAM_BUFFER);
   if (what == NH_CSV_TRAJECTORY) traj_header(cs->out.fp, model);
-  else impacts_header(cs->out.fp, model);
+  else if (what == NH_CSV_IMPACTS) impacts_header(cs->out.fp, model);
+  else outcomes_header(cs->out.fp, model);
   return NH_OK;
 }
 
@@ -431,16 +482,23 @@ static void stream_sample(nh_csv_stream *cs, nh_sample_kind kind, double t, cons
   cs->rows++;
 }
 
-/* the impact just applied: the latest record of the log */
+/* the impact just applied: the latest record of the log, numbered by the stream (impact log:
+ * a row, or one per contact; outcomes: one per outcome of an enumeration, else none) */
 static void stream_impact(nh_csv_stream *cs, const nh_sim *sim) {
   nh_impact_record rec;
   const long count = nh_sim_impact_count(sim);
   if (count < 1 || nh_sim_impact_get(sim, count - 1, &rec) != NH_OK) {
-    if (!cs->failed) cs->failed = cs->rows + 1;
+    if (!cs->failed) cs->failed = cs->impacts + 1;
     return;
   }
-  impact_row(cs->out.fp, nh_sim_model(sim), cs->rows, &rec);
-  cs->rows++;
+  if (cs->what == NH_CSV_IMPACTS) {
+    impact_row(cs->out.fp, nh_sim_model(sim), cs->impacts, &rec);
+    cs->rows++;
+  } else {
+    outcome_rows(cs->out.fp, nh_sim_model(sim), cs->impacts, &rec);
+    cs->rows += rec.outcomes;
+  }
+  cs->impacts++;
 }
 
 int nh_csv_stream_observer(const nh_sim *sim, nh_sample_kind kind, double t, const double *q, const double *v,

@@ -87,6 +87,7 @@ static int gather(const nh_summary *s, totals *t) {
     const nh_sim_stats *p = nh_sim_get_stats(s->phases[k]);
     t->st.steps += p->steps, t->st.rejected += p->rejected, t->st.evals += p->evals;
     t->st.impacts += p->impacts, t->st.grazing += p->grazing, t->st.events_located += p->events_located;
+    t->st.simul_fallbacks += p->simul_fallbacks, t->st.simul_truncated += p->simul_truncated;
     t->st.solver_iterations += p->solver_iterations, t->st.solver_solves += p->solver_solves;
     t->st.max_energy_rel_error = fmax(t->st.max_energy_rel_error, p->max_energy_rel_error);
     t->st.max_constraint_residual = fmax(t->st.max_constraint_residual, p->max_constraint_residual);
@@ -167,8 +168,58 @@ static const char *simul_policy_name(int p) {
   return p >= 0 && p < 4 ? names[p] : "?";
 }
 
+const char *nh_impact_note(const nh_model *m, const nh_impact_record *r, char *buf, size_t size) {
+  if (!buf || size == 0) return buf;
+  buf[0] = '\0';
+  if (!m || !r || r->contacts < 2) return buf;
+  const char *a = r->fallback_gap[0] >= 0 ? m->gap_names[r->fallback_gap[0]] : "?";
+  const char *b = r->fallback_gap[1] >= 0 ? m->gap_names[r->fallback_gap[1]] : "?";
+  if (r->fallback == NH_SIMUL_FALLBACK_OPPOSING)
+    snprintf(buf, size,
+             "contacts '%s' and '%s' oppose: the elastic propagation would reflect between them for "
+             "ever; resolved by the plastic map (spec 003 T17)", a, b);
+  else if (r->fallback == NH_SIMUL_FALLBACK_CONSTRAINED_PLASTIC)
+    snprintf(buf, size,
+             "the plastic (Clark & Bloch) law of gap '%s' has no simultaneous counterpart with "
+             "velocity constraints; resolved by the plastic complementarity map (R = 0)", a);
+  else if (r->outcomes_truncated)
+    snprintf(buf, size,
+             "the enumeration stopped at %d outcomes (--max-outcomes, simul_max_outcomes; or its "
+             "cap of sequences visited) and more may exist; the run follows outcome 0, the "
+             "most-infeasible order's", r->outcomes);
+  return buf;
+}
+
+/* the outcomes of an enumeration: each with its velocity by coordinate, its sequence (gaps), its
+ * impulses by contact and whether the run follows it (outcome 0) */
+static void json_outcomes(FILE *f, const nh_model *m, const nh_impact_record *r) {
+  fputs(", \"outcomes\": [", f);
+  for (int j = 0; j < r->outcomes; j++) {
+    fputs(j ? ", {\"velocity\": " : "{\"velocity\": ", f);
+    json_named(f, m->nq, m->coord_names, r->outcome_v + (size_t)j * (size_t)m->nq);
+    fputs(", \"sequence\": [", f);
+    const int *sq = r->outcome_seq + r->outcome_start[j];
+    for (int i = 0; i < r->outcome_len[j]; i++) {
+      if (i) fputs(", ", f);
+      nh_json_str(f, m->gap_names[sq[i]]);
+    }
+    fputs("], \"impulses\": {", f);
+    for (int i = 0; i < r->contacts; i++) {
+      if (i) fputs(", ", f);
+      nh_json_str(f, m->gap_names[r->contact_gap[i]]);
+      fputs(": ", f);
+      nh_json_num(f, r->outcome_impulse[(size_t)j * (size_t)r->contacts + i]);
+    }
+    fputc('}', f);
+    nh_json_field_bool(f, "followed", j == 0);
+    fputc('}', f);
+  }
+  fputc(']', f);
+  nh_json_field_bool(f, "outcomes_truncated", r->outcomes_truncated);
+}
+
 /* a simultaneous impact's fields: its contacts (gap, impulse, rates), the law, the policy and
- * the reflection sequence (enumerate: the number of outcomes and xi) */
+ * the reflection sequence (enumerate: the outcomes and xi; a fallback or truncation: a note) */
 static void json_simul(FILE *f, const nh_model *m, const nh_impact_record *r) {
   fputs(", \"contacts\": [", f);
   for (int j = 0; j < r->contacts; j++) {
@@ -189,10 +240,13 @@ static void json_simul(FILE *f, const nh_model *m, const nh_impact_record *r) {
     nh_json_str(f, m->gap_names[r->sequence[j]]);
   }
   fputc(']', f);
-  if (r->policy == NH_SIMUL_ENUMERATE) {
-    fprintf(f, ", \"outcomes\": %d", r->outcomes);
+  if (r->policy == NH_SIMUL_ENUMERATE && r->outcomes > 0) {
+    json_outcomes(f, m, r);
     nh_json_field_num(f, "xi", r->xi);
   }
+  char note[512];
+  if (r->fallback) nh_json_field_str(f, "fallback", nh_simul_fallback_name(r->fallback));
+  if (nh_impact_note(m, r, note, sizeof note)[0]) nh_json_field_str(f, "note", note);
 }
 
 static void json_impacts(FILE *f, const nh_summary *s) {
@@ -334,7 +388,11 @@ static void text_simul(FILE *f, const nh_model *m, long n, const nh_impact_recor
   fputs("; sequence", f);
   for (int j = 0; j < r->reflections; j++) fprintf(f, " %s", m->gap_names[r->sequence[j]]);
   if (r->reflections == 0) fputs(" none", f);
-  if (r->policy == NH_SIMUL_ENUMERATE) fprintf(f, "; %d outcomes, xi %.6g", r->outcomes, r->xi);
+  if (r->policy == NH_SIMUL_ENUMERATE)
+    fprintf(f, "; %d outcomes%s, xi %.6g", r->outcomes, r->outcomes_truncated ? " (truncated)" : "", r->xi);
+  if (r->fallback)
+    fprintf(f, "; fallback %s (%s%s%s)", nh_simul_fallback_name(r->fallback), m->gap_names[r->fallback_gap[0]],
+            r->fallback_gap[1] >= 0 ? ", " : "", r->fallback_gap[1] >= 0 ? m->gap_names[r->fallback_gap[1]] : "");
   fprintf(f, "; energy %.9g -> %.9g\n", r->energy_before, r->energy_after);
 }
 

@@ -71,8 +71,8 @@ void nh_sim_log_impact(nh_sim *s, int gi, int st, double alpha, double Eb, doubl
   e->vna = vna;
   // no simultaneous part (simul.c adds one); its pool offsets follow the previous record's
   const impact_entry *p = s->nlog > 0 ? e - 1 : NULL;
-  e->k = 0, e->nseq = 0;
-  e->pi = p ? p->pi + p->k + p->nseq : 0, e->pd = p ? p->pd + 3L * p->k : 0;
+  e->k = 0, e->nseq = 0, e->ni = 0, e->nd = 0;
+  e->pi = p ? p->pi + p->ni : 0, e->pd = p ? p->pd + p->nd : 0;
   memcpy(s->log_q + (size_t)s->nlog * nq, s->x, sizeof(double) * (size_t)nq);
   memcpy(s->log_vb + (size_t)s->nlog * nq, s->vtmp, sizeof(double) * (size_t)nq);
   memcpy(s->log_va + (size_t)s->nlog * nq, s->x + (ode ? 0 : nq), sizeof(double) * (size_t)nq);

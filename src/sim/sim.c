@@ -42,6 +42,7 @@ nh_sim_def nh_sim_def_default(void) {
   d.opts = nh_method_opts_default();
   d.simul_tol = 1e-9;
   d.simul_order = NH_SIMUL_MOST_INFEASIBLE;
+  d.simul_max_outcomes = 64;
   d.internal_cookie = NH_SIM_DEF_COOKIE;
   return d;
 }

@@ -23,9 +23,10 @@
 typedef struct impact_entry {
   double t, alpha, Eb, Ea, vnb, vna;
   int gap, status;
-  /* a simultaneous impact (simul.c): k contacts, its data at offsets pi, pd of the pools */
-  int k, nseq, law, policy, outcomes;
-  long pi, pd;
+  /* a simultaneous impact (simul.c): k contacts, its data at offsets pi, pd of the pools, ni
+   * ints and nd doubles (0 for one gap's impact) */
+  int k, nseq, law, policy, outcomes, nos, truncated, fallback, fb0, fb1;
+  long pi, pd, ni, nd;
   double R, xi;
 } impact_entry;
 

@@ -1,8 +1,10 @@
 /* simul.c - simultaneous impacts in the driver: at a located impact, the gaps closing (or at
  * rest) within simul_tol and the persistent (closed) contacts join it and are resolved
  * together by the propagative model (nh_simul_resolve, docs/simultaneous-impacts.md), logged
- * as one record with every contact, its impulse and the reflection sequence. A single gap
- * keeps nh_sim_impact's map. */
+ * as one record with every contact, its impulse and the reflection sequence (enumerate: every
+ * outcome, with its velocity, sequence and impulses). Opposing contacts, and a plastic (Clark &
+ * Bloch) law with velocity constraints, fall back to the plastic map with a note in the record.
+ * A single gap keeps nh_sim_impact's map. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,9 @@
 
 #include "base/msg.h"
 #include "sim/sim_impl.h"
+
+/* the largest simul_max_outcomes (nh_simul_opts.max_outcomes's) */
+#define SIM_SIMUL_MAX_OUTCOMES 1000000
 
 struct nh_sim_simul {
   nh_simul_opts opts;
@@ -19,6 +24,7 @@ struct nh_sim_simul {
   const char **names;  /* (ng) their names, for the resolution's messages */
   double *dgk;         /* (ng x nq) their gradients as rows */
   double *vnb, *vna;   /* (ng) their rates before and after */
+  int fallback, fb_gap; /* the law's fallback for the current set (simul_law), the gap named */
   /* the log's pools: per record its gaps (k) and sequence (nseq); impulses, rates (3 k) */
   int *pi;
   double *pd;
@@ -31,10 +37,18 @@ int nh_sim_simul_create(nh_sim *s, char *msg, size_t msg_size) {
     nh_set_msg(msg, msg_size, "simul_order %d is not a policy (nh_simul_policy: 0 to 3)", ord);
     return NH_ERR_ARG;
   }
+  if (s->def.simul_max_outcomes < 1 || s->def.simul_max_outcomes > SIM_SIMUL_MAX_OUTCOMES) {
+    nh_set_msg(msg, msg_size, "simul_max_outcomes = %d must be in [1, %d]", s->def.simul_max_outcomes,
+               SIM_SIMUL_MAX_OUTCOMES);
+    return NH_ERR_ARG;
+  }
   if (!(s->def.simul_tol >= 0.0) || s->ng < 2 || s->model->form != NH_FORM_MECHANICAL) return 0;
   nh_simul_opts o = nh_simul_opts_default();
   o.policy = (nh_simul_policy)ord;
   o.project = 1;
+  o.max_outcomes = ord == NH_SIMUL_ENUMERATE ? s->def.simul_max_outcomes : 1; /* (the workspace's room) */
+  o.truncate_outcomes = 1; /* past the cap: the outcomes found, outcome 0 followed */
+  o.opposing_plastic = 1;  /* opposing contacts: the plastic map when the propagation would cycle */
   o.names = NULL; /* set below: the names of the current set */
   const size_t nq = (size_t)s->nq, ng = (size_t)s->ng;
   size_t wb = 0;
@@ -100,23 +114,24 @@ int nh_sim_simul_collect(nh_sim *s, int gi) {
 }
 
 /* the simultaneous law of the k contacts: each law's coefficient (elastic 1, restitution e; the
- * Clark & Bloch plastic law is the elastic reflection without constraints and has no
- * counterpart with them), the smallest of them as the energetic coefficient R */
-static int simul_law(nh_sim *s, int k) {
+ * Clark & Bloch plastic law is the elastic reflection without constraints), the smallest of
+ * them as the energetic coefficient R. With constraints the Clark & Bloch law has no
+ * simultaneous counterpart: its contact counts as R = 0, the plastic complementarity map of
+ * the whole set (spec 003's fallback), noted in the record unless the contact was closed (held
+ * plastically). */
+static void simul_law(nh_sim *s, int k) {
   nh_sim_simul *w = s->simul;
   const nh_model *m = s->model;
   double R = 1.0;
+  w->fallback = NH_SIMUL_FALLBACK_NONE, w->fb_gap = -1;
   for (int j = 0; j < k; j++) {
     const int g = w->idx[j];
     const nh_impact_law law = m->impact ? m->impact[g] : (nh_impact_law){NH_IMPACT_ELASTIC, 1.0};
     double c = 1.0;
     if (law.kind == NH_IMPACT_RESTITUTION) c = law.e;
-    else if (law.kind == NH_IMPACT_PLASTIC && s->nc > 0 && w->was_closed[j]) c = 0.0; /* held plastically */
     else if (law.kind == NH_IMPACT_PLASTIC && s->nc > 0) {
-      sim_msg(s, "simultaneous impact at t = %.17g: the plastic (Clark & Bloch) law of gap '%s' has no "
-                 "simultaneous counterpart with velocity constraints (use elastic or restitution e)",
-              s->t, m->gap_names[g]);
-      return NH_ERR_UNSUPPORTED;
+      c = 0.0;
+      if (!w->was_closed[j] && !w->fallback) w->fallback = NH_SIMUL_FALLBACK_CONSTRAINED_PLASTIC, w->fb_gap = g;
     }
     if (c < R) R = c;
     /* del's variational step: chattering, plastic (vi_impact.c); a persistent contact is at rest */
@@ -124,7 +139,6 @@ static int simul_law(nh_sim *s, int k) {
   }
   w->opts.restitution = R;
   w->opts.law = R == 1.0 ? NH_SIMUL_ELASTIC : R == 0.0 ? NH_SIMUL_PLASTIC : NH_SIMUL_INELASTIC;
-  return 0;
 }
 
 /* the gap names of the set, for a message */
@@ -138,15 +152,27 @@ static void set_names(const nh_sim *s, int k, char *buf, size_t size) {
   }
 }
 
-/* room in the pools for a record of k contacts and nseq reflections at log slot n */
-static int pool_reserve(nh_sim *s, long n, int k, int nseq) {
+/* the pools' ints and doubles of a record: k gaps, nseq reflections, nout outcomes whose
+ * sequences hold nos reflections in all (log_simul's layout) */
+static long pool_ints(int k, int nseq, int nout, long nos) { return k + nseq + 2L * nout + nos; }
+static long pool_doubles(int nq, int k, int nout) { return 3L * k + (long)nout * (nq + k); }
+
+/* the outcomes a record keeps (enumerate: all; else none) and their reflections */
+static int kept_outcomes(const nh_sim_simul *w, const nh_simul_result *res, long *nos) {
+  const int n = w->opts.policy == NH_SIMUL_ENUMERATE ? res->outcomes : 0;
+  *nos = n > 0 ? (long)res->outcome_start[n - 1] + res->outcome_len[n - 1] : 0;
+  return n;
+}
+
+/* room in the pools for a record of ni ints and nd doubles at log slot n */
+static int pool_reserve(nh_sim *s, long n, long nir, long ndr) {
   nh_sim_simul *w = s->simul;
   long i0 = 0, d0 = 0;
   if (n > 0) {
     const impact_entry *p = &s->log[n - 1];
-    i0 = p->pi + p->k + p->nseq, d0 = p->pd + 3L * p->k;
+    i0 = p->pi + p->ni, d0 = p->pd + p->nd;
   }
-  long ni = i0 + k + nseq, nd = d0 + 3L * k;
+  long ni = i0 + nir, nd = d0 + ndr;
   if (ni > w->capi) {
     long cap = ni > 2 * w->capi ? ni + 64 : 2 * w->capi;
     int *a = realloc(w->pi, sizeof(int) * (size_t)cap);
@@ -162,14 +188,23 @@ static int pool_reserve(nh_sim *s, long n, int k, int nseq) {
   return 0;
 }
 
-/* the simultaneous part of the record just logged (slot s->nlog - 1) */
-static void log_simul(nh_sim *s, int k, const nh_simul_result *res) {
+/* The simultaneous part of the record just logged (slot s->nlog - 1), in the pools: ints
+ * [k gaps][nseq sequence][nout starts][nout lengths][the outcomes' sequences], doubles
+ * [k impulses][k rates before][k after][nout x nq velocities][nout x k impulses]; the
+ * sequences as gaps. */
+static void log_simul(nh_sim *s, int k, const nh_simul_result *res, int fb, int fb0, int fb1) {
   nh_sim_simul *w = s->simul;
   impact_entry *e = &s->log[s->nlog - 1];
+  const int nq = s->nq;
+  long nos;
+  const int nout = kept_outcomes(w, res, &nos);
   e->k = k, e->nseq = res->reflections;
   e->law = w->opts.law, e->policy = w->opts.policy, e->R = w->opts.restitution;
-  e->outcomes = w->opts.policy == NH_SIMUL_ENUMERATE ? res->outcomes : 0;
+  if (res->fallback) e->law = NH_SIMUL_PLASTIC, e->R = 0.0; /* the law applied */
+  e->outcomes = nout, e->nos = (int)nos, e->truncated = nout > 0 && res->truncated;
   e->xi = w->opts.policy == NH_SIMUL_ENUMERATE ? res->xi : 0.0;
+  e->fallback = fb, e->fb0 = fb0, e->fb1 = fb1;
+  e->ni = pool_ints(k, res->reflections, nout, nos), e->nd = pool_doubles(nq, k, nout);
   int *pi = w->pi + e->pi;
   double *pd = w->pd + e->pd;
   for (int j = 0; j < k; j++) pi[j] = w->idx[j];
@@ -177,6 +212,12 @@ static void log_simul(nh_sim *s, int k, const nh_simul_result *res) {
   memcpy(pd, res->impulse, sizeof(double) * (size_t)k);
   memcpy(pd + k, w->vnb, sizeof(double) * (size_t)k);
   memcpy(pd + 2 * k, w->vna, sizeof(double) * (size_t)k);
+  int *po = pi + k + res->reflections;
+  memcpy(po, res->outcome_start, sizeof(int) * (size_t)nout);
+  memcpy(po + nout, res->outcome_len, sizeof(int) * (size_t)nout);
+  for (long r = 0; r < nos; r++) po[2 * nout + r] = w->idx[res->outcome_seq[r]];
+  memcpy(pd + 3 * k, res->outcome_v, sizeof(double) * (size_t)nout * (size_t)nq);
+  memcpy(pd + 3 * k + (size_t)nout * nq, res->outcome_impulse, sizeof(double) * (size_t)nout * (size_t)k);
   for (int j = 1; j < k; j++)
     if (fabs(s->g1[w->idx[j]]) > s->stats.max_event_gap) s->stats.max_event_gap = fabs(s->g1[w->idx[j]]);
 }
@@ -186,7 +227,9 @@ void nh_sim_simul_record(const nh_sim *s, long k, nh_impact_record *r) {
   const nh_sim_simul *w = s->simul;
   r->contacts = 0, r->contact_gap = NULL, r->impulse = NULL, r->contact_vn_before = r->contact_vn_after = NULL;
   r->reflections = 0, r->sequence = NULL, r->law = 0, r->restitution = 0.0, r->policy = 0, r->outcomes = 0;
-  r->xi = 0.0;
+  r->xi = 0.0, r->outcomes_truncated = 0, r->outcome_v = r->outcome_impulse = NULL;
+  r->outcome_start = r->outcome_len = r->outcome_seq = NULL;
+  r->fallback = NH_SIMUL_FALLBACK_NONE, r->fallback_gap[0] = r->fallback_gap[1] = -1;
   if (!w || e->k == 0) return;
   r->contacts = e->k;
   r->contact_gap = w->pi + e->pi;
@@ -196,6 +239,13 @@ void nh_sim_simul_record(const nh_sim *s, long k, nh_impact_record *r) {
   r->contact_vn_before = w->pd + e->pd + e->k;
   r->contact_vn_after = w->pd + e->pd + 2 * e->k;
   r->law = e->law, r->restitution = e->R, r->policy = e->policy, r->outcomes = e->outcomes, r->xi = e->xi;
+  r->fallback = e->fallback, r->fallback_gap[0] = e->fb0, r->fallback_gap[1] = e->fb1;
+  if (e->outcomes == 0) return;
+  const int *po = w->pi + e->pi + e->k + e->nseq;
+  const double *pd = w->pd + e->pd + 3L * e->k;
+  r->outcomes_truncated = e->truncated;
+  r->outcome_start = po, r->outcome_len = po + e->outcomes, r->outcome_seq = po + 2L * e->outcomes;
+  r->outcome_v = pd, r->outcome_impulse = pd + (size_t)e->outcomes * (size_t)s->nq;
 }
 
 /* after the impact: the contacts reached at rest close if they push, as after a single impact
@@ -226,7 +276,7 @@ int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *a
   char buf[512], names[160];
   int rc, st;
   *applied = 0;
-  if ((rc = simul_law(s, k))) return rc;
+  simul_law(s, k);
   if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, v, user)) return NH_STOPPED;
   // M(q) and A(q) are still in scratch from the monitors at this state (as for one gap)
   nh_simul_result res;
@@ -255,13 +305,21 @@ int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *a
   if (s->nact > 0 && (rc = nh_sim_contact_after_impact(s))) return rc;
   if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
   for (int j = 0; j < k; j++) w->vna[j] = nh_la_dot(nq, w->dgk + (size_t)j * nq, v);
-  long n = s->def.log_limit > 0 && s->nlog >= s->def.log_limit ? s->def.log_limit - 1 : s->nlog;
-  if (pool_reserve(s, n, k, res.reflections)) {
+  // the plastic map instead of the law: opposing contacts (the resolution's), or a plastic
+  // law with constraints (simul_law's)
+  int fb = res.fallback ? res.fallback : w->fallback, fb0 = -1, fb1 = -1;
+  if (res.fallback) fb0 = w->idx[res.contact], fb1 = w->idx[res.other];
+  else if (fb) fb0 = w->fb_gap;
+  if (fb) s->stats.simul_fallbacks++;
+  long nos, n = s->def.log_limit > 0 && s->nlog >= s->def.log_limit ? s->def.log_limit - 1 : s->nlog;
+  const int nout = kept_outcomes(w, &res, &nos);
+  if (nout > 0 && res.truncated) s->stats.simul_truncated++;
+  if (pool_reserve(s, n, pool_ints(k, res.reflections, nout, nos), pool_doubles(nq, k, nout))) {
     sim_msg(s, "out of memory for the impact log");
     return NH_ERR_NOMEM;
   }
   nh_sim_log_impact(s, w->idx[0], st, -res.impulse[0], Eb, Ea, w->vnb[0], w->vna[0]);
-  log_simul(s, k, &res);
+  log_simul(s, k, &res, fb, fb0, fb1);
   s->E_seg = Ea;
   s->C_seg = Ea, s->C_unset = s->half;
   s->stats.energy = Ea;
