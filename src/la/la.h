@@ -77,6 +77,15 @@ NH_LA_INLINE void nh_la_copy(int n, const double *x, double *y) { /* y = x */
 NH_LA_INLINE void nh_la_scale(int n, double a, double *x) { /* x *= a */
   NH_LA_UNROLL for (int i = 0; i < n; i++) x[i] *= a;
 }
+NH_LA_INLINE double nh_la_mat_norm_inf(int m, int n, const double *A) { /* max_i sum_j |A_ij| (m x n) */
+  double mr = 0.0;
+  for (int i = 0; i < m; i++) {
+    double r = 0.0;
+    for (int j = 0; j < n; j++) r += fabs(A[(size_t)i * n + j]);
+    mr = r > mr ? r : mr;
+  }
+  return mr;
+}
 NH_LA_INLINE double nh_la_norm_inf(int n, const double *x) { /* max |x_i|, NaN propagates */
   // branch-free: the max skips NaNs (maxsd), a separate count finds them
   double m = 0.0;

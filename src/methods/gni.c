@@ -455,7 +455,7 @@ static int del_holonomic_step(nh_stepper *s, vi_ws *w, double t, const double *x
     // momentum residual relative to its terms, phi(q_k+1) to |A(q_k+1)| times the position
     // scale: |q_k+1|, or the step's own displacement h mag / |M| where that is larger (a point
     // held at the vertex of a corner, q ~ 1e-59: the rows' rounding is not relative to |q|)
-    const double uq = fmax(nh_la_norm_inf(n, q1), fabs(h) * mag / fmax(vi_mass_rowsum(n, w->M0), DBL_MIN));
+    const double uq = fmax(nh_la_norm_inf(n, q1), fabs(h) * mag / fmax(nh_la_mat_norm_inf(n, n, w->M0), DBL_MIN));
     res = fmax(nh_la_norm_inf(n, w->r) / mag, vi_rows_rel(m, n, w->zz, w->A, uq));
     if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
     if (tiny && res <= vi_roundoff_tol(n, w->M0, q1, h, mag, s->opts.newton_tol)) break; /* at round-off: accepted */

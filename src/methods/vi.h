@@ -706,22 +706,11 @@ static inline void pt_inplace(const vi_ws *w, double *x, double *tmp) {
   nh_la_axpy(w->n, -1.0, tmp, x);
 }
 
-/* max_i sum_j |M_ij|, the infinity norm of M */
-static inline double vi_mass_rowsum(int n, const double *M) {
-  double mr = 0.0;
-  for (int i = 0; i < n; i++) {
-    double r = 0.0;
-    for (int j = 0; j < n; j++) r += fabs(M[(size_t)i * n + j]);
-    mr = fmax(mr, r);
-  }
-  return mr;
-}
-
 /* the tolerance of an iterate at round-off (vi.h): VI_NEWTON_RES_SLACK times tol, or the
  * rounding floor of the momentum residual relative to its terms mag, VI_NEWTON_DQ_ULPS eps
  * |M| |q| / (h mag) (v = (q1 - q0)/h carries eps |q| / h; |M| the largest row sum of M) */
 static inline double vi_roundoff_tol(int n, const double *M, const double *q, double h, double mag, double tol) {
-  const double mr = vi_mass_rowsum(n, M);
+  const double mr = nh_la_mat_norm_inf(n, n, M);
   return fmax(VI_NEWTON_RES_SLACK * tol, VI_NEWTON_DQ_ULPS * DBL_EPSILON * mr * nh_la_norm_inf(n, q) / (h * mag));
 }
 
