@@ -200,6 +200,32 @@ static int dense_min(nh_sim *s, dense_fn f, int i, double sgn, int strict, const
   return 0;
 }
 
+double nh_sim_hermite_dip(double g0, double g1, double m0, double m1) {
+  // p'(u) = a u^2 + b u + c
+  const double a = 6.0 * (g0 - g1) + 3.0 * (m0 + m1), b = -6.0 * (g0 - g1) - 4.0 * m0 - 2.0 * m1, c = m0;
+  double r[2];
+  int n = 0;
+  if (fabs(a) > 1e-300) {
+    const double d = b * b - 4.0 * a * c;
+    if (d >= 0.0) {
+      const double sq = sqrt(d), qq = -0.5 * (b + (b >= 0.0 ? sq : -sq));
+      r[n++] = qq / a;
+      if (qq != 0.0) r[n++] = c / qq;
+    }
+  } else if (fabs(b) > 1e-300) {
+    r[n++] = -c / b;
+  }
+  double best = -1.0, pmin = 0.0;
+  for (int k = 0; k < n; k++) {
+    const double u = r[k];
+    if (!(u > 0.0 && u < 1.0) || !(2.0 * a * u + b > 0.0)) continue; /* interior minima only */
+    const double u2 = u * u, u3 = u2 * u;
+    const double p = (2.0 * u3 - 3.0 * u2 + 1.0) * g0 + (u3 - 2.0 * u2 + u) * m0 + (3.0 * u2 - 2.0 * u3) * g1 + (u3 - u2) * m1;
+    if (p < pmin) pmin = p, best = u;
+  }
+  return best;
+}
+
 /* Find the first crossing inside the step just taken (x -> x1 over h). On return *gi is the
  * crossing gap (-1 if none) and *tau its located time, with the state left in s->xe. */
 int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
@@ -234,12 +260,20 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
       if (s->nact > 0 && s->closed[i]) continue; /* a closed contact is a constraint */
       if (a >= 0.0 && b < 0.0 && a / (a - b) < best_frac) best_frac = a / (a - b), best = i;
     }
-    // no crossing: look for a graze inside the interval
+    // no crossing: look for a graze inside the interval, where the slope turns back towards
+    // zero between the samples or their cubic Hermite interpolant dips below zero
     for (int i = 0; best < 0 && i < ng; i++) {
-      if (!(s->gp[i] >= 0.0 && s->gc[i] >= 0.0 && s->sp[i] < 0.0 && s->sc[i] > 0.0)) continue;
+      if (!(s->gp[i] >= 0.0 && s->gc[i] >= 0.0)) continue;
       if ((s->nact > 0 && s->closed[i]) || lev[i] < 0.0) continue; /* resting: crossings only */
-      double th_min, g_min;
-      if ((rc = dense_min(s, dense_gap, i, 1.0, 0, s->x1, h, th_prev, th, &th_min, &g_min))) return rc;
+      const double dth = (th - th_prev) * h;
+      const double u = nh_sim_hermite_dip(s->gp[i], s->gc[i], dth * s->sp[i], dth * s->sc[i]);
+      const int turns = s->sp[i] < 0.0 && s->sc[i] > 0.0;
+      if (!turns && u < 0.0) continue;
+      double th_min, g_min = 1.0;
+      // the Hermite minimum first (it may lie in one of several dips), then the golden section
+      if (u >= 0.0 && (rc = dense_gap(s, i, th_prev + u * (th - th_prev), s->x1, h, &g_min))) return rc;
+      if (g_min < 0.0) th_min = th_prev + u * (th - th_prev);
+      else if ((rc = dense_min(s, dense_gap, i, 1.0, 0, s->x1, h, th_prev, th, &th_min, &g_min))) return rc;
       if (g_min < 0.0) best = i, th_hi = th_min;
     }
     if (best >= 0) {

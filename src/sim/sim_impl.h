@@ -234,6 +234,12 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau);
 /* events.c: the first counted monitor crossing inside the step x -> xnew over h: *mi (-1 if
  * none), its direction *dir, the time just past it *tau, that state in s->xm */
 int nh_sim_scan_monitors(nh_sim *s, double h, double *xnew, int *mi, int *dir, double *tau);
+/* events.c: the cubic Hermite interpolant of a gap over one sample interval, from its values
+ * g0, g1 >= 0 and its slopes times the interval m0, m1: the fraction u in (0, 1) of its lowest
+ * interior minimum when that is below zero, else -1. It matches the gap to O(interval^4), so
+ * a dip it shows is looked at on the dense output even where the sampled slopes do not turn
+ * (a gap that turns three times between two samples; docs/contact.md "Grazes") */
+double nh_sim_hermite_dip(double g0, double g1, double m0, double m1);
 /* events.c: gap gi grazed its wall at the current state (s->g1, s->dg there) without an impact
  * or a contact: its crossings count from below its rounding there (s->glev) */
 void nh_sim_graze_level(nh_sim *s, int gi);
