@@ -288,6 +288,54 @@ static int test_penny_sequences(void) {
   return 0;
 }
 
+/* The penny on both tables with both laws, run by every method that takes it (the others
+ * refuse it at creation): no gap past its wall at a step end or an impact, no energy gained
+ * at an impact, NH_OK (or NH_DRIFT: a conservation the method claims, broken) */
+static int test_penny_methods(void) {
+  static const char *const meths[] = {"dopri5", "dop853", "rk4", "rk2", "gni", "rattle", "shake", "del", "rdp",
+                                      "avf", "gonzalez", "itoh-abe", "gonzalez-r", "si-dla", "i-dla", "spark"};
+  int ran = 0, refused = 0;
+  long impacts = 0;
+  double worst = 0.0;
+  for (int c = 0; c < 4; c++) {
+    nh_penny_params p = nh_penny_params_default();
+    if (c & 1) p.a = 0.15, p.b = 0.2;
+    p.law = (c & 2) ? (nh_impact_law){NH_IMPACT_PLASTIC, 0.0} : (nh_impact_law){NH_IMPACT_ELASTIC, 1.0};
+    char msg[256];
+    nh_model *m = nh_penny_create(&p, msg, sizeof msg);
+    ENSURE(m != NULL);
+    for (int j = 0; j < (int)(sizeof meths / sizeof meths[0]); j++) {
+      nh_sim_def d = nh_sim_def_default();
+      d.method = nh_method_find(meths[j]);
+      d.h = 1e-3;
+      nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
+      if (!s) {
+        refused++;
+        continue;
+      }
+      watch w = {.m = m};
+      const int rc = nh_sim_run(s, 20.0, PENNY_IMPACTS, observe, &w);
+      double gain = 0.0;
+      ENSURE(energy_kept(s, &gain) == 0);
+      if (!(rc == NH_OK || rc == NH_DRIFT) || w.worst_step > NH_PENETRATION_REL || gain > ENERGY_GAIN_REL)
+        printf("  penny %d, %s: %s (%s), deepest %.3g at t = %.6g, energy gain %.3g\n", c, meths[j],
+               nh_status_name(rc), nh_sim_message(s), w.worst_step, w.t_step, gain);
+      ENSURE(rc == NH_OK || rc == NH_DRIFT);
+      ENSURE(w.worst_step <= NH_PENETRATION_REL);
+      ENSURE(gain <= ENERGY_GAIN_REL);
+      worst = fmax(worst, w.worst_step);
+      impacts += nh_sim_impact_count(s);
+      ran++;
+      nh_sim_destroy(s);
+    }
+    nh_model_destroy(m);
+  }
+  printf("  penny: %d runs (%d refused by their method), %ld impacts, deepest gap %.3g relative\n", ran, refused,
+         impacts, worst);
+  ENSURE(ran >= 16);
+  return 0;
+}
+
 /* the graze criterion's cubic: a dip whose sampled slopes both point down (three turns between
  * two samples: the turn test alone misses it) is found at the cubic's minimum; a cubic that
  * stays above zero, or one whose interior extremum is a maximum, is not a dip */
@@ -314,5 +362,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_hermite_dip);
   RUN_TEST(test_corpus);
   RUN_TEST(test_penny_sequences);
+  RUN_TEST(test_penny_methods);
   return TEST_SUMMARY();
 }
