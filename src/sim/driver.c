@@ -348,22 +348,25 @@ static int step_events(nh_sim *s, double *h, int *last, int predicted, int *gi, 
  * against its tolerance -NH_PENETRATION_REL max(1, |q|) |dg|; the first one past it is
  * returned (-1: none), one within it gets its level lowered to its rounding below g (never
  * below the tolerance: the level does not ratchet down). The deepest open gap below zero enters
- * max_event_gap. A gap at or above its level costs one comparison. */
-static int gap_guard(nh_sim *s, const double *x, const double *g, int *viol, double *depth) {
+ * max_event_gap. A gap at or above its level costs one comparison; the gradients are
+ * evaluated for the scale unless s->dg already holds them at x (dg_valid: a located or
+ * predicted event, a projection; after an impact). */
+static int gap_guard(nh_sim *s, const double *x, const double *g, int dg_valid, int *viol, double *depth) {
   int rc;
   *viol = -1;
   for (int i = 0; i < s->ng; i++) {
     if (g[i] >= s->glev[i] || (s->nact > 0 && s->closed[i])) continue;
     if (g[i] < 0.0 && -g[i] > s->stats.max_event_gap) s->stats.max_event_gap = -g[i];
-    if ((rc = gaps(s, x, s->gs, s->dg))) return rc; /* the gradients, for the gap's scale */
-    const double tol = gap_rounding(NH_PENETRATION_REL, s->gd, x, s->dg + (size_t)i * s->gd);
-    if (g[i] < -tol) {
+    if (!dg_valid && (rc = gaps(s, x, s->gs, s->dg))) return rc; /* the gradients, for the gap's scale */
+    dg_valid = 1;
+    const double sc = gap_rounding(1.0, s->gd, x, s->dg + (size_t)i * s->gd); /* max(1, |q|) |dg| */
+    if (g[i] < -NH_PENETRATION_REL * sc) {
       *viol = i, *depth = -g[i];
       return 0;
     }
     // within it (a located state's rounding, a projection's): the gap rests there, and its
     // crossings count from its rounding below that (as after a graze, events.c)
-    s->glev[i] = g[i] - gap_rounding(NH_CONTACT_APEX_REL, s->gd, x, s->dg + (size_t)i * s->gd);
+    s->glev[i] = g[i] - NH_CONTACT_APEX_REL * sc;
   }
   return 0;
 }
@@ -440,7 +443,8 @@ SIM_INLINE int drive_step(nh_sim *s, run_acc *a, double t_max, nh_observer_fn ob
     int viol;
     double depth;
     if (s->ng == 0) break;
-    if ((rc = gap_guard(s, xnew, s->g1, &viol, &depth))) return rc;
+    const int dg_valid = gi >= 0 || s->nact > 0 || (s->model->project && !(meth->flags & NH_METHOD_LIE));
+    if ((rc = gap_guard(s, xnew, s->g1, dg_valid, &viol, &depth))) return rc;
     if (viol < 0) break;
     const int at_start = s->g0[viol] < s->glev[viol]; /* past it before the step: no step helps */
     if (at_start || predicted || tries >= NH_PENETRATION_RETRY || 0.25 * h < s->def.h_min)
@@ -462,12 +466,15 @@ SIM_INLINE int drive_step(nh_sim *s, run_acc *a, double t_max, nh_observer_fn ob
     }
     // 5. a monitor event, an impact (the closed contacts projected after it: the open gaps
     // checked again at the state it leaves)
+    const long ncl = s->ncl, nact = s->nact;
     if ((rc = step_after(s, gi, mi, mdir, ri, obs, user, impacted))) return rc;
     if (*impacted) {
-      int viol;
+      int viol = -1;
       double depth;
-      if (s->nact > 0 && (rc = gaps(s, s->x, s->g0, NULL))) return rc;
-      if ((rc = gap_guard(s, s->x, s->g0, &viol, &depth))) return rc;
+      if (nact > 0 || s->nact > 0 || s->ncl != ncl) { /* else q is as the step left it */
+        if (s->nact > 0 && (rc = gaps(s, s->x, s->g0, NULL))) return rc;
+        if ((rc = gap_guard(s, s->x, s->g0, 1, &viol, &depth))) return rc; /* s->dg: the impact's */
+      }
       return viol >= 0 ? penetration(s, viol, depth, s->t, "after an impact") : 0;
     }
   }

@@ -201,6 +201,10 @@ static int dense_min(nh_sim *s, dense_fn f, int i, double sgn, int strict, const
 }
 
 double nh_sim_hermite_dip(double g0, double g1, double m0, double m1) {
+  // p(u) = (1 - u) g0 + u g1 + u (1 - u) ((1 - u)(m0 - d) - u (m1 - d)), d = g1 - g0, is at
+  // least min(g0, g1) - max(|m0 - d|, |m1 - d|) / 4: most intervals are done here
+  const double d = g1 - g0;
+  if (fmin(g0, g1) > 0.25 * fmax(fabs(m0 - d), fabs(m1 - d))) return -1.0;
   // p'(u) = a u^2 + b u + c
   const double a = 6.0 * (g0 - g1) + 3.0 * (m0 + m1), b = -6.0 * (g0 - g1) - 4.0 * m0 - 2.0 * m1, c = m0;
   double r[2];
