@@ -157,8 +157,8 @@ static int print_contacts(const nh_model *m) {
   static const char *const verdicts[] = {"unique (one contact)", "unique (pairwise orthogonal normals)",
                                          "unique (c = -1/2)", "unique (c = -cos(pi/m), a derived extension)",
                                          "indeterminate: the outcome may depend on the order of the reflections",
-                                         "opposing contacts (c = -1): an elastic propagation that reflects across "
-                                         "one of them falls back to the plastic map"};
+                                         ("opposing contacts (c = -1): an elastic propagation that reflects across "
+                                          "one of them falls back to the plastic map")};
   if (vd.bound) printf("  reflection bound: %d (derived tighter bound %d)", vd.bound, vd.observed);
   else printf("  reflection bound: none (no theorem for these contacts)");
   printf("; verdict: %s\n", verdicts[vd.kind]);
