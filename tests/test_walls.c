@@ -5,10 +5,12 @@
  * tables with both laws against its closed-form flow. Asserted on every run: no gap below
  * -NH_PENETRATION_REL max(1, |q|) |dg| at any step end, impact or output sample (an observer
  * evaluates the gaps itself); no energy gained at an impact (every law has e <= 1); the run
- * ends within its bounds (NH_OK, or NH_DRIFT where the method claims a conservation the run
- * broke: a warning, not a wrong trajectory). The penny's impacts equal the closed-form flow's
+ * ends within its bounds (NH_OK; NH_DRIFT where the method claims a conservation the run
+ * broke, a warning; or NH_ZENO, the Zeno guard's bounded end; none of them occurred). The penny's impacts equal the closed-form flow's
  * (same wall, times within PENNY_T_TOL) up to the first impact whose normal speed is below
- * PENNY_VN_MIN (docs/contact.md, "Grazes"). The counts are printed. */
+ * PENNY_VN_MIN (docs/contact.md, "Never through a wall"). The almost-Poisson form: the sleigh
+ * before a wall (examples/sleigh_ap_wall.nh), random starts, six methods. TEST_WALLS_SHOW=K prints
+ * set-up K of the corpus as a model file; TEST_WALLS_TIME=1 times each run. The counts are printed. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +25,10 @@
 #include "nholo/modelfile.h"
 #include "nholo/sim.h"
 #include "nholo/systems.h"
+
+#ifndef NHOLO_SOURCE_DIR
+#define NHOLO_SOURCE_DIR "."
+#endif
 
 #define CORPUS_SEED 0x5eed2026u
 #define CORPUS_SETUPS 320      /* random set-ups, each with one random method */
@@ -63,12 +69,13 @@ static int observe(const nh_sim *s, nh_sample_kind kind, double t, const double 
   watch *w = u;
   const nh_model *m = w->m;
   if (m->gap(q, w->g, w->dg, m->user)) return 1;
+  const int n = m->form == NH_FORM_ODE ? m->nx : m->nq; /* almost-Poisson: gaps on the state */
   double qmax = 1.0;
-  for (int j = 0; j < m->nq; j++) qmax = fmax(qmax, fabs(q[j]));
+  for (int j = 0; j < n; j++) qmax = fmax(qmax, fabs(q[j]));
   for (int i = 0; i < m->ngap; i++) {
-    const double *d = w->dg + (size_t)i * m->nq;
+    const double *d = w->dg + (size_t)i * n;
     double dn = 0.0;
-    for (int j = 0; j < m->nq; j++) dn += d[j] * d[j];
+    for (int j = 0; j < n; j++) dn += d[j] * d[j];
     const double rel = -w->g[i] / (qmax * sqrt(dn));
     if (kind == NH_SAMPLE_OUTPUT) {
       if (rel > w->worst_out) w->worst_out = rel, w->t_out = t, w->gap_out = i;
@@ -336,6 +343,54 @@ static int test_penny_methods(void) {
   return 0;
 }
 
+/* The almost-Poisson form: the sleigh of examples/sleigh_ap_wall.nh before its wall (gaps on
+ * the state), random restitution, heading and rates, every method that takes it */
+static int test_ap_corpus(void) {
+  static const char *const meths[] = {"avf", "gonzalez", "itoh-abe", "dopri5", "dop853", "rk4"};
+  char msg[512];
+  char *text = nh_model_file_read(NHOLO_SOURCE_DIR "/examples/sleigh_ap_wall.nh", msg, sizeof msg);
+  if (!text) printf("  %s\n", msg);
+  ENSURE(text != NULL);
+  int ran = 0;
+  long impacts = 0;
+  double worst = 0.0;
+  for (int c = 0; c < 36; c++) {
+    const char *names[] = {"e", "x1", "theta", "rho1", "rho2"};
+    const double values[] = {irand(3) == 0 ? 1.0 : urand(0.0, 1.0), urand(-6.4, -4.0), urand(-1.2, 1.2),
+                             urand(-0.5, 0.5), urand(-1.0, -0.2)};
+    nh_load_opts o = nh_load_opts_default();
+    o.backend = NH_BACKEND_TAPE;
+    o.nset = 5, o.set_names = names, o.set_values = values;
+    nh_model *m = nh_model_parse(text, "sleigh_ap_wall.nh", &o, msg, sizeof msg);
+    ENSURE(m != NULL);
+    nh_sim_def d = nh_sim_def_default();
+    d.method = nh_method_find(meths[c % 6]);
+    d.h = 0.01;
+    nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
+    if (!s) printf("  %s: %s\n", meths[c % 6], msg);
+    ENSURE(s != NULL);
+    watch w = {.m = m};
+    const int rc = nh_sim_run(s, 30.0, 0, observe, &w);
+    double gain = 0.0;
+    ENSURE(energy_kept(s, &gain) == 0);
+    if (!(rc == NH_OK || rc == NH_DRIFT) || w.worst_step > NH_PENETRATION_REL || gain > ENERGY_GAIN_REL)
+      printf("  sleigh %d, %s: %s (%s), deepest %.3g at t = %.6g, energy gain %.3g\n", c, meths[c % 6],
+             nh_status_name(rc), nh_sim_message(s), w.worst_step, w.t_step, gain);
+    ENSURE(rc == NH_OK || rc == NH_DRIFT);
+    ENSURE(w.worst_step <= NH_PENETRATION_REL);
+    ENSURE(gain <= ENERGY_GAIN_REL);
+    worst = fmax(worst, w.worst_step);
+    impacts += nh_sim_impact_count(s);
+    ran++;
+    nh_sim_destroy(s);
+    nh_model_destroy(m);
+  }
+  free(text);
+  printf("  almost-Poisson sleigh: %d runs, %ld impacts, deepest gap %.3g relative\n", ran, impacts, worst);
+  ENSURE(impacts >= ran); /* every start reaches the wall */
+  return 0;
+}
+
 /* the graze criterion's cubic: a dip whose sampled slopes both point down (three turns between
  * two samples: the turn test alone misses it) is found at the cubic's minimum; a cubic that
  * stays above zero, or one whose interior extremum is a maximum, is not a dip */
@@ -363,5 +418,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_corpus);
   RUN_TEST(test_penny_sequences);
   RUN_TEST(test_penny_methods);
+  RUN_TEST(test_ap_corpus);
   return TEST_SUMMARY();
 }
