@@ -295,6 +295,27 @@ static int test_penny_sequences(void) {
   return 0;
 }
 
+/* run s to t_end (or n_impacts), observed: NH_OK or NH_DRIFT, no gap past the guard's
+ * tolerance at a step end or impact, no energy gained at an impact; the deepest gap and the
+ * impacts added to *worst, *impacts; s destroyed */
+static int run_checked(nh_sim *s, const nh_model *m, double t_end, long n_impacts, const char *what, int c,
+                       const char *meth, double *worst, long *impacts) {
+  watch w = {.m = m};
+  const int rc = nh_sim_run(s, t_end, n_impacts, observe, &w);
+  double gain = 0.0;
+  ENSURE(energy_kept(s, &gain) == 0);
+  if (!(rc == NH_OK || rc == NH_DRIFT) || w.worst_step > NH_PENETRATION_REL || gain > ENERGY_GAIN_REL)
+    printf("  %s %d, %s: %s (%s), deepest %.3g at t = %.6g, energy gain %.3g\n", what, c, meth, nh_status_name(rc),
+           nh_sim_message(s), w.worst_step, w.t_step, gain);
+  ENSURE(rc == NH_OK || rc == NH_DRIFT);
+  ENSURE(w.worst_step <= NH_PENETRATION_REL);
+  ENSURE(gain <= ENERGY_GAIN_REL);
+  *worst = fmax(*worst, w.worst_step);
+  *impacts += nh_sim_impact_count(s);
+  nh_sim_destroy(s);
+  return 0;
+}
+
 /* The penny on both tables with both laws, run by every method that takes it (the others
  * refuse it at creation): no gap past its wall at a step end or an impact, no energy gained
  * at an impact, NH_OK (or NH_DRIFT: a conservation the method claims, broken) */
@@ -320,20 +341,8 @@ static int test_penny_methods(void) {
         refused++;
         continue;
       }
-      watch w = {.m = m};
-      const int rc = nh_sim_run(s, 20.0, PENNY_IMPACTS, observe, &w);
-      double gain = 0.0;
-      ENSURE(energy_kept(s, &gain) == 0);
-      if (!(rc == NH_OK || rc == NH_DRIFT) || w.worst_step > NH_PENETRATION_REL || gain > ENERGY_GAIN_REL)
-        printf("  penny %d, %s: %s (%s), deepest %.3g at t = %.6g, energy gain %.3g\n", c, meths[j],
-               nh_status_name(rc), nh_sim_message(s), w.worst_step, w.t_step, gain);
-      ENSURE(rc == NH_OK || rc == NH_DRIFT);
-      ENSURE(w.worst_step <= NH_PENETRATION_REL);
-      ENSURE(gain <= ENERGY_GAIN_REL);
-      worst = fmax(worst, w.worst_step);
-      impacts += nh_sim_impact_count(s);
+      ENSURE(run_checked(s, m, 20.0, PENNY_IMPACTS, "penny", c, meths[j], &worst, &impacts) == 0);
       ran++;
-      nh_sim_destroy(s);
     }
     nh_model_destroy(m);
   }
@@ -369,20 +378,8 @@ static int test_ap_corpus(void) {
     nh_sim *s = nh_sim_create(m, &d, msg, sizeof msg);
     if (!s) printf("  %s: %s\n", meths[c % 6], msg);
     ENSURE(s != NULL);
-    watch w = {.m = m};
-    const int rc = nh_sim_run(s, 30.0, 0, observe, &w);
-    double gain = 0.0;
-    ENSURE(energy_kept(s, &gain) == 0);
-    if (!(rc == NH_OK || rc == NH_DRIFT) || w.worst_step > NH_PENETRATION_REL || gain > ENERGY_GAIN_REL)
-      printf("  sleigh %d, %s: %s (%s), deepest %.3g at t = %.6g, energy gain %.3g\n", c, meths[c % 6],
-             nh_status_name(rc), nh_sim_message(s), w.worst_step, w.t_step, gain);
-    ENSURE(rc == NH_OK || rc == NH_DRIFT);
-    ENSURE(w.worst_step <= NH_PENETRATION_REL);
-    ENSURE(gain <= ENERGY_GAIN_REL);
-    worst = fmax(worst, w.worst_step);
-    impacts += nh_sim_impact_count(s);
+    ENSURE(run_checked(s, m, 30.0, 0, "sleigh", c, meths[c % 6], &worst, &impacts) == 0);
     ran++;
-    nh_sim_destroy(s);
     nh_model_destroy(m);
   }
   free(text);
