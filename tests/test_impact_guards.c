@@ -101,7 +101,7 @@ static int test_map_refusals(void) {
   info.sig = SENTINEL;
   ENSURE(nh_impact_map(2, 1, M, A, dg, v, ELASTIC, NULL, NULL, NULL, &info, work) == NH_ERR_ARG && info.sig == 0.0);
   /* each tolerance negative or not finite; a non-finite gradient: v_out = v */
-  for (int f = 0; f < 7; f++) {
+  for (int f = 0; f < 8; f++) {
     nh_impact_tol t = nh_impact_tol_default();
     double dgx[2] = {dg[0], dg[1]};
     switch (f) {
@@ -111,6 +111,7 @@ static int test_map_refusals(void) {
     case 3: t.constraint_tol = -1.0; break;
     case 4: t.constraint_tol = NAN; break;
     case 5: t.degenerate_tol = -1e-12; break;
+    case 6: t.constraint_tol = INFINITY; break;
     default: dgx[1] = INFINITY;
     }
     REFUSED(nh_impact_map(2, 1, M, A, dgx, v, ELASTIC, &t, vp, NULL, &info, work));
