@@ -4,6 +4,8 @@
 set -eu
 # help2man makes the manual page from `nholo --help` at build time
 pkgs="build-essential cmake pkg-config libplplot-dev plplot-driver-cairo help2man"
+# gcovr: the branch coverage of scripts/coverage.sh (CI's last step)
+pkgs="$pkgs gcovr"
 # ensembles across machines: Open MPI and parallel HDF5 (h5dump to read the files)
 pkgs="$pkgs libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools"
 # design optimisation (NLopt) and sparse factorisations (SuiteSparse)

@@ -399,9 +399,13 @@ static int test_opposing_in_three(void) {
   ENSURE(vd.kind == NH_SIMUL_OPPOSING_PAIR && vd.outcomes == 1 && vd.fallback == NH_SIMUL_FALLBACK_OPPOSING);
   /* a normal in the span of the others once the pair counts as one is still dependent */
   double dd[8] = {1, 0, -1, 0, 0, 1, 1, 1};
+  static const char *const names4[] = {"left", "right", "floor", "ramp"};
   nh_simul_problem dep = {2, 0, 4, I2, NULL, dd};
+  o.names = names4; /* one name per contact: the message names contact 3 */
   ENSURE(resolve(&dep, v, &o, vp, &r) == NH_ERR_DEPENDENT_CONTACTS && r.contact == 3);
   ENSURE(strstr(g_msg, "(rank 2 of 3 in the kinetic metric, each opposing pair counted once)"));
+  ENSURE(strstr(g_msg, "contact 'ramp' is in the span"));
+  o.names = names;
   /* paper_plastic has no solution of eq. (11) here: refused as before */
   o.paper_plastic = 1;
   ENSURE(resolve(&tilt, v, &o, vp, &r) == NH_ERR_OPPOSING_CONTACTS);

@@ -136,7 +136,8 @@ NH_API int nh_project_velocity(int nq, int nc, const double *M, const double *A,
  * whose cosine matrix is only semi-definite, by the Lawson-Hanson active set of the
  * non-negative least squares min |v- + sum x_i u_i / sqrt(G_ii)|_M, x >= 0 (the same
  * projection of v- onto the feasible cone). A normal in the span of the others once each
- * opposing pair counts as one is still dependent.
+ * opposing pair counts as one is still dependent, and so is a contact that opposes two others
+ * which are not duplicates within col_tol (the three normals are dependent).
  *
  * Failures, each with its own status, detail status and a one-line message naming the
  * contacts (by nh_simul_opts.names when given, else by index): linearly dependent normals

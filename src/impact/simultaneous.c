@@ -232,10 +232,28 @@ static int setup_normals(const nh_simul_problem *pb, const nh_simul_opts *o, sim
       double c = w->C[(size_t)i * k + j];
       if (!(c <= -1.0 + o->col_tol) && !(c >= 1.0 - o->col_tol)) continue;
       if (c < 0.0 && keep_opposing) {
-        /* a contact opposing two others: those two duplicate each other (refused below, or by
-         * the dependence of the set with each pair counted once) */
-        if (!w->opp[i] && !w->opp[j]) w->opp[i] = j + 1, w->opp[j] = i + 1, w->nopp += 2;
-        continue;
+        if (!w->opp[i] && !w->opp[j]) {
+          w->opp[i] = j + 1, w->opp[j] = i + 1, w->nopp += 2;
+          continue;
+        }
+        /* a contact (mid) opposing two others (p, its pair, and q): those two duplicate each
+         * other, refused when their own pair comes; but within col_tol each is only within
+         * sqrt(2 col_tol) of mid's antipode, so they may be up to 2 sqrt(2 col_tol) apart and
+         * not duplicates, nor dependent by dep_tol once the pair counts as one, while q opposes
+         * mid unpaired: a block {mid, p, q} of the plastic map's cosines is then (nearly)
+         * singular. Refused: q is in the span of mid and p. */
+        const int mid = w->opp[i] ? i : j, p = w->opp[mid] - 1, q = mid == i ? j : i;
+        const double cpq = w->C[(size_t)p * k + q];
+        if (cpq >= 1.0 - o->col_tol) continue;
+        char pl[SIMUL_LABEL_MAX];
+        nh_simul_label(o, q, a, sizeof a);
+        nh_simul_label(o, p, pl, sizeof pl);
+        nh_simul_label(o, mid, b, sizeof b);
+        snprintf(text, sizeof text,
+                 "contacts %s and %s both oppose contact %s (cosines %.12g, %.12g; %.12g to each "
+                 "other): dependent normals", a, pl, b, c, w->C[(size_t)p * k + mid], cpq);
+        return nh_simul_fail(res, NH_SIMUL_DEPENDENT, q, mid, NH_ERR_DEPENDENT_CONTACTS, msg, ms,
+                             text);
       }
       nh_simul_label(o, i, a, sizeof a);
       nh_simul_label(o, j, b, sizeof b);
