@@ -4,6 +4,7 @@
 #ifndef NH_TEST_TSTEP_H
 #define NH_TEST_TSTEP_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -247,6 +247,7 @@ VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     }
   } else {
     if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, pp))) return rc;
+    if (vi_floor_r(s, w)) nh_la_axpy(n, -1.0, w->r, pp); /* a solve at its rounding floor */
     if (!constM && (rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL, NULL))) return rc;
   }
   // at q_k+1: projector, force; nodal momentum and the carried part

@@ -694,6 +694,15 @@ static inline double vi_roundoff_tol(int n, const double *M, const double *q, do
   return fmax(VI_NEWTON_RES_SLACK * tol, VI_NEWTON_DQ_ULPS * DBL_EPSILON * mr * nh_la_norm_inf(n, q) / (h * mag));
 }
 
+/* The residual of the last solve (w->r) when it was accepted on its rounding floor, past
+ * VI_NEWTON_RES_SLACK times the tolerance (a partial step of event location of 1e-14 s), else
+ * NULL: the step's momentum D2 L_d(q_k, q_k+1) is then taken less it, which is the momentum
+ * the solve was for plus D1 L_d + D2 L_d, the difference quotient (q_k+1 - q_k)/h there only
+ * times h (D2 L_d alone carries eps |q| / h, a velocity error of 1e-2 at such a step) */
+static inline const double *vi_floor_r(const nh_stepper *s, const vi_ws *w) {
+  return s->last_res > VI_NEWTON_RES_SLACK * s->opts.newton_tol ? w->r : NULL;
+}
+
 /* max_a |e_a| / (|A_a| u): the residuals e of m constraint rows relative to the magnitude
  * |row a of A| times u, the scale of the coordinates or velocities they act on (vi.h) */
 static inline double vi_rows_rel(int m, int n, const double *e, const double *A, double u) {
