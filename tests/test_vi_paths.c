@@ -317,39 +317,6 @@ static const char *const knives_text =
     "constraint -sin(th2)*x2' + cos(th2)*y2' = 0\n"
     "initial th1' = 0.3, x1' = 1, th2 = 0.5, th2' = -0.2, x2' = 0.5, y2' = 0.5*sin(0.5)/cos(0.5)\n";
 
-/* steps 0 .. k of meth on m (options o, h = 0.02), the fault of mode `mode` at call number
- * occ (from 1; -1: the last) of evaluator ev in step k; the status of step k, its message */
-static int fault_at(const nh_model *m, const nh_method *meth, nh_method_opts o, int k, int ev, int occ,
-                    fault_mode mode, char *msg, size_t size) {
-  fault f;
-  memset(&f, 0, sizeof f);
-  nh_model *w = fault_wrap(m, &f, NULL, 0);
-  if (!w) return NH_ERR_ARG;
-  long at = 0;
-  int rc = 0;
-  for (int pass = 0; pass < 2 && !rc; pass++) {
-    tstep t;
-    if (ts_init(&t, w, meth, o)) return NH_ERR_NOMEM;
-    f.calls = 0, f.at = 0, f.mode = mode;
-    double x[16], x1[16], err;
-    memcpy(x, w->x0, sizeof(double) * (size_t)w->nx);
-    for (int j = 0; j <= k && !rc; j++) {
-      const long c0 = f.calls;
-      if (pass == 1 && j == k) f.at = at;
-      rc = meth->step(&t.st, 0.02 * j, x, 0.02, x1, &err);
-      memcpy(x, x1, sizeof x);
-      if (pass == 0 && j == k)
-        for (long c = c0, seen = 0; c < f.calls; c++)
-          if (f.log[c] == ev && (occ < 0 || ++seen == occ)) at = c + 1;
-    }
-    snprintf(msg, size, "%s", t.st.msg);
-    ts_free(&t);
-    if (pass == 0 && (rc || !at)) rc = NH_ERR_ARG; /* the clean run failed, or no such call */
-  }
-  nh_model_destroy(w);
-  return rc;
-}
-
 /* M(q_k) not positive definite (zero): NH_ERR_NOT_SPD from the factor of every variational
  * step, at a start and when continuing */
 static int test_mass_not_spd(void) {
@@ -365,7 +332,7 @@ static int test_mass_not_spd(void) {
         // (shake continuing on a q-dependent M first evaluates M(q_k-1) and M(q_k) for the
         // carried momentum, D2 L_d(q_k-1, q_k); its factor of M(q_k) is the third call)
         const int occ = k > 0 && ms[j]->coriolis && strcmp(vi[i], "shake") == 0 ? 3 : 1;
-        int rc = fault_at(ms[j], nh_method_find(vi[i]), nh_method_opts_default(), k, FAULT_EV_MASS, occ, FAULT_ZERO, msg,
+        int rc = ts_fault_at(ms[j], nh_method_find(vi[i]), nh_method_opts_default(), k, FAULT_EV_MASS, occ, FAULT_ZERO, msg,
                           sizeof msg);
         if (rc == NH_ERR_ARG && k > 0 && !ms[j]->coriolis) continue; /* a constant M factored once: no call */
         if (rc != NH_ERR_NOT_SPD) printf("  %s on %s, step %d: %s\n", vi[i], ms[j]->name, k, nh_status_name(rc));
@@ -388,7 +355,7 @@ static int test_rows_lose_rank(void) {
   for (int j = 0; j < 3; j++)
     for (int i = 0; i < 5; i++)
       for (int k = 0; k <= 2; k += 2) {
-        int rc = fault_at(ms[j], nh_method_find(meths[i]), nh_method_opts_default(), k, FAULT_EV_CONSTRAINT, -1,
+        int rc = ts_fault_at(ms[j], nh_method_find(meths[i]), nh_method_opts_default(), k, FAULT_EV_CONSTRAINT, -1,
                           FAULT_ZERO, msg, sizeof msg);
         if (rc != NH_ERR_SINGULAR) printf("  %s on %s, step %d: %s\n", meths[i], ms[j]->name, k, nh_status_name(rc));
         ENSURE(rc == NH_ERR_SINGULAR);
@@ -421,6 +388,78 @@ static int test_start_and_mass_singular(void) {
   return 0;
 }
 
+/* ---- rdp ---------------------------------------------------------------------------------- */
+
+/* a planar body with its centre of mass off the reference point, free (no constraint):
+ * SE(2)-invariant, M depending on theta */
+static const char *const slab_text = "model slab\n"
+                                     "coordinates th x y\n"
+                                     "let u = cos(th)*x' + sin(th)*y'\n"
+                                     "let s = -sin(th)*x' + cos(th)*y'\n"
+                                     "kinetic 1/2*(u^2 + (s + 0.3*th')^2) + 1/4*th'^2\n"
+                                     "group se2 th x y\n"
+                                     "initial th' = 0.7, x' = 1, y' = 0.2\n";
+
+/* the state at T of m from its initial state: `steps` steps of meth */
+static int run_to(const nh_model *m, const nh_method *meth, double T, int steps, double *x) {
+  tstep t;
+  if (ts_init(&t, m, meth, nh_method_opts_default())) return NH_ERR_NOMEM;
+  double y[8], err;
+  const double h = T / steps;
+  memcpy(x, m->x0, sizeof(double) * (size_t)m->nx);
+  int rc = 0;
+  for (int k = 0; k < steps && !rc; k++) {
+    rc = meth->step(&t.st, k * h, x, h, y, &err);
+    memcpy(x, y, sizeof(double) * (size_t)m->nx);
+  }
+  ts_free(&t);
+  return rc;
+}
+
+/* rdp on an SE(2) model without constraints (no multipliers, no projector): second order
+ * against dop853 */
+static int test_rdp_unconstrained(void) {
+  nh_model *m = ts_parse(slab_text, NULL);
+  ENSURE(m && m->nc == 0 && nh_method_supports(&nh_method_rdp, m) == NH_OK);
+  double ref[6], a[6], b[6];
+  ENSURE(run_to(m, &nh_method_dop853, 1.0, 200, ref) == 0);
+  ENSURE(run_to(m, &nh_method_rdp, 1.0, 20, a) == 0 && run_to(m, &nh_method_rdp, 1.0, 40, b) == 0);
+  double ea = 0.0, eb = 0.0;
+  for (int i = 0; i < 6; i++) ea = fmax(ea, fabs(a[i] - ref[i])), eb = fmax(eb, fabs(b[i] - ref[i]));
+  printf("  rdp, no constraint: error %.3e -> %.3e (order %.2f)\n", ea, eb, log2(ea / eb));
+  ENSURE(ea / eb > 3.5 && ea / eb < 4.5);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* rdp's test of invariance refuses a mass or a constraint that depends on the pose, and a
+ * model whose evaluators fail at the test (it cannot tell) */
+static int test_rdp_refusals(void) {
+  char msg[512];
+  nh_model *mx = ts_parse(sled_text, " + 0.05*x^2*th'^2");
+  nh_model *cx = ts_parse(sled_text, "\nconstraint (1 + x)*r' - 0.4*th' = 0");
+  nh_model *ok = ts_parse(sled_text, "");
+  ENSURE(mx && cx && ok);
+  ENSURE(nh_method_check(&nh_method_rdp, mx, msg, sizeof msg) == NH_ERR_UNSUPPORTED);
+  ENSURE(strstr(msg, "it needs an SE(2)-invariant model"));
+  ENSURE(nh_method_check(&nh_method_rdp, cx, msg, sizeof msg) == NH_ERR_UNSUPPORTED);
+  ENSURE(nh_method_supports(&nh_method_rdp, ok) == NH_OK);
+  for (int ev = 0; ev < 2; ev++)
+    for (long n = 1; n <= 2; n++) {
+      fault f;
+      memset(&f, 0, sizeof f);
+      nh_model *w = fault_wrap(ok, &f, NULL, 0);
+      ENSURE(w);
+      f.mask = 1u << (ev ? FAULT_EV_CONSTRAINT : FAULT_EV_MASS), f.at = n, f.mode = FAULT_NEG;
+      ENSURE(nh_method_supports(&nh_method_rdp, w) == NH_ERR_UNSUPPORTED && f.hits == 1);
+      f.calls = 0, f.hits = 0, f.mode = FAULT_ZERO; /* a zero M or rows at the reference pose */
+      ENSURE(nh_method_supports(&nh_method_rdp, w) == NH_ERR_UNSUPPORTED && f.hits == 1);
+      nh_model_destroy(w);
+    }
+  nh_model_destroy(mx), nh_model_destroy(cx), nh_model_destroy(ok);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_newton_no_convergence);
@@ -430,5 +469,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_mass_not_spd);
   RUN_TEST(test_rows_lose_rank);
   RUN_TEST(test_start_and_mass_singular);
+  RUN_TEST(test_rdp_unconstrained);
+  RUN_TEST(test_rdp_refusals);
   return TEST_SUMMARY();
 }
