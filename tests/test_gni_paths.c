@@ -12,6 +12,7 @@
 
 #include "fault_model.h"
 #include "harness.h"
+#include "la/la.h"
 #include "tstep.h"
 
 /* ---- a model for every kernel: n coordinates, m rows, a constant M, no force or potential */
@@ -143,6 +144,54 @@ static int test_free_kernels(void) {
         cases++;
       }
   ENSURE(cases == 18);
+  return 0;
+}
+
+/* For a constant M without forces or potential: shake conserves its half-step energy to
+ * round-off; rattle's nodal energy changes by h^2/8 (|A_k^T lam_k|^2 - |A_k+1^T lam_k+1|^2)
+ * in the M^-1 norm (p_k+1/2 = p_k - h/2 A_k^T lam_k with A_k M^-1 p_k = 0, and p_k+1 the
+ * M^-1-orthogonal part of p_k+1/2), so E_k + h^2/8 |A_k^T lam_k|^2 is conserved to round-off
+ * (lam_k: rattle's carried multipliers), M diagonal or not (the products: vi_mass_mul) */
+#define RS_ENERGY_TOL 1e-12
+static int test_rattle_shake_energy(void) {
+  const nh_method *meths[2] = {&nh_method_rattle, &nh_method_shake};
+  for (int diag = 0; diag <= 1; diag++) {
+    nh_model *m = free_create((free_par){4, 2, diag, 0, 0});
+    ENSURE(m);
+    for (int i = 0; i < 2; i++) {
+      tstep t;
+      ENSURE(ts_init(&t, m, meths[i], nh_method_opts_default()) == 0);
+      double x[8], y[8], err, E0 = 0.0, dE = 0.0;
+      memcpy(x, m->x0, sizeof x);
+      for (int k = 0; k < KERNEL_STEPS; k++) {
+        ENSURE(meths[i]->step(&t.st, k * KERNEL_H, x, KERNEL_H, y, &err) == 0);
+        memcpy(x, y, sizeof x);
+        double E;
+        if (i == 1) {
+          E = t.st.end_C;
+        } else { /* E + h^2/8 lam^T A M^-1 A^T lam at x */
+          double lam[4], M[16], A[8], f[4], Mi[16];
+          int piv[4];
+          ENSURE(nh_model_energy(m, x, x + 4, &E) == 0);
+          nh_vi_carried(&t.st, lam);
+          ENSURE(m->mass(x, M, m->user) == 0 && m->constraint(x, x + 4, A, NULL, m->user) == 0);
+          memcpy(Mi, M, sizeof M);
+          ENSURE(nh_la_lu(4, Mi, piv, 0.0) == NH_OK);
+          for (int j = 0; j < 4; j++) f[j] = lam[0] * A[j] + lam[1] * A[4 + j];
+          double g[4];
+          memcpy(g, f, sizeof f);
+          nh_la_lu_solve(4, Mi, piv, g);
+          E += KERNEL_H * KERNEL_H / 8.0 * nh_la_dot(4, f, g);
+        }
+        if (k == 0) E0 = E;
+        dE = fmax(dE, fabs(E - E0) / E0);
+      }
+      if (!(dE <= RS_ENERGY_TOL)) printf("  %s diag %d: %.3e\n", meths[i]->name, diag, dE);
+      ENSURE(dE <= RS_ENERGY_TOL);
+      ts_free(&t);
+    }
+    nh_model_destroy(m);
+  }
   return 0;
 }
 
@@ -346,12 +395,29 @@ static int test_held_gap_rows(void) {
     }
     ts_free(&t);
   }
+  // the gap's gradient cannot be evaluated: the step's status is the evaluator's
+  fault f;
+  memset(&f, 0, sizeof f);
+  nh_model *w = fault_wrap(m, &f, NULL, 0);
+  ENSURE(w);
+  for (int i = 0; i < 3; i++) {
+    tstep t;
+    ENSURE(ts_init(&t, w, meths[i], nh_method_opts_default()) == 0);
+    t.dyn.nact = 1, t.dyn.act = &act0;
+    f.mask = 1u << FAULT_EV_GAP, f.at = f.calls + 1, f.mode = FAULT_NEG;
+    double y[6], err;
+    ENSURE(meths[i]->step(&t.st, 0.0, w->x0, 0.05, y, &err) == NH_ERR_CALLBACK && f.hits >= 1);
+    f.at = 0, f.hits = 0;
+    ts_free(&t);
+  }
+  nh_model_destroy(w);
   nh_model_destroy(m);
   return 0;
 }
 
-/* M = I, V = |q|^2 / 2 on n coordinates; one holonomic constraint |q|^2 = 1 (hol), or none;
- * SE(2) coordinates 0, 1, 2 declared (se2) */
+/* M = I, V = |q|^2 / 2 on n coordinates; one holonomic constraint |q|^2 = 1 (hol = 1), its
+ * velocity form q . q' = 0 as a nonholonomic row (hol = 2), or none; SE(2) coordinates 0, 1,
+ * 2 declared (se2) */
 static int big_mass(const double *q, double *M, void *u) {
   const int n = *(const int *)u;
   (void)q;
@@ -387,9 +453,9 @@ static nh_model *big_create(int n, int hol, int se2) {
   for (int i = 0; i < n; i++) snprintf(names[i], 12, "q%d", i), np[i] = names[i], v0[i] = i == 1 ? 1.0 : 0.0;
   q0[0] = 1.0;
   nh_model_def d = nh_model_def_default();
-  d.name = "big", d.nq = n, d.nc = hol, d.coord_names = np, d.q0 = q0, d.v0 = v0;
+  d.name = "big", d.nq = n, d.nc = hol > 0, d.coord_names = np, d.q0 = q0, d.v0 = v0;
   d.mass = big_mass, d.potential = big_potential;
-  if (hol) d.constraint = big_constraint, d.holonomic = big_holonomic;
+  if (hol) d.constraint = big_constraint, d.holonomic = hol == 1 ? big_holonomic : NULL;
   if (se2) d.has_se2 = 1, d.se2[0] = 0, d.se2[1] = 1, d.se2[2] = 2;
   d.user = &n, d.user_size = sizeof n;
   nh_model *m = nh_model_create(&d, NULL, 0);
@@ -397,16 +463,17 @@ static nh_model *big_create(int n, int hol, int se2) {
   return m;
 }
 
-/* past the sizes the steps are compiled for: gni on 7 coordinates and on 3 rows (no kernel),
- * the general step (energy to O(h^2)); del past its dense bound of 64 unknowns: the
- * trapezoidal step runs (the closed gaps projected by the driver), the midpoint rule refuses
- * (no dM buffers), holonomic constraints refuse; rdp refuses past 64 shape coordinates */
+/* past the sizes the steps are compiled for: gni on 7 coordinates (with a row or none) and on
+ * 3 rows (no kernel), the general step (energy to O(h^2)); del past its dense bound of 64
+ * unknowns: the trapezoidal step runs (the closed gaps projected by the driver), the
+ * midpoint rule refuses (no dM buffers), constraints refuse; rdp refuses past 64 shapes */
 static int test_sizes(void) {
-  nh_model *b7 = big_create(7, 0, 0), *f3 = free_create((free_par){5, 3, 0, 0, 0});
+  nh_model *b7 = big_create(7, 0, 0), *f3 = free_create((free_par){5, 3, 0, 0, 0}), *f7 = free_create((free_par){7, 1, 1, 0, 0});
   nh_model *b65 = big_create(65, 0, 0), *h64 = big_create(64, 1, 0), *s67 = big_create(67, 0, 1);
-  ENSURE(b7 && f3 && b65 && h64 && s67);
-  const nh_model *run[2] = {b7, f3};
-  for (int j = 0; j < 2; j++) {
+  nh_model *n64 = big_create(64, 2, 0);
+  ENSURE(b7 && f3 && f7 && b65 && h64 && s67 && n64);
+  const nh_model *run[3] = {b7, f3, f7};
+  for (int j = 0; j < 3; j++) {
     tstep t;
     ENSURE(ts_init(&t, run[j], &nh_method_gni, nh_method_opts_default()) == 0);
     double x[16], y[16], err, E0, E1;
@@ -437,8 +504,10 @@ static int test_sizes(void) {
   free(x1);
   ENSURE(nh_method_check(&nh_method_del, h64, msg, sizeof msg) == NH_ERR_UNSUPPORTED);
   ENSURE(strstr(msg, "at most 64 coordinates and constraints together"));
+  ENSURE(nh_method_check(&nh_method_del, n64, msg, sizeof msg) == NH_ERR_UNSUPPORTED);
   ENSURE(nh_method_check(&nh_method_rdp, s67, msg, sizeof msg) == NH_ERR_UNSUPPORTED);
-  nh_model_destroy(b7), nh_model_destroy(f3), nh_model_destroy(b65), nh_model_destroy(h64), nh_model_destroy(s67);
+  nh_model_destroy(b7), nh_model_destroy(f3), nh_model_destroy(f7), nh_model_destroy(b65), nh_model_destroy(h64);
+  nh_model_destroy(s67), nh_model_destroy(n64);
   return 0;
 }
 
@@ -446,18 +515,22 @@ static int test_sizes(void) {
 
 /* a chain of CHAIN_N Chaplygin sleighs joined by springs (scripts/sleigh-chain.sh: a constant
  * diagonal M, one row per sleigh on its own three coordinates), its rows in the given order or
- * reversed, each row coupled to the next sleigh's angle (overlap: the extents overlap) */
+ * reversed, each row coupled to the next sleigh's angle (overlap: the extents overlap), M
+ * coupled by a constant or a configuration-dependent cross term (coupled = 1, 2: no
+ * projector on extents) */
 #define CHAIN_N 6
 /* the sparse factor of G against the dense one over ten steps */
 #define CHAIN_SPARSE_TOL 1e-13
-static nh_model *chain_create(int reversed, int overlap) {
+static nh_model *chain_create(int reversed, int overlap, int coupled) {
   char text[8192];
   size_t len = 0;
 #define PUT(...) len += (size_t)snprintf(text + len, sizeof text - len, __VA_ARGS__)
   PUT("model chain\ncoordinates");
   for (int i = 1; i <= CHAIN_N; i++) PUT(" th%d x%d y%d", i, i, i);
   PUT("\nkinetic");
-  for (int i = 1; i <= CHAIN_N; i++) PUT(" 1/2*th%d'^2 + 1/2*(x%d'^2 + y%d'^2)%s", i, i, i, i < CHAIN_N ? " +" : "\n");
+  for (int i = 1; i <= CHAIN_N; i++) PUT(" 1/2*th%d'^2 + 1/2*(x%d'^2 + y%d'^2) +", i, i, i);
+  // M coupled: a constant (1) or a configuration-dependent (2) cross term; else diagonal
+  PUT(" %s*th1'*x1'\n", coupled == 2 ? "0.1*cos(th1)" : coupled == 1 ? "0.1" : "0");
   PUT("potential");
   for (int i = 1; i < CHAIN_N; i++) PUT(" 1/2*((x%d - x%d - 2)^2 + (y%d - y%d)^2)%s", i + 1, i, i + 1, i, i + 1 < CHAIN_N ? " +" : "\n");
   for (int j = 1; j <= CHAIN_N; j++) {
@@ -481,8 +554,8 @@ static nh_model *chain_create(int reversed, int overlap) {
  * not, extents apart or overlapping */
 static int test_chain_extents(void) {
   const nh_method *meths[3] = {&nh_method_gni, &nh_method_rattle, &nh_method_shake};
-  for (int var = 0; var < 4; var++) {
-    nh_model *in = chain_create(var & 1, var >> 1);
+  for (int var = 0; var < 6; var++) {
+    nh_model *in = chain_create(var & 1, var >> 1 & 1, var >> 2 ? (var & 1) + 1 : 0);
     ENSURE(in && in->nq == 3 * CHAIN_N && in->constraint_pattern);
     fault fp, fd;
     memset(&fp, 0, sizeof fp), memset(&fd, 0, sizeof fd);
@@ -502,11 +575,22 @@ static int test_chain_extents(void) {
         memcpy(xd, y, sizeof y);
         // (overlapping extents on a model with the sparse analysis of G: its factor, the same
         // to rounding; else the same bits)
-        const double tol = var >> 1 && in->gram ? CHAIN_SPARSE_TOL : 0.0;
+        const double tol = var >> 1 & 1 && in->gram ? CHAIN_SPARSE_TOL : 0.0;
         if (!(max_rel(36, xp, xd) <= tol)) printf("  %s, variant %d, step %d: %.3e\n", meths[i]->name, var, k, max_rel(36, xp, xd));
         ENSURE(max_rel(36, xp, xd) <= tol);
       }
       ts_free(&tp), ts_free(&td);
+    }
+    // the sparse fill failing: the step's status is the evaluator's
+    for (int i = 0; i < 3; i++) {
+      tstep t;
+      ENSURE(ts_init(&t, mp, meths[i], nh_method_opts_default()) == 0);
+      fp.mask = 1u << FAULT_EV_CONSTRAINT_SPARSE, fp.at = fp.calls + 1, fp.mode = FAULT_NEG, fp.hits = 0;
+      double y[36], err;
+      const int rc = meths[i]->step(&t.st, 0.0, in->x0, 0.01, y, &err);
+      ENSURE(rc == NH_ERR_CALLBACK && fp.hits == 1);
+      fp.at = 0, fp.mask = 0;
+      ts_free(&t);
     }
     // every row vanishing at q_k+1 (the last call): empty extents, G singular
     char msg[256];
@@ -518,9 +602,97 @@ static int test_chain_extents(void) {
   return 0;
 }
 
+/* a hub sleigh towing TREE_K chains of TREE_L trailers (scripts/sleigh-tree.sh: a constant
+ * diagonal M, a tree of hitches): G's envelope fills, the dynamics and gni's projector take
+ * the sparse factor of G in a fill-reducing order (when CHOLMOD orders it) */
+#define TREE_K 8
+#define TREE_L 4
+#define TREE_NB (1 + TREE_K * TREE_L)
+static nh_model *tree_create(void) {
+  static char text[32768];
+  size_t len = 0;
+#define PUT(...) len += (size_t)snprintf(text + len, sizeof text - len, __VA_ARGS__)
+  PUT("model tree\ncoordinates");
+  for (int b = 0; b < TREE_NB; b++) PUT(" th%d x%d y%d", b, b, b);
+  PUT("\nkinetic");
+  for (int b = 0; b < TREE_NB; b++) PUT(" 1/2*th%d'^2 + 1/2*(x%d'^2 + y%d'^2)%s", b, b, b, b + 1 < TREE_NB ? " +" : "\n");
+  PUT("potential");
+  for (int b = 1; b < TREE_NB; b++) {
+    const int p = (b - 1) % TREE_L == 0 ? 0 : b - 1;
+    PUT(" 1/2*((x%d - x%d)^2 + (y%d - y%d)^2)%s", b, p, b, p, b + 1 < TREE_NB ? " +" : "\n");
+  }
+  for (int b = 0; b < TREE_NB; b++) {
+    PUT("constraint skate%d: th%d' + sin(th%d)*x%d' - cos(th%d)*y%d' = 0\n", b, b, b, b, b, b);
+    if (b == 0) continue;
+    const int p = (b - 1) % TREE_L == 0 ? 0 : b - 1;
+    PUT("constraint hitch%d: cos(th%d)*(x%d' - x%d') + sin(th%d)*(y%d' - y%d') = 0\n", b, p, b, p, p, b, p);
+  }
+  for (int b = 1; b < TREE_NB; b++) {
+    const int c = (b - 1) / TREE_L, j = (b - 1) % TREE_L;
+    const double phi = 2.0 * 3.141592653589793 * c / TREE_K, r = 2.0 * (j + 1);
+    PUT("initial th%d = %.17g, x%d = %.17g, y%d = %.17g\n", b, phi + 0.1 * sin(b), b, r * cos(phi) + 0.3 * sin(1.7 * b),
+        b, r * sin(phi) + 0.3 * cos(2.3 * b));
+  }
+#undef PUT
+  char msg[1024];
+  nh_load_opts lo = nh_load_opts_default();
+  lo.backend = NH_BACKEND_TAPE;
+  nh_model *m = nh_model_parse(text, "tree", &lo, msg, sizeof msg);
+  if (!m) printf("  %s\n", msg);
+  return m;
+}
+
+/* the tree's projector on the sparse factor of G: gni the same as with the dense loops to
+ * rounding over a few steps; every row vanishing: the sparse factor fails, NH_ERR_SINGULAR */
+#define TREE_TOL 1e-12
+static int test_tree_sparse(void) {
+  nh_model *in = tree_create();
+  ENSURE(in);
+  if (nh_model_multiplier_solver(in, NULL, NULL) != NH_SOLVE_SPARSE) {
+    printf("  (no sparse factor: built without CHOLMOD)\n");
+    nh_model_destroy(in);
+    return 0;
+  }
+  fault fp, fd;
+  memset(&fp, 0, sizeof fp), memset(&fd, 0, sizeof fd);
+  fd.dense = 1;
+  nh_model *mp = fault_wrap(in, &fp, NULL, 0), *md = fault_wrap(in, &fd, NULL, 0);
+  ENSURE(mp && md);
+  const int nx = in->nx;
+  double *xp = calloc(4 * (size_t)nx, sizeof(double)), *xd = xp + nx, *y = xd + nx, err;
+  ENSURE(xp);
+  tstep tp, td;
+  ENSURE(ts_init(&tp, mp, &nh_method_gni, nh_method_opts_default()) == 0);
+  ENSURE(ts_init(&td, md, &nh_method_gni, nh_method_opts_default()) == 0);
+  memcpy(xp, in->x0, sizeof(double) * nx), memcpy(xd, in->x0, sizeof(double) * nx);
+  for (int k = 0; k < 5; k++) {
+    ENSURE(nh_method_gni.step(&tp.st, 0.01 * k, xp, 0.01, y, &err) == 0);
+    memcpy(xp, y, sizeof(double) * nx);
+    ENSURE(nh_method_gni.step(&td.st, 0.01 * k, xd, 0.01, y, &err) == 0);
+    memcpy(xd, y, sizeof(double) * nx);
+    ENSURE(max_rel(nx, xp, xd) <= TREE_TOL);
+  }
+  ts_free(&tp), ts_free(&td);
+  // every row vanishing at q_1: ts_fault_at steps at most TS_NXMAX, so by hand
+  fp.mask = 1u << FAULT_EV_CONSTRAINT;
+  ENSURE(ts_init(&tp, mp, &nh_method_gni, nh_method_opts_default()) == 0);
+  fp.calls = 0;
+  ENSURE(nh_method_gni.step(&tp.st, 0.0, in->x0, 0.01, y, &err) == 0);
+  const long per_step = fp.calls; /* (the start's rows, the midpoint start's, the end's) */
+  ts_free(&tp);
+  ENSURE(ts_init(&tp, mp, &nh_method_gni, nh_method_opts_default()) == 0);
+  fp.calls = 0, fp.at = per_step, fp.mode = FAULT_ZERO;
+  ENSURE(nh_method_gni.step(&tp.st, 0.0, in->x0, 0.01, y, &err) == NH_ERR_SINGULAR);
+  ts_free(&tp);
+  free(xp);
+  nh_model_destroy(mp), nh_model_destroy(md), nh_model_destroy(in);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_free_kernels);
+  RUN_TEST(test_rattle_shake_energy);
   RUN_TEST(test_advance_refusals);
   RUN_TEST(test_advance_failures);
   RUN_TEST(test_moved_and_set_carried);
@@ -529,5 +701,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_held_gap_rows);
   RUN_TEST(test_sizes);
   RUN_TEST(test_chain_extents);
+  RUN_TEST(test_tree_sparse);
   return TEST_SUMMARY();
 }

@@ -205,12 +205,13 @@ static const char *const rich_text =
     "constraint -sin(th)*(x' + cos(th)*th') + cos(th)*y' = 0\n"
     "%s"
     "initial th = 0, x = 0.2, y = 0.1, th' = 0.3, x' = 0.8\n";
-/* a pendulum in Cartesian coordinates: a holonomic constraint, a potential */
+/* a pendulum in Cartesian coordinates: a holonomic constraint, a potential (%s: a force) */
 static const char *const pend_text = "model pend\n"
                                      "coordinates x y\n"
                                      "kinetic 1/2*(x'^2 + y'^2)\n"
                                      "potential 9.81*y\n"
                                      "holonomic rod: x^2 + y^2 = 1\n"
+                                     "%s"
                                      "initial x = 0.6, y = -0.8, x' = 0.8, y' = 0.6\n";
 /* a knife edge with its mass off the blade and a point mass on a rail along it (shape r):
  * SE(2)-invariant, M depending on theta and r */
@@ -246,11 +247,11 @@ static int test_fault_kinds(void) {
  * starts of gni, rattle and shake, rdp's retractions */
 static int test_fault_models(void) {
   g_cases = g_tries = g_fail = 0;
-  nh_model *ms[4] = {ts_parse(rich_text, "force th: -0.05*th' + 0.1*x\n"), ts_parse(rich_text, ""), ts_parse(pend_text, ""),
-                     ts_parse(sled_text, "")};
-  for (int j = 0; j < 4; j++) ENSURE(ms[j]);
+  nh_model *ms[5] = {ts_parse(rich_text, "force th: -0.05*th' + 0.1*x\n"), ts_parse(rich_text, ""), ts_parse(pend_text, ""),
+                     ts_parse(sled_text, ""), ts_parse(pend_text, "force x: -0.1*x'\n")};
+  for (int j = 0; j < 5; j++) ENSURE(ms[j]);
   nh_method_opts o = nh_method_opts_default();
-  for (int j = 0; j < 4; j++)
+  for (int j = 0; j < 5; j++)
     for (int i = 0; i < nh_method_count(); i++) ENSURE(sweep(ms[j], nh_method_at(i), o) == 0);
   // the options' paths
   static const char *const vi[] = {"gni", "rattle", "shake", "del"};
@@ -269,7 +270,7 @@ static int test_fault_models(void) {
     }
   printf("  %ld method-model pairs, %ld faults\n", g_cases, g_tries);
   ENSURE(g_fail == 0);
-  for (int j = 0; j < 4; j++) nh_model_destroy(ms[j]);
+  for (int j = 0; j < 5; j++) nh_model_destroy(ms[j]);
   return 0;
 }
 

@@ -125,6 +125,10 @@ static int test_initial_step(void) {
     f.at = f.calls + n, f.mode = FAULT_NEG;
     ENSURE(nh_initial_step(&d, 2, 5, 0.0, x, 1e-6, 1e-9, 0.0, work, &h, &evals) == NH_ERR_CALLBACK);
   }
+  // a slope of zero at a state of scale 1: the fallback probe 1e-6
+  f.at = f.calls + 1, f.mode = FAULT_ZERO;
+  ENSURE(nh_initial_step(&d, 2, 5, 0.0, x, 1e-6, 1e-9, 0.0, work, &h, &evals) == 0);
+  ENSURE(h >= 1e-6 && h <= 100.0 * 1e-6);
   // a NaN slope at the state: no finite step
   f.at = f.calls + 1, f.mode = FAULT_NAN, f.persist = 1;
   ENSURE(nh_initial_step(&d, 2, 5, 0.0, x, 1e-6, 1e-9, 0.0, work, &h, &evals) == NH_ERR_NONFINITE);
@@ -192,6 +196,25 @@ static int test_dstar_arguments(void) {
   ENSURE(nh_model_dstar_to_qv(ds, x, NULL, v2) == NH_OK);
   for (int i = 0; i < 3; i++) ENSURE_NEAR(v2[i], v[i], 1e-14);
   nh_model_destroy(ds);
+  // the maps' evaluations failing (the frame's rows, M, the metric): their status
+  fault f;
+  memset(&f, 0, sizeof f);
+  nh_model *wl = fault_wrap(lag, &f, NULL, 0);
+  ENSURE(wl);
+  ds = nh_model_dstar_create(wl, msg, sizeof msg);
+  ENSURE(ds);
+  for (int dir = 0; dir < 2; dir++)
+    for (long n = 1; n <= 2; n++) {
+      f.calls = 0, f.at = n, f.mode = FAULT_NEG, f.hits = 0;
+      const int rc = dir ? nh_model_dstar_to_qv(ds, x, q2, v2) : nh_model_dstar_from_qv(ds, q, v, x);
+      ENSURE(rc == NH_ERR_CALLBACK && f.hits == 1);
+    }
+  f.at = 0;
+  ENSURE(nh_model_dstar_from_qv(ds, q, v, x) == NH_OK);
+  nh_model_destroy(ds);
+  nh_model_destroy(wl);
+  // no workspace for a D* form it refuses
+  ENSURE(nh_method_avf.work_size(forced) == 0 && nh_method_avf.work_size(lag) > 0);
   nh_model_destroy(lag);
   nh_model_destroy(zero);
   nh_model_destroy(forced);

@@ -302,6 +302,16 @@ static int test_singular_newton(void) {
   ENSURE(one_step(rich2, &nh_method_del, o, 0.05, x1, msg, sizeof msg) == NH_ERR_SINGULAR);
   ENSURE(strstr(msg, "del: singular Newton matrix (constraints dependent?)"));
   nh_model_destroy(pend2), nh_model_destroy(rich2);
+  // the rod's row vanishing at q_k (A(q_k): the reactions' columns) or at the first iterate
+  // (the rows): the KKT matrix's block is zero (its scale then 1), singular
+  nh_model *pend = ts_parse(pend_text, "");
+  ENSURE(pend);
+  for (int occ = 1; occ <= 2; occ++) {
+    ENSURE(ts_fault_at(pend, &nh_method_del, o, 0, FAULT_EV_CONSTRAINT, occ, FAULT_ZERO, msg, sizeof msg) ==
+           NH_ERR_SINGULAR);
+    ENSURE(strstr(msg, "del: singular Newton matrix (constraints dependent?)"));
+  }
+  nh_model_destroy(pend);
   return 0;
 }
 

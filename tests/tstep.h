@@ -15,6 +15,9 @@
 #include "model/dynamics.h"
 #include "nholo/nholo.h"
 
+/* the largest state ts_fault_at steps */
+#define TS_NXMAX 64
+
 typedef struct tstep {
   nh_stepper st;
   nh_dyn dyn;
@@ -71,8 +74,9 @@ static inline int ts_fault_at(const nh_model *m, const nh_method *meth, nh_metho
     tstep t;
     if (ts_init(&t, w, meth, o)) return NH_ERR_NOMEM;
     f.calls = 0, f.at = 0, f.mode = mode;
-    double x[16], x1[16], err;
-    memcpy(x, w->x0, sizeof(double) * (size_t)w->nx);
+    double x[TS_NXMAX], x1[TS_NXMAX], err;
+    if (w->nx > TS_NXMAX) rc = NH_ERR_ARG;
+    else memcpy(x, w->x0, sizeof(double) * (size_t)w->nx);
     for (int j = 0; j <= k && !rc; j++) {
       const long c0 = f.calls;
       if (pass == 1 && j == k) f.at = at;
