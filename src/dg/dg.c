@@ -120,9 +120,10 @@ static int dg_gonzalez(const nh_dg_sys *s, const double *x, const double *x1, do
     num = H1 - h0 - gd;
     noise = NH_DG_GZ_NOISE * 2.220446049250313e-16 * (fabs(H1) + fabs(h0) + agd);
   }
-  if (!(fabs(num) > noise)) {
+  if (fabs(num) <= noise) {
     // coincident points, or a correction below its own rounding noise (near equilibria, or
     // large coordinates): G = grad H(xbar), dG = 1/2 Hess; (10a) then holds to that noise
+    // (a NaN H(x') is neither: it goes on into G, and the solve ends, nh_newton)
     if (dG)
       for (int i = 0; i < n * n; i++) dG[i] = 0.5 * Hs[i];
     return 0;
@@ -282,6 +283,9 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
     if (small) break;
   }
   st->residual = nh_la_norm_inf(n, R);
+  // the residual at the accepted iterate, evaluated after its (small) update: NaN where the
+  // model is undefined there, which is no solution
+  if (isnan(st->residual)) return NH_ERR_NONFINITE;
   if (jac_kept) *jac_kept = !need;
   return 0;
 }

@@ -281,7 +281,7 @@ static int dop853_step(nh_stepper *s, double t, const double *x0, double h, doub
       e5 += a * a, e3 += b * b;
     }
     double deno = e5 + DP_E3_WEIGHT * e3;
-    *err = deno > 0.0 ? fabs(h) * e5 / sqrt(n * deno) : 0.0;
+    *err = deno > 0.0 ? fabs(h) * e5 / sqrt(n * deno) : deno == 0.0 ? 0.0 : INFINITY; /* NaN: +inf (nh_err_norm) */
   }
   return 0;
 }

@@ -224,7 +224,7 @@ VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     } else {
       nh_la_copy_fixed(n, pm, w->phalf);
     }
-    msolve_k(w, n, w->L0, pot ? w->phalf : pm, v, 0, 0, w->Minv);
+    msolve_n(w, n, w->L0, pot ? w->phalf : pm, v);
     NH_LA_UNROLL
     for (int i = 0; i < n; i++) q1[i] = q0[i] + h * v[i];
   } else {
@@ -247,10 +247,11 @@ VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     }
   } else {
     if ((rc = dl_d2(mo, w, midpoint, q0, q1, h, pp))) return rc;
+    if (vi_floor_r(s, w)) nh_la_axpy(n, -1.0, w->r, pp); /* a solve at its rounding floor */
     if (!constM && (rc = mass_factor(mo, q1, w->M1, w->L1, 0, NULL, NULL, NULL))) return rc;
   }
   // at q_k+1: projector, force; nodal momentum and the carried part
-  if ((rc = proj_setup_k(mo, w, n, m, q1, L1, 0, 0, w->Minv))) return rc;
+  if ((rc = proj_setup_k(mo, w, n, m, q1, L1))) return rc;
   if (forced) {
     for (int i = 0; i < n; i++) w->v[i] = (q1[i] - q0[i]) / h;
     if ((rc = force(mo, t + h, q1, w->v, 0, w->f, w->tmp))) return rc;
@@ -267,7 +268,7 @@ VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
     NH_LA_UNROLL_FULL
     for (int i = 0; i < n; i++) pp[i] -= zq[i];
   }
-  msolve_k(w, n, L1, pp, v1, 0, 0, w->Minv);
+  msolve_n(w, n, L1, pp, v1);
   *w->pvalid = 1.0;
   set_key(w->kout, t + h, x1, 2 * n);
   *w->hout = h;

@@ -56,7 +56,11 @@ VI_INLINE int gni_kstep(const nh_model *mo, vi_ws *w, const int n, const int m, 
   double t[6];
   NH_LA_UNROLL
   for (int i = 0; i < n; i++) qn[i] = q[i] + h * v[i];
-  // the projector at q_k+1 (proj_setup_k's kernel case)
+  // the projector at q_k+1, as proj_setup_k forms it but for two shortcuts: with a diagonal
+  // M^-1 W_i = d_i A_i without the 0.0 + that makes -0 into +0 (W only enters dot products
+  // that start from +0, where the sign of a zero term changes nothing), and with one
+  // constraint G = A W without the leading 0.0 + (which differs only for G = +-0, singular
+  // either way): both shorten the chain from the constraint to the next step
   int rc = nh_cb(mo->constraint(qn, w->tmp2, P->A, NULL, mo->user));
   if (rc) return rc;
   for (int k = 0; k < m; k++) kmat(n, diag, Mi, P->A + (size_t)k * n, P->W + (size_t)k * n);

@@ -155,7 +155,9 @@ double nh_err_norm(int n, const double *err, const double *x0, const double *x1,
     double e = err[i] / sc;
     s += e * e;
   }
-  return sqrt(s / n);
+  // a NaN (a stage the model left undefined, e.g. the last slope of dopri5, which x1 does not
+  // contain) is +inf: the driver accepts a step when !(err > 1), which a NaN would pass
+  return isnan(s) ? INFINITY : sqrt(s / n);
 }
 
 nh_method_opts nh_method_opts_default(void) {

@@ -4,7 +4,8 @@
  * A step maps the first-order state x0 (size nx: (q, v) with nx = 2 nq for a mechanical
  * model, the model's state for an ODE-form model) at time t to x1 at t + h; the dynamics
  * x' = F(t, x) is nh_dyn_rhs, which dispatches on the model's form.
- * Adaptive methods also return a scaled error norm (<= 1: acceptable); the driver, not the
+ * Adaptive methods also return a scaled error norm (<= 1: acceptable; never NaN: an estimate
+ * a non-finite value entered is +inf, rejected); the driver, not the
  * method, accepts or rejects steps and picks the next h, so every method gets the same
  * step-size control, event location and impact handling. A step never allocates. */
 #ifndef NH_METHOD_IMPL_H

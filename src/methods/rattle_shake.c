@@ -245,6 +245,7 @@ static int rattle_qm_step(nh_stepper *s, double t, const double *x0, double h, d
   if ((rc = nh_vi_kkt_solve(s, w, &k, x0, h, q1, w->z))) return rc;
   // (10d-e) D2 L_d, then lam_k+1 from G lam = A M^-1 (2/h D2 L_d + f_k+1) and p_k+1
   if ((rc = nh_vi_dl_d2(mo, w, 0, x0, q1, h, w->p))) return rc;
+  if (vi_floor_r(s, w)) nh_la_axpy(n, -1.0, w->r, w->p); /* a solve at its rounding floor */
   if ((rc = qm_end(s, w, t, q1, h))) return rc;
   for (int i = 0; i < n; i++) w->tmp[i] = 2.0 / h * w->p[i] + w->f[i];
   for (int k = 0; k < m; k++) lam[k] = nh_la_dot(n, w->W + (size_t)k * n, w->tmp);
@@ -320,6 +321,7 @@ static int shake_qm_step(nh_stepper *s, double t, const double *x0, double h, do
   }
   // nodal p_k+1 = P^T (D2 L_d(q_k, q_k+1) + h/2 f_k+1); the half-step energy
   if ((rc = nh_vi_dl_d2(mo, w, 0, q0, q1, h, w->p))) return rc;
+  if (vi_floor_r(s, w)) nh_la_axpy(n, -1.0, w->r, w->p); /* a solve at its rounding floor */
   if ((rc = qm_end(s, w, t, q1, h))) return rc;
   s->end_C = 0.5 * nh_la_dot(n, w->v, w->phalf);
   return shake_end(s, w, t, q0, h, x1, w->L1, w->M1);

@@ -41,7 +41,10 @@
 #define DEL_MAX_UNKNOWNS 64
 
 enum { VI_GNI, VI_DEL }; /* the two users of vi_step */
-#if defined(__GNUC__)
+/* forced inline when optimizing (the n-specialized copies of gni.c); at -O0 (Debug, the
+ * coverage build) an ordinary inline function, so that a branch is counted once and not once
+ * per inlined copy, where a compile-time constant excludes it */
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
 #define VI_INLINE static inline __attribute__((always_inline))
 #else
 #define VI_INLINE static inline
@@ -348,19 +351,15 @@ VI_INLINE void mat_fixed(int n, int diag, const double *Mi, const double *x, dou
   for (int i = 0; i < n; i++) y[i] = diag ? 0.0 + Mi[(size_t)i * (n + 1)] * x[i] : nh_la_dot_fixed(n, Mi + (size_t)i * n, x);
 }
 
-/* y = M^-1 x: with the factor L, or with M^-1 (w->Minv) for the constant factor w->L0 (known
- * when free: the free-motion kernel; diag: that M^-1 is diagonal) */
-VI_INLINE void msolve_k(const vi_ws *w, int n, const double *L, const double *x, double *y, const int diag,
-                        const int free, const double *Mi) {
-  if (free || (L == w->L0 && *w->mfact == 1.0)) {
-    mat_fixed(n, diag || (!free && *w->mdiag == 1.0), free ? Mi : w->Minv, x, y);
+/* y = M^-1 x: with the factor L, or with M^-1 (w->Minv, diagonal when w->mdiag) for the
+ * constant factor w->L0 */
+VI_INLINE void msolve_n(const vi_ws *w, int n, const double *L, const double *x, double *y) {
+  if (L == w->L0 && *w->mfact == 1.0) {
+    mat_fixed(n, *w->mdiag == 1.0, w->Minv, x, y);
     return;
   }
   nh_la_copy_fixed(n, x, y);
   nh_la_chol_solve(n, L, y);
-}
-VI_INLINE void msolve_n(const vi_ws *w, int n, const double *L, const double *x, double *y) {
-  msolve_k(w, n, L, x, y, 0, 0, NULL);
 }
 static inline void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) { msolve_n(w, w->n, L, x, y); }
 
@@ -503,48 +502,29 @@ static inline int proj_sparse(vi_ws *w, int n, int m, int withW) {
 static inline int vi_on_sparse(const vi_ws *w, int m) { return m > 0 && *w->gsp == (double)m; }
 
 /* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W) and Gi = (A W)^-1 (applied two or
- * three times per step). Nothing when m = 0. In the free-motion kernel (free: m and n
- * constants, M^-1 in w->Minv) with a diagonal M^-1 W_i = d_i A_i without the 0.0 + that makes
- * -0 into +0, as W only enters dot products that start from +0, where the sign of a zero term
- * changes nothing; with one constraint G = A W without the leading 0.0 +, which differs only
- * for G = +-0, singular either way: both shorten the chain from the constraint to the next step. */
-VI_INLINE int proj_setup_k(const nh_model *mo, vi_ws *w, int n, int m, const double *q, const double *L,
-                           const int diag, const int free, const double *Mi) {
+ * three times per step). Nothing when m = 0. (The free-motion kernel forms its own, on local
+ * vectors: gni_kstep, gni_free.h.) */
+VI_INLINE int proj_setup_k(const nh_model *mo, vi_ws *w, int n, int m, const double *q, const double *L) {
   if (m == 0) return 0;
   int rc;
-  if (free) { /* the kernel: the model's rows only (no contact closed) */
-    if ((rc = nh_cb(mo->constraint(q, w->tmp2, w->A, NULL, mo->user)))) return rc;
-  } else if ((rc = vi_rows(mo, w, q, w->A))) {
-    return rc;
-  }
-  if (!free) *w->gsp = 0.0;
-  const int sparse = !free && w->gram && m == w->mc && n >= VI_ENV_MIN && L == w->L0 && *w->mfact == 1.0 &&
-                     *w->mdiag == 1.0;
+  if ((rc = vi_rows(mo, w, q, w->A))) return rc;
+  *w->gsp = 0.0;
+  const int sparse = w->gram && m == w->mc && n >= VI_ENV_MIN && L == w->L0 && *w->mfact == 1.0 && *w->mdiag == 1.0;
   if (sparse && w->gram->chol) return proj_sparse(w, n, m, 1); /* the dynamics' choice */
-  if (!free && n >= VI_ENV_MIN && m >= 2 && L == w->L0 && *w->mfact == 1.0 && *w->mdiag == 1.0) {
+  if (n >= VI_ENV_MIN && m >= 2 && L == w->L0 && *w->mfact == 1.0 && *w->mdiag == 1.0) {
     if ((rc = proj_env(w, n, m)) != 0) return rc < 0 ? rc : 0; /* else W is complete: G below */
     if (sparse) return proj_sparse(w, n, m, 0);                 /* overlapping extents */
-  } else if (free && diag) {
-    NH_LA_UNROLL_FULL
-    for (int i = 0; i < m * n; i++) w->W[i] = Mi[(size_t)(i % n) * (n + 1)] * w->A[i];
   } else {
-    if (!free) *w->wclean = 0.0;
-    for (int k = 0; k < m; k++) msolve_k(w, n, L, w->A + (size_t)k * n, w->W + (size_t)k * n, 0, free, Mi);
+    *w->wclean = 0.0;
+    for (int k = 0; k < m; k++) msolve_n(w, n, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
   }
-  if (!free) *w->gdiag = 0.0; /* the dense G and Gi below (the kernel: never on extents) */
-  if (free && m == 1) {
-    double g = w->A[0] * w->W[0];
-    NH_LA_UNROLL_FULL
-    for (int i = 1; i < n; i++) g += w->A[i] * w->W[i];
-    w->G[0] = g;
-  } else {
-    for (int i = 0; i < m; i++)
-      for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
-  }
+  *w->gdiag = 0.0; /* the dense G and Gi below */
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
   return chol_inverse(m, w->G, w->Gi);
 }
 static inline int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const double *L) {
-  return proj_setup_k(mo, w, w->n, w->m, q, L, 0, 0, NULL);
+  return proj_setup_k(mo, w, w->n, w->m, q, L);
 }
 
 /* qt_k for proj_env's projector (disjoint extents, G diagonal) by the constraint pattern, with
@@ -712,6 +692,15 @@ static inline void pt_inplace(const vi_ws *w, double *x, double *tmp) {
 static inline double vi_roundoff_tol(int n, const double *M, const double *q, double h, double mag, double tol) {
   const double mr = nh_la_mat_norm_inf(n, n, M);
   return fmax(VI_NEWTON_RES_SLACK * tol, VI_NEWTON_DQ_ULPS * DBL_EPSILON * mr * nh_la_norm_inf(n, q) / (h * mag));
+}
+
+/* The residual of the last solve (w->r) when it was accepted on its rounding floor, past
+ * VI_NEWTON_RES_SLACK times the tolerance (a partial step of event location of 1e-14 s), else
+ * NULL: the step's momentum D2 L_d(q_k, q_k+1) is then taken less it, which is the momentum
+ * the solve was for plus D1 L_d + D2 L_d, the difference quotient (q_k+1 - q_k)/h there only
+ * times h (D2 L_d alone carries eps |q| / h, a velocity error of 1e-2 at such a step) */
+static inline const double *vi_floor_r(const nh_stepper *s, const vi_ws *w) {
+  return s->last_res > VI_NEWTON_RES_SLACK * s->opts.newton_tol ? w->r : NULL;
 }
 
 /* max_a |e_a| / (|A_a| u): the residuals e of m constraint rows relative to the magnitude

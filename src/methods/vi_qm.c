@@ -129,7 +129,7 @@ int nh_vi_dlad_step(nh_stepper *s, double t, const double *x0, double h, double 
   const vi_kkt k = {.midpoint = midpoint, .m = m, .pbase = w->p, .c = 1.0, .A0 = w->A0, .dla = 1, .scratch = scratch};
   if ((rc = nh_vi_kkt_solve(s, w, &k, q0, h, q1, mu))) return rc;
   // p_k+1 = P^T (D2 L_d + h/2 f_k+1) at q_k+1
-  return nh_vi_del_finish(s, w, midpoint, t, q0, q1, h, NULL, x1);
+  return nh_vi_del_finish(s, w, midpoint, t, q0, q1, h, vi_floor_r(s, w), x1);
 }
 
 /* ---- del's hooks ------------------------------------------------------------------- */
