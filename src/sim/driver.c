@@ -572,6 +572,7 @@ int nh_sim_step(nh_sim *s, double t_max, int *impacted) {
   run_acc a = run_acc_init(s);
   int rc = step_general(s, &a, t_max, NULL, NULL, &imp);
   if (impacted) *impacted = imp;
+  if (rc < 0 && !s->msg[0]) sim_msg(s, "%s at t = %.17g", nh_status_string(rc), s->t); /* (every exit says where) */
   return rc;
 }
 
@@ -583,6 +584,7 @@ int nh_sim_run(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, vo
   if (!s->plain) rc = run_general(s, t_end, max_impacts, obs, user);
   else if (obs) rc = run_plain_observed(s, t_end, obs, user);
   else rc = run_plain(s, t_end);
+  if (rc < 0 && !s->msg[0]) sim_msg(s, "%s at t = %.17g", nh_status_string(rc), s->t); /* (every exit says where) */
   // a method out of its regime: what it claims to conserve has drifted (a half-step energy is
   // exact only with a constant M: with M(q) the nodal energy alone is judged); a drift that is
   // not a number, or an energy that overflowed (velocities near 1e154), counts as one
