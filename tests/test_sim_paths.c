@@ -233,8 +233,230 @@ static int test_failing_evaluators(void) {
   return 0;
 }
 
+/* ---- event location ---------------------------------------------------------------------- */
+
+/* the time named in a message after "key" (NAN if none) */
+static double msg_time(const char *msg, const char *key) {
+  const char *p = strstr(msg, key);
+  return p ? strtod(p + strlen(key), NULL) : NAN;
+}
+
+static nh_sim *ball_sim(const nh_model *m, const char *method, double h, double event_tol) {
+  nh_sim_def d = nh_sim_def_default();
+  d.method = nh_method_find(method);
+  d.h = h;
+  if (event_tol > 0.0) d.event_tol = event_tol;
+  return nh_sim_create(m, &d, NULL, 0);
+}
+
+/* A location that cannot meet its tolerance (event_tol below the spacing of doubles: the
+ * bracket stops shrinking at adjacent doubles) ends with NH_ERR_EVENT after NH_EVENT_MAX_ITER
+ * iterations, the gap and the crossing's time named; the state left is the last accepted step
+ * before the floor's first impact t1 = sqrt(2 / g), above the floor, nothing logged. */
+static int test_location_not_converging(void) {
+  fault f = {.g = G, .wall = 2.0};
+  nh_model *m = fault_ball(&f, 0.8, 0, 0, 0);
+  nh_sim *s = ball_sim(m, "dopri5", 1e-3, 1e-300);
+  ENSURE(m && s);
+  const double t1 = sqrt(2.0 / G);
+  const int rc = nh_sim_run(s, 1.0, 0, NULL, NULL);
+  const char *msg = nh_sim_message(s);
+  printf("  %s: %s (t = %.17g, y = %g)\n", nh_status_name(rc), msg, nh_sim_time(s), nh_sim_q(s)[1]);
+  ENSURE(rc == NH_ERR_EVENT && strstr(msg, "event location on 'floor' did not converge near t = ") == msg);
+  ENSURE_NEAR(msg_time(msg, "near t = "), t1, 1e-9);
+  // the last accepted step's end, on the free fall (dopri5 is exact on a parabola)
+  const double t = nh_sim_time(s), *q = nh_sim_q(s);
+  ENSURE(t > 0.0 && t < t1 && nh_sim_get_stats(s)->steps > 0);
+  ENSURE_NEAR(q[0], t, 1e-14);
+  ENSURE_NEAR(q[1], 1.0 - 0.5 * G * t * t, 1e-14);
+  ENSURE(nh_sim_impact_count(s) == 0 && nh_sim_get_stats(s)->events_located == 1);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* NH_EVENT_RELOCATE_MAX: a particle falling at unit speed through K gaps that cross one after
+ * the other inside its first step, each steep before its zero and gentle after it in
+ * proportions that make the linear root of every sample or located state name the latest of
+ * the gaps already crossed, not the earliest: each re-location moves one crossing back, and
+ * after NH_EVENT_RELOCATE_MAX (64) of them the run ends with NH_ERR_EVENT naming the two gaps
+ * still crossing in turn (a smooth model of so many ordered crossings in one step is the
+ * only way to the guard). Gap i = 1..K (c_i = 0.05 + 1e-4 i, s = 1 - y the distance fallen):
+ * R^(K - i) (c_i - s) before its zero, R^K (c_i - s) after, R = 2.5: at a state past c_j the
+ * linear root fraction of gap i < j, a / (a - b) ~ R^(K-i) c_i / (R^K (s - c_i)), is smallest
+ * for the latest, i = j - 1. */
+#define RELOC_K 66
+#define RELOC_R 2.5
+static int reloc_mass(const double *q, double *M, void *u) {
+  (void)q, (void)u;
+  M[0] = 1.0;
+  return 0;
+}
+static int reloc_gap(const double *q, double *g, double *dg, void *u) {
+  (void)u;
+  const double s = 1.0 - q[0];
+  for (int i = 0; i < RELOC_K; i++) {
+    const double c = 0.05 + 1e-4 * (i + 1), k = pow(RELOC_R, s < c ? RELOC_K - 1 - i : RELOC_K);
+    if (g) g[i] = k * (c - s);
+    if (dg) dg[i] = k; /* dg/dy = -dg/ds */
+  }
+  return 0;
+}
+static int test_relocation_guard(void) {
+  double y0 = 1.0, v0 = -1.0;
+  nh_model_def d = nh_model_def_default();
+  const char *names[] = {"y"};
+  d.name = "reloc", d.nq = 1, d.ngap = RELOC_K, d.coord_names = names, d.q0 = &y0, d.v0 = &v0;
+  d.mass = reloc_mass, d.gap = reloc_gap;
+  char msg[256];
+  nh_model *m = nh_model_create(&d, msg, sizeof msg);
+  ENSURE(m);
+  nh_sim *s = ball_sim(m, "rk4", 0.5, 0.0);
+  ENSURE(s);
+  const int rc = nh_sim_run(s, 1.0, 0, NULL, NULL);
+  const char *e = nh_sim_message(s);
+  printf("  %s: %s (located %ld)\n", nh_status_name(rc), e, nh_sim_get_stats(s)->events_located);
+  ENSURE(rc == NH_ERR_EVENT);
+  // the first located crossing was the latest gap's (g66), then g65, ...: after 64 of them g2
+  // and g1 are left
+  ENSURE(strstr(e, "event location: gaps 'g2' and 'g1' still cross in turn after 64 re-locations near t = ") == e);
+  ENSURE_NEAR(msg_time(e, "near t = "), 0.05 + 2e-4, 1e-12);
+  ENSURE(nh_sim_time(s) == 0.0 && nh_sim_q(s)[0] == 1.0 && nh_sim_impact_count(s) == 0);
+  ENSURE(nh_sim_get_stats(s)->events_located == 65); /* the first location and 64 more */
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* ---- the closed-form flow's event predictor -------------------------------------------------- */
+
+/* The exact method steps straight to the predicted impact: at t1 = sqrt(2 / g) to rounding.
+ * A predictor that fails ends the run (NH_ERR_CALLBACK), one that answers a time outside
+ * (0, h] or a gap that does not exist is refused (NH_ERR_EVENT), each at the start, named;
+ * one that misses the floor lets the flow step through it, which the last line of defence
+ * stops (NH_ERR_PENETRATION) without retrying (a shorter step of the flow is the same flow):
+ * the state left is the start, the gap and the step's end named. */
+static int test_predictor(void) {
+  fault f = {.g = G, .wall = 2.0};
+  nh_model *m = fault_ball(&f, 0.8, 0, 1, 1);
+  ENSURE(m);
+  const double t1 = sqrt(2.0 / G);
+  nh_sim *s = ball_sim(m, "exact", 1e-3, 0.0);
+  nh_impact_record r;
+  ENSURE(s && nh_sim_run(s, 0.5, 0, NULL, NULL) == NH_OK && nh_sim_impact_count(s) == 1);
+  ENSURE(nh_sim_impact_get(s, 0, &r) == NH_OK && r.gap == 0);
+  ENSURE_NEAR(r.t, t1, 4e-16);
+  nh_sim_destroy(s);
+  static const struct {
+    int mode, fail, rc;
+    const char *msg;
+  } cases[] = {{0, 1, NH_ERR_CALLBACK, "event predictor failed at t = 0"},
+               {2, 0, NH_ERR_EVENT, "event predictor returned tau = 1, gap 0 outside (0, 0.5]"},
+               {3, 0, NH_ERR_EVENT, "outside (0, 0.5]"},
+               {1, 0, NH_ERR_PENETRATION, "gap 'floor' is 0.226 past its wall at t = 0.5 (the closed-form flow's event "
+                                          "predictor did not report it)"}};
+  for (int k = 0; k < 4; k++) {
+    f.predict_mode = cases[k].mode, f.fail_rc = -1, f.fail_at[FE_PRED] = cases[k].fail ? f.calls[FE_PRED] + 1 : 0;
+    ENSURE((s = ball_sim(m, "exact", 1e-3, 0.0)));
+    const int rc = nh_sim_run(s, 0.5, 0, NULL, NULL);
+    printf("  predictor case %d: %s: %s\n", k, nh_status_name(rc), nh_sim_message(s));
+    ENSURE(rc == cases[k].rc && strstr(nh_sim_message(s), cases[k].msg));
+    if (cases[k].mode == 3) ENSURE(strstr(nh_sim_message(s), "gap 7"));
+    // nothing was accepted: the start, no step, no retry
+    ENSURE(nh_sim_time(s) == 0.0 && nh_sim_q(s)[1] == 1.0 && nh_sim_get_stats(s)->steps == 0);
+    ENSURE(nh_sim_get_stats(s)->rejected == 0 && nh_sim_impact_count(s) == 0);
+    nh_sim_destroy(s);
+  }
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* ---- the last line of defence (NH_PENETRATION_REL) ----------------------------------------- */
+
+/* A projection (almost-Poisson form) that drags any state below y = 0.5 to y = -0.25, through
+ * the floor: each step whose end falls below 0.5 is taken again a quarter as long; one whose
+ * quarter still ends above 0.5 is accepted, so the ball creeps down to 0.5 until a step of
+ * h / 4^8 (NH_PENETRATION_RETRY) from it crosses, and the run ends with NH_ERR_PENETRATION
+ * naming the floor, the depth 0.25 and the tries. No accepted state is through the floor: the
+ * ball is left above 0.5, within the flight of the last try. */
+static int test_projection_through_floor(void) {
+  fault f = {.g = G, .wall = 2.0, .drag_below = 0.5, .drag_to = -0.25};
+  nh_model *m = fault_ball_ap(&f, 0.8, 0);
+  const double h = 1e-3;
+  nh_sim *s = ball_sim(m, "rk4", h, 0.0);
+  ENSURE(m && s);
+  ENSURE(nh_sim_run(s, 1.0, 0, NULL, NULL) == NH_ERR_PENETRATION);
+  const char *msg = nh_sim_message(s);
+  printf("  %s\n", msg);
+  ENSURE(strstr(msg, "gap 'floor' is 0.25 past its wall at t = ") == msg);
+  ENSURE(strstr(msg, "(in 9 tries of the step, the last with h = 1.52588e-08)"));
+  const double *x = nh_sim_x(s), hl = h / 65536.0, t = nh_sim_time(s);
+  ENSURE(x[1] >= 0.5 && x[1] - 0.5 < -x[3] * hl + 0.5 * G * hl * hl);
+  ENSURE_NEAR(t, sqrt(2.0 * 0.5 / G), 1e-6); /* the free fall's time to y = 0.5 */
+  ENSURE(nh_sim_get_stats(s)->rejected >= 8 && nh_sim_impact_count(s) == 0);
+  ENSURE_NEAR(msg_time(msg, "at t = "), t + hl, 1e-15);
+  nh_sim_destroy(s);
+  // a projection within the tolerance (a state left 5e-12 below the floor at each impact):
+  // accepted, the floor resting at that depth, which max_event_gap reports; the ball bounces
+  // as without it
+  f.drag_below = 1e-6, f.drag_to = -5e-12;
+  ENSURE((s = ball_sim(m, "dopri5", h, 0.0)));
+  ENSURE(nh_sim_run(s, 2.0, 0, NULL, NULL) == NH_OK);
+  const long nimp = nh_sim_impact_count(s);
+  ENSURE(nimp >= 2 && nh_sim_get_stats(s)->max_event_gap == 5e-12);
+  nh_sim_destroy(s);
+  f.drag_below = 0.0;
+  ENSURE((s = ball_sim(m, "dopri5", h, 0.0)));
+  ENSURE(nh_sim_run(s, 2.0, 0, NULL, NULL) == NH_OK && nh_sim_impact_count(s) == nimp);
+  ENSURE(nh_sim_get_stats(s)->max_event_gap < 1e-14);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* the observer that moves the wall to x = 1.5 at the impact on it (a model changing under the
+ * run, which nothing else can do to a state at an impact) */
+static int move_wall(const nh_sim *s, nh_sample_kind kind, double t, const double *q, const double *v, void *u) {
+  (void)s, (void)t, (void)v;
+  fault *f = u;
+  if (kind == NH_SAMPLE_IMPACT_AFTER && q[0] > 1.9) f->wall = 1.5;
+  return 0;
+}
+
+/* After an impact with a contact held, the open gaps are checked again at the state the
+ * impact leaves (the held contacts projected): the ball (e = 0.3) comes to rest on the floor,
+ * whose contact closes, and slides at x' = 1 into the wall at x = 2 (t = 2); the wall moved
+ * to x = 1.5 at that impact is found 0.5 past at t = 2 "after an impact", with that impact
+ * logged and the ball left where it was. */
+static int test_penetration_after_impact(void) {
+  fault f = {.g = G, .wall = 2.0};
+  nh_model *m = fault_ball(&f, 0.3, 0, 0, 0);
+  nh_sim *s = ball_sim(m, "dopri5", 1e-3, 0.0);
+  ENSURE(m && s);
+  ENSURE(nh_sim_run(s, 3.0, 0, move_wall, &f) == NH_ERR_PENETRATION);
+  const char *msg = nh_sim_message(s);
+  printf("  %s\n", msg);
+  ENSURE(strstr(msg, "gap 'wall' is 0.5 past its wall at t = ") == msg && strstr(msg, "(after an impact)"));
+  ENSURE_NEAR(msg_time(msg, "at t = "), 2.0, 1e-9);
+  ENSURE_NEAR(nh_sim_time(s), 2.0, 1e-9);
+  ENSURE_NEAR(nh_sim_q(s)[0], 2.0, 1e-9);
+  nh_impact_record r;
+  // the impact on the wall beside the held floor: one simultaneous record of both
+  ENSURE(nh_sim_impact_get(s, nh_sim_impact_count(s) - 1, &r) == NH_OK && r.t == nh_sim_time(s));
+  ENSURE(r.contacts == 2 && r.contact_gap[0] == 0 && r.contact_gap[1] == 1);
+  ENSURE(nh_sim_contact_closed(s, 0));
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_failing_evaluators);
+  RUN_TEST(test_location_not_converging);
+  RUN_TEST(test_relocation_guard);
+  RUN_TEST(test_predictor);
+  RUN_TEST(test_projection_through_floor);
+  RUN_TEST(test_penetration_after_impact);
   return TEST_SUMMARY();
 }

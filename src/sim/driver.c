@@ -443,8 +443,13 @@ SIM_INLINE int drive_step(nh_sim *s, run_acc *a, double t_max, nh_observer_fn ob
     if ((rc = gap_guard(s, xnew, s->g1, &viol, &depth))) return rc;
     if (viol < 0) break;
     const int at_start = s->g0[viol] < s->glev[viol]; /* past it before the step: no step helps */
-    if (at_start || predicted || tries >= NH_PENETRATION_RETRY || 0.25 * h < s->def.h_min)
-      return penetration(s, viol, depth, s->t + h, at_start ? "at the step's start" : "after steps down to h_min");
+    if (at_start || predicted || tries >= NH_PENETRATION_RETRY || 0.25 * h < s->def.h_min) {
+      char why[96];
+      if (at_start) snprintf(why, sizeof why, "below its level at the step's start");
+      else if (predicted) snprintf(why, sizeof why, "the closed-form flow's event predictor did not report it");
+      else snprintf(why, sizeof why, "in %d tries of the step, the last with h = %g", tries + 1, h);
+      return penetration(s, viol, depth, s->t + h, why);
+    }
     s->stats.rejected++;
     h *= 0.25, last = 0;
     gi = mi = ri = -1, mdir = 0, xnew = x1;
