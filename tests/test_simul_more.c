@@ -346,7 +346,7 @@ static int test_opposing_in_three(void) {
    * at rest, the floor approaches. Refused with opposing_plastic = 0, detected before any
    * reflection, no loop */
   double I2[4] = {1, 0, 0, 1}, dg[6] = {1, 0, -1, 0, 0, 1}, v[2] = {0, -1}, vp[2];
-  static const char *const names[] = {"left", "right", "floor"};
+  static const char *const names[] = {"left", "right", "floor", "fourth"};
   nh_simul_problem pb = {2, 0, 3, I2, NULL, dg};
   nh_simul_opts o = nh_simul_opts_default();
   o.names = names;

@@ -35,7 +35,10 @@
  * Evaluators: every callback gets its inputs, writes its outputs into caller-owned
  * arrays and receives the model's user pointer last. It returns 0 on success, a positive
  * value when the point is infeasible but a smaller step may succeed, and a negative value
- * to stop the computation. Matrices are dense, row-major. */
+ * to stop the computation. Where no smaller step exists (the gaps, monitors or energy at a
+ * state a run has reached, a partial step of event location) a positive value stops the run
+ * as a failure (NH_ERR_CALLBACK; NH_ERR_EVENT for the partial step; nholo/sim.h). Matrices
+ * are dense, row-major. */
 #ifndef NHOLO_MODEL_H
 #define NHOLO_MODEL_H
 

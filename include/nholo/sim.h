@@ -141,7 +141,11 @@ typedef int (*nh_observer_fn)(const nh_sim *sim, nh_sample_kind kind, double t, 
 
 /* Run until t_end or until max_impacts impacts (0: no limit), whichever comes first.
  * Returns NH_OK, NH_ZENO, NH_STALL, NH_STOPPED, NH_EVENT_STOP, NH_DRIFT or a negative status; the state,
- * statistics and impact log hold everything computed up to the stop. NH_DRIFT: a run that
+ * statistics and impact log hold everything computed up to the stop. A negative status comes
+ * with nh_sim_message naming the evaluator or operation that failed and the time; the state
+ * left is one the run reached (an accepted step, a located event; its configuration, the
+ * velocity possibly that of an impact law the failure interrupted), the impact and event logs
+ * hold the records the observer was shown. NH_DRIFT: a run that
  * reached its end, of a method that claims to conserve energy on this model
  * (nh_sim_stats.conserves), whose conserved quantity or nodal energy moved further than
  * NH_DRIFT_TOL from its value after the start or the last impact (in its regime the nodal

@@ -87,13 +87,16 @@ static void set_active(nh_sim *s) {
   s->nact = n, s->dyn.nact = n, s->dyn.act = s->act;
 }
 
-/* the multipliers of the closed contacts (act order) at (t, x) into lam */
+/* the multipliers of the closed contacts (act order) at (t, x) into lam (a failure says so) */
 static int contact_lambda(nh_sim *s, double t, const double *x, double *lam) {
-  if (s->model->form == NH_FORM_ODE) return nh_sim_ap_contact_lambda(s, x, lam); /* impacts_ap.c */
-  int rc = nh_dyn_accel(&s->dyn, t, x, x + s->nq, s->acc, NULL);
-  if (rc) return rc > 0 ? NH_ERR_CALLBACK : rc;
-  for (int k = 0; k < s->nact; k++) lam[k] = s->dyn.lamc[s->nc + k];
-  return 0;
+  int rc;
+  if (s->model->form == NH_FORM_ODE) rc = nh_sim_ap_contact_lambda(s, x, lam); /* impacts_ap.c */
+  else if (!(rc = nh_dyn_accel(&s->dyn, t, x, x + s->nq, s->acc, NULL)))
+    for (int k = 0; k < s->nact; k++) lam[k] = s->dyn.lamc[s->nc + k];
+  if (!rc) return 0;
+  if (rc > 0) rc = NH_ERR_CALLBACK;
+  sim_msg(s, "the forces of the closed contacts failed at t = %.17g: %s", t, nh_status_string(rc));
+  return rc;
 }
 
 /* the stacked rows [A(q); dg_closed(q)] into s->Astk, *nr of them (s->gs, s->dg: the gaps at q) */
@@ -101,7 +104,7 @@ static int stacked_rows(nh_sim *s, const double *q, const double *v, int *nr) {
   const nh_model *m = s->model;
   const int nq = s->nq, nc = s->nc;
   int rc;
-  if (nc > 0 && (rc = nh_cb(m->constraint(q, v, s->Astk, s->cw, m->user)))) return rc;
+  if (nc > 0 && (rc = m->constraint(q, v, s->Astk, s->cw, m->user))) return state_eval_failed(s, rc, "constraint");
   if ((rc = gaps(s, q, s->gs, s->dg))) return rc;
   for (int k = 0; k < s->nact; k++)
     memcpy(s->Astk + (size_t)(nc + k) * nq, s->dg + (size_t)s->act[k] * nq, sizeof(double) * (size_t)nq);
@@ -162,7 +165,8 @@ int nh_sim_contact_project(nh_sim *s, double *x) {
   int rc, nr;
   if ((rc = gaps(s, q, s->gs, s->dg)) || (rc = project_q(s, q))) return rc;
   if (s->model->form == NH_FORM_ODE) return nh_sim_ap_hold(s, NULL, x, NULL); /* the e = 0 jump, impacts_ap.c */
-  if ((rc = stacked_rows(s, q, v, &nr)) || (rc = nh_cb(s->model->mass(q, s->M, s->model->user)))) return rc;
+  if ((rc = stacked_rows(s, q, v, &nr))) return rc;
+  if ((rc = s->model->mass(q, s->M, s->model->user))) return state_eval_failed(s, rc, "mass");
   return nh_project_velocity(nq, nr, s->M, s->Astk, v, v, s->proj_work);
 }
 
@@ -187,7 +191,8 @@ int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1, double 
     memcpy(s->Dstk + (size_t)(nc + k) * nq, s->dg + (size_t)s->act[k] * nq, sizeof(double) * (size_t)nq);
   if ((rc = gaps(s, q, s->gs, s->dg)) || (rc = project_q(s, q))) return rc;
   // R = [A; dg](q1) in Astk; D: A(q1) and the mean gradients; W = M^-1 D^T (by rows)
-  if ((rc = stacked_rows(s, q, v, &nr)) || (rc = nh_cb(s->model->mass(q, s->M, s->model->user)))) return rc;
+  if ((rc = stacked_rows(s, q, v, &nr))) return rc;
+  if ((rc = s->model->mass(q, s->M, s->model->user))) return state_eval_failed(s, rc, "mass");
   memcpy(s->Dstk, s->Astk, sizeof(double) * (size_t)nc * (size_t)nq);
   for (int k = 0; k < na; k++) {
     double *d = s->Dstk + (size_t)(nc + k) * nq;
@@ -320,7 +325,9 @@ static int contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
   int rc;
   *closed = 0;
   if (s->closed[gi] || !s->def.contact) return 0;
-  // the trial: closed, projected; it stays closed only if it pushes
+  // the trial: closed, projected; it stays closed only if it pushes (a trial that fails
+  // numerically, rows that lose rank, does not close and leaves no message)
+  const int had_msg = s->msg[0] != 0;
   s->closed[gi] = 1;
   set_active(s);
   memcpy(s->xc, s->x, sizeof(double) * (size_t)nx);
@@ -330,6 +337,11 @@ static int contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
   if (!rc) rc = contact_lambda(s, s->t, s->xc, s->lamt);
   int k = 0;
   while (s->act[k] != gi) k++;
+  if (rc == NH_ERR_CALLBACK) { /* a model evaluator failed: the run ends (a singular trial only does not close) */
+    s->closed[gi] = 0;
+    set_active(s);
+    return rc;
+  }
   if (!consistent) s->lamt[k] = 0.0; /* the closing would push a gap through its wall: it does not close */
   // vn_check >= 0: only if a bounce at that speed would rise less than the resolution
   if (!rc && s->lamt[k] > 0.0 && vn_check >= 0.0 && (reason = apex_test(s, gi, k, vn_check, rules)) == NH_CONTACT_REST)
@@ -337,6 +349,7 @@ static int contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
   if (rc || !(s->lamt[k] > 0.0) || !reason) {
     s->closed[gi] = 0;
     set_active(s);
+    if (!had_msg) s->msg[0] = 0;
     return 0;
   }
   const double lam = s->lamt[k];
@@ -379,10 +392,7 @@ static int partial_lambda(nh_sim *s, int k, double tau, double *lam) {
 int nh_sim_contact_scan(nh_sim *s, double h, const double *xnew, int *ri, double *tau) {
   int rc;
   *ri = -1;
-  if ((rc = contact_lambda(s, s->t + h, xnew, s->lamt))) {
-    sim_msg(s, "contact forces failed near t = %.17g", s->t + h);
-    return rc;
-  }
+  if ((rc = contact_lambda(s, s->t + h, xnew, s->lamt))) return rc;
   int k = 0;
   while (k < s->nact && s->lamt[k] > 0.0) k++;
   if (k == s->nact) {
@@ -436,6 +446,10 @@ int nh_sim_contact_after_impact(nh_sim *s) {
     if ((rc = nh_sim_contact_open(s, k, NH_CONTACT_SEPARATION))) return rc;
   }
   if (s->nact == 0) return 0;
-  if ((rc = nh_sim_contact_project(s, s->x))) return rc;
+  if ((rc = nh_sim_contact_project(s, s->x))) {
+    sim_msg(s, "projection onto the closed contacts after an impact failed at t = %.17g: %s", s->t,
+            nh_status_string(rc < 0 ? rc : NH_ERR_CALLBACK));
+    return rc < 0 ? rc : NH_ERR_CALLBACK;
+  }
   return open_pulling(s);
 }

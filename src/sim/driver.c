@@ -447,8 +447,13 @@ SIM_INLINE int drive_step(nh_sim *s, run_acc *a, double t_max, nh_observer_fn ob
     if ((rc = gap_guard(s, xnew, s->g1, dg_valid, &viol, &depth))) return rc;
     if (viol < 0) break;
     const int at_start = s->g0[viol] < s->glev[viol]; /* past it before the step: no step helps */
-    if (at_start || predicted || tries >= NH_PENETRATION_RETRY || 0.25 * h < s->def.h_min)
-      return penetration(s, viol, depth, s->t + h, at_start ? "at the step's start" : "after steps down to h_min");
+    if (at_start || predicted || tries >= NH_PENETRATION_RETRY || 0.25 * h < s->def.h_min) {
+      char why[96];
+      if (at_start) snprintf(why, sizeof why, "below its level at the step's start");
+      else if (predicted) snprintf(why, sizeof why, "the closed-form flow's event predictor did not report it");
+      else snprintf(why, sizeof why, "in %d tries of the step, the last with h = %g", tries + 1, h);
+      return penetration(s, viol, depth, s->t + h, why);
+    }
     s->stats.rejected++;
     h *= 0.25, last = 0;
     gi = mi = ri = -1, mdir = 0, xnew = x1;
@@ -579,6 +584,7 @@ int nh_sim_step(nh_sim *s, double t_max, int *impacted) {
   run_acc a = run_acc_init(s);
   int rc = step_general(s, &a, t_max, NULL, NULL, &imp);
   if (impacted) *impacted = imp;
+  if (rc < 0 && !s->msg[0]) sim_msg(s, "%s at t = %.17g", nh_status_string(rc), s->t); /* (every exit says where) */
   return rc;
 }
 
@@ -590,6 +596,7 @@ int nh_sim_run(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, vo
   if (!s->plain) rc = run_general(s, t_end, max_impacts, obs, user);
   else if (obs) rc = run_plain_observed(s, t_end, obs, user);
   else rc = run_plain(s, t_end);
+  if (rc < 0 && !s->msg[0]) sim_msg(s, "%s at t = %.17g", nh_status_string(rc), s->t); /* (every exit says where) */
   // a method out of its regime: what it claims to conserve has drifted (a half-step energy is
   // exact only with a constant M: with M(q) the nodal energy alone is judged); a drift that is
   // not a number, or an energy that overflowed (velocities near 1e154), counts as one

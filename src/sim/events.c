@@ -146,7 +146,11 @@ static int slopes(nh_sim *s, const double *x, double *sl) {
   if (rc) return rc;
   const double *v = x + s->nq;
   if (s->model->form == NH_FORM_ODE) {
-    if ((rc = nh_dyn_rhs(&s->dyn, s->t, x, s->fx))) return rc;
+    if ((rc = nh_dyn_rhs(&s->dyn, s->t, x, s->fx))) { /* (a state inside the step: nothing to retry) */
+      sim_msg(s, "the vector field failed near t = %.17g (the gaps' rates): %s", s->t,
+              rc < 0 ? nh_status_string(rc) : "a positive return: infeasible state");
+      return rc < 0 ? rc : NH_ERR_CALLBACK;
+    }
     v = s->fx;
   }
   for (int i = 0; i < s->ng; i++) sl[i] = nh_la_dot(s->gd, s->dg + (size_t)i * s->gd, v);

@@ -12,8 +12,12 @@
 #include "model/model_impl.h"
 #include "nholo/sim.h"
 
-/* the per-step helpers of the driver are inlined into each instance of its loop */
-#if defined(__GNUC__)
+/* the per-step helpers of the driver are inlined into each instance of its loop (an
+ * optimised build: there the constant flags of each instance fold its tests away). Without
+ * optimisation (the coverage build, -O0) each helper stays one function: its branches are
+ * counted once per source line, not once per instance with branches that a constant flag
+ * makes untakable (driver.c had 2407 branches that way, 49% taken) */
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
 #define SIM_INLINE static inline __attribute__((always_inline))
 #else
 #define SIM_INLINE static inline
@@ -144,19 +148,34 @@ static inline const double *vel(const nh_sim *s, const double *x) {
   return s->model->form == NH_FORM_ODE ? NULL : x + s->nq;
 }
 
+/* The model's evaluators at a state the run has reached (energy, residual, gaps, monitors):
+ * a failure, or a positive return (infeasible: a smaller step may succeed, nholo/model.h),
+ * cannot be stepped around there; it is NH_ERR_CALLBACK, with a message naming the evaluator
+ * and the time (of the step in progress: the state may be inside it). A caller that knows
+ * more says so after. */
+static inline int state_eval_failed(nh_sim *s, int rc, const char *what) {
+  nh_sim_msg(s, "the %s evaluator failed near t = %.17g (%s)", what, s->t,
+             rc < 0 ? "a failure returned" : "a positive return: infeasible state");
+  return NH_ERR_CALLBACK;
+}
+
 /* energy and constraint residual at x, in the sim's scratch (s->M and s->dyn.A keep M(q), A(q)) */
 static inline int energy(nh_sim *s, double t, const double *x, double *E) {
   const nh_model *m = s->model;
+  int rc;
   if (m->form == NH_FORM_ODE) {
     *E = 0.0;
-    if (m->hamiltonian) return nh_cb(m->hamiltonian(x, E, NULL, m->user));
-    return m->energy ? nh_cb(m->energy(t, x, E, m->user)) : 0;
+    if (m->hamiltonian) rc = m->hamiltonian(x, E, NULL, m->user);
+    else rc = m->energy ? m->energy(t, x, E, m->user) : 0;
+  } else {
+    rc = nh_model_energy_clean_ws(m, x, x + s->nq, s->M, E); /* s->M: zeroed, then only M(q) */
   }
-  return nh_model_energy_clean_ws(m, x, x + s->nq, s->M, E); /* s->M: zeroed, then only M(q) */
+  return rc ? state_eval_failed(s, rc, m->form == NH_FORM_ODE ? "energy" : "mass or potential") : 0;
 }
 
 static inline int residual(nh_sim *s, const double *x, double *res) {
-  return nh_model_residual_clean_ws(s->model, x, x + s->nq, s->dyn.A, res); /* zeroed, then only A(q) */
+  int rc = nh_model_residual_clean_ws(s->model, x, x + s->nq, s->dyn.A, res); /* zeroed, then only A(q) */
+  return rc ? state_eval_failed(s, rc, "constraint") : 0;
 }
 
 /* rel max(1, |q|) |d|: what a gap with gradient d resolves at q, in units of g, times rel
@@ -169,12 +188,14 @@ static inline double gap_rounding(double rel, int n, const double *q, const doub
 
 static inline int gaps(nh_sim *s, const double *x, double *g, double *dg) {
   if (s->ng == 0) return 0;
-  return nh_cb(s->model->gap(x, g, dg, s->model->user));
+  int rc = s->model->gap(x, g, dg, s->model->user);
+  return rc ? state_eval_failed(s, rc, "gap") : 0;
 }
 
 static inline int monitors(nh_sim *s, double t, const double *x, double *m) {
   if (s->nmon == 0) return 0;
-  return nh_cb(s->model->monitor(t, x, m, s->model->user));
+  int rc = s->model->monitor(t, x, m, s->model->user);
+  return rc ? state_eval_failed(s, rc, "monitor") : 0;
 }
 
 SIM_INLINE int all_finite(int n, const double *x) { return nh_la_all_finite(n, x); }
@@ -215,17 +236,23 @@ SIM_INLINE int method_step_from(nh_sim *s, const double *x0, double h, double *x
 }
 /* a step from the current state s->x: the partial steps of event location and of a contact's
  * opening, and the redone full step (the driver's own step goes through step_retry); a
- * failure says where, since its caller returns the status as it is */
+ * failure, or a step the model refused (positive: its callers make it NH_ERR_EVENT, a partial
+ * step has no shorter one), says where, since its caller returns the status as it is */
 static inline int method_step(nh_sim *s, double h, double *x1, double *err) {
   int rc = method_step_from(s, s->x, h, x1, err);
-  if (rc < 0)
+  if (rc)
     nh_sim_msg(s, "a partial step of %g s from t = %.17g (locating an event) failed: %s", h, s->t,
-               nh_status_string(rc));
+               rc < 0 ? nh_status_string(rc) : "the model refused a state on it (a positive return)");
   return rc;
 }
-/* dense output over the last step x -> x1 */
+/* dense output over the last step x -> x1 (a failure says where, as method_step's; positive:
+ * its callers make it NH_ERR_EVENT) */
 static inline int method_dense(nh_sim *s, double theta, const double *x1, double *x) {
-  return s->def.method->dense(&s->st, s->t, s->x, s->last_h, x1, theta, x);
+  int rc = s->def.method->dense(&s->st, s->t, s->x, s->last_h, x1, theta, x);
+  if (rc)
+    nh_sim_msg(s, "the dense output of the step of %g s from t = %.17g failed at theta = %g: %s", s->last_h, s->t,
+               theta, rc < 0 ? nh_status_string(rc) : "the model refused a state on it (a positive return)");
+  return rc;
 }
 
 /* events.c: the first gap crossing inside the step just taken (x -> s->x1 over h): *gi (-1 if
