@@ -324,6 +324,9 @@ static int test_moved_and_set_carried(void) {
   return 0;
 }
 
+/* (q1 - q0) / h against the momentum q1 was formed from, at rounding (eps |q| / h) */
+#define HALF_MOMENTUM_TOL 1e-12
+
 /* the half-step momentum of gni, rattle and shake, M (q1 - q0) / h for a constant M (here I)
  * without forces; del's nodal momentum M v1; NULL for other methods */
 static int test_half_momentum(void) {
@@ -341,7 +344,7 @@ static int test_half_momentum(void) {
       ENSURE(p == NULL);
     } else {
       ENSURE(p != NULL);
-      for (int k = 0; k < 3; k++) ENSURE_NEAR(p[k], i == 3 ? x1[3 + k] : (x1[k] - m->x0[k]) / 0.05, 1e-12);
+      for (int k = 0; k < 3; k++) ENSURE_NEAR(p[k], i == 3 ? x1[3 + k] : (x1[k] - m->x0[k]) / 0.05, HALF_MOMENTUM_TOL);
     }
     ts_free(&t);
   }
@@ -372,6 +375,9 @@ static int test_work_reused(void) {
 
 /* ---- held gaps, sizes ------------------------------------------------------------------- */
 
+/* A v and dg v at the nodes, |v| ~ 1: the projection's rounding */
+#define HELD_ROW_TOL 1e-14
+
 /* with a gap held closed (the dynamics' active set) its gradient is a row of the step: no
  * free-motion kernel; the nodal velocity is in the kernel of the model's row and the gap's */
 static int test_held_gap_rows(void) {
@@ -391,7 +397,7 @@ static int test_held_gap_rows(void) {
       ENSURE(m->constraint(x, x + 3, A, NULL, m->user) == 0 && m->gap(x, &g, dg, m->user) == 0);
       double av = 0.0, gv = 0.0;
       for (int j = 0; j < 3; j++) av += A[j] * x[3 + j], gv += dg[j] * x[3 + j];
-      ENSURE(fabs(av) <= 1e-14 && fabs(gv) <= 1e-14);
+      ENSURE(fabs(av) <= HELD_ROW_TOL && fabs(gv) <= HELD_ROW_TOL);
     }
     ts_free(&t);
   }
@@ -463,6 +469,10 @@ static nh_model *big_create(int n, int hol, int se2) {
   return m;
 }
 
+/* the energy over 19 steps of 0.01 (O(h^2), no drift); q1 against q0 + h v0 (O(h^2)) */
+#define SIZES_ENERGY_TOL 1e-3
+#define SIZES_STEP_TOL 1e-6
+
 /* past the sizes the steps are compiled for: gni on 7 coordinates (with a row or none) and on
  * 3 rows (no kernel), the general step (energy to O(h^2)); del past its dense bound of 64
  * unknowns: the trapezoidal step runs (the closed gaps projected by the driver), the
@@ -485,8 +495,8 @@ static int test_sizes(void) {
       if (k == 0) ENSURE(nh_model_energy(run[j], x, x + n, &E0) == 0); /* (v0 projected by the first step) */
     }
     ENSURE(nh_model_energy(run[j], x, x + n, &E1) == 0);
-    if (!(fabs(E1 - E0) <= 1e-3 * fabs(E0))) printf("  %d: E %.17g -> %.17g\n", j, E0, E1);
-    ENSURE(fabs(E1 - E0) <= 1e-3 * fabs(E0));
+    if (!(fabs(E1 - E0) <= SIZES_ENERGY_TOL * fabs(E0))) printf("  %d: E %.17g -> %.17g\n", j, E0, E1);
+    ENSURE(fabs(E1 - E0) <= SIZES_ENERGY_TOL * fabs(E0));
     ts_free(&t);
   }
   ENSURE(nh_method_del.hold(b65) == NH_HOLD_PROJECT && nh_method_del.hold(b7) == NH_HOLD_CONSTRAINT);
@@ -497,7 +507,7 @@ static int test_sizes(void) {
   double *x1 = calloc(130, sizeof(double)), err;
   ENSURE(x1);
   ENSURE(nh_method_del.step(&t.st, 0.0, b65->x0, 0.01, x1, &err) == 0);
-  ENSURE_NEAR(x1[1], 0.01, 1e-6);
+  ENSURE_NEAR(x1[1], 0.01, SIZES_STEP_TOL);
   t.st.opts.midpoint_ld = 1;
   ENSURE(nh_method_del.step(&t.st, 0.0, b65->x0, 0.01, x1, &err) == NH_ERR_UNSUPPORTED);
   ts_free(&t);
