@@ -96,7 +96,7 @@ SIM_INLINE int step_retry(nh_sim *s, const double *x0, double *x1, double *hp, i
       solver_stats(s);
       return rc;
     }
-    if (rc == 0 && !(adaptive && *err > 1.0)) break;
+    if (rc == 0 && !(adaptive && !(*err <= 1.0))) break; /* a NaN estimate rejects */
     // reject: shrink
     s->stats.rejected++;
     double fac = rc > 0 ? 0.25 : fmax(0.2, 0.9 * pow(*err, -1.0 / (s->def.method->err_order + 1)));
