@@ -28,7 +28,7 @@ typedef struct fault {
                         3: a gap index out of range */
 } fault;
 
-static int fault_hit(fault *f, int k) { return ++f->calls[k] == f->fail_at[k]; }
+static inline int fault_hit(fault *f, int k) { return ++f->calls[k] == f->fail_at[k]; }
 
 static int fb_mass(const double *q, double *M, void *u) {
   (void)q;
@@ -90,7 +90,7 @@ static const nh_monitor_def fb_mons[] = {{"half", NH_MONITOR_FALLING, NH_MONITOR
 
 /* the ball dropped from (0, 1) with x' = 1 onto a floor (and towards the wall at x = f->wall),
  * restitution e; monitor "half" (y = 0.5, falling) when nmon = 1; flow (and predict) on request */
-static nh_model *fault_ball(fault *f, double e, int nmon, int flow, int predict) {
+static inline nh_model *fault_ball(fault *f, double e, int nmon, int flow, int predict) {
   nh_impact_law law[2] = {{NH_IMPACT_RESTITUTION, e}, {NH_IMPACT_RESTITUTION, e}};
   double q0[2] = {0, 1}, v0[2] = {1, 0};
   nh_model_def d = nh_model_def_default();
@@ -127,7 +127,7 @@ static int fb_project(double *x, void *u) {
   return 0;
 }
 
-static nh_model *fault_ball_ap(fault *f, double e, int nmon) {
+static inline nh_model *fault_ball_ap(fault *f, double e, int nmon) {
   static const char *const names[] = {"x", "y", "px", "py"};
   nh_impact_law law[2] = {{NH_IMPACT_RESTITUTION, e}, {NH_IMPACT_RESTITUTION, e}};
   double x0[4] = {0, 1, 1, 0};
