@@ -117,13 +117,14 @@ static int accumulation(nh_sim *s, int gi, double t_limit, double ratio, double 
   return 0;
 }
 
-/* another gap closing at this instant: refused */
+/* another open gap closing at this instant: refused (a closed contact is held, not reached:
+ * the impact opens it if it sends it away and keeps it otherwise, nh_sim_impact_done) */
 static int refuse_simultaneous(nh_sim *s, int gi) {
   if (!(s->def.simul_tol >= 0.0)) return 0;
   for (int j = 0; j < s->ng; j++) {
     double rate;
     int rc;
-    if (j == gi || !(fabs(s->g1[j]) <= s->def.simul_tol)) continue;
+    if (j == gi || (s->nact > 0 && s->closed[j]) || !(fabs(s->g1[j]) <= s->def.simul_tol)) continue;
     if ((rc = rate_of(s, s->x, j, &rate))) return rc;
     if (rate < -s->def.vn_tol) {
       sim_msg(s, "gaps '%s' and '%s' close together at t = %.17g: simultaneous impacts need the kinetic metric of "
