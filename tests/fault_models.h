@@ -12,15 +12,18 @@
 
 #include "nholo/nholo.h"
 
-enum { FE_MASS, FE_POT, FE_GAP, FE_MON, FE_FLOW, FE_PRED, FE_HAM, FE_POI, FE_PROJ, FE_N };
+enum { FE_MASS, FE_POT, FE_GAP, FE_MON, FE_FLOW, FE_PRED, FE_HAM, FE_POI, FE_PROJ, FE_FORCE, FE_N };
 static const char *const FE_NAME[FE_N] = {"mass", "potential", "gap", "monitor", "flow",
-                                          "predict", "hamiltonian", "poisson", "project"};
+                                          "predict", "hamiltonian", "poisson", "project", "force"};
 
 typedef struct fault {
   long calls[FE_N], fail_at[FE_N];
   int fail_rc;
   double g;          /* gravity */
   double wall;       /* the wall gap: wall - x >= 0 */
+  double ceiling;    /* > 0: a third gap, the ceiling y <= ceiling (the mechanical ball) */
+  double lift;       /* > 0: an upward force lift t (the mechanical ball; it lifts off its floor
+                        at t = g / lift) */
   double drag_below; /* project: a state with y below it is dragged to y = drag_to (through the
                         floor when drag_to < 0); 0 = identity */
   double drag_to;
@@ -28,7 +31,7 @@ typedef struct fault {
                         3: a gap index out of range */
 } fault;
 
-static int fault_hit(fault *f, int k) { return ++f->calls[k] == f->fail_at[k]; }
+static inline int fault_hit(fault *f, int k) { return ++f->calls[k] == f->fail_at[k]; }
 
 static int fb_mass(const double *q, double *M, void *u) {
   (void)q;
@@ -43,12 +46,26 @@ static int fb_pot(const double *q, double *V, double *dV, void *u) {
   if (dV) dV[0] = 0, dV[1] = f->g;
   return 0;
 }
-/* floor y >= 0, wall x <= wall (q: the configuration, or the state x of the AP form) */
+/* floor y >= 0, wall x <= wall, ceiling y <= ceiling (q: the configuration) */
 static int fb_gap(const double *q, double *g, double *dg, void *u) {
   fault *f = u;
   if (fault_hit(f, FE_GAP)) return f->fail_rc;
-  if (g) g[0] = q[1], g[1] = f->wall - q[0];
-  if (dg) dg[0] = 0, dg[1] = 1, dg[2] = -1, dg[3] = 0;
+  const int ceiling = f->ceiling > 0.0;
+  if (g) {
+    g[0] = q[1], g[1] = f->wall - q[0];
+    if (ceiling) g[2] = f->ceiling - q[1];
+  }
+  if (dg) {
+    dg[0] = 0, dg[1] = 1, dg[2] = -1, dg[3] = 0;
+    if (ceiling) dg[4] = 0, dg[5] = -1;
+  }
+  return 0;
+}
+static int fb_force(double t, const double *q, const double *v, double *F, void *u) {
+  (void)q, (void)v;
+  fault *f = u;
+  if (fault_hit(f, FE_FORCE)) return f->fail_rc;
+  F[0] = 0.0, F[1] = f->lift * t;
   return 0;
 }
 static int fb_gap_ap(const double *x, double *g, double *dg, void *u) {
@@ -85,22 +102,24 @@ static int fb_predict(const double *q0, const double *v0, double tau_max, double
 }
 
 static const char *const fb_coords[] = {"x", "y"};
-static const char *const fb_gaps[] = {"floor", "wall"};
+static const char *const fb_gaps[] = {"floor", "wall", "ceiling"};
 static const nh_monitor_def fb_mons[] = {{"half", NH_MONITOR_FALLING, NH_MONITOR_REPORT}};
 
-/* the ball dropped from (0, 1) with x' = 1 onto a floor (and towards the wall at x = f->wall),
- * restitution e; monitor "half" (y = 0.5, falling) when nmon = 1; flow (and predict) on request */
-static nh_model *fault_ball(fault *f, double e, int nmon, int flow, int predict) {
-  nh_impact_law law[2] = {{NH_IMPACT_RESTITUTION, e}, {NH_IMPACT_RESTITUTION, e}};
+/* the ball dropped from (0, 1) with x' = 1 onto a floor (and towards the wall at x = f->wall;
+ * under the ceiling when f->ceiling > 0; lifted when f->lift > 0), restitution e; monitor "half"
+ * (y = 0.5, falling) when nmon = 1; flow (and predict) on request */
+static inline nh_model *fault_ball(fault *f, double e, int nmon, int flow, int predict) {
+  nh_impact_law law[3] = {{NH_IMPACT_RESTITUTION, e}, {NH_IMPACT_RESTITUTION, e}, {NH_IMPACT_RESTITUTION, e}};
   double q0[2] = {0, 1}, v0[2] = {1, 0};
   nh_model_def d = nh_model_def_default();
   d.name = "fault_ball";
-  d.nq = 2, d.ngap = 2, d.nmon = nmon;
+  d.nq = 2, d.ngap = f->ceiling > 0.0 ? 3 : 2, d.nmon = nmon;
   d.coord_names = fb_coords, d.gap_names = fb_gaps, d.impact = law, d.q0 = q0, d.v0 = v0;
   d.mass = fb_mass, d.potential = fb_pot, d.gap = fb_gap;
   if (nmon) d.monitor = fb_mon, d.monitors = fb_mons;
   if (flow) d.flow = fb_flow;
   if (predict) d.predict = fb_predict;
+  if (f->lift > 0.0) d.force = fb_force;
   d.user = f;
   return nh_model_create(&d, NULL, 0);
 }
@@ -127,7 +146,7 @@ static int fb_project(double *x, void *u) {
   return 0;
 }
 
-static nh_model *fault_ball_ap(fault *f, double e, int nmon) {
+static inline nh_model *fault_ball_ap(fault *f, double e, int nmon) {
   static const char *const names[] = {"x", "y", "px", "py"};
   nh_impact_law law[2] = {{NH_IMPACT_RESTITUTION, e}, {NH_IMPACT_RESTITUTION, e}};
   double x0[4] = {0, 1, 1, 0};

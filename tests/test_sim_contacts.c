@@ -9,12 +9,16 @@
  *   - a graze inside a simultaneous impact: two gaps reached together at a normal rate above
  *     vn_tol but within the resolution's feasibility tolerance relative to a fast tangential
  *     motion (NH_NO_IMPACT from nh_simul_resolve): no impact, the creeping rates stopped, both
- *     gaps resting at their graze level. */
+ *     gaps resting at their graze level;
+ *   - an impact beside a held contact in almost-Poisson form: the ball resting on the floor
+ *     slides into a wall; the floor stays held, the wall's law applies (it was refused as two
+ *     gaps closing together). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault_models.h"
 #include "harness.h"
 #include "nholo/nholo.h"
 #include "sim/sim_impl.h"
@@ -159,9 +163,51 @@ static int test_graze_in_simultaneous_impact(void) {
   return 0;
 }
 
+/* ---- an impact beside a held contact, almost-Poisson form --------------------------------- */
+
+#define AP_WALL_TOL 1e-9 /* the almost-Poisson impact's kappa = d' H'' d by central differences */
+
+/* The ball of fault_models.h in both forms (e = 0.3): its floor contact closes by accumulation,
+ * it slides at x' = 1 into the wall x = 2 (t = 2), whose law sends it back at -e while the floor
+ * stays held: at t = 2.5, x = 2 - 0.3 * 0.5, y = 0, x' = -0.3, the floor closed; the last
+ * impact the wall's, a single record in almost-Poisson form (its floor held, not reached) and a
+ * simultaneous one with the held floor in the mechanical form. Every method of the form holds
+ * the floor by projection. */
+static int test_ap_impact_beside_held_contact(void) {
+  static const char *const methods[] = {"dopri5", "rk4", "gonzalez", "avf"};
+  const double e = 0.3, t_end = 2.5, x_end = 2.0 - e * (t_end - 2.0);
+  fault f = {.g = G, .wall = 2.0};
+  nh_model *ma = fault_ball_ap(&f, e, 0), *ml = fault_ball(&f, e, 0, 0, 0);
+  ENSURE(ma && ml);
+  for (int k = 0; k < 5; k++) {
+    nh_sim_def d = nh_sim_def_default();
+    d.method = nh_method_find(k < 4 ? methods[k] : "dopri5");
+    nh_sim *s = nh_sim_create(k < 4 ? ma : ml, &d, NULL, 0);
+    ENSURE(s);
+    const int rc = nh_sim_run(s, t_end, 0, NULL, NULL);
+    const double *x = nh_sim_x(s);
+    printf("  %s %-8s: %s, x = %.15g, y = %.3g, x' = %.15g\n", k < 4 ? "ap" : "mechanical", d.method->name,
+           nh_status_name(rc), x[0], x[1], x[2]);
+    ENSURE(rc == NH_OK && nh_sim_contact_closed(s, 0) && !nh_sim_contact_closed(s, 1));
+    ENSURE_NEAR(x[0], x_end, AP_WALL_TOL);
+    ENSURE(fabs(x[1]) <= 1e-12);
+    ENSURE_NEAR(x[2], -e, AP_WALL_TOL); /* px (AP) or x' */
+    nh_impact_record r;
+    ENSURE(nh_sim_impact_get(s, nh_sim_impact_count(s) - 1, &r) == NH_OK);
+    ENSURE_NEAR(r.t, 2.0, 1e-9);
+    if (k < 4) ENSURE(r.gap == 1 && r.contacts == 0 && r.q == NULL);
+    else ENSURE(r.contacts == 2 && r.contact_gap[0] == 0 && r.contact_gap[1] == 1);
+    nh_sim_destroy(s);
+  }
+  nh_model_destroy(ma);
+  nh_model_destroy(ml);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_corner_releases_pulling_floor);
   RUN_TEST(test_graze_in_simultaneous_impact);
+  RUN_TEST(test_ap_impact_beside_held_contact);
   return TEST_SUMMARY();
 }

@@ -29,7 +29,7 @@
 typedef struct sample {
   int kind;
   double t, x[4];
-  long calls[FE_N];
+  long calls[FE_N], contacts;
 } sample;
 
 typedef struct trace {
@@ -38,10 +38,10 @@ typedef struct trace {
   int n, cap;
   sample *s;
   long impacts_after, events;
+  int stop_at; /* > 0: stop the run at this sample (1: the first) */
 } trace;
 
 static int record(const nh_sim *s, nh_sample_kind kind, double t, const double *q, const double *v, void *u) {
-  (void)s;
   trace *r = u;
   if (kind == NH_SAMPLE_IMPACT_AFTER) r->impacts_after++;
   if (kind == NH_SAMPLE_EVENT) r->events++;
@@ -50,14 +50,14 @@ static int record(const nh_sim *s, nh_sample_kind kind, double t, const double *
     r->s = realloc(r->s, sizeof *r->s * (size_t)r->cap);
   }
   sample *p = &r->s[r->n++];
-  p->kind = kind, p->t = t;
+  p->kind = kind, p->t = t, p->contacts = nh_sim_contact_count(s);
   if (v) memcpy(p->x, q, sizeof(double) * (size_t)r->nq), memcpy(p->x + r->nq, v, sizeof(double) * (size_t)r->nq);
   else memcpy(p->x, q, sizeof(double) * (size_t)r->nx);
   memcpy(p->calls, r->f->calls, sizeof p->calls);
-  return 0;
+  return r->n == r->stop_at;
 }
 
-/* ---- the sweep ------------------------------------------------------------------------------- */
+/* ---- the sweeps ------------------------------------------------------------------------------ */
 
 typedef struct config {
   const char *name;
@@ -65,12 +65,14 @@ typedef struct config {
   const char *method;
   double e, t_end, out_dt;
   int nmon;
+  double ceiling, lift, drag_to; /* fault_models.h (drag_to != 0: drag_below = 1e-6) */
   int evs[6], nev;    /* the evaluators made to fail */
 } config;
 
 static nh_model *config_model(const config *c, fault *f) {
   memset(f, 0, sizeof *f);
-  f->g = G, f->wall = 2.0;
+  f->g = G, f->wall = 2.0, f->ceiling = c->ceiling, f->lift = c->lift;
+  if (c->drag_to != 0.0) f->drag_below = 1e-6, f->drag_to = c->drag_to;
   return c->ap ? fault_ball_ap(f, c->e, c->nmon) : fault_ball(f, c->e, c->nmon, !strcmp(c->method, "exact"), 0);
 }
 
@@ -83,8 +85,9 @@ static nh_sim *config_sim(const config *c, const nh_model *m) {
 
 /* the windows of the clean run worth failing in: the calls between samples i and i + 1 where
  * either is the start, one of the first two or the last two impacts (the accumulation that
- * closes a contact, the impact beside it) or the first monitor event: detection, location,
- * the impact law, a closing. Marked in want[]. */
+ * closes a contact, the impact beside it), the first monitor event, or a change of the
+ * contacts (a closing, an opening): detection, location, the impact law, a closing, the watch
+ * on a contact's force. Marked in want[]. */
 static void windows(const trace *r, char *want) {
   long nimp = 0, k = 0;
   int ev = 0;
@@ -93,9 +96,9 @@ static void windows(const trace *r, char *want) {
   want[0] = want[1] = 1;
   for (int i = 0; i < r->n; i++) {
     const int kind = r->s[i].kind;
-    int pick = 0;
+    int pick = i > 0 && r->s[i].contacts != r->s[i - 1].contacts;
     if (kind == NH_SAMPLE_IMPACT_BEFORE) k++;
-    if (kind == NH_SAMPLE_IMPACT_BEFORE || kind == NH_SAMPLE_IMPACT_AFTER) pick = k <= 2 || k >= nimp - 1;
+    if (kind == NH_SAMPLE_IMPACT_BEFORE || kind == NH_SAMPLE_IMPACT_AFTER) pick |= k <= 2 || k >= nimp - 1;
     if (kind == NH_SAMPLE_EVENT && !ev) pick = ev = 1;
     if (pick) {
       if (i > 0) want[i - 1] = 1;
@@ -105,9 +108,10 @@ static void windows(const trace *r, char *want) {
 }
 
 /* the calls N of window [a, b] tried: all of them in a short window, else WINDOW_EDGE at each
- * end and WINDOW_INNER spread between */
+ * end and WINDOW_INNER spread between; besides the windows, UNIFORM_N calls spread over the run */
 #define WINDOW_EDGE 6
 #define WINDOW_INNER 12
+#define UNIFORM_N 24
 static long window_next(long a, long b, long N) {
   if (b - a + 1 <= 2 * WINDOW_EDGE + WINDOW_INNER || N < a + WINDOW_EDGE - 1 || N >= b - WINDOW_EDGE) return N + 1;
   const long stride = (b - a + 1 - 2 * WINDOW_EDGE) / WINDOW_INNER + 1, next = N + stride;
@@ -127,80 +131,136 @@ static int on_trajectory(const trace *clean, int nq, double t, const double *x) 
   return 0;
 }
 
-/* One evaluator ev of one configuration failing with rc_fail at each call N of the windows:
- * the properties of every run (see the top of the file). *runs counts them. */
-static int sweep_one(const config *c, int ev, int rc_fail, long *runs) {
-  fault f;
-  nh_model *m = config_model(c, &f);
-  ENSURE(m);
-  const int nq = 2, nx = 4; /* (x, y) first in either form */
-  trace clean = {&f, nq, nx, 0, 0, NULL, 0, 0};
+/* the clean run of a configuration: its samples and its impacts (times, gaps) */
+typedef struct clean_run {
+  trace tr, path; /* every sample; the trajectory at every step (tr itself when out_dt = 0) */
+  int rc;
+  long nimp;
+  double imp_t[256];
+  int imp_gap[256];
+} clean_run;
+
+static int clean_run_of(const config *c, const nh_model *m, fault *f, clean_run *cr) {
   nh_sim *s = config_sim(c, m);
   ENSURE(s);
-  memset(f.calls, 0, sizeof f.calls);
-  const int rc_clean = nh_sim_run(s, c->t_end, 0, record, &clean);
-  ENSURE(rc_clean >= 0 && clean.impacts_after > 0);
-  const long nimp_clean = nh_sim_impact_count(s);
-  nh_impact_record *imp = malloc(sizeof *imp * (size_t)(nimp_clean + 1));
-  for (long k = 0; k < nimp_clean; k++) ENSURE(nh_sim_impact_get(s, k, &imp[k]) == NH_OK);
+  memset(f->calls, 0, sizeof f->calls);
+  cr->tr = (trace){f, 2, 4, 0, 0, NULL, 0, 0, 0};
+  cr->path = cr->tr;
+  cr->rc = nh_sim_run(s, c->t_end, 0, record, &cr->tr);
+  ENSURE(cr->rc >= 0 && cr->tr.impacts_after > 0);
+  cr->nimp = nh_sim_impact_count(s);
+  ENSURE(cr->nimp <= 256);
+  for (long k = 0; k < cr->nimp; k++) {
+    nh_impact_record r;
+    ENSURE(nh_sim_impact_get(s, k, &r) == NH_OK);
+    cr->imp_t[k] = r.t, cr->imp_gap[k] = r.gap;
+  }
   nh_sim_destroy(s);
-  char *want = malloc((size_t)clean.n);
-  windows(&clean, want);
-  // the trajectory, observed at every step (output sampling takes the same steps)
-  trace traj = {&f, nq, nx, 0, 0, NULL, 0, 0};
-  if (c->out_dt > 0.0) {
+  if (c->out_dt > 0.0) { /* (output sampling takes the same steps) */
     config c0 = *c;
     c0.out_dt = 0.0;
-    ENSURE((s = config_sim(&c0, m)) && nh_sim_run(s, c->t_end, 0, record, &traj) == rc_clean);
+    ENSURE((s = config_sim(&c0, m)) && nh_sim_run(s, c->t_end, 0, record, &cr->path) == cr->rc);
     nh_sim_destroy(s);
   }
-  const trace *path = c->out_dt > 0.0 ? &traj : &clean;
-  for (int i = 0; i + 1 < clean.n; i++) {
-    if (!want[i]) continue;
-    const long a = clean.s[i].calls[ev] + 1, b = clean.s[i + 1].calls[ev];
-    for (long N = a; N <= b; N = window_next(a, b, N)) {
-      trace r = {&f, nq, nx, 0, 0, NULL, 0, 0};
-      s = config_sim(c, m);
-      ENSURE(s);
-      memset(f.calls, 0, sizeof f.calls);
-      f.fail_at[ev] = N, f.fail_rc = rc_fail;
-      const int rc = nh_sim_run(s, c->t_end, 0, record, &r);
-      f.fail_at[ev] = 0;
-      (*runs)++;
-      const char *msg = nh_sim_message(s);
-      const double t = nh_sim_time(s), *x = nh_sim_x(s);
-      if (!(rc == rc_clean || rc < 0) || (rc_fail < 0 && rc != NH_ERR_CALLBACK) || (rc < 0 && !strstr(msg, "t = ")))
-        printf("  %s, %s fails (%+d) at call %ld: %s, \"%s\"\n", c->name, FE_NAME[ev], rc_fail, N, nh_status_name(rc), msg);
-      // a positive return is never a positive status of its own; a failure stops the run
-      ENSURE(rc == rc_clean || rc < 0);
-      ENSURE(rc_fail > 0 || rc == NH_ERR_CALLBACK);
-      // a failure says where: the evaluator or the operation, and the time
-      ENSURE(rc >= 0 || (msg[0] && strstr(msg, "t = ")));
-      // never through a wall, and the END sample is the state left
-      ENSURE(x[1] >= -1e-9 * fmax(1.0, fabs(x[1])) && f.wall - x[0] >= -1e-9 * fmax(1.0, fabs(x[0])));
-      ENSURE(r.n > 0 && r.s[r.n - 1].kind == NH_SAMPLE_END && r.s[r.n - 1].t == t);
-      // the logs hold what was observed: every impact logged was shown after it, and so
-      // was every monitor event
-      ENSURE(nh_sim_impact_count(s) == r.impacts_after && nh_sim_event_count(s) == r.events);
-      if (rc_fail < 0) {
-        // before the failure the run is the clean one: the state left is on its trajectory,
-        // its impacts are the clean run's first ones
-        ENSURE(on_trajectory(path, nq, t, x));
-        for (long k = 0; k < nh_sim_impact_count(s); k++) {
-          nh_impact_record ir;
-          ENSURE(k < nimp_clean && nh_sim_impact_get(s, k, &ir) == NH_OK);
-          ENSURE(ir.t == imp[k].t && ir.gap == imp[k].gap);
-        }
-      }
-      free(r.s);
-      nh_sim_destroy(s);
+  return 0;
+}
+
+/* what every run of a configuration left, failing or stopped: inside the walls, the END
+ * sample at the state left (none after a stop), the logs holding what was observed, and (a
+ * negative fault, or a stop: everything before it was the clean run) on the clean trajectory
+ * with the clean run's first impacts */
+static int left_ok(const config *c, const clean_run *cr, const nh_sim *s, const trace *r, int clean_before, int stopped) {
+  const double t = nh_sim_time(s), *x = nh_sim_x(s), wall = r->f->wall;
+  (void)c;
+  ENSURE(x[1] >= -1e-9 * fmax(1.0, fabs(x[1])) && wall - x[0] >= -1e-9 * fmax(1.0, fabs(x[0])));
+  if (!stopped) ENSURE(r->n > 0 && r->s[r->n - 1].kind == NH_SAMPLE_END && r->s[r->n - 1].t == t);
+  else ENSURE(r->n > 0 && r->s[r->n - 1].kind != NH_SAMPLE_END);
+  ENSURE(nh_sim_impact_count(s) == r->impacts_after && nh_sim_event_count(s) == r->events);
+  if (clean_before) {
+    ENSURE(on_trajectory(c->out_dt > 0.0 ? &cr->path : &cr->tr, 2, t, x));
+    for (long k = 0; k < nh_sim_impact_count(s); k++) {
+      nh_impact_record ir;
+      ENSURE(k < cr->nimp && nh_sim_impact_get(s, k, &ir) == NH_OK);
+      ENSURE(ir.t == cr->imp_t[k] && ir.gap == cr->imp_gap[k]);
     }
   }
-  free(imp);
+  return 0;
+}
+
+/* One evaluator ev of one configuration failing with rc_fail at each call N of the windows
+ * and of the uniform spread: the properties of every run (see the top of the file). *runs
+ * counts them. */
+static int sweep_fail(const config *c, const nh_model *m, fault *f, const clean_run *cr, int ev, int rc_fail,
+                      long *runs) {
+  const trace *ct = &cr->tr;
+  const long C = ct->s[ct->n - 1].calls[ev];
+  char *want = malloc((size_t)ct->n), *tried = calloc((size_t)C + 2, 1);
+  windows(ct, want);
+  for (int i = 0; i + 1 < ct->n; i++) {
+    if (!want[i]) continue;
+    const long a = ct->s[i].calls[ev] + 1, b = ct->s[i + 1].calls[ev];
+    for (long N = a; N <= b; N = window_next(a, b, N)) tried[N] = 1;
+  }
+  for (long k = 1; k <= UNIFORM_N; k++) tried[k * C / UNIFORM_N] = 1;
+  for (long N = 1; N <= C; N++) {
+    if (!tried[N]) continue;
+    trace r = {f, 2, 4, 0, 0, NULL, 0, 0, 0};
+    nh_sim *s = config_sim(c, m);
+    ENSURE(s);
+    memset(f->calls, 0, sizeof f->calls);
+    f->fail_at[ev] = N, f->fail_rc = rc_fail;
+    const int rc = nh_sim_run(s, c->t_end, 0, record, &r);
+    f->fail_at[ev] = 0;
+    (*runs)++;
+    const char *msg = nh_sim_message(s);
+    if (!(rc == cr->rc || rc < 0) || (rc_fail < 0 && rc != NH_ERR_CALLBACK) || (rc < 0 && !strstr(msg, "t = ")))
+      printf("  %s, %s fails (%+d) at call %ld: %s, \"%s\"\n", c->name, FE_NAME[ev], rc_fail, N, nh_status_name(rc), msg);
+    // a positive return is never a positive status of its own; a failure stops the run
+    ENSURE(rc == cr->rc || rc < 0);
+    ENSURE(rc_fail > 0 || rc == NH_ERR_CALLBACK);
+    // a failure says where: the evaluator or the operation, and the time
+    ENSURE(rc >= 0 || (msg[0] && strstr(msg, "t = ")));
+    if (left_ok(c, cr, s, &r, rc_fail < 0, 0)) {
+      printf("  %s, %s fails (%+d) at call %ld: the state or logs left\n", c->name, FE_NAME[ev], rc_fail, N);
+      return 1;
+    }
+    free(r.s);
+    nh_sim_destroy(s);
+  }
   free(want);
-  free(traj.s);
-  free(clean.s);
-  nh_model_destroy(m);
+  free(tried);
+  return 0;
+}
+
+/* An observer stopping the run at sample k, for the samples of the windows and every
+ * STOP_EVERY-th other: NH_STOPPED, no END sample, the state left the sample's (an output
+ * sample's step is not taken: the state is the step's start), the logs what was shown. */
+#define STOP_EVERY 8
+static int sweep_stop(const config *c, const nh_model *m, fault *f, const clean_run *cr, long *runs) {
+  const trace *ct = &cr->tr;
+  char *want = malloc((size_t)ct->n);
+  windows(ct, want);
+  for (int k = 0; k + 1 < ct->n; k++) {
+    if (!want[k] && !(k + 1 < ct->n && want[k + 1]) && k % STOP_EVERY) continue;
+    trace r = {f, 2, 4, 0, 0, NULL, 0, 0, k + 1};
+    nh_sim *s = config_sim(c, m);
+    ENSURE(s);
+    const int rc = nh_sim_run(s, c->t_end, 0, record, &r);
+    (*runs)++;
+    ENSURE(rc == NH_STOPPED && r.n == k + 1 && r.s[k].kind == ct->s[k].kind && r.s[k].t == ct->s[k].t);
+    // the state left: the sample's; at an output sample the step before it (on the trajectory)
+    if (ct->s[k].kind != NH_SAMPLE_OUTPUT)
+      ENSURE(nh_sim_time(s) == ct->s[k].t && !memcmp(nh_sim_x(s), ct->s[k].x, sizeof ct->s[k].x));
+    else
+      ENSURE(nh_sim_time(s) < ct->s[k].t);
+    if (left_ok(c, cr, s, &r, 1, 1)) {
+      printf("  %s, stopped at sample %d: the state or logs left\n", c->name, k);
+      return 1;
+    }
+    free(r.s);
+    nh_sim_destroy(s);
+  }
+  free(want);
   return 0;
 }
 
@@ -208,28 +268,57 @@ static int sweep_one(const config *c, int ev, int rc_fail, long *runs) {
  * floor (e = 0.3: its contact closes by accumulation, then the ball slides into the wall at
  * x = 2, a simultaneous impact with the held floor), in either form, under an adaptive method,
  * a fixed-step one (dense output from the right-hand side), the closed-form flow (dense output
- * and output samples from the flow) and a projected method of the almost-Poisson form */
+ * and output samples from the flow), methods that hold contacts by projection; lifted off
+ * its floor (the contact's force located at its zero); under a ceiling its apexes graze (the
+ * graze search); a projection leaving the floor 5e-12 under its wall (the last line of
+ * defence's tolerance) */
 static const config CONFIGS[] = {
-    {"ball dopri5 e=0.8", 0, "dopri5", 0.8, 1.5, 0.0, 1, {FE_MASS, FE_POT, FE_GAP, FE_MON}, 4},
-    {"ball dopri5 e=0.3", 0, "dopri5", 0.3, 2.3, 0.0, 1, {FE_MASS, FE_GAP, FE_MON}, 3},
-    {"ball rk4 e=0.3", 0, "rk4", 0.3, 2.3, 0.0, 1, {FE_MASS, FE_GAP}, 2},
-    {"ball exact e=0.8", 0, "exact", 0.8, 1.5, 0.05, 1, {FE_FLOW, FE_GAP, FE_MON}, 3},
-    {"ap ball dopri5 e=0.3", 1, "dopri5", 0.3, 1.9, 0.0, 1, {FE_HAM, FE_POI, FE_GAP, FE_MON, FE_PROJ}, 5},
-    {"ap ball gonzalez e=0.3", 1, "gonzalez", 0.3, 1.9, 0.0, 0, {FE_HAM, FE_GAP}, 2},
+    {"ball dopri5 e=0.8", 0, "dopri5", 0.8, 1.5, 0.0, 1, 0, 0, 0, {FE_MASS, FE_POT, FE_GAP, FE_MON}, 4},
+    {"ball dopri5 e=0.3", 0, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP, FE_MON}, 3},
+    {"ball rk4 e=0.3", 0, "rk4", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP}, 2},
+    {"ball gonzalez e=0.3", 0, "gonzalez", 0.3, 2.3, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2},
+    {"ball exact e=0.8", 0, "exact", 0.8, 1.5, 0.05, 1, 0, 0, 0, {FE_FLOW, FE_GAP, FE_MON}, 3},
+    {"ball dopri5 lifted", 0, "dopri5", 0.3, 1.8, 0.0, 0, 0, 6.54, 0, {FE_GAP, FE_FORCE}, 2},
+    {"ball dopri5 ceiling", 0, "dopri5", 0.9, 1.5, 0.0, 1, 1.02, 0, 0, {FE_GAP, FE_MON}, 2},
+    {"ap ball dopri5 e=0.3", 1, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_HAM, FE_POI, FE_GAP, FE_MON, FE_PROJ}, 5},
+    {"ap ball gonzalez e=0.3", 1, "gonzalez", 0.3, 1.9, 0.0, 0, 0, 0, 0, {FE_HAM, FE_GAP}, 2},
+    {"ap ball dopri5 dragged", 1, "dopri5", 0.8, 1.5, 0.0, 0, 0, 0, -5e-12, {FE_GAP}, 1},
 };
 
 static int test_failing_evaluators(void) {
   long runs = 0;
   for (size_t c = 0; c < sizeof CONFIGS / sizeof CONFIGS[0]; c++) {
     const long before = runs;
+    fault f;
+    clean_run cr;
+    nh_model *m = config_model(&CONFIGS[c], &f);
+    ENSURE(m && clean_run_of(&CONFIGS[c], m, &f, &cr) == 0);
     for (int k = 0; k < CONFIGS[c].nev; k++)
       for (int sgn = -1; sgn <= 1; sgn += 2)
-        if (sweep_one(&CONFIGS[c], CONFIGS[c].evs[k], sgn, &runs)) {
+        if (sweep_fail(&CONFIGS[c], m, &f, &cr, CONFIGS[c].evs[k], sgn, &runs)) {
           printf("  in %s, %s failing with %+d\n", CONFIGS[c].name, FE_NAME[CONFIGS[c].evs[k]], sgn);
           return 1;
         }
-    printf("  %s: %ld runs with a failing evaluator\n", CONFIGS[c].name, runs - before);
+    printf("  %s: %ld runs with a failing evaluator (clean: %s, %ld impacts)\n", CONFIGS[c].name, runs - before,
+           nh_status_name(cr.rc), cr.nimp);
+    free(cr.tr.s), free(cr.path.s);
+    nh_model_destroy(m);
   }
+  return 0;
+}
+
+static int test_observer_stops(void) {
+  long runs = 0;
+  for (size_t c = 0; c < sizeof CONFIGS / sizeof CONFIGS[0]; c++) {
+    fault f;
+    clean_run cr;
+    nh_model *m = config_model(&CONFIGS[c], &f);
+    ENSURE(m && clean_run_of(&CONFIGS[c], m, &f, &cr) == 0);
+    if (sweep_stop(&CONFIGS[c], m, &f, &cr, &runs)) return 1;
+    free(cr.tr.s), free(cr.path.s);
+    nh_model_destroy(m);
+  }
+  printf("  %ld runs stopped by their observer\n", runs);
   return 0;
 }
 
@@ -453,6 +542,7 @@ static int test_penetration_after_impact(void) {
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_failing_evaluators);
+  RUN_TEST(test_observer_stops);
   RUN_TEST(test_location_not_converging);
   RUN_TEST(test_relocation_guard);
   RUN_TEST(test_predictor);

@@ -100,8 +100,10 @@ NH_API void nh_sim_destroy(nh_sim *sim);
  * project_initial, which projects and returns NH_PROJECTED), NH_ERR_NONFINITE, a gap below
  * -NH_GAP_START_REL max(1, |q|) |dg| (NH_ERR_ARG: the state must be admissible; a state on a
  * wall to its rounding is, touching it: at rest or approaching, as after a located crossing),
- * or a gap zero there with a vanishing gradient (NH_ERR_DEGENERATE_GAP; nholo/model.h). Resets
- * statistics and the impact log. */
+ * or a gap zero there with a vanishing gradient (NH_ERR_DEGENERATE_GAP; nholo/model.h), or an
+ * evaluator failing there (NH_ERR_CALLBACK, named in nh_sim_message). Resets statistics and the
+ * impact log. A refused state is not taken: the simulation keeps its time, state, statistics
+ * and logs. */
 NH_API int nh_sim_set_state(nh_sim *sim, double t, const double *q, const double *v);
 
 /* Set the first-order state x (nx = model->nx: (q, v) for a mechanical model) at time t; the

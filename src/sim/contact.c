@@ -425,12 +425,12 @@ int nh_sim_contact_open(nh_sim *s, int ri, int reason) {
   return open_pulling(s);
 }
 
-/* the rate dg_i v of gap i at the current state (s->dg the gradients there; almost-Poisson:
- * dg_i x', NaN if the model fails, which counts as not separating) */
-static double normal_rate(nh_sim *s, int i) {
-  double r = NAN;
-  if (s->model->form == NH_FORM_ODE) return nh_sim_ap_rate(s, s->x, i, &r) ? NAN : r;
-  return nh_la_dot(s->nq, s->dg + (size_t)i * s->nq, s->x + s->nq);
+/* the rate dg_i v of gap i at the current state into *r (s->dg the gradients there;
+ * almost-Poisson: dg_i x', whose evaluation can fail) */
+static int normal_rate(nh_sim *s, int i, double *r) {
+  if (s->model->form == NH_FORM_ODE) return nh_sim_ap_rate(s, s->x, i, r);
+  *r = nh_la_dot(s->nq, s->dg + (size_t)i * s->nq, s->x + s->nq);
+  return 0;
 }
 
 /* after an impact on another gap: the closed contacts it sends away open, the others keep
@@ -440,7 +440,10 @@ int nh_sim_contact_after_impact(nh_sim *s) {
   for (;;) {
     if ((rc = gaps(s, s->x, s->gs, s->dg))) return rc;
     int k = 0;
-    while (k < s->nact && !(normal_rate(s, s->act[k]) > s->def.vn_tol)) k++;
+    for (double r; k < s->nact; k++) {
+      if ((rc = normal_rate(s, s->act[k], &r))) return rc;
+      if (r > s->def.vn_tol) break;
+    }
     if (k == s->nact) break;
     s->lamt[k] = 0.0;
     if ((rc = nh_sim_contact_open(s, k, NH_CONTACT_SEPARATION))) return rc;

@@ -17,10 +17,15 @@
 /* relative step of the central difference of the gap's rate along the flow (its g'') */
 #define NH_AP_ACCEL_REL 1e-6
 
-/* the rate g'_i = dg_i . x' at x (s->dg the gradients there; x' left in s->fx) */
+/* the rate g'_i = dg_i . x' at x (s->dg the gradients there; x' left in s->fx; a failure of
+ * the vector field says so) */
 static int rate_of(nh_sim *s, const double *x, int gi, double *rate) {
   int rc = nh_dyn_rhs(&s->dyn, s->t, x, s->fx);
-  if (rc) return rc < 0 ? rc : NH_ERR_CALLBACK;
+  if (rc) {
+    sim_msg(s, "the vector field failed near t = %.17g (the rate of gap '%s'): %s", s->t, s->model->gap_names[gi],
+            rc < 0 ? nh_status_string(rc) : "a positive return: infeasible state");
+    return rc < 0 ? rc : NH_ERR_CALLBACK;
+  }
   *rate = nh_la_dot(s->nx, s->dg + (size_t)gi * (size_t)s->gd, s->fx);
   return 0;
 }
@@ -117,13 +122,14 @@ static int accumulation(nh_sim *s, int gi, double t_limit, double ratio, double 
   return 0;
 }
 
-/* another gap closing at this instant: refused */
+/* another open gap closing at this instant: refused (a closed contact is held, not reached:
+ * the impact opens it if it sends it away and keeps it otherwise, nh_sim_impact_done) */
 static int refuse_simultaneous(nh_sim *s, int gi) {
   if (!(s->def.simul_tol >= 0.0)) return 0;
   for (int j = 0; j < s->ng; j++) {
     double rate;
     int rc;
-    if (j == gi || !(fabs(s->g1[j]) <= s->def.simul_tol)) continue;
+    if (j == gi || (s->nact > 0 && s->closed[j]) || !(fabs(s->g1[j]) <= s->def.simul_tol)) continue;
     if ((rc = rate_of(s, s->x, j, &rate))) return rc;
     if (rate < -s->def.vn_tol) {
       sim_msg(s, "gaps '%s' and '%s' close together at t = %.17g: simultaneous impacts need the kinetic metric of "

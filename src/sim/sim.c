@@ -280,25 +280,25 @@ int nh_sim_set_state(nh_sim *s, double t, const double *q, const double *v) {
   return nh_sim_set_state_x(s, t, s->xe);
 }
 
-/* The gaps at the state s->x (into s->g0, gradients s->dg) against nholo/model.h's rounding
+/* The gaps at the state x (into g, gradients s->dg) against nholo/model.h's rounding
  * rules: a gap within NH_GAP_START_REL max(1, |q|) |dg| of its zero touches its wall (also from
  * below: g0 < 0 is its rounding, and its crossings count from there, nh_sim_set_state_x); a
  * gap further below is outside (NH_ERR_ARG); a gap within NH_GAP_START_REL max(1, |q|) of zero
  * whose gradient vanishes there, |dg| max(1, |q|) <= NH_GAP_DEGEN_REL (in the gap's own units:
  * no other scale is known yet), has no wall there (NH_ERR_DEGENERATE_GAP). Each gap's scale
- * G_i = max(|g|, |dg| max(1, |q|)) goes to s->gscale (> 0 once these checks pass). */
-static int start_gaps(nh_sim *s) {
+ * G_i = max(|g|, |dg| max(1, |q|)) goes to scale[i] (> 0 once these checks pass). */
+static int start_gaps(nh_sim *s, const double *x, double *g0, double *gscale) {
   const nh_model *m = s->model;
   const int gd = s->gd;
   if (s->ng == 0) return 0;
-  if (gaps(s, s->x, s->g0, s->dg)) {
+  if (gaps(s, x, g0, s->dg)) {
     sim_msg(s, "gap evaluator failed at the initial state");
     return NH_ERR_CALLBACK;
   }
   double scale = 1.0;
-  for (int j = 0; j < gd; j++) scale = fmax(scale, fabs(s->x[j]));
+  for (int j = 0; j < gd; j++) scale = fmax(scale, fabs(x[j]));
   for (int i = 0; i < s->ng; i++) {
-    const double *d = s->dg + (size_t)i * gd, g = s->g0[i], dn = sqrt(nh_la_dot(gd, d, d));
+    const double *d = s->dg + (size_t)i * gd, g = g0[i], dn = sqrt(nh_la_dot(gd, d, d));
     if (fabs(g) <= NH_GAP_START_REL * scale && dn * scale <= NH_GAP_DEGEN_REL) {
       sim_msg(s, "gap '%s' is zero at the initial state (g = %.3g) and so is its gradient (|dg| = %.3g): no wall "
                  "there, its impact would have no normal (NH_GAP_DEGEN_REL)", m->gap_names[i], g, dn);
@@ -309,7 +309,7 @@ static int start_gaps(nh_sim *s) {
                  "NH_GAP_START_REL max(1, |q|) |dg| = %.3g)", m->gap_names[i], g, NH_GAP_START_REL * scale * dn);
       return NH_ERR_ARG;
     }
-    s->gscale[i] = fmax(fabs(g), dn * scale); /* (fmax: |g| when dn is not finite) */
+    gscale[i] = fmax(fabs(g), dn * scale); /* (fmax: |g| when dn is not finite) */
   }
   return 0;
 }
@@ -317,19 +317,21 @@ static int start_gaps(nh_sim *s) {
 int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
   if (!s) return NH_ERR_ARG;
   const nh_model *m = s->model;
-  const int nq = s->nq;
+  const int nq = s->nq, nx = s->nx;
   int rc, status = NH_OK;
   s->msg[0] = 0;
-  if (!x || !isfinite(t) || !all_finite(s->nx, x)) {
+  if (!x || !isfinite(t) || !all_finite(nx, x)) {
     sim_msg(s, "initial state is missing or not finite");
     return NH_ERR_NONFINITE;
   }
-  memmove(s->x, x, sizeof(double) * (size_t)s->nx);
-  s->t = t;
+  // the new state is checked in scratch (xn, its gaps, scales and monitors in g1, gc, mc) and
+  // taken only when every check passes: a refused state leaves the simulation as it was
+  double *xn = s->x1, E;
+  memmove(xn, x, sizeof(double) * (size_t)nx);
 
   // constraints: reject or project the initial velocity
   double res = 0.0;
-  if ((rc = residual(s, s->x, &res))) {
+  if ((rc = residual(s, xn, &res))) {
     sim_msg(s, "constraint evaluator failed at the initial state");
     return NH_ERR_CALLBACK;
   }
@@ -339,8 +341,8 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
               s->def.constraint_tol);
       return NH_ERR_CONSTRAINT;
     }
-    if (nh_cb(m->mass(s->x, s->M, m->user)) ||
-        nh_project_velocity(nq, s->nc, s->M, s->dyn.A, s->x + nq, s->x + nq, s->imp_work) != NH_OK) {
+    if ((rc = m->mass(xn, s->M, m->user))) return state_eval_failed(s, rc, "mass");
+    if (nh_project_velocity(nq, s->nc, s->M, s->dyn.A, xn + nq, xn + nq, s->imp_work) != NH_OK) {
       sim_msg(s, "projection of the initial velocity failed");
       return NH_ERR_SINGULAR;
     }
@@ -348,23 +350,31 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
   }
 
   // admissible region, and each gap's scale (nh_sim_impact_degenerate)
-  if ((rc = start_gaps(s))) return rc;
+  if ((rc = start_gaps(s, xn, s->g1, s->gc))) return rc;
 
   // monitors start from their values here (a monitor at exactly 0 has no sign yet)
-  if (monitors(s, t, s->x, s->m0)) {
+  if (monitors(s, t, xn, s->mc)) {
     sim_msg(s, "monitor evaluator failed at the initial state");
     return NH_ERR_CALLBACK;
   }
-
-  // statistics and logs
-  memset(&s->stats, 0, sizeof s->stats);
-  if ((rc = energy(s, t, s->x, &s->stats.energy_initial))) {
+  if ((rc = energy(s, t, xn, &E))) {
     sim_msg(s, "energy evaluation failed at the initial state");
     return NH_ERR_CALLBACK;
   }
+  if (status == NH_PROJECTED && (rc = residual(s, xn, &res))) return rc;
+
+  // taken: the state, its gaps, scales and monitors; statistics and logs
+  memcpy(s->x, xn, sizeof(double) * (size_t)nx);
+  s->t = t;
+  if (s->ng > 0) {
+    memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
+    memcpy(s->gscale, s->gc, sizeof(double) * (size_t)s->ng);
+  }
+  if (s->nmon > 0) memcpy(s->m0, s->mc, sizeof(double) * (size_t)s->nmon);
+  memset(&s->stats, 0, sizeof s->stats);
+  s->stats.energy_initial = E;
+  s->stats.max_constraint_residual = res;
   s->stats.energy = s->stats.energy_initial;
-  s->stats.max_constraint_residual = status == NH_PROJECTED ? 0.0 : res;
-  if (status == NH_PROJECTED) residual(s, s->x, &s->stats.max_constraint_residual);
   s->E_seg = s->stats.energy_initial;
   s->C_seg = s->stats.energy_initial, s->C_unset = s->half;
   s->stats.conserves = s->conserves;
@@ -396,14 +406,16 @@ int nh_sim_replace_x(nh_sim *s, const double *x) {
     sim_msg(s, "replaced state is not finite at t = %.17g", s->t);
     return NH_ERR_NONFINITE;
   }
-  memmove(s->x, x, sizeof(double) * (size_t)s->nx);
-  s->st.restart = 1;
-  // the energy there starts a new segment of the invariant statistics (as after an impact)
-  int rc = energy(s, s->t, s->x, &s->stats.energy);
-  if (rc) {
+  // the energy there starts a new segment of the invariant statistics (as after an impact);
+  // a state whose energy fails is not taken
+  double E;
+  if (energy(s, s->t, x, &E)) {
     sim_msg(s, "energy evaluation failed at the replaced state, t = %.17g", s->t);
     return NH_ERR_CALLBACK;
   }
+  memmove(s->x, x, sizeof(double) * (size_t)s->nx);
+  s->st.restart = 1;
+  s->stats.energy = E;
   s->E_seg = s->stats.energy;
   s->C_seg = s->stats.energy, s->C_unset = s->half;
   return NH_OK;
