@@ -211,7 +211,7 @@ static int tangent_impact(lyap_run *r, const nh_lyap_def *d, long ncl, int *own,
   const int close = closed_before(r, ncl, ir.gap, ir.t) || ir.status == NH_CONTACT;
   if (r->T.nact > 0) {
     nh_set_msg(msg, msg_size, "impact on gap '%s' at t = %.17g while the contact '%s' is held: the tangent map of an "
-               "impact against held contacts is not implemented", m->gap_names[ir.gap], ir.t, m->gap_names[r->T.act[0]]);
+               "impact against held contacts is not derived (a simultaneous impact's)", m->gap_names[ir.gap], ir.t, m->gap_names[r->T.act[0]]);
     return NH_ERR_UNSUPPORTED;
   }
   // X = (q, v-, dq, dv-) before the impact (the augmented record: q = (q, dq), v = (v, dv))
