@@ -26,6 +26,11 @@ typedef struct fault {
   double ceiling;    /* > 0: a third gap, the ceiling y <= ceiling (the mechanical ball) */
   double lift;       /* > 0: an upward force lift t (the mechanical ball; it lifts off its floor
                         at t = g / lift) */
+  double push;       /* a horizontal force (the mechanical ball: V = g y - push x) */
+  double ramp;       /* > 0: the mechanical ball's second gap is a ramp of this angle rising
+                        from the origin, -x sin + y cos >= 0, instead of the wall; the ball
+                        starts at rest on the floor at x = start_x */
+  double start_x;
   double drag_below; /* project: a state with y below it is dragged to y = drag_to (through the
                         floor when drag_to < 0); 0 = identity */
   double drag_to;
@@ -52,8 +57,8 @@ static int fb_pot(const double *q, double *V, double *dV, void *u) {
   fault *f = u;
   int rc = fault_rc(f, FE_POT);
   if (rc) return rc;
-  if (V) *V = f->g * q[1];
-  if (dV) dV[0] = 0, dV[1] = f->g;
+  if (V) *V = f->g * q[1] - f->push * q[0];
+  if (dV) dV[0] = -f->push, dV[1] = f->g;
   return 0;
 }
 /* floor y >= 0, wall x <= wall, ceiling y <= ceiling (q: the configuration) */
@@ -62,12 +67,15 @@ static int fb_gap(const double *q, double *g, double *dg, void *u) {
   int rc = fault_rc(f, FE_GAP);
   if (rc) return rc;
   const int ceiling = f->ceiling > 0.0;
+  const double sr = sin(f->ramp), cr = cos(f->ramp);
   if (g) {
-    g[0] = q[1], g[1] = f->wall - q[0];
+    g[0] = q[1], g[1] = f->ramp > 0.0 ? -q[0] * sr + q[1] * cr : f->wall - q[0];
     if (ceiling) g[2] = f->ceiling - q[1];
   }
   if (dg) {
-    dg[0] = 0, dg[1] = 1, dg[2] = -1, dg[3] = 0;
+    dg[0] = 0, dg[1] = 1;
+    if (f->ramp > 0.0) dg[2] = -sr, dg[3] = cr;
+    else dg[2] = -1, dg[3] = 0;
     if (ceiling) dg[4] = 0, dg[5] = -1;
   }
   return 0;
@@ -122,11 +130,13 @@ static const char *const fb_gaps[] = {"floor", "wall", "ceiling"};
 static const nh_monitor_def fb_mons[] = {{"half", NH_MONITOR_FALLING, NH_MONITOR_REPORT}};
 
 /* the ball dropped from (0, 1) with x' = 1 onto a floor (and towards the wall at x = f->wall;
- * under the ceiling when f->ceiling > 0; lifted when f->lift > 0), restitution e; monitor "half"
+ * under the ceiling when f->ceiling > 0; lifted when f->lift > 0; pushed by f->push; at rest
+ * on the floor beside a ramp when f->ramp > 0), restitution e; monitor "half"
  * (y = 0.5, falling) when nmon = 1; flow (and predict) on request */
 static inline nh_model *fault_ball(fault *f, double e, int nmon, int flow, int predict) {
   nh_impact_law law[3] = {{NH_IMPACT_RESTITUTION, e}, {NH_IMPACT_RESTITUTION, e}, {NH_IMPACT_RESTITUTION, e}};
   double q0[2] = {0, 1}, v0[2] = {1, 0};
+  if (f->ramp > 0.0) q0[0] = f->start_x, q0[1] = 0.0, v0[0] = 0.0; /* at rest on the floor */
   nh_model_def d = nh_model_def_default();
   d.name = "fault_ball";
   d.nq = 2, d.ngap = f->ceiling > 0.0 ? 3 : 2, d.nmon = nmon;

@@ -67,11 +67,14 @@ typedef struct config {
   int nmon;
   double ceiling, lift, drag_to; /* fault_models.h (drag_to != 0: drag_below = 1e-6) */
   int evs[6], nev;    /* the evaluators made to fail */
+  double push, ramp, start_x; /* fault_models.h */
+  int contact_off;    /* nh_sim_def.contact = 0 */
 } config;
 
 static nh_model *config_model(const config *c, fault *f) {
   memset(f, 0, sizeof *f);
   f->g = G, f->wall = 2.0, f->ceiling = c->ceiling, f->lift = c->lift;
+  f->push = c->push, f->ramp = c->ramp, f->start_x = c->start_x;
   if (c->drag_to != 0.0) f->drag_below = 1e-6, f->drag_to = c->drag_to;
   return c->ap ? fault_ball_ap(f, c->e, c->nmon) : fault_ball(f, c->e, c->nmon, !strcmp(c->method, "exact"), 0);
 }
@@ -80,6 +83,7 @@ static nh_sim *config_sim(const config *c, const nh_model *m) {
   nh_sim_def d = nh_sim_def_default();
   d.method = nh_method_find(c->method);
   d.out_dt = c->out_dt;
+  d.contact = !c->contact_off;
   return nh_sim_create(m, &d, NULL, 0);
 }
 
@@ -147,7 +151,7 @@ static int clean_run_of(const config *c, const nh_model *m, fault *f, clean_run 
   cr->tr = (trace){f, 2, 4, 0, 0, NULL, 0, 0, 0};
   cr->path = cr->tr;
   cr->rc = nh_sim_run(s, c->t_end, 0, record, &cr->tr);
-  ENSURE(cr->rc >= 0 && cr->tr.impacts_after > 0);
+  ENSURE(cr->rc >= 0 && (cr->tr.impacts_after > 0 || c->ramp > 0.0));
   cr->nimp = nh_sim_impact_count(s);
   ENSURE(cr->nimp <= 256);
   for (long k = 0; k < cr->nimp; k++) {
@@ -170,9 +174,16 @@ static int clean_run_of(const config *c, const nh_model *m, fault *f, clean_run 
  * negative fault, or a stop: everything before it was the clean run) on the clean trajectory
  * with the clean run's first impacts */
 static int left_ok(const config *c, const clean_run *cr, const nh_sim *s, const trace *r, int clean_before, int stopped) {
-  const double t = nh_sim_time(s), *x = nh_sim_x(s), wall = r->f->wall;
-  (void)c;
-  ENSURE(x[1] >= -1e-9 * fmax(1.0, fabs(x[1])) && wall - x[0] >= -1e-9 * fmax(1.0, fabs(x[0])));
+  const double t = nh_sim_time(s), *x = nh_sim_x(s);
+  const nh_model *m = nh_sim_model(s);
+  double g[3], dg[12];
+  ENSURE(m->gap(x, g, dg, m->user) == 0); /* (the fault is disarmed) */
+  for (int i = 0; i < m->ngap; i++) {
+    const int n = c->ap ? 4 : 2;
+    double dn = 0.0;
+    for (int j = 0; j < n; j++) dn += dg[i * n + j] * dg[i * n + j];
+    ENSURE(g[i] >= -1e-9 * fmax(1.0, fmax(fabs(x[0]), fabs(x[1]))) * sqrt(dn));
+  }
   if (!stopped) ENSURE(r->n > 0 && r->s[r->n - 1].kind == NH_SAMPLE_END && r->s[r->n - 1].t == t);
   else ENSURE(r->n > 0 && r->s[r->n - 1].kind != NH_SAMPLE_END);
   ENSURE(nh_sim_impact_count(s) == r->impacts_after && nh_sim_event_count(s) == r->events);
@@ -273,16 +284,20 @@ static int sweep_stop(const config *c, const nh_model *m, fault *f, const clean_
  * graze search); a projection leaving the floor 5e-12 under its wall (the last line of
  * defence's tolerance) */
 static const config CONFIGS[] = {
-    {"ball dopri5 e=0.8", 0, "dopri5", 0.8, 1.5, 0.0, 1, 0, 0, 0, {FE_MASS, FE_POT, FE_GAP, FE_MON}, 4},
-    {"ball dopri5 e=0.3", 0, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP, FE_MON}, 3},
-    {"ball rk4 e=0.3", 0, "rk4", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP}, 2},
-    {"ball gonzalez e=0.3", 0, "gonzalez", 0.3, 2.3, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2},
-    {"ball exact e=0.8", 0, "exact", 0.8, 1.5, 0.05, 1, 0, 0, 0, {FE_FLOW, FE_GAP, FE_MON}, 3},
-    {"ball dopri5 lifted", 0, "dopri5", 0.3, 1.8, 0.0, 0, 0, 6.54, 0, {FE_GAP, FE_FORCE}, 2},
-    {"ball dopri5 ceiling", 0, "dopri5", 0.9, 1.5, 0.0, 1, 1.02, 0, 0, {FE_GAP, FE_MON}, 2},
-    {"ap ball dopri5 e=0.3", 1, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_HAM, FE_POI, FE_GAP, FE_MON, FE_PROJ}, 5},
-    {"ap ball gonzalez e=0.3", 1, "gonzalez", 0.3, 1.9, 0.0, 0, 0, 0, 0, {FE_HAM, FE_GAP}, 2},
-    {"ap ball dopri5 dragged", 1, "dopri5", 0.8, 1.5, 0.0, 0, 0, 0, -5e-12, {FE_GAP}, 1},
+    {"ball dopri5 e=0.8", 0, "dopri5", 0.8, 1.5, 0.0, 1, 0, 0, 0, {FE_MASS, FE_POT, FE_GAP, FE_MON}, 4, 0, 0, 0, 0},
+    {"ball dopri5 e=0.3", 0, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP, FE_MON}, 3, 0, 0, 0, 0},
+    {"ball rk4 e=0.3", 0, "rk4", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 0, 0, 0, 0},
+    {"ball gonzalez e=0.3", 0, "gonzalez", 0.3, 2.3, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 0, 0, 0, 0},
+    {"ball exact e=0.8", 0, "exact", 0.8, 1.5, 0.05, 1, 0, 0, 0, {FE_FLOW, FE_GAP, FE_MON}, 3, 0, 0, 0, 0},
+    {"ball dopri5 lifted", 0, "dopri5", 0.3, 1.8, 0.0, 0, 0, 6.54, 0, {FE_GAP, FE_FORCE}, 2, 0, 0, 0, 0},
+    {"ball dopri5 ceiling", 0, "dopri5", 0.9, 1.5, 0.0, 1, 1.02, 0, 0, {FE_GAP, FE_MON}, 2, 0, 0, 0, 0},
+    {"ap ball dopri5 e=0.3", 1, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_HAM, FE_POI, FE_GAP, FE_MON, FE_PROJ}, 5, 0, 0, 0, 0},
+    {"ap ball gonzalez e=0.3", 1, "gonzalez", 0.3, 1.9, 0.0, 0, 0, 0, 0, {FE_HAM, FE_GAP}, 2, 0, 0, 0, 0},
+    {"ap ball dopri5 dragged", 1, "dopri5", 0.8, 1.5, 0.0, 0, 0, 0, -5e-12, {FE_GAP}, 1, 0, 0, 0, 0},
+    {"ball dopri5 e=0", 0, "dopri5", 0.0, 1.0, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 0, 0, 0, 0},
+    {"ball dopri5 contacts off", 0, "dopri5", 0.3, 1.5, 0.0, 0, 0, 0, 0, {FE_GAP}, 1, 0, 0, 0, 1},
+    {"corner dopri5", 0, "dopri5", 0.5, 0.5, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 10.0, 0.5235987755982988, 0.0, 0},
+    {"slide into ramp dopri5", 0, "dopri5", 0.5, 0.8, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 10.0, 0.5235987755982988, -0.5, 0},
 };
 
 static int test_failing_evaluators(void) {
