@@ -19,44 +19,63 @@ static const char *const FE_NAME[FE_N] = {"mass", "potential", "gap", "monitor",
 typedef struct fault {
   long calls[FE_N], fail_at[FE_N];
   int fail_rc;
+  int fail_rc2;      /* != 0: returned by the call after fail_at too */
+  int sticky;        /* 1: fail_rc from call fail_at on */
   double g;          /* gravity */
   double wall;       /* the wall gap: wall - x >= 0 */
   double ceiling;    /* > 0: a third gap, the ceiling y <= ceiling (the mechanical ball) */
   double lift;       /* > 0: an upward force lift t (the mechanical ball; it lifts off its floor
                         at t = g / lift) */
+  double push;       /* a horizontal force (the mechanical ball: V = g y - push x) */
+  double ramp;       /* > 0: the mechanical ball's second gap is a ramp of this angle rising
+                        from the origin, -x sin + y cos >= 0, instead of the wall; the ball
+                        starts at rest on the floor at x = start_x */
+  double start_x;
   double drag_below; /* project: a state with y below it is dragged to y = drag_to (through the
                         floor when drag_to < 0); 0 = identity */
   double drag_to;
-  int predict_mode;  /* 0: the exact prediction; 1: "no event" always; 2: a time outside (0, h];
-                        3: a gap index out of range */
+  int predict_mode;  /* 0: the exact prediction; 1: "no event" always; a time outside (0, h]:
+                        2 (2 h), 4 (0); a gap index out of range: 3 (7), 5 (-1) */
 } fault;
 
-static inline int fault_hit(fault *f, int k) { return ++f->calls[k] == f->fail_at[k]; }
+/* what evaluator k returns at this call: 0, or the fault's */
+static inline int fault_rc(fault *f, int k) {
+  const long c = ++f->calls[k], n = f->fail_at[k];
+  if (n <= 0 || c < n) return 0;
+  if (c == n || f->sticky) return f->fail_rc;
+  return c == n + 1 ? f->fail_rc2 : 0;
+}
 
 static int fb_mass(const double *q, double *M, void *u) {
   (void)q;
-  if (fault_hit(u, FE_MASS)) return ((fault *)u)->fail_rc;
+  int rc = fault_rc(u, FE_MASS);
+  if (rc) return rc;
   M[0] = 1, M[1] = 0, M[2] = 0, M[3] = 1;
   return 0;
 }
 static int fb_pot(const double *q, double *V, double *dV, void *u) {
   fault *f = u;
-  if (fault_hit(f, FE_POT)) return f->fail_rc;
-  if (V) *V = f->g * q[1];
-  if (dV) dV[0] = 0, dV[1] = f->g;
+  int rc = fault_rc(f, FE_POT);
+  if (rc) return rc;
+  if (V) *V = f->g * q[1] - f->push * q[0];
+  if (dV) dV[0] = -f->push, dV[1] = f->g;
   return 0;
 }
 /* floor y >= 0, wall x <= wall, ceiling y <= ceiling (q: the configuration) */
 static int fb_gap(const double *q, double *g, double *dg, void *u) {
   fault *f = u;
-  if (fault_hit(f, FE_GAP)) return f->fail_rc;
+  int rc = fault_rc(f, FE_GAP);
+  if (rc) return rc;
   const int ceiling = f->ceiling > 0.0;
+  const double sr = sin(f->ramp), cr = cos(f->ramp);
   if (g) {
-    g[0] = q[1], g[1] = f->wall - q[0];
+    g[0] = q[1], g[1] = f->ramp > 0.0 ? -q[0] * sr + q[1] * cr : f->wall - q[0];
     if (ceiling) g[2] = f->ceiling - q[1];
   }
   if (dg) {
-    dg[0] = 0, dg[1] = 1, dg[2] = -1, dg[3] = 0;
+    dg[0] = 0, dg[1] = 1;
+    if (f->ramp > 0.0) dg[2] = -sr, dg[3] = cr;
+    else dg[2] = -1, dg[3] = 0;
     if (ceiling) dg[4] = 0, dg[5] = -1;
   }
   return 0;
@@ -64,26 +83,30 @@ static int fb_gap(const double *q, double *g, double *dg, void *u) {
 static int fb_force(double t, const double *q, const double *v, double *F, void *u) {
   (void)q, (void)v;
   fault *f = u;
-  if (fault_hit(f, FE_FORCE)) return f->fail_rc;
+  int rc = fault_rc(f, FE_FORCE);
+  if (rc) return rc;
   F[0] = 0.0, F[1] = f->lift * t;
   return 0;
 }
 static int fb_gap_ap(const double *x, double *g, double *dg, void *u) {
   fault *f = u;
-  if (fault_hit(f, FE_GAP)) return f->fail_rc;
+  int rc = fault_rc(f, FE_GAP);
+  if (rc) return rc;
   if (g) g[0] = x[1], g[1] = f->wall - x[0];
   if (dg) memset(dg, 0, 8 * sizeof(double)), dg[1] = 1, dg[4] = -1;
   return 0;
 }
 static int fb_mon(double t, const double *x, double *m, void *u) {
   (void)t;
-  if (fault_hit(u, FE_MON)) return ((fault *)u)->fail_rc;
+  int rc = fault_rc(u, FE_MON);
+  if (rc) return rc;
   m[0] = x[1] - 0.5;
   return 0;
 }
 static int fb_flow(const double *q0, const double *v0, double tau, double *q, double *v, void *u) {
   fault *f = u;
-  if (fault_hit(f, FE_FLOW)) return f->fail_rc;
+  int rc = fault_rc(f, FE_FLOW);
+  if (rc) return rc;
   const double x = q0[0] + v0[0] * tau, y = q0[1] + v0[1] * tau - 0.5 * f->g * tau * tau;
   const double vx = v0[0], vy = v0[1] - f->g * tau;
   q[0] = x, q[1] = y, v[0] = vx, v[1] = vy;
@@ -92,12 +115,13 @@ static int fb_flow(const double *q0, const double *v0, double tau, double *q, do
 /* the floor's next crossing along the parabola (the wall is never reached by these tests) */
 static int fb_predict(const double *q0, const double *v0, double tau_max, double *tau, int *gap, void *u) {
   fault *f = u;
-  if (fault_hit(f, FE_PRED)) return f->fail_rc;
+  int rc = fault_rc(f, FE_PRED);
+  if (rc) return rc;
   if (f->predict_mode == 1) return NH_NO_IMPACT;
   const double y = q0[1], vy = v0[1], r = (vy + sqrt(vy * vy + 2.0 * f->g * y)) / f->g; /* y + vy r - g r^2 / 2 = 0 */
   if (!(r > 0.0 && r <= tau_max)) return NH_NO_IMPACT;
-  *tau = f->predict_mode == 2 ? 2.0 * tau_max : r;
-  *gap = f->predict_mode == 3 ? 7 : 0;
+  *tau = f->predict_mode == 2 ? 2.0 * tau_max : f->predict_mode == 4 ? 0.0 : r;
+  *gap = f->predict_mode == 3 ? 7 : f->predict_mode == 5 ? -1 : 0;
   return 0;
 }
 
@@ -106,11 +130,13 @@ static const char *const fb_gaps[] = {"floor", "wall", "ceiling"};
 static const nh_monitor_def fb_mons[] = {{"half", NH_MONITOR_FALLING, NH_MONITOR_REPORT}};
 
 /* the ball dropped from (0, 1) with x' = 1 onto a floor (and towards the wall at x = f->wall;
- * under the ceiling when f->ceiling > 0; lifted when f->lift > 0), restitution e; monitor "half"
+ * under the ceiling when f->ceiling > 0; lifted when f->lift > 0; pushed by f->push; at rest
+ * on the floor beside a ramp when f->ramp > 0), restitution e; monitor "half"
  * (y = 0.5, falling) when nmon = 1; flow (and predict) on request */
 static inline nh_model *fault_ball(fault *f, double e, int nmon, int flow, int predict) {
   nh_impact_law law[3] = {{NH_IMPACT_RESTITUTION, e}, {NH_IMPACT_RESTITUTION, e}, {NH_IMPACT_RESTITUTION, e}};
   double q0[2] = {0, 1}, v0[2] = {1, 0};
+  if (f->ramp > 0.0) q0[0] = f->start_x, q0[1] = 0.0, v0[0] = 0.0; /* at rest on the floor */
   nh_model_def d = nh_model_def_default();
   d.name = "fault_ball";
   d.nq = 2, d.ngap = f->ceiling > 0.0 ? 3 : 2, d.nmon = nmon;
@@ -127,21 +153,24 @@ static inline nh_model *fault_ball(fault *f, double e, int nmon, int flow, int p
 /* the almost-Poisson ball: x = (x, y, px, py), H = |p|^2 / 2 + g y, Pi the canonical matrix */
 static int fb_ham(const double *x, double *H, double *dH, void *u) {
   fault *f = u;
-  if (fault_hit(f, FE_HAM)) return f->fail_rc;
+  int rc = fault_rc(f, FE_HAM);
+  if (rc) return rc;
   if (H) *H = 0.5 * (x[2] * x[2] + x[3] * x[3]) + f->g * x[1];
   if (dH) dH[0] = 0, dH[1] = f->g, dH[2] = x[2], dH[3] = x[3];
   return 0;
 }
 static int fb_poisson(const double *x, double *P, void *u) {
   (void)x;
-  if (fault_hit(u, FE_POI)) return ((fault *)u)->fail_rc;
+  int rc = fault_rc(u, FE_POI);
+  if (rc) return rc;
   memset(P, 0, 16 * sizeof(double));
   P[2] = 1, P[8] = -1, P[7] = 1, P[13] = -1;
   return 0;
 }
 static int fb_project(double *x, void *u) {
   fault *f = u;
-  if (fault_hit(f, FE_PROJ)) return f->fail_rc;
+  int rc = fault_rc(f, FE_PROJ);
+  if (rc) return rc;
   if (f->drag_below != 0.0 && x[1] < f->drag_below) x[1] = f->drag_to;
   return 0;
 }

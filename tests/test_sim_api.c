@@ -106,7 +106,8 @@ static int test_def_refused(void) {
 static int cp_constraint(const double *q, const double *v, double *A, double *Adv, void *u) {
   (void)q, (void)v;
   fault *f = u;
-  if (fault_hit(f, FE_PRED)) return f->fail_rc;
+  int rc = fault_rc(f, FE_PRED);
+  if (rc) return rc;
   if (A) A[0] = f->wall == 0.0 ? 0.0 : 1.0, A[1] = f->wall == 0.0 ? 0.0 : -1.0;
   if (Adv) Adv[0] = 0.0;
   return 0;

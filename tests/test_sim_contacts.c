@@ -179,15 +179,19 @@ static int test_ap_impact_beside_held_contact(void) {
   fault f = {.g = G, .wall = 2.0};
   nh_model *ma = fault_ball_ap(&f, e, 0), *ml = fault_ball(&f, e, 0, 0, 0);
   ENSURE(ma && ml);
-  for (int k = 0; k < 5; k++) {
+  double x_ref[4];
+  for (int k = 0; k < 6; k++) {
     nh_sim_def d = nh_sim_def_default();
     d.method = nh_method_find(k < 4 ? methods[k] : "dopri5");
-    nh_sim *s = nh_sim_create(k < 4 ? ma : ml, &d, NULL, 0);
+    if (k == 5) d.simul_tol = -1.0; /* one gap at a time: the almost-Poisson run is the same */
+    nh_sim *s = nh_sim_create(k < 4 || k == 5 ? ma : ml, &d, NULL, 0);
     ENSURE(s);
     const int rc = nh_sim_run(s, t_end, 0, NULL, NULL);
     const double *x = nh_sim_x(s);
-    printf("  %s %-8s: %s, x = %.15g, y = %.3g, x' = %.15g\n", k < 4 ? "ap" : "mechanical", d.method->name,
+    printf("  %s %-8s: %s, x = %.15g, y = %.3g, x' = %.15g\n", k == 4 ? "mechanical" : "ap", d.method->name,
            nh_status_name(rc), x[0], x[1], x[2]);
+    if (k == 0) memcpy(x_ref, x, sizeof x_ref);
+    if (k == 5) ENSURE(!memcmp(x, x_ref, sizeof x_ref));
     ENSURE(rc == NH_OK && nh_sim_contact_closed(s, 0) && !nh_sim_contact_closed(s, 1));
     ENSURE_NEAR(x[0], x_end, AP_WALL_TOL);
     ENSURE(fabs(x[1]) <= 1e-12);
@@ -195,7 +199,7 @@ static int test_ap_impact_beside_held_contact(void) {
     nh_impact_record r;
     ENSURE(nh_sim_impact_get(s, nh_sim_impact_count(s) - 1, &r) == NH_OK);
     ENSURE_NEAR(r.t, 2.0, 1e-9);
-    if (k < 4) ENSURE(r.gap == 1 && r.contacts == 0 && r.q == NULL);
+    if (k != 4) ENSURE(r.gap == 1 && r.contacts == 0 && r.q == NULL);
     else ENSURE(r.contacts == 2 && r.contact_gap[0] == 0 && r.contact_gap[1] == 1);
     nh_sim_destroy(s);
   }

@@ -67,11 +67,14 @@ typedef struct config {
   int nmon;
   double ceiling, lift, drag_to; /* fault_models.h (drag_to != 0: drag_below = 1e-6) */
   int evs[6], nev;    /* the evaluators made to fail */
+  double push, ramp, start_x; /* fault_models.h */
+  int contact_off;    /* nh_sim_def.contact = 0 */
 } config;
 
 static nh_model *config_model(const config *c, fault *f) {
   memset(f, 0, sizeof *f);
   f->g = G, f->wall = 2.0, f->ceiling = c->ceiling, f->lift = c->lift;
+  f->push = c->push, f->ramp = c->ramp, f->start_x = c->start_x;
   if (c->drag_to != 0.0) f->drag_below = 1e-6, f->drag_to = c->drag_to;
   return c->ap ? fault_ball_ap(f, c->e, c->nmon) : fault_ball(f, c->e, c->nmon, !strcmp(c->method, "exact"), 0);
 }
@@ -80,6 +83,7 @@ static nh_sim *config_sim(const config *c, const nh_model *m) {
   nh_sim_def d = nh_sim_def_default();
   d.method = nh_method_find(c->method);
   d.out_dt = c->out_dt;
+  d.contact = !c->contact_off;
   return nh_sim_create(m, &d, NULL, 0);
 }
 
@@ -147,7 +151,7 @@ static int clean_run_of(const config *c, const nh_model *m, fault *f, clean_run 
   cr->tr = (trace){f, 2, 4, 0, 0, NULL, 0, 0, 0};
   cr->path = cr->tr;
   cr->rc = nh_sim_run(s, c->t_end, 0, record, &cr->tr);
-  ENSURE(cr->rc >= 0 && cr->tr.impacts_after > 0);
+  ENSURE(cr->rc >= 0 && (cr->tr.impacts_after > 0 || c->ramp > 0.0));
   cr->nimp = nh_sim_impact_count(s);
   ENSURE(cr->nimp <= 256);
   for (long k = 0; k < cr->nimp; k++) {
@@ -170,9 +174,16 @@ static int clean_run_of(const config *c, const nh_model *m, fault *f, clean_run 
  * negative fault, or a stop: everything before it was the clean run) on the clean trajectory
  * with the clean run's first impacts */
 static int left_ok(const config *c, const clean_run *cr, const nh_sim *s, const trace *r, int clean_before, int stopped) {
-  const double t = nh_sim_time(s), *x = nh_sim_x(s), wall = r->f->wall;
-  (void)c;
-  ENSURE(x[1] >= -1e-9 * fmax(1.0, fabs(x[1])) && wall - x[0] >= -1e-9 * fmax(1.0, fabs(x[0])));
+  const double t = nh_sim_time(s), *x = nh_sim_x(s);
+  const nh_model *m = nh_sim_model(s);
+  double g[3], dg[12];
+  ENSURE(m->gap(x, g, dg, m->user) == 0); /* (the fault is disarmed) */
+  for (int i = 0; i < m->ngap; i++) {
+    const int n = c->ap ? 4 : 2;
+    double dn = 0.0;
+    for (int j = 0; j < n; j++) dn += dg[i * n + j] * dg[i * n + j];
+    ENSURE(g[i] >= -1e-9 * fmax(1.0, fmax(fabs(x[0]), fabs(x[1]))) * sqrt(dn));
+  }
   if (!stopped) ENSURE(r->n > 0 && r->s[r->n - 1].kind == NH_SAMPLE_END && r->s[r->n - 1].t == t);
   else ENSURE(r->n > 0 && r->s[r->n - 1].kind != NH_SAMPLE_END);
   ENSURE(nh_sim_impact_count(s) == r->impacts_after && nh_sim_event_count(s) == r->events);
@@ -273,16 +284,20 @@ static int sweep_stop(const config *c, const nh_model *m, fault *f, const clean_
  * graze search); a projection leaving the floor 5e-12 under its wall (the last line of
  * defence's tolerance) */
 static const config CONFIGS[] = {
-    {"ball dopri5 e=0.8", 0, "dopri5", 0.8, 1.5, 0.0, 1, 0, 0, 0, {FE_MASS, FE_POT, FE_GAP, FE_MON}, 4},
-    {"ball dopri5 e=0.3", 0, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP, FE_MON}, 3},
-    {"ball rk4 e=0.3", 0, "rk4", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP}, 2},
-    {"ball gonzalez e=0.3", 0, "gonzalez", 0.3, 2.3, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2},
-    {"ball exact e=0.8", 0, "exact", 0.8, 1.5, 0.05, 1, 0, 0, 0, {FE_FLOW, FE_GAP, FE_MON}, 3},
-    {"ball dopri5 lifted", 0, "dopri5", 0.3, 1.8, 0.0, 0, 0, 6.54, 0, {FE_GAP, FE_FORCE}, 2},
-    {"ball dopri5 ceiling", 0, "dopri5", 0.9, 1.5, 0.0, 1, 1.02, 0, 0, {FE_GAP, FE_MON}, 2},
-    {"ap ball dopri5 e=0.3", 1, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_HAM, FE_POI, FE_GAP, FE_MON, FE_PROJ}, 5},
-    {"ap ball gonzalez e=0.3", 1, "gonzalez", 0.3, 1.9, 0.0, 0, 0, 0, 0, {FE_HAM, FE_GAP}, 2},
-    {"ap ball dopri5 dragged", 1, "dopri5", 0.8, 1.5, 0.0, 0, 0, 0, -5e-12, {FE_GAP}, 1},
+    {"ball dopri5 e=0.8", 0, "dopri5", 0.8, 1.5, 0.0, 1, 0, 0, 0, {FE_MASS, FE_POT, FE_GAP, FE_MON}, 4, 0, 0, 0, 0},
+    {"ball dopri5 e=0.3", 0, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP, FE_MON}, 3, 0, 0, 0, 0},
+    {"ball rk4 e=0.3", 0, "rk4", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 0, 0, 0, 0},
+    {"ball gonzalez e=0.3", 0, "gonzalez", 0.3, 2.3, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 0, 0, 0, 0},
+    {"ball exact e=0.8", 0, "exact", 0.8, 1.5, 0.05, 1, 0, 0, 0, {FE_FLOW, FE_GAP, FE_MON}, 3, 0, 0, 0, 0},
+    {"ball dopri5 lifted", 0, "dopri5", 0.3, 1.8, 0.0, 0, 0, 6.54, 0, {FE_GAP, FE_FORCE}, 2, 0, 0, 0, 0},
+    {"ball dopri5 ceiling", 0, "dopri5", 0.9, 1.5, 0.0, 1, 1.02, 0, 0, {FE_GAP, FE_MON}, 2, 0, 0, 0, 0},
+    {"ap ball dopri5 e=0.3", 1, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_HAM, FE_POI, FE_GAP, FE_MON, FE_PROJ}, 5, 0, 0, 0, 0},
+    {"ap ball gonzalez e=0.3", 1, "gonzalez", 0.3, 1.9, 0.0, 0, 0, 0, 0, {FE_HAM, FE_GAP}, 2, 0, 0, 0, 0},
+    {"ap ball dopri5 dragged", 1, "dopri5", 0.8, 1.5, 0.0, 0, 0, 0, -5e-12, {FE_GAP}, 1, 0, 0, 0, 0},
+    {"ball dopri5 e=0", 0, "dopri5", 0.0, 1.0, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 0, 0, 0, 0},
+    {"ball dopri5 contacts off", 0, "dopri5", 0.3, 1.5, 0.0, 0, 0, 0, 0, {FE_GAP}, 1, 0, 0, 0, 1},
+    {"corner dopri5", 0, "dopri5", 0.5, 0.5, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 10.0, 0.5235987755982988, 0.0, 0},
+    {"slide into ramp dopri5", 0, "dopri5", 0.5, 0.8, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 10.0, 0.5235987755982988, -0.5, 0},
 };
 
 static int test_failing_evaluators(void) {
@@ -421,7 +436,8 @@ static int test_relocation_guard(void) {
 
 /* The exact method steps straight to the predicted impact: at t1 = sqrt(2 / g) to rounding.
  * A predictor that fails ends the run (NH_ERR_CALLBACK), one that answers a time outside
- * (0, h] or a gap that does not exist is refused (NH_ERR_EVENT), each at the start, named;
+ * (0, h] (2 h, 0) or a gap that does not exist (7, -1) is refused (NH_ERR_EVENT), each at the
+ * start, named;
  * one that misses the floor lets the flow step through it, which the last line of defence
  * stops (NH_ERR_PENETRATION) without retrying (a shorter step of the flow is the same flow):
  * the state left is the start, the gap and the step's end named. */
@@ -442,9 +458,11 @@ static int test_predictor(void) {
   } cases[] = {{0, 1, NH_ERR_CALLBACK, "event predictor failed at t = 0"},
                {2, 0, NH_ERR_EVENT, "event predictor returned tau = 1, gap 0 outside (0, 0.5]"},
                {3, 0, NH_ERR_EVENT, "outside (0, 0.5]"},
+               {4, 0, NH_ERR_EVENT, "event predictor returned tau = 0, gap 0 outside (0, 0.5]"},
+               {5, 0, NH_ERR_EVENT, ", gap -1 outside (0, 0.5]"},
                {1, 0, NH_ERR_PENETRATION, "gap 'floor' is 0.226 past its wall at t = 0.5 (the closed-form flow's event "
                                           "predictor did not report it)"}};
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < 6; k++) {
     f.predict_mode = cases[k].mode, f.fail_rc = -1, f.fail_at[FE_PRED] = cases[k].fail ? f.calls[FE_PRED] + 1 : 0;
     ENSURE((s = ball_sim(m, "exact", 1e-3, 0.0)));
     const int rc = nh_sim_run(s, 0.5, 0, NULL, NULL);
@@ -484,6 +502,13 @@ static int test_projection_through_floor(void) {
   ENSURE_NEAR(t, sqrt(2.0 * 0.5 / G), 1e-6); /* the free fall's time to y = 0.5 */
   ENSURE(nh_sim_get_stats(s)->rejected >= 8 && nh_sim_impact_count(s) == 0);
   ENSURE_NEAR(msg_time(msg, "at t = "), t + hl, 1e-15);
+  nh_sim_destroy(s);
+  // the tries stop at h_min (1e-4: the second try, h = 2.5e-4, is the last above it)
+  nh_sim_def dm = nh_sim_def_default();
+  dm.method = nh_method_find("rk4"), dm.h = h, dm.h_min = 1e-4;
+  ENSURE((s = nh_sim_create(m, &dm, NULL, 0)) && nh_sim_run(s, 1.0, 0, NULL, NULL) == NH_ERR_PENETRATION);
+  ENSURE(strstr(nh_sim_message(s), "(in 2 tries of the step, the last with h = 0.00025)"));
+  ENSURE(nh_sim_q(s)[1] >= 0.5);
   nh_sim_destroy(s);
   // a projection within the tolerance (a state left 5e-12 below the floor at each impact):
   // accepted, the floor resting at that depth, which max_event_gap reports; the ball bounces
@@ -539,6 +564,213 @@ static int test_penetration_after_impact(void) {
   return 0;
 }
 
+/* ---- the step itself ----------------------------------------------------------------------- */
+
+/* a particle in the plane held by A(q) = [y, 0] (y x' = 0), falling at unit speed: the
+ * constraint's row loses its rank at y = 0 */
+static int lr_mass(const double *q, double *M, void *u) {
+  (void)q, (void)u;
+  M[0] = 1, M[1] = 0, M[2] = 0, M[3] = 1;
+  return 0;
+}
+static int lr_constraint(const double *q, const double *v, double *A, double *Adv, void *u) {
+  (void)u;
+  if (A) A[0] = q[1], A[1] = 0.0;
+  if (Adv) Adv[0] = v[1] * v[0];
+  return 0;
+}
+
+static nh_sim *fault_sim(nh_model *m, const char *method, double h, double h_min) {
+  nh_sim_def d = nh_sim_def_default();
+  d.method = nh_method_find(method);
+  d.h = h;
+  if (h_min > 0.0) d.h_min = h_min;
+  return nh_sim_create(m, &d, NULL, 0);
+}
+
+/* The step's own exits (step_retry), each with its status, message and the state left:
+ *   - an explicit method's dynamics singular where the constraint rows lose rank (rk4 at
+ *     h = 1/8 lands a stage on y = 0 exactly): NH_ERR_SINGULAR naming G = A M^-1 A^T, at the
+ *     step from t = 0.875;
+ *   - a step refused (positive) and its shorter retry failing: the failure with both steps;
+ *   - a model refusing every state: a fixed-step method quarters its step down to h_min
+ *     (NH_ERR_NONFINITE, "step size underflow"), an adaptive one until NH_STEP_MAX_RETRY
+ *     tries (h_min 1e-300: NH_ERR_STEP_UNDERFLOW);
+ *   - an implicit fixed-step method whose Newton iteration never converges (rdp, one
+ *     iteration to 1e-300): its step quarters until 4 h_min, or, h_min 1e-300,
+ *     NH_STEP_MAX_RETRY tries: NH_ERR_NO_CONVERGENCE with both step sizes;
+ *   - h_max below h caps the fixed step. */
+static int test_step_failures(void) {
+  // the rank loss
+  double q0[2] = {0, 1}, v0[2] = {0, -1};
+  nh_model_def md = nh_model_def_default();
+  md.name = "rankloss", md.nq = 2, md.nc = 1, md.coord_names = fb_coords, md.q0 = q0, md.v0 = v0;
+  md.mass = lr_mass, md.constraint = lr_constraint;
+  nh_model *m = nh_model_create(&md, NULL, 0);
+  nh_sim *s = m ? fault_sim(m, "rk4", 0.125, 0.0) : NULL;
+  ENSURE(m && s);
+  ENSURE(nh_sim_run(s, 2.0, 0, NULL, NULL) == NH_ERR_SINGULAR);
+  ENSURE(!strcmp(nh_sim_message(s), "step at t = 0.875 with h = 0.125 failed: singular matrix (G = A M^-1 A^T: the "
+                                    "constraint rows lose rank here, a singular configuration of the model)"));
+  ENSURE(nh_sim_time(s) == 0.875 && nh_sim_q(s)[1] == 0.125 && nh_sim_get_stats(s)->steps == 7);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+
+  fault f = {.g = G, .wall = 2.0};
+  ENSURE((m = fault_ball(&f, 0.8, 0, 0, 0)));
+  // refused, then failing: dopri5's first stage
+  ENSURE((s = fault_sim(m, "dopri5", 1e-3, 0.0)));
+  f.fail_at[FE_MASS] = f.calls[FE_MASS] + 1, f.fail_rc = 1, f.fail_rc2 = -1;
+  ENSURE(nh_sim_run(s, 1.0, 0, NULL, NULL) == NH_ERR_CALLBACK);
+  ENSURE(!strcmp(nh_sim_message(s), "step at t = 0 with h = 0.001 failed: a model evaluator reported a failure "
+                                    "(also in steps down to h = 0.00025)"));
+  ENSURE(nh_sim_time(s) == 0.0 && nh_sim_get_stats(s)->rejected == 1);
+  nh_sim_destroy(s);
+  f.fail_rc2 = 0;
+  // every state refused
+  // (a quarter per try: rk4 below h_min = 1e-14 after 19, 1e-3 / 4^19 = 3.6e-15; dopri5 with
+  // h_min 1e-300 stops after NH_STEP_MAX_RETRY + 1 = 61)
+  static const struct {
+    const char *method;
+    double h_min;
+    int rc;
+    long rejected;
+  } refusing[] = {{"rk4", 0.0, NH_ERR_NONFINITE, 19}, {"dopri5", 1e-300, NH_ERR_STEP_UNDERFLOW, 61}};
+  for (int k = 0; k < 2; k++) {
+    char want[128];
+    snprintf(want, sizeof want, "step size underflow at t = 0 (h = %g)", 1e-3 * pow(0.25, (double)refusing[k].rejected));
+    ENSURE((s = fault_sim(m, refusing[k].method, 1e-3, refusing[k].h_min)));
+    f.fail_at[FE_MASS] = f.calls[FE_MASS] + 1, f.fail_rc = 1, f.sticky = 1;
+    const int rc = nh_sim_run(s, 1.0, 0, NULL, NULL);
+    f.sticky = 0, f.fail_at[FE_MASS] = 0;
+    printf("  every state refused, %s: %s, %s (%ld rejected)\n", refusing[k].method, nh_status_name(rc), nh_sim_message(s),
+           nh_sim_get_stats(s)->rejected);
+    ENSURE(rc == refusing[k].rc && !strcmp(nh_sim_message(s), want));
+    ENSURE(nh_sim_time(s) == 0.0 && nh_sim_get_stats(s)->rejected == refusing[k].rejected);
+    nh_sim_destroy(s);
+  }
+  nh_model_destroy(m);
+  // Newton never converging (rdp on the snakeboard: the other implicit methods accept a
+  // residual at their rounding)
+  const nh_snakeboard_params sp = nh_snakeboard_params_default();
+  ENSURE((m = nh_snakeboard_create(&sp, NULL, 0)));
+  for (int k = 0; k < 2; k++) {
+    nh_sim_def d = nh_sim_def_default();
+    d.method = nh_method_find("rdp");
+    d.opts.newton_max_iter = 1, d.opts.newton_tol = 1e-300;
+    if (k) d.h_min = 1e-300;
+    ENSURE((s = nh_sim_create(m, &d, NULL, 0)));
+    const int rc = nh_sim_run(s, 1.0, 0, NULL, NULL);
+    printf("  no convergence, h_min %g: %s, %s (%ld rejected)\n", d.h_min, nh_status_name(rc), nh_sim_message(s),
+           nh_sim_get_stats(s)->rejected);
+    // quarters while h >= 4 h_min: 18 of them (1e-3 / 4^18 = 1.5e-14); or 60 tries
+    const long quarters = k ? 60 : 18;
+    char want[160];
+    snprintf(want, sizeof want, "step at t = 0 with h = 0.001 failed: iterative solver did not converge (also in steps "
+                                "down to h = %g)", 1e-3 * pow(0.25, (double)quarters));
+    ENSURE(rc == NH_ERR_NO_CONVERGENCE && nh_sim_time(s) == 0.0 && !strcmp(nh_sim_message(s), want));
+    ENSURE(nh_sim_get_stats(s)->rejected == quarters);
+    nh_sim_destroy(s);
+  }
+  nh_model_destroy(m);
+  // h_max caps the step: 100 steps of 1e-3 to t = 0.1
+  ENSURE((m = fault_ball(&f, 0.8, 0, 0, 0)));
+  nh_sim_def d = nh_sim_def_default();
+  d.method = nh_method_find("rk4"), d.h = 0.01, d.h_max = 1e-3;
+  ENSURE((s = nh_sim_create(m, &d, NULL, 0)) && nh_sim_run(s, 0.1, 0, NULL, NULL) == NH_OK);
+  ENSURE(nh_sim_get_stats(s)->steps == 100 && nh_sim_time(s) == 0.1);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* a point moving at unit speed with a monitor sin(10 x) counted both ways */
+static int osc_rhs(double t, const double *x, double *xd, void *u) {
+  (void)t, (void)x, (void)u;
+  xd[0] = 1.0;
+  return 0;
+}
+static int osc_monitor(double t, const double *x, double *m, void *u) {
+  (void)t, (void)u;
+  m[0] = sin(10.0 * x[0]);
+  return 0;
+}
+
+/* The interface's small exits: nh_sim_step and nh_sim_run refuse a NULL simulation and times
+ * before the state's (NH_ERR_ARG), a step to the current time does nothing (NH_OK); the
+ * event log grows past its first room (16): a monitor crossing zero every pi / 10 logs 31
+ * events in 10 s, at x = k pi / 10, alternating falling and rising. */
+static int test_small_exits(void) {
+  fault f = {.g = G, .wall = 2.0};
+  nh_model *m = fault_ball(&f, 0.8, 0, 0, 0);
+  nh_sim *s = fault_sim(m, "dopri5", 1e-3, 0.0);
+  int imp = 7;
+  ENSURE(m && s);
+  ENSURE(nh_sim_step(NULL, 1.0, &imp) == NH_ERR_ARG && nh_sim_step(s, NAN, &imp) == NH_ERR_ARG);
+  ENSURE(nh_sim_step(s, 0.0, &imp) == NH_OK && imp == 0 && nh_sim_get_stats(s)->steps == 0);
+  ENSURE(nh_sim_step(s, 0.5, NULL) == NH_OK && nh_sim_get_stats(s)->steps == 1);
+  const double t = nh_sim_time(s);
+  ENSURE(nh_sim_run(NULL, 1.0, 0, NULL, NULL) == NH_ERR_ARG && nh_sim_run(s, t / 2, 0, NULL, NULL) == NH_ERR_ARG);
+  ENSURE(nh_sim_run(s, 1.0, -1, NULL, NULL) == NH_ERR_ARG && nh_sim_time(s) == t);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  // many events
+  static const nh_monitor_def mon = {"wave", NH_MONITOR_BOTH, NH_MONITOR_REPORT};
+  double x0 = 1e-3;
+  nh_model_def md = nh_model_def_default();
+  md.name = "osc", md.form = NH_FORM_ODE, md.nx = 1, md.x0 = &x0, md.rhs = osc_rhs;
+  md.nmon = 1, md.monitors = &mon, md.monitor = osc_monitor;
+  ENSURE((m = nh_model_create(&md, NULL, 0)) && (s = fault_sim(m, "dopri5", 1e-3, 0.0)));
+  ENSURE(nh_sim_run(s, 10.0 + x0, 0, NULL, NULL) == NH_OK && nh_sim_event_count(s) == 31);
+  for (long k = 0; k < 31; k++) {
+    nh_event_record e;
+    ENSURE(nh_sim_event_get(s, k, &e) == NH_OK && e.direction == (k % 2 ? 1 : -1));
+    ENSURE_NEAR(e.x[0], (k + 1) * 0.31415926535897932, 1e-12); /* (k + 1) pi / 10 */
+  }
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* ---- the almost-Poisson impact's own check -------------------------------------------------- */
+
+/* a ball whose H is quartic in its vertical momentum, H = px^2 / 2 + py^4 / 4 + g y */
+static int q4_ham(const double *x, double *H, double *dH, void *u) {
+  (void)u;
+  if (H) *H = 0.5 * x[2] * x[2] + 0.25 * x[3] * x[3] * x[3] * x[3] + G * x[1];
+  if (dH) dH[0] = 0, dH[1] = G, dH[2] = x[2], dH[3] = x[3] * x[3] * x[3];
+  return 0;
+}
+
+/* The jump of an almost-Poisson impact is along d = Pi dg by an amount computed for an H
+ * quadratic along d; where it is not, the law is missed and the run ends at the impact with
+ * NH_ERR_UNSUPPORTED, the rates before, after and wanted in the message, nothing logged, the
+ * state the located one (on the floor, the momentum before the jump). */
+static int test_ap_law_missed(void) {
+  static const char *const names[] = {"x", "y", "px", "py"};
+  nh_impact_law law[2] = {{NH_IMPACT_RESTITUTION, 0.5}, {NH_IMPACT_RESTITUTION, 0.5}};
+  double x0[4] = {0, 1, 1, 0};
+  fault f = {.g = G, .wall = 10.0};
+  nh_model_def d = nh_model_def_default();
+  d.name = "quartic", d.form = NH_FORM_ODE, d.nx = 4, d.ngap = 2, d.state_names = names, d.gap_names = fb_gaps;
+  d.impact = law, d.x0 = x0, d.hamiltonian = q4_ham, d.poisson = fb_poisson, d.gap = fb_gap_ap, d.user = &f;
+  nh_model *m = nh_model_create(&d, NULL, 0);
+  nh_sim *s = m ? fault_sim(m, "dopri5", 1e-3, 0.0) : NULL;
+  ENSURE(m && s);
+  const int rc = nh_sim_run(s, 5.0, 0, NULL, NULL);
+  const char *msg = nh_sim_message(s);
+  printf("  %s: %s\n", nh_status_name(rc), msg);
+  ENSURE(rc == NH_ERR_UNSUPPORTED && strstr(msg, "impact on 'floor' at t = ") == msg);
+  ENSURE(strstr(msg, ": the jump along d = Pi dg misses its law (rate "));
+  ENSURE(strstr(msg, "H is not quadratic along d, or d changes with the jump (NH_AP_QUADRATIC_TOL = "));
+  const double *x = nh_sim_x(s);
+  ENSURE(fabs(x[1]) <= 1e-12 && x[3] < 0.0 && nh_sim_impact_count(s) == 0);
+  ENSURE_NEAR(msg_time(msg, "at t = "), nh_sim_time(s), 0.0);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_failing_evaluators);
@@ -548,5 +780,8 @@ int main(int argc, char **argv) {
   RUN_TEST(test_predictor);
   RUN_TEST(test_projection_through_floor);
   RUN_TEST(test_penetration_after_impact);
+  RUN_TEST(test_step_failures);
+  RUN_TEST(test_small_exits);
+  RUN_TEST(test_ap_law_missed);
   return TEST_SUMMARY();
 }

@@ -361,14 +361,19 @@ static int contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
             s->model->gap_names[gi], s->t, nh_contact_reason_name(reason), t_limit, s->def.method->name);
     return NH_ZENO;
   }
+  // the closed state's energy and gaps (a failure leaves the state and the contact as they were)
+  double Ea;
+  int erc = 0;
+  if ((erc = rc = energy(s, s->t, s->xc, &Ea)) || (rc = gaps(s, s->xc, s->g1, s->dg))) {
+    s->closed[gi] = 0;
+    set_active(s);
+    sim_msg(s, "closing the contact '%s' at t = %.17g: the %s evaluator failed", s->model->gap_names[gi], s->t,
+            erc ? (ode ? "energy" : "mass or potential") : "gap");
+    return rc;
+  }
   memcpy(s->vtmp, s->x + (ode ? 0 : nq), sizeof(double) * (size_t)gd); /* the velocity (state) before, for the log */
   memcpy(s->x, s->xc, sizeof(double) * (size_t)nx);
-  double Ea;
-  if ((rc = energy(s, s->t, s->x, &Ea)) || (rc = gaps(s, s->x, s->g0, s->dg))) {
-    sim_msg(s, "model evaluation failed closing the contact '%s' at t = %.17g", s->model->gap_names[gi], s->t);
-    return rc < 0 ? rc : NH_ERR_CALLBACK;
-  }
-  memcpy(s->g1, s->g0, sizeof(double) * (size_t)s->ng);
+  memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
   s->stats.energy = Ea;
   s->E_seg = Ea;
   s->C_seg = Ea, s->C_unset = s->half;

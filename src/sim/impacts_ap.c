@@ -36,7 +36,7 @@ int nh_sim_ap_gap_accel(nh_sim *s, const double *x, int gi, double *acc) {
   const int nx = s->nx;
   double r[2], *F = s->acc, *xt = s->acc + nx;
   int rc = gaps(s, x, NULL, s->dg);
-  if (rc || (rc = rate_of(s, x, gi, &r[0]))) return rc < 0 ? rc : NH_ERR_CALLBACK;
+  if (rc || (rc = rate_of(s, x, gi, &r[0]))) return rc; /* (negative: named there) */
   memcpy(F, s->fx, sizeof(double) * (size_t)nx);
   const double fn = nh_la_norm_inf(nx, F), xn = fmax(1.0, nh_la_norm_inf(nx, x));
   *acc = 0.0;
@@ -45,11 +45,10 @@ int nh_sim_ap_gap_accel(nh_sim *s, const double *x, int gi, double *acc) {
   for (int k = 0; k < 2; k++) {
     memcpy(xt, x, sizeof(double) * (size_t)nx);
     nh_la_axpy(nx, k ? -eps : eps, F, xt);
-    if ((rc = gaps(s, xt, NULL, s->dg)) || (rc = rate_of(s, xt, gi, &r[k]))) return rc < 0 ? rc : NH_ERR_CALLBACK;
+    if ((rc = gaps(s, xt, NULL, s->dg)) || (rc = rate_of(s, xt, gi, &r[k]))) return rc;
   }
   *acc = (r[0] - r[1]) / (2.0 * eps);
-  rc = gaps(s, x, NULL, s->dg);
-  return rc < 0 ? rc : rc ? NH_ERR_CALLBACK : 0;
+  return gaps(s, x, NULL, s->dg);
 }
 
 /* the closed contacts' e = 0 jump at x (x0: the step's start, for the mean directions, or
@@ -102,8 +101,7 @@ int nh_sim_ap_contact_lambda(nh_sim *s, const double *x, double *lam) {
 /* the rate of gap gi at x (s->dg left with the gradients at x) */
 int nh_sim_ap_rate(nh_sim *s, const double *x, int gi, double *rate) {
   int rc = gaps(s, x, NULL, s->dg);
-  if (rc) return rc < 0 ? rc : NH_ERR_CALLBACK;
-  return rate_of(s, x, gi, rate);
+  return rc ? rc : rate_of(s, x, gi, rate);
 }
 
 /* the impacts of gap gi accumulate: resolved by closing the contact (the e = 0 jump over the
