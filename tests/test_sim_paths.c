@@ -229,8 +229,11 @@ static int sweep_fail(const config *c, const nh_model *m, fault *f, const clean_
     // a positive return is never a positive status of its own; a failure stops the run
     ENSURE(rc == cr->rc || rc < 0);
     ENSURE(rc_fail > 0 || rc == NH_ERR_CALLBACK);
-    // a failure says where: the evaluator or the operation, and the time
-    ENSURE(rc >= 0 || (msg[0] && strstr(msg, "t = ")));
+    // a failure says where: the evaluator or the operation, and the time (not only the
+    // driver's last resort, "<status> at t = ...")
+    char last_resort[128];
+    snprintf(last_resort, sizeof last_resort, "%s at t = ", nh_status_string(rc));
+    ENSURE(rc >= 0 || (msg[0] && strstr(msg, "t = ") && strstr(msg, last_resort) != msg));
     if (left_ok(c, cr, s, &r, rc_fail < 0, 0)) {
       printf("  %s, %s fails (%+d) at call %ld: the state or logs left\n", c->name, FE_NAME[ev], rc_fail, N);
       return 1;

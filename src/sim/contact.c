@@ -454,10 +454,10 @@ int nh_sim_contact_after_impact(nh_sim *s) {
     if ((rc = nh_sim_contact_open(s, k, NH_CONTACT_SEPARATION))) return rc;
   }
   if (s->nact == 0) return 0;
-  if ((rc = nh_sim_contact_project(s, s->x))) {
+  if ((rc = nh_sim_contact_project(s, s->x))) { /* (negative) */
     sim_msg(s, "projection onto the closed contacts after an impact failed at t = %.17g: %s", s->t,
-            nh_status_string(rc < 0 ? rc : NH_ERR_CALLBACK));
-    return rc < 0 ? rc : NH_ERR_CALLBACK;
+            nh_status_string(rc));
+    return rc;
   }
   return open_pulling(s);
 }

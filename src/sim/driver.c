@@ -303,10 +303,7 @@ static int step_events(nh_sim *s, double *h, int *last, int predicted, int *gi, 
   }
   // monitors: a crossing before the end of the step kept so far cuts it (just past it)
   double tau_m;
-  if (s->nmon > 0 && (rc = nh_sim_scan_monitors(s, *h, *xnew, mi, mdir, &tau_m))) {
-    if (!s->msg[0]) sim_msg(s, "monitor evaluation failed near t = %.17g", s->t);
-    return rc;
-  }
+  if (s->nmon > 0 && (rc = nh_sim_scan_monitors(s, *h, *xnew, mi, mdir, &tau_m))) return rc; /* (named there) */
   if (*mi >= 0) {
     *xnew = s->xm;
     *h = tau_m;
@@ -325,9 +322,9 @@ static int step_events(nh_sim *s, double *h, int *last, int predicted, int *gi, 
       rc = nh_sim_contact_project(s, *xnew);
       if (!rc && meth->moved) meth->moved(&s->st, s->xd, *xnew);
     } else rc = 0;
-    if (rc || (rc = gaps(s, *xnew, s->g1, s->dg))) {
+    if (rc || (rc = gaps(s, *xnew, s->g1, s->dg))) { /* (negative) */
       sim_msg(s, "projection onto the closed contacts failed at t = %.17g: %s", s->t + *h, nh_status_string(rc));
-      return rc < 0 ? rc : NH_ERR_CALLBACK;
+      return rc;
     }
     s->st.end_x = NULL;
   }

@@ -58,10 +58,18 @@ int nh_sim_ap_gap_accel(nh_sim *s, const double *x, int gi, double *acc) {
  * sum_l mu_l (D_l - d_l(x)) from the jump along the end directions alone is that first-order
  * rule's O(h^2) error; times its relative size |delta| / |jump| (O(h)) it estimates the
  * trapezoidal rule's O(h^3), in the method's tolerances (0 on a flat wall). */
+/* a failure of the held contacts' directions and matrix (nh_model_impact_ap_hold: the gap,
+ * Poisson or Hamiltonian evaluator) named, as the driver's own evaluations are (sim_impl.h) */
+static int hold_failed(nh_sim *s, int rc) {
+  if (rc == NH_ERR_CALLBACK)
+    sim_msg(s, "the gap, Poisson or Hamiltonian evaluator failed near t = %.17g (the held contacts' jump)", s->t);
+  return rc;
+}
+
 int nh_sim_ap_hold(nh_sim *s, const double *x0, double *x, double *err) {
   const int na = s->nact, nx = s->nx;
   int rc = nh_model_impact_ap_hold(s->model, na, s->act, x0, x, s->Dstk, s->Wstk, s->Kc, s->bc, s->imp_work);
-  if (rc) return rc;
+  if (rc) return hold_failed(s, rc);
   if ((rc = nh_la_qr(na, na, s->Kc, s->tauc, 0.0, NULL)) || (rc = nh_la_qr_solve(na, na, s->Kc, s->tauc, s->bc, 0.0)))
     return rc;
   for (int l = 0; l < na; l++) nh_la_axpy(nx, s->bc[l], s->Dstk + (size_t)l * (size_t)nx, x);
@@ -87,7 +95,7 @@ int nh_sim_ap_hold(nh_sim *s, const double *x0, double *x, double *err) {
 int nh_sim_ap_contact_lambda(nh_sim *s, const double *x, double *lam) {
   const int na = s->nact;
   int rc = nh_model_impact_ap_hold(s->model, na, s->act, NULL, x, s->Dstk, NULL, s->Kc, NULL, s->imp_work);
-  if (rc) return rc;
+  if (rc) return hold_failed(s, rc);
   for (int k = 0; k < na; k++) {
     lam[k] = s->Kc[(size_t)k * (size_t)na + (size_t)k];
     if ((rc = nh_sim_ap_gap_accel(s, x, s->act[k], &s->bc[k]))) return rc;
