@@ -113,9 +113,9 @@ static void windows(const trace *r, char *want) {
 
 /* the calls N of window [a, b] tried: all of them in a short window, else WINDOW_EDGE at each
  * end and WINDOW_INNER spread between; besides the windows, UNIFORM_N calls spread over the run */
-#define WINDOW_EDGE 6
-#define WINDOW_INNER 12
-#define UNIFORM_N 24
+#define WINDOW_EDGE 4
+#define WINDOW_INNER 6
+#define UNIFORM_N 12
 static long window_next(long a, long b, long N) {
   if (b - a + 1 <= 2 * WINDOW_EDGE + WINDOW_INNER || N < a + WINDOW_EDGE - 1 || N >= b - WINDOW_EDGE) return N + 1;
   const long stride = (b - a + 1 - 2 * WINDOW_EDGE) / WINDOW_INNER + 1, next = N + stride;
@@ -249,7 +249,7 @@ static int sweep_fail(const config *c, const nh_model *m, fault *f, const clean_
 /* An observer stopping the run at sample k, for the samples of the windows and every
  * STOP_EVERY-th other: NH_STOPPED, no END sample, the state left the sample's (an output
  * sample's step is not taken: the state is the step's start), the logs what was shown. */
-#define STOP_EVERY 8
+#define STOP_EVERY 16
 static int sweep_stop(const config *c, const nh_model *m, fault *f, const clean_run *cr, long *runs) {
   const trace *ct = &cr->tr;
   char *want = malloc((size_t)ct->n);
