@@ -29,8 +29,8 @@ typedef struct fault {
   double push;       /* a horizontal force (the mechanical ball: V = g y - push x) */
   double ramp;       /* > 0: the mechanical ball's second gap is a ramp of this angle rising
                         from the origin, -x sin + y cos >= 0, instead of the wall; the ball
-                        starts at rest on the floor at x = start_x */
-  double start_x;
+                        starts at rest at (start_x, start_y) */
+  double start_x, start_y;
   double drag_below; /* project: a state with y below it is dragged to y = drag_to (through the
                         floor when drag_to < 0); 0 = identity */
   double drag_to;
@@ -136,7 +136,7 @@ static const nh_monitor_def fb_mons[] = {{"half", NH_MONITOR_FALLING, NH_MONITOR
 static inline nh_model *fault_ball(fault *f, double e, int nmon, int flow, int predict) {
   nh_impact_law law[3] = {{NH_IMPACT_RESTITUTION, e}, {NH_IMPACT_RESTITUTION, e}, {NH_IMPACT_RESTITUTION, e}};
   double q0[2] = {0, 1}, v0[2] = {1, 0};
-  if (f->ramp > 0.0) q0[0] = f->start_x, q0[1] = 0.0, v0[0] = 0.0; /* at rest on the floor */
+  if (f->ramp > 0.0) q0[0] = f->start_x, q0[1] = f->start_y, v0[0] = 0.0; /* at rest */
   nh_model_def d = nh_model_def_default();
   d.name = "fault_ball";
   d.nq = 2, d.ngap = f->ceiling > 0.0 ? 3 : 2, d.nmon = nmon;

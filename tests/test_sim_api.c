@@ -12,6 +12,7 @@
 #include "fault_models.h"
 #include "harness.h"
 #include "nholo/nholo.h"
+#include "sim/sim_impl.h" /* nh_sim_replace_x */
 
 #define G 9.81
 
@@ -74,6 +75,7 @@ static int test_def_refused(void) {
   REFUSE(opts.start, (nh_start)3, "method options out of range");
   REFUSE(opts.start, (nh_start)-1, "method options out of range");
   REFUSE(opts.alpha, 1.5, "method options out of range");
+  REFUSE(opts.alpha, -0.5, "method options out of range");
   REFUSE(opts.newton_tol, 0.0, "method options out of range");
   REFUSE(opts.newton_max_iter, 0, "method options out of range");
   REFUSE(opts.dexp_order, 3, "method options out of range");
@@ -126,6 +128,29 @@ static int run_split(nh_sim *s, double *x03) {
   if (nh_sim_run(s, 0.3, 0, NULL, NULL) != NH_OK) return 1;
   if (x03) memcpy(x03, nh_sim_x(s), 4 * sizeof(double));
   return nh_sim_run(s, 1.0, 0, NULL, NULL) != NH_OK;
+}
+
+/* a particle in space with two copies of the row [1, -1, 0] (dependent rows) */
+static int md2_mass(const double *q, double *M, void *u) {
+  (void)q, (void)u;
+  for (int i = 0; i < 9; i++) M[i] = i % 4 == 0;
+  return 0;
+}
+static int cp2_constraint(const double *q, const double *v, double *A, double *Adv, void *u) {
+  (void)q, (void)v, (void)u;
+  for (int r = 0; r < 2; r++) {
+    if (A) A[3 * r] = 1.0, A[3 * r + 1] = -1.0, A[3 * r + 2] = 0.0;
+    if (Adv) Adv[r] = 0.0;
+  }
+  return 0;
+}
+static nh_model *constrained2(void) {
+  static const char *const names[] = {"x", "y", "z"};
+  double q0[3] = {0, 1, 0}, v0[3] = {1, 1, 0};
+  nh_model_def d = nh_model_def_default();
+  d.name = "constrained2", d.nq = 3, d.nc = 2, d.coord_names = names, d.q0 = q0, d.v0 = v0;
+  d.mass = md2_mass, d.constraint = cp2_constraint;
+  return nh_model_create(&d, NULL, 0);
 }
 
 /* The initial state: each evaluator failing there (negative or positive) is refused by
@@ -204,10 +229,50 @@ static int test_state_refused(void) {
   ENSURE_NEAR(nh_sim_v(s)[0], 0.5, 1e-15); /* (1, 0) onto x' = y' in the kinetic metric */
   ENSURE_NEAR(nh_sim_v(s)[1], 0.5, 1e-15);
   ENSURE(nh_sim_get_stats(s)->max_constraint_residual <= 1e-16);
-  // the mass failing in the projection: refused, named
+  // the mass failing in the projection, the constraint evaluator failing at the projected
+  // velocity: refused, named, the state kept
   c.fail_at[FE_MASS] = c.calls[FE_MASS] + 1;
   ENSURE(nh_sim_set_state_x(s, 0.0, xv) == NH_ERR_CALLBACK && strstr(nh_sim_message(s), "the mass evaluator failed"));
   ENSURE(nh_sim_v(s)[0] == 0.5);
+  c.fail_at[FE_PRED] = c.calls[FE_PRED] + 2; /* (the first call finds the violation) */
+  ENSURE(nh_sim_set_state_x(s, 0.0, xv) == NH_ERR_CALLBACK && strstr(nh_sim_message(s), "the constraint evaluator failed"));
+  ENSURE(nh_sim_v(s)[0] == 0.5);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  // two equal rows: the projection of a violating velocity has no unique answer
+  const double xv3[6] = {0, 1, 0, 1, 0, 0};
+  ENSURE((m = constrained2()) && (s = nh_sim_create(m, &d, NULL, 0)));
+  ENSURE(nh_sim_set_state_x(s, 0.0, xv3) == NH_ERR_SINGULAR && !strcmp(nh_sim_message(s), "projection of the initial velocity failed"));
+  ENSURE(nh_sim_v(s)[0] == 1.0 && nh_sim_v(s)[1] == 1.0);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  // an ODE-form model: nh_sim_set_state takes q as the whole state (v ignored)
+  fault fa = {.g = G, .wall = 2.0};
+  ENSURE((m = fault_ball_ap(&fa, 0.8, 0)) && (s = nh_sim_create(m, NULL, NULL, 0)));
+  const double xa[4] = {0.25, 0.5, 1, 0};
+  ENSURE(nh_sim_set_state(s, 2.0, xa, NULL) == NH_OK && nh_sim_time(s) == 2.0 && !memcmp(nh_sim_x(s), xa, sizeof xa));
+  ENSURE(nh_sim_v(s) == NULL);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* nh_sim_replace_x (the tangent part of the Lyapunov analysis): NULL, a non-finite state or one
+ * whose energy fails is refused and not taken; a state taken starts a new energy segment */
+static int test_replace_x(void) {
+  fault f = {.g = G, .wall = 2.0};
+  nh_model *m = fault_ball(&f, 0.8, 0, 0, 0);
+  nh_sim *s = nh_sim_create(m, NULL, NULL, 0);
+  ENSURE(m && s && nh_sim_run(s, 0.2, 0, NULL, NULL) == NH_OK);
+  double x0[4], x1[4] = {0.2, 0.9, 1, -2}, xinf[4] = {0, NAN, 0, 0};
+  memcpy(x0, nh_sim_x(s), sizeof x0);
+  ENSURE(nh_sim_replace_x(NULL, x1) == NH_ERR_ARG && nh_sim_replace_x(s, NULL) == NH_ERR_ARG);
+  ENSURE(nh_sim_replace_x(s, xinf) == NH_ERR_NONFINITE && strstr(nh_sim_message(s), "replaced state is not finite at t = "));
+  f.fail_rc = -1, f.fail_at[FE_POT] = f.calls[FE_POT] + 1;
+  ENSURE(nh_sim_replace_x(s, x1) == NH_ERR_CALLBACK && strstr(nh_sim_message(s), "energy evaluation failed at the replaced state"));
+  ENSURE(!memcmp(nh_sim_x(s), x0, sizeof x0) && nh_sim_time(s) == 0.2);
+  ENSURE(nh_sim_replace_x(s, x1) == NH_OK && !memcmp(nh_sim_x(s), x1, sizeof x1) && nh_sim_time(s) == 0.2);
+  ENSURE_NEAR(nh_sim_get_stats(s)->energy, 0.5 * (1 + 4) + G * 0.9, 1e-14);
   nh_sim_destroy(s);
   nh_model_destroy(m);
   return 0;
@@ -383,6 +448,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_def_refused);
   RUN_TEST(test_state_refused);
   RUN_TEST(test_create_refused);
+  RUN_TEST(test_replace_x);
   RUN_TEST(test_accessors_and_log_limit);
   RUN_TEST(test_chain_refused);
   return TEST_SUMMARY();

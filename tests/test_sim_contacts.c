@@ -208,10 +208,103 @@ static int test_ap_impact_beside_held_contact(void) {
   return 0;
 }
 
+/* ---- simultaneous impacts in a corner: the log's limit, contacts off -------------------------- */
+
+/* The ball of fault_models.h dropped from (0, 0.5) onto the corner of its floor and a 30 degree
+ * ramp (restitution 0.5): both gaps are reached together at every bounce, resolved as one
+ * simultaneous impact whose impulse is the floor's alone, (1 + e) |v-| (the reflection off the
+ * floor sends the ball straight up, away from the ramp), at t1 (1 + 2 sum e^k), t1 =
+ * sqrt(2 0.5 / g), until a bounce below what the floor resolves closes it at rest, short of the
+ * Zeno time 3 t1. With log_limit 3 the log keeps records 1, 2 and the latest, each equal to the
+ * full log's (its contacts, gaps, impulses and rates from the pools). With contacts off and
+ * restitution 0 the ball, at rest in the corner after its plastic impact, can go nowhere: the
+ * run ends with NH_STALL, the impact logged, nothing closed. */
+static int test_corner_drop_log_limit(void) {
+  const double e = 0.5, t1 = sqrt(2.0 * 0.5 / G);
+  fault f = {.g = G, .wall = 2.0, .ramp = RAMP_BETA, .start_x = 0.0, .start_y = 0.5};
+  nh_model *m = fault_ball(&f, e, 0, 0, 0);
+  ENSURE(m);
+  nh_sim_def d = nh_sim_def_default();
+  nh_sim *full = nh_sim_create(m, &d, NULL, 0), *lim;
+  d.log_limit = 3;
+  lim = nh_sim_create(m, &d, NULL, 0);
+  ENSURE(full && lim);
+  ENSURE(nh_sim_run(full, 1.0, 0, NULL, NULL) == NH_OK && nh_sim_run(lim, 1.0, 0, NULL, NULL) == NH_OK);
+  const long n = nh_sim_impact_count(full);
+  ENSURE(n > 10 && nh_sim_impact_count(lim) == 3 && nh_sim_get_stats(lim)->impacts == n);
+  double tk = t1, dt = 2.0 * e * t1;
+  for (long k = 0; k < n; k++) {
+    nh_impact_record r;
+    ENSURE(nh_sim_impact_get(full, k, &r) == NH_OK);
+    ENSURE(r.contacts == 2 && r.contact_gap[0] == 0 && r.contact_gap[1] == 1 && r.impulse[1] == 0.0);
+    ENSURE_NEAR(r.t, tk, 1e-9);
+    ENSURE_NEAR(r.impulse[0], (1.0 + e) * G * (k ? dt / (2.0 * e) : t1), 1e-9);
+    tk += dt, dt *= e;
+    const long j = k < 2 ? k : k == n - 1 ? 2 : -1;
+    if (j < 0) continue;
+    nh_impact_record q;
+    ENSURE(nh_sim_impact_get(lim, j, &q) == NH_OK && q.t == r.t && q.gap == r.gap && q.contacts == r.contacts);
+    for (int c = 0; c < r.contacts; c++)
+      ENSURE(q.contact_gap[c] == r.contact_gap[c] && q.impulse[c] == r.impulse[c] &&
+             q.contact_vn_before[c] == r.contact_vn_before[c] && q.contact_vn_after[c] == r.contact_vn_after[c]);
+  }
+  nh_contact_record c;
+  ENSURE(nh_sim_contact_count(full) == 1 && nh_sim_contact_get(full, 0, &c) == NH_OK && c.gap == 0);
+  ENSURE(c.kind == NH_CONTACT_CLOSE && c.reason == NH_CONTACT_REST && c.t <= 3.0 * t1 && c.t > 3.0 * t1 - 1e-6);
+  ENSURE(nh_sim_contact_closed(full, 0) && nh_sim_q(full)[1] == 0.0);
+  nh_sim_destroy(full);
+  nh_sim_destroy(lim);
+  nh_model_destroy(m);
+  // contacts off, restitution 0
+  d.log_limit = 0, d.contact = 0;
+  ENSURE((m = fault_ball(&f, 0.0, 0, 0, 0)) && (full = nh_sim_create(m, &d, NULL, 0)));
+  const int rc = nh_sim_run(full, 1.0, 0, NULL, NULL);
+  printf("  contacts off: %s, %s\n", nh_status_name(rc), nh_sim_message(full));
+  ENSURE(rc == NH_STALL && strstr(nh_sim_message(full), "no progress in t: 1000 consecutive steps"));
+  nh_impact_record r;
+  ENSURE(nh_sim_impact_count(full) >= 1 && nh_sim_impact_get(full, 0, &r) == NH_OK && r.contacts == 2);
+  ENSURE_NEAR(r.t, t1, 1e-9);
+  ENSURE(nh_sim_contact_count(full) == 0 && fabs(nh_sim_q(full)[1]) < 1e-12 && fabs(nh_sim_q(full)[0]) < 1e-12);
+  nh_sim_destroy(full);
+  nh_model_destroy(m);
+  return 0;
+}
+
+/* An almost-Poisson particle without gravity (g = 0) stopped on its floor by a plastic impact
+ * at t = 0.1: at rest there, pressed by nothing (its free g'' is 0: the vector field vanishes),
+ * its contact does not close (force 0), and it stays on the floor, at rest, to the end (to the
+ * rounding of the impact's kappa). */
+static int test_ap_rest_unpressed(void) {
+  static const char *const names[] = {"x", "y", "px", "py"};
+  const nh_impact_law law[2] = {{NH_IMPACT_RESTITUTION, 0.0}, {NH_IMPACT_RESTITUTION, 0.0}};
+  const double x0[4] = {0, 0.1, 0, -1};
+  fault f = {.g = 0.0, .wall = 2.0};
+  nh_model_def d = nh_model_def_default();
+  d.name = "unpressed", d.form = NH_FORM_ODE, d.nx = 4, d.ngap = 2, d.state_names = names, d.gap_names = fb_gaps;
+  d.impact = law, d.x0 = x0, d.hamiltonian = fb_ham, d.poisson = fb_poisson, d.hamiltonian_degree = 2;
+  d.gap = fb_gap_ap, d.user = &f;
+  nh_model *m = nh_model_create(&d, NULL, 0);
+  nh_sim *s = m ? nh_sim_create(m, NULL, NULL, 0) : NULL;
+  ENSURE(m && s && nh_sim_run(s, 1.0, 0, NULL, NULL) == NH_OK);
+  nh_impact_record r;
+  ENSURE(nh_sim_impact_count(s) == 1 && nh_sim_impact_get(s, 0, &r) == NH_OK && r.gap == 0);
+  ENSURE_NEAR(r.t, 0.1, 1e-12);
+  ENSURE_NEAR(r.vn_before, -1.0, 1e-12);
+  // (the rate after: 0 to the impact's kappa by central differences, AP_WALL_TOL)
+  ENSURE(fabs(r.vn_after) <= AP_WALL_TOL && nh_sim_contact_count(s) == 0 && !nh_sim_contact_closed(s, 0));
+  const double *x = nh_sim_x(s);
+  ENSURE(fabs(x[1]) <= AP_WALL_TOL && fabs(x[3]) <= AP_WALL_TOL && x[0] == 0.0 && x[2] == 0.0);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_corner_releases_pulling_floor);
   RUN_TEST(test_graze_in_simultaneous_impact);
   RUN_TEST(test_ap_impact_beside_held_contact);
+  RUN_TEST(test_corner_drop_log_limit);
+  RUN_TEST(test_ap_rest_unpressed);
   return TEST_SUMMARY();
 }

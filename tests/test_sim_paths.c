@@ -67,14 +67,14 @@ typedef struct config {
   int nmon;
   double ceiling, lift, drag_to; /* fault_models.h (drag_to != 0: drag_below = 1e-6) */
   int evs[6], nev;    /* the evaluators made to fail */
-  double push, ramp, start_x; /* fault_models.h */
+  double push, ramp, start_x, start_y; /* fault_models.h */
   int contact_off;    /* nh_sim_def.contact = 0 */
 } config;
 
 static nh_model *config_model(const config *c, fault *f) {
   memset(f, 0, sizeof *f);
   f->g = G, f->wall = 2.0, f->ceiling = c->ceiling, f->lift = c->lift;
-  f->push = c->push, f->ramp = c->ramp, f->start_x = c->start_x;
+  f->push = c->push, f->ramp = c->ramp, f->start_x = c->start_x, f->start_y = c->start_y;
   if (c->drag_to != 0.0) f->drag_below = 1e-6, f->drag_to = c->drag_to;
   return c->ap ? fault_ball_ap(f, c->e, c->nmon) : fault_ball(f, c->e, c->nmon, !strcmp(c->method, "exact"), 0);
 }
@@ -113,9 +113,9 @@ static void windows(const trace *r, char *want) {
 
 /* the calls N of window [a, b] tried: all of them in a short window, else WINDOW_EDGE at each
  * end and WINDOW_INNER spread between; besides the windows, UNIFORM_N calls spread over the run */
-#define WINDOW_EDGE 6
-#define WINDOW_INNER 12
-#define UNIFORM_N 24
+#define WINDOW_EDGE 4
+#define WINDOW_INNER 6
+#define UNIFORM_N 12
 static long window_next(long a, long b, long N) {
   if (b - a + 1 <= 2 * WINDOW_EDGE + WINDOW_INNER || N < a + WINDOW_EDGE - 1 || N >= b - WINDOW_EDGE) return N + 1;
   const long stride = (b - a + 1 - 2 * WINDOW_EDGE) / WINDOW_INNER + 1, next = N + stride;
@@ -249,7 +249,7 @@ static int sweep_fail(const config *c, const nh_model *m, fault *f, const clean_
 /* An observer stopping the run at sample k, for the samples of the windows and every
  * STOP_EVERY-th other: NH_STOPPED, no END sample, the state left the sample's (an output
  * sample's step is not taken: the state is the step's start), the logs what was shown. */
-#define STOP_EVERY 8
+#define STOP_EVERY 16
 static int sweep_stop(const config *c, const nh_model *m, fault *f, const clean_run *cr, long *runs) {
   const trace *ct = &cr->tr;
   char *want = malloc((size_t)ct->n);
@@ -285,22 +285,25 @@ static int sweep_stop(const config *c, const nh_model *m, fault *f, const clean_
  * and output samples from the flow), methods that hold contacts by projection; lifted off
  * its floor (the contact's force located at its zero); under a ceiling its apexes graze (the
  * graze search); a projection leaving the floor 5e-12 under its wall (the last line of
- * defence's tolerance) */
+ * defence's tolerance); with restitution 0; with contacts off; pushed up a 30 degree ramp from
+ * its corner or along its floor into it; dropped onto the corner (both gaps reached together,
+ * plastic: the floor closes at rest, the ramp, pressed by nothing, does not) */
 static const config CONFIGS[] = {
-    {"ball dopri5 e=0.8", 0, "dopri5", 0.8, 1.5, 0.0, 1, 0, 0, 0, {FE_MASS, FE_POT, FE_GAP, FE_MON}, 4, 0, 0, 0, 0},
-    {"ball dopri5 e=0.3", 0, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP, FE_MON}, 3, 0, 0, 0, 0},
-    {"ball rk4 e=0.3", 0, "rk4", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 0, 0, 0, 0},
-    {"ball gonzalez e=0.3", 0, "gonzalez", 0.3, 2.3, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 0, 0, 0, 0},
-    {"ball exact e=0.8", 0, "exact", 0.8, 1.5, 0.05, 1, 0, 0, 0, {FE_FLOW, FE_GAP, FE_MON}, 3, 0, 0, 0, 0},
-    {"ball dopri5 lifted", 0, "dopri5", 0.3, 1.8, 0.0, 0, 0, 6.54, 0, {FE_GAP, FE_FORCE}, 2, 0, 0, 0, 0},
-    {"ball dopri5 ceiling", 0, "dopri5", 0.9, 1.5, 0.0, 1, 1.02, 0, 0, {FE_GAP, FE_MON}, 2, 0, 0, 0, 0},
-    {"ap ball dopri5 e=0.3", 1, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_HAM, FE_POI, FE_GAP, FE_MON, FE_PROJ}, 5, 0, 0, 0, 0},
-    {"ap ball gonzalez e=0.3", 1, "gonzalez", 0.3, 1.9, 0.0, 0, 0, 0, 0, {FE_HAM, FE_GAP}, 2, 0, 0, 0, 0},
-    {"ap ball dopri5 dragged", 1, "dopri5", 0.8, 1.5, 0.0, 0, 0, 0, -5e-12, {FE_GAP}, 1, 0, 0, 0, 0},
-    {"ball dopri5 e=0", 0, "dopri5", 0.0, 1.0, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 0, 0, 0, 0},
-    {"ball dopri5 contacts off", 0, "dopri5", 0.3, 1.5, 0.0, 0, 0, 0, 0, {FE_GAP}, 1, 0, 0, 0, 1},
-    {"corner dopri5", 0, "dopri5", 0.5, 0.5, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 10.0, 0.5235987755982988, 0.0, 0},
-    {"slide into ramp dopri5", 0, "dopri5", 0.5, 0.8, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 10.0, 0.5235987755982988, -0.5, 0},
+    {"ball dopri5 e=0.8", 0, "dopri5", 0.8, 1.5, 0.0, 1, 0, 0, 0, {FE_MASS, FE_POT, FE_GAP, FE_MON}, 4, 0, 0, 0, 0, 0},
+    {"ball dopri5 e=0.3", 0, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP, FE_MON}, 3, 0, 0, 0, 0, 0},
+    {"ball rk4 e=0.3", 0, "rk4", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 0, 0, 0, 0, 0},
+    {"ball gonzalez e=0.3", 0, "gonzalez", 0.3, 2.3, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 0, 0, 0, 0, 0},
+    {"ball exact e=0.8", 0, "exact", 0.8, 1.5, 0.05, 1, 0, 0, 0, {FE_FLOW, FE_GAP, FE_MON}, 3, 0, 0, 0, 0, 0},
+    {"ball dopri5 lifted", 0, "dopri5", 0.3, 1.8, 0.0, 0, 0, 6.54, 0, {FE_GAP, FE_FORCE}, 2, 0, 0, 0, 0, 0},
+    {"ball dopri5 ceiling", 0, "dopri5", 0.9, 1.5, 0.0, 1, 1.02, 0, 0, {FE_GAP, FE_MON}, 2, 0, 0, 0, 0, 0},
+    {"ap ball dopri5 e=0.3", 1, "dopri5", 0.3, 2.3, 0.0, 1, 0, 0, 0, {FE_HAM, FE_POI, FE_GAP, FE_MON, FE_PROJ}, 5, 0, 0, 0, 0, 0},
+    {"ap ball gonzalez e=0.3", 1, "gonzalez", 0.3, 1.9, 0.0, 0, 0, 0, 0, {FE_HAM, FE_GAP}, 2, 0, 0, 0, 0, 0},
+    {"ap ball dopri5 dragged", 1, "dopri5", 0.8, 1.5, 0.0, 0, 0, 0, -5e-12, {FE_GAP}, 1, 0, 0, 0, 0, 0},
+    {"ball dopri5 e=0", 0, "dopri5", 0.0, 1.0, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 0, 0, 0, 0, 0},
+    {"ball dopri5 contacts off", 0, "dopri5", 0.3, 1.5, 0.0, 0, 0, 0, 0, {FE_GAP}, 1, 0, 0, 0, 0, 1},
+    {"corner dopri5", 0, "dopri5", 0.5, 0.5, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 10.0, 0.5235987755982988, 0.0, 0.0, 0},
+    {"slide into ramp dopri5", 0, "dopri5", 0.5, 0.8, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 10.0, 0.5235987755982988, -0.5, 0.0, 0},
+    {"drop into corner dopri5", 0, "dopri5", 0.0, 0.6, 0.0, 0, 0, 0, 0, {FE_MASS, FE_GAP}, 2, 0.0, 0.5235987755982988, 0.0, 0.5, 0},
 };
 
 static int test_failing_evaluators(void) {
@@ -394,13 +397,16 @@ static int test_location_not_converging(void) {
  * for the latest, i = j - 1. */
 #define RELOC_K 66
 #define RELOC_R 2.5
+#define RELOC_EVERY 151 /* the calls of the gap evaluator made to fail */
 static int reloc_mass(const double *q, double *M, void *u) {
   (void)q, (void)u;
   M[0] = 1.0;
   return 0;
 }
+static long reloc_calls, reloc_fail_at; /* the gap evaluator fails (-1) at call reloc_fail_at */
 static int reloc_gap(const double *q, double *g, double *dg, void *u) {
   (void)u;
+  if (++reloc_calls == reloc_fail_at) return -1;
   const double s = 1.0 - q[0];
   for (int i = 0; i < RELOC_K; i++) {
     const double c = 0.05 + 1e-4 * (i + 1), k = pow(RELOC_R, s < c ? RELOC_K - 1 - i : RELOC_K);
@@ -420,6 +426,7 @@ static int test_relocation_guard(void) {
   ENSURE(m);
   nh_sim *s = ball_sim(m, "rk4", 0.5, 0.0);
   ENSURE(s);
+  reloc_calls = 0;
   const int rc = nh_sim_run(s, 1.0, 0, NULL, NULL);
   const char *e = nh_sim_message(s);
   printf("  %s: %s (located %ld)\n", nh_status_name(rc), e, nh_sim_get_stats(s)->events_located);
@@ -431,6 +438,20 @@ static int test_relocation_guard(void) {
   ENSURE(nh_sim_time(s) == 0.0 && nh_sim_q(s)[0] == 1.0 && nh_sim_impact_count(s) == 0);
   ENSURE(nh_sim_get_stats(s)->events_located == 65); /* the first location and 64 more */
   nh_sim_destroy(s);
+  // the gap evaluator failing in any of those locations (every RELOC_EVERY-th call): the run
+  // ends there, named, at its start
+  const long calls = reloc_calls;
+  for (reloc_fail_at = 1; reloc_fail_at <= calls; reloc_fail_at += RELOC_EVERY) {
+    ENSURE((s = ball_sim(m, "rk4", 0.5, 0.0)));
+    reloc_calls = 0;
+    ENSURE(nh_sim_run(s, 1.0, 0, NULL, NULL) == NH_ERR_CALLBACK);
+    // (the step's end: "gap evaluator failed at t = 0.5"; inside the locations: "the gap
+    // evaluator failed near t = 0 (...)")
+    ENSURE(strstr(nh_sim_message(s), "gap evaluator failed ") && strstr(nh_sim_message(s), "t = "));
+    ENSURE(nh_sim_time(s) == 0.0 && nh_sim_q(s)[0] == 1.0 && nh_sim_impact_count(s) == 0);
+    nh_sim_destroy(s);
+  }
+  reloc_fail_at = 0;
   nh_model_destroy(m);
   return 0;
 }
