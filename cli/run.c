@@ -81,7 +81,7 @@ typedef struct opt_def {
 #define SHARED(name) {name, NULL, NULL, NULL}
 static const opt_def run_options[] = {
     SHARED("--table"), SHARED("--impact"), SHARED("--impacts"), SHARED("--t-end"), SHARED("--method"),
-    SHARED("--retraction"), SHARED("--dexp-order"), SHARED("--alpha"), SHARED("--start"), SHARED("--ld"),
+    SHARED("--retraction"), SHARED("--dexp-order"), SHARED("--alpha"), SHARED("--variant"), SHARED("--start"), SHARED("--ld"),
     SHARED("--dt"), SHARED("--rtol"), SHARED("--atol"), SHARED("--newton-tol"), SHARED("--newton-max-iter"),
     {"--sample", "DT", "output interval on dense output (default 0.01 s for exact, else every step; 0 = every step)", set_sample},
     SHARED("--set"), SHARED("--backend"), SHARED("--project-initial"), SHARED("--zeno-count"),

@@ -77,6 +77,13 @@ static int set_start(cli_sim_opts *o, const char *opt, const char *val) {
   o->mopts.start = (nh_start)i;
   return 1;
 }
+static int set_variant(cli_sim_opts *o, const char *opt, const char *val) {
+  static const char *const names[] = {"symmetric", "paper"};
+  int i;
+  if (!keyword(opt, val, names, 2, "variant", "symmetric or paper", &i)) return 0;
+  o->mopts.variant = (nh_variant)i;
+  return 1;
+}
 static int set_dexp(cli_sim_opts *o, const char *opt, const char *val) {
   long k;
   if (!cli_parse_long(opt, val, 0, 2, &k)) return 0;
@@ -139,7 +146,8 @@ const cli_sim_opt cli_sim_options[] = {
     {"--retraction", "exp|ccsk|cay", "rdp: the SE(2) retraction (default exp)", set_retraction},
     {"--dexp-order", "K", "rdp with exp: 0 exact dexp^-1 (default), 1 or 2 its truncation (paper eq. 42)", set_dexp},
     {"--alpha", "A", "rdp: shape quadrature point r_k+A, A in [0, 1] (default 0.5; 0 is first order)", set_alpha},
-    {"--start", "NAME", "paper, consistent or midpoint: gni paper (eq. 16) or midpoint start; rattle lambda_0 = 0 (paper) or consistent", set_start},
+    {"--variant", "NAME", "gni, rattle, shake: symmetric (default: one step of the nodal state, no period-2 mode, energy exact for V = 0 and constant M) or paper (the paper's two-step forms)", set_variant},
+    {"--start", "NAME", "with --variant paper: paper, consistent or midpoint (default): gni paper (eq. 16) or midpoint start; rattle lambda_0 = 0 (paper) or consistent", set_start},
     {"--ld", "trapezoid|midpoint", "del: the discrete Lagrangian (default trapezoid)", set_ld},
     {"--dt", "H", "step of fixed-step methods, first trial step of adaptive ones (default 1e-3 s)", set_dt},
     {"--rtol", "R", "relative tolerance of adaptive methods (default 1e-10)", set_rtol},

@@ -18,10 +18,15 @@ static inline nh_model *parse(const char *text) {
   return m;
 }
 
-/* a simulation of m with method at step h; NULL, with the reason printed, when it cannot start */
+/* a simulation of m with method at step h ("gni:paper": gni, rattle or shake in the paper's
+ * variant); NULL, with the reason printed, when it cannot start */
 static inline nh_sim *make_sim(const nh_model *m, const char *method, double h) {
   nh_sim_def d = nh_sim_def_default();
-  d.method = nh_method_find(method);
+  char name[32];
+  snprintf(name, sizeof name, "%s", method);
+  char *colon = strchr(name, ':');
+  if (colon) *colon = '\0', d.opts.variant = nh_variant_find(colon + 1) == NH_VARIANT_PAPER ? NH_VARIANT_PAPER : d.opts.variant;
+  d.method = nh_method_find(name);
   d.h = h;
   char msg[512];
   nh_sim *s = d.method ? nh_sim_create(m, &d, msg, sizeof msg) : NULL;

@@ -723,14 +723,23 @@ rc=$?
 "$NHOLO" run "$SRC/examples/bouncing_ball.nh" --t-end 3 >"$T/bb" 2>"$T/err" && grep -q "contact close: t = 1.35457" "$T/bb" \
   && ok "text summary lists the contact" || bad "text summary contact: $(cat "$T/bb")"
 expect_usage "a fixed-step run of 1e300 steps, no outputs" run penny --method rk4 --dt 1e-300 --t-end 1
-# the README's sleigh example: the default (midpoint) start stays in gni's regime; the paper's start
-# seeds the period-2 mode, the nodal energy drifts while the half-step energy holds: NH_DRIFT, exit 4
-"$NHOLO" run sleigh --method gni --dt 0.05 --t-end 10 --json >"$T/s1" 2>"$T/err"
+# the README's sleigh example: the default (symmetric) variant conserves the nodal energy to T = 100
+# (the paper's variant drifts by 1.0 there); the paper's variant with the paper's start seeds the
+# period-2 mode, the nodal energy drifts while the half-step energy holds: NH_DRIFT, exit 4
+"$NHOLO" run sleigh --method gni --dt 0.05 --t-end 100 --json >"$T/s1" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '"status": "NH_OK"' "$T/s1" && grep -q '"conserved_quantity": "energy"' "$T/s1" \
+  && grep -q '"conserves_energy": true' "$T/s1" \
+  && awk -F'"max_energy_rel_error": ' 'NF > 1 { split($2, a, ","); exit !(a[1] + 0 < 1e-11) }' "$T/s1" \
+  && ok "gni on the sleigh to T = 100, default (symmetric) variant: NH_OK, energy error < 1e-11" \
+  || bad "gni default variant (exit $rc): $(cat "$T/err")"
+"$NHOLO" run sleigh --method gni --variant paper --dt 0.05 --t-end 10 --json >"$T/s1" 2>"$T/err"
 rc=$?
 [ $rc -eq 0 ] && grep -q '"status": "NH_OK"' "$T/s1" && grep -q '"conserved_quantity": "half-step energy"' "$T/s1" \
-  && grep -q '"conserves_energy": true' "$T/s1" && ok "gni on the sleigh, default start: NH_OK with the half-step energy" \
-  || bad "gni default start (exit $rc): $(cat "$T/err")"
-"$NHOLO" run sleigh --method gni --start paper --dt 0.05 --t-end 10 --json >"$T/s1" 2>"$T/err"
+  && ok "gni --variant paper on the sleigh, midpoint start: NH_OK with the half-step energy" \
+  || bad "gni paper variant (exit $rc): $(cat "$T/err")"
+expect_usage "unknown variant" run sleigh --method gni --variant twostep
+"$NHOLO" run sleigh --method gni --variant paper --start paper --dt 0.05 --t-end 10 --json >"$T/s1" 2>"$T/err"
 rc=$?
 [ $rc -eq 4 ] && grep -q '"status": "NH_DRIFT"' "$T/s1" && grep -q "left its regime" "$T/err" \
   && ok "gni with the paper's start: NH_DRIFT, exit 4, said on stderr" || bad "gni paper start (exit $rc): $(cat "$T/err")"
@@ -859,8 +868,8 @@ rc=$?
 # for omega >= 0.9) completed: ok, counted as drifted, in the statistics (min and max of the
 # CSV's eight final states: x_dot's max 2.34 is a drifted one's), the exit status that of `nholo run`
 # for NH_DRIFT (4), a line on stderr
-DR="sleigh --method gni --start paper --dt 0.05 --t-end 5 --vary omega=grid:0.1:2:8"
-"$NHOLO" run sleigh --method gni --start paper --dt 0.05 --t-end 5 >/dev/null 2>&1
+DR="sleigh --method gni --variant paper --start paper --dt 0.05 --t-end 5 --vary omega=grid:0.1:2:8"
+"$NHOLO" run sleigh --method gni --variant paper --start paper --dt 0.05 --t-end 5 >/dev/null 2>&1
 rrc=$?
 "$NHOLO" ensemble $DR --out "$T/drift.csv" --json >"$T/dj" 2>"$T/err"
 rc=$?
@@ -1021,10 +1030,13 @@ kinetic 1/2*(r'^2 + r^2*th'^2) + 1/2*0.1*ph'^2
 constraint blade: sin(ph)*r' = cos(ph)*r*th'
 initial r = 1, th = 0, ph = 0.3, r' = 0.5, th' = 0.15466812480481162, ph' = 1
 NH
-"$NHOLO" run "$T/polar.nh" --method gni --dt 0.01 --t-end 20 >"$T/pk" 2>"$T/err" \
+"$NHOLO" run "$T/polar.nh" --method gni --variant paper --dt 0.01 --t-end 20 >"$T/pk" 2>"$T/err" \
   && grep -q "(not conserved by gni on this model: that needs V = 0, a constant M, no forces and elastic impacts)" "$T/pk" \
   && grep -q "^status: NH_OK$" "$T/pk" \
-  && ok "gni with M(q): its half-step energy reported as not conserved, the run NH_OK" || bad "gni with M(q): $(cat "$T/err" "$T/pk")"
+  && ok "gni --variant paper with M(q): its half-step energy reported as not conserved, the run NH_OK" || bad "gni with M(q): $(cat "$T/err" "$T/pk")"
+"$NHOLO" run "$T/polar.nh" --method gni --dt 0.01 --t-end 20 >"$T/pk" 2>"$T/err" && ! grep -q "half-step" "$T/pk" \
+  && grep -q "^status: NH_OK$" "$T/pk" \
+  && ok "gni (symmetric) with M(q): del's step, no conserved quantity claimed, NH_OK" || bad "gni symmetric M(q): $(cat "$T/err" "$T/pk")"
 
 # ---- Newton at round-off is accepted (gni, del): a free particle in polar coordinates at
 # h = 1e-3 stalled at t = 3.79 with its residual at 1e-12, the size of eps |M| |q| / h ----------
@@ -1124,9 +1136,9 @@ EOF
   && grep -q "^status: NH_OK$" "$T/tx" && grep -q "^t = 8 s, " "$T/tx" \
   && ok "del runs TREX to t = 8 (stalled at 4.418 when the held foot was projected by one Newton step)" \
   || bad "del TREX to t = 8: $(cat "$T/err" "$T/tx")"
-# rattle's Newton iteration fails at h = 1e-3 as the right foot closes at t = 7.9254 (a stiff
-# moment of the hip PD): that step is taken in quarters and the run goes on (it ended there)
-"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method rattle --t-end 10 >"$T/tx" 2>"$T/err" \
+# the paper's rattle: its Newton iteration fails at h = 1e-3 as the right foot closes at t = 7.9254
+# (a stiff moment of the hip PD): that step is taken in quarters and the run goes on (it ended there)
+"$NHOLO" run "$(dirname "$0")/../examples/trex.nh" --method rattle --variant paper --t-end 10 >"$T/tx" 2>"$T/err" \
   && grep -q "^status: NH_OK$" "$T/tx" && grep -Eq "^t = 10 s, [0-9]+ impacts, [0-9]+ steps \([1-9][0-9]* rejected\)" "$T/tx" \
   && ok "rattle runs TREX to t = 10 through a step whose Newton iteration fails at h = 1e-3" \
   || bad "rattle TREX to t = 10: $(cat "$T/err" "$T/tx")"

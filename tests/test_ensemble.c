@@ -224,7 +224,7 @@ static int test_drifted_members(void) {
   v[0].target = NH_VARY_PARAM;
   nh_ensemble_def d = {0};
   d.model = m, d.sim = nh_sim_def_default(), d.sim.method = nh_method_find("gni"), d.sim.h = 0.05;
-  d.sim.opts.start = NH_START_PAPER;
+  d.sim.opts.variant = NH_VARIANT_PAPER, d.sim.opts.start = NH_START_PAPER;
   d.t_end = 5.0, d.nvar = 1, d.vars = v, d.replicas = 1, d.seed = 1, d.threads = 2, d.build = build_sleigh;
   nh_ensemble_stats s;
   ENSURE(nh_ensemble_run(&d, NULL, &s, msg, sizeof msg) == NH_OK);

@@ -73,7 +73,7 @@ rc=$?
   && ok "no member ended well: the statistics are null" || bad "no member ended well (exit $rc): $(cat "$T/blj0" "$T/err")"
 
 # ---- members that drift (NH_DRIFT) complete: the HDF5 attributes count them -------------
-"$NHOLO" ensemble sleigh --method gni --start paper --dt 0.05 --t-end 5 --vary omega=grid:0.1:2:8 --sample 1 \
+"$NHOLO" ensemble sleigh --method gni --variant paper --start paper --dt 0.05 --t-end 5 --vary omega=grid:0.1:2:8 --sample 1 \
   --out "$T/drift.h5" >/dev/null 2>"$T/err"
 rc=$?
 if command -v h5dump >/dev/null 2>&1; then
@@ -224,8 +224,8 @@ S="--dt 0.05 --t-end 5"
 same_as_run rdp-cay sleigh --method rdp --retraction cay $S
 same_as_run rdp-exp sleigh --method rdp $S
 same_as_run rdp-dexp sleigh --method rdp --dexp-order 1 --alpha 0.3 $S
-same_as_run gni-paper sleigh --method gni --start paper $S
-same_as_run gni-midpoint sleigh --method gni $S
+same_as_run gni-paper sleigh --method gni --variant paper --start paper $S
+same_as_run gni-symmetric sleigh --method gni $S
 same_as_run del-midpoint sleigh --method del --ld midpoint --newton-tol 1e-10 --newton-max-iter 50 $S
 same_as_run del-trapezoid sleigh --method del $S
 same_as_run penny-ellipse penny --table ellipse --impacts 5
@@ -235,7 +235,7 @@ same_as_run contact-slip "$DB" --backend tape --mu 0.05 --on-slip stop --t-end 5
 [ "$(awk -F, 'NR == 2 { print $2 }' "$T/e.csv")" = NH_EVENT_STOP ] && ok "--mu 0.05 --on-slip stop: the member stops at slip" \
   || bad "--on-slip stop: $(cat "$T/e.csv")"
 same_as_run contact-plain "$DB" --backend tape --t-end 5
-for pair in rdp-cay:rdp-exp rdp-dexp:rdp-exp gni-paper:gni-midpoint del-midpoint:del-trapezoid penny-ellipse:penny-circle \
+for pair in rdp-cay:rdp-exp rdp-dexp:rdp-exp gni-paper:gni-symmetric del-midpoint:del-trapezoid penny-ellipse:penny-circle \
   contact-slip:contact-plain; do
   a=${pair%%:*} b=${pair#*:}
   ! cmp -s "$T/row-$a" "$T/row-$b" && ok "$a differs from $b (the option reaches the member)" || bad "$a = $b: $(cat "$T/row-$a")"

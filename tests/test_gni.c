@@ -1,6 +1,7 @@
 /* test_gni.c - the structure-preserving integrators of "Simulating Nonholonomic Dynamics"
  * (Kobilarov, Martin de Diego, Ferraro): gni, rattle, shake, del, rdp, rk2 on the Chaplygin
  * sleigh and the snakeboard (spec 001 sec. 7, tests T1-T21), SE(2) retractions, and hybrid runs.
+ * The paper's variant of gni, rattle and shake (their default is the symmetric one).
  * Reference values quoted from the spec come from an independent prototype; they are compared
  * with a relative tolerance (spec: about 5%), orders by error ratios. */
 #include <math.h>
@@ -21,10 +22,23 @@
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
+/* This file validates the paper's forms: gni, rattle and shake in NH_VARIANT_PAPER (the other
+ * methods ignore the variant). The symmetric default has its own tests (test_symmetric.c). */
+static nh_method_opts paper_opts(void) {
+  nh_method_opts o = nh_method_opts_default();
+  o.variant = NH_VARIANT_PAPER;
+  return o;
+}
+static nh_sim_def paper_def(void) {
+  nh_sim_def d = nh_sim_def_default();
+  d.opts.variant = NH_VARIANT_PAPER;
+  return d;
+}
+
 /* run to T with N fixed steps; final state into q, v; returns the status */
 static int run_n(const nh_model *m, const char *method, nh_method_opts o, int N, double T, double *q,
                  double *v, nh_sim_stats *st) {
-  nh_sim_def d = nh_sim_def_default();
+  nh_sim_def d = paper_def();
   d.method = nh_method_find(method);
   d.h = T / N;
   d.opts = o;
@@ -274,7 +288,7 @@ static int test_t3_t4_sleigh_gni_invariants(void) {
   nh_sleigh_params p = nh_sleigh_params_default();
   nh_model *m = nh_sleigh_create(&p, NULL, 0);
   tstep ts;
-  tstep_init(&ts, m, "gni", nh_method_opts_default());
+  tstep_init(&ts, m, "gni", paper_opts());
   const int N = 800;
   const double h = 10.0 / N;
   double x[6], x1[6], pprev[3] = {0}, E0 = 0, dE = 0, cmax = 0;
@@ -315,13 +329,13 @@ static int test_t5_t16_sleigh_convergence(void) {
       {"shake", NH_START_PAPER, 2}, {"rdp", NH_START_PAPER, 2}, {"rk2", NH_START_PAPER, 2},
       {"rk4", NH_START_PAPER, 4}, {"dopri5", NH_START_PAPER, 0}};
   for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) {
-    nh_method_opts o = nh_method_opts_default();
+    nh_method_opts o = paper_opts();
     o.start = ms[k].start;
     double e[5];
     printf("  T16 %-6s%s:", ms[k].name, ms[k].start ? "(mid)" : "     ");
     for (int j = 0; j < 5; j++) {
       if (ms[k].order == 0) {
-        nh_sim_def d = nh_sim_def_default();
+        nh_sim_def d = paper_def();
         d.rtol = 1e-12, d.atol = 1e-14;
         nh_sim *s = nh_sim_create(m, &d, NULL, 0);
         ENSURE(nh_sim_run(s, 5.0, 0, NULL, NULL) == NH_OK);
@@ -363,7 +377,7 @@ static double parasitic_rate(double v0, int N) {
   p.v0 = v0, p.omega0 = 0.01;
   nh_model *m = nh_sleigh_create(&p, NULL, 0);
   tstep ts;
-  tstep_init(&ts, m, "gni", nh_method_opts_default());
+  tstep_init(&ts, m, "gni", paper_opts());
   const double T = 4.0, h = T / N;
   double x[6], x1[6], w[5] = {0}, amp_mid = 0, amp_end = 0;
   memcpy(x, m->q0, sizeof(double) * 3);
@@ -395,7 +409,7 @@ static int test_t9_parasitic_mode(void) {
   nh_model *m = nh_sleigh_create(&p, NULL, 0);
   double qe[3], q[3], ep[4], em[4];
   nh_sleigh_exact(&p, 10.0, qe, NULL, NULL, NULL);
-  nh_method_opts o = nh_method_opts_default();
+  nh_method_opts o = paper_opts();
   for (int j = 0; j < 4; j++) {
     o.start = NH_START_PAPER;
     ENSURE(run_n(m, "gni", o, 100 << j, 10.0, q, NULL, NULL) == NH_DRIFT); /* the period-2 mode */
@@ -455,8 +469,8 @@ static int test_t6_t7_rattle_shake(void) {
   ENSURE(m);
   const double T = 5.0;
   double qr[3], vr[3];
-  ENSURE(run_n(m, "rk4", nh_method_opts_default(), 20000, T, qr, vr, NULL) == NH_OK);
-  nh_method_opts paper = nh_method_opts_default(), cons = paper;
+  ENSURE(run_n(m, "rk4", paper_opts(), 20000, T, qr, vr, NULL) == NH_OK);
+  nh_method_opts paper = paper_opts(), cons = paper;
   paper.start = NH_START_PAPER; /* the paper's starts (the library's default is midpoint) */
   cons.start = NH_START_CONSISTENT;
   double er[5], e0[5];
@@ -494,7 +508,7 @@ static int test_t8_reversibility(void) {
   nh_sleigh_params p = nh_sleigh_params_default();
   nh_model *m = nh_sleigh_create(&p, NULL, 0);
   tstep ts;
-  tstep_init(&ts, m, "gni", nh_method_opts_default());
+  tstep_init(&ts, m, "gni", paper_opts());
   const int N = 400;
   const double h = 0.01;
   double x[6], x1[6], c[3];
@@ -542,7 +556,7 @@ static int test_t21_snakeboard_reference(void) {
     nh_model *m = nh_snakeboard_create(&p, NULL, 0);
     double q[5], v[5];
     nh_sim_stats st;
-    ENSURE(run_n(m, "rk4", nh_method_opts_default(), 100000, 10.0, q, v, &st) == NH_OK);
+    ENSURE(run_n(m, "rk4", paper_opts(), 100000, 10.0, q, v, &st) == NH_OK);
     // pi_psi = I (psi' + th'), p1 = <d_xi l, e_1> with xi = (th', R^T (x', y'))
     double pipsi = p.I * (v[0] + v[2]), c = cos(q[2]), s = sin(q[2]);
     double xi2 = c * v[3] + s * v[4], dxi1 = p.m * p.l * p.l * v[2] + p.I * v[0], dxi2 = p.m * xi2;
@@ -581,7 +595,7 @@ static int test_t22_snakeboard_reduced(void) {
   nh_model *m = nh_snakeboard_create(&p, NULL, 0);
   const double T = 2.0, h = 5e-4;
   double q[5], v[5];
-  ENSURE(run_n(m, "rk4", nh_method_opts_default(), (int)(T / h + 0.5), T, q, v, NULL) == NH_OK);
+  ENSURE(run_n(m, "rk4", paper_opts(), (int)(T / h + 0.5), T, q, v, NULL) == NH_OK);
   // reduced state (x, y, th, psi, phi, pi_psi, phi', p1) at t = 0
   double s[8] = {p.x0, p.y0, p.theta0, p.psi0, p.phi0, p.I * (m->v0[0] + m->v0[2]), p.phi_dot0, p.p1_0};
   double k1[8], k2[8], k3[8], k4[8], st[8];
@@ -612,7 +626,7 @@ static int test_t10_snakeboard_gni_invariants(void) {
     if (!ctrl) p.A_psi = p.A_phi = 0.0;
     nh_model *m = nh_snakeboard_create(&p, NULL, 0);
     tstep ts;
-    tstep_init(&ts, m, "gni", nh_method_opts_default());
+    tstep_init(&ts, m, "gni", paper_opts());
     const int N = 128;
     const double h = 10.0 / N;
     double x[10], x1[10], pp[5], E0 = 0, dE = 0, dpsi = 0, djump = 0;
@@ -660,12 +674,12 @@ static int test_t11_t17_t20_snakeboard_orders(void) {
   nh_snakeboard_params p = nh_snakeboard_params_default();
   nh_model *m = nh_snakeboard_create(&p, NULL, 0);
   double qr[5], q[5];
-  ENSURE(run_n(m, "rk4", nh_method_opts_default(), 100000, 10.0, qr, NULL, NULL) == NH_OK);
+  ENSURE(run_n(m, "rk4", paper_opts(), 100000, 10.0, qr, NULL, NULL) == NH_OK);
   const struct { const char *name; double ref[5]; } ms[] = {
       {"gni", {1.18e-1, 2.91e-2, 7.26e-3, 1.81e-3, 4.53e-4}},
       {"rdp", {6.23e-2, 1.52e-2, 3.78e-3, 9.44e-4, 2.36e-4}}, /* exact dexp^-1 (spec T17) */
       {"rk2", {3.10, 0.563, 0.127, 3.07e-2, 7.63e-3}}};
-  nh_method_opts paper = nh_method_opts_default();
+  nh_method_opts paper = paper_opts();
   paper.start = NH_START_PAPER; /* the spec's references are for gni's paper start */
   for (int k = 0; k < 3; k++) {
     double e[5];
@@ -689,7 +703,7 @@ static int test_t11_t17_t20_snakeboard_orders(void) {
   const double ref_half[5] = {6.73e-2, 1.65e-2, 4.10e-3, 1.02e-3, 2.56e-4};
   const double ref_zero[5] = {9.93e-2, 3.28e-2, 1.23e-2, 5.13e-3, 2.31e-3};
   for (int a = 0; a < 2; a++) {
-    nh_method_opts o = nh_method_opts_default();
+    nh_method_opts o = paper_opts();
     o.dexp_order = 1;
     o.alpha = a ? 0.0 : 0.5;
     double e[5];
@@ -748,7 +762,7 @@ static int test_t18_snakeboard_explicit_rdp(void) {
     nh_se2_compose(g, dg, g);
     psi += h * u, phi += h * uphi;
   }
-  nh_method_opts o = nh_method_opts_default();
+  nh_method_opts o = paper_opts();
   o.dexp_order = 1;
   double q[5];
   nh_sim_stats st;
@@ -768,16 +782,16 @@ static int test_t12_long_horizon(void) {
   p.A_psi = p.A_phi = 0.0;
   nh_model *m = nh_snakeboard_create(&p, NULL, 0);
   double qr[5], q[5];
-  ENSURE(run_n(m, "rk4", nh_method_opts_default(), 200000, 40.0, qr, NULL, NULL) == NH_OK);
+  ENSURE(run_n(m, "rk4", paper_opts(), 200000, 40.0, qr, NULL, NULL) == NH_OK);
   double eg[3], er[3], ex[3];
-  nh_method_opts o1 = nh_method_opts_default();
+  nh_method_opts o1 = paper_opts();
   o1.dexp_order = 1; /* the paper's first-order truncation: exact for the snakeboard's reduced form */
   for (int j = 0; j < 3; j++) {
-    ENSURE(ran(run_n(m, "gni", nh_method_opts_default(), 1024 << j, 40.0, q, NULL, NULL)));
+    ENSURE(ran(run_n(m, "gni", paper_opts(), 1024 << j, 40.0, q, NULL, NULL)));
     eg[j] = pose_err(m, q, qr);
     ENSURE(run_n(m, "rdp", o1, 1024 << j, 40.0, q, NULL, NULL) == NH_OK);
     er[j] = pose_err(m, q, qr);
-    ENSURE(run_n(m, "rdp", nh_method_opts_default(), 1024 << j, 40.0, q, NULL, NULL) == NH_OK);
+    ENSURE(run_n(m, "rdp", paper_opts(), 1024 << j, 40.0, q, NULL, NULL) == NH_OK);
     ex[j] = pose_err(m, q, qr);
   }
   printf("  T12 T = 40: gni %.3g %.3g %.3g; rdp (dexp^-1 truncated) %.2e %.2e %.2e; rdp (exact dexp^-1) "
@@ -805,7 +819,7 @@ static int test_t15_rdp_retractions(void) {
                             {3.123e-1, 8.049e-2, 2.028e-2, 5.081e-3, 1.271e-3}};
   // T13: truncated dexp^-1 (the trapezoidal rule for the momenta, paper sec. 6.1)
   {
-    nh_method_opts o = nh_method_opts_default();
+    nh_method_opts o = paper_opts();
     o.dexp_order = 1;
     const double ref13[5] = {7.287e-2, 1.831e-2, 4.583e-3, 1.146e-3, 2.866e-4};
     for (int j = 0; j < 5; j++) {
@@ -815,7 +829,7 @@ static int test_t15_rdp_retractions(void) {
   }
   const nh_retraction kinds[3] = {NH_RETRACTION_EXP, NH_RETRACTION_CAY, NH_RETRACTION_CCSK};
   for (int k = 0; k < 3; k++) {
-    nh_method_opts o = nh_method_opts_default();
+    nh_method_opts o = paper_opts();
     o.retraction = kinds[k];
     double e[5], Emax = 0;
     for (int j = 0; j < 5; j++) {
@@ -883,7 +897,7 @@ static int test_t14_sleigh_trapezoid_cubic(void) {
     nh_se2_compose(g, dg, g);
     A1 = p1, A2 = p2;
   }
-  nh_method_opts o = nh_method_opts_default();
+  nh_method_opts o = paper_opts();
   o.dexp_order = 1;
   double q[3];
   ENSURE(run_n(mod, "rdp", o, N, T, q, NULL, NULL) == NH_OK);
@@ -936,7 +950,7 @@ static int test_t19_connection_sign(void) {
   ENSURE(m);
   double q[4], v[4];
   const double T = 2.0;
-  ENSURE(run_n(m, "rdp", nh_method_opts_default(), 20, T, q, v, NULL) == NH_OK);
+  ENSURE(run_n(m, "rdp", paper_opts(), 20, T, q, v, NULL) == NH_OK);
   const double acc = d.f / (d.mr + d.mx); /* 1/3 */
   printf("  T19 rdp: r(T) = %.15f (T^2/6 = %.15f), r'(T) = %.15f (T/3)\n", q[0], 0.5 * acc * T * T, v[0]);
   ENSURE_NEAR(v[0], acc * T, 1e-10); /* Newton tolerance 1e-12 per step */
@@ -971,7 +985,7 @@ static int test_rdp_invariance_check(void) {
   ENSURE(nh_method_supports(rdp, bad) == NH_ERR_UNSUPPORTED);
   ENSURE(nh_method_supports(rdp, good) == NH_OK);
   char msg[256];
-  nh_sim_def sd = nh_sim_def_default();
+  nh_sim_def sd = paper_def();
   sd.method = rdp;
   ENSURE(nh_sim_create(bad, &sd, msg, sizeof msg) == NULL && strstr(msg, "rdp"));
   nh_snakeboard_params bp = nh_snakeboard_params_default();
@@ -987,7 +1001,7 @@ static int test_rdp_invariance_check(void) {
 static int test_newton_failure_status(void) {
   nh_snakeboard_params p = nh_snakeboard_params_default();
   nh_model *m = nh_snakeboard_create(&p, NULL, 0);
-  nh_method_opts o = nh_method_opts_default();
+  nh_method_opts o = paper_opts();
   o.newton_max_iter = 1, o.newton_tol = 1e-300;
   double q[5];
   ENSURE(run_n(m, "rdp", o, 128, 10.0, q, NULL, NULL) == NH_ERR_NO_CONVERGENCE);
@@ -1003,7 +1017,7 @@ static int test_del_polar(void) {
   double pe[2], pve[2];
   polar_exact(k, q0, v0, T, pe, pve);
   for (int mid = 0; mid < 2; mid++) {
-    nh_method_opts o = nh_method_opts_default();
+    nh_method_opts o = paper_opts();
     o.midpoint_ld = mid;
     double e[3];
     nh_sim_stats st;
@@ -1091,7 +1105,7 @@ static int test_del_holonomic_pendulum(void) {
   }
   double xr = d.L * sin(th), yr = -d.L * cos(th), e[3], Emax[3];
   for (int j = 0; j < 3; j++) {
-    nh_sim_def sd = nh_sim_def_default();
+    nh_sim_def sd = paper_def();
     sd.method = nh_method_find("del");
     sd.h = T / (100 << j);
     nh_sim *s = nh_sim_create(m, &sd, NULL, 0);
@@ -1112,7 +1126,7 @@ static int test_del_holonomic_pendulum(void) {
   ENSURE(e[0] / e[1] > 3.7 && e[1] / e[2] > 3.7);
   ENSURE(Emax[0] / Emax[1] > 3.5 && Emax[1] / Emax[2] > 3.5);
   // no energy drift over a long run (variational): the error over T = 500 stays that of T = 5
-  nh_sim_def sd = nh_sim_def_default();
+  nh_sim_def sd = paper_def();
   sd.method = nh_method_find("del");
   sd.h = 0.05;
   nh_sim *s = nh_sim_create(m, &sd, NULL, 0);
@@ -1183,7 +1197,7 @@ static int test_gni_newton_polar_sleigh(void) {
   nh_sim_stats st;
   for (int j = 0; j < 4; j++) {
     double q[3];
-    ENSURE(ran(run_n(m, "gni", nh_method_opts_default(), 100 << j, T, q, NULL, &st)));
+    ENSURE(ran(run_n(m, "gni", paper_opts(), 100 << j, T, q, NULL, &st)));
     double x = q[0] * cos(q[1]), y = q[0] * sin(q[1]);
     e[j] = sqrt(pow(q[2] - qe[0], 2) + pow(x - qe[1], 2) + pow(y - qe[2], 2));
     ENSURE(st.solver_iterations >= st.steps && st.solver_max_residual <= 1e-12);
@@ -1205,7 +1219,7 @@ static int test_penny_gni_impacts(void) {
   nh_penny_params p = nh_penny_params_default();
   nh_model *m = nh_penny_create(&p, NULL, 0);
   double tex[2];
-  nh_sim_def d = nh_sim_def_default();
+  nh_sim_def d = paper_def();
   d.method = nh_method_find("exact");
   nh_sim *s = nh_sim_create(m, &d, NULL, 0);
   ENSURE(nh_sim_run(s, 10.0, 2, NULL, NULL) == NH_OK);
@@ -1217,7 +1231,7 @@ static int test_penny_gni_impacts(void) {
   nh_sim_destroy(s);
   double e[2][3];
   for (int j = 0; j < 3; j++) {
-    d = nh_sim_def_default();
+    d = paper_def();
     d.method = nh_method_find("gni");
     d.h = 1e-3 / (1 << j);
     d.opts.start = NH_START_MIDPOINT;
@@ -1269,7 +1283,7 @@ static int test_monitors_from_step(void) {
   const char *meths[3] = {"gni", "rattle", "shake"};
   for (int i = 0; i < 2; i++)
     for (int j = 0; j < 3; j++) {
-      nh_sim_def d = nh_sim_def_default();
+      nh_sim_def d = paper_def();
       d.method = nh_method_find(meths[j]);
       d.h = 0.01;
       nh_sim *sim = nh_sim_create(ms[i], &d, NULL, 0);
@@ -1342,7 +1356,7 @@ static int test_gni_fast_path_equals_general(void) {
       nh_model *m = nh_model_create(&d, msg, sizeof msg);
       if (!m) printf("  %s\n", msg);
       ENSURE(m != NULL);
-      nh_sim_def sd = nh_sim_def_default();
+      nh_sim_def sd = paper_def();
       sd.method = nh_method_find("gni");
       sd.h = 0.01;
       nh_sim *sim = nh_sim_create(m, &sd, NULL, 0);
@@ -1383,7 +1397,7 @@ static int test_gni_advance_equals_steps(void) {
     double x[2][6], st[2][9];
     int rcs[2];
     for (int o = 0; o < 2; o++) {
-      nh_sim_def d = nh_sim_def_default();
+      nh_sim_def d = paper_def();
       d.method = nh_method_find("gni");
       d.h = 0.01;
       d.max_steps = maxs[c];
@@ -1437,7 +1451,7 @@ static int test_gni_driver_equal_steps(void) {
   const double h = 0.01, T[2] = {1000.0, 1000.005};
   const long steps[2] = {100000, 100001};
   for (int k = 0; k < 2; k++) {
-    nh_sim_def d = nh_sim_def_default();
+    nh_sim_def d = paper_def();
     d.method = nh_method_find("gni");
     d.h = h;
     nh_sim *s = nh_sim_create(m, &d, NULL, 0);
@@ -1462,7 +1476,7 @@ static int test_default_start_midpoint(void) {
   nh_sleigh_params p = nh_sleigh_params_default();
   nh_model *m = nh_sleigh_create(&p, NULL, 0);
   ENSURE(m);
-  nh_method_opts def = nh_method_opts_default(), paper = def, cons = def;
+  nh_method_opts def = paper_opts(), paper = def, cons = def;
   ENSURE(def.start == NH_START_MIDPOINT);
   paper.start = NH_START_PAPER, cons.start = NH_START_CONSISTENT;
   nh_sim_stats sd, sp;
@@ -1502,30 +1516,30 @@ static int test_drift_status(void) {
   ENSURE(m);
   nh_sim_stats st;
   double q[3];
-  ENSURE(run_n(m, "gni", nh_method_opts_default(), 200, 10.0, q, NULL, &st) == NH_DRIFT);
+  ENSURE(run_n(m, "gni", paper_opts(), 200, 10.0, q, NULL, &st) == NH_DRIFT);
   printf("  gni, M(theta), h = 0.05: NH_DRIFT, energy %.3g, half-step energy %.3g (conserved %d)\n",
          st.max_energy_rel_error, st.max_conserved_rel_error, st.conserves);
   ENSURE(st.conserves == 1 && st.max_energy_rel_error > NH_DRIFT_TOL && st.steps == 200);
   ENSURE(st.max_conserved_rel_error > 1e-3 && st.max_conserved_rel_error < NH_DRIFT_TOL);
-  ENSURE(run_n(m, "gni", nh_method_opts_default(), 1000, 10.0, q, NULL, &st) == NH_OK);
+  ENSURE(run_n(m, "gni", paper_opts(), 1000, 10.0, q, NULL, &st) == NH_OK);
   ENSURE(st.max_energy_rel_error < 1e-3);
-  ENSURE(run_n(m, "rk4", nh_method_opts_default(), 200, 10.0, q, NULL, &st) == NH_OK);
+  ENSURE(run_n(m, "rk4", paper_opts(), 200, 10.0, q, NULL, &st) == NH_OK);
   ENSURE(st.conserves == 0 && st.conserved == st.energy && st.max_conserved_rel_error == st.max_energy_rel_error);
   nh_model_destroy(m);
   // the sleigh: gni's half-step energy against the nodal one (E = 1.5; the first half-step 1.5 + O(h^2))
   nh_sleigh_params p = nh_sleigh_params_default();
   m = nh_sleigh_create(&p, NULL, 0);
-  ENSURE(run_n(m, "gni", nh_method_opts_default(), 200, 10.0, q, NULL, &st) == NH_OK);
+  ENSURE(run_n(m, "gni", paper_opts(), 200, 10.0, q, NULL, &st) == NH_OK);
   printf("  sleigh gni h = 0.05: half-step energy %.17g (first %.17g), drift %.2e; nodal %.2e\n", st.conserved,
          st.conserved_initial, st.max_conserved_rel_error, st.max_energy_rel_error);
   ENSURE(st.conserves == 1 && st.max_conserved_rel_error < 1e-13 && st.max_energy_rel_error > 1e-5);
   ENSURE(fabs(st.conserved_initial - 1.5) < 1e-2 && st.conserved_initial != 1.5);
   // a discrete-gradient method claims the nodal energy itself
-  ENSURE(run_n(m, "gonzalez-f", nh_method_opts_default(), 100, 5.0, q, NULL, &st) == NH_OK);
+  ENSURE(run_n(m, "gonzalez-f", paper_opts(), 100, 5.0, q, NULL, &st) == NH_OK);
   ENSURE(st.conserves == 1 && st.conserved == st.energy && st.max_conserved_rel_error < 1e-12);
   nh_model_destroy(m);
   nh_model *pm = pot_sleigh_create(); /* V != 0: no claim */
-  ENSURE(run_n(pm, "gni", nh_method_opts_default(), 50, 5.0, q, NULL, &st) == NH_OK && st.conserves == 0);
+  ENSURE(run_n(pm, "gni", paper_opts(), 50, 5.0, q, NULL, &st) == NH_OK && st.conserves == 0);
   nh_model_destroy(pm);
   return 0;
 }

@@ -15,6 +15,19 @@
 #include "la/la.h"
 #include "tstep.h"
 
+/* the paper's variant of gni, rattle and shake: this file covers its paths (the symmetric
+ * default's: test_symmetric.c) */
+static nh_method_opts paper_opts(void) {
+  nh_method_opts o = nh_method_opts_default();
+  o.variant = NH_VARIANT_PAPER;
+  return o;
+}
+static inline nh_sim_def paper_def(void) {
+  nh_sim_def d = nh_sim_def_default();
+  d.opts.variant = NH_VARIANT_PAPER;
+  return d;
+}
+
 /* ---- a model for every kernel: n coordinates, m rows, a constant M, no force or potential */
 
 typedef struct free_par {
@@ -107,7 +120,7 @@ static int test_free_kernels(void) {
         nh_model *mk = free_create((free_par){n, m, diag, 0, 0}), *mg = free_create((free_par){n, m, diag, 1, 0});
         ENSURE(mk && mg);
         tstep tk, tg, ta;
-        nh_method_opts o = nh_method_opts_default();
+        nh_method_opts o = paper_opts();
         ENSURE(ts_init(&tk, mk, &nh_method_gni, o) == 0 && ts_init(&tg, mg, &nh_method_gni, o) == 0);
         ENSURE(ts_init(&ta, mk, &nh_method_gni, o) == 0);
         const int nx = 2 * n;
@@ -160,7 +173,7 @@ static int test_rattle_shake_energy(void) {
     ENSURE(m);
     for (int i = 0; i < 2; i++) {
       tstep t;
-      ENSURE(ts_init(&t, m, meths[i], nh_method_opts_default()) == 0);
+      ENSURE(ts_init(&t, m, meths[i], paper_opts()) == 0);
       double x[8], y[8], err, E0 = 0.0, dE = 0.0;
       memcpy(x, m->x0, sizeof x);
       for (int k = 0; k < KERNEL_STEPS; k++) {
@@ -209,7 +222,7 @@ static int test_advance_refusals(void) {
   nh_model *m = free_create((free_par){3, 1, 1, 0, 0}), *g = free_create((free_par){3, 1, 1, 1, 0});
   ENSURE(m && g);
   tstep t;
-  ENSURE(ts_init(&t, m, &nh_method_gni, nh_method_opts_default()) == 0);
+  ENSURE(ts_init(&t, m, &nh_method_gni, paper_opts()) == 0);
   double x1[6], x2[6], y[6], err;
   ENSURE(nh_method_gni.step(&t.st, 0.0, m->x0, KERNEL_H, x1, &err) == 0);
   ENSURE(nh_method_gni.step(&t.st, KERNEL_H, x1, KERNEL_H, x2, &err) == 0);
@@ -229,7 +242,7 @@ static int test_advance_refusals(void) {
   ENSURE(nh_method_gni.advance(&t.st, x2, y, &ad) == 0 && ad.done == 0);
   ts_free(&t);
   // no kernel (a force): no run
-  ENSURE(ts_init(&t, g, &nh_method_gni, nh_method_opts_default()) == 0);
+  ENSURE(ts_init(&t, g, &nh_method_gni, paper_opts()) == 0);
   ENSURE(nh_method_gni.step(&t.st, 0.0, g->x0, KERNEL_H, x1, &err) == 0);
   ad = adv(KERNEL_H, KERNEL_H, 5);
   ENSURE(nh_method_gni.advance(&t.st, x1, y, &ad) == 0 && ad.done == 0);
@@ -253,12 +266,12 @@ static int test_advance_failures(void) {
   // the clean steps one by one
   double xs[12][8], err;
   tstep t;
-  ENSURE(ts_init(&t, m, &nh_method_gni, nh_method_opts_default()) == 0);
+  ENSURE(ts_init(&t, m, &nh_method_gni, paper_opts()) == 0);
   memcpy(xs[0], m->x0, sizeof xs[0]);
   for (int k = 0; k < 11; k++) ENSURE(nh_method_gni.step(&t.st, k * KERNEL_H, xs[k], KERNEL_H, xs[k + 1], &err) == 0);
   ts_free(&t);
   for (int mode = 0; mode < 3; mode++) {
-    ENSURE(ts_init(&t, m, &nh_method_gni, nh_method_opts_default()) == 0);
+    ENSURE(ts_init(&t, m, &nh_method_gni, paper_opts()) == 0);
     double y[8], z[8];
     ENSURE(nh_method_gni.step(&t.st, 0.0, xs[0], KERNEL_H, y, &err) == 0);
     // the run from xs[1]: its fourth step's constraint call fails (one call per kernel step)
@@ -296,7 +309,7 @@ static int test_moved_and_set_carried(void) {
     const nh_method *me = meths[i];
     const double h = 0.02;
     tstep a, b, c;
-    nh_method_opts o = nh_method_opts_default();
+    nh_method_opts o = paper_opts();
     ENSURE(ts_init(&a, m, me, o) == 0 && ts_init(&b, m, me, o) == 0 && ts_init(&c, m, me, o) == 0);
     double x1[6], x1p[6], ya[6], yb[6], yc[6], err, carried[6];
     ENSURE(me->step(&a.st, 0.0, m->x0, h, x1, &err) == 0);
@@ -336,7 +349,7 @@ static int test_half_momentum(void) {
   for (int i = 0; i < 5; i++) {
     tstep t;
     const nh_method *me = nh_method_find(names[i]);
-    ENSURE(ts_init(&t, m, me, nh_method_opts_default()) == 0);
+    ENSURE(ts_init(&t, m, me, paper_opts()) == 0);
     double x1[6], err;
     ENSURE(me->step(&t.st, 0.0, m->x0, 0.05, x1, &err) == 0);
     const double *p = nh_vi_half_momentum(&t.st);
@@ -359,8 +372,8 @@ static int test_work_reused(void) {
   nh_model *b = nh_model_kind_example(NH_KIND_CONSTRAINED, NH_KIND_FORCE, NULL, NULL, 0);
   ENSURE(a && b && nh_method_gni.work_size(a) == nh_method_gni.work_size(b));
   tstep t, u;
-  ENSURE(ts_init(&t, a, &nh_method_gni, nh_method_opts_default()) == 0);
-  ENSURE(ts_init(&u, b, &nh_method_gni, nh_method_opts_default()) == 0);
+  ENSURE(ts_init(&t, a, &nh_method_gni, paper_opts()) == 0);
+  ENSURE(ts_init(&u, b, &nh_method_gni, paper_opts()) == 0);
   double x1[6], y1[6], err;
   ENSURE(nh_method_gni.step(&t.st, 0.0, a->x0, 0.05, x1, &err) == 0);
   t.st.model = b, t.st.restart = 1;
@@ -387,7 +400,7 @@ static int test_held_gap_rows(void) {
   static const int act0 = 0;
   for (int i = 0; i < 3; i++) {
     tstep t;
-    ENSURE(ts_init(&t, m, meths[i], nh_method_opts_default()) == 0);
+    ENSURE(ts_init(&t, m, meths[i], paper_opts()) == 0);
     t.dyn.nact = 1, t.dyn.act = &act0;
     double x[6], y[6], err, A[3], g, dg[3];
     memcpy(x, m->x0, sizeof x);
@@ -408,7 +421,7 @@ static int test_held_gap_rows(void) {
   ENSURE(w);
   for (int i = 0; i < 3; i++) {
     tstep t;
-    ENSURE(ts_init(&t, w, meths[i], nh_method_opts_default()) == 0);
+    ENSURE(ts_init(&t, w, meths[i], paper_opts()) == 0);
     t.dyn.nact = 1, t.dyn.act = &act0;
     f.mask = 1u << FAULT_EV_GAP, f.at = f.calls + 1, f.mode = FAULT_NEG;
     double y[6], err;
@@ -485,7 +498,7 @@ static int test_sizes(void) {
   const nh_model *run[3] = {b7, f3, f7};
   for (int j = 0; j < 3; j++) {
     tstep t;
-    ENSURE(ts_init(&t, run[j], &nh_method_gni, nh_method_opts_default()) == 0);
+    ENSURE(ts_init(&t, run[j], &nh_method_gni, paper_opts()) == 0);
     double x[16], y[16], err, E0, E1;
     const int n = run[j]->nq;
     memcpy(x, run[j]->x0, sizeof(double) * 2 * n);
@@ -499,9 +512,9 @@ static int test_sizes(void) {
     ENSURE(fabs(E1 - E0) <= SIZES_ENERGY_TOL * fabs(E0));
     ts_free(&t);
   }
-  ENSURE(nh_method_del.hold(b65) == NH_HOLD_PROJECT && nh_method_del.hold(b7) == NH_HOLD_CONSTRAINT);
+  nh_method_opts o = paper_opts();
+  ENSURE(nh_method_del.hold(b65, &o) == NH_HOLD_PROJECT && nh_method_del.hold(b7, &o) == NH_HOLD_CONSTRAINT);
   char msg[256];
-  nh_method_opts o = nh_method_opts_default();
   tstep t;
   ENSURE(ts_init(&t, b65, &nh_method_del, o) == 0);
   double *x1 = calloc(130, sizeof(double)), err;
@@ -574,8 +587,8 @@ static int test_chain_extents(void) {
     ENSURE(mp && md && mp->constraint_sparse && !md->constraint_pattern);
     for (int i = 0; i < 3; i++) {
       tstep tp, td;
-      ENSURE(ts_init(&tp, mp, meths[i], nh_method_opts_default()) == 0);
-      ENSURE(ts_init(&td, md, meths[i], nh_method_opts_default()) == 0);
+      ENSURE(ts_init(&tp, mp, meths[i], paper_opts()) == 0);
+      ENSURE(ts_init(&td, md, meths[i], paper_opts()) == 0);
       double xp[36], xd[36], y[36], err;
       memcpy(xp, in->x0, sizeof xp), memcpy(xd, in->x0, sizeof xd);
       for (int k = 0; k < 10; k++) {
@@ -594,7 +607,7 @@ static int test_chain_extents(void) {
     // the sparse fill failing: the step's status is the evaluator's
     for (int i = 0; i < 3; i++) {
       tstep t;
-      ENSURE(ts_init(&t, mp, meths[i], nh_method_opts_default()) == 0);
+      ENSURE(ts_init(&t, mp, meths[i], paper_opts()) == 0);
       fp.mask = 1u << FAULT_EV_CONSTRAINT_SPARSE, fp.at = fp.calls + 1, fp.mode = FAULT_NEG, fp.hits = 0;
       double y[36], err;
       const int rc = meths[i]->step(&t.st, 0.0, in->x0, 0.01, y, &err);
@@ -605,7 +618,7 @@ static int test_chain_extents(void) {
     // every row vanishing at q_k+1 (the last call): empty extents, G singular
     char msg[256];
     for (int i = 0; i < 3; i++)
-      ENSURE(ts_fault_at(in, meths[i], nh_method_opts_default(), 1, FAULT_EV_CONSTRAINT, -1, FAULT_ZERO, msg,
+      ENSURE(ts_fault_at(in, meths[i], paper_opts(), 1, FAULT_EV_CONSTRAINT, -1, FAULT_ZERO, msg,
                          sizeof msg) == NH_ERR_SINGULAR);
     nh_model_destroy(mp), nh_model_destroy(md), nh_model_destroy(in);
   }
@@ -672,8 +685,8 @@ static int test_tree_sparse(void) {
   double *xp = calloc(4 * (size_t)nx, sizeof(double)), *xd = xp + nx, *y = xd + nx, err;
   ENSURE(xp);
   tstep tp, td;
-  ENSURE(ts_init(&tp, mp, &nh_method_gni, nh_method_opts_default()) == 0);
-  ENSURE(ts_init(&td, md, &nh_method_gni, nh_method_opts_default()) == 0);
+  ENSURE(ts_init(&tp, mp, &nh_method_gni, paper_opts()) == 0);
+  ENSURE(ts_init(&td, md, &nh_method_gni, paper_opts()) == 0);
   memcpy(xp, in->x0, sizeof(double) * nx), memcpy(xd, in->x0, sizeof(double) * nx);
   for (int k = 0; k < 5; k++) {
     ENSURE(nh_method_gni.step(&tp.st, 0.01 * k, xp, 0.01, y, &err) == 0);
@@ -685,12 +698,12 @@ static int test_tree_sparse(void) {
   ts_free(&tp), ts_free(&td);
   // every row vanishing at q_1: ts_fault_at steps at most TS_NXMAX, so by hand
   fp.mask = 1u << FAULT_EV_CONSTRAINT;
-  ENSURE(ts_init(&tp, mp, &nh_method_gni, nh_method_opts_default()) == 0);
+  ENSURE(ts_init(&tp, mp, &nh_method_gni, paper_opts()) == 0);
   fp.calls = 0;
   ENSURE(nh_method_gni.step(&tp.st, 0.0, in->x0, 0.01, y, &err) == 0);
   const long per_step = fp.calls; /* (the start's rows, the midpoint start's, the end's) */
   ts_free(&tp);
-  ENSURE(ts_init(&tp, mp, &nh_method_gni, nh_method_opts_default()) == 0);
+  ENSURE(ts_init(&tp, mp, &nh_method_gni, paper_opts()) == 0);
   fp.calls = 0, fp.at = per_step, fp.mode = FAULT_ZERO;
   ENSURE(nh_method_gni.step(&tp.st, 0.0, in->x0, 0.01, y, &err) == NH_ERR_SINGULAR);
   ts_free(&tp);

@@ -242,6 +242,7 @@ static int test_gram_gni(void) {
     ENSURE(m);
     nh_sim_def d = nh_sim_def_default();
     d.method = nh_method_find("gni");
+    d.opts.variant = NH_VARIANT_PAPER; /* the kernel is the paper form's */
     d.h = 1e-3;
     nh_sim *s = nh_sim_create(m, &d, NULL, 0);
     ENSURE(s);
@@ -299,6 +300,7 @@ static int kernel_run(const char *model, nh_backend be, int strip, double v_scal
   if (m->gni_kernel) kernel_orig = m->gni_kernel, m->gni_kernel = strip ? NULL : counted_kernel;
   nh_sim_def d = nh_sim_def_default();
   d.method = nh_method_find("gni");
+  d.opts.variant = NH_VARIANT_PAPER; /* the free-motion kernel is the paper form's */
   d.h = 1e-3;
   nh_sim *s = nh_sim_create(m, &d, NULL, 0);
   if (!s) return -1;

@@ -69,13 +69,14 @@ static nh_model *load_text(const char *text, int forced) {
 static nh_model *load(int forced) { return load_text(polar_knife, forced); }
 
 /* run method (midpoint_ld for del) with step h to t_end: final x into out, stats */
-static int run(const nh_model *mo, const char *method, int midpoint_ld, double h, double t_end, double *out,
-               nh_sim_stats *st) {
+static int run(const nh_model *mo, const char *method, int midpoint_ld, int paper, double h, double t_end,
+               double *out, nh_sim_stats *st) {
   char msg[512];
   nh_sim_def d = nh_sim_def_default();
   d.method = nh_method_find(method);
   d.h = h;
   d.opts.midpoint_ld = midpoint_ld;
+  d.opts.variant = paper ? NH_VARIANT_PAPER : NH_VARIANT_SYMMETRIC;
   d.rtol = d.atol = QM_REF_TOL;
   nh_sim *s = nh_sim_create(mo, &d, msg, sizeof msg);
   if (!s) {
@@ -96,10 +97,15 @@ static double err_inf(const double *a, const double *b) {
   return e;
 }
 
+/* rattle and shake in the paper's form (their Newton on the discrete Lagrangian with one
+ * multiplier per node) and in the default symmetric one, which for a q-dependent M is the
+ * discrete Lagrange-d'Alembert step of del and si-dla */
 static const struct {
   const char *method;
   int midpoint_ld;
-} methods[] = {{"rattle", 0}, {"shake", 0}, {"del", 0}, {"del", 1}, {"si-dla", 0}, {"i-dla", 0}};
+  int paper; /* NH_VARIANT_PAPER */
+} methods[] = {{"rattle", 0, 1}, {"shake", 0, 1}, {"rattle", 0, 0}, {"gni", 0, 0}, {"del", 0, 0},
+               {"del", 1, 0},    {"si-dla", 0, 0}, {"i-dla", 0, 0}};
 #define NMETH (sizeof methods / sizeof methods[0])
 
 /* second order in q and v at t = 1, against dop853 */
@@ -107,17 +113,17 @@ static int test_order(void) {
   nh_model *mo = load(0);
   ENSURE(mo && mo->coriolis != NULL);
   double ref[6], x[6];
-  ENSURE(!run(mo, "dop853", 0, 0.0, QM_T, ref, NULL));
+  ENSURE(!run(mo, "dop853", 0, 0, 0.0, QM_T, ref, NULL));
   for (size_t k = 0; k < NMETH; k++) {
     double e[3];
     nh_sim_stats st;
     for (int l = 0; l < 3; l++) {
-      ENSURE(!run(mo, methods[k].method, methods[k].midpoint_ld, QM_H0 / (1 << l), QM_T, x, &st));
+      ENSURE(!run(mo, methods[k].method, methods[k].midpoint_ld, methods[k].paper, QM_H0 / (1 << l), QM_T, x, &st));
       e[l] = err_inf(x, ref);
     }
     const double p1 = log2(e[0] / e[1]), p2 = log2(e[1] / e[2]);
     printf("  %-7s%s errors %.3e %.3e %.3e, orders %.3f %.3f; %.2f Newton iterations per step\n", methods[k].method,
-           methods[k].midpoint_ld ? " (midpoint L_d)" : "", e[0], e[1], e[2], p1, p2,
+           methods[k].midpoint_ld ? " (midpoint L_d)" : methods[k].paper ? " (paper)" : "", e[0], e[1], e[2], p1, p2,
            (double)st.solver_iterations / (double)st.steps);
     ENSURE(p1 > QM_ORDER_LO && p1 < QM_ORDER_HI && p2 > QM_ORDER_LO && p2 < QM_ORDER_HI);
   }
@@ -136,10 +142,11 @@ static int test_constraints(void) {
     d.method = nh_method_find(methods[k].method);
     d.h = QM_H0;
     d.opts.midpoint_ld = methods[k].midpoint_ld;
+    d.opts.variant = methods[k].paper ? NH_VARIANT_PAPER : NH_VARIANT_SYMMETRIC;
     d.opts.newton_tol = QM_NEWTON_TOL; /* the discrete constraint holds to the Newton tolerance */
     nh_sim *s = nh_sim_create(mo, &d, msg, sizeof msg);
     ENSURE(s != NULL);
-    const int discrete = strcmp(methods[k].method, "rattle") != 0 && strcmp(methods[k].method, "shake") != 0;
+    const int discrete = !methods[k].paper;
     double dres = 0.0, q0[3], A[3], qb[3], zero[3] = {0, 0, 0};
     for (int i = 0; i < 200; i++) {
       memcpy(q0, nh_sim_q(s), sizeof q0);
@@ -153,7 +160,7 @@ static int test_constraints(void) {
     }
     const double nres = nh_sim_get_stats(s)->max_constraint_residual;
     printf("  %-7s%s max |A(q) v| %.2e, max |A(qbar)(q' - q)|/h %.2e\n", methods[k].method,
-           methods[k].midpoint_ld ? " (midpoint L_d)" : "", nres, dres);
+           methods[k].midpoint_ld ? " (midpoint L_d)" : methods[k].paper ? " (paper)" : "", nres, dres);
     ENSURE(nres < QM_RES_TOL);
     if (discrete) ENSURE(dres < QM_RES_TOL);
     else ENSURE(dres > 1e3 * QM_RES_TOL); /* the discrete constraint is not theirs */
@@ -203,13 +210,18 @@ static int test_rattle_is_gni(void) {
   nh_model *mo = load(0);
   ENSURE(mo != NULL);
   double xr[6], xg[6];
-  ENSURE(!run(mo, "rattle", 0, QM_H0, QM_T, xr, NULL));
-  ENSURE(!run(mo, "gni", 0, QM_H0, QM_T, xg, NULL));
-  printf("  rattle - gni at t = 1: %.2e\n", err_inf(xr, xg));
-  ENSURE(err_inf(xr, xg) < 1e-11);
-  ENSURE(!run(mo, "shake", 0, QM_H0, QM_T, xr, NULL)); /* shake with (5b): gni in two-step form */
-  printf("  shake - gni at t = 1: %.2e\n", err_inf(xr, xg));
-  ENSURE(err_inf(xr, xg) < 1e-11);
+  for (int paper = 1; paper >= 0; paper--) { /* the paper's forms; the symmetric one (del's step) */
+    ENSURE(!run(mo, "rattle", 0, paper, QM_H0, QM_T, xr, NULL));
+    ENSURE(!run(mo, "gni", 0, paper, QM_H0, QM_T, xg, NULL));
+    printf("  %s: rattle - gni at t = 1: %.2e\n", paper ? "paper" : "symmetric", err_inf(xr, xg));
+    ENSURE(err_inf(xr, xg) < 1e-11);
+    ENSURE(!run(mo, "shake", 0, paper, QM_H0, QM_T, xr, NULL)); /* shake with (5b): gni in two-step form */
+    printf("  %s: shake - gni at t = 1: %.2e\n", paper ? "paper" : "symmetric", err_inf(xr, xg));
+    ENSURE(err_inf(xr, xg) < 1e-11);
+  }
+  ENSURE(!run(mo, "del", 0, 0, QM_H0, QM_T, xr, NULL));
+  printf("  symmetric gni - del at t = 1: %.2e\n", err_inf(xr, xg));
+  ENSURE(err_inf(xr, xg) == 0.0); /* the same step */
   nh_model_destroy(mo);
   return 0;
 }
@@ -219,9 +231,11 @@ static int test_forced(void) {
   nh_model *mo = load(1);
   ENSURE(mo != NULL);
   double x[6];
-  ENSURE(!run(mo, "rattle", 0, QM_H0, QM_T, x, NULL));
-  ENSURE(!run(mo, "shake", 0, QM_H0, QM_T, x, NULL));
-  ENSURE(!run(mo, "del", 0, QM_H0, QM_T, x, NULL));
+  for (int paper = 0; paper < 2; paper++) {
+    ENSURE(!run(mo, "rattle", 0, paper, QM_H0, QM_T, x, NULL));
+    ENSURE(!run(mo, "shake", 0, paper, QM_H0, QM_T, x, NULL));
+  }
+  ENSURE(!run(mo, "del", 0, 0, QM_H0, QM_T, x, NULL));
   char msg[1024];
   ENSURE(nh_method_check(nh_method_find("i-dla"), mo, msg, sizeof msg) == NH_ERR_UNSUPPORTED);
   ENSURE(strcmp(msg, "method 'i-dla' cannot run model 'polar_knife': it needs a conservative model (no generalized "
@@ -244,6 +258,7 @@ static int test_reversible(void) {
     d.method = nh_method_find(methods[k].method);
     d.h = QM_H0;
     d.opts.midpoint_ld = methods[k].midpoint_ld;
+    d.opts.variant = methods[k].paper ? NH_VARIANT_PAPER : NH_VARIANT_SYMMETRIC;
     nh_sim *s = nh_sim_create(mo, &d, msg, sizeof msg);
     ENSURE(s != NULL);
     double x0[6], q[3], v[3];
@@ -255,7 +270,7 @@ static int test_reversible(void) {
     double e = 0.0;
     for (int j = 0; j < 3; j++) e = fmax(e, fmax(fabs(nh_sim_q(s)[j] - x0[j]), fabs(nh_sim_v(s)[j] + x0[3 + j])));
     printf("  %-7s%s back to the start after %d steps and reversal: %.2e\n", methods[k].method,
-           methods[k].midpoint_ld ? " (midpoint L_d)" : "", QM_REV_STEPS, e);
+           methods[k].midpoint_ld ? " (midpoint L_d)" : methods[k].paper ? " (paper)" : "", QM_REV_STEPS, e);
     ENSURE(e < QM_REV_TOL);
     nh_sim_destroy(s);
   }
@@ -272,12 +287,12 @@ static int test_impacts(void) {
     double x[6], e[2];
     nh_sim_stats st;
     for (int l = 0; l < 2; l++) {
-      ENSURE(!run(mo, methods[k].method, methods[k].midpoint_ld, 0.5 * QM_H0 / (1 << l), QM_WALL_T, x, &st));
+      ENSURE(!run(mo, methods[k].method, methods[k].midpoint_ld, methods[k].paper, 0.5 * QM_H0 / (1 << l), QM_WALL_T, x, &st));
       ENSURE(st.impacts == QM_WALL_IMPACTS);
       e[l] = st.max_energy_rel_error;
     }
     printf("  %-7s%s %ld impacts, max relative energy error %.3e (h = %g), %.3e (h = %g)\n", methods[k].method,
-           methods[k].midpoint_ld ? " (midpoint L_d)" : "", st.impacts, e[0], 0.5 * QM_H0, e[1], 0.25 * QM_H0);
+           methods[k].midpoint_ld ? " (midpoint L_d)" : methods[k].paper ? " (paper)" : "", st.impacts, e[0], 0.5 * QM_H0, e[1], 0.25 * QM_H0);
     ENSURE(e[0] < 1e-4 && e[1] < e[0] / 3.0);
   }
   nh_model_destroy(mo);

@@ -11,6 +11,19 @@
 #include "harness.h"
 #include "tstep.h"
 
+/* the paper's variant of gni, rattle and shake: this file covers its paths (the symmetric
+ * default's: test_symmetric.c) */
+static nh_method_opts paper_opts(void) {
+  nh_method_opts o = nh_method_opts_default();
+  o.variant = NH_VARIANT_PAPER;
+  return o;
+}
+static inline nh_sim_def paper_def(void) {
+  nh_sim_def d = nh_sim_def_default();
+  d.opts.variant = NH_VARIANT_PAPER;
+  return d;
+}
+
 /* ---- models ----------------------------------------------------------------------------- */
 
 /* q-dependent M (the sheared knife edge of the kinds), a potential, a force, a nonholonomic
@@ -201,7 +214,7 @@ static int test_newton_no_convergence(void) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const nh_method *meth = nh_method_find(cases[i].method);
-    nh_method_opts o = nh_method_opts_default();
+    nh_method_opts o = paper_opts();
     o.newton_max_iter = 0;
     tstep t;
     ENSURE(ts_init(&t, cases[i].m, meth, o) == 0);
@@ -211,7 +224,7 @@ static int test_newton_no_convergence(void) {
     ENSURE(strstr(t.st.msg, cases[i].msg));
     ENSURE(t.st.solves >= 1 && t.st.last_iters == 0 && t.st.last_res > o.newton_tol);
     // the same step with iterations: converged
-    t.st.opts = nh_method_opts_default();
+    t.st.opts = paper_opts();
     ENSURE(meth->step(&t.st, 0.0, cases[i].m->x0, 0.05, x1, &err) == 0 && ts_all_finite(cases[i].m->nx, x1));
     ENSURE(t.st.last_res <= t.st.opts.newton_tol);
     ts_free(&t);
@@ -229,7 +242,7 @@ static int test_midpoint_start_no_convergence(void) {
   ENSURE(turn);
   const char *const vi[3] = {"gni", "rattle", "shake"};
   for (int i = 0; i < 3; i++) {
-    nh_method_opts o = nh_method_opts_default();
+    nh_method_opts o = paper_opts();
     char msg[256], want[64];
     double x1[4];
     ENSURE(one_step(turn, nh_method_find(vi[i]), o, 0.1, x1, msg, sizeof msg) == NH_ERR_NO_CONVERGENCE);
@@ -259,7 +272,7 @@ static int test_tiny_step_roundoff(void) {
                {rich, "shake", 0}, {pend, "del", 0}, {pend, "del", 1}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const nh_model *m = cases[i].m;
-    nh_method_opts o = nh_method_opts_default();
+    nh_method_opts o = paper_opts();
     o.midpoint_ld = cases[i].midpoint;
     tstep t;
     ENSURE(ts_init(&t, m, nh_method_find(cases[i].method), o) == 0);
@@ -286,7 +299,7 @@ static int test_singular_newton(void) {
   double x1[8];
   nh_model *pl = polar_line_create();
   ENSURE(pl);
-  nh_method_opts o = nh_method_opts_default();
+  nh_method_opts o = paper_opts();
   o.midpoint_ld = 1;
   ENSURE(one_step(pl, &nh_method_del, o, 0.1, x1, msg, sizeof msg) == NH_ERR_SINGULAR);
   ENSURE(strstr(msg, "singular Newton matrix (discrete Lagrangian not regular)"));
@@ -296,7 +309,7 @@ static int test_singular_newton(void) {
   nh_model_destroy(pl);
   nh_model *pend2 = dup_create(1), *rich2 = dup_create(0);
   ENSURE(pend2 && rich2);
-  o = nh_method_opts_default();
+  o = paper_opts();
   ENSURE(one_step(pend2, &nh_method_del, o, 0.05, x1, msg, sizeof msg) == NH_ERR_SINGULAR);
   ENSURE(strstr(msg, "del: singular Newton matrix (constraints dependent?)"));
   ENSURE(one_step(rich2, &nh_method_del, o, 0.05, x1, msg, sizeof msg) == NH_ERR_SINGULAR);
@@ -342,7 +355,7 @@ static int test_mass_not_spd(void) {
         // (shake continuing on a q-dependent M first evaluates M(q_k-1) and M(q_k) for the
         // carried momentum, D2 L_d(q_k-1, q_k); its factor of M(q_k) is the third call)
         const int occ = k > 0 && ms[j]->coriolis && strcmp(vi[i], "shake") == 0 ? 3 : 1;
-        int rc = ts_fault_at(ms[j], nh_method_find(vi[i]), nh_method_opts_default(), k, FAULT_EV_MASS, occ, FAULT_ZERO, msg,
+        int rc = ts_fault_at(ms[j], nh_method_find(vi[i]), paper_opts(), k, FAULT_EV_MASS, occ, FAULT_ZERO, msg,
                           sizeof msg);
         if (rc == NH_ERR_ARG && k > 0 && !ms[j]->coriolis) continue; /* a constant M factored once: no call */
         if (rc != NH_ERR_NOT_SPD) printf("  %s on %s, step %d: %s\n", vi[i], ms[j]->name, k, nh_status_name(rc));
@@ -365,7 +378,7 @@ static int test_rows_lose_rank(void) {
   for (int j = 0; j < 3; j++)
     for (int i = 0; i < 5; i++)
       for (int k = 0; k <= 2; k += 2) {
-        int rc = ts_fault_at(ms[j], nh_method_find(meths[i]), nh_method_opts_default(), k, FAULT_EV_CONSTRAINT, -1,
+        int rc = ts_fault_at(ms[j], nh_method_find(meths[i]), paper_opts(), k, FAULT_EV_CONSTRAINT, -1,
                           FAULT_ZERO, msg, sizeof msg);
         if (rc != NH_ERR_SINGULAR) printf("  %s on %s, step %d: %s\n", meths[i], ms[j]->name, k, nh_status_name(rc));
         ENSURE(rc == NH_ERR_SINGULAR);
@@ -384,13 +397,13 @@ static int test_start_and_mass_singular(void) {
   char msg[256];
   double x1[6];
   for (int i = 0; i < 3; i++) {
-    int rc = one_step(rot, nh_method_find(vi[i]), nh_method_opts_default(), ROT_H, x1, msg, sizeof msg);
+    int rc = one_step(rot, nh_method_find(vi[i]), paper_opts(), ROT_H, x1, msg, sizeof msg);
     if (rc != NH_ERR_SINGULAR) printf("  %s: %s %s\n", vi[i], nh_status_name(rc), msg);
     ENSURE(rc == NH_ERR_SINGULAR);
   }
   const char *const dla[3] = {"si-dla", "i-dla", "spark"};
   for (int i = 0; i < 3; i++) {
-    int rc = one_step(sm, nh_method_find(dla[i]), nh_method_opts_default(), 0.05, x1, msg, sizeof msg);
+    int rc = one_step(sm, nh_method_find(dla[i]), paper_opts(), 0.05, x1, msg, sizeof msg);
     if (rc != NH_ERR_NOT_SPD) printf("  %s: %s\n", dla[i], nh_status_name(rc));
     ENSURE(rc == NH_ERR_NOT_SPD);
   }
@@ -413,7 +426,7 @@ static const char *const slab_text = "model slab\n"
 /* the state at T of m from its initial state: `steps` steps of meth */
 static int run_to(const nh_model *m, const nh_method *meth, double T, int steps, double *x) {
   tstep t;
-  if (ts_init(&t, m, meth, nh_method_opts_default())) return NH_ERR_NOMEM;
+  if (ts_init(&t, m, meth, paper_opts())) return NH_ERR_NOMEM;
   double y[8], err;
   const double h = T / steps;
   memcpy(x, m->x0, sizeof(double) * (size_t)m->nx);

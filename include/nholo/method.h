@@ -48,9 +48,22 @@ typedef enum nh_start {
   NH_START_MIDPOINT = 2
 } nh_start;
 
+/* gni, rattle and shake: the formulation (docs/integrators.md, "The symmetric one-step form") */
+typedef enum nh_variant {
+  /* one step of the nodal state, the paper's step restarted at every node with the midpoint
+   * start: symmetric, order 2, constraints exactly at the nodes, no parasitic period-2 mode;
+   * without forces or potential and with a constant M the nodal energy exactly. The default. */
+  NH_VARIANT_SYMMETRIC = 0,
+  /* the paper's two-step forms (eqs. 5-16): half-step energy exact (V = 0, constant M), but a
+   * period-2 mode of the half-step momenta grows at the rate the true flow contracts */
+  NH_VARIANT_PAPER = 1
+} nh_variant;
+
 typedef struct nh_method_opts {
   nh_retraction retraction; /* rdp: default exp */
-  nh_start start;           /* gni, rattle, shake: default NH_START_MIDPOINT (PAPER seeds the period-2 mode) */
+  nh_variant variant;       /* gni, rattle, shake: default NH_VARIANT_SYMMETRIC */
+  nh_start start;           /* gni, rattle, shake with NH_VARIANT_PAPER: default NH_START_MIDPOINT
+                               (PAPER seeds the period-2 mode) */
   int midpoint_ld;          /* del: 1 = midpoint discrete Lagrangian, 0 = trapezoidal (default) */
   double alpha;             /* rdp: r_{k+alpha} = (1-alpha) r_k + alpha r_{k+1}, default 1/2 */
   int dexp_order;           /* rdp with exp: 0 = exact dexp^-1 (default), 1 or 2 = the truncation
@@ -63,6 +76,9 @@ NH_API nh_method_opts nh_method_opts_default(void);
 /* "exp", "ccsk", "cay"; and back (-1 when unknown) */
 NH_API const char *nh_retraction_name(nh_retraction r);
 NH_API int nh_retraction_find(const char *name);
+/* "symmetric", "paper"; and back (-1 when unknown) */
+NH_API const char *nh_variant_name(nh_variant v);
+NH_API int nh_variant_find(const char *name);
 
 /* Number of methods, and the i-th (0 <= i < count); NULL when out of range. */
 NH_API int nh_method_count(void);

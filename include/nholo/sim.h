@@ -116,6 +116,9 @@ NH_API const double *nh_sim_q(const nh_sim *sim); /* (nq), borrowed */
 NH_API const double *nh_sim_v(const nh_sim *sim); /* (nq), borrowed; NULL for the ODE form */
 NH_API const nh_model *nh_sim_model(const nh_sim *sim);
 NH_API const nh_method *nh_sim_method(const nh_sim *sim);
+/* the method's flags (NH_METHOD_*) as they apply to this run, its options and model: gni,
+ * rattle and shake in their symmetric variant conserve the nodal energy, not the half-step one */
+NH_API unsigned nh_sim_method_flags(const nh_sim *sim);
 /* the impact stepping of this simulation (nh_sim_def.impact_step with AUTO resolved) */
 NH_API nh_impact_step nh_sim_impact_step(const nh_sim *sim);
 /* The detail of the last failure (one line), or "" */

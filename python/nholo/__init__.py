@@ -264,7 +264,7 @@ class Simulation:
     Options (nholo/sim.h, nh_sim_def): h, h_max, h_min, rtol, atol, max_steps, out_dt (default
     as the command line: 0.01 s on an exact flow, else every step), event_samples, event_tol,
     vn_tol, zeno_interval, zeno_count, contact, constraint_tol, project_initial, log_limit,
-    simul_tol, simul_order, simul_max_outcomes, impact_step ('variational', 'restart' or 'auto'), and the methods' retraction, start, midpoint_ld, alpha,
+    simul_tol, simul_order, simul_max_outcomes, impact_step ('variational', 'restart' or 'auto'), and the methods' retraction, variant ('symmetric' or 'paper'), start, midpoint_ld, alpha,
     dexp_order, newton_tol, newton_max_iter. record=False keeps no samples (an observer may)."""
 
     def __init__(self, model, method=None, record=True, **options):
@@ -471,7 +471,7 @@ def ensemble(model, t_end, vary=(), replicas=1, seed=0, threads=0, max_impacts=0
     "NAME=grid:A:B:K"; or members gives them explicitly (a dict of columns, a structured
     array, or a member file FILE.csv / FILE.h5). Members run in parallel (OpenMP) with results
     independent of the number of threads. Every option of Simulation (method, h, retraction,
-    start, midpoint_ld, alpha, dexp_order, newton_tol, newton_max_iter, impact_step, ...)
+    variant, start, midpoint_ld, alpha, dexp_order, newton_tol, newton_max_iter, impact_step, ...)
     applies to every member. out: a path, FILE.csv (one row per member) or FILE.h5 (the HDF5
     file of the command line; HDF5 builds only), replaced when it exists. sample: the time
     grid k sample of the time statistics (stats: the state components followed, as --stat;

@@ -66,7 +66,7 @@ static int find_name(const char *text, const char *const *names, int n) {
   return -1;
 }
 
-/* the string options: method, retraction, start, simul_order, impact_step */
+/* the string options: method, retraction, variant, start, simul_order, impact_step */
 static int string_opt(nh_sim_def *def, const char *key, PyObject *val) {
   static const char *const starts[] = {"paper", "consistent", "midpoint"};
   static const char *const orders[] = {"most-infeasible", "least", "index", "enumerate"};
@@ -81,6 +81,10 @@ static int string_opt(nh_sim_def *def, const char *key, PyObject *val) {
     if ((i = nh_retraction_find(s)) < 0)
       return PyErr_Format(PyExc_ValueError, "--retraction: unknown retraction '%s' (expected exp, ccsk or cay)", s), 0;
     def->opts.retraction = (nh_retraction)i;
+  } else if (strcmp(key, "variant") == 0) {
+    if ((i = nh_variant_find(s)) < 0)
+      return PyErr_Format(PyExc_ValueError, "--variant: unknown variant '%s' (expected symmetric or paper)", s), 0;
+    def->opts.variant = (nh_variant)i;
   } else if (strcmp(key, "start") == 0) {
     if ((i = find_name(s, starts, 3)) < 0)
       return PyErr_Format(PyExc_ValueError, "--start: unknown start '%s' (expected paper, consistent or midpoint)", s), 0;
@@ -107,7 +111,7 @@ int nhpy_sim_options(nh_sim_def *def, PyObject *kw) {
     if (!key) return 0;
     if (v == Py_None) continue; /* None: the default */
     if (strcmp(key, "method") == 0 || strcmp(key, "retraction") == 0 || strcmp(key, "start") == 0 ||
-        strcmp(key, "simul_order") == 0 || strcmp(key, "impact_step") == 0) {
+        strcmp(key, "variant") == 0 || strcmp(key, "simul_order") == 0 || strcmp(key, "impact_step") == 0) {
       if (!string_opt(def, key, v)) return 0;
       continue;
     }

@@ -101,7 +101,7 @@ static int gather(const nh_summary *s, totals *t) {
 
 /* what the last phase's method conserves (nh_sim_stats.conserved) */
 static const char *conserved_name(const nh_sim *sim) {
-  return (nh_method_flags(nh_sim_method(sim)) & NH_METHOD_HALF_STEP) ? "half-step energy" : "energy";
+  return (nh_sim_method_flags(sim) & NH_METHOD_HALF_STEP) ? "half-step energy" : "energy";
 }
 
 static const char *law_name(nh_impact_law law, char *buf, size_t size) {
@@ -402,7 +402,7 @@ static void text_mechanical(FILE *f, const nh_summary *s, const totals *t) {
   const nh_sim_stats *st = &t->st;
   fprintf(f, "energy %.12g -> %.12g J; max relative energy error between impacts %.3e; max |A v| %.3e\n",
           st->energy_initial, st->energy, st->max_energy_rel_error, st->max_constraint_residual);
-  if (nh_method_flags(nh_sim_method(t->last)) & NH_METHOD_HALF_STEP) {
+  if (nh_sim_method_flags(t->last) & NH_METHOD_HALF_STEP) {
     const int exact = st->conserves && nh_sim_model(t->last)->mass_constant; /* V = 0, constant M, ... */
     fprintf(f, "%s %.12g -> %.12g J (%s %s%s); max relative drift %.3e\n", conserved_name(t->last),
             st->conserved_initial, st->conserved, exact ? "conserved by" : "not conserved by", s->method,

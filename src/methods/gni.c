@@ -379,6 +379,7 @@ VI_INLINE int gni_free_step_n(nh_stepper *s, vi_ws *w, double t, const double *x
 
 static int gni_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
   if (err) *err = 0.0;
+  if (s->opts.variant == NH_VARIANT_SYMMETRIC) return nh_vi_sym_step(s, t, x0, h, x1); /* vi_sym.c */
   vi_ws *w = vi_get(s);
   switch (w->free) { /* free_code: 1 + ((n - 2) * 2 + m - 1) * 2 + diag */
 #define VI_FREE(n, m, diag) \
@@ -393,6 +394,7 @@ static int gni_step(nh_stepper *s, double t, const double *x0, double h, double 
 
 static int gni_advance(nh_stepper *s, const double *x0, double *x1, nh_advance *ad) {
   ad->done = 0;
+  if (s->opts.variant == NH_VARIANT_SYMMETRIC) return 0; /* the paper's form only */
   vi_ws *w = vi_get(s);
   switch (w->free) { /* the models with a free-motion kernel (free_code) */
 #define VI_FREE(n, m, diag) \
@@ -496,7 +498,8 @@ static int del_holonomic_step(nh_stepper *s, vi_ws *w, double t, const double *x
 /* how del holds closed contacts: as position constraints of its step where its holonomic
  * Newton matrix takes them (no nonholonomic rows; coordinates, constraints and gaps together
  * within its dense bound), else the driver projects its steps */
-static nh_contact_hold del_hold(const nh_model *mo) {
+static nh_contact_hold del_hold(const nh_model *mo, const nh_method_opts *opts) {
+  (void)opts;
   return (mo->nc == 0 || mo->holonomic) && mo->nq + mo->nc + (int)vi_ngap(mo) <= DEL_MAX_UNKNOWNS ? NH_HOLD_CONSTRAINT
                                                                                                : NH_HOLD_PROJECT;
 }
@@ -507,7 +510,7 @@ static int del_step(nh_stepper *s, double t, const double *x0, double h, double 
   if (mo->nc > 0 && !mo->holonomic) return nh_del_nh_step(s, t, x0, h, x1); /* vi_qm.c */
   vi_ws *w = vi_get(s);
   // the model's rows, and the closed contacts' when del holds them
-  if (del_hold(mo) == NH_HOLD_CONSTRAINT) vi_active(s, w);
+  if (del_hold(mo, &s->opts) == NH_HOLD_CONSTRAINT) vi_active(s, w);
   else w->m = w->mc, w->act = NULL;
   if (w->m > 0) return del_holonomic_step(s, w, t, x0, h, x1);
   return vi_step(s, t, x0, h, x1, VI_DEL);
@@ -570,11 +573,12 @@ const nh_method nh_method_gni = {
     .preserves = "energy exactly for V = 0 (constant M); constraints on average; nonholonomic momentum of horizontal symmetries",
     .order = 2,
     .flags = NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY | NH_METHOD_ENERGY_NO_V | NH_METHOD_HALF_STEP,
-    .work_size = vi_work_size,
+    .work_size = nh_vi_dlad_work_size,
     .supports = vi_mechanical,
     .step = gni_step,
     .dense = nh_dense_linear,
     .contact = NH_HOLD_ROWS,
+    .hold = nh_vi_sym_hold,
     .moved = nh_vi_moved,
     .advance = gni_advance,
 };

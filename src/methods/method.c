@@ -164,6 +164,7 @@ nh_method_opts nh_method_opts_default(void) {
   nh_method_opts o;
   memset(&o, 0, sizeof o);
   o.retraction = NH_RETRACTION_EXP;
+  o.variant = NH_VARIANT_SYMMETRIC;
   o.start = NH_START_MIDPOINT;
   o.midpoint_ld = 0;
   o.alpha = 0.5;
@@ -182,6 +183,25 @@ const char *nh_retraction_name(nh_retraction r) {
 int nh_retraction_find(const char *name) {
   for (int i = 0; name && i < 3; i++)
     if (strcmp(retraction_names[i], name) == 0) return i;
+  return -1;
+}
+
+unsigned nh_method_flags_given(const nh_method *m, const nh_method_opts *opts, const nh_model *model) {
+  unsigned f = m->flags;
+  if ((m == &nh_method_gni || m == &nh_method_rattle || m == &nh_method_shake) && opts->variant == NH_VARIANT_SYMMETRIC) {
+    f &= ~(unsigned)NH_METHOD_HALF_STEP;
+    if (!model->mass_constant) f &= ~(unsigned)(NH_METHOD_ENERGY | NH_METHOD_ENERGY_NO_V);
+  }
+  return f;
+}
+
+static const char *const variant_names[] = {"symmetric", "paper"};
+
+const char *nh_variant_name(nh_variant v) { return (int)v >= 0 && (int)v < 2 ? variant_names[v] : "unknown"; }
+
+int nh_variant_find(const char *name) {
+  for (int i = 0; name && i < 2; i++)
+    if (strcmp(variant_names[i], name) == 0) return i;
   return -1;
 }
 

@@ -93,7 +93,7 @@ struct nh_method {
                double theta, double *x);
   nh_contact_hold contact; /* how it holds closed contacts (NH_HOLD_NONE when left out) */
   /* Nullable: how it holds them on this model, when that depends on the model (else contact) */
-  nh_contact_hold (*hold)(const nh_model *model);
+  nh_contact_hold (*hold)(const nh_model *model, const nh_method_opts *opts);
   /* Nullable: the driver moved the state the last step ended at, x_old, to x_new (its
    * projection onto the closed contacts, NH_HOLD_ROWS); a method carrying a vector keyed by
    * x_old keeps it for x_new instead of restarting */
@@ -135,6 +135,11 @@ static inline void nh_stepper_solved(nh_stepper *s, int iters, double res) {
   s->last_res = res;
   if (res > s->max_res) s->max_res = res;
 }
+
+/* The method's flags as they apply with these options on this model: gni, rattle and shake in
+ * their symmetric variant conserve the nodal energy (not the half-step energy), and only with a
+ * constant M. */
+unsigned nh_method_flags_given(const nh_method *m, const nh_method_opts *opts, const nh_model *model);
 
 /* The incoming half-step momentum p_{k+1/2} of the last step of gni, rattle or shake (nq), for
  * tests and monitors; NULL for other methods. */

@@ -45,6 +45,10 @@ static int rattle_qm_step(nh_stepper *s, double t, const double *x0, double h, d
 static int shake_qm_step(nh_stepper *s, double t, const double *x0, double h, double *x1);
 
 static int rattle_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
+  if (s->opts.variant == NH_VARIANT_SYMMETRIC) {
+    if (err) *err = 0.0;
+    return nh_vi_sym_step(s, t, x0, h, x1); /* vi_sym.c */
+  }
   if (s->model->coriolis) {
     if (err) *err = 0.0;
     return rattle_qm_step(s, t, x0, h, x1);
@@ -117,6 +121,10 @@ static int shake_end(nh_stepper *s, vi_ws *w, double t, const double *q0, double
 }
 
 static int shake_step(nh_stepper *s, double t, const double *x0, double h, double *x1, double *err) {
+  if (s->opts.variant == NH_VARIANT_SYMMETRIC) {
+    if (err) *err = 0.0;
+    return nh_vi_sym_step(s, t, x0, h, x1); /* vi_sym.c */
+  }
   if (s->model->coriolis) {
     if (err) *err = 0.0;
     return shake_qm_step(s, t, x0, h, x1);
@@ -334,11 +342,12 @@ const nh_method nh_method_rattle = {
     .preserves = "energy exactly for V = 0 (constant M); constraints exactly at the nodes",
     .order = 2,
     .flags = NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY | NH_METHOD_ENERGY_NO_V,
-    .work_size = vi_work_size,
+    .work_size = nh_vi_dlad_work_size,
     .supports = vi_mechanical,
     .step = rattle_step,
     .dense = nh_dense_linear,
     .contact = NH_HOLD_ROWS,
+    .hold = nh_vi_sym_hold,
     .moved = nh_vi_moved,
 };
 
@@ -348,11 +357,12 @@ const nh_method nh_method_shake = {
     .preserves = "energy exactly for V = 0 (constant M); constraints on average",
     .order = 2,
     .flags = NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY | NH_METHOD_ENERGY_NO_V | NH_METHOD_HALF_STEP,
-    .work_size = vi_work_size,
+    .work_size = nh_vi_dlad_work_size,
     .supports = vi_mechanical,
     .step = shake_step,
     .dense = nh_dense_linear,
     .contact = NH_HOLD_ROWS,
+    .hold = nh_vi_sym_hold,
     .moved = nh_vi_moved,
 };
 

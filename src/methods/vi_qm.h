@@ -45,6 +45,12 @@ int nh_vi_kkt_solve(nh_stepper *s, vi_ws *w, const vi_kkt *k, const double *q0, 
 size_t nh_vi_dlad_work_size(const nh_model *mo);
 int nh_vi_dlad_step(nh_stepper *s, double t, const double *x0, double h, double *x1, int midpoint);
 
+/* The symmetric one-step form of gni, rattle and shake (vi_sym.c; NH_VARIANT_SYMMETRIC), its
+ * workspace (nh_vi_dlad_work_size covers it) and how it holds closed contacts: as rows of its
+ * step with a constant M, by the driver's projection with a q-dependent M (the DLA step). */
+int nh_vi_sym_step(nh_stepper *s, double t, const double *x0, double h, double *x1);
+nh_contact_hold nh_vi_sym_hold(const nh_model *mo, const nh_method_opts *opts);
+
 /* del's hooks: its step and test on a nonholonomic model, its workspace on any model */
 int nh_del_nh_supports(const nh_model *mo);
 int nh_del_nh_step(nh_stepper *s, double t, const double *x0, double h, double *x1);

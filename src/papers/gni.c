@@ -2,7 +2,7 @@
  * Dynamics" (spec 001 sec. 4), regenerated from the built-in sleigh and snakeboard:
  *
  *   sleigh-fig2      the "heart" curves of the skate point (x_s, y_s) = (x - a cos th, y - a sin th)
- *                    for GNI (paper start and midpoint start), RDP, RK2 and the closed form, and
+ *                    for GNI (the paper's, and the symmetric default), RDP, RK2 and the closed form, and
  *                    their energies; T = 10, N = 100. The paper gives no setup: I = m = a = 1 and
  *                    E = 1.5 as spec 5.1, with the cusp (v = 0) at t = T/2 so that both lobes of
  *                    the heart show: v0 = -V tanh(k T/2), omega0 = w_max sech(k T/2)
@@ -231,9 +231,9 @@ int papers_sleigh2(const char *name, const char *path, const papers_opts *o, cha
   }
   nh_model *m = nh_sleigh_create(&p, msg, msg_size);
   if (!m) return NH_ERR_ARG;
-  nh_method_opts paper = nh_method_opts_default(), mid = paper;
-  paper.start = NH_START_PAPER; /* the library default is the midpoint start */
-  mid.start = NH_START_MIDPOINT;
+  nh_method_opts paper = nh_method_opts_default(), sym = paper;
+  paper.variant = NH_VARIANT_PAPER, paper.start = NH_START_PAPER; /* the paper's GNI and start */
+  sym.variant = NH_VARIANT_SYMMETRIC;                              /* the library's default */
   series s[5];
   memset(s, 0, sizeof s);
   // the closed form, sampled
@@ -245,8 +245,8 @@ int papers_sleigh2(const char *name, const char *path, const papers_opts *o, cha
     nh_sleigh_exact(&p, t, q, v, NULL, NULL);
     nh_traj_append(s[0].tr, k == NE - 1 ? NH_SAMPLE_END : NH_SAMPLE_STEP, t, q, v);
   }
-  s[1] = (series){.label = "GNI (paper start)", .ekind = 1, .style = NH_PLOT_DASH(2) | NH_PLOT_WIDTH(22), .tr = run_nodes(m, "gni", paper, N, T, msg, msg_size)};
-  s[2] = (series){.label = "GNI (midpoint start)", .ekind = 1, .style = NH_PLOT_DASH(3) | NH_PLOT_MARKER(1), .tr = run_nodes(m, "gni", mid, N, T, msg, msg_size)};
+  s[1] = (series){.label = "GNI (paper)", .ekind = 1, .style = NH_PLOT_DASH(2) | NH_PLOT_WIDTH(22), .tr = run_nodes(m, "gni", paper, N, T, msg, msg_size)};
+  s[2] = (series){.label = "GNI (symmetric, default)", .ekind = 1, .style = NH_PLOT_DASH(3) | NH_PLOT_MARKER(1), .tr = run_nodes(m, "gni", sym, N, T, msg, msg_size)};
   s[3] = (series){.label = "RDP (exp)", .ekind = 2, .style = NH_PLOT_DASH(4) | NH_PLOT_MARKER(2), .tr = run_nodes(m, "rdp", paper, N, T, msg, msg_size)};
   s[4] = (series){.label = "RK2", .ekind = 0, .style = NH_PLOT_MARKER(3), .tr = run_nodes(m, "rk2", paper, N, T, msg, msg_size)};
   int rc = series_fill_all(name, m, s, 5, 1, 2, 0, p.a, msg, msg_size);
@@ -266,7 +266,7 @@ int papers_snakeboard4(const char *name, const char *path, const papers_opts *o,
   const double T = 10.0;
   const int N = 128;
   nh_method_opts mo = nh_method_opts_default();
-  mo.start = NH_START_PAPER; /* the paper's GNI, as in its figure (the library default: midpoint) */
+  mo.variant = NH_VARIANT_PAPER, mo.start = NH_START_PAPER; /* the paper's GNI, as in its figure */
   series s[4];
   memset(s, 0, sizeof s);
   s[0] = (series){.label = "true (RK4, h = 5e-4)", .ekind = 0, .style = NH_PLOT_WIDTH(50), .tr = run_nodes(m, "rk4", mo, 20000, T, msg, msg_size)};

@@ -14,10 +14,10 @@
 /* the method's table says how it holds a closed contact (nh_contact_hold): as constraint rows
  * of its step (the multiplier-form dynamics nh_dyn; gni, rattle and shake: vi_active), by the
  * driver's projection of each free step, or not at all (exact: a closed-form flow) */
-int nh_sim_contact_method_ok(const nh_method *m, const nh_model *model) {
+int nh_sim_contact_method_ok(const nh_method *m, const nh_model *model, const nh_method_opts *opts) {
   // an almost-Poisson model has no constraint rows: every method holds by projection
   if (model->form == NH_FORM_ODE) return m->contact == NH_HOLD_NONE ? NH_HOLD_NONE : NH_HOLD_PROJECT;
-  return m->hold ? m->hold(model) : m->contact;
+  return m->hold ? m->hold(model, opts) : m->contact;
 }
 
 const char *nh_contact_kind_name(int kind) {

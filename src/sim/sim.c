@@ -78,6 +78,8 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
     snprintf(buf, sizeof buf, "constraint_tol must be >= 0");
   else if (d->log_limit < 0)
     snprintf(buf, sizeof buf, "log_limit = %ld must be >= 0 (0: no limit)", d->log_limit);
+  else if ((int)d->opts.variant < 0 || (int)d->opts.variant > 1)
+    snprintf(buf, sizeof buf, "variant = %d must be 0 (symmetric) or 1 (paper)", (int)d->opts.variant);
   else if ((int)d->opts.retraction < 0 || (int)d->opts.retraction > 2 || (int)d->opts.start < 0 ||
            (int)d->opts.start > 2 || !(d->opts.alpha >= 0.0 && d->opts.alpha <= 1.0) ||
            !(d->opts.newton_tol > 0.0) || d->opts.newton_max_iter < 1 || d->opts.dexp_order < 0 ||
@@ -95,8 +97,8 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
  * controls, V = 0 when the claim needs it, and elastic impacts only? (gni's and shake's
  * half-step energy is exact only with a constant M as well: with M(q) the drift check judges
  * the nodal energy alone, driver.c) */
-static int claims_energy(const nh_method *meth, const nh_model *m) {
-  const unsigned f = meth->flags;
+static int claims_energy(const nh_method *meth, const nh_method_opts *o, const nh_model *m) {
+  const unsigned f = nh_method_flags_given(meth, o, m);
   if (!(f & NH_METHOD_ENERGY) || m->force) return 0;
   if ((f & NH_METHOD_ENERGY_NO_V) && m->potential) return 0;
   for (int i = 0; m->impact && i < m->ngap; i++) {
@@ -204,9 +206,9 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->st.work = p;
   s->st.dyn = &s->dyn;
   s->plain = !(d.method->flags & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT)) && ng == 0 && nmon == 0 && !model->project;
-  s->conserves = claims_energy(d.method, model);
-  s->half = (d.method->flags & NH_METHOD_HALF_STEP) != 0;
-  s->hold = ng > 0 ? nh_sim_contact_method_ok(d.method, model) : NH_HOLD_NONE;
+  s->conserves = claims_energy(d.method, &d.opts, model);
+  s->half = (nh_method_flags_given(d.method, &d.opts, model) & NH_METHOD_HALF_STEP) != 0;
+  s->hold = ng > 0 ? nh_sim_contact_method_ok(d.method, model, &d.opts) : NH_HOLD_NONE;
   s->contact_ok = ng > 0 && d.contact && s->hold != NH_HOLD_NONE;
   if (nh_sim_vi_setup(s, msg, msg_size) || nh_sim_simul_create(s, msg, msg_size)) { /* vi_impact.c, simul.c */
     nh_sim_destroy(s);
@@ -262,6 +264,7 @@ const double *nh_sim_v(const nh_sim *s) { return s->model->form == NH_FORM_ODE ?
 const double *nh_sim_x(const nh_sim *s) { return s->x; }
 const nh_model *nh_sim_model(const nh_sim *s) { return s->model; }
 const nh_method *nh_sim_method(const nh_sim *s) { return s->def.method; }
+unsigned nh_sim_method_flags(const nh_sim *s) { return nh_method_flags_given(s->def.method, &s->def.opts, s->model); }
 const char *nh_sim_message(const nh_sim *s) { return s ? s->msg : ""; }
 const nh_sim_stats *nh_sim_get_stats(const nh_sim *s) { return &s->stats; }
 

@@ -339,7 +339,7 @@ int nh_sim_locate_fn(nh_sim *s, nh_sim_partial_fn f, const char *name, int i, do
 
 /* contact.c: persistent contacts (docs/contact.md) */
 /* how the method holds contacts on this model (nh_contact_hold: rows, projection, or none) */
-int nh_sim_contact_method_ok(const nh_method *m, const nh_model *model);
+int nh_sim_contact_method_ok(const nh_method *m, const nh_model *model, const nh_method_opts *opts);
 /* try to close gap gi at the current state (reason NH_CONTACT_*; Eb the energy before the
  * impact it resolves); *closed = 1 when it closed. An accumulation that cannot be held
  * (method) returns NH_ZENO; the velocity before is left in s->vtmp. vn_check >= 0: close only

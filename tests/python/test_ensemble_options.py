@@ -12,7 +12,7 @@ S = ["--dt", "0.05", "--t-end", "5"]
 CASES = [  # (command-line options, the same as Python options), each against the method's defaults
     (["--method", "rdp", "--retraction", "cay"], dict(method="rdp", retraction="cay")),
     (["--method", "rdp", "--dexp-order", "1", "--alpha", "0.3"], dict(method="rdp", dexp_order=1, alpha=0.3)),
-    (["--method", "gni", "--start", "paper"], dict(method="gni", start="paper")),
+    (["--method", "gni", "--variant", "paper", "--start", "paper"], dict(method="gni", variant="paper", start="paper")),
     (["--method", "del", "--ld", "midpoint", "--newton-tol", "1e-10"], dict(method="del", midpoint_ld=1, newton_tol=1e-10)),
 ]
 
@@ -44,11 +44,11 @@ def test_method_options_reach_each_member_as_the_cli(cli, tmp_path, args, opts):
 
 
 def test_drifted_members_complete(cli, tmp_path):
-    """Members that end with NH_DRIFT (gni's paper start on the sleigh at h = 0.05 leaves its
+    """Members that end with NH_DRIFT (gni's paper variant and start on the sleigh at h = 0.05 leaves its
     regime for omega >= 0.9) completed: ok, counted as drifted, their final states in the
     statistics; the command line agrees (its JSON, exit status 4 as `nholo run` for NH_DRIFT)."""
     m = nholo.builtin("sleigh")
-    ens = nholo.ensemble(m, 5.0, ["omega=grid:0.1:2:8"], replicas=1, method="gni", start="paper", h=0.05)
+    ens = nholo.ensemble(m, 5.0, ["omega=grid:0.1:2:8"], replicas=1, method="gni", variant="paper", start="paper", h=0.05)
     st = ens.stats
     assert list(ens.members["status"]) == ["NH_OK"] * 3 + ["NH_DRIFT"] * 5
     assert (st["members"], st["ok"], st["failed"], st["drifted"]) == (8, 8, 0, 5)
@@ -56,7 +56,7 @@ def test_drifted_members_complete(cli, tmp_path):
     assert np.array_equal(st["min"], final.min(axis=0)) and np.array_equal(st["max"], final.max(axis=0))
     assert st["max"][m.state_names.index("x_dot")] > 2  # a drifted member's
     assert "(5 drifted: NH_DRIFT)" in repr(ens)
-    p = subprocess.run([cli, "ensemble", "sleigh", "--method", "gni", "--start", "paper", "--vary", "omega=grid:0.1:2:8",
+    p = subprocess.run([cli, "ensemble", "sleigh", "--method", "gni", "--variant", "paper", "--start", "paper", "--vary", "omega=grid:0.1:2:8",
                         "--json"] + S, capture_output=True, text=True)
     assert p.returncode == 4 and '"members": 8, "ok": 8, "failed": 0, "drifted": 5,' in p.stdout, p.stderr
     plain = nholo.ensemble(m, 5.0, ["omega=grid:0.1:2:8"], replicas=1, method="rk4", h=0.05)
