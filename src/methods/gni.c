@@ -569,8 +569,8 @@ static int unconstrained_or_holonomic(const nh_model *mo) {
 
 const nh_method nh_method_gni = {
     .name = "gni",
-    .summary = "nonholonomic GNI, momentum-jump form (eqs. 5, 14-16); Newton for a q-dependent M",
-    .preserves = "energy exactly for V = 0 (constant M); constraints on average; nonholonomic momentum of horizontal symmetries",
+    .summary = "nonholonomic GNI restarted at every node: symmetric one-step form (default); --variant paper: the momentum-jump form (eqs. 5, 14-16)",
+    .preserves = "energy exactly for V = 0, no forces, constant M; constraints exactly at the nodes; symmetric, no period-2 mode",
     .order = 2,
     .flags = NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY | NH_METHOD_ENERGY_NO_V | NH_METHOD_HALF_STEP,
     .work_size = nh_vi_dlad_work_size,

@@ -338,8 +338,8 @@ static int shake_qm_step(nh_stepper *s, double t, const double *x0, double h, do
 
 const nh_method nh_method_rattle = {
     .name = "rattle",
-    .summary = "nonholonomic RATTLE (eq. 10), one multiplier per node; Newton for a q-dependent M",
-    .preserves = "energy exactly for V = 0 (constant M); constraints exactly at the nodes",
+    .summary = "nonholonomic RATTLE: symmetric one-step form (default, = gni); --variant paper: eq. 10, one multiplier per node",
+    .preserves = "energy exactly for V = 0, no forces, constant M; constraints exactly at the nodes; symmetric, no period-2 mode",
     .order = 2,
     .flags = NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY | NH_METHOD_ENERGY_NO_V,
     .work_size = nh_vi_dlad_work_size,
@@ -353,8 +353,8 @@ const nh_method nh_method_rattle = {
 
 const nh_method nh_method_shake = {
     .name = "shake",
-    .summary = "nonholonomic SHAKE (eq. 9), two-step; Newton for a q-dependent M",
-    .preserves = "energy exactly for V = 0 (constant M); constraints on average",
+    .summary = "nonholonomic SHAKE: symmetric one-step form (default, = gni); --variant paper: eq. 9, two-step",
+    .preserves = "energy exactly for V = 0, no forces, constant M; constraints exactly at the nodes; symmetric, no period-2 mode",
     .order = 2,
     .flags = NH_METHOD_SYMMETRIC | NH_METHOD_ENERGY | NH_METHOD_ENERGY_NO_V | NH_METHOD_HALF_STEP,
     .work_size = nh_vi_dlad_work_size,
