@@ -534,7 +534,12 @@ static int ensemble_main(ens_opts *o) {
   char msg[2048];
   nh_model *model = load_model(o, &rc);
   if (!model) return agree(o, rc);
-  const nh_method *method = o->c.method ? nh_method_find(o->c.method) : nh_method_default_for(model);
+  nh_sim_def auto_def = nh_sim_def_default();
+  cli_sim_apply(&o->c, NULL, &auto_def);
+  auto_def.horizon = o->c.t_end;
+  char why[320];
+  const nh_method *method =
+      o->c.method ? nh_method_find(o->c.method) : nh_sim_choose_method(model, &auto_def, why, sizeof why);
   if (nh_method_check(method, model, msg, sizeof msg) != NH_OK) rc = cli_usage_error("%s", msg);
   if (!rc && !cli_contacts_count(model) && (o->c.mu_set || o->c.on_slip || o->c.on_detach))
     rc = cli_usage_error("%s: the model declares no contact (a model file's 'contact' statement)",
@@ -570,6 +575,7 @@ static int ensemble_main(ens_opts *o) {
   }
   if (!nh_ensemble_parallel() && o->threads > 1)
     fprintf(stderr, "nholo: built without OpenMP: the members run one after another\n");
+  if (!o->c.method && o->rank == 0) fprintf(stderr, "nholo: method %s (auto): %s\n", nh_method_name(method), why);
   d.table = o->table, d.table_rows = o->table_rows;
   d.sample_dt = o->sample, d.nstat = o->nstat, d.stats = o->stats;
   d.mpi = o->mpi, d.chunk = o->chunk;

@@ -385,14 +385,17 @@ int cmd_run(int argc, char **argv) {
                            o.c.mu_set ? "--mu" : o.c.on_slip ? "--on-slip" : o.c.on_detach ? "--on-detach" : "--contacts");
   }
 
-  // the method and simulation
-  const nh_method *method = o.c.method ? nh_method_find(o.c.method) : nh_method_default_for(model);
+  // the method (given, or chosen for this run and said why) and simulation
+  nh_sim_def def = nh_sim_def_default();
+  cli_sim_apply(&o.c, NULL, &def);
+  def.horizon = o.c.t_end;
+  char why[320];
+  const nh_method *method = o.c.method ? nh_method_find(o.c.method) : nh_sim_choose_method(model, &def, why, sizeof why);
   if (nh_method_check(method, model, msg, sizeof msg) != NH_OK) { /* the reason and the methods that fit */
     nh_model_destroy(model);
     return cli_usage_error("%s", msg);
   }
-  nh_sim_def def = nh_sim_def_default();
-  cli_sim_apply(&o.c, method, &def);
+  def.method = o.c.method ? method : NULL; /* NULL: the library makes the same choice and keeps its reason */
   def.out_dt = o.sample_set ? o.sample : ((nh_method_flags(method) & NH_METHOD_EXACT) ? 0.01 : 0.0);
   def.log_limit = CLI_LOG_LIMIT;
   if ((rc = check_rows(&o, method, def.out_dt))) {
@@ -424,6 +427,8 @@ int cmd_run(int argc, char **argv) {
 
   // a model whose contacts cannot act together is bad input: one error, nothing written
   int exit_code = nh_status_exit_code(status); /* a stop monitor's end is CLI_OK */
+  if (!o.c.method && exit_code != CLI_USAGE) /* the automatic method: which and why, one line */
+    fprintf(stderr, "nholo: method %s (auto): %s\n", nh_method_name(method), why);
   if (exit_code == CLI_USAGE) {
     record_abort(&rec);
     cli_usage_error("%s", nh_sim_message(sim));

@@ -61,6 +61,7 @@ static int set_contact_action(cli_sim_opts *o, const char *opt, const char *val)
 /* ---- the method ---------------------------------------------------------------------- */
 
 static int set_method(cli_sim_opts *o, const char *opt, const char *val) {
+  if (strcmp(val, "auto") == 0) return o->method = NULL, 1; /* chosen for the run: nh_sim_choose_method */
   if (!nh_method_find(val)) return cli_usage_error("%s: unknown method '%s' (see 'nholo list')", opt, val), 0;
   return o->method = val, 1;
 }
@@ -142,7 +143,7 @@ const cli_sim_opt cli_sim_options[] = {
     {"--impact", "LAW", "elastic, plastic or restitution=E (default elastic)", set_impact},
     {"--impacts", "N", "stop after N impacts (default: no limit)", set_impacts},
     {"--t-end", "T", "final time in s (default 100)", set_t_end},
-    {"--method", "NAME", "integrator (see 'nholo list'; default exact when the model has a closed-form flow, else dopri5)", set_method},
+    {"--method", "NAME", "integrator (see 'nholo list'), or auto (the default): chosen from the model, its impact laws, --t-end and --rtol, and said on stderr (exact with a closed-form flow; gni for a run of 1000 s or more of a conservative model with constraints, V = 0 and a constant M; dop853 for rtol < 1e-10; else dopri5)", set_method},
     {"--retraction", "exp|ccsk|cay", "rdp: the SE(2) retraction (default exp)", set_retraction},
     {"--dexp-order", "K", "rdp with exp: 0 exact dexp^-1 (default), 1 or 2 its truncation (paper eq. 42)", set_dexp},
     {"--alpha", "A", "rdp: shape quadrature point r_k+A, A in [0, 1] (default 0.5; 0 is first order)", set_alpha},

@@ -23,3 +23,6 @@ expect_usage() {
     bad "$name (exit $rc, $lines stderr lines, $left files left): $(cat "$T/stderr")"
   fi
 }
+
+# a stderr file without the automatic method's line ("nholo: method NAME (auto): why")
+noauto() { grep -v '^nholo: method [a-z0-9-]* (auto): ' "$1"; }

@@ -256,6 +256,43 @@ static int test_variant_option(void) {
   return 0;
 }
 
+/* --method auto (nh_sim_choose_method): the rules, the reason kept by the simulation */
+static int test_auto_method(void) {
+  nh_sleigh_params sp = nh_sleigh_params_default();
+  nh_snakeboard_params bp = nh_snakeboard_params_default();
+  nh_model *sl = nh_sleigh_create(&sp, NULL, 0), *sb = nh_snakeboard_create(&bp, NULL, 0), *kn = parse(knife_text);
+  nh_penny_params pp = nh_penny_params_default();
+  nh_model *pn = nh_penny_create(&pp, NULL, 0);
+  ENSURE(sl && sb && kn && pn);
+  char why[320];
+  nh_sim_def d = nh_sim_def_default();
+  ENSURE(nh_sim_choose_method(pn, &d, why, sizeof why) == nh_method_find("exact") && strstr(why, "closed-form"));
+  ENSURE(nh_sim_choose_method(sl, &d, why, sizeof why) == nh_method_find("dopri5")); /* no horizon: short */
+  d.horizon = 1000.0;
+  ENSURE(nh_sim_choose_method(sl, &d, why, sizeof why) == nh_method_find("gni") && strstr(why, "long run"));
+  printf("  sleigh, horizon 1000: gni: %s\n", why);
+  ENSURE(nh_sim_choose_method(sb, &d, why, sizeof why) == nh_method_find("dopri5")); /* torques: not conservative */
+  ENSURE(nh_sim_choose_method(kn, &d, why, sizeof why) == nh_method_find("dopri5")); /* a potential */
+  d.horizon = 999.0;
+  ENSURE(nh_sim_choose_method(sl, &d, why, sizeof why) == nh_method_find("dopri5") && strstr(why, "short run"));
+  d.rtol = 1e-12;
+  ENSURE(nh_sim_choose_method(sl, &d, why, sizeof why) == nh_method_find("dop853") && strstr(why, "rtol"));
+  // the simulation keeps the choice and its reason; a given method has none
+  d = nh_sim_def_default(), d.horizon = 1000.0, d.h = 0.01;
+  nh_sim *s = nh_sim_create(sl, &d, NULL, 0);
+  ENSURE(s && nh_sim_method(s) == nh_method_find("gni") && strstr(nh_sim_method_reason(s), "gni keeps the energy"));
+  ENSURE(nh_sim_run(s, 1000.0, 0, NULL, NULL) == NH_OK && nh_sim_get_stats(s)->max_energy_rel_error <= SYM_LONG_ENERGY_TOL);
+  nh_sim_destroy(s);
+  d.method = nh_method_find("rk4");
+  s = nh_sim_create(sl, &d, NULL, 0);
+  ENSURE(s && strcmp(nh_sim_method_reason(s), "") == 0);
+  nh_sim_destroy(s);
+  d.method = NULL, d.horizon = -1.0;
+  ENSURE(nh_sim_create(sl, &d, why, sizeof why) == NULL && strstr(why, "horizon"));
+  nh_model_destroy(sl), nh_model_destroy(sb), nh_model_destroy(kn), nh_model_destroy(pn);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_variant_option);
@@ -265,5 +302,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_reversible);
   RUN_TEST(test_force_is_dla);
   RUN_TEST(test_no_convergence);
+  RUN_TEST(test_auto_method);
   return TEST_SUMMARY();
 }

@@ -44,8 +44,9 @@ typedef enum nh_impact_step {
 
 /* Options of a simulation. Start from nh_sim_def_default(). */
 typedef struct nh_sim_def {
-  const nh_method *method; /* default NULL: the model's, nh_method_default_for (exact with a
-                              closed-form flow, else dopri5); nh_sim_method tells which */
+  const nh_method *method; /* default NULL: automatic, nh_sim_choose_method (from the model, its
+                              impact laws, horizon and rtol); nh_sim_method tells which and
+                              nh_sim_method_reason why */
   double h;           /* fixed step (fixed-step methods) or first trial step (adaptive; 0 = automatic,
                          from |x| and |F| at the initial state); default 1e-3 s */
   double h_max;       /* largest step, 0 = no limit (the exact method steps straight to the next event) */
@@ -82,10 +83,18 @@ typedef struct nh_sim_def {
   int impact_step;       /* how an impact sits in a fixed-step variational method's step
                             (nh_impact_step): default NH_IMPACT_STEP_AUTO, variational for del
                             (docs/simultaneous-impacts.md, "Impacts inside the variational step") */
+  double horizon;        /* the run's length (s), for the automatic method: default 0 (not
+                            given: a short run) */
   int internal_cookie;   /* set by nh_sim_def_default; do not touch */
 } nh_sim_def;
 
 NH_API nh_sim_def nh_sim_def_default(void);
+
+/* The automatic method for a run of model with def (def->method is not read): exact with a
+ * closed-form flow; gni (symmetric) for a long run (horizon >= 1000) of a conservative model
+ * with constraints, V = 0 and a constant M; dop853 for rtol < 1e-10; else dopri5. The reason
+ * goes into why (one line, Nullable). docs/integrators.md, "Which method for which job". */
+NH_API const nh_method *nh_sim_choose_method(const nh_model *model, const nh_sim_def *def, char *why, size_t size);
 
 typedef struct nh_sim nh_sim;
 
@@ -119,6 +128,8 @@ NH_API const nh_method *nh_sim_method(const nh_sim *sim);
 /* the method's flags (NH_METHOD_*) as they apply to this run, its options and model: gni,
  * rattle and shake in their symmetric variant conserve the nodal energy, not the half-step one */
 NH_API unsigned nh_sim_method_flags(const nh_sim *sim);
+/* why the automatic method was chosen (nh_sim_def.method NULL), or "" when the method was given */
+NH_API const char *nh_sim_method_reason(const nh_sim *sim);
 /* the impact stepping of this simulation (nh_sim_def.impact_step with AUTO resolved) */
 NH_API nh_impact_step nh_sim_impact_step(const nh_sim *sim);
 /* The detail of the last failure (one line), or "" */

@@ -188,6 +188,7 @@ class Result:
     def __init__(self, sim, status, wall, traj):
         m = sim.model
         self.model, self.method, self.status, self.wall = m, sim.method, status, wall
+        self.method_reason = sim.method_reason
         self.status_name, self.status_text = _nholo.status_name(status)
         self.message = sim.message
         self.t, self.q, self.v, self.kind = traj
@@ -261,6 +262,9 @@ def _failure(res, where="run"):
 class Simulation:
     """A simulation of a model: Simulation(model, method=None, record=True, **options).
 
+    method None or 'auto': chosen from the model, its impact laws, the option horizon (the run's
+    length; run() passes its t_end) and rtol; method_reason says why ('' when given).
+
     Options (nholo/sim.h, nh_sim_def): h, h_max, h_min, rtol, atol, max_steps, out_dt (default
     as the command line: 0.01 s on an exact flow, else every step), event_samples, event_tol,
     vn_tol, zeno_interval, zeno_count, contact, constraint_tol, project_initial, log_limit,
@@ -272,7 +276,8 @@ class Simulation:
             raise TypeError("Simulation: expected an nholo.Model")
         self.model = model
         self._c = _nholo.Simulation(model._c, record, method=method, **options)
-        self.method = self._c._info()[0]
+        info = self._c._info()
+        self.method, self.method_reason = info[0], info[3]
         self._last = None
 
     def _changing(self):
@@ -354,7 +359,8 @@ class Simulation:
 
 
 def run(model, t_end, max_impacts=0, observer=None, method=None, **options):
-    """Simulation(model, method, **options).run(t_end, max_impacts, observer)."""
+    """Simulation(model, method, horizon=t_end, **options).run(t_end, max_impacts, observer)."""
+    options.setdefault("horizon", t_end)
     return Simulation(model, method=method, **options).run(t_end, max_impacts, observer)
 
 

@@ -196,7 +196,8 @@ PyObject *nhpy_ensemble(PyObject *self, PyObject *args, PyObject *kw) {
   d.model = pm->model;
   d.sim = nh_sim_def_default();
   if (!nhpy_sim_options(&d.sim, kw)) goto done;
-  if (!d.sim.method) d.sim.method = nh_method_default_for(pm->model);
+  if (!d.sim.horizon) d.sim.horizon = t_end;
+  if (!d.sim.method) d.sim.method = nh_sim_choose_method(pm->model, &d.sim, NULL, 0);
   if (nh_method_check(d.sim.method, pm->model, msg, sizeof msg) != NH_OK) {
     nhpy_value_error(msg);
     goto done;

@@ -56,6 +56,7 @@ static const sim_opt sim_opts[] = {
     {"dexp_order", 'i', offsetof(nh_sim_def, opts.dexp_order)},
     {"newton_tol", 'd', offsetof(nh_sim_def, opts.newton_tol)},
     {"newton_max_iter", 'i', offsetof(nh_sim_def, opts.newton_max_iter)},
+    {"horizon", 'd', offsetof(nh_sim_def, horizon)},
 };
 #define NSIM_OPTS (sizeof sim_opts / sizeof sim_opts[0])
 
@@ -75,6 +76,7 @@ static int string_opt(nh_sim_def *def, const char *key, PyObject *val) {
   if (!s) return PyErr_Format(PyExc_TypeError, "%s: expected a string", key), 0;
   int i;
   if (strcmp(key, "method") == 0) {
+    if (strcmp(s, "auto") == 0) return def->method = NULL, 1; /* chosen for the run: nh_sim_choose_method */
     if (!(def->method = nh_method_find(s)))
       return PyErr_Format(PyExc_ValueError, "--method: unknown method '%s' (see 'nholo list')", s), 0;
   } else if (strcmp(key, "retraction") == 0) {
@@ -165,10 +167,10 @@ static int sim_init(PySim *self, PyObject *args, PyObject *kw) {
   nh_sim_def def = nh_sim_def_default();
   PyObject *out_dt = kw ? PyDict_GetItemString(kw, "out_dt") : NULL;
   if (!nhpy_sim_options(&def, kw)) return -1;
-  const nh_method *me = def.method ? def.method : nh_method_default_for(m);
+  const nh_method *me = def.method ? def.method : nh_sim_choose_method(m, &def, NULL, 0);
   char msg[NHPY_MSG];
   if (nh_method_check(me, m, msg, sizeof msg) != NH_OK) return nhpy_value_error(msg), -1;
-  def.method = me;
+  /* an automatic method stays NULL: the library makes the same choice and keeps its reason */
   /* the command line's sampling: every 0.01 s on the exact flow, else every step */
   if (!out_dt || out_dt == Py_None) def.out_dt = (nh_method_flags(me) & NH_METHOD_EXACT) && record ? 0.01 : 0.0;
   nhpy_force_ctx cx = {pm, NULL}, *saved = nhpy_cur_force;
@@ -596,7 +598,8 @@ static PyObject *sim_summary(PySim *self, PyObject *args) {
 static PyObject *sim_info(PySim *self, PyObject *unused) {
   (void)unused;
   if (!sim_ready(self)) return NULL;
-  return Py_BuildValue("(ssO)", nh_method_name(nh_sim_method(self->sim)), nh_sim_message(self->sim), self->model);
+  return Py_BuildValue("(ssOs)", nh_method_name(nh_sim_method(self->sim)), nh_sim_message(self->sim), self->model,
+                       nh_sim_method_reason(self->sim));
 }
 
 /* _c_cycle(model, method, t_end, h, reps) -> the best seconds of one create/run/destroy cycle

@@ -313,6 +313,7 @@ static int ctx_init(ens_ctx *c, const nh_ensemble_def *d, int impacts, char *msg
   c->total = members_of(d), c->nt = (int)samples_of(d);
   c->sim = d->sim;
   c->sim.out_dt = c->nt > 0 ? d->sample_dt : d->sim.out_dt;
+  if (c->sim.horizon == 0.0) c->sim.horizon = d->t_end; /* the automatic method's horizon */
   const long per = (long)sizeof(double) * c->nt * c->nx;
   c->chunk = per > 0 ? (ENS_SAMPLE_BUDGET / per < ENS_CHUNK ? ENS_SAMPLE_BUDGET / per : ENS_CHUNK) : ENS_CHUNK;
   if (d->chunk > 0) c->chunk = d->chunk;

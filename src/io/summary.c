@@ -345,6 +345,8 @@ int nh_summary_write_json(FILE *f, const nh_summary *s) {
   // outcome, events, final state, logs
   nh_json_field_str(f, "status", nh_status_name(s->status));
   nh_json_field_str(f, "message", t.message);
+  // why the method: the automatic choice's reason, or "given"
+  nh_json_field_str(f, "method_reason", nh_sim_method_reason(t.last)[0] ? nh_sim_method_reason(t.last) : "given");
   if ((s->flags & NH_SUMMARY_EVENTS) && (rc = json_events(f, s)) < 0) return rc;
   if (mech) {
     fputs(", \"final\": ", f);

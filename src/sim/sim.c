@@ -22,7 +22,7 @@ void nh_sim_msg(nh_sim *s, const char *fmt, ...) {
 nh_sim_def nh_sim_def_default(void) {
   nh_sim_def d;
   memset(&d, 0, sizeof d);
-  d.method = NULL; /* the model's default, nh_method_default_for */
+  d.method = NULL; /* automatic: nh_sim_choose_method */
   d.h = 1e-3;
   d.h_max = 0.0;
   d.h_min = 1e-14;
@@ -76,6 +76,8 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
     snprintf(buf, sizeof buf, "contact = %d must be 0 or 1", d->contact);
   else if (!(d->constraint_tol >= 0.0))
     snprintf(buf, sizeof buf, "constraint_tol must be >= 0");
+  else if (!(d->horizon >= 0.0))
+    snprintf(buf, sizeof buf, "horizon = %g must be >= 0 (0: not given)", d->horizon);
   else if (d->log_limit < 0)
     snprintf(buf, sizeof buf, "log_limit = %ld must be >= 0 (0: no limit)", d->log_limit);
   else if ((int)d->opts.variant < 0 || (int)d->opts.variant > 1)
@@ -115,7 +117,8 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
     return NULL;
   }
   nh_sim_def d = def ? *def : nh_sim_def_default();
-  if (d.internal_cookie == NH_SIM_DEF_COOKIE && !d.method) d.method = nh_method_default_for(model);
+  char why[320] = "";
+  if (d.internal_cookie == NH_SIM_DEF_COOKIE && !d.method) d.method = nh_sim_choose_method(model, &d, why, sizeof why);
   if (!check_sim_def(&d, model, msg, msg_size)) return NULL;
 
   const size_t nq = (size_t)model->nq, nc = (size_t)model->nc, ng = (size_t)model->ngap;
@@ -140,6 +143,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   }
   s->model = model;
   s->def = d;
+  snprintf(s->method_reason, sizeof s->method_reason, "%s", why);
   s->nq = (int)nq;
   s->nc = (int)nc;
   s->ng = (int)ng;
@@ -264,6 +268,7 @@ const double *nh_sim_v(const nh_sim *s) { return s->model->form == NH_FORM_ODE ?
 const double *nh_sim_x(const nh_sim *s) { return s->x; }
 const nh_model *nh_sim_model(const nh_sim *s) { return s->model; }
 const nh_method *nh_sim_method(const nh_sim *s) { return s->def.method; }
+const char *nh_sim_method_reason(const nh_sim *s) { return s->method_reason; }
 unsigned nh_sim_method_flags(const nh_sim *s) { return nh_method_flags_given(s->def.method, &s->def.opts, s->model); }
 const char *nh_sim_message(const nh_sim *s) { return s ? s->msg : ""; }
 const nh_sim_stats *nh_sim_get_stats(const nh_sim *s) { return &s->stats; }

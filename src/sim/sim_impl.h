@@ -130,6 +130,7 @@ struct nh_sim {
   contact_entry *cl;
   double *cl_x;
   char msg[256];
+  char method_reason[320]; /* why the automatic method, "" when given */
   void *mem;
 };
 
