@@ -516,7 +516,9 @@ static int test_gearbox_constraints(void) {
   return 0;
 }
 
-/* observed orders on the quartic system at t = 10 against DOPRI5 at tolerance 1e-13 */
+/* observed orders on the quartic system at t = 10 against DOPRI5 at tolerance 1e-13, within
+ * DG_ORDER_TOL of the stated ones (measured: within 0.02; itoh-abe 0.98) */
+#define DG_ORDER_TOL 0.1
 static int test_orders(void) {
   nh_model *mq = nh_quartic_create(NULL, 0), *ma = nh_quartic_ap_create(NULL, 0);
   ENSURE(mq && ma);
@@ -533,7 +535,7 @@ static int test_orders(void) {
     }
     double p1 = log2(e[0] / e[1]), p2 = log2(e[1] / e[2]);
     printf("  %-12s errors %.3e %.3e %.3e  orders %.2f %.2f\n", meth[k], e[0], e[1], e[2], p1, p2);
-    ENSURE(fabs(p2 - want[k]) < 0.2);
+    ENSURE(fabs(p2 - want[k]) <= DG_ORDER_TOL);
   }
   nh_model_destroy(mq);
   nh_model_destroy(ma);
