@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "harness.h"
-#include "methods/method_impl.h"
 #include "nholo/nholo.h"
 
 /* the reference: dop853 at this rtol = atol; dopri5 at the same tolerance must agree with it
