@@ -1,11 +1,23 @@
-# cli_lib.sh - sourced by the CLI test scripts (test_cli.sh, test_ensemble_cli.sh): a temporary
-# directory $T removed at exit, pass/fail counters with ok/bad, and expect_usage. Needs NHOLO.
+# cli_lib.sh - sourced by the CLI test scripts (test_cli.sh, test_ensemble_cli.sh,
+# test_ensemble_mpi.sh): a temporary directory $T removed at exit, pass/fail/skip counters with
+# ok/bad/skip, finish, and expect_usage. Needs NHOLO.
 T=$(mktemp -d "${TMPDIR:-/tmp}/nholo-cli.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 pass=0
 fail=0
+skipped=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+# skip WHAT: a check that cannot run here (a tool missing), said so
+skip() { skipped=$((skipped + 1)); echo "skip $1"; }
+# the counts, and the exit status: 1 when a check failed, else 77 (CTest's SKIP_RETURN_CODE:
+# reported skipped, not passed) when one was skipped, else 0
+finish() {
+  echo "$pass passed, $fail failed, $skipped skipped"
+  [ "$fail" -eq 0 ] || exit 1
+  [ "$skipped" -eq 0 ] || exit 77
+  exit 0
+}
 
 # expect_usage NAME ARGS...: exit 2, exactly one line on stderr starting "nholo: ", nothing in $T/o
 expect_usage() {

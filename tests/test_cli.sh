@@ -38,6 +38,8 @@ assert abs(d["energy_final"] - d["energy_initial"]) <= 1e-12 * d["energy_initial
 assert all(abs(e["energy_after"] - e["energy_before"]) <= 1e-12 * e["energy_before"] for e in d["impact_log"])
 assert d["impact_log"][0]["surface"] == "front" and d["impact_log"][1]["surface"] == "back"
 PY
+else
+  skip "the JSON's content (no python3 on PATH)"
 fi
 "$NHOLO" run penny --table ellipse --impact plastic --impacts 5 --method dopri5 --json >"$T/j2" 2>"$T/err" \
   && grep -q '"impacts": 5' "$T/j2" && grep -q '"method": "dopri5"' "$T/j2" && ok "ellipse plastic dopri5" || bad "ellipse plastic dopri5: $(cat "$T/err")"
@@ -383,6 +385,8 @@ if mkfifo "$T/fifo.nh" 2>/dev/null; then
       bad "$cmd on a FIFO model file blocks"
     fi
   done
+else
+  skip "FIFO model files (mkfifo failed)"
 fi
 expect_usage "model file: unknown backend" run "$PENNY_NH" --backend jit --out "$T/o/x.csv"
 # ---- bad initial states, outputs that are not regular files -----------------------------------
@@ -401,6 +405,8 @@ if [ -c /dev/full ] && [ -w /dev/full ]; then
     && ok "a failed output write: exit 1, status NH_ERR_IO" || bad "--out /dev/full (exit $rc): $(cat "$T/err"; grep status "$T/df")"
   "$NHOLO" run penny --impacts 3 --out /dev/full --json >"$T/df" 2>/dev/null
   grep -q '"status": "NH_ERR_IO"' "$T/df" && ok "a failed output write: JSON status NH_ERR_IO" || bad "JSON status on a failed write: $(grep -o '"status[^,]*' "$T/df")"
+else
+  skip "a failed output write (no writable /dev/full)"
 fi
 expect_usage "--out a directory" run penny --impacts 1 --out "$T/o"
 if mkfifo "$T/fifo.csv" "$T/fifo.png" 2>/dev/null; then
@@ -426,6 +432,8 @@ if mkfifo "$T/fifo.csv" "$T/fifo.png" 2>/dev/null; then
     bad "--out FIFO without a reader blocks"
   fi
   expect_usage "--plot to a FIFO" run penny --impacts 1 --plot "$T/fifo.png"
+else
+  skip "FIFO outputs (mkfifo failed)"
 fi
 
 # ---- structure-preserving methods, sleigh and snakeboard ------------------------------------
@@ -570,6 +578,8 @@ assert d64["final"] == d["final"] and d64["status"] == "NH_OK"
 rows64 = list(csv.DictReader(open(sys.argv[5])))
 assert len(rows64) == 64 and all(row["truncated"] == "1" for row in rows64)
 PY
+else
+  skip "chain5's outcomes (no python3 on PATH)"
 fi
 "$NHOLO" run "$T/chain5.nh" --t-end 0.5 --order enumerate --max-outcomes 3 >"$T/ch3" 2>"$T/err" \
   && grep -q "; 3 outcomes (truncated), xi " "$T/ch3" && grep -q "^nholo: note: " "$T/err" \
@@ -702,6 +712,8 @@ imp = {c["surface"]: c["impulse"] for c in r["contacts"]}
 assert abs(imp["wall"] - 1.5) < 1e-14 and imp["floor"] == 0
 assert abs(r["energy_before"] - 0.84) < 1e-14 and abs(r["energy_after"] - 0.09) < 1e-14
 PY
+else
+  skip "the skate corner's values (no python3 on PATH)"
 fi
 "$NHOLO" run "$T/wedge.nh" --t-end 2 --out "$T/w.csv" --json >"$T/wj" 2>"$T/err"; rc=$?
 [ $rc = 1 ] && grep -q '"status": "NH_ERR_PAST_BOUND"' "$T/wj" && [ "$(tail -1 "$T/w.csv")" = "1.0000000000000002,0,0,0,-1" ] \
@@ -919,6 +931,7 @@ if grep -q "built without it" "$T/err"; then
   [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && [ "$(ls -A "$T/o" | wc -l)" -eq 0 ] \
     && ok "figure trex-design without NLopt: says so, exit 2, nothing written (skipped the table)" \
     || bad "figure trex-design without NLopt (exit $rc): $(cat "$T/err")"
+  skip "figure trex-design's table (NLopt not built in)"
 else
   [ "$rc" -eq 0 ] && [ -s "$T/o/td.png" ] && grep -q "^paper optimised  *0.00  13.69" "$T/td" \
     && awk '$1 == "ours" && $2 == "optimised" && ($15 < 0 ? -$15 : $15) < 1e-12 { f = 1 } END { exit !f }' "$T/td" \
@@ -1153,5 +1166,4 @@ EOF
 expect_usage "--newton-tol -1" run penny --method gonzalez --newton-tol -1 --out "$T/o/x.csv"
 expect_usage "--newton-max-iter 0" run penny --method gonzalez --newton-max-iter 0 --out "$T/o/x.csv"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

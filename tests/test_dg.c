@@ -394,9 +394,10 @@ static int test_sparse_fill_steps(void) {
     m[b] = nh_model_load(NHOLO_SOURCE_DIR "/examples/quartic_ap.nh", &o, msg, sizeof msg);
   }
   ENSURE(m[1] && !m[1]->poisson_sparse && !m[1]->hamiltonian_hess_sparse && !m[1]->poisson_jac_sparse);
-  if (!m[0]) { /* no C compiler at run time: codegen unavailable */
+  if (!m[0]) { /* codegen unavailable: a failure where there is a C compiler */
     nh_model_destroy(m[1]);
-    return 0;
+    ENSURE(!nh_test_have_cc());
+    SKIP("no C compiler ($CC or cc on PATH) for the code generator");
   }
   ENSURE(m[0]->poisson_sparse && m[0]->hamiltonian_hess_sparse && m[0]->poisson_jac_sparse);
   const char *meth[] = {"avf", "gonzalez", "itoh-abe"};
@@ -424,6 +425,7 @@ static int test_poisson_patterns(void) {
   nh_model *sl = nh_sleigh_dg_create(&sp, NULL, 0);
   ENSURE(qa && sl);
   ENSURE(check_patterns(qa) == 0 && check_patterns(sl) == 0);
+  int no_codegen = 0;
   for (int b = 0; b < 2; b++) {
     nh_load_opts o = nh_load_opts_default();
     o.backend = b ? NH_BACKEND_TAPE : NH_BACKEND_CODEGEN;
@@ -431,7 +433,11 @@ static int test_poisson_patterns(void) {
     const char *files[] = {NHOLO_SOURCE_DIR "/examples/quartic_ap.nh", NHOLO_SOURCE_DIR "/examples/sleigh_dg.nh"};
     for (int f = 0; f < 2; f++) {
       nh_model *mf = nh_model_load(files[f], &o, msg, sizeof msg);
-      if (!mf && b == 0) continue; /* no C compiler at run time: codegen unavailable */
+      if (!mf && b == 0) { /* codegen unavailable: a failure where there is a C compiler */
+        ENSURE(!nh_test_have_cc());
+        no_codegen = 1;
+        continue;
+      }
       ENSURE(mf);
       ENSURE(check_patterns(mf) == 0);
       nh_model_destroy(mf);
@@ -461,6 +467,7 @@ static int test_poisson_patterns(void) {
   free(w);
   nh_model_destroy(qa);
   nh_model_destroy(sl);
+  if (no_codegen) SKIP("no C compiler for the code generator: its patterns were not checked");
   return 0;
 }
 
@@ -509,7 +516,9 @@ static int test_gearbox_constraints(void) {
   return 0;
 }
 
-/* observed orders on the quartic system at t = 10 against DOPRI5 at tolerance 1e-13 */
+/* observed orders on the quartic system at t = 10 against DOPRI5 at tolerance 1e-13, within
+ * DG_ORDER_TOL of the stated ones (measured: within 0.02; itoh-abe 0.98) */
+#define DG_ORDER_TOL 0.1
 static int test_orders(void) {
   nh_model *mq = nh_quartic_create(NULL, 0), *ma = nh_quartic_ap_create(NULL, 0);
   ENSURE(mq && ma);
@@ -526,7 +535,7 @@ static int test_orders(void) {
     }
     double p1 = log2(e[0] / e[1]), p2 = log2(e[1] / e[2]);
     printf("  %-12s errors %.3e %.3e %.3e  orders %.2f %.2f\n", meth[k], e[0], e[1], e[2], p1, p2);
-    ENSURE(fabs(p2 - want[k]) < 0.2);
+    ENSURE(fabs(p2 - want[k]) <= DG_ORDER_TOL);
   }
   nh_model_destroy(mq);
   nh_model_destroy(ma);

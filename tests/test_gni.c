@@ -19,6 +19,7 @@
 
 #define PI 3.14159265358979323846
 #define REF_TOL 0.05 /* relative agreement with the spec's prototype numbers */
+#define MEAS_TOL 0.02 /* relative agreement with a value measured here (no spec number) */
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
@@ -797,12 +798,13 @@ static int test_t12_long_horizon(void) {
   printf("  T12 T = 40: gni %.3g %.3g %.3g; rdp (dexp^-1 truncated) %.2e %.2e %.2e; rdp (exact dexp^-1) "
          "%.2e %.2e %.2e\n", eg[0], eg[1], eg[2], er[0], er[1], er[2], ex[0], ex[1], ex[2]);
   const double ref_g[3] = {21.0, 18.6, 16.9}, ref_r[3] = {4.9e-6, 1.2e-6, 3.1e-7};
+  const double meas_x[3] = {1.67e-2, 4.16e-3, 1.04e-3}; /* rdp with the exact dexp^-1, measured */
   for (int j = 0; j < 3; j++) {
     ENSURE_REL(eg[j], ref_g[j], REF_TOL);
     ENSURE_REL(er[j], ref_r[j], REF_TOL);
-    ENSURE(ex[j] < 0.05);
+    ENSURE_REL(ex[j], meas_x[j], MEAS_TOL);
   }
-  ENSURE(er[0] / er[1] > 3.6 && er[1] / er[2] > 3.6 && ex[0] / ex[1] > 3.6);
+  ENSURE(er[0] / er[1] > 3.6 && er[1] / er[2] > 3.6 && ex[0] / ex[1] > 3.6 && ex[1] / ex[2] > 3.6);
   nh_model_destroy(m);
   return 0;
 }
@@ -1011,6 +1013,10 @@ static int test_newton_failure_status(void) {
 
 /* ---- del and the Newton form of gni on a configuration-dependent M ------------------------ */
 
+/* del's energy error on the polar oscillator: O(h^2) without drift, max |dE/E| <= DEL_POLAR_EC h^2
+ * (measured 0.089 h^2 with the trapezoidal L_d, 0.070 h^2 with the midpoint one) */
+#define DEL_POLAR_EC 0.1
+
 static int test_del_polar(void) {
   const double q0[2] = {1.3, 0.4}, v0[2] = {0.2, 0.9}, k = 2.0, T = 3.0;
   nh_model *m = test_polar_create(k, q0, v0);
@@ -1019,7 +1025,7 @@ static int test_del_polar(void) {
   for (int mid = 0; mid < 2; mid++) {
     nh_method_opts o = paper_opts();
     o.midpoint_ld = mid;
-    double e[3];
+    double e[3], Emax[3];
     nh_sim_stats st;
     for (int j = 0; j < 3; j++) {
       double q[2], v[2], p[2], pv[2];
@@ -1028,7 +1034,8 @@ static int test_del_polar(void) {
       ENSURE(rc == NH_OK);
       polar_to_xy(q, v, p, pv);
       e[j] = fmax(fabs(p[0] - pe[0]), fabs(p[1] - pe[1]));
-      ENSURE(st.max_energy_rel_error < 1e-2);
+      Emax[j] = st.max_energy_rel_error;
+      ENSURE(Emax[j] <= DEL_POLAR_EC * (T / (100 << j)) * (T / (100 << j)));
       ENSURE(st.solver_iterations >= st.steps && st.solver_max_residual <= 1e-12);
       if (!mid) { /* gni on an unconstrained model is del (trapezoidal) */
         double qg[2];
@@ -1037,9 +1044,11 @@ static int test_del_polar(void) {
         ENSURE_NEAR(qg[1], q[1], 1e-14);
       }
     }
-    printf("  del (%s L_d) polar oscillator: %.3e %.3e %.3e, Newton %.2f iterations/step\n",
-           mid ? "midpoint" : "trapezoidal", e[0], e[1], e[2], (double)st.solver_iterations / st.steps);
+    printf("  del (%s L_d) polar oscillator: %.3e %.3e %.3e, Newton %.2f iterations/step; max |dE/E| %.2e %.2e %.2e\n",
+           mid ? "midpoint" : "trapezoidal", e[0], e[1], e[2], (double)st.solver_iterations / st.steps, Emax[0], Emax[1],
+           Emax[2]);
     ENSURE(e[0] / e[1] > 3.7 && e[1] / e[2] > 3.7);
+    ENSURE(Emax[0] / Emax[1] > 3.7 && Emax[1] / Emax[2] > 3.7); /* O(h^2) */
   }
   nh_model_destroy(m);
   return 0;

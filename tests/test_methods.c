@@ -10,6 +10,15 @@
 #include "nholo/nholo.h"
 
 #define PI 3.14159265358979323846
+/* |observed order - stated order| of a fixed-step method in its asymptotic regime (measured:
+ * within 0.03) */
+#define ORDER_TOL 0.1
+/* dopri5's global error at rtol = tol is at most ADAPT_FACTOR tol (measured 1.2 tol at 1e-6,
+ * 0.96 tol at 1e-10) */
+#define ADAPT_FACTOR 20.0
+/* |local order of the dense output - its order + 1| (measured 4.87 for dopri5's order 4
+ * continuous extension, 4.05 for rk4's cubic Hermite interpolant) */
+#define DENSE_ORDER_TOL 0.2
 
 static const double polar_q0[2] = {1.3, 0.4}, polar_v0[2] = {0.2, 0.9};
 static const double polar_k = 2.0;
@@ -73,11 +82,11 @@ static int test_rk4_order(void) {
          e3 = polar_error("rk4", 0.005, 2.0, 0);
   double p1 = log2(e1 / e2), p2 = log2(e2 / e3);
   printf("  rk4 errors %.3e %.3e %.3e, observed orders %.3f %.3f\n", e1, e2, e3, p1, p2);
-  ENSURE(fabs(p1 - 4.0) < 0.2 && fabs(p2 - 4.0) < 0.2);
+  ENSURE(fabs(p1 - 4.0) <= ORDER_TOL && fabs(p2 - 4.0) <= ORDER_TOL);
   return 0;
 }
 
-/* RK4 on the penny (constrained) against the closed-form flow: order 4, drift of A v small */
+/* RK4 on the penny (constrained) against the closed-form flow: order 4, and A v of order 4 */
 static int test_rk4_penny_order(void) {
   nh_penny_params p = nh_penny_params_default();
   p.a = p.b = 100.0; /* no wall within reach */
@@ -85,18 +94,21 @@ static int test_rk4_penny_order(void) {
   ENSURE(m);
   double qe[4], ve[4];
   ENSURE(m->flow(m->q0, m->v0, 4.0, qe, ve, m->user) == 0);
-  double err[3];
+  double err[3], res[3];
   double hs[3] = {0.08, 0.04, 0.02};
   for (int k = 0; k < 3; k++) {
     double q[4], v[4];
     nh_sim_stats st;
     ENSURE(run_to(m, "rk4", hs[k], 4.0, 0, q, v, &st) == NH_OK);
     err[k] = fmax(fabs(q[0] - qe[0]), fabs(q[1] - qe[1]));
-    ENSURE(st.max_constraint_residual < 1e-9);
+    res[k] = st.max_constraint_residual;
   }
   double p1 = log2(err[0] / err[1]), p2 = log2(err[1] / err[2]);
-  printf("  penny rk4 errors %.3e %.3e %.3e, orders %.3f %.3f\n", err[0], err[1], err[2], p1, p2);
-  ENSURE(fabs(p1 - 4.0) < 0.3 && fabs(p2 - 4.0) < 0.3);
+  printf("  penny rk4 errors %.3e %.3e %.3e, orders %.3f %.3f; max |A v| %.1e %.1e %.1e\n", err[0], err[1], err[2], p1,
+         p2, res[0], res[1], res[2]);
+  ENSURE(fabs(p1 - 4.0) <= ORDER_TOL && fabs(p2 - 4.0) <= ORDER_TOL);
+  /* rk4 does not keep A v = 0: the residual is its error, of order 4 as well */
+  ENSURE(fabs(log2(res[0] / res[1]) - 4.0) <= ORDER_TOL && fabs(log2(res[1] / res[2]) - 4.0) <= ORDER_TOL);
   nh_model_destroy(m);
   return 0;
 }
@@ -105,7 +117,7 @@ static int test_rk4_penny_order(void) {
 static int test_dopri5_tolerance(void) {
   double e6 = polar_error("dopri5", 1e-3, 5.0, 1e-6), e10 = polar_error("dopri5", 1e-3, 5.0, 1e-10);
   printf("  dopri5 errors: rtol 1e-6 -> %.3e, rtol 1e-10 -> %.3e\n", e6, e10);
-  ENSURE(e6 < 1e-4 && e10 < 1e-8);
+  ENSURE(e6 <= ADAPT_FACTOR * 1e-6 && e10 <= ADAPT_FACTOR * 1e-10);
   ENSURE(e10 < e6 * 1e-2);
   return 0;
 }
@@ -139,7 +151,7 @@ static int test_dense_output(void) {
     }
     double order = log2(maxerr[0] / maxerr[1]);
     printf("  %s dense output error %.3e -> %.3e (local order %.2f)\n", names[k], maxerr[0], maxerr[1], order);
-    ENSURE(order > (k == 0 ? 4.5 : 3.5));
+    ENSURE(fabs(order - (k == 0 ? 5.0 : 4.0)) <= DENSE_ORDER_TOL);
   }
   nh_model_destroy(m);
   return 0;

@@ -305,10 +305,7 @@ static char *slurp(const char *path) {
 }
 
 static int test_codegen_matches_tape(void) {
-  if (access("/usr/bin/cc", X_OK) != 0 && !getenv("CC")) {
-    printf("  no C compiler: skipped\n");
-    return 0;
-  }
+  if (!nh_test_have_cc()) SKIP("no C compiler ($CC or cc on PATH) for the code generator");
   if (codegen_vs_tape(rich_model, "rich.nh")) return 1;
   const char *files[] = {"penny.nh", "chaplygin_sleigh.nh", "snakeboard.nh", "quartic2.nh",
                          "pendulum_wall.nh"};
@@ -513,10 +510,7 @@ static int same_evaluators(const char *text, const char *name, expect_ev e) {
 }
 
 static int test_backends_same_evaluators(void) {
-  if (access("/usr/bin/cc", X_OK) != 0 && !getenv("CC")) {
-    printf("  no C compiler: skipped\n");
-    return 0;
-  }
+  if (!nh_test_have_cc()) SKIP("no C compiler ($CC or cc on PATH) for the code generator");
   const struct {
     const char *file;
     expect_ev e;
@@ -682,10 +676,7 @@ static int sparse_vs_dense(const nh_model *m, const nh_model *t, int *unwritten)
 }
 
 static int test_poisson_sparse_fill(void) {
-  if (access("/usr/bin/cc", X_OK) != 0 && !getenv("CC")) {
-    printf("  no C compiler: skipped\n");
-    return 0;
-  }
+  if (!nh_test_have_cc()) SKIP("no C compiler ($CC or cc on PATH) for the code generator");
   const char *files[] = {"quartic_ap.nh", "suslov.nh", "sleigh_dg.nh"};
   for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
     char msg[2048], path[512];

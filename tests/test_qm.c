@@ -28,18 +28,21 @@ static const char *polar_knife =
 /* convergence: end time, the steps, the observed order's window; the reference's tolerances */
 #define QM_T 1.0
 #define QM_H0 0.02
-#define QM_ORDER_LO 1.9
-#define QM_ORDER_HI 2.2
+#define QM_ORDER_LO 1.9 /* (measured 1.989 to 2.000) */
+#define QM_ORDER_HI 2.1
 #define QM_REF_TOL 1e-13
 /* the constraints to round-off; a Newton tolerance at round-off (iterates at round-off are
  * accepted, vi_qm.c) */
 #define QM_RES_TOL 1e-13
 #define QM_NEWTON_TOL 1e-15
 /* the long run: its end, step, and the bound of the energy error's growth (second half's
- * maximum over the first's) */
+ * maximum over the first's; measured at most 1.0008) */
 #define QM_LONG_T 200.0
 #define QM_LONG_H 0.02
-#define QM_GROWTH 1.5
+#define QM_GROWTH 1.01
+/* an energy error against its value measured here (the methods' O(h^2) constants): at most
+ * this factor over it */
+#define QM_MEAS_MARGIN 1.1
 
 /* the same on a level plane with a wall x >= 0.6 (elastic): 6 impacts by t = 20 */
 static const char *polar_knife_wall =
@@ -103,9 +106,10 @@ static double err_inf(const double *a, const double *b) {
 static const struct {
   const char *method;
   int midpoint_ld;
-  int paper; /* NH_VARIANT_PAPER */
-} methods[] = {{"rattle", 0, 1}, {"shake", 0, 1}, {"rattle", 0, 0}, {"gni", 0, 0}, {"del", 0, 0},
-               {"del", 1, 0},    {"si-dla", 0, 0}, {"i-dla", 0, 0}};
+  int paper;     /* NH_VARIANT_PAPER */
+  double wall_E; /* the largest relative energy error through the wall's impacts at h = 0.01, measured */
+} methods[] = {{"rattle", 0, 1, 6.82e-5}, {"shake", 0, 1, 6.82e-5}, {"rattle", 0, 0, 3.26e-6}, {"gni", 0, 0, 3.26e-6},
+               {"del", 0, 0, 3.26e-6},    {"del", 1, 0, 2.66e-6},   {"si-dla", 0, 0, 3.26e-6}, {"i-dla", 0, 0, 2.66e-6}};
 #define NMETH (sizeof methods / sizeof methods[0])
 
 /* second order in q and v at t = 1, against dop853 */
@@ -185,11 +189,15 @@ static int energy_obs(const nh_sim *s, nh_sample_kind kind, double t, const doub
 static int test_energy(void) {
   nh_model *mo = load(0);
   ENSURE(mo != NULL);
-  const char *sym[] = {"rattle", "shake", "del", "si-dla", "i-dla"};
-  for (int k = 0; k < 5; k++) {
+  /* rattle and shake in the paper's variant, then the symmetric gni (del's step here) */
+  const char *sym[] = {"rattle", "shake", "gni", "del", "si-dla", "i-dla"};
+  const int paper[] = {1, 1, 0, 0, 0, 0};
+  const double meas[] = {2.94e-3, 2.94e-3, 7.50e-4, 7.50e-4, 7.50e-4, 7.79e-4}; /* the error over t <= 100, measured */
+  for (int k = 0; k < 6; k++) {
     char msg[512];
     nh_sim_def d = nh_sim_def_default();
     d.method = nh_method_find(sym[k]);
+    d.opts.variant = paper[k] ? NH_VARIANT_PAPER : NH_VARIANT_SYMMETRIC;
     d.h = QM_LONG_H;
     nh_sim *s = nh_sim_create(mo, &d, msg, sizeof msg);
     ENSURE(s != NULL);
@@ -197,7 +205,7 @@ static int test_energy(void) {
     ENSURE(nh_model_energy_x(mo, 0.0, nh_sim_x(s), &acc[2]) == NH_OK);
     ENSURE(nh_sim_run(s, QM_LONG_T, 0, energy_obs, acc) == NH_OK);
     printf("  %-7s max relative energy error t <= %g: %.3e, after: %.3e\n", sym[k], 0.5 * QM_LONG_T, acc[0], acc[1]);
-    ENSURE(acc[0] > 0.0 && acc[1] < QM_GROWTH * acc[0] && acc[1] < 1e-2);
+    ENSURE(acc[0] > 0.0 && acc[1] < QM_GROWTH * acc[0] && acc[0] <= QM_MEAS_MARGIN * meas[k]);
     nh_sim_destroy(s);
   }
   nh_model_destroy(mo);
@@ -293,7 +301,7 @@ static int test_impacts(void) {
     }
     printf("  %-7s%s %ld impacts, max relative energy error %.3e (h = %g), %.3e (h = %g)\n", methods[k].method,
            methods[k].midpoint_ld ? " (midpoint L_d)" : methods[k].paper ? " (paper)" : "", st.impacts, e[0], 0.5 * QM_H0, e[1], 0.25 * QM_H0);
-    ENSURE(e[0] < 1e-4 && e[1] < e[0] / 3.0);
+    ENSURE(e[0] <= QM_MEAS_MARGIN * methods[k].wall_E && e[1] < e[0] / 3.7); /* O(h^2) */
   }
   nh_model_destroy(mo);
   return 0;

@@ -162,7 +162,7 @@ static int test_chain_codegen_matches_tape(void) {
   nh_model *c = nh_model_parse(text, "chain8", &o, msg, sizeof msg);
   free(text);
   if (!c) printf("  (codegen unavailable: %s)\n", msg);
-  ENSURE(t);
+  ENSURE(t && (c || !nh_test_have_cc())); /* codegen fails only without a C compiler */
   if (c) {
     const int n = t->nq, nc = t->nc;
     double q[24], v[24];
@@ -186,8 +186,10 @@ static int test_chain_codegen_matches_tape(void) {
     ENSURE(ok);
     ENSURE(strcmp(nh_model_backend(c), "codegen") == 0 && c->mass_constant == 1);
   }
+  const int skipped = !c;
   nh_model_destroy(t);
   nh_model_destroy(c);
+  if (skipped) SKIP("no C compiler ($CC or cc on PATH) for the code generator");
   return 0;
 }
 
@@ -342,9 +344,11 @@ static int test_patterns_and_sparse_fill(void) {
     o.cache_dir = NHOLO_TEST_CACHE;
     nh_model *m = nh_model_parse(texts[t], "patterns", &o, msg, sizeof msg);
     free(texts[t]);
-    if (!m) {
+    if (!m) { /* codegen unavailable: a failure where there is a C compiler */
       printf("  (codegen unavailable: %s)\n", msg);
-      continue;
+      ENSURE(!nh_test_have_cc());
+      if (t == 0) free(texts[1]);
+      SKIP("no C compiler ($CC or cc on PATH) for the code generator");
     }
     ENSURE(m->mass_sparse && m->constraint_sparse && m->mass_pattern && m->constraint_pattern);
     const int n = m->nq, nc = m->nc;

@@ -15,8 +15,21 @@
 #define PI 3.14159265358979323846
 /* the constraint at the steps: the Newton tolerance (1e-14 relative) times the size of A v */
 #define SP_CONSTRAINT_TOL 1e-13
+/* |observed order - 2| for both slopes (measured: 1.99 to 2.00) */
+#define SP_ORDER_TOL 0.05
+/* the largest relative energy error on the quartic system, h = 0.1, t <= 1000: measured 3.9e-3;
+ * the system is chaotic, so another rounding (compiler, FMA) gives another trajectory: margin 1.5 */
+#define SP_QUARTIC_EMAX 6e-3
+/* the variance law var(H - H0)/h^4 = c t: c = 1.5e-3 for this method (200 states to t = 1000,
+ * docs/discrete-gradients.md; 1.58e-3, 1.44e-3, 1.52e-3 with 100 states at h = 0.1, 0.05, 0.025),
+ * fifteen times the paper's 1e-4 (docs/discrete-gradients.md, "SPARK" says why). Sampled with
+ * SP_VAR_STATES states, the estimate's relative standard deviation is sqrt(2 / (states - 1)) =
+ * 0.14: the window is three of them. */
+#define SP_VAR_SLOPE 1.5e-3
+#define SP_VAR_STATES 100
+#define SP_VAR_REL 0.43
 
-/* errors at h, h/2, h/4 against ref (nq positions) and the last observed order */
+/* errors at h, h/2, h/4 against ref (nq positions) and the two observed orders */
 static int order_of(nh_model *m, double h, double T, const double *ref, int nq, const double *x0, double *p) {
   run_out o;
   double e[3];
@@ -26,8 +39,8 @@ static int order_of(nh_model *m, double h, double T, const double *ref, int nq, 
     ENSURE(o.st.max_constraint_residual < SP_CONSTRAINT_TOL);
     ENSURE(o.st.solver_iterations > 0 && o.st.solver_max_residual < SP_CONSTRAINT_TOL);
   }
-  *p = log2(e[1] / e[2]);
-  printf("  errors %.3e %.3e %.3e  orders %.2f %.2f\n", e[0], e[1], e[2], log2(e[0] / e[1]), *p);
+  p[0] = log2(e[0] / e[1]), p[1] = log2(e[1] / e[2]);
+  printf("  errors %.3e %.3e %.3e  orders %.3f %.3f\n", e[0], e[1], e[2], p[0], p[1]);
   return 0;
 }
 
@@ -36,10 +49,10 @@ static int test_order_quartic(void) {
   nh_model *m = nh_quartic_create(NULL, 0);
   ENSURE(m);
   run_out ref;
-  double p;
+  double p[2];
   ENSURE(run_model(m, "dopri5", 0.01, 10.0, NULL, &ref) == 0);
-  ENSURE(order_of(m, 0.1, 10.0, ref.x, 7, NULL, &p) == 0);
-  ENSURE(p >= 1.8 && p <= 2.2);
+  ENSURE(order_of(m, 0.1, 10.0, ref.x, 7, NULL, p) == 0);
+  ENSURE(fabs(p[0] - 2.0) <= SP_ORDER_TOL && fabs(p[1] - 2.0) <= SP_ORDER_TOL);
   nh_model_destroy(m);
   return 0;
 }
@@ -50,10 +63,10 @@ static int test_order_sleigh(void) {
   nh_sleigh_params sp = nh_sleigh_params_default();
   nh_model *m = nh_sleigh_create(&sp, NULL, 0);
   ENSURE(m);
-  double qe[3], p;
+  double qe[3], p[2];
   ENSURE(nh_sleigh_exact(&sp, 5.0, qe, NULL, NULL, NULL) == 0);
-  ENSURE(order_of(m, 0.2, 5.0, qe, 3, NULL, &p) == 0);
-  ENSURE(p >= 1.8 && p <= 2.2);
+  ENSURE(order_of(m, 0.2, 5.0, qe, 3, NULL, p) == 0);
+  ENSURE(fabs(p[0] - 2.0) <= SP_ORDER_TOL && fabs(p[1] - 2.0) <= SP_ORDER_TOL);
   nh_model_destroy(m);
   nh_sleigh_dg_params dp = nh_sleigh_dg_params_default();
   dp.rho1 = 0.4, dp.rho2 = -0.3; /* a turn within t = 10 */
@@ -61,8 +74,8 @@ static int test_order_sleigh(void) {
   ENSURE(mq);
   run_out ref;
   ENSURE(run_model(mq, "dopri5", 0.01, 10.0, NULL, &ref) == 0);
-  ENSURE(order_of(mq, 0.2, 10.0, ref.x, 3, NULL, &p) == 0);
-  ENSURE(p >= 1.8 && p <= 2.2);
+  ENSURE(order_of(mq, 0.2, 10.0, ref.x, 3, NULL, p) == 0);
+  ENSURE(fabs(p[0] - 2.0) <= SP_ORDER_TOL && fabs(p[1] - 2.0) <= SP_ORDER_TOL);
   nh_model_destroy(mq);
   return 0;
 }
@@ -125,7 +138,7 @@ static int test_energy(void) {
          wmax[0], wmax[4], wmax[9], st->max_energy_rel_error, st->max_constraint_residual,
          (double)st->solver_iterations / 10000.0, st->solver_max_iterations, st->solver_max_residual);
   ENSURE(st->max_energy_rel_error > 1e-6); /* not an energy-conserving method */
-  ENSURE(st->max_energy_rel_error < 2e-2);
+  ENSURE(st->max_energy_rel_error < SP_QUARTIC_EMAX);
   ENSURE(st->max_constraint_residual < SP_CONSTRAINT_TOL);
   nh_sim_destroy(s);
   nh_model_destroy(m);
@@ -148,15 +161,15 @@ static int test_energy(void) {
 }
 
 /* the spec's validation (002 M8): the energy error of the ensemble is a random walk, its
- * variance growing linearly in t (spec C8 initial states). The constant is about 1e-3 h^4,
- * ten times SI-DLA's 1e-4 h^4 (test_dg): the paper's Fig. 2 shows only that the growth is linear
- * and of the same kind, not the constant. */
+ * variance growing linearly in t (spec C8 initial states), with this method's constant
+ * SP_VAR_SLOPE (the paper's Fig. 2 line is 1e-4 t; SI-DLA's 1e-4 is checked in test_dg) */
 static int test_variance(void) {
   const double T = 1000.0;
   double slope, icpt, gmax;
-  ENSURE(quartic_variance("spark", 0.1, T, 40, 10, &slope, &icpt, &gmax) == 0);
-  printf("  SPARK: var(H - H0)/h^4 = %.3e t + %.3f (paper: 1e-4 t); |A v| <= %.1e\n", slope, icpt, gmax);
-  ENSURE(slope > 3e-4 && slope < 5e-3); /* measured 2.2e-3 here, 1.0e-3 with 100 states to t = 2000 */
+  ENSURE(quartic_variance("spark", 0.1, T, SP_VAR_STATES, 10, &slope, &icpt, &gmax) == 0);
+  printf("  SPARK: var(H - H0)/h^4 = %.3e t + %.3f over %d states (this method: %.1e t; paper: 1e-4 t); "
+         "|A v| <= %.1e\n", slope, icpt, SP_VAR_STATES, SP_VAR_SLOPE, gmax);
+  ENSURE(fabs(slope - SP_VAR_SLOPE) <= SP_VAR_REL * SP_VAR_SLOPE); /* measured 1.58e-3 */
   ENSURE(fabs(icpt) < 0.5 * slope * T); /* linear growth from ~0 */
   ENSURE(gmax < SP_CONSTRAINT_TOL);
   return 0;
