@@ -107,6 +107,52 @@ static int test_long_horizon(void) {
   return 0;
 }
 
+/* every other structure-preserving method that is not a discrete gradient (those:
+ * tests/test_long_dg.c) on the sleigh, the car and the free snakeboard to T = 1000 at h = 0.01:
+ * energy and constraint residual within the bound of its class, or a refusal that says why
+ * (rdp needs an SE(2)-invariant model: the car declares no group) */
+/* energy: symmetric methods without an exact energy (del, rdp, si-dla, i-dla: O(h^2), bounded;
+ * measured at most 8.3e-6, rdp on the sleigh) and the energy-exact ones (spark, gonzalez-f:
+ * measured at most 3.2e-11) */
+#define LONG_ENERGY_SYMMETRIC 2e-5
+#define LONG_ENERGY_EXACT 5e-10
+/* constraints: exact at the nodes (measured at most 4.2e-14), gonzalez-f's only to O(h^2)
+ * (measured 3.5e-5 .. 7.7e-5) */
+#define LONG_RES_NODES 1e-12
+#define LONG_RES_GONZALEZ_F 2e-4
+static int test_long_horizon_other_methods(void) {
+  static const struct {
+    const char *name;
+    double dE, res;
+  } meths[] = {{"del", LONG_ENERGY_SYMMETRIC, LONG_RES_NODES},    {"rdp", LONG_ENERGY_SYMMETRIC, LONG_RES_NODES},
+               {"si-dla", LONG_ENERGY_SYMMETRIC, LONG_RES_NODES}, {"i-dla", LONG_ENERGY_SYMMETRIC, LONG_RES_NODES},
+               {"spark", LONG_ENERGY_EXACT, LONG_RES_NODES},      {"gonzalez-f", LONG_ENERGY_EXACT, LONG_RES_GONZALEZ_F}};
+  nh_sleigh_params sp = nh_sleigh_params_default();
+  nh_model *models[3] = {nh_sleigh_create(&sp, NULL, 0), load_example("car.nh"), free_snakeboard()};
+  for (int k = 0; k < 3; k++) ENSURE(models[k]);
+  for (size_t j = 0; j < sizeof meths / sizeof meths[0]; j++)
+    for (int k = 0; k < 3; k++) {
+      char msg[1024];
+      const nh_method *me = nh_method_find(meths[j].name);
+      if (nh_method_check(me, models[k], msg, sizeof msg) != NH_OK) {
+        printf("  %-10s %-10s refused: %s\n", meths[j].name, models[k]->name, msg);
+        ENSURE(strcmp(meths[j].name, "rdp") == 0 && k == 1 && strstr(msg, "SE(2)"));
+        continue;
+      }
+      nh_sim *s = make(models[k], meths[j].name, NH_VARIANT_SYMMETRIC, 0.01);
+      ENSURE(s);
+      const int rc = nh_sim_run(s, 1000.0, 0, NULL, NULL);
+      const nh_sim_stats *st = nh_sim_get_stats(s);
+      printf("  %-10s %-10s T = 1000: %s, energy error %.2e, max |A v| %.2e\n", meths[j].name, models[k]->name,
+             nh_status_name(rc), st->max_energy_rel_error, st->max_constraint_residual);
+      ENSURE(rc == NH_OK && nh_sim_time(s) == 1000.0);
+      ENSURE(st->max_energy_rel_error <= meths[j].dE && st->max_constraint_residual <= meths[j].res);
+      nh_sim_destroy(s);
+    }
+  for (int k = 0; k < 3; k++) nh_model_destroy(models[k]);
+  return 0;
+}
+
 /* the difference: the paper's variant on the same car loses its energy to the period-2 mode
  * (the run says NH_DRIFT), the default keeps it */
 static int test_paper_variant_drifts_on_the_car(void) {
@@ -297,6 +343,7 @@ int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_variant_option);
   RUN_TEST(test_long_horizon);
+  RUN_TEST(test_long_horizon_other_methods);
   RUN_TEST(test_paper_variant_drifts_on_the_car);
   RUN_TEST(test_order_two);
   RUN_TEST(test_reversible);
