@@ -101,16 +101,18 @@ int nh_vi_sym_step(nh_stepper *s, double t, const double *x0, double h, double *
     return nh_method_del.step(s, t, x0, h, x1, NULL);
   }
   vi_active(s, w); /* the closed contacts' rows after the model's */
-  const int n = w->n;
+  const int n = w->n, m = w->m;
   const int scale = !mo->force && !mo->potential; /* energy exactly: f = 0 */
   const double *q0 = x0, *v0 = x0 + n;
   double *q1 = x1, *v1 = x1 + n, *y = w->pm, *my = w->p, *pt = w->g;
   int rc;
   s->evals++;
+  // the projector at q_k: kept from the last step when it ended at q_k with the same rows
+  const int kept = *w->pvalid == 1.0 && *w->hout == (double)m && key_eq(w->kout, t, q0, n);
   *w->pvalid = 0.0;
   if ((rc = mass_factor(mo, q0, w->M0, w->L0, 1, w->mfact, w->Minv, w->mdiag))) return rc;
   if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
-  if ((rc = proj_setup(mo, w, q0, w->L0))) return rc;
+  if (!kept && (rc = proj_setup(mo, w, q0, w->L0))) return rc;
   // r_k = M v_k + h/2 f_k; the half step y and q_k+1
   double *rk = w->rz; /* (vi_rows hands w->tmp2 to the model) */
   vi_mass_mul(w, v0, rk);
@@ -136,7 +138,7 @@ int nh_vi_sym_step(nh_stepper *s, double t, const double *x0, double h, double *
     nh_la_axpy(n, 0.5 * h, w->f, w->p);
   }
   msolve_w(w, w->L0, w->p, v1);
-  *w->pvalid = 1.0;
+  set_key(w->kout, t + h, q1, n), *w->hout = (double)m, *w->pvalid = 1.0; /* A, W, G at q_k+1 */
   vi_end(s, w, w->M0, x1);
   return 0;
 }
