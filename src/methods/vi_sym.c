@@ -29,51 +29,82 @@
  * (the factor is then 1 to rounding) */
 #define VI_SYM_SCALE_FLOOR 1e-300
 
-/* the first half: lam with A(q_mid) y = 0, y = c M^-1 (r + A0^T lam), q_mid = q0 + h/2 y, by
- * the quasi-Newton iteration of the midpoint start (vi_midpoint_start: matrix A(q_mid) M^-1
- * A0^T, linear convergence at a rate O(h)). On entry w->A, W, G hold the projector at q0. */
+/* the rows A(q) into Aq (not w->A, which keeps A(q_k)): a large model's by its sparse fill,
+ * which leaves the entries outside the pattern unwritten (*pat = 1: read only the pattern) */
+static int sym_rows(const nh_model *mo, vi_ws *w, const double *q, double *Aq, int *pat) {
+  int rc;
+  *pat = mo->constraint_sparse && w->crows && w->n >= NH_MODEL_SPARSE_MIN && w->mc > 0;
+  if (*pat) {
+    if ((rc = nh_cb(mo->constraint_sparse(q, w->tmp2, Aq, NULL, mo->user)))) return rc;
+  } else if (w->mc > 0 && (rc = nh_cb(mo->constraint(q, w->tmp2, Aq, NULL, mo->user)))) {
+    return rc;
+  }
+  return w->m > w->mc ? vi_contact_rows(mo, w, q, Aq) : 0;
+}
+
+/* e_a = row a of Aq times y and the row's largest entry (the model's rows on their pattern
+ * when pat, the contact rows whole) */
+static void sym_row_dots(const vi_ws *w, const double *Aq, int pat, const double *y, double *e, double *amax) {
+  const int n = w->n;
+  for (int a = 0; a < w->m; a++) {
+    const double *row = Aq + (size_t)a * n;
+    double d = 0.0, mx = 0.0;
+    if (pat && a < w->mc) {
+      for (int k = w->crows[a]; k < w->crows[a + 1]; k++) d += row[w->ccols[k]] * y[w->ccols[k]], mx = fmax(mx, fabs(row[w->ccols[k]]));
+    } else {
+      d = nh_la_dot(n, row, y), mx = nh_la_norm_inf(n, row);
+    }
+    e[a] = d, amax[a] = mx;
+  }
+}
+
+/* the first half: lam with A(q_mid) y = 0, y = c M^-1 (r + A0^T lam), q_mid = q0 + h/2 y, by a
+ * quasi-Newton iteration (convergence at a rate O(h |dA/dq| |y|)): with the matrix
+ * A(q_mid) M^-1 A0^T below NH_MODEL_SPARSE_MIN coordinates (the midpoint start's: 1-2
+ * iterations per step on the car and the snakeboard), with the Gram matrix G(q0) that
+ * proj_setup factored above it (its sparse, banded or dense factor: no m x m matrix per
+ * iteration, so the step grows as the model, 4-5 iterations). On entry w->A, W, G hold the
+ * projector at q0; A(q_mid) goes into w->J. */
 static int sym_half(nh_stepper *s, vi_ws *w, const double *q0, double h, const double *r, int scale, double *y) {
   const nh_model *mo = s->model;
   const int n = w->n, m = w->m;
-  double *A0 = w->J, *B = w->J + (size_t)m * n, *lam = w->z, *ph = w->tmp, *yu = w->r, *qm = w->v, *e = w->zz;
+  double *Aq = w->J, *lam = w->z, *ph = w->tmp, *yu = w->r, *qm = w->v, *e = w->zz, *amax = w->rz + n;
   double res = INFINITY, c = 1.0;
-  int rc, it;
+  int rc, it, pat = 0;
   msolve_w(w, w->L0, r, yu);
   const double r2 = nh_la_dot(n, r, yu), ypm = nh_la_norm_inf(n, yu); /* |r|^2 and the scale of y's terms */
   if (m == 0) {
     nh_la_copy(n, yu, y);
     return 0;
   }
-  memcpy(A0, w->A, sizeof(double) * (size_t)m * n);
   vzero(m, lam);
   for (it = 0; it <= s->opts.newton_max_iter; it++) {
     nh_la_copy(n, r, ph);
-    for (int k = 0; k < m; k++) nh_la_axpy(n, lam[k], A0 + (size_t)k * n, ph);
+    vi_axpy_rows(w, m, 1.0, lam, ph);
     msolve_w(w, w->L0, ph, yu);
     const double s2 = nh_la_dot(n, ph, yu);
     c = scale && s2 > VI_SYM_SCALE_FLOOR * r2 ? sqrt(r2 / s2) : 1.0;
     for (int i = 0; i < n; i++) qm[i] = q0[i] + 0.5 * h * c * yu[i];
-    if ((rc = vi_rows(mo, w, qm, w->A))) return rc;
-    // residual A(q_mid) M^-1 s relative to its terms (the constraint does not see c)
-    for (int i = 0; i < m; i++) e[i] = nh_la_dot(n, w->A + (size_t)i * n, yu);
-    res = vi_rows_rel(m, n, e, w->A, fmax(nh_la_norm_inf(n, yu), ypm));
+    if ((rc = sym_rows(mo, w, qm, Aq, &pat))) return rc;
+    // residual A(q_mid) M^-1 s, each row relative to |row| times the scale of y's terms (the
+    // constraint does not see c)
+    sym_row_dots(w, Aq, pat, yu, e, amax);
+    const double u = fmax(nh_la_norm_inf(n, yu), ypm);
+    res = 0.0;
+    for (int a = 0; a < m; a++) res = fmax(res, fabs(e[a]) / fmax(amax[a] * u, VI_RES_SCALE_FLOOR));
     if (res <= s->opts.newton_tol || it == s->opts.newton_max_iter) break;
-    if (vi_on_extents(w, m)) { /* W on proj_env's extents (+0 elsewhere): the dots over them */
+    if (n < NH_MODEL_SPARSE_MIN) { /* small: the matrix A(q_mid) M^-1 A0^T, LU (converges faster) */
+      double *B = w->J + (size_t)m * n;
       for (int i = 0; i < m; i++)
-        for (int j = 0; j < m; j++) {
-          double b = 0.0;
-          for (int l = w->elo[j]; l < w->ehi[j]; l++) b += w->A[(size_t)i * n + l] * w->W[(size_t)j * n + l];
-          B[i * m + j] = b;
-        }
+        for (int j = 0; j < m; j++) B[i * m + j] = nh_la_dot(n, Aq + (size_t)i * n, w->W + (size_t)j * n);
+      if (nh_la_lu(m, B, w->piv, VI_PIVOT_TOL) != NH_OK) {
+        snprintf(s->msg, sizeof s->msg, "%s: singular constraint matrix at the half step", s->method->name);
+        return NH_ERR_SINGULAR;
+      }
+      nh_la_lu_solve(m, B, w->piv, e);
     } else {
-      for (int i = 0; i < m; i++)
-        for (int j = 0; j < m; j++) B[i * m + j] = nh_la_dot(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+      vi_gsolve(w, m, e);
     }
-    if (nh_la_lu(m, B, w->piv, VI_PIVOT_TOL) != NH_OK) {
-      snprintf(s->msg, sizeof s->msg, "%s: singular constraint matrix at the half step", s->method->name);
-      return NH_ERR_SINGULAR;
-    }
-    nh_la_lu_solve(m, B, w->piv, e);
     nh_la_axpy(m, -1.0, e, lam);
   }
   nh_stepper_solved(s, it, res);
@@ -114,7 +145,7 @@ int nh_vi_sym_step(nh_stepper *s, double t, const double *x0, double h, double *
   if ((rc = force(mo, t, q0, v0, 1, w->f, w->tmp))) return rc;
   if (!kept && (rc = proj_setup(mo, w, q0, w->L0))) return rc;
   // r_k = M v_k + h/2 f_k; the half step y and q_k+1
-  double *rk = w->rz; /* (vi_rows hands w->tmp2 to the model) */
+  double *rk = w->rz; /* (vi_rows hands w->tmp2 to the model; sym_half uses w->rz + n) */
   vi_mass_mul(w, v0, rk);
   nh_la_axpy(n, 0.5 * h, w->f, rk);
   if ((rc = sym_half(s, w, q0, h, rk, scale, y))) return rc;
