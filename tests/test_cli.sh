@@ -197,6 +197,11 @@ R=$(dirname "$0")/../README.md
   && [ -s "$T/mx" ] && cmp -s "$T/mx" "$T/rmx" \
   && ok "README's matrix is nholo list --markdown" \
   || bad "README's matrix differs from 'nholo list --markdown' (regenerate it: scripts/readme-matrix.sh NHOLO): $(diff "$T/mx" "$T/rmx" | head -5)"
+# the jobs table: the README carries `nholo list --jobs` between its markers, verbatim
+"$NHOLO" list --jobs >"$T/jb" 2>"$T/err" \
+  && sed -n '/^<!-- jobs: nholo list --jobs -->$/,/^<!-- end jobs -->$/p' "$R" | sed '1d;$d' >"$T/rjb" \
+  && [ -s "$T/jb" ] && cmp -s "$T/jb" "$T/rjb" && ok "README's jobs table is nholo list --jobs" \
+  || bad "README's jobs table differs from 'nholo list --jobs': $(diff "$T/jb" "$T/rjb" | head -5)"
 # every method of the list has one row in each matrix, with one cell per kind
 "$NHOLO" list >"$T/l" 2>&1
 nm=$(sed -n '/^methods (--method):$/,/^$/p' "$T/l" | grep -c '^  [a-z]')
