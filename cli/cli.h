@@ -78,6 +78,7 @@ typedef struct cli_sim_opts {
   int simul_order, impact_step; /* nh_simul_policy, nh_impact_step */
   long max_outcomes;     /* --max-outcomes (max_outcomes_set; needs --order enumerate) */
   int max_outcomes_set;
+  int start_set;         /* --start given (needs --variant paper) */
   /* contacts: --mu (mu_set), --on-slip, --on-detach (0: the file's; else 1 + nh_monitor_action) */
   int mu_set, on_slip, on_detach;
   double mu;

@@ -75,7 +75,7 @@ static int set_start(cli_sim_opts *o, const char *opt, const char *val) {
   static const char *const names[] = {"paper", "consistent", "midpoint"};
   int i;
   if (!keyword(opt, val, names, 3, "start", "paper, consistent or midpoint", &i)) return 0;
-  o->mopts.start = (nh_start)i;
+  o->mopts.start = (nh_start)i, o->start_set = 1;
   return 1;
 }
 static int set_variant(cli_sim_opts *o, const char *opt, const char *val) {
@@ -195,6 +195,9 @@ void cli_sim_opts_init(cli_sim_opts *o) {
 int cli_sim_check(const cli_sim_opts *o) {
   if (o->max_outcomes_set && o->simul_order != NH_SIMUL_ENUMERATE)
     return cli_usage_error("--max-outcomes: outcomes are enumerated only with --order enumerate");
+  if (o->start_set && o->mopts.variant != NH_VARIANT_PAPER)
+    return cli_usage_error("--start: the start of the paper's gni, rattle and shake: add --variant paper (the default "
+                           "symmetric variant starts every step from the nodal state)");
   return CLI_OK;
 }
 

@@ -58,12 +58,12 @@ run run sleigh --method rk2 --dt 0.05 --t-end 5 --json
 run run sleigh --method del --dt 0.05 --t-end 5 --json
 run run sleigh --method dopri5 --t-end 5 --json
 run run "$E/chaplygin_sleigh.nh" --method gni --dt 0.05 --t-end 5 --json
-run run "$E/chaplygin_sleigh.nh" --method gni --start midpoint --dt 0.05 --t-end 5 --json
+run run "$E/chaplygin_sleigh.nh" --method gni --variant paper --start midpoint --dt 0.05 --t-end 5 --json
 run run snakeboard --method rdp --retraction cay --dt 0.078125 --t-end 10 --json
 run run snakeboard --method gni --set Apsi=0 --set Aphi=0 --set J=2 --dt 0.05 --t-end 2 --out sb.csv
 run run "$E/snakeboard.nh" --method rdp --dt 0.078125 --t-end 10 --json
-run run penny --method gni --start midpoint --dt 1e-3 --impacts 2 --json
-run run penny --method rattle --start midpoint --dt 1e-3 --impacts 2 --json
+run run penny --method gni --variant paper --start midpoint --dt 1e-3 --impacts 2 --json
+run run penny --method rattle --variant paper --start midpoint --dt 1e-3 --impacts 2 --json
 for f in "$E"/*.nh; do run run "$f" --t-end 2 --json; done
 run run "$E/pendulum_wall.nh" --t-end 5 --out pw.csv --events pwe.csv
 run run penny --method gonzalez

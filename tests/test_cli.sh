@@ -455,12 +455,14 @@ fi
   || bad "snakeboard rdp: $(cat "$T/err")"
 "$NHOLO" run snakeboard --method gni --set Apsi=0 --set Aphi=0 --set J=2 --dt 0.05 --t-end 2 --out "$T/sb.csv" >/dev/null 2>"$T/err" \
   && head -1 "$T/sb.csv" | grep -q "^t,psi,phi,theta,x,y" && ok "snakeboard --set and CSV" || bad "snakeboard --set: $(cat "$T/err")"
-"$NHOLO" run penny --method gni --start midpoint --dt 1e-3 --impacts 2 --json >"$T/s3" 2>"$T/err" \
+"$NHOLO" run penny --method gni --variant paper --start midpoint --dt 1e-3 --impacts 2 --json >"$T/s3" 2>"$T/err" \
   && grep -q '"impacts": 2' "$T/s3" && ok "penny impacts with gni" || bad "penny gni: $(cat "$T/err")"
 "$NHOLO" figure sleigh-fig2 --out "$T/f2.png" >/dev/null 2>"$T/err" && [ -s "$T/f2.png" ] && ok "figure sleigh-fig2" || bad "sleigh-fig2: $(cat "$T/err")"
 "$NHOLO" figure snakeboard-fig4 --out "$T/f4.svg" >/dev/null 2>"$T/err" && [ -s "$T/f4.svg" ] && ok "figure snakeboard-fig4" || bad "snakeboard-fig4: $(cat "$T/err")"
 expect_usage "unknown retraction" run snakeboard --method rdp --retraction expo --out "$T/o/x.csv"
 expect_usage "unknown start" run sleigh --method gni --start late --out "$T/o/x.csv"
+expect_usage "--start without --variant paper" run sleigh --method gni --start paper --out "$T/o/x.csv"
+grep -qF "add --variant paper" "$T/stderr" && ok "--start: the refusal says to add --variant paper" || bad "--start refusal: $(cat "$T/stderr")"
 # simultaneous contacts at the initial configuration (issue 16): the cradle (1, 2, 1) is
 # indeterminate with two outcomes and xi = 20 sqrt(2)/27; equal masses give c = -1/2, unique
 "$NHOLO" check "$SRC/examples/cradle3.nh" >"$T/cr" 2>"$T/err" && grep -q "^    left           1.000000  -0.333333$" "$T/cr" \

@@ -108,6 +108,7 @@ static int string_opt(nh_sim_def *def, const char *key, PyObject *val) {
 int nhpy_sim_options(nh_sim_def *def, PyObject *kw) {
   PyObject *k, *v;
   Py_ssize_t pos = 0;
+  int start_set = 0;
   while (kw && PyDict_Next(kw, &pos, &k, &v)) {
     const char *key = PyUnicode_AsUTF8(k);
     if (!key) return 0;
@@ -115,6 +116,7 @@ int nhpy_sim_options(nh_sim_def *def, PyObject *kw) {
     if (strcmp(key, "method") == 0 || strcmp(key, "retraction") == 0 || strcmp(key, "start") == 0 ||
         strcmp(key, "variant") == 0 || strcmp(key, "simul_order") == 0 || strcmp(key, "impact_step") == 0) {
       if (!string_opt(def, key, v)) return 0;
+      start_set |= strcmp(key, "start") == 0;
       continue;
     }
     const sim_opt *o = NULL;
@@ -138,6 +140,12 @@ int nhpy_sim_options(nh_sim_def *def, PyObject *kw) {
       }
     }
   }
+  // start= belongs to the paper's variant (as the command line's --start)
+  if (start_set && def->opts.variant != NH_VARIANT_PAPER)
+    return PyErr_Format(PyExc_ValueError, "--start: the start of the paper's gni, rattle and shake: add "
+                                          "variant='paper' (the default symmetric variant starts every step from "
+                                          "the nodal state)"),
+           0;
   return 1;
 }
 

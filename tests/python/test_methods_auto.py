@@ -42,3 +42,14 @@ def test_variants():
         assert False, "an unknown variant ran"
     except ValueError as e:
         assert "--variant: unknown variant 'twostep' (expected symmetric or paper)" in str(e)
+
+
+def test_start_needs_the_paper_variant():
+    """start= is the paper's variant's option: without variant='paper' it is refused, saying so."""
+    sl = nholo.builtin("sleigh")
+    try:
+        nholo.run(sl, 1.0, method="gni", start="paper")
+        assert False, "start without the paper variant ran"
+    except ValueError as e:
+        assert "add variant='paper'" in str(e)
+    assert nholo.run(sl, 1.0, method="gni", variant="paper", start="paper", h=0.05).status_name == "NH_OK"
