@@ -1,7 +1,7 @@
-"""Build of the Python package nholo for pip: the C extension python/src/*.c compiled with the
-library's sources (the list NHOLO_SOURCES of CMakeLists.txt, read from there), linked with
-PLplot (pkg-config) and OpenMP when the compiler has it. CMake builds the same extension
-against its static library (python/CMakeLists.txt)."""
+"""Build of the Python package nholo for pip: the C extension (the list of python/CMakeLists.txt)
+compiled with the library's sources (the list NHOLO_SOURCES of CMakeLists.txt; both read from
+there), linked with PLplot (pkg-config) and OpenMP when the compiler has it. CMake builds the
+same extension against its static library (python/CMakeLists.txt)."""
 import os
 import re
 import shlex
@@ -16,10 +16,19 @@ from setuptools.command.build_ext import build_ext
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def cmake_list(path, name, prefix=""):
+    """The files of set(NAME ...) in a CMakeLists.txt (the build's one list of sources)."""
+    text = open(os.path.join(HERE, path)).read()
+    block = re.search(r"set\(%s(.*?)\)" % name, text, re.S).group(1)
+    return [prefix + f for f in block.split()]
+
+
 def library_sources():
-    text = open(os.path.join(HERE, "CMakeLists.txt")).read()
-    block = re.search(r"set\(NHOLO_SOURCES(.*?)\)", text, re.S).group(1)
-    return block.split()
+    return cmake_list("CMakeLists.txt", "NHOLO_SOURCES")
+
+
+def extension_sources():
+    return cmake_list("python/CMakeLists.txt", "_nholo_py_sources", "python/")
 
 
 def pkg_config(*args):
@@ -48,8 +57,7 @@ class BuildExt(build_ext):
 
 ext = Extension(
     "nholo._nholo",
-    sources=["python/src/_nholo.c", "python/src/sim.c", "python/src/ensemble.c", "python/src/lyapunov.c"]
-    + library_sources(),
+    sources=extension_sources() + library_sources(),
     include_dirs=["include", "src", numpy.get_include()],
     define_macros=[("NHOLO_STATIC", None), ("NHOLO_BUILDING", None)],
     extra_compile_args=["-std=c17", "-ffp-contract=off", "-fvisibility=hidden"]

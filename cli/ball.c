@@ -539,12 +539,12 @@ int cmd_run_ball(int argc, char **argv) {
       return cli_usage_error("%s", msg);
     }
   const double rows = o.t_end / fmax(o.sample, BALL_STATS_DT); /* the CSV's rows, at most */
-  if (o.out && rows > CLI_MAX_ROWS) {
+  if (o.out && rows > NH_MAX_SAMPLES) {
     nh_model_destroy(flight), nh_model_destroy(model);
     nh_ball_file_destroy(file);
     return cli_usage_error("--out: --t-end %g sampled every %g s is %.3g rows, more than the %.0e allowed; use a "
-                           "larger --sample (at least %g)", o.t_end, fmax(o.sample, BALL_STATS_DT), rows, CLI_MAX_ROWS,
-                           o.t_end / CLI_MAX_ROWS);
+                           "larger --sample (at least %g)", o.t_end, fmax(o.sample, BALL_STATS_DT), rows, NH_MAX_SAMPLES,
+                           o.t_end / NH_MAX_SAMPLES);
   }
   const nh_method *method = nh_method_find(o.method ? o.method : "dopri5");
   ball_run r;

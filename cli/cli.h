@@ -149,16 +149,13 @@ int cli_ball_is_model(const char *name);
 int cmd_run_ball(int argc, char **argv);
 int cmd_figure(int argc, char **argv);
 
-/* Bounds of a run's outputs (the CSVs are streamed, so memory does not grow with a run):
- * a trajectory CSV of more rows than CLI_MAX_ROWS (t_end over the step or --sample) is
- * refused before the run; the impact and event logs kept for the summary hold at most
- * CLI_LOG_LIMIT records (the CSVs have them all); a plot is drawn from at most
- * CLI_PLOT_SAMPLES samples (a longer run's are thinned evenly, nh_traj_thin). */
-#define CLI_MAX_ROWS 1e8
-/* A fixed-step run of more steps than this (t_end / dt) is refused before it starts, with or
- * without outputs: at ~100 ns a step it would take hours (a larger --dt, a shorter --t-end or
- * an adaptive method) */
-#define CLI_MAX_STEPS 1e11
+/* Bounds of a run's outputs (the CSVs are streamed, so memory does not grow with a run): a
+ * run whose trajectory CSV would have more rows than NH_MAX_SAMPLES (t_end over the step or
+ * --sample), or a fixed-step run of more steps than NH_MAX_STEPS, is refused before it starts
+ * (the library's bounds, nholo/sim.h: the Python binding refuses with the same numbers); the
+ * impact and event logs kept for the summary hold at most CLI_LOG_LIMIT records (the CSVs
+ * have them all); a plot is drawn from at most CLI_PLOT_SAMPLES samples (a longer run's are
+ * thinned evenly, nh_traj_thin). */
 #define CLI_LOG_LIMIT 10000L
 #define CLI_PLOT_SAMPLES 200000L
 

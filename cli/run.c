@@ -236,25 +236,25 @@ static nh_model *load_model(run_opts *o, int *is_penny, int *rc) {
 
 /* ---- outputs, streamed as the run goes (cli.h: the bounds) ------------------------------ */
 
-/* A trajectory CSV of more than CLI_MAX_ROWS rows is refused before the run (an adaptive or
+/* A trajectory CSV of more than NH_MAX_SAMPLES rows is refused before the run (an adaptive or
  * exact method's steps are not known before it: those rows are not bounded). */
 static int check_rows(const run_opts *o, const nh_method *method, double out_dt) {
   const int fixed = !(nh_method_flags(method) & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT));
-  if (fixed && o->c.dt > 0.0 && o->c.t_end / o->c.dt > CLI_MAX_STEPS)
-    return cli_usage_error("--t-end %g with --dt %g is %.3g steps, more than the %.0e allowed (CLI_MAX_STEPS); use a "
+  if (fixed && o->c.dt > 0.0 && o->c.t_end / o->c.dt > NH_MAX_STEPS)
+    return cli_usage_error("--t-end %g with --dt %g is %.3g steps, more than the %.0e allowed (NH_MAX_STEPS); use a "
                            "larger --dt (at least %g), a shorter --t-end or an adaptive method", o->c.t_end, o->c.dt,
-                           o->c.t_end / o->c.dt, CLI_MAX_STEPS, o->c.t_end / CLI_MAX_STEPS);
+                           o->c.t_end / o->c.dt, NH_MAX_STEPS, o->c.t_end / NH_MAX_STEPS);
   if (!o->out) return CLI_OK;
   const double step = out_dt > 0.0 ? out_dt : o->c.dt;
   if (out_dt <= 0.0 && (nh_method_flags(method) & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT))) return CLI_OK;
   const double rows = o->c.t_end / step;
-  if (!(rows > CLI_MAX_ROWS)) return CLI_OK;
+  if (!(rows > NH_MAX_SAMPLES)) return CLI_OK;
   if (out_dt > 0.0)
     return cli_usage_error("--out: --t-end %g sampled every %g s is %.3g rows, more than the %.0e allowed; use a larger "
-                           "--sample (at least %g)", o->c.t_end, out_dt, rows, CLI_MAX_ROWS, o->c.t_end / CLI_MAX_ROWS);
+                           "--sample (at least %g)", o->c.t_end, out_dt, rows, NH_MAX_SAMPLES, o->c.t_end / NH_MAX_SAMPLES);
   return cli_usage_error("--out: --t-end %g with --dt %g is %.3g steps, a row each, more than the %.0e rows allowed; "
-                         "use --sample DT (DT >= %g) or a larger --dt", o->c.t_end, o->c.dt, rows, CLI_MAX_ROWS,
-                         o->c.t_end / CLI_MAX_ROWS);
+                         "use --sample DT (DT >= %g) or a larger --dt", o->c.t_end, o->c.dt, rows, NH_MAX_SAMPLES,
+                         o->c.t_end / NH_MAX_SAMPLES);
 }
 
 /* what the run records: the CSV streams and the plot's bounded record */

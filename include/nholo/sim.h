@@ -360,6 +360,32 @@ NH_API long nh_sim_impact_count(const nh_sim *sim);
 /* The k-th impact (0-based); NH_ERR_ARG when out of range. */
 NH_API int nh_sim_impact_get(const nh_sim *sim, long k, nh_impact_record *rec);
 
+/* ---- bounds of a run (src/sim/bounds.c) ------------------------------------------------------
+ * What the front ends (the command line, the Python binding, the ensembles) refuse before a
+ * run starts, so that a mistyped horizon, step or sample interval is an error and not a run
+ * that never ends while its memory grows. nh_sim_run itself takes any t_end >= t (an infinite
+ * one with an impact limit is a valid C call). */
+
+/* A fixed-step run (neither adaptive nor exact) of more steps than this ((t_end - t) / h) is
+ * refused: at ~100 ns a step it would take hours (a larger h, a shorter run or an adaptive
+ * method). A positive max_steps below it bounds the run instead. */
+#define NH_MAX_STEPS 1e11
+/* A run that hands the observer more samples than this is refused: (t_end - t) / out_dt with
+ * out_dt > 0, or a fixed-step run's steps (one sample each) with out_dt = 0 (an adaptive or
+ * exact run's steps are not known before it; they are not bounded). The command line's
+ * trajectory CSV and the binding's recorded arrays (1e8 rows of (q, v) are gigabytes). */
+#define NH_MAX_SAMPLES 1e8
+
+/* Check a run of `method` (NULL: not known yet, the step bounds are left out) with def from
+ * t0 to t_end, an observer shown every sample when `observed`: t_end finite and not before t0,
+ * the steps within NH_MAX_STEPS (max_steps counted) and, observed, the samples within
+ * NH_MAX_SAMPLES. NH_OK, or NH_ERR_ARG with a message naming t_end, h and out_dt and the
+ * smallest value that passes. */
+NH_API int nh_sim_check_span(const nh_method *method, const nh_sim_def *def, double t0, double t_end,
+                             int observed, char *msg, size_t msg_size);
+/* The same for the next nh_sim_run of sim (from its time, with its method and definition). */
+NH_API int nh_sim_check_run(const nh_sim *sim, double t_end, int observed, char *msg, size_t msg_size);
+
 /* ---- breakpoints and chains of phases (src/sim/phases.c) ------------------------------------
  * Two drivers over nh_sim_run for runs that are more than one call of it.
  *

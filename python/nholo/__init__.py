@@ -360,7 +360,8 @@ class Simulation:
 
 def run(model, t_end, max_impacts=0, observer=None, method=None, **options):
     """Simulation(model, method, horizon=t_end, **options).run(t_end, max_impacts, observer)."""
-    options.setdefault("horizon", t_end)
+    if not isinstance(t_end, float) or _math.isfinite(t_end):
+        options.setdefault("horizon", t_end)  # (run() refuses a t_end that is not finite)
     return Simulation(model, method=method, **options).run(t_end, max_impacts, observer)
 
 
@@ -493,8 +494,8 @@ def ensemble(model, t_end, vary=(), replicas=1, seed=0, threads=0, max_impacts=0
         raise ValueError("--no-impact-log: the impact log is written only to an HDF5 file (--out FILE.h5)")
     if stats and not sample > 0:
         raise ValueError("--stat: needs --sample DT (the time grid)")
-    if not sample >= 0:
-        raise ValueError("--sample: %r must be positive" % (sample,))
+    if not (sample >= 0 and _math.isfinite(sample)):
+        raise ValueError("--sample: %r must be positive and finite" % (sample,))
     specs = _stat_specs(model, stats if stats else
                         (model.state_names[:64] if sample > 0 else ()))
     extra = {"sample": float(sample), "stats": specs, "trajectories": bool(trajectories),

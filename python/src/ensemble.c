@@ -141,10 +141,13 @@ PyObject *nhpy_ensemble(PyObject *self, PyObject *args, PyObject *kw) {
   PyObject *outp, *vary, *extra;
   double t_end;
   long replicas = 1, max_impacts = 0;
-  unsigned long long seed = 0;
+  long long seed = 0;
   int threads = 0, format = NH_ENSEMBLE_CSV;
-  if (!PyArg_ParseTuple(args, "O!OidOlKilO", &PyModel_Type, &pm, &outp, &format, &t_end, &vary, &replicas, &seed,
+  if (!PyArg_ParseTuple(args, "O!OidOlLilO", &PyModel_Type, &pm, &outp, &format, &t_end, &vary, &replicas, &seed,
                         &threads, &max_impacts, &extra))
+    return NULL;
+  if (!nhpy_check_number("t_end", t_end) || !nhpy_check_count("seed", seed) || !nhpy_check_count("threads", threads) ||
+      !nhpy_check_count("max_impacts", max_impacts))
     return NULL;
   if (pm->force) return PyErr_SetString(PyExc_ValueError, "ensemble: a model with a Python force runs one member at a time (use Simulation)"), NULL;
   const char *path = outp == Py_None ? NULL : PyUnicode_AsUTF8(outp);

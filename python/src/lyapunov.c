@@ -61,10 +61,17 @@ PyObject *nhpy_lyapunov(PyObject *self, PyObject *args, PyObject *kw) {
   PyModel *pm;
   const char *method = NULL;
   PyObject *x0o = Py_None, *dx0o = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|ddd$izdddKOOp", kwl, &PyModel_Type, &pm, &def.t_end, &def.window,
+  long long seed = (long long)def.seed;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|ddd$izdddLOOp", kwl, &PyModel_Type, &pm, &def.t_end, &def.window,
                                    &def.transient, &def.batches, &method, &def.rtol, &def.atol, &def.h_max,
-                                   &def.seed, &x0o, &dx0o, &def.contact))
+                                   &seed, &x0o, &dx0o, &def.contact))
     return NULL;
+  if (!nhpy_check_number("t_end", def.t_end) || !nhpy_check_number("window", def.window) ||
+      !nhpy_check_number("transient", def.transient) || !nhpy_check_number("rtol", def.rtol) ||
+      !nhpy_check_number("atol", def.atol) || !nhpy_check_number("h_max", def.h_max) ||
+      !nhpy_check_count("batches", def.batches) || !nhpy_check_count("seed", seed))
+    return NULL;
+  def.seed = (unsigned long long)seed;
   if (pm->force)
     return PyErr_SetString(PyExc_ValueError, "lyapunov: a model with a Python force is not supported"), NULL;
   if (method && !(def.method = nh_method_find(method)))

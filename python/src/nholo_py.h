@@ -73,6 +73,11 @@ PyObject *nhpy_read_members_h5(PyObject *self, PyObject *args);
 /* lyapunov.c */
 PyObject *nhpy_lyapunov(PyObject *self, PyObject *args, PyObject *kw);
 int nhpy_sim_options(nh_sim_def *def, PyObject *kw);
+/* bounds.c: 0 with ValueError naming key when x is not finite, or a count is negative; a run of
+ * sim to t_end (observed: every sample shown to an observer) beyond nh_sim_check_run's bounds */
+int nhpy_check_number(const char *key, double x);
+int nhpy_check_count(const char *key, long long x);
+int nhpy_check_run(const nh_sim *sim, double t_end, int observed);
 PyObject *nhpy_c_cycle(PyObject *mod, PyObject *args);
 
 #endif

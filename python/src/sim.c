@@ -126,11 +126,11 @@ int nhpy_sim_options(nh_sim_def *def, PyObject *kw) {
     char *p = (char *)def + o->off;
     if (o->type == 'd') {
       double x = PyFloat_AsDouble(v);
-      if (x == -1.0 && PyErr_Occurred()) return 0;
+      if ((x == -1.0 && PyErr_Occurred()) || !nhpy_check_number(key, x)) return 0;
       memcpy(p, &x, sizeof x);
     } else {
       long x = PyLong_AsLong(v);
-      if (x == -1 && PyErr_Occurred()) return 0;
+      if ((x == -1 && PyErr_Occurred()) || !nhpy_check_count(key, x)) return 0;
       if (o->type == 'i') {
         if (x > 2147483647L || x < -2147483647L) return PyErr_Format(PyExc_ValueError, "%s: out of range", key), 0;
         int xi = (int)x;
@@ -282,7 +282,8 @@ static PyObject *sim_run(PySim *self, PyObject *args, PyObject *kw) {
   PyObject *obs = Py_None, *breaks = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "d|lOO", kwl, &t_end, &max_impacts, &obs, &breaks)) return NULL;
   if (obs != Py_None && !PyCallable_Check(obs)) return PyErr_SetString(PyExc_TypeError, "observer: expected a callable"), NULL;
-  if (max_impacts < 0) return PyErr_SetString(PyExc_ValueError, "max_impacts must be >= 0"), NULL;
+  if (!nhpy_check_count("max_impacts", max_impacts)) return NULL;
+  if (self->sim && !nhpy_check_run(self->sim, t_end, self->record || obs != Py_None)) return NULL;
   PyArrayObject *br = NULL;
   if (breaks != Py_None && !(br = (PyArrayObject *)PyArray_FROMANY(breaks, NPY_DOUBLE, 1, 1, NPY_ARRAY_IN_ARRAY)))
     return NULL;

@@ -255,8 +255,30 @@ static int check_stats(const nh_ensemble_def *d, char *msg, size_t msg_size) {
   return NH_OK;
 }
 
+/* every member's run: t_end finite and positive, the counts not negative, its steps and
+ * samples within the bounds of one run (nh_sim_check_span; the method the members run, an
+ * automatic one chosen as ctx_init chooses it) */
+static int check_run(const nh_ensemble_def *d, char *msg, size_t msg_size) {
+  if (!(d->t_end > 0.0)) return nh_set_msg(msg, msg_size, "ensemble: t_end = %g must be positive", d->t_end), NH_ERR_ARG;
+  if (d->max_impacts < 0)
+    return nh_set_msg(msg, msg_size, "ensemble: max_impacts = %ld must be >= 0 (0: no limit)", d->max_impacts), NH_ERR_ARG;
+  if (d->threads < 0)
+    return nh_set_msg(msg, msg_size, "ensemble: threads = %d must be >= 0 (0: all cores)", d->threads), NH_ERR_ARG;
+  nh_sim_def sim = d->sim;
+  if (sim.horizon == 0.0) sim.horizon = d->t_end;
+  const nh_method *me = sim.method ? sim.method : nh_sim_choose_method(d->model, &sim, NULL, 0);
+  char why[512];
+  const int observed = samples_of(d) > 0 && sim.out_dt > 0.0; /* the grid's observer, at every out_dt */
+  if (nh_sim_check_span(me, &sim, 0.0, d->t_end, observed, why, sizeof why) != NH_OK) {
+    nh_set_msg(msg, msg_size, "ensemble: %s", why);
+    return NH_ERR_ARG;
+  }
+  return NH_OK;
+}
+
 /* check the definition; NH_OK or NH_ERR_ARG with the message */
 static int check_def(const nh_ensemble_def *d, char *msg, size_t msg_size) {
+  int rc;
   if (!d || !d->model || d->nvar < 0 || (d->nvar > 0 && !d->vars)) {
     nh_set_msg(msg, msg_size, "ensemble: no model or variables");
     return NH_ERR_ARG;
@@ -271,6 +293,7 @@ static int check_def(const nh_ensemble_def *d, char *msg, size_t msg_size) {
                NH_ENSEMBLE_MAX_SAMPLES, d->t_end);
     return NH_ERR_ARG;
   }
+  if ((rc = check_run(d, msg, msg_size)) != NH_OK) return rc;
   if (d->chunk < 0 || d->chunk > NH_ENSEMBLE_MAX_MEMBERS) {
     nh_set_msg(msg, msg_size, "ensemble: chunk %ld outside 0..%ld", d->chunk, NH_ENSEMBLE_MAX_MEMBERS);
     return NH_ERR_ARG;
