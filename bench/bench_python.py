@@ -1,8 +1,9 @@
 """bench_python.py - the Python binding's costs, each against a baseline in the same process:
 
   1. per-run overhead: one create/run/destroy cycle of a short run through nholo.run (and
-     with its summary and impact log read) against the same cycle through the C API alone
-     (nh_sim_create, nh_sim_run recording every sample, nh_sim_destroy; nholo._nholo._c_cycle);
+     with its summary read) against the same cycle through the C API alone (nh_sim_create,
+     nh_sim_run recording every sample, nh_sim_destroy; nholo._nholo._c_cycle); and the cost
+     of reading Result.summary (the dict of `nholo run --json`) on its own, target <= 5 us;
   2. the Chaplygin sleigh to t = 10 at rtol 1e-10: nholo against the same equations derived
      with sympy.physics.mechanics and integrated by SciPy's solve_ivp (examples/python/
      sympy_models.py);
@@ -40,6 +41,21 @@ def overhead():
         full = best(lambda: nholo.run(model, t_end, method=method, h=h, out_dt=0).summary, 500)
         print("   %-24s C API %6.2f us   nholo.run %6.2f us (+%.2f us)   with summary %6.2f us (+%.2f us)"
               % (name, 1e6 * c, 1e6 * py, 1e6 * (py - c), 1e6 * full, 1e6 * (full - c)))
+        print("   %-24s reading res.summary of a fresh result: %.2f us (target 5 us)"
+              % ("", 1e6 * summary_read(model, method, t_end, h)))
+
+
+def summary_read(model, method, t_end, h, n=500):
+    """Seconds to read .summary of a result that has not read it yet: best of REPS batches of
+    n results, made first (the run is not timed, the dicts are kept as a caller keeps them)."""
+    times = []
+    for _ in range(REPS):
+        rs = [nholo.run(model, t_end, method=method, h=h, out_dt=0) for _ in range(n)]
+        t0 = time.perf_counter()
+        for r in rs:
+            r.summary
+        times.append((time.perf_counter() - t0) / n)
+    return min(times)
 
 
 def sleigh():

@@ -1,6 +1,7 @@
 /* test_summary.c - the run-summary writer (nh_summary_write_json/_text): the mechanical
  * layout on a bouncing ball (closed-form impact times), a chain of two phases with its event
- * log, the callback's places, escaping and bad summaries. */
+ * log, the callback's places, escaping and bad summaries; nh_summary_build's values, written
+ * back as text, are the JSON text. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +205,125 @@ static int test_chain_events(void) {
   return 0;
 }
 
+/* ---- nh_summary_build: a sink that writes the values back as JSON text ------------------- */
+
+#define ECHO_DEPTH 16
+typedef struct echo {
+  FILE *f;
+  int depth;
+  long items[ECHO_DEPTH];
+  char kind[ECHO_DEPTH];
+  long calls, fail_at; /* the callback numbered fail_at (from 1) fails with NH_ERR_CALLBACK */
+  int *fail;           /* the marks callback's */
+} echo;
+
+static int echo_lead(echo *e, const char *key) {
+  if (++e->calls == e->fail_at) return NH_ERR_CALLBACK;
+  if (e->depth > 0 && e->items[e->depth - 1]++ > 0) fputs(", ", e->f);
+  if (key) nh_json_str(e->f, key), fputs(": ", e->f);
+  return 0;
+}
+static int echo_open(void *user, const char *key, int array) {
+  echo *e = user;
+  if (e->depth == ECHO_DEPTH || echo_lead(e, key)) return NH_ERR_CALLBACK;
+  fputc(array ? '[' : '{', e->f);
+  e->kind[e->depth] = array ? ']' : '}', e->items[e->depth++] = 0;
+  return 0;
+}
+static int echo_close(void *user) {
+  echo *e = user;
+  if (e->depth == 0) return NH_ERR_CALLBACK;
+  fputc(e->kind[--e->depth], e->f);
+  return 0;
+}
+static int echo_num(void *user, const char *key, double x) {
+  return echo_lead(user, key) ? NH_ERR_CALLBACK : (nh_json_num(((echo *)user)->f, x), 0);
+}
+static int echo_int(void *user, const char *key, long x) {
+  return echo_lead(user, key) ? NH_ERR_CALLBACK : (fprintf(((echo *)user)->f, "%ld", x), 0);
+}
+static int echo_str(void *user, const char *key, const char *s) {
+  return echo_lead(user, key) ? NH_ERR_CALLBACK : (nh_json_str(((echo *)user)->f, s), 0);
+}
+static int echo_bool(void *user, const char *key, int b) {
+  return echo_lead(user, key) ? NH_ERR_CALLBACK : (fputs(b ? "true" : "false", ((echo *)user)->f), 0);
+}
+/* the fields the marks callback adds to the text, at the same places */
+static int echo_place(void *user, nh_summary_place at, const nh_summary_event *ev) {
+  echo *e = user;
+  return marks(e->f, 1, at, ev, e->fail);
+}
+static const nh_summary_sink echo_sink = {echo_open, echo_close, echo_num, echo_int, echo_str, echo_bool, echo_place};
+
+/* the sink's values written back as text (status in *rc); fail_at as in echo */
+static char *echoed(const nh_summary *s, long fail_at, int *rc) {
+  static char buf[OUT_MAX];
+  echo e;
+  memset(&e, 0, sizeof e);
+  e.f = tmpfile(), e.fail_at = fail_at, e.fail = s->user;
+  if (!e.f) return NULL;
+  *rc = nh_summary_build(s, &echo_sink, &e);
+  fputc('\n', e.f);
+  rewind(e.f);
+  size_t n = fread(buf, 1, OUT_MAX - 1, e.f);
+  buf[n] = 0;
+  fclose(e.f);
+  return e.depth == 0 || *rc < 0 ? buf : NULL;
+}
+
+/* The sink sees the text's values in the text's order: written back as JSON they are the text
+ * byte for byte (the ball's impact log, the chain's events with the callback's fields at
+ * their places); a failing callback stops the build with its status; a bad sink or summary is
+ * refused. */
+static int test_build(void) {
+  nh_model *ball = test_ball_create(0.5, 1.0, 0.0);
+  nh_sim_def d = nh_sim_def_default();
+  nh_sim *s = nh_sim_create(ball, &d, NULL, 0);
+  ENSURE(ball && s && nh_sim_run(s, 100.0, 7, NULL, NULL) == NH_OK);
+  const nh_sim *ph[1] = {s};
+  int fail = 0, rc, rc2;
+  nh_summary sum = {ph, 1, NULL, "dopri5", NH_OK, 0.25, NH_SUMMARY_MECHANICAL | NH_SUMMARY_EVENTS, marks, &fail, NULL};
+  char text[OUT_MAX];
+  snprintf(text, sizeof text, "%s", written(1, &sum, &rc));
+  const char *b = echoed(&sum, 0, &rc2);
+  ENSURE(rc == NH_OK && rc2 == NH_OK && b && strcmp(b, text) == 0 && count(text, "\"surface\"") == 7);
+  // a callback that fails (the 40th value: inside the impact log) stops it with its status
+  ENSURE(echoed(&sum, 40, &rc2) && rc2 == NH_ERR_CALLBACK);
+  fail = NH_ERR_NOMEM; /* the place callback */
+  ENSURE(echoed(&sum, 0, &rc2) && rc2 == NH_ERR_NOMEM);
+  fail = 0;
+  // a chain of phases with events (EVENT_HEAD, EVENT_TAIL), not mechanical
+  static const char *names[] = {"x", "u"};
+  const double x0[2] = {1.0, 0.0};
+  nh_monitor_def mon = {"floor", NH_MONITOR_FALLING, NH_MONITOR_STOP};
+  nh_model_def md = nh_model_def_default();
+  md.name = "fall";
+  md.form = NH_FORM_ODE;
+  md.nx = 2, md.state_names = names, md.x0 = x0, md.rhs = fall_rhs;
+  md.nmon = 1, md.monitors = &mon, md.monitor = fall_monitor;
+  nh_model *m = nh_model_create(&md, NULL, 0);
+  nh_sim *a = nh_sim_create(m, &d, NULL, 0), *c = nh_sim_create(m, &d, NULL, 0);
+  ENSURE(m && a && c);
+  nh_sim *const cp[2] = {a, c};
+  nh_chain ch = {cp, 2, NULL, 0, 0, 1, rebound, NULL};
+  ENSURE(nh_chain_run(&ch, 0, 10.0, NULL, NULL, NULL) == NH_EVENT_STOP);
+  static const char *const phase_names[2] = {"one", "two"};
+  const nh_sim *ran[2] = {a, c};
+  nh_summary chain = {ran, 2, phase_names, "dopri5", NH_EVENT_STOP, NAN, NH_SUMMARY_EVENTS, marks, &fail, NULL};
+  snprintf(text, sizeof text, "%s", written(1, &chain, &rc));
+  b = echoed(&chain, 0, &rc2);
+  ENSURE(rc == NH_OK && rc2 == NH_OK && b && strcmp(b, text) == 0 && count(text, "\"head\"") == 2);
+  // refused: a sink without a callback, no sink, a bad summary
+  nh_summary_sink bad = echo_sink;
+  bad.integer = NULL;
+  ENSURE(nh_summary_build(&sum, &bad, NULL) == NH_ERR_ARG && nh_summary_build(&sum, NULL, NULL) == NH_ERR_ARG);
+  sum.nphases = 0;
+  ENSURE(nh_summary_build(&sum, &echo_sink, NULL) == NH_ERR_ARG);
+  nh_sim_destroy(s), nh_sim_destroy(a), nh_sim_destroy(c);
+  nh_model_destroy(ball), nh_model_destroy(m);
+  return 0;
+}
+
 /* the JSON pieces */
 static int test_json_pieces(void) {
   FILE *f = tmpfile();
@@ -225,6 +345,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_mechanical);
   RUN_TEST(test_impact_step);
   RUN_TEST(test_chain_events);
+  RUN_TEST(test_build);
   RUN_TEST(test_json_pieces);
   return TEST_SUMMARY();
 }

@@ -227,6 +227,28 @@ typedef struct nh_summary {
 NH_API int nh_summary_write_json(FILE *f, const nh_summary *s);
 NH_API int nh_summary_write_text(FILE *f, const nh_summary *s);
 
+/* The JSON summary as values instead of text (a binding builds its own object of it without
+ * printing and parsing numbers: Python's Result.summary). The writer calls, in the order of the
+ * text, open for an object or array (array 1) and close at its end, and one call per value:
+ * num (a double, not finite where the text has null), integer (a count), str, boolean; key is
+ * the value's name in an object, NULL in an array and for the outer object. place (Nullable)
+ * is called where nh_summary_write_json calls the summary's extra callback (which is not
+ * called: it writes text), to add fields. A negative return stops the callbacks, and
+ * nh_summary_build returns it. */
+typedef struct nh_summary_sink {
+  int (*open)(void *user, const char *key, int array);
+  int (*close)(void *user);
+  int (*num)(void *user, const char *key, double x);
+  int (*integer)(void *user, const char *key, long x);
+  int (*str)(void *user, const char *key, const char *s);
+  int (*boolean)(void *user, const char *key, int b);
+  int (*place)(void *user, nh_summary_place at, const nh_summary_event *ev);
+} nh_summary_sink;
+
+/* The summary of nh_summary_write_json, value by value into sink (user its callbacks'). NH_OK,
+ * NH_ERR_ARG for a bad summary or sink, or a callback's negative status. */
+NH_API int nh_summary_build(const nh_summary *s, const nh_summary_sink *sink, void *user);
+
 /* The note of a simultaneous impact's record (nholo/sim.h), as the summary writes it: why the
  * plastic map resolved it instead of its law (fallback, naming the gaps), or that its
  * enumeration was truncated; "" when neither (and for one gap's impact). Returns buf. */

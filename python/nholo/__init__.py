@@ -10,7 +10,6 @@
 A thin layer over the C extension nholo._nholo, itself a client of the public C API.
 """
 import csv as _csv
-import json as _json
 import math as _math
 import os as _os
 import tempfile as _tempfile
@@ -181,9 +180,13 @@ class Result:
     velocity, sequence and impulses; see Simulation.simultaneous), the statistics, the status
     and the summary of `nholo run --json` (summary, a dict). lam: the constraint multipliers at
     the samples. The logs, statistics and summary are read from the simulation on first use
-    (or, at the latest, before the simulation changes again)."""
+    (or, at the latest, before the simulation changes again).
 
-    _LAZY = ("impacts", "simultaneous", "events", "contacts", "stats", "_summary_text")
+    summary: the same dict as `nholo run --json` for the same run, key for key and in the same
+    order (numbers as floats, None where the JSON has null; counts as ints); its "outputs" (the
+    files written) is {} (a run from Python writes none)."""
+
+    _LAZY = ("impacts", "simultaneous", "events", "contacts", "stats")
 
     def __init__(self, sim, status, wall, traj):
         m = sim.model
@@ -201,8 +204,6 @@ class Result:
         sim, m = self._sim._c, self.model
         if name == "stats":
             return sim.stats()
-        if name == "_summary_text":
-            return sim._summary(self.status, self.wall)
         if name == "simultaneous":
             return sim._simultaneous()
         cols = getattr(sim, "_" + name)()
@@ -213,6 +214,7 @@ class Result:
         for name in self._LAZY:
             if name not in self.__dict__:
                 self.__dict__[name] = self._read(name)
+        self.summary
         self._sim = None
 
     def __getattr__(self, name):  # only for attributes not yet set: the lazy ones
@@ -228,10 +230,11 @@ class Result:
 
     @property
     def summary(self):
-        """The run's summary: the same dict as `nholo run --json` for the same run, in the same
-        order; its "outputs" (the files written) is {} (a run from Python writes none)."""
+        """The dict of `nholo run --json` for this run (built by the library's summary writer,
+        about 3 us; a property rather than a lazy attribute: the miss that calls __getattr__
+        costs as much)."""
         if self._summary is None:
-            self._summary = _json.loads(self._summary_text)
+            self._summary = self._sim._c._summary(self.status, self.wall)
         return self._summary
 
     @property

@@ -78,6 +78,8 @@ int nhpy_sim_options(nh_sim_def *def, PyObject *kw);
 int nhpy_check_number(const char *key, double x);
 int nhpy_check_count(const char *key, long long x);
 int nhpy_check_run(const nh_sim *sim, double t_end, int observed);
+/* summary.c: the summary of sim's run as the dict of `nholo run --json` (nh_summary_build) */
+PyObject *nhpy_summary_dict(const nh_sim *sim, int status, double wall);
 PyObject *nhpy_c_cycle(PyObject *mod, PyObject *args);
 
 #endif

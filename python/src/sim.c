@@ -574,34 +574,13 @@ static PyObject *sim_stats(PySim *self, PyObject *unused) {
                        s->max_conserved_rel_error, "conserves", s->conserves ? Py_True : Py_False);
 }
 
-/* the command line's "outputs" (the files written, after the final state): a run from Python
- * writes none, so it is what `nholo run --json` prints without --out, --events or --plot */
-static int no_outputs(FILE *f, int json, nh_summary_place at, const nh_summary_event *ev, void *user) {
-  (void)ev, (void)user;
-  if (json && at == NH_SUMMARY_TAIL) fputs(", \"outputs\": {}", f);
-  return 0;
-}
-
-/* _summary(status, wall) -> the JSON text `nholo run --json` writes for the same run */
+/* _summary(status, wall) -> the dict `nholo run --json` writes for the same run (summary.c) */
 static PyObject *sim_summary(PySim *self, PyObject *args) {
   if (!sim_ready(self)) return NULL;
   int status;
   double wall;
   if (!PyArg_ParseTuple(args, "id", &status, &wall)) return NULL;
-  char *buf = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream(&buf, &size);
-  if (!f) return PyErr_NoMemory();
-  const nh_sim *sim = self->sim;
-  const int flags = NH_SUMMARY_MECHANICAL | (nh_sim_model(sim)->nmon > 0 ? NH_SUMMARY_EVENTS : 0);
-  nh_summary s = {&sim, 1, NULL, nh_method_name(nh_sim_method(sim)), status, wall, flags, no_outputs, NULL,
-                  status == NH_OK ? "" : NULL};
-  int rc = nh_summary_write_json(f, &s);
-  fclose(f);
-  PyObject *out = rc == NH_OK ? PyUnicode_FromStringAndSize(buf, (Py_ssize_t)size) : NULL;
-  if (rc != NH_OK) PyErr_Format(PyExc_RuntimeError, "summary: %s", nh_status_string(rc));
-  free(buf);
-  return out;
+  return nhpy_summary_dict(self->sim, status, wall);
 }
 
 static PyObject *sim_info(PySim *self, PyObject *unused) {

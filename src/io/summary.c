@@ -2,7 +2,10 @@
  *
  * One skeleton for both forms (nholo/io.h): the common fields, the mechanical layout's
  * fields under NH_SUMMARY_MECHANICAL, the event log under NH_SUMMARY_EVENTS, and the
- * caller's callback at the places it names. Totals over the phases are gathered first. */
+ * caller's callback at the places it names. Totals over the phases are gathered first. The
+ * JSON form is written through a writer (jw) that either prints the text or hands every
+ * value to a sink's callbacks (nh_summary_build: the Python binding's dict, built without
+ * printing and parsing numbers), so that both are the same object by construction. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,16 +57,102 @@ void nh_json_field_bool(FILE *f, const char *key, int b) {
   fputs(b ? "true" : "false", f);
 }
 
-/* {"name": x_i, ...} over n names */
-static void json_named(FILE *f, int n, const char *const *names, const double *x) {
-  fputc('{', f);
-  for (int i = 0; i < n; i++) {
-    if (i) fputs(", ", f);
-    nh_json_str(f, names[i]);
-    fputs(": ", f);
-    nh_json_num(f, x[i]);
+/* ---- the writer: text on a stream, or a sink's callbacks ---------------------------------- */
+
+/* nesting of the summary's objects and arrays (summary, impact log, record, outcome, ...) */
+#define JW_DEPTH 8
+
+typedef struct jw {
+  FILE *f;                     /* the text (NULL: the sink) */
+  const nh_summary_sink *sink; /* with user */
+  void *user;
+  int depth;                   /* open containers */
+  long items[JW_DEPTH];        /* values written in each (text: a ", " before all but the first) */
+  int rc;                      /* the first negative status of a sink's callback */
+} jw;
+
+/* text: the separator and `"key": ` before a value (key NULL in an array or at the top) */
+static void jw_lead(jw *w, const char *key) {
+  if (w->depth > 0 && w->items[w->depth - 1]++ > 0) fputs(", ", w->f);
+  if (key) {
+    nh_json_str(w->f, key);
+    fputs(": ", w->f);
   }
-  fputc('}', f);
+}
+
+/* a callback's status: the first failure stops the sink's part (the writer runs to its end) */
+static void jw_status(jw *w, int rc) {
+  if (rc < 0 && w->rc == 0) w->rc = rc;
+}
+
+/* open an object ('{') or an array ('[') */
+static void jw_open(jw *w, const char *key, char kind) {
+  if (w->depth == JW_DEPTH) {
+    jw_status(w, NH_ERR_ARG);
+    return;
+  }
+  if (w->f) {
+    jw_lead(w, key);
+    fputc(kind, w->f);
+  } else if (!w->rc) {
+    jw_status(w, w->sink->open(w->user, key, kind == '['));
+  }
+  w->items[w->depth++] = 0;
+}
+
+static void jw_close(jw *w, char kind) {
+  if (w->depth == 0) {
+    jw_status(w, NH_ERR_ARG);
+    return;
+  }
+  w->depth--;
+  if (w->f) fputc(kind, w->f);
+  else if (!w->rc) jw_status(w, w->sink->close(w->user));
+}
+
+/* a number (%.17g; null, or the sink's NaN, when not finite) */
+static void jw_num(jw *w, const char *key, double x) {
+  if (w->f) {
+    jw_lead(w, key);
+    nh_json_num(w->f, x);
+  } else if (!w->rc) {
+    jw_status(w, w->sink->num(w->user, key, x));
+  }
+}
+
+/* a count */
+static void jw_int(jw *w, const char *key, long x) {
+  if (w->f) {
+    jw_lead(w, key);
+    fprintf(w->f, "%ld", x);
+  } else if (!w->rc) {
+    jw_status(w, w->sink->integer(w->user, key, x));
+  }
+}
+
+static void jw_str(jw *w, const char *key, const char *s) {
+  if (w->f) {
+    jw_lead(w, key);
+    nh_json_str(w->f, s);
+  } else if (!w->rc) {
+    jw_status(w, w->sink->str(w->user, key, s ? s : ""));
+  }
+}
+
+static void jw_bool(jw *w, const char *key, int b) {
+  if (w->f) {
+    jw_lead(w, key);
+    fputs(b ? "true" : "false", w->f);
+  } else if (!w->rc) {
+    jw_status(w, w->sink->boolean(w->user, key, b != 0));
+  }
+}
+
+/* {"name": x_i, ...} over n names */
+static void jw_named(jw *w, const char *key, int n, const char *const *names, const double *x) {
+  jw_open(w, key, '{');
+  for (int i = 0; i < n; i++) jw_num(w, names[i], x[i]);
+  jw_close(w, '}');
 }
 
 /* ---- the run's totals ---------------------------------------------------------------------- */
@@ -138,25 +227,33 @@ static int finish(FILE *f, int rc) { return rc < 0 ? rc : ferror(f) ? NH_ERR_IO 
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
-static int json_events(FILE *f, const nh_summary *s) {
-  fputs(", \"events\": [", f);
+/* the caller's fields at a place: its callback on the text, the sink's place on a sink */
+static int jw_hook(jw *w, const nh_summary *s, nh_summary_place at, const nh_summary_event *ev) {
+  if (w->f) return hook(s, w->f, 1, at, ev);
+  if (w->rc || !w->sink->place) return w->rc;
+  jw_status(w, w->sink->place(w->user, at, ev));
+  return w->rc;
+}
+
+static int json_events(jw *w, const nh_summary *s) {
+  jw_open(w, "events", '[');
   long index = 0;
   for (int p = 0; p < s->nphases; p++)
     for (long k = 0; k < nh_sim_event_count(s->phases[p]); k++, index++) {
       const nh_summary_event e = event_of(s, p, k, index);
       const nh_model *m = nh_sim_model(e.sim);
-      fputs(index ? ", {\"t\": " : "{\"t\": ", f);
-      nh_json_num(f, e.rec.t);
-      int rc = hook(s, f, 1, NH_SUMMARY_EVENT_HEAD, &e);
+      jw_open(w, NULL, '{');
+      jw_num(w, "t", e.rec.t);
+      int rc = jw_hook(w, s, NH_SUMMARY_EVENT_HEAD, &e);
       if (rc < 0) return rc;
-      nh_json_field_str(f, "monitor", m->monitors[e.rec.monitor].name);
-      if (s->phase_names) nh_json_field_str(f, "phase", s->phase_names[p]);
-      nh_json_field_str(f, "direction", e.rec.direction < 0 ? "falling" : "rising");
-      nh_json_field_bool(f, "stopped", e.rec.stopped);
-      if ((rc = hook(s, f, 1, NH_SUMMARY_EVENT_TAIL, &e)) < 0) return rc;
-      fputc('}', f);
+      jw_str(w, "monitor", m->monitors[e.rec.monitor].name);
+      if (s->phase_names) jw_str(w, "phase", s->phase_names[p]);
+      jw_str(w, "direction", e.rec.direction < 0 ? "falling" : "rising");
+      jw_bool(w, "stopped", e.rec.stopped);
+      if ((rc = jw_hook(w, s, NH_SUMMARY_EVENT_TAIL, &e)) < 0) return rc;
+      jw_close(w, '}');
     }
-  fputc(']', f);
+  jw_close(w, ']');
   return 0;
 }
 
@@ -190,179 +287,185 @@ const char *nh_impact_note(const nh_model *m, const nh_impact_record *r, char *b
   return buf;
 }
 
+/* a list of gap names */
+static void json_gaps(jw *w, const char *key, const nh_model *m, int n, const int *gaps) {
+  jw_open(w, key, '[');
+  for (int i = 0; i < n; i++) jw_str(w, NULL, m->gap_names[gaps[i]]);
+  jw_close(w, ']');
+}
+
 /* the outcomes of an enumeration: each with its velocity by coordinate, its sequence (gaps), its
  * impulses by contact and whether the run follows it (outcome 0) */
-static void json_outcomes(FILE *f, const nh_model *m, const nh_impact_record *r) {
-  fputs(", \"outcomes\": [", f);
+static void json_outcomes(jw *w, const nh_model *m, const nh_impact_record *r) {
+  jw_open(w, "outcomes", '[');
   for (int j = 0; j < r->outcomes; j++) {
-    fputs(j ? ", {\"velocity\": " : "{\"velocity\": ", f);
-    json_named(f, m->nq, m->coord_names, r->outcome_v + (size_t)j * (size_t)m->nq);
-    fputs(", \"sequence\": [", f);
-    const int *sq = r->outcome_seq + r->outcome_start[j];
-    for (int i = 0; i < r->outcome_len[j]; i++) {
-      if (i) fputs(", ", f);
-      nh_json_str(f, m->gap_names[sq[i]]);
-    }
-    fputs("], \"impulses\": {", f);
-    for (int i = 0; i < r->contacts; i++) {
-      if (i) fputs(", ", f);
-      nh_json_str(f, m->gap_names[r->contact_gap[i]]);
-      fputs(": ", f);
-      nh_json_num(f, r->outcome_impulse[(size_t)j * (size_t)r->contacts + i]);
-    }
-    fputc('}', f);
-    nh_json_field_bool(f, "followed", j == 0);
-    fputc('}', f);
+    jw_open(w, NULL, '{');
+    jw_named(w, "velocity", m->nq, m->coord_names, r->outcome_v + (size_t)j * (size_t)m->nq);
+    json_gaps(w, "sequence", m, r->outcome_len[j], r->outcome_seq + r->outcome_start[j]);
+    jw_open(w, "impulses", '{');
+    for (int i = 0; i < r->contacts; i++)
+      jw_num(w, m->gap_names[r->contact_gap[i]], r->outcome_impulse[(size_t)j * (size_t)r->contacts + i]);
+    jw_close(w, '}');
+    jw_bool(w, "followed", j == 0);
+    jw_close(w, '}');
   }
-  fputc(']', f);
-  nh_json_field_bool(f, "outcomes_truncated", r->outcomes_truncated);
+  jw_close(w, ']');
+  jw_bool(w, "outcomes_truncated", r->outcomes_truncated);
 }
 
 /* a simultaneous impact's fields: its contacts (gap, impulse, rates), the law, the policy and
  * the reflection sequence (enumerate: the outcomes and xi; a fallback or truncation: a note) */
-static void json_simul(FILE *f, const nh_model *m, const nh_impact_record *r) {
-  fputs(", \"contacts\": [", f);
+static void json_simul(jw *w, const nh_model *m, const nh_impact_record *r) {
+  jw_open(w, "contacts", '[');
   for (int j = 0; j < r->contacts; j++) {
-    fputs(j ? ", {\"surface\": " : "{\"surface\": ", f);
-    nh_json_str(f, m->gap_names[r->contact_gap[j]]);
-    nh_json_field_num(f, "impulse", r->impulse[j]);
-    nh_json_field_num(f, "vn_before", r->contact_vn_before[j]);
-    nh_json_field_num(f, "vn_after", r->contact_vn_after[j]);
-    fputc('}', f);
+    jw_open(w, NULL, '{');
+    jw_str(w, "surface", m->gap_names[r->contact_gap[j]]);
+    jw_num(w, "impulse", r->impulse[j]);
+    jw_num(w, "vn_before", r->contact_vn_before[j]);
+    jw_num(w, "vn_after", r->contact_vn_after[j]);
+    jw_close(w, '}');
   }
-  fputc(']', f);
-  nh_json_field_str(f, "law", simul_law_name(r->law));
-  nh_json_field_num(f, "restitution", r->restitution);
-  nh_json_field_str(f, "order", simul_policy_name(r->policy));
-  fputs(", \"sequence\": [", f);
-  for (int j = 0; j < r->reflections; j++) {
-    if (j) fputs(", ", f);
-    nh_json_str(f, m->gap_names[r->sequence[j]]);
-  }
-  fputc(']', f);
+  jw_close(w, ']');
+  jw_str(w, "law", simul_law_name(r->law));
+  jw_num(w, "restitution", r->restitution);
+  jw_str(w, "order", simul_policy_name(r->policy));
+  json_gaps(w, "sequence", m, r->reflections, r->sequence);
   if (r->policy == NH_SIMUL_ENUMERATE && r->outcomes > 0) {
-    json_outcomes(f, m, r);
-    nh_json_field_num(f, "xi", r->xi);
+    json_outcomes(w, m, r);
+    jw_num(w, "xi", r->xi);
   }
   char note[512];
-  if (r->fallback) nh_json_field_str(f, "fallback", nh_simul_fallback_name(r->fallback));
-  if (nh_impact_note(m, r, note, sizeof note)[0]) nh_json_field_str(f, "note", note);
+  if (r->fallback) jw_str(w, "fallback", nh_simul_fallback_name(r->fallback));
+  if (nh_impact_note(m, r, note, sizeof note)[0]) jw_str(w, "note", note);
 }
 
-static void json_impacts(FILE *f, const nh_summary *s) {
-  fputs(", \"impact_log\": [", f);
-  long index = 0;
+static void json_impacts(jw *w, const nh_summary *s) {
+  jw_open(w, "impact_log", '[');
   for (int p = 0; p < s->nphases; p++) {
     const nh_model *m = nh_sim_model(s->phases[p]);
-    for (long k = 0; k < nh_sim_impact_count(s->phases[p]); k++, index++) {
+    for (long k = 0; k < nh_sim_impact_count(s->phases[p]); k++) {
       nh_impact_record r;
       nh_sim_impact_get(s->phases[p], k, &r);
-      fputs(index ? ", {\"t\": " : "{\"t\": ", f);
-      nh_json_num(f, r.t);
-      nh_json_field_str(f, "surface", m->gap_names[r.gap]);
-      nh_json_field_num(f, "energy_before", r.energy_before);
-      nh_json_field_num(f, "energy_after", r.energy_after);
-      nh_json_field_num(f, "alpha", r.alpha);
-      nh_json_field_str(f, "status", nh_status_name(r.status));
-      if (r.contacts > 0) json_simul(f, m, &r);
-      fputc('}', f);
+      jw_open(w, NULL, '{');
+      jw_num(w, "t", r.t);
+      jw_str(w, "surface", m->gap_names[r.gap]);
+      jw_num(w, "energy_before", r.energy_before);
+      jw_num(w, "energy_after", r.energy_after);
+      jw_num(w, "alpha", r.alpha);
+      jw_str(w, "status", nh_status_name(r.status));
+      if (r.contacts > 0) json_simul(w, m, &r);
+      jw_close(w, '}');
     }
   }
-  fputc(']', f);
+  jw_close(w, ']');
 }
 
 /* the persistent contacts closed and opened (nholo/sim.h, docs/contact.md): only when there were any */
-static void json_contacts(FILE *f, const nh_summary *s) {
+static void json_contacts(jw *w, const nh_summary *s) {
   long n = 0;
   for (int p = 0; p < s->nphases; p++) n += nh_sim_contact_count(s->phases[p]);
   if (n == 0) return;
-  fputs(", \"contact_log\": [", f);
-  long index = 0;
+  jw_open(w, "contact_log", '[');
   for (int p = 0; p < s->nphases; p++) {
     const nh_model *m = nh_sim_model(s->phases[p]);
-    for (long k = 0; k < nh_sim_contact_count(s->phases[p]); k++, index++) {
+    for (long k = 0; k < nh_sim_contact_count(s->phases[p]); k++) {
       nh_contact_record r;
       nh_sim_contact_get(s->phases[p], k, &r);
-      fputs(index ? ", {\"t\": " : "{\"t\": ", f);
-      nh_json_num(f, r.t);
-      nh_json_field_str(f, "surface", m->gap_names[r.gap]);
-      nh_json_field_str(f, "kind", nh_contact_kind_name(r.kind));
-      nh_json_field_str(f, "reason", nh_contact_reason_name(r.reason));
-      nh_json_field_num(f, "t_limit", r.t_limit);
-      nh_json_field_num(f, "ratio", r.ratio);
-      nh_json_field_num(f, "normal_force", r.lambda);
-      nh_json_field_num(f, "energy_before", r.energy_before);
-      nh_json_field_num(f, "energy_after", r.energy_after);
-      fputc('}', f);
+      jw_open(w, NULL, '{');
+      jw_num(w, "t", r.t);
+      jw_str(w, "surface", m->gap_names[r.gap]);
+      jw_str(w, "kind", nh_contact_kind_name(r.kind));
+      jw_str(w, "reason", nh_contact_reason_name(r.reason));
+      jw_num(w, "t_limit", r.t_limit);
+      jw_num(w, "ratio", r.ratio);
+      jw_num(w, "normal_force", r.lambda);
+      jw_num(w, "energy_before", r.energy_before);
+      jw_num(w, "energy_after", r.energy_after);
+      jw_close(w, '}');
     }
   }
-  fputc(']', f);
+  jw_close(w, ']');
+}
+
+/* the summary's object, through the writer; 0 or a callback's negative status */
+static int json_summary(jw *w, const nh_summary *s, const totals *t) {
+  const nh_model *m = t->model, *lm = nh_sim_model(t->last);
+  const nh_sim_stats *st = &t->st;
+  const int mech = s->flags & NH_SUMMARY_MECHANICAL;
+  char lb[64];
+  int rc;
+  // identity and counts
+  jw_open(w, NULL, '{');
+  jw_str(w, "model", m->name);
+  jw_str(w, "method", s->method);
+  if (mech) {
+    jw_str(w, "impact_law", impact_law_of(m, lb, sizeof lb));
+    jw_str(w, "impact_step", impact_step_name(t->last));
+    jw_named(w, "parameters", m->npar, m->param_names, m->param_values);
+    jw_int(w, "impacts", st->impacts);
+  }
+  jw_num(w, "t_end", nh_sim_time(t->last));
+  jw_int(w, "steps", st->steps);
+  jw_int(w, "rejected_steps", st->rejected);
+  jw_int(w, "evaluations", st->evals);
+  if (mech) jw_int(w, "grazing", st->grazing);
+  if ((rc = jw_hook(w, s, NH_SUMMARY_COUNTS, NULL)) < 0) return rc;
+  // energies, invariant monitors, solver
+  jw_num(w, "energy_initial", st->energy_initial);
+  jw_num(w, "energy_final", st->energy);
+  if (mech) {
+    jw_num(w, "max_energy_rel_error", st->max_energy_rel_error);
+    jw_str(w, "conserved_quantity", conserved_name(t->last));
+    jw_num(w, "conserved_initial", st->conserved_initial);
+    jw_num(w, "conserved_final", st->conserved);
+    jw_num(w, "max_conserved_rel_error", st->max_conserved_rel_error);
+    jw_bool(w, "conserves_energy", st->conserves);
+    jw_num(w, "max_constraint_residual", st->max_constraint_residual);
+    jw_num(w, "max_event_gap", st->max_event_gap);
+    jw_int(w, "solver_iterations", st->solver_iterations);
+    jw_int(w, "solver_solves", st->solver_solves);
+    jw_int(w, "solver_max_iterations", st->solver_max_iterations);
+    jw_num(w, "solver_last_residual", st->solver_last_residual);
+    jw_num(w, "solver_max_residual", st->solver_max_residual);
+  }
+  jw_num(w, "wall_seconds", s->wall);
+  if ((rc = jw_hook(w, s, NH_SUMMARY_RESULTS, NULL)) < 0) return rc;
+  // outcome, events, final state, logs
+  jw_str(w, "status", nh_status_name(s->status));
+  jw_str(w, "message", t->message);
+  // why the method: the automatic choice's reason, or "given"
+  jw_str(w, "method_reason", nh_sim_method_reason(t->last)[0] ? nh_sim_method_reason(t->last) : "given");
+  if ((s->flags & NH_SUMMARY_EVENTS) && (rc = json_events(w, s)) < 0) return rc;
+  if (mech) {
+    jw_named(w, "final", lm->nq, lm->coord_names, nh_sim_q(t->last));
+    jw_named(w, "final_velocity", nh_sim_v(t->last) ? lm->nq : 0, lm->coord_names, nh_sim_v(t->last));
+    jw_named(w, "final_state", lm->nx, lm->state_names, nh_sim_x(t->last));
+  } else {
+    jw_named(w, "final", lm->nx, lm->state_names, nh_sim_x(t->last));
+  }
+  if ((rc = jw_hook(w, s, NH_SUMMARY_TAIL, NULL)) < 0) return rc;
+  if (mech) json_impacts(w, s);
+  if (mech) json_contacts(w, s);
+  jw_close(w, '}');
+  return w->rc;
 }
 
 int nh_summary_write_json(FILE *f, const nh_summary *s) {
   totals t;
   if (!f || !gather(s, &t)) return NH_ERR_ARG;
-  const nh_model *m = t.model, *lm = nh_sim_model(t.last);
-  const nh_sim_stats *st = &t.st;
-  const int mech = s->flags & NH_SUMMARY_MECHANICAL;
-  char lb[64];
-  int rc;
-  // identity and counts
-  fputs("{\"model\": ", f);
-  nh_json_str(f, m->name);
-  nh_json_field_str(f, "method", s->method);
-  if (mech) {
-    nh_json_field_str(f, "impact_law", impact_law_of(m, lb, sizeof lb));
-    nh_json_field_str(f, "impact_step", impact_step_name(t.last));
-    fputs(", \"parameters\": ", f);
-    json_named(f, m->npar, m->param_names, m->param_values);
-    fprintf(f, ", \"impacts\": %ld", st->impacts);
-  }
-  nh_json_field_num(f, "t_end", nh_sim_time(t.last));
-  fprintf(f, ", \"steps\": %ld, \"rejected_steps\": %ld, \"evaluations\": %ld", st->steps, st->rejected, st->evals);
-  if (mech) fprintf(f, ", \"grazing\": %ld", st->grazing);
-  if ((rc = hook(s, f, 1, NH_SUMMARY_COUNTS, NULL)) < 0) return rc;
-  // energies, invariant monitors, solver
-  nh_json_field_num(f, "energy_initial", st->energy_initial);
-  nh_json_field_num(f, "energy_final", st->energy);
-  if (mech) {
-    nh_json_field_num(f, "max_energy_rel_error", st->max_energy_rel_error);
-    nh_json_field_str(f, "conserved_quantity", conserved_name(t.last));
-    nh_json_field_num(f, "conserved_initial", st->conserved_initial);
-    nh_json_field_num(f, "conserved_final", st->conserved);
-    nh_json_field_num(f, "max_conserved_rel_error", st->max_conserved_rel_error);
-    nh_json_field_bool(f, "conserves_energy", st->conserves);
-    nh_json_field_num(f, "max_constraint_residual", st->max_constraint_residual);
-    nh_json_field_num(f, "max_event_gap", st->max_event_gap);
-    nh_json_field_num(f, "solver_iterations", (double)st->solver_iterations);
-    nh_json_field_num(f, "solver_solves", (double)st->solver_solves);
-    nh_json_field_num(f, "solver_max_iterations", (double)st->solver_max_iterations);
-    nh_json_field_num(f, "solver_last_residual", st->solver_last_residual);
-    nh_json_field_num(f, "solver_max_residual", st->solver_max_residual);
-  }
-  nh_json_field_num(f, "wall_seconds", s->wall);
-  if ((rc = hook(s, f, 1, NH_SUMMARY_RESULTS, NULL)) < 0) return rc;
-  // outcome, events, final state, logs
-  nh_json_field_str(f, "status", nh_status_name(s->status));
-  nh_json_field_str(f, "message", t.message);
-  // why the method: the automatic choice's reason, or "given"
-  nh_json_field_str(f, "method_reason", nh_sim_method_reason(t.last)[0] ? nh_sim_method_reason(t.last) : "given");
-  if ((s->flags & NH_SUMMARY_EVENTS) && (rc = json_events(f, s)) < 0) return rc;
-  if (mech) {
-    fputs(", \"final\": ", f);
-    json_named(f, lm->nq, lm->coord_names, nh_sim_q(t.last));
-    fputs(", \"final_velocity\": ", f);
-    json_named(f, nh_sim_v(t.last) ? lm->nq : 0, lm->coord_names, nh_sim_v(t.last));
-    fputs(", \"final_state\": ", f);
-  } else {
-    fputs(", \"final\": ", f);
-  }
-  json_named(f, lm->nx, lm->state_names, nh_sim_x(t.last));
-  if ((rc = hook(s, f, 1, NH_SUMMARY_TAIL, NULL)) < 0) return rc;
-  if (mech) json_impacts(f, s);
-  if (mech) json_contacts(f, s);
-  fputs("}\n", f);
-  return finish(f, 0);
+  jw w = {f, NULL, NULL, 0, {0}, 0};
+  const int rc = json_summary(&w, s, &t);
+  if (rc >= 0) fputc('\n', f);
+  return finish(f, rc);
+}
+
+int nh_summary_build(const nh_summary *s, const nh_summary_sink *sink, void *user) {
+  totals t;
+  if (!sink || !sink->open || !sink->close || !sink->num || !sink->integer || !sink->str || !sink->boolean ||
+      !gather(s, &t))
+    return NH_ERR_ARG;
+  jw w = {NULL, sink, user, 0, {0}, 0};
+  return json_summary(&w, s, &t);
 }
 
 /* ---- text ------------------------------------------------------------------------------------ */

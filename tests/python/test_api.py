@@ -167,3 +167,34 @@ def test_result_keeps_its_run_when_the_simulation_goes_on():
     assert r2.summary["t_end"] == 3.0 and len(r2.impacts) == 2  # the log runs since set_state
     assert r1.stats["impacts"] == 1 and r2.stats["impacts"] == 2
     assert r2.t[0] == r1.t[-1]
+
+
+COUNTS = ("impacts", "steps", "rejected_steps", "evaluations", "grazing", "solver_iterations", "solver_solves",
+          "solver_max_iterations")
+
+
+def test_summary_types_and_values(cli):
+    """The summary's counts are ints, its other numbers floats (None where the JSON has null):
+    the same values as the command line's JSON (test_agree.py compares every method's) and as
+    the statistics they come from."""
+    import json
+    import subprocess
+    r = nholo.run(nholo.builtin("penny"), 100.0, max_impacts=3, out_dt=0)  # (the CLI samples only for --out)
+    s = r.summary
+    assert r.summary is s  # built once
+    js = json.loads(subprocess.run([cli, "run", "penny", "--impacts", "3", "--t-end", "100", "--json"],
+                                   capture_output=True, text=True, check=True).stdout)
+    s, js = dict(s), dict(js)
+    s.pop("wall_seconds"), js.pop("wall_seconds")
+    assert s == js and list(s) == list(js)
+    for k in COUNTS:
+        assert type(s[k]) is int, k
+    for k, v in s.items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in COUNTS:
+            assert type(v) is float, k
+    st = r.stats
+    assert (s["steps"], s["evaluations"], s["impacts"]) == (st["steps"], st["evals"], st["impacts"]) == \
+        (js["steps"], js["evaluations"], 3)
+    assert s["energy_final"] == st["energy"] and [i["t"] for i in s["impact_log"]] == list(r.impacts["t"])
+    assert r.summary["wall_seconds"] == r.wall  # the run's clock
+    assert nholo.run(nholo.builtin("sleigh"), 0.1, method="rk4", h=0.01, out_dt=0).summary["max_event_gap"] == 0.0
