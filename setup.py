@@ -8,6 +8,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy
 from setuptools import Extension, setup
@@ -38,10 +39,34 @@ def pkg_config(*args):
         sys.exit("nholo: PLplot's development files are needed (pkg-config plplot failed)")
 
 
+def parallel_compile(compiler, jobs):
+    """The compiler's compile() with its sources compiled by `jobs` processes at once
+    (setuptools compiles one extension's sources one after the other)."""
+    def compile(sources, output_dir=None, macros=None, include_dirs=None, debug=0, extra_preargs=None,
+                extra_postargs=None, depends=None):
+        macros, objects, extra_postargs, pp_opts, build = compiler._setup_compile(
+            output_dir, macros, include_dirs, sources, depends, extra_postargs)
+        cc_args = compiler._get_cc_args(pp_opts, debug, extra_preargs)
+
+        def one(obj):
+            src, ext = build[obj]
+            compiler._compile(obj, src, ext, cc_args, extra_postargs, pp_opts)
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            list(pool.map(one, objects))  # (re-raises a failed compile)
+        return objects
+
+    compiler.compile = compile
+
+
 class BuildExt(build_ext):
-    """OpenMP when the compiler takes -fopenmp (ensemble members in parallel)."""
+    """OpenMP when the compiler takes -fopenmp (ensemble members in parallel); the sources
+    compiled on all cores (NHOLO_BUILD_JOBS=N for N at once)."""
 
     def build_extensions(self):
+        jobs = int(os.environ.get("NHOLO_BUILD_JOBS") or os.cpu_count() or 1)
+        if jobs > 1:
+            parallel_compile(self.compiler, jobs)
         cc = self.compiler.compiler_so[0] if hasattr(self.compiler, "compiler_so") else "cc"
         with tempfile.TemporaryDirectory() as d:
             src = os.path.join(d, "t.c")

@@ -10,9 +10,10 @@ pkgs="$pkgs gcovr"
 pkgs="$pkgs libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools"
 # design optimisation (NLopt) and sparse factorisations (SuiteSparse)
 pkgs="$pkgs libnlopt-dev libsuitesparse-dev"
-# the Python package: Debian's interpreter, numpy, pytest; h5py, sympy and scipy for the
+# the Python package: Debian's interpreter, numpy, pytest, venv and pip (the pip installs of
+# docs/python.md); h5py, sympy and scipy for the
 # examples and the comparison scripts
-pkgs="$pkgs python3-dev python3-numpy python3-pytest python3-setuptools python3-pip"
+pkgs="$pkgs python3-dev python3-numpy python3-pytest python3-setuptools python3-pip python3-venv"
 pkgs="$pkgs python3-h5py python3-sympy python3-scipy python3-matplotlib"
 # clang is optional (second compiler, fuzzing: libclang-rt-14-dev ships its libFuzzer and
 # sanitizer runtimes); each is installed when available.

@@ -1,32 +1,83 @@
 #!/bin/sh
-# `pip install .` from the source tree, offline (Debian's setuptools, no build isolation), into
-# a temporary target: the package it builds imports and runs a short simulation whose final
-# state equals the CLI's. Usage: pip_install.sh SOURCE_DIR NHOLO_CLI. Exit 77 (skipped) with
-# a message when pip, setuptools or numpy is missing.
+# The pip installs of docs/python.md ("With pip, on Debian 12"), run as the page gives them:
+# the three sh blocks after its "pip_install.sh" markers (a user's virtual environment, root's
+# in /opt, a wheel built offline and installed into the first), in a copy of the source tree's
+# files under git (a clean clone's files, with the work tree's edits), with HOME and /opt
+# under a temporary directory and any network access failing at once (a dead proxy: the
+# commands must not need it). Each environment's package must import from that environment
+# and run the penny to the command-line tool's final state, bit for bit.
+#
+# One compile: pip builds in the source tree (setup.py's build-python/), so the second
+# install and the wheel reuse the first one's objects; setup.py compiles on all cores. The
+# test compiles at -O0 (CFLAGS, after Python's -O2; a tenth of the compiler's time): the same
+# numbers (no -ffast-math, no contraction: the comparison with the CLI checks it).
+#
+# Usage: pip_install.sh SOURCE_DIR NHOLO_CLI. Exit 77 (skipped) with a message when venv,
+# pip, setuptools or numpy is missing.
 set -u
 SRC=$1
 CLI=$2
 PY=/usr/bin/python3
-"$PY" -c "import setuptools, numpy, pip" 2>/dev/null || { echo "test_pip_install skipped: pip, setuptools or numpy missing"; exit 77; }
+"$PY" -c "import setuptools, numpy, pip, ensurepip, venv" 2>/dev/null ||
+  { echo "test_pip_install skipped: venv (python3-venv), pip, setuptools or numpy missing"; exit 77; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-# a copy of what the build reads, so that setuptools' build/ does not land in the source tree
-mkdir -p "$T/src/docs"
-cp -r "$SRC/CMakeLists.txt" "$SRC/setup.py" "$SRC/pyproject.toml" "$SRC/src" "$SRC/include" "$SRC/python" "$T/src/"
-cp "$SRC/docs/python.md" "$T/src/docs/"
-if ! (cd "$T/src" && PIP_NO_INDEX=1 "$PY" -m pip install --no-build-isolation --no-deps --no-index \
-        --disable-pip-version-check --target "$T/site" . >"$T/log" 2>&1); then
-  echo "FAIL pip install:"; tail -30 "$T/log"; exit 1
+
+# the source: the files git tracks, as they are in the work tree (a tree without git: all of
+# it but build directories)
+mkdir -p "$T/src" "$T/home" "$T/opt"
+if git -C "$SRC" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  (cd "$SRC" && git ls-files -z | tar -cf - --null -T - --ignore-failed-read 2>/dev/null) | tar -xf - -C "$T/src"
+else
+  (cd "$SRC" && tar -cf - --exclude='./build*' .) | tar -xf - -C "$T/src"
 fi
-cd "$T" || exit 1
-out=$(PYTHONPATH="$T/site" "$PY" -c '
-import nholo
-r = nholo.Simulation(nholo.builtin("penny"), method="exact").run(t_end=1e9, max_impacts=5)
+[ -f "$T/src/setup.py" ] && [ -f "$T/src/docs/python.md" ] || { echo "FAIL copying the source tree"; exit 1; }
+
+# the commands of the block after the marker TAG in docs/python.md
+block() {
+  awk -v tag="$1" 'index($0, tag) { want = 1; next } want && /^```sh$/ { on = 1; next }
+                   on && /^```$/ { exit } on { print }' "$T/src/docs/python.md"
+}
+
+# the penny's final state from Python: PYTHON the environment's interpreter, which must be
+# the one the package is imported from
+penny() {
+  env -u PYTHONPATH "$1" -c '
+import sys, nholo
+assert nholo.__file__.startswith(sys.prefix + "/"), (nholo.__file__, sys.prefix)
+r = nholo.Simulation(nholo.builtin("penny"), method="exact").run(t_end=100, max_impacts=5)
 print(" ".join("%.17g" % x for x in r.x[-1]))
-') || { echo "FAIL the pip-installed package does not run"; exit 1; }
+'
+}
 ref=$("$CLI" run penny --method exact --impacts 5 --json | "$PY" -c '
 import json, sys
 print(" ".join("%.17g" % x for x in json.load(sys.stdin)["final_state"].values()))
-')
-[ "$out" = "$ref" ] || { echo "FAIL pip-installed package: $out, CLI: $ref"; exit 1; }
-echo "ok   pip install --no-build-isolation . (offline): the package imports and the penny's final state equals the CLI's"
+') || { echo "FAIL the command-line tool does not run"; exit 1; }
+
+# run one block in the source copy, offline; NAME for the messages, SED rewrites its paths
+run_block() {
+  name=$1 tag=$2 sed=$3
+  cmds=$(block "$tag" | sed "$sed")
+  [ -n "$cmds" ] || { echo "FAIL docs/python.md has no sh block after '$tag'"; exit 1; }
+  if ! (cd "$T/src" && env -u PYTHONPATH HOME="$T/home" XDG_CACHE_HOME="$T/cache" \
+          http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+          CFLAGS=-O0 sh -ex -c "$cmds") >"$T/$name.log" 2>&1; then
+    echo "FAIL the $name commands of docs/python.md:"; tail -30 "$T/$name.log"; exit 1
+  fi
+}
+
+check() {
+  out=$(penny "$2") || { echo "FAIL the $1 package does not run"; exit 1; }
+  [ "$out" = "$ref" ] || { echo "FAIL the $1 package: $out, CLI: $ref"; exit 1; }
+}
+
+run_block user "pip_install.sh runs" ""
+check "user's" "$T/home/.venvs/nholo/bin/python"
+grep -q "^[0-9]" "$T/user.log" || { echo "FAIL the user block printed no version"; exit 1; }
+run_block root "pip_install.sh: root" "s|/opt/|$T/opt/|g"
+check "root's" "$T/opt/nholo/bin/python"
+run_block wheel "pip_install.sh: wheel" ""
+ls "$T/src/dist/"nholo-*.whl >/dev/null 2>&1 || { echo "FAIL no wheel in dist/"; exit 1; }
+grep -q "Successfully installed nholo" "$T/wheel.log" || { echo "FAIL the wheel was not installed"; exit 1; }
+check "wheel's" "$T/home/.venvs/nholo-wheel/bin/python"
+echo "ok   docs/python.md's pip installs (a user's venv, root's in /opt, a wheel), offline: each package runs the penny to the CLI's final state"
