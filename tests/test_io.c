@@ -202,6 +202,60 @@ static int test_outfile_in_place(void) {
   return 0;
 }
 
+/* write text to path through an nh_outfile; the commit's status */
+static int write_text(const char *path, const char *text, char *msg, size_t size) {
+  nh_outfile out;
+  int st = nh_outfile_open(&out, path, msg, size);
+  if (st != NH_OK) return st;
+  fputs(text, out.fp);
+  return nh_outfile_commit(&out, msg, size);
+}
+
+/* whether path is a symbolic link whose text is target */
+static int is_link_to(const char *path, const char *target) {
+  char buf[1024];
+  struct stat sb;
+  ssize_t n = readlink(path, buf, sizeof buf - 1);
+  if (lstat(path, &sb) != 0 || !S_ISLNK(sb.st_mode) || n < 0) return 0;
+  buf[n] = '\0';
+  return strcmp(buf, target) == 0;
+}
+
+/* A symbolic link is written through, as a shell's `>` does: the link stays, the file it
+ * names is replaced (a relative target from the link's directory, a chain of links followed,
+ * a dangling link's target created); a loop of links is an error naming the path. */
+static int test_outfile_symlink(void) {
+  char msg[256], buf[64], target[1024], link[1024], chain[1024], inner[1024], made[1024], a[1024], b[1024];
+  ENSURE(mkdir(out_path("sub"), 0700) == 0);
+  snprintf(target, sizeof target, "%s", out_path("sub/target.csv"));
+  snprintf(link, sizeof link, "%s", out_path("link.csv"));
+  snprintf(chain, sizeof chain, "%s", out_path("chain.csv"));
+  snprintf(inner, sizeof inner, "%s", out_path("sub/inner.csv"));
+  snprintf(made, sizeof made, "%s", out_path("sub/made.csv"));
+  snprintf(a, sizeof a, "%s", out_path("loop_a.csv"));
+  snprintf(b, sizeof b, "%s", out_path("loop_b.csv"));
+  ENSURE(write_text(target, "old\n", msg, sizeof msg) == NH_OK);
+  ENSURE(symlink("sub/target.csv", link) == 0 && symlink("link.csv", chain) == 0);
+  ENSURE(write_text(link, "through\n", msg, sizeof msg) == NH_OK);
+  ENSURE(is_link_to(link, "sub/target.csv") && read_file(target, buf, sizeof buf) == 8 && strcmp(buf, "through\n") == 0);
+  ENSURE(write_text(chain, "chain\n", msg, sizeof msg) == NH_OK);
+  ENSURE(is_link_to(chain, "link.csv") && is_link_to(link, "sub/target.csv"));
+  ENSURE(read_file(target, buf, sizeof buf) == 6 && strcmp(buf, "chain\n") == 0);
+  // a link in a subdirectory to a relative name: beside the link
+  ENSURE(symlink("made.csv", inner) == 0 && !file_exists(made));
+  ENSURE(nh_check_writable(inner, msg, sizeof msg) == NH_OK && !file_exists(made));
+  ENSURE(write_text(inner, "made\n", msg, sizeof msg) == NH_OK);
+  ENSURE(is_link_to(inner, "made.csv") && read_file(made, buf, sizeof buf) == 5);
+  ENSURE(count_temporaries() == 0);
+  // a loop
+  ENSURE(symlink("loop_b.csv", a) == 0 && symlink("loop_a.csv", b) == 0);
+  ENSURE(write_text(a, "x", msg, sizeof msg) == NH_ERR_IO && strstr(msg, "loop_a.csv'") && strstr(msg, "symbolic links"));
+  ENSURE(is_link_to(a, "loop_b.csv") && count_temporaries() == 0);
+  remove(a), remove(b), remove(inner), remove(made), remove(chain), remove(link), remove(target);
+  ENSURE(rmdir(out_path("sub")) == 0);
+  return 0;
+}
+
 static int test_check_writable(void) {
   char msg[256];
   const char *path = out_path("probe.csv");
@@ -543,6 +597,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_traj_growth);
   RUN_TEST(test_outfile_commit_abort);
   RUN_TEST(test_outfile_in_place);
+  RUN_TEST(test_outfile_symlink);
   RUN_TEST(test_check_writable);
   RUN_TEST(test_traj_csv_roundtrip);
   RUN_TEST(test_traj_csv_quoting);

@@ -71,7 +71,9 @@ NH_API int nh_write_outcomes_csv(const char *path, const nh_sim *sim, char *msg,
 NH_API int nh_check_writable(const char *path, char *msg, size_t msg_size);
 
 /* Atomic file writing: open a temporary beside path; commit renames it over path, abort
- * removes it. */
+ * removes it. A path that is a symbolic link is written through: the temporary goes beside
+ * the file it names (followed link by link, a relative target from the link's directory) and
+ * replaces that file (created when the link dangles); the link stays. */
 typedef struct nh_outfile {
   FILE *fp;
   char path[1024];

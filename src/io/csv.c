@@ -4,7 +4,8 @@
  * only when everything was written and flushed, so a failure never leaves a partial file.
  * A destination that exists and is not a regular file is never replaced: a character device
  * (/dev/null) or a FIFO with a reader is written in place (then tmp equals path), anything
- * else is refused. */
+ * else is refused. A symbolic link is written through: its target is replaced (created when
+ * the link dangles), the link stays. */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -58,9 +59,10 @@ static int in_place(const char *path, const struct stat *sb, char *msg, size_t m
   return 0;
 }
 
-/* open a device or FIFO for writing where it is; a FIFO without a reader is an error, not a wait */
+/* open the device or FIFO out->path for writing where it is (path, as given, names it in
+ * messages); a FIFO without a reader is an error, not a wait */
 static int open_in_place(nh_outfile *out, const char *path, char *msg, size_t msg_size) {
-  int fd = open(path, O_WRONLY | O_NONBLOCK);
+  int fd = open(out->path, O_WRONLY | O_NONBLOCK);
   if (fd < 0) {
     int err = errno;
     out->path[0] = out->tmp[0] = '\0';
@@ -86,6 +88,35 @@ static int open_in_place(nh_outfile *out, const char *path, char *msg, size_t ms
 
 static int is_in_place(const nh_outfile *out) { return out->tmp[0] && strcmp(out->tmp, out->path) == 0; }
 
+#if defined(S_ISLNK) && !defined(_WIN32)
+/* symbolic links followed to the file they name: more than this is a loop (ELOOP) */
+#define NH_MAX_LINKS 40
+
+/* The file path names through its symbolic links, into buf (size bytes; path when it is not
+ * a link): the last component followed while it is a link, a relative target taken from the
+ * link's directory; the file itself need not exist (a dangling link names where to create
+ * it). Output is written through a link, as a shell's `>` does: the link stays, its target is
+ * replaced. 0, or an errno (ELOOP, ENAMETOOLONG, readlink's). */
+static int follow_links(const char *path, char *buf, size_t size) {
+  if (strlen(path) >= size) return ENAMETOOLONG;
+  strcpy(buf, path);
+  for (int i = 0; i < NH_MAX_LINKS; i++) {
+    struct stat sb;
+    if (lstat(buf, &sb) != 0 || !S_ISLNK(sb.st_mode)) return 0;
+    char target[1024];
+    ssize_t n = readlink(buf, target, sizeof target);
+    if (n < 0) return errno;
+    if ((size_t)n >= sizeof target) return ENAMETOOLONG;
+    target[n] = '\0';
+    const char *slash = strrchr(buf, '/');
+    const size_t dir = target[0] == '/' || !slash ? 0 : (size_t)(slash - buf) + 1; /* keep "dir/" */
+    if (dir + (size_t)n >= size) return ENAMETOOLONG;
+    memcpy(buf + dir, target, (size_t)n + 1);
+  }
+  return ELOOP;
+}
+#endif
+
 int nh_outfile_open(nh_outfile *out, const char *path, char *msg, size_t msg_size) {
   if (!out) {
     nh_set_msg(msg, msg_size, "no output file given");
@@ -105,16 +136,24 @@ int nh_outfile_open(nh_outfile *out, const char *path, char *msg, size_t msg_siz
     return NH_ERR_ARG;
   }
   memcpy(out->path, path, len + 1);
+  const char *dest = out->path; /* the file replaced: path, or the file a link at path names */
+#if defined(S_ISLNK) && !defined(_WIN32)
+  int lerr = follow_links(path, out->path, sizeof out->path);
+  if (lerr) {
+    out->path[0] = '\0';
+    return io_error(msg, msg_size, path, lerr);
+  }
+#endif
 #if defined(S_ISFIFO) && defined(S_ISCHR) && !defined(_WIN32)
   struct stat sb;
   int st = NH_OK;
-  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+  if (stat(dest, &sb) == 0 && !S_ISREG(sb.st_mode)) {
     if (in_place(path, &sb, msg, msg_size, &st)) return open_in_place(out, path, msg, msg_size);
     out->path[0] = '\0';
     return st;
   }
 #endif
-  int n = snprintf(out->tmp, sizeof out->tmp, "%s.tmp.%ld", path, nh_getpid());
+  int n = snprintf(out->tmp, sizeof out->tmp, "%s.tmp.%ld", dest, nh_getpid());
   if (n < 0 || (size_t)n >= sizeof out->tmp) {
     out->path[0] = out->tmp[0] = '\0';
     nh_set_msg(msg, msg_size, "output path too long: '%s'", path);
