@@ -65,6 +65,7 @@ int mf_prepare(mf *m, const char *text, const char *filename, const nh_load_opts
     nh_set_msg(msg, msg_size, "nset > 0 but set_names or set_values is NULL");
     return NH_ERR_ARG;
   }
+  if (text && strncmp(text, "\xEF\xBB\xBF", 3) == 0) text += 3; /* a UTF-8 byte-order mark is not text */
   m->file = filename ? filename : "<input>";
   m->text = text;
   m->len = strlen(text);

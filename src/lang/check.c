@@ -1,8 +1,8 @@
 /* check.c - model-level checks of a model file, located at the statement at fault: the
  * kinetic energy a quadratic form and the constraints linear and homogeneous in the
  * velocities (at trial states), and at the initial state M positive definite, the constraints
- * independent and satisfied, the state inside every gap or touching it (nholo/model.h: its
- * zero to rounding, with a gradient). Which gaps are walls at all: walls.c. */
+ * independent and satisfied, the forces finite, the state inside every gap or touching it
+ * (nholo/model.h: its zero to rounding, with a gradient). Which gaps are walls at all: walls.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,7 +229,8 @@ static void fail_mass(mf *m, const double *M, const double *L) {
 }
 
 /* at the initial state: M finite and positive definite, the constraints independent and
- * satisfied (velocities unless projected, holonomic positions), the state inside the gaps */
+ * satisfied (velocities unless projected, holonomic positions), the forces finite, the state
+ * inside the gaps */
 static int check_initial(mf *m, const check_tape *c) {
   const int nq = m->nq, nc = m->nc;
   double *x = c->x;
@@ -285,6 +286,17 @@ static int check_initial(mf *m, const check_tape *c) {
     if (!(fabs(phi) <= MF_CONSTRAINT_TOL)) {
       mf_fail(m, m->con[k].off, "the initial configuration violates holonomic constraint '%s' "
                                 "(phi = %.3g, |phi| > %g)", m->con[k].name, phi, MF_CONSTRAINT_TOL);
+      return m->status;
+    }
+  }
+  /* the forces finite at the initial state (t = 0): a NaN or infinite force there (0/0, a
+   * logarithm of 0, ...) leaves no step to take, which a run would report as an underflow */
+  for (int i = 0; i < nq; i++) {
+    const double f = m->force[i] >= 0 ? nh_expr_eval(m->pool, m->force[i], x) : 0.0;
+    if (!isfinite(f)) {
+      mf_fail(m, m->force_off[i], "the force on '%s' is %s at the initial state (t = 0)%s", m->coord[i],
+              isnan(f) ? "NaN" : f > 0 ? "+infinite" : "-infinite",
+              isnan(f) ? ": undefined there (0/0, a square root or logarithm of a negative number, ...)" : "");
       return m->status;
     }
   }

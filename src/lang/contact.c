@@ -133,7 +133,9 @@ static int contact_tail(mf_cursor *c, contact_opts *o) {
     } else if (strcmp(w, "mu") == 0 && !o->has_mu) {
       size_t eoff = (mf_skip_ws(c), c->pos);
       if (mf_const_expr_at(c, 1, "the friction coefficient mu", &o->mu)) return -1;
-      if (!(o->mu >= 0.0)) return mf_fail(m, eoff, "friction coefficient mu = %g is negative", o->mu);
+      char note[NH_PARSE_NAME_MAX + 64];
+      if (!(o->mu >= 0.0))
+        return mf_fail(m, eoff, "friction coefficient mu = %g is negative%s", o->mu, mf_set_note(m, note, sizeof note));
       o->has_mu = 1;
     } else if (strcmp(w, "on-slip") == 0) {
       if (action_at(c, lo->contact_on_slip, &o->on_slip)) return -1;

@@ -93,10 +93,18 @@ int mf_expr_at(mf_cursor *c, int stop, int *node) {
   return 0;
 }
 
+const char *mf_set_note(const mf *m, char *buf, size_t size) {
+  const int k = m->set_read - 1;
+  if (k < 0 || !m->opts || k >= m->opts->nset) return "";
+  snprintf(buf, size, " (from --set %s=%g)", m->opts->set_names[k], m->opts->set_values[k]);
+  return buf;
+}
+
 /* a constant expression (parameters, numbers, pi) */
 int mf_const_expr_at(mf_cursor *c, int stop, const char *what, double *value) {
   size_t start = (mf_skip_ws(c), c->pos);
   int node;
+  c->m->set_read = 0; /* (set by mf_lookup) */
   if (mf_expr_at(c, stop, &node)) return -1;
   if (!nh_expr_is_const(c->m->pool, node, value)) {
     mf *m = c->m; /* name the first coordinate, velocity or t it reads */
@@ -107,7 +115,8 @@ int mf_const_expr_at(mf_cursor *c, int stop, const char *what, double *value) {
                        k >= m->nq && k < 2 * m->nq ? "'" : "");
     return mf_fail(m, start, "%s must be a constant (numbers, pi and parameters only)", what);
   }
-  if (!isfinite(*value)) return mf_fail(c->m, start, "%s is not finite (%g)", what, *value);
+  char note[NH_PARSE_NAME_MAX + 64];
+  if (!isfinite(*value)) return mf_fail(c->m, start, "%s is not finite (%g)%s", what, *value, mf_set_note(c->m, note, sizeof note));
   return 0;
 }
 

@@ -62,6 +62,7 @@ typedef struct mf {
   size_t len;
   const nh_load_opts *opts;
   int *set_used;    /* (opts->nset) which overrides named something */
+  int set_read;     /* 1 + the first override a constant expression read (mf_const_expr_at), or 0 */
 
   nh_expr_pool *pool;
   char name[NH_PARSE_NAME_MAX + 1];
@@ -147,6 +148,10 @@ int mf_expect_fail(mf_cursor *c, const char *what); /* "expected WHAT, found ...
 int mf_expr_at(mf_cursor *c, int stop, int *node);
 /* a constant expression (numbers, pi, parameters): its value, named `what` in errors */
 int mf_const_expr_at(mf_cursor *c, int stop, const char *what, double *value);
+/* " (from --set NAME=VALUE)" when the constant expression read last took an override's value
+ * (the command line's --set, Python's set=), else "": a bad value is the override's, the
+ * statement only where it went */
+const char *mf_set_note(const mf *m, char *buf, size_t size);
 /* the expression parser's name lookup (read.c); F(ARG) symbols go to mf_lookup_call */
 int mf_lookup(void *user, const char *name, int primed, int *out);
 /* lambda(CONSTRAINT) in a monitor: the multiplier's variable (contact.c) */

@@ -149,6 +149,8 @@ static int check_new_name(mf *m, size_t off, const char *name, const char *what)
   return 0;
 }
 
+static int override_of(mf *m, const char *name, int primed);
+
 /* the expression parser's name lookup */
 int mf_lookup(void *user, const char *name, int primed, int *out) {
   mf *m = user;
@@ -164,6 +166,8 @@ int mf_lookup(void *user, const char *name, int primed, int *out) {
     return NH_SYM_VAR;
   }
   if ((i = find(m->par, m->npar, name)) >= 0) {
+    const int k = override_of(m, name, 0);
+    if (k >= 0 && !m->set_read) m->set_read = k + 1; /* the value is an override's (mf_set_note) */
     *out = nh_expr_const(m->pool, m->par[i].value);
     return *out >= 0 ? NH_SYM_NODE : NH_SYM_UNKNOWN;
   }
@@ -437,8 +441,10 @@ static int st_gap(cursor *c, size_t off) {
     size_t eoff = (skip_ws(c), c->pos);
     if (at_end(c)) return expect_fail(c, "a coefficient of restitution after 'restitution'");
     if (const_expr_at(c, 0, "the coefficient of restitution", &it->value)) return -1;
+    char note[NH_PARSE_NAME_MAX + 64];
     if (!(it->value >= 0.0 && it->value <= 1.0))
-      return mf_fail(m, eoff, "coefficient of restitution %g is outside [0, 1]", it->value);
+      return mf_fail(m, eoff, "coefficient of restitution %g is outside [0, 1]%s", it->value,
+                     mf_set_note(m, note, sizeof note));
   } else {
     return mf_fail(m, woff, "unknown impact law '%s' (expected elastic, plastic or restitution E)", word);
   }

@@ -225,10 +225,15 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
     nh_sim_destroy(s);
     return NULL;
   }
-  // an initial state of infinite energy (finite but huge values) cannot be simulated
+  // an initial state of infinite energy (finite but huge values) cannot be simulated, nor one
+  // whose energy is NaN (undefined there: 0/0, the root of a negative number, ...)
   if (!isfinite(s->stats.energy_initial)) {
-    nh_set_msg(msg, msg_size, "the energy at the initial state is not finite (E = %g): an initial value is too large",
-               s->stats.energy_initial);
+    if (isnan(s->stats.energy_initial))
+      nh_set_msg(msg, msg_size, "the energy at the initial state is NaN: it is undefined there (0/0, a square root or "
+                                "logarithm of a negative number, ... in the kinetic or potential energy)");
+    else
+      nh_set_msg(msg, msg_size, "the energy at the initial state is not finite (E = %g): an initial value is too large",
+                 s->stats.energy_initial);
     nh_sim_destroy(s);
     return NULL;
   }
