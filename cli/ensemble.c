@@ -447,10 +447,16 @@ static void progress(long done, long total, void *user) {
   fflush(stderr);
 }
 
-/* an output must be new (a device such as /dev/null is allowed for a CSV) and writable */
+/* an output must be new (a device such as /dev/null is allowed for a CSV) and writable, and
+ * its name say its format: FILE.csv or FILE.h5 (FILE.hdf5) */
 static int check_out(const char *path) {
   struct stat sb;
   char msg[512];
+  const size_t n = strlen(path);
+  const int device = stat(path, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode));
+  if (!is_h5(path) && !(n > 4 && strcmp(path + n - 4, ".csv") == 0) && !device)
+    return cli_usage_error("--out: '%s': the name says the format, FILE.csv (one row per member) or FILE.h5 (HDF5)",
+                           path);
   if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
     return cli_usage_error("--out: '%s' exists (remove it or choose another name)", path);
   if (is_h5(path) && stat(path, &sb) == 0)
@@ -567,6 +573,8 @@ static int ensemble_main(ens_opts *o) {
                          d.replicas, NH_ENSEMBLE_MAX_MEMBERS);
   nh_sim *probe = rc ? NULL : nh_sim_create(model, &d.sim, msg, sizeof msg);
   if (!rc && !probe) rc = cli_usage_error("%s", msg);
+  if (!rc && nh_sim_check_run(probe, d.t_end, 0, msg, sizeof msg) != NH_OK) /* NH_MAX_STEPS, as run */
+    rc = cli_usage_error("--t-end, --dt: %s", msg);
   nh_sim_destroy(probe);
   if (!rc) rc = check_outputs(o);
   if ((rc = agree(o, rc)) != CLI_OK) {

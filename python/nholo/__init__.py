@@ -487,6 +487,9 @@ def ensemble(model, t_end, vary=(), replicas=1, seed=0, threads=0, max_impacts=0
     grid k sample of the time statistics (stats: the state components followed, as --stat;
     default all) and, in an HDF5 file, of trajectories. Returns an EnsembleResult."""
     h5 = out is not None and _is_h5(out)
+    if out is not None and not h5 and not _os.fspath(out).endswith(".csv"):  # (the members are read back)
+        raise ValueError("--out: '%s': the name says the format, FILE.csv (one row per member) or FILE.h5 (HDF5)"
+                         % _os.fspath(out))
     if members is not None and len(vary):
         raise ValueError("--members: a member file and --vary cannot be combined")
     if h5 and not _nholo.hdf5:
