@@ -169,3 +169,31 @@ def test_ensemble_bad_input(cli, src, model, vary):
     with pytest.raises(ValueError) as ei:
         nholo.ensemble(m, 0.1, vary, replicas=2)
     assert str(ei.value) == cli_message(cli, *args)
+
+
+def test_input_edges(src, tmp_path):
+    """As the command line (tests/test_cli_edges.sh): a byte-order mark is not text, a bad
+    override is named as one, a force that is not finite at the initial state is refused where
+    it is written, a NaN initial energy is said to be NaN, an ensemble's output name says its
+    format."""
+    text = (src / "examples/pendulum_wall.nh").read_text()
+    plain = nholo.load_model_string(text, backend="tape")
+    bom = nholo.load_model_string("\ufeff" + text, backend="tape")
+    assert bom.params == plain.params and list(bom.q0) == list(plain.q0)
+    (tmp_path / "bom.nh").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert nholo.load_model_file(str(tmp_path / "bom.nh"), backend="tape").params == plain.params
+    with pytest.raises(nholo.ModelError) as e:
+        nholo.load_model_string(text, filename="w.nh", set={"e": 2}, backend="tape")
+    assert e.value.error == "coefficient of restitution 2 is outside [0, 1] (from --set e=2)" and e.value.line == 18
+    with pytest.raises(nholo.ModelError) as e:
+        nholo.load_model_string("model f\ncoordinates x\nkinetic 0.5*x'^2\nforce x: 0/0\ninitial x = 0, x' = 1\n",
+                                backend="tape")
+    assert e.value.line == 4 and e.value.error.startswith("the force on 'x' is NaN at the initial state")
+    m = nholo.load_model_string("model n\ncoordinates x\nkinetic 0.5*x'^2\npotential sqrt(x - 2)\n"
+                                "initial x = 0, x' = 1\n", backend="tape")
+    with pytest.raises(ValueError, match="the energy at the initial state is NaN"):
+        nholo.Simulation(m)
+    for name in ("e.txt", "e"):
+        with pytest.raises(ValueError, match="the name says the format"):
+            nholo.ensemble(nholo.builtin("sleigh"), 1.0, ["theta=uniform:0:1"], out=str(tmp_path / name))
+        assert not (tmp_path / name).exists()
