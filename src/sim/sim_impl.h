@@ -181,7 +181,7 @@ static inline int energy(nh_sim *s, double t, const double *x, double *E) {
 }
 
 /* the energy E at x and, for the witness's scale (s->kin), its kinetic part T (else T = E) */
-static inline int energy_kin(nh_sim *s, double t, const double *x, double *E, double *T) {
+SIM_INLINE int energy_kin(nh_sim *s, double t, const double *x, double *E, double *T) {
   if (!s->kin) {
     int rc = energy(s, t, x, E);
     *T = *E;
