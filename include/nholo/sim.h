@@ -270,7 +270,7 @@ NH_API const char *nh_drift_name(int drift);
  * restitution, takes what it takes), so that a model with any impact law is judged. A generic
  * ODE-form model (x' = F(t, x)) is not: its energy is a monitor, not known to be conserved.
  * Generous: the correct runs of every method in the test suite, the examples and the paper's
- * figures stay well below it (docs/integrators.md, "Drift monitor"). */
+ * figures stay below 0.07 (docs/integrators.md, "Drift monitor"). */
 #define NH_WITNESS_TOL 0.2
 
 NH_API const nh_sim_stats *nh_sim_get_stats(const nh_sim *sim);
