@@ -109,7 +109,8 @@ static void run_help(void) {
   printf("\nthe rolling ball and disk have their own options: nholo run rolling-ball --help\n");
   printf("\nexamples: nholo run penny --table ellipse --impact plastic --impacts 20 --plot penny.png\n"
          "          nholo run examples/penny.nh --set a=0.2 --method dopri5 --json\n"
-         "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard.\n");
+         "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard, 4 the energy or the\n"
+         "method's conserved quantity drifted (NH_DRIFT; the outputs are complete).\n");
 }
 
 static const char *law_name(nh_impact_law law, char *buf, size_t size) {

@@ -120,9 +120,9 @@ typedef struct nh_ensemble_def {
 /* Streaming statistics of the final state over the members that completed, accumulated in
  * member order (Welford), so independent of the threads. A member completed when it ended
  * with NH_OK, NH_EVENT_STOP or NH_DRIFT: NH_DRIFT is a run that reached its end with a valid
- * state while its method left its regime (its conserved quantity drifted), a warning about
- * the method that `nholo run` reports with exit status 4 keeping its outputs, not a failed
- * computation. */
+ * state while its method left its regime (its conserved quantity or the energy drifted), a
+ * warning about the method that `nholo run` reports with exit status 4 keeping its outputs,
+ * not a failed computation. */
 typedef struct nh_ensemble_stats {
   long members, ok, failed; /* ok: the members that completed; failed: any other status */
   long drifted;             /* of the ok members, those that ended with NH_DRIFT */

@@ -24,7 +24,9 @@ extern "C" {
   X(NH_ZENO, 5, "Zeno guard: too many impacts in too short a time")                        \
   X(NH_STOPPED, 6, "stopped by an observer")                                               \
   X(NH_EVENT_STOP, 7, "stopped at a monitor event")                                        \
-  X(NH_DRIFT, 8, "left the method's regime: its conserved quantity drifted (NH_DRIFT_TOL)") \
+  X(NH_DRIFT, 8,                                                                           \
+    "left the method's regime: its conserved quantity or the energy drifted (NH_DRIFT_TOL, " \
+    "NH_WITNESS_TOL)")                                                                     \
   X(NH_CONTACT, 9, "impacts accumulated: resolved plastically, the contact kept closed")    \
   X(NH_STALL, 10, "no progress in time: the run stalled (NH_STALL_STEPS)")                 \
   X(NH_ERR_ARG, -1, "invalid argument")                                                    \
