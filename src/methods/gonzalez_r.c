@@ -4,7 +4,9 @@
  * Nonholonomic Systems", sec. 3.3, Algorithm 1, Remark 3.5; spec 002 M4, M5).
  *
  * Frame: the Householder QR of A(q)^T = Q R (src/la/qrdiff.c); X(q) = the last m = nq - nc
- * columns of Q (A X = 0, Euclidean-orthonormal), with the sign vector s fixed in a step.
+ * columns of Q (A X = 0, Euclidean-orthonormal), with the sign vector s fixed in a step
+ * (each sign following its column where A changes rank inside the step: qrdiff's sign
+ * continuation).
  * Reduced state zeta = (q, rho), rho = X^T p, p = M v. With gD = X^T M X, y = gD^-1 rho,
  * u = X y (the velocity), p = M u:
  *   (16a) p = M X gD^-1 rho            (16b) rho = X^T p
@@ -37,8 +39,9 @@
 typedef struct gr_ctx {
   const nh_model *model;
   int n, r, m, fd;
+  int follow; /* the QR signs follow column reversals (xref): in a step, not in a fixed chart */
   double delta;
-  double *s, *A, *At, *dA, *dAt, *Q, *dQ, *qrw, *X, *dX, *Xp, *qp;
+  double *s, *xref, *A, *At, *dA, *dAt, *Q, *dQ, *qrw, *X, *dX, *Xp, *qp;
   double *M, *MX, *gD, *dM, *dV, *y, *u, *p, *Dp, *Mm, *zero, *dw;
   double *zeta, *zeta1, *dgw;
   nh_dg_sys sys;
@@ -51,7 +54,7 @@ typedef struct gr_ctx {
 
 static size_t gr_work_size(const nh_model *mod) {
   size_t n = (size_t)mod->nq, r = (size_t)mod->nc, m = n - r, N = n + m;
-  return GR_CTX_DOUBLES + r + 4 * n * r + n * n * r * 2 + n * n + n * n * n +
+  return GR_CTX_DOUBLES + r + r * n + 4 * n * r + n * n * r * 2 + n * n + n * n * n +
          nh_la_qrdiff_work_size((int)n, (int)r, 1) + n * m * 2 + n * n * m + n + n * n + n * m + m * m +
          n * n * n + n + m + 2 * n + n * m + m * m + n + nh_model_deriv_work_size(mod) + 2 * N +
          nh_dg_work_size((int)N) + 16;
@@ -72,8 +75,9 @@ static gr_ctx *carve(nh_stepper *st, int fd) {
   size_t n = (size_t)mod->nq, r = (size_t)mod->nc, m = n - r, N = n + m;
   double *w = st->work + GR_CTX_DOUBLES;
   c->model = mod;
-  c->n = (int)n, c->r = (int)r, c->m = (int)m, c->fd = fd;
+  c->n = (int)n, c->r = (int)r, c->m = (int)m, c->fd = fd, c->follow = 0;
   c->s = w, w += r;
+  c->xref = w, w += r * n;
   c->A = w, w += n * r;
   c->At = w, w += n * r;
   c->dA = w, w += n * n * r;
@@ -119,7 +123,7 @@ static int frame_plain(gr_ctx *c, const double *q, double *X) {
   if (r == 0) return frame_identity(c, X), 0;
   if ((rc = nh_cb(c->model->constraint(q, c->zero, c->A, NULL, c->model->user)))) return rc;
   nh_la_transpose(r, n, c->A, c->At);
-  if ((rc = nh_la_qrdiff(n, r, c->At, NULL, c->s, c->Q, NULL, 0, c->qrw))) return rc;
+  if ((rc = nh_la_qrdiff(n, r, c->At, NULL, c->s, c->follow ? c->xref : NULL, c->Q, NULL, 0, c->qrw))) return rc;
   for (int j = 0; j < n; j++)
     for (int a = 0; a < m; a++) X[(size_t)j * m + a] = c->Q[(size_t)j * n + r + a];
   return 0;
@@ -154,7 +158,7 @@ static int frame_deriv(gr_ctx *c, const double *q) {
   nh_la_transpose(r, n, c->A, c->At);
   if ((rc = nh_model_constraint_deriv(c->model, q, c->dA, c->dw))) return rc;
   for (int i = 0; i < n; i++) nh_la_transpose(r, n, c->dA + (size_t)i * r * n, c->dAt + (size_t)i * n * r);
-  if ((rc = nh_la_qrdiff(n, r, c->At, c->dAt, c->s, c->Q, c->dQ, 0, c->qrw))) return rc;
+  if ((rc = nh_la_qrdiff(n, r, c->At, c->dAt, c->s, c->follow ? c->xref : NULL, c->Q, c->dQ, 0, c->qrw))) return rc;
   for (int j = 0; j < n; j++)
     for (int a = 0; a < m; a++) c->X[(size_t)j * m + a] = c->Q[(size_t)j * n + r + a];
   for (int i = 0; i < n; i++)
@@ -241,7 +245,8 @@ static int gr_step_impl(nh_stepper *st, const double *x0, double h, double *x1, 
   const int n = c->n, m = c->m;
   int rc;
   c->delta = fmax(fabs(h), NH_GR_FD_MIN);
-  // signs and frame at the base point, rho = X^T M v
+  // signs, their reference directions and the frame at the base point, rho = X^T M v
+  c->follow = 1;
   for (int k = 0; k < c->r; k++) c->s[k] = 0.0;
   if ((rc = frame_plain(c, x0, c->X))) return rc;
   if ((rc = nh_cb(c->model->mass(x0, c->M, c->model->user)))) return rc;
