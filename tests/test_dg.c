@@ -889,6 +889,30 @@ static int test_newton_nan(void) {
   return 0;
 }
 
+/* Newton gives up on a diverging iteration (NH_ERR_NO_CONVERGENCE: the caller takes a shorter
+ * step) instead of running on to overflow: the chord iteration on z^3 = 1 from z = 0.1, whose
+ * difference Jacobian 0.03 throws the first update to 33 and the next ones past 1e6, 1e19,
+ * ... (before the guard: inf - inf, NH_ERR_NONFINITE after 6 updates) */
+static int cube_residual(const double *z, double *R, double *J, void *user) {
+  (void)user;
+  R[0] = z[0] * z[0] * z[0] - 1.0;
+  if (J) J[0] = 3.0 * z[0] * z[0];
+  return 0;
+}
+
+static int test_newton_diverges(void) {
+  double z[1] = {0.1}, work[64];
+  ENSURE(nh_newton_work_size(1) <= 64);
+  nh_dg_newton st = {0};
+  ENSURE(nh_newton(1, cube_residual, NULL, 0, 0.0, z, &st, work, NULL) == NH_ERR_NO_CONVERGENCE);
+  ENSURE(isfinite(z[0]) && st.iters <= 3);
+  // full Newton with the exact Jacobian converges from there (its factors change every update)
+  z[0] = 0.1;
+  ENSURE(nh_newton(1, cube_residual, NULL, 1, 0.0, z, &st, work, NULL) == 0);
+  ENSURE_NEAR(z[0], 1.0, 1e-14);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_qrdiff);
@@ -910,6 +934,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_poisson_patterns);
   RUN_TEST(test_sparse_fill_steps);
   RUN_TEST(test_newton_nan);
+  RUN_TEST(test_newton_diverges);
   RUN_TEST(test_quartic_drift);
   RUN_TEST(test_dla_variance);
   return TEST_SUMMARY();
