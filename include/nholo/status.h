@@ -54,7 +54,10 @@ extern "C" {
   X(NH_ERR_DEGENERATE_GAP, -19,                                                            \
     "a gap's gradient vanishes where the gap is zero: its impact has no normal")           \
   X(NH_ERR_PENETRATION, -20,                                                               \
-    "an open gap is past its wall beyond NH_PENETRATION_REL: a crossing was not resolved")
+    "an open gap is past its wall beyond NH_PENETRATION_REL: a crossing was not resolved")   \
+  X(NH_ERR_CONSTRAINT_RANK, -21,                                                           \
+    "the constraint rows A(q) are dependent here (a singular configuration, where the "     \
+    "distribution changes rank): the method needs them independent and cannot continue")
 
 typedef enum nh_status {
 #define NH__STATUS_ENUM(name, value, msg) name = value,
