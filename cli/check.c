@@ -244,5 +244,5 @@ int cmd_check(int argc, char **argv) {
   print_solver(model);
   const int rc = print_contacts(model);
   nh_model_destroy(model);
-  return rc;
+  return cli_signal ? cli_interrupted("after the report was printed (a signal stops only the compiler)") : rc;
 }

@@ -594,7 +594,7 @@ static int ensemble_main(ens_opts *o) {
   nh_ensemble_stats st;
   int status = nh_ensemble_run_to(&d, &out, &st, msg, sizeof msg);
   if (status == NH_INTERRUPTED && d.progress) fputc('\n', stderr); /* after the progress bar */
-  if (status == NH_INTERRUPTED && st.members == 0) { /* under MPI: nothing written */
+  if (status == NH_INTERRUPTED && !st.mean) { /* under MPI: nothing written (no statistics) */
     fprintf(stderr, "nholo: %s\n", msg);
     nh_model_destroy(model);
     return cli_interrupted("");

@@ -336,24 +336,26 @@ static void cache_dir(const nh_load_opts *o, char *out, size_t size) {
   else snprintf(out, size, "/tmp/nholo-cache");
 }
 
-/* the record of a model whose compiler passed its budget ("time SECONDS" or "memory MIB",
- * the limit passed): MF_CC_OVER_TIME or MF_CC_OVER_MEMORY with the reason when the limits of o
- * are no larger, else 0 (compile) */
+/* the record of a model whose compiler passed its budget ("time SECONDS PID" or "memory MIB
+ * PID": the limit passed, the process that saw it): MF_CC_OVER_TIME or MF_CC_OVER_MEMORY with
+ * the reason when the limits of o are no larger (said as remembered unless this process wrote
+ * it: `check` loads twice), else 0 (compile) */
 static int budget_recorded(const char *path, const nh_load_opts *o, char *why, size_t why_size) {
   FILE *f = fopen(path, "r");
   if (!f) return 0;
-  char kind[16];
+  char kind[16], where[4200] = "";
   double lim;
-  const int n = fscanf(f, "%15s %lf", kind, &lim);
+  long pid = 0;
+  const int n = fscanf(f, "%15s %lf %ld", kind, &lim, &pid);
   fclose(f);
-  if (n != 2) return 0;
+  if (n < 2) return 0;
+  if (pid != (long)getpid()) snprintf(where, sizeof where, " on this model (remembered in %s)", path);
   if (strcmp(kind, "time") == 0 && o->cc_time_limit > 0.0 && o->cc_time_limit <= lim) {
-    nh_set_msg(why, why_size, "the C compiler exceeded its time limit (%g s) on this model (remembered in %s)", lim, path);
+    nh_set_msg(why, why_size, "the C compiler exceeded its time limit (%g s)%s", lim, where);
     return MF_CC_OVER_TIME;
   }
   if (strcmp(kind, "memory") == 0 && o->cc_memory_limit > 0.0 && o->cc_memory_limit <= lim) {
-    nh_set_msg(why, why_size, "the C compiler exceeded its memory limit (%g MiB) on this model (remembered in %s)", lim,
-               path);
+    nh_set_msg(why, why_size, "the C compiler exceeded its memory limit (%g MiB)%s", lim, where);
     return MF_CC_OVER_MEMORY;
   }
   return 0;
@@ -365,8 +367,8 @@ static void budget_record(const char *path, const char *work, int over, const nh
   snprintf(tmp, sizeof tmp, "%s/budget", work);
   FILE *f = fopen(tmp, "w");
   if (!f) return;
-  const int ok = fprintf(f, "%s %.17g\n", over == MF_CC_OVER_TIME ? "time" : "memory",
-                         over == MF_CC_OVER_TIME ? o->cc_time_limit : o->cc_memory_limit) > 0;
+  const int ok = fprintf(f, "%s %.17g %ld\n", over == MF_CC_OVER_TIME ? "time" : "memory",
+                         over == MF_CC_OVER_TIME ? o->cc_time_limit : o->cc_memory_limit, (long)getpid()) > 0;
   if (fclose(f) == 0 && ok) rename(tmp, path);
 }
 
