@@ -18,6 +18,8 @@
 #ifndef NHOLO_SIM_H
 #define NHOLO_SIM_H
 
+#include <signal.h> /* sig_atomic_t (nh_sim_def.cancel) */
+
 #include "nholo/impact.h"
 #include "nholo/method.h"
 #include "nholo/model.h"
@@ -85,6 +87,11 @@ typedef struct nh_sim_def {
                             (docs/simultaneous-impacts.md, "Impacts inside the variational step") */
   double horizon;        /* the run's length (s), for the automatic method: default 0 (not
                             given: a short run) */
+  /* Nullable (default): a flag the caller sets to stop the run (a signal handler, another
+   * thread): read before every step of a run with events or an observer and every
+   * NH_CANCEL_STEPS steps of a plain one; when nonzero nh_sim_run returns NH_INTERRUPTED,
+   * the state, statistics and logs those of the last step taken. Never written. */
+  const volatile sig_atomic_t *cancel;
   int internal_cookie;   /* set by nh_sim_def_default; do not touch */
 } nh_sim_def;
 
@@ -156,7 +163,8 @@ typedef int (*nh_observer_fn)(const nh_sim *sim, nh_sample_kind kind, double t, 
                               const double *v, void *user);
 
 /* Run until t_end or until max_impacts impacts (0: no limit), whichever comes first.
- * Returns NH_OK, NH_ZENO, NH_STALL, NH_STOPPED, NH_EVENT_STOP, NH_DRIFT or a negative status; the state,
+ * Returns NH_OK, NH_ZENO, NH_STALL, NH_STOPPED, NH_EVENT_STOP, NH_DRIFT, NH_INTERRUPTED (the
+ * caller's nh_sim_def.cancel was set) or a negative status; the state,
  * statistics and impact log hold everything computed up to the stop. A negative status comes
  * with nh_sim_message naming the evaluator or operation that failed and the time; the state
  * left is one the run reached (an accepted step, a located event; its configuration, the
@@ -261,6 +269,9 @@ NH_API const char *nh_drift_name(int drift);
 #define NH_ZENO_H_REL 1e-9
 #define NH_STALL_REL 1e-14
 #define NH_STALL_STEPS 1000
+/* A plain run (a fixed-step method on a model without gaps, monitors or projection, and no
+ * observer) reads nh_sim_def.cancel every this many steps (microseconds apart) */
+#define NH_CANCEL_STEPS 1024
 
 /* The last line of defence against a missed crossing: after every accepted step and every
  * impact each open gap satisfies g >= -NH_PENETRATION_REL max(1, |q|) |dg| (relative to what

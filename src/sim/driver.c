@@ -506,11 +506,12 @@ static int step_general(nh_sim *s, run_acc *a, double t_max, nh_observer_fn obs,
 }
 
 /* The plain steps that cannot be the last, taken inside the method (nh_method.advance; a fast
- * loop): the steps, states and statistics of drive_step's, in one call. It gives the largest
- * |E - E_seg| (not its sign: taken as both extremes, which bounds the witness's drift) and no
- * kinetic energy (a model whose witness needs it, s->kin, takes drive_step's steps) */
-static int advance_steps(nh_sim *s, run_acc *a, double t_end, long nmax, long *steps) {
-  nh_advance ad = {.t = s->t, .t_end = t_end, .far = a->far, .h = a->h0, .max = nmax - 1 - *steps,
+ * loop): the steps, states and statistics of drive_step's, in one call, up to step lim. It
+ * gives the largest |E - E_seg| (not its sign: taken as both extremes, which bounds the
+ * witness's drift) and no kinetic energy (a model whose witness needs it, s->kin, takes
+ * drive_step's steps) */
+static int advance_steps(nh_sim *s, run_acc *a, double t_end, long lim, long *steps) {
+  nh_advance ad = {.t = s->t, .t_end = t_end, .far = a->far, .h = a->h0, .max = lim - *steps,
                    .E_seg = s->E_seg, .E = a->E, .dE = a->dmax > -a->dmin ? a->dmax : -a->dmin, .rmax = a->rmax,
                    .C = a->C, .Cmax = a->Cmax, .Cmin = a->Cmin};
   if (!(t_end - s->t > a->far) || ad.max <= 0 || s->kin) return 0;
@@ -531,21 +532,35 @@ static int advance_steps(nh_sim *s, run_acc *a, double t_end, long nmax, long *s
   return 0;
 }
 
+/* the caller's cancellation flag (nh_sim_def.cancel) is set: the run ends where it is */
+static int interrupted(nh_sim *s) {
+  sim_msg(s, "interrupted at t = %.17g", s->t);
+  return NH_INTERRUPTED;
+}
+
 /* The loop: steps until t_end, max_impacts impacts (0: no limit) or max_steps steps; the
  * state is in s->x and the statistics are complete on return. A plain loop takes the steps
  * that cannot be the last (more than 2 h left, one below max_steps) without those tests, and
- * once the half-step energy has its reference (the first step's) without that test. */
+ * once the half-step energy has its reference (the first step's) without that test, in
+ * batches of NH_CANCEL_STEPS when there is a cancellation flag to read between them. */
 SIM_INLINE int drive(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, void *user, const int plain,
                      const int fast, const int nx) {
   run_acc a = run_acc_init(s);
   const long nmax = s->def.max_steps > 0 ? s->def.max_steps : LONG_MAX;
+  const volatile sig_atomic_t *cancel = s->def.cancel;
+  const long batch = cancel ? NH_CANCEL_STEPS : LONG_MAX;
   long steps = 0;
   int rc = 0, imp = 0;
   while (!rc && s->t < t_end) {
+    if (cancel && *cancel) {
+      rc = interrupted(s);
+      break;
+    }
     // the steps that cannot be the last (once a half-step energy has its reference)
     if (plain && !s->C_unset) {
-      if (fast && s->def.method->advance) rc = advance_steps(s, &a, t_end, nmax, &steps);
-      while (!rc && t_end - s->t > a.far && steps < nmax - 1) {
+      const long lim = nmax - 1 - steps > batch ? steps + batch : nmax - 1;
+      if (fast && s->def.method->advance) rc = advance_steps(s, &a, t_end, lim, &steps);
+      while (!rc && t_end - s->t > a.far && steps < lim) {
         rc = drive_step(s, &a, t_end, obs, user, &imp, 1, fast, 1, nx);
         steps++;
       }
