@@ -233,6 +233,7 @@ static int ball_simulate(const nh_model *model, const nh_model *flight, const nh
   def.atol = ro->atol;
   def.out_dt = BALL_STATS_DT;
   def.log_limit = CLI_LOG_LIMIT;
+  def.cancel = &cli_signal; /* a signal stops the run at its next step (cli/signals.c) */
   nh_sim *sim = nh_sim_create(model, &def, msg, size), *fsim = NULL;
   if (!sim) return NH_ERR_ARG;
   if (flight && !(fsim = nh_sim_create(flight, &def, msg, size))) {
@@ -494,6 +495,7 @@ int cmd_run_ball(int argc, char **argv) {
   o.on_detach = -1, o.on_slip = -1;
   int rc = parse_ball_opts(argc, argv, &o);
   if (rc) return rc;
+  cli_signals_install(); /* SIGINT, SIGTERM: the run stops at its next step, its outputs kept */
   nh_ball_params p;
   int disk;
   nh_ball_file *file = NULL;
@@ -572,6 +574,14 @@ int cmd_run_ball(int argc, char **argv) {
     if (plot_run(o.plot, &r, title, msg, sizeof msg) != NH_OK) fprintf(stderr, "nholo: %s\n", msg), exit_code = CLI_FAILED;
   }
   if (status < 0) fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(last));
+  if (cli_signal) {
+    char what[256];
+    if (status == NH_INTERRUPTED)
+      snprintf(what, sizeof what, "at t = %.17g of %g: the outputs hold the run up to there", nh_sim_time(last), o.t_end);
+    else
+      snprintf(what, sizeof what, "after the run had ended: the outputs are complete");
+    exit_code = cli_interrupted(what);
+  }
   print_summary(sims, &r, &fi, nh_method_name(method), status, wall, o.json);
   ball_run_free(&r);
   nh_sim_destroy(sims[1]), nh_sim_destroy(sim);

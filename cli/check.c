@@ -87,13 +87,17 @@ static int located(const char *msg) {
 }
 
 int cli_model_error(const char *msg) {
+  // --backend codegen without compiled evaluation (no compiler, its budget passed): not bad
+  // input but the computation's failure, exit status 1
+  if (strstr(msg, ": compiled evaluation is not available: ")) return cli_usage_error("%s", msg), CLI_FAILED;
   if (!located(msg)) return cli_usage_error("%s", msg);
   fprintf(stderr, "%s%s", msg, msg[0] && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
   return CLI_USAGE;
 }
 
 static void check_help(void) {
-  printf("usage: nholo check FILE.nh [--set NAME=VALUE ...] [--project-initial] [--backend auto|tape|codegen]\n\n"
+  printf("usage: nholo check FILE.nh [--set NAME=VALUE ...] [--project-initial] [--backend auto|tape|codegen]\n"
+         "                   [--compile-limit SECONDS] [--compile-memory MIB]\n\n"
          "Read and check a model file (docs/model-language.md). A sound model prints its derived\n"
          "quantities symbolically (mass matrix, potential gradient, Coriolis terms, forces,\n"
          "constraint one-forms and Adot v, gaps and gradients) and evaluated at the initial state;\n"
@@ -202,6 +206,9 @@ int cmd_check(int argc, char **argv) {
     if (strcmp(name, "--project-initial") == 0) {
       if (!cli_opt_flag(name, inl)) return CLI_USAGE;
       lo.project_initial = 1;
+    } else if (strcmp(name, "--compile-limit") == 0 || strcmp(name, "--compile-memory") == 0) {
+      const char *val = cli_opt_value(name, inl, argc, argv, &i, NULL);
+      if (!val || !cli_parse_compile_limit(name, val, &lo)) return CLI_USAGE;
     } else if (strcmp(name, "--set") == 0 || strcmp(name, "--backend") == 0) {
       a = name;
       const char *val = cli_opt_value(a, inl, argc, argv, &i, NULL);
@@ -217,6 +224,8 @@ int cmd_check(int argc, char **argv) {
     }
   }
   if (!file) return cli_usage_error("check: no model file given");
+  cli_signals_install(); /* SIGINT, SIGTERM: the compiler stopped, its files removed */
+  lo.cancel = &cli_signal;
   lo.nset = sets.n;
   lo.set_names = sets.names;
   lo.set_values = sets.values;
@@ -226,13 +235,14 @@ int cmd_check(int argc, char **argv) {
                            "almost-Poisson models; run it with 'nholo run %s'", file, file);
   char msg[2048];
   char *report = nh_model_describe(file, &lo, msg, sizeof msg);
-  if (!report) return cli_model_error(msg);
+  if (!report) return cli_signal ? cli_interrupted("while the model was compiled (its files removed)") : cli_model_error(msg);
   fputs(report, stdout);
   nh_free(report);
   nh_model *model = nh_model_load(file, &lo, msg, sizeof msg);
-  if (!model) return cli_model_error(msg);
+  if (!model) return cli_signal ? cli_interrupted("while the model was compiled (its files removed)") : cli_model_error(msg);
+  cli_backend_note(model);
   print_solver(model);
   const int rc = print_contacts(model);
   nh_model_destroy(model);
-  return rc;
+  return cli_signal ? cli_interrupted("after the report was printed (a signal stops only the compiler)") : rc;
 }

@@ -1,7 +1,8 @@
 /* cli.h - shared pieces of the nholo command-line tool (a thin client of the public API).
  *
  * Exit status: 0 success, 1 the computation failed (outputs hold what was computed),
- * 2 bad input (nothing written), 3 the run was stopped by the Zeno guard. */
+ * 2 bad input (nothing written), 3 the run was stopped by the Zeno guard, 4 the method left
+ * its regime, 130 / 143 interrupted by SIGINT / SIGTERM (outputs hold what was computed). */
 #ifndef NH_CLI_H
 #define NH_CLI_H
 
@@ -44,7 +45,8 @@ int cli_opt_flag(const char *name, const char *inline_val);
 int cli_model_file_ok(const char *path);
 /* Print a model file's error and return CLI_USAGE: a diagnostic located in the file
  * ("FILE:LINE:COL: error: ...", the line, a caret) as it is, as a compiler prints it; any other
- * message after "nholo: ". Both run and check print through it. */
+ * message after "nholo: ". Both run and check print through it. A model that --backend codegen
+ * could not compile (no compiler, its budget passed) is exit status 1, not 2. */
 int cli_model_error(const char *msg);
 
 /* Print "nholo: <message>" on stderr and return CLI_USAGE. */
@@ -72,6 +74,7 @@ typedef struct cli_sim_opts {
   double dt, rtol, atol;
   cli_sets sets;
   nh_backend backend;
+  nh_load_opts cc;       /* --compile-limit, --compile-memory: cc_time_limit, cc_memory_limit */
   int project_initial;
   long zeno_count;
   double zeno_interval;
@@ -105,6 +108,21 @@ int cli_sim_check(const cli_sim_opts *o);
 /* into def: the method, steps and tolerances, the method's options, the driver's */
 void cli_sim_apply(const cli_sim_opts *o, const nh_method *method, nh_sim_def *def);
 
+
+/* SIGINT and SIGTERM (cli/signals.c): cli_signal is the signal received (0: none), the
+ * cancellation flag given to the library; cli_signals_install sets the handlers (a command
+ * that polls the flag calls it); cli_interrupted prints "nholo: interrupted by SIGINT WHAT"
+ * (what Nullable: nothing printed) and returns the exit status 128 + the signal. */
+extern volatile sig_atomic_t cli_signal;
+void cli_signals_install(void);
+const char *cli_signal_name(void);
+int cli_interrupted(const char *what);
+
+/* The C compiler's budget of a model file (--compile-limit SECONDS, --compile-memory MIB;
+ * nh_load_opts.cc_time_limit, cc_memory_limit): parse into lo; print a budget note of a
+ * loaded model (nh_model_backend_note) on stderr, "nholo: note: ...". */
+int cli_parse_compile_limit(const char *opt, const char *val, nh_load_opts *lo);
+void cli_backend_note(const nh_model *model);
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);

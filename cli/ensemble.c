@@ -91,7 +91,9 @@ static void ensemble_help(void) {
          "under MPI: mpirun -np P nholo ensemble ... --out FILE.h5 splits the members over P ranks\n"
          "exit status: 0 success (members that failed are in the CSV), 1 the ensemble failed, 2 bad input,\n"
          "4 members left their method's regime (NH_DRIFT, as 'nholo run': they completed and are in the\n"
-         "statistics, counted as drifted).\n");
+         "statistics, counted as drifted), 130 / 143 interrupted by SIGINT / SIGTERM: the members running\n"
+         "stop at their next step and the output keeps the members run (status NH_INTERRUPTED for those\n"
+         "stopped; under MPI nothing is written).\n");
 }
 
 /* ---- options ------------------------------------------------------------------------ */
@@ -203,7 +205,10 @@ static nh_model *load_model(ens_opts *o, int *rc) {
     if (!cli_model_file_ok(o->model)) return *rc = CLI_USAGE, NULL;
     // the text kept to build members that vary a parameter
     if (!(o->text = nh_model_file_read(o->model, msg, sizeof msg))) return *rc = cli_usage_error("%s", msg), NULL;
-    if (!(model = file_model(o, o->c.backend, 0, NULL, NULL, msg, sizeof msg))) return *rc = cli_model_error(msg), NULL;
+    if (!(model = file_model(o, o->c.backend, 0, NULL, NULL, msg, sizeof msg)))
+      return *rc = cli_signal ? cli_interrupted("while the model was loaded (its compiler stopped, its files removed)")
+                              : cli_model_error(msg), NULL;
+    cli_backend_note(model);
     return model;
   }
   o->bp.kind = strcmp(o->model, "penny") == 0 ? 1 : strcmp(o->model, "sleigh") == 0 ? 2
@@ -471,9 +476,10 @@ static void print_stats(const ens_opts *o, const nh_model *m, const nh_ensemble_
     nh_json_str(stdout, o->model);
     printf(", \"method\": ");
     nh_json_str(stdout, method);
-    printf(", \"members\": %ld, \"ok\": %ld, \"failed\": %ld, \"drifted\": %ld, \"seed\": %ld, \"threads\": %d, "
-           "\"final\": {",
-           st->members, st->ok, st->failed, st->drifted, o->seed, st->threads);
+    printf(", \"members\": %ld, \"ok\": %ld, \"failed\": %ld, \"drifted\": %ld, ", st->members, st->ok, st->failed,
+           st->drifted);
+    if (st->interrupted > 0) printf("\"interrupted\": %ld, ", st->interrupted); /* (NH_INTERRUPTED) */
+    printf("\"seed\": %ld, \"threads\": %d, \"final\": {", o->seed, st->threads);
     for (int k = 0; k < st->nx; k++) {
       printf("%s", k ? ", " : "");
       nh_json_str(stdout, m->state_names[k]);
@@ -497,7 +503,9 @@ static void print_stats(const ens_opts *o, const nh_model *m, const nh_ensemble_
   // ok counts the members that completed, the drifted ones among them (said when there are any)
   printf("ensemble: %s, %s, %ld members (%ld ok", o->model, method, st->members, st->ok);
   if (st->drifted > 0) printf(" (%ld drifted: NH_DRIFT)", st->drifted);
-  printf(", %ld failed), seed %ld, %d thread%s", st->failed, o->seed, st->threads, st->threads == 1 ? "" : "s");
+  printf(", %ld failed", st->failed);
+  if (st->interrupted > 0) printf(" (%ld interrupted: NH_INTERRUPTED)", st->interrupted);
+  printf("), seed %ld, %d thread%s", o->seed, st->threads, st->threads == 1 ? "" : "s");
   if (st->ranks > 1) printf(" on each of %d ranks", st->ranks);
   printf("\n");
   printf("final state over the members that ended well:\n  %-12s %23s %23s %23s %23s\n", "", "mean", "variance",
@@ -593,17 +601,32 @@ static int ensemble_main(ens_opts *o) {
                          nh_method_name(method), o->no_impact_log};
   nh_ensemble_stats st;
   int status = nh_ensemble_run_to(&d, &out, &st, msg, sizeof msg);
-  if (status != NH_OK) {
+  if (status == NH_INTERRUPTED && d.progress) fputc('\n', stderr); /* after the progress bar */
+  if (status == NH_INTERRUPTED && !st.mean) { /* under MPI: nothing written (no statistics) */
     fprintf(stderr, "nholo: %s\n", msg);
     nh_model_destroy(model);
-    return CLI_FAILED;
+    return cli_interrupted("");
+  }
+  if (status != NH_OK && status != NH_INTERRUPTED) {
+    fprintf(stderr, "nholo: %s\n", msg);
+    nh_model_destroy(model);
+    return cli_signal ? cli_interrupted("") : CLI_FAILED;
   }
   print_stats(o, model, &st, nh_method_name(method));
+  if (status == NH_INTERRUPTED) {
+    char what[640];
+    snprintf(what, sizeof what, "after %ld members (%ld of them stopped where they were, status NH_INTERRUPTED)%s%s",
+             st.members, st.interrupted, o->out ? ": they are in " : "", o->out ? o->out : "");
+    nh_ensemble_stats_free(&st);
+    nh_model_destroy(model);
+    return cli_interrupted(what);
+  }
   // drifted members: a warning, with the exit status `nholo run` gives NH_DRIFT
-  const int code = st.drifted > 0 ? nh_status_exit_code(NH_DRIFT) : CLI_OK;
+  int code = st.drifted > 0 ? nh_status_exit_code(NH_DRIFT) : CLI_OK;
   if (st.drifted > 0)
     fprintf(stderr, "nholo: %ld of %ld members ended with NH_DRIFT: %s; they completed and are in the statistics\n",
             st.drifted, st.members, nh_status_string(NH_DRIFT));
+  if (cli_signal) code = cli_interrupted("after the ensemble had ended: the output is complete");
   nh_ensemble_stats_free(&st);
   nh_model_destroy(model);
   return code;
@@ -629,6 +652,7 @@ int cmd_ensemble(int argc, char **argv) {
   o->bp.sleigh = nh_sleigh_params_default();
   o->bp.snake = nh_snakeboard_params_default();
   int rc = parse_ensemble(argc, argv, o);
+  cli_signals_install(); /* SIGINT, SIGTERM: the members stop at their next step, the output kept */
   rc = rc ? agree(o, rc) : ensemble_main(o);
   if (o->mpi) nh_ensemble_mpi_finalize();
   free(o->table);

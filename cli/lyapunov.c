@@ -14,6 +14,7 @@ typedef struct ly_opts {
   nh_lyap_def def;
   cli_sets sets;
   nh_backend backend;
+  nh_load_opts cc; /* --compile-limit, --compile-memory */
   int law_set, json;
   nh_impact_law law;
   const char *table;
@@ -41,11 +42,15 @@ static void lyapunov_help(void) {
          "  --set NAME=VALUE   override a parameter or initial value (repeatable)\n"
          "  --table circle|ellipse   the built-in penny's table\n"
          "  --backend auto|tape|codegen   how a model file's evaluators run (default auto)\n"
+         "  --compile-limit SECONDS, --compile-memory MIB   the C compiler's budget (default 60 s,\n"
+         "                     2048 MiB; 0: none); past it auto runs the tape, with a note\n"
          "  --csv FILE         the estimate after every window: t, windows, lambda, half_width,\n"
          "                     log_growth, impacts\n"
          "  --json             the result as one JSON object\n"
          "an option's value follows it or is joined to it by '='\n\n"
-         "example: nholo lyapunov examples/sinai.nh --t-end 2000 --csv sinai.csv\n",
+         "example: nholo lyapunov examples/sinai.nh --t-end 2000 --csv sinai.csv\n"
+         "exit status: 0, 1 the estimate failed, 2 bad input, 3 Zeno guard, 130 / 143 interrupted by\n"
+         "SIGINT / SIGTERM (the estimate and --csv cover the windows before; status NH_INTERRUPTED)\n",
          NH_LYAP_MAX_BATCHES);
 }
 
@@ -74,6 +79,8 @@ static int ly_option(ly_opts *o, const char *name, const char *val) {
   if (strcmp(name, "--impact") == 0) return o->law_set = 1, cli_parse_impact(name, val, &o->law);
   if (strcmp(name, "--set") == 0) return cli_parse_set(name, val, &o->sets);
   if (strcmp(name, "--backend") == 0) return cli_parse_backend(name, val, &o->backend);
+  if (strcmp(name, "--compile-limit") == 0 || strcmp(name, "--compile-memory") == 0)
+    return cli_parse_compile_limit(name, val, &o->cc);
   if (strcmp(name, "--table") == 0) return o->table = val, 1;
   if (strcmp(name, "--csv") == 0) return o->csv = val, 1;
   cli_usage_error("unknown option '%s' (see 'nholo lyapunov --help')", name);
@@ -119,8 +126,13 @@ static nh_model *ly_load(const ly_opts *o, int *rc) {
     lo.set_values = o->sets.values;
     lo.impact_override = o->law_set;
     lo.impact = o->law;
+    lo.cc_time_limit = o->cc.cc_time_limit, lo.cc_memory_limit = o->cc.cc_memory_limit;
+    lo.cancel = &cli_signal;
     if (!cli_model_file_ok(o->model)) return *rc = CLI_USAGE, NULL;
-    if (!(m = nh_model_load(o->model, &lo, msg, sizeof msg))) return *rc = cli_model_error(msg), NULL;
+    if (!(m = nh_model_load(o->model, &lo, msg, sizeof msg)))
+      return *rc = cli_signal ? cli_interrupted("while the model was loaded (its compiler stopped, its files removed)")
+                              : cli_model_error(msg), NULL;
+    cli_backend_note(m);
     return m;
   }
   nh_builtin_opts bo = {o->sets.n, o->sets.names, o->sets.values, o->law_set, o->law, o->table};
@@ -161,7 +173,10 @@ int cmd_lyapunov(int argc, char **argv) {
   ly_opts o;
   memset(&o, 0, sizeof o);
   o.def = nh_lyap_def_default();
+  o.cc = nh_load_opts_default();
   if (!ly_parse(&o, argc, argv)) return CLI_USAGE;
+  cli_signals_install(); /* SIGINT, SIGTERM: the estimate stops at its next step, the CSV kept */
+  o.def.cancel = &cli_signal;
   int rc = CLI_OK;
   char msg[1024] = "";
   if (o.csv && nh_check_writable(o.csv, msg, sizeof msg) != NH_OK) return cli_usage_error("--csv: %s", msg);
@@ -189,5 +204,14 @@ int cmd_lyapunov(int argc, char **argv) {
   }
   print_result(&o, m, &res, msg);
   nh_model_destroy(m);
+  if (cli_signal) {
+    char what[256];
+    if (st == NH_INTERRUPTED)
+      snprintf(what, sizeof what, "at t = %.17g: the estimate covers the %ld windows before%s", res.t_stop,
+               res.last.windows, o.csv ? ", as does the CSV" : "");
+    else
+      snprintf(what, sizeof what, "after the estimate had ended: it is complete");
+    return cli_interrupted(what);
+  }
   return st == NH_OK ? CLI_OK : st == NH_ZENO ? CLI_ZENO : CLI_FAILED;
 }

@@ -27,7 +27,7 @@ static const char *usage_text =
     "  --version               the version\n"
     "\n"
     "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard,\n"
-    "4 the run left its method's regime (NH_DRIFT: its conserved quantity drifted).\n"
+    "4 the run left its method's regime (NH_DRIFT: its conserved quantity or the energy drifted).\n"
     "\n"
     "documentation: README.md, docs/*.md (the model language, the methods, each system) and\n"
     "examples/ of the source tree; installed in PREFIX/" NHOLO_DOCDIR " (PREFIX is where nholo\n"

@@ -84,7 +84,7 @@ static const opt_def run_options[] = {
     SHARED("--retraction"), SHARED("--dexp-order"), SHARED("--alpha"), SHARED("--variant"), SHARED("--start"), SHARED("--ld"),
     SHARED("--dt"), SHARED("--rtol"), SHARED("--atol"), SHARED("--newton-tol"), SHARED("--newton-max-iter"),
     {"--sample", "DT", "output interval on dense output (default 0.01 s for exact, else every step; 0 = every step)", set_sample},
-    SHARED("--set"), SHARED("--backend"), SHARED("--project-initial"), SHARED("--zeno-count"),
+    SHARED("--set"), SHARED("--backend"), SHARED("--compile-limit"), SHARED("--compile-memory"), SHARED("--project-initial"), SHARED("--zeno-count"),
     SHARED("--zeno-interval"), SHARED("--order"), SHARED("--max-outcomes"), SHARED("--impact-step"),
     {"--out", "FILE", "trajectory CSV: t, coordinates, velocities NAME_dot", set_out},
     {"--events", "FILE", "impact log CSV", set_events},
@@ -109,7 +109,10 @@ static void run_help(void) {
   printf("\nthe rolling ball and disk have their own options: nholo run rolling-ball --help\n");
   printf("\nexamples: nholo run penny --table ellipse --impact plastic --impacts 20 --plot penny.png\n"
          "          nholo run examples/penny.nh --set a=0.2 --method dopri5 --json\n"
-         "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard.\n");
+         "exit status: 0 success, 1 the computation failed, 2 bad input, 3 Zeno guard, 4 the energy or the\n"
+         "method's conserved quantity drifted (NH_DRIFT; the outputs are complete), 130 / 143 interrupted by\n"
+         "SIGINT / SIGTERM: the run stops at its next step and its outputs keep what was computed (the\n"
+         "summary's status NH_INTERRUPTED).\n");
 }
 
 static const char *law_name(nh_impact_law law, char *buf, size_t size) {
@@ -225,7 +228,10 @@ static nh_model *load_model(run_opts *o, int *is_penny, int *rc) {
     if (o->c.table) return *rc = cli_usage_error("--table: only for the built-in penny (use --set a=... --set b=...)"), NULL;
     nh_load_opts lo = cli_sim_load_opts(&o->c);
     if (!cli_model_file_ok(o->model)) return *rc = CLI_USAGE, NULL;
-    if (!(model = nh_model_load(o->model, &lo, msg, sizeof msg))) return *rc = cli_model_error(msg), NULL;
+    if (!(model = nh_model_load(o->model, &lo, msg, sizeof msg)))
+      return *rc = cli_signal ? cli_interrupted("while the model was loaded (its compiler stopped, its files removed)")
+                              : cli_model_error(msg), NULL;
+    cli_backend_note(model);
   } else {
     *is_penny = strcmp(o->model, "penny") == 0;
     nh_builtin_opts bo = {o->c.sets.n, o->c.sets.names, o->c.sets.values, o->c.law_set, o->c.law, o->c.table};
@@ -367,6 +373,7 @@ int cmd_run(int argc, char **argv) {
   cli_sim_opts_init(&o.c);
   int rc = parse_run(argc, argv, &o);
   if (rc) return rc;
+  cli_signals_install(); /* SIGINT, SIGTERM: the run stops at its next step, its outputs kept */
 
   // the model: a model file, or a built-in
   char msg[2048];
@@ -467,8 +474,15 @@ int cmd_run(int argc, char **argv) {
   const int run_status = status;
   if (status == NH_OK) status = out_status;
   simul_notes(sim);
-  if (run_status != NH_OK && run_status != NH_EVENT_STOP)
+  char what[256];
+  if (run_status == NH_INTERRUPTED && cli_signal) {
+    snprintf(what, sizeof what, "at t = %.17g of %g: the outputs hold the run up to there", nh_sim_time(sim), o.c.t_end);
+    exit_code = cli_interrupted(what);
+  } else if (run_status != NH_OK && run_status != NH_EVENT_STOP) {
     fprintf(stderr, "nholo: run ended with %s: %s\n", nh_status_name(status), nh_sim_message(sim));
+  }
+  if (cli_signal && run_status != NH_INTERRUPTED) /* after the run: its outputs are whole */
+    exit_code = cli_interrupted("after the run had ended: the outputs are complete");
   print_summary(sim, nh_method_name(method), status, wall, &o, run_status == NH_OK ? out_msg : NULL);
 
   record_abort(&rec);

@@ -43,6 +43,9 @@ static int set_param(cli_sim_opts *o, const char *opt, const char *val) { return
 static int set_backend(cli_sim_opts *o, const char *opt, const char *val) {
   return cli_parse_backend(opt, val, &o->backend);
 }
+static int set_compile(cli_sim_opts *o, const char *opt, const char *val) {
+  return cli_parse_compile_limit(opt, val, &o->cc);
+}
 static int set_project(cli_sim_opts *o, const char *opt, const char *val) {
   (void)opt, (void)val;
   return o->project_initial = 1, 1;
@@ -157,6 +160,8 @@ const cli_sim_opt cli_sim_options[] = {
     {"--newton-max-iter", "N", "implicit methods: Newton iterations before NH_ERR_NO_CONVERGENCE, 1..10000 (default 30)", set_newton_iter},
     {"--set", "NAME=VALUE", "override a parameter or initial value (NAME, or NAME' for a velocity; penny: m R I J a b x y theta phi theta' phi'; sleigh: I m a theta x y omega v; snakeboard: m l I J Apsi fpsi Aphi fphi psi phi theta x y p1 psi' phi'; model files: any parameter, coordinate or velocity), repeatable", set_param},
     {"--backend", "auto|tape|codegen", "model files: evaluate compiled C (codegen), the tape interpreter, or codegen when a compiler works (auto, default)", set_backend},
+    {"--compile-limit", "SECONDS", "model files: the C compiler's time limit (default 60 s, NH_CODEGEN_TIME_LIMIT; 0: none); past it or its memory limit --backend auto runs the tape, with a note on stderr, and codegen fails (exit status 1)", set_compile},
+    {"--compile-memory", "MIB", "model files: the C compiler's memory limit in MiB (default 2048, NH_CODEGEN_MEMORY_LIMIT; 0: none)", set_compile},
     {"--project-initial", NULL, "project an initial velocity that violates the constraints", set_project},
     {"--zeno-count", "N", "Zeno guard: stop after N consecutive impacts closer than --zeno-interval (default 100)", set_zeno_count},
     {"--zeno-interval", "S", "Zeno guard interval in s (default 1e-9)", set_zeno_interval},
@@ -190,6 +195,7 @@ void cli_sim_opts_init(cli_sim_opts *o) {
   o->zeno_count = d.zeno_count, o->zeno_interval = d.zeno_interval;
   o->simul_order = d.simul_order, o->impact_step = d.impact_step;
   o->max_outcomes = d.simul_max_outcomes;
+  o->cc = nh_load_opts_default();
 }
 
 int cli_sim_check(const cli_sim_opts *o) {
@@ -209,6 +215,8 @@ nh_load_opts cli_sim_load_opts(const cli_sim_opts *o) {
   lo.impact_override = o->law_set, lo.impact = o->law;
   lo.contact_mu_set = o->mu_set, lo.contact_mu = o->mu;
   lo.contact_on_slip = o->on_slip, lo.contact_on_detach = o->on_detach;
+  lo.cc_time_limit = o->cc.cc_time_limit, lo.cc_memory_limit = o->cc.cc_memory_limit;
+  lo.cancel = &cli_signal; /* a signal kills the compiler (cli/signals.c) */
   return lo;
 }
 
@@ -220,4 +228,19 @@ void cli_sim_apply(const cli_sim_opts *o, const nh_method *method, nh_sim_def *d
   def->simul_order = o->simul_order, def->impact_step = o->impact_step;
   def->simul_max_outcomes = (int)o->max_outcomes;
   def->opts = o->mopts;
+  def->cancel = &cli_signal; /* a signal stops the run at its next step (cli/signals.c) */
+}
+
+int cli_parse_compile_limit(const char *opt, const char *val, nh_load_opts *lo) {
+  double v;
+  if (!nonnegative(opt, val, &v)) return 0;
+  *(strcmp(opt, "--compile-memory") == 0 ? &lo->cc_memory_limit : &lo->cc_time_limit) = v;
+  return 1;
+}
+
+void cli_backend_note(const nh_model *model) {
+  const char *note = nh_model_backend_note(model);
+  if (note[0])
+    fprintf(stderr, "nholo: note: %s; using the tape back end (--compile-limit SECONDS and --compile-memory MIB "
+                    "change the budget, 0 for none)\n", note);
 }

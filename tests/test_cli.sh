@@ -774,6 +774,44 @@ for m in rattle shake; do
   "$NHOLO" run sleigh --method $m --dt 0.05 --t-end 10 >"$T/s1" 2>"$T/err" && grep -q "status: NH_OK" "$T/s1" \
     && ok "$m on the sleigh, default start: NH_OK" || bad "$m default start: $(cat "$T/err")"
 done
+# ---- the energy as a witness of every method (NH_WITNESS_TOL): rk2 claims nothing, and at
+# dt = 0.5 multiplies the oscillator's energy by 1 + dt^4/4 a step (22.2 in 200 steps): NH_DRIFT,
+# exit 4, the run complete (its trajectory to t = 100); rk4 at dt = 0.01 stays inside (NH_OK);
+# with a force the energy is not a first integral and is not judged -----------------------------
+cat >"$T/osc.nh" <<'NH'
+model osc
+coordinates x
+kinetic 1/2*x'^2
+potential 1/2*x^2
+initial x = 1
+NH
+"$NHOLO" run "$T/osc.nh" --method rk2 --dt 0.5 --t-end 100 --json --out "$T/osc.csv" >"$T/w" 2>"$T/err"
+rc=$?
+[ $rc -eq 4 ] && grep -q '"status": "NH_DRIFT"' "$T/w" && grep -q '"drift": "witness"' "$T/w" \
+  && grep -q '"conserved_quantity": "none", "conserves_energy": false, "energy_witness": true' "$T/w" \
+  && grep -q "^nholo: run ended with NH_DRIFT: method 'rk2' left its regime: its steps changed the energy by .* (> NH_WITNESS_TOL = 0.2)" "$T/err" \
+  && [ "$(tail -n 1 "$T/osc.csv" | cut -d, -f1)" = "100" ] \
+  && ok "rk2 gaining energy on the oscillator: NH_DRIFT (witness), exit 4, said on stderr, the trajectory complete" \
+  || bad "rk2 witness (exit $rc): $(cat "$T/err") $(tail -n 1 "$T/osc.csv")"
+if command -v python3 >/dev/null 2>&1; then
+  python3 - "$T/w" <<'PY' && ok "witness JSON: drift over the kinetic scale, the closed form's energy" || bad "witness JSON: $(cat "$T/w")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+growth = (1 + 0.5 ** 4 / 4) ** 200
+assert abs(d["energy_final"] / d["energy_initial"] - growth) <= 1e-12 * growth
+assert d["energy_scale"] > d["energy_initial"] and d["max_energy_drift"] > d["witness_tol"] == 0.2
+assert abs(d["max_energy_drift"] * d["energy_scale"] - (d["energy_final"] - d["energy_initial"])) <= 1e-12 * d["energy_final"]
+assert "conserved_initial" not in d and d["steps"] == 200
+PY
+fi
+"$NHOLO" run "$T/osc.nh" --method rk4 --dt 0.01 --t-end 100 >"$T/w" 2>"$T/err" && grep -q "^status: NH_OK$" "$T/w" \
+  && grep -q "^energy witness: the steps changed the energy by 1\.389e-10 of its scale 0\.5 J (bound 0\.2)$" "$T/w" \
+  && ! grep -q "^conserved by" "$T/w" && ok "rk4 on the oscillator: NH_OK, its drift shown (1.389e-10: 1 - (1 - h^6/72 + h^8/576)^N)" \
+  || bad "rk4 witness: $(cat "$T/err" "$T/w")"
+sed 's/^initial/force x: 0.1*x'"'"'\ninitial/' "$T/osc.nh" >"$T/oscf.nh"
+"$NHOLO" run "$T/oscf.nh" --method rk2 --dt 0.5 --t-end 100 --json >"$T/w" 2>"$T/err" && grep -q '"energy_witness": false' "$T/w" \
+  && grep -q '"status": "NH_OK"' "$T/w" && ! grep -q '"max_energy_drift"' "$T/w" \
+  && ok "with a force the energy is not judged: NH_OK" || bad "forced witness: $(cat "$T/err" "$T/w")"
 expect_usage "bad alpha" run snakeboard --method rdp --alpha 1.5 --out "$T/o/x.csv"
 expect_usage "bad dexp order" run sleigh --method rdp --dexp-order 3 --out "$T/o/x.csv"
 expect_usage "del on an ODE-form model" run suslov --method del --out "$T/o/x.csv"
@@ -904,7 +942,7 @@ col() { awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = 
 jget() { sed -n "s/.*\"$1\": {\"mean\": [^,]*, \"var\": [^,]*, \"min\": \([^,]*\), \"max\": \([^}]*\)}.*/\1 \2/p" "$T/dj"; }
 [ "$rrc" -eq 4 ] && [ "$rc" -eq 4 ] && grep -q '"members": 8, "ok": 8, "failed": 0, "drifted": 5,' "$T/dj" \
   && [ "$(col status | tr '\n' ' ')" = "NH_OK NH_OK NH_OK NH_DRIFT NH_DRIFT NH_DRIFT NH_DRIFT NH_DRIFT " ] \
-  && [ "$(cat "$T/err")" = "nholo: 5 of 8 members ended with NH_DRIFT: left the method's regime: its conserved quantity drifted (NH_DRIFT_TOL); they completed and are in the statistics" ] \
+  && [ "$(cat "$T/err")" = "nholo: 5 of 8 members ended with NH_DRIFT: left the method's regime: its conserved quantity or the energy drifted (NH_DRIFT_TOL, NH_WITNESS_TOL); they completed and are in the statistics" ] \
   && col final_x_dot | awk -v mm="$(jget x_dot)" 'BEGIN { split(mm, w, " ") } NR == 1 || $1 < lo { lo = $1 } NR == 1 || $1 > hi { hi = $1 }
        END { exit !(NR == 8 && lo == w[1] + 0 && hi == w[2] + 0 && hi > 2) }' \
   && ok "ensemble: 5 of 8 members drift (NH_DRIFT): ok, drifted 5, in the statistics, exit 4 as nholo run" \
@@ -1049,8 +1087,9 @@ expect_usage "--impact-step unknown" run "$T/gapcradle.nh" --method del --impact
 grep -q "^nholo: --impact-step: unknown impact step 'sometimes' (expected variational, restart or auto)$" "$T/stderr" \
   && ok "--impact-step: the refusal lists the modes" || bad "--impact-step refusal: $(cat "$T/stderr")"
 
-# ---- gni's half-step energy is conserved only for V = 0 and a constant M: with M(q) it is
-# reported as not conserved and the drift check judges the nodal energy alone ------------------
+# ---- gni's half-step energy is conserved only for V = 0 and a constant M: with M(q) the summary
+# names no conserved quantity and prints no drift of one (the half-step energy is not conserved
+# there); the energy is the witness's, within NH_WITNESS_TOL -------------------------------------
 cat >"$T/polar.nh" <<'NH'
 model polar_knife
 coordinates r th ph
@@ -1058,13 +1097,14 @@ kinetic 1/2*(r'^2 + r^2*th'^2) + 1/2*0.1*ph'^2
 constraint blade: sin(ph)*r' = cos(ph)*r*th'
 initial r = 1, th = 0, ph = 0.3, r' = 0.5, th' = 0.15466812480481162, ph' = 1
 NH
-"$NHOLO" run "$T/polar.nh" --method gni --variant paper --dt 0.01 --t-end 20 >"$T/pk" 2>"$T/err" \
-  && grep -q "(not conserved by gni on this model: that needs V = 0, a constant M, no forces and elastic impacts)" "$T/pk" \
+"$NHOLO" run "$T/polar.nh" --method gni --dt 0.01 --t-end 20 >"$T/pk" 2>"$T/err" \
+  && ! grep -q "half-step energy" "$T/pk" && ! grep -q "^conserved by" "$T/pk" \
+  && grep -q "^energy witness: the steps changed the energy by .* (bound 0.2)$" "$T/pk" \
   && grep -q "^status: NH_OK$" "$T/pk" \
-  && ok "gni --variant paper with M(q): its half-step energy reported as not conserved, the run NH_OK" || bad "gni with M(q): $(cat "$T/err" "$T/pk")"
-"$NHOLO" run "$T/polar.nh" --method gni --dt 0.01 --t-end 20 >"$T/pk" 2>"$T/err" && ! grep -q "half-step" "$T/pk" \
-  && grep -q "^status: NH_OK$" "$T/pk" \
-  && ok "gni (symmetric) with M(q): del's step, no conserved quantity claimed, NH_OK" || bad "gni symmetric M(q): $(cat "$T/err" "$T/pk")"
+  && "$NHOLO" run "$T/polar.nh" --method gni --dt 0.01 --t-end 20 --json >"$T/pkj" 2>"$T/err" \
+  && grep -q '"conserved_quantity": "none"' "$T/pkj" && ! grep -q '"conserved_initial"' "$T/pkj" \
+  && grep -q '"conserves_energy": false, "energy_witness": true' "$T/pkj" && grep -q '"drift": "none"' "$T/pkj" \
+  && ok "gni with M(q): no conserved quantity reported, the energy judged by the witness, NH_OK" || bad "gni with M(q): $(cat "$T/err" "$T/pk")"
 
 # ---- Newton at round-off is accepted (gni, del): a free particle in polar coordinates at
 # h = 1e-3 stalled at t = 3.79 with its residual at 1e-12, the size of eps |M| |q| / h ----------

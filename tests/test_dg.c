@@ -76,7 +76,7 @@ static int test_qrdiff(void) {
   double *work = malloc(sizeof(double) * nh_la_qrdiff_work_size(n, r, 1));
   for (int k = 0; k < 5; k++) q[k] = nh_test_rand(&seed, -1, 1);
   randA(q, A, dA);
-  ENSURE(nh_la_qrdiff(n, r, A, dA, s, Q, dQ, 0, work) == 0);
+  ENSURE(nh_la_qrdiff(n, r, A, dA, s, NULL, Q, dQ, 0, work) == 0);
   ENSURE(fabs(s[0]) == 1.0 && fabs(s[1]) == 1.0);
   // Q orthogonal, R = Q^T A upper triangular with Q R = A, A^T X = 0
   double err_orth = 0.0, err_tri = 0.0, err_ax = 0.0;
@@ -99,15 +99,15 @@ static int test_qrdiff(void) {
   ENSURE(err_ax < 1e-14);
   // dQ against central differences with the same signs; the paper's printed sign fails (E8)
   double dmax = 0.0, dpaper = 0.0, dQp[125];
-  ENSURE(nh_la_qrdiff(n, r, A, dA, s, Q, dQp, NH_LA_QRDIFF_PAPER_SIGN, work) == 0);
+  ENSURE(nh_la_qrdiff(n, r, A, dA, s, NULL, Q, dQp, NH_LA_QRDIFF_PAPER_SIGN, work) == 0);
   for (int k = 0; k < n; k++) {
     double qk = q[k], hk = 1e-6;
     q[k] = qk + hk;
     randA(q, A, NULL);
-    nh_la_qrdiff(n, r, A, NULL, s, Qp, NULL, 0, work);
+    nh_la_qrdiff(n, r, A, NULL, s, NULL, Qp, NULL, 0, work);
     q[k] = qk - hk;
     randA(q, A, NULL);
-    nh_la_qrdiff(n, r, A, NULL, s, Qm, NULL, 0, work);
+    nh_la_qrdiff(n, r, A, NULL, s, NULL, Qm, NULL, 0, work);
     q[k] = qk;
     for (int e = 0; e < 25; e++) {
       double fd = (Qp[e] - Qm[e]) / (2 * hk);
@@ -118,6 +118,79 @@ static int test_qrdiff(void) {
   printf("  dQ vs central differences: %.2e (paper's sign: %.2e)\n", dmax, dpaper);
   ENSURE(dmax < 1e-8);
   ENSURE(dpaper > 1e-2);
+  free(work);
+  return 0;
+}
+
+/* The snakeboard's A(q)^T (5 x 2, rows front and back of eq. 34, l = 1) at phi = -pi/2 + t,
+ * theta = 0.7, and its derivatives (slices d/dq_i, nonzero for phi and theta): the rows are
+ * opposite at t = 0 (rank 1), so the second column's remainder x after the first reflection
+ * passes through 0 there, x = t x1 + O(t^2). */
+static void sb_At(double t, double *At, double *dAt) {
+  const double ph = -PI / 2 + t, th = 0.7, l = 1.0;
+  const double sp = sin(th + ph), cp = cos(th + ph), sm = sin(th - ph), cm = cos(th - ph);
+  const double A[2][5] = {{0, 0, -l * cos(ph), -sp, cp}, {0, 0, l * cos(ph), -sm, cm}};
+  const double dph[2][5] = {{0, 0, l * sin(ph), -cp, -sp}, {0, 0, -l * sin(ph), cm, sm}};
+  const double dth[2][5] = {{0, 0, 0, -cp, -sp}, {0, 0, 0, -cm, -sm}};
+  for (int i = 0; i < 5; i++)
+    for (int k = 0; k < 2; k++) {
+      At[i * 2 + k] = A[k][i];
+      for (int v = 0; dAt && v < 5; v++) dAt[v * 10 + i * 2 + k] = v == 1 ? dph[k][i] : v == 2 ? dth[k][i] : 0.0;
+    }
+}
+
+/* the largest difference of the frames X (the last 3 columns of Q) of two factorizations */
+static double frame_dist(const double *Q1, const double *Q2) {
+  double d = 0.0;
+  for (int i = 0; i < 5; i++)
+    for (int a = 2; a < 5; a++) d = fmax(d, fabs(Q1[i * 5 + a] - Q2[i * 5 + a]));
+  return d;
+}
+
+/* the sign continuation through a rank change: X(t) - X(-t) against 2 t (measured 1.00) */
+#define QR_CROSS_LIPSCHITZ 4.0
+/* the fixed sign's frame jumps there by O(1) (measured 1.53) */
+#define QR_CROSS_JUMP 0.5
+/* dQ/dphi against central differences across t = 0 (increment 1e-5 around t = 2e-6:
+ * truncation ~1e-10, rounding eps / (t 1e-5) ~ 1e-5 at the reversal, measured 3.5e-6) */
+#define QR_CROSS_DQ_TOL 1e-4
+
+static int test_qrdiff_rank_change(void) {
+  const int n = 5, r = 2;
+  double At[10], dAt[50], Q[25], Qm[25], Qp[25], dQ[125], s[2] = {0, 0}, xref[10];
+  double *work = malloc(sizeof(double) * nh_la_qrdiff_work_size(n, r, 1));
+  ENSURE(work);
+  // signs and reference directions at a base point t0 = 2e-4, as a time step would fix them
+  sb_At(2e-4, At, NULL);
+  ENSURE(nh_la_qrdiff(n, r, At, NULL, s, xref, Q, NULL, 0, work) == 0);
+  const double s0[2] = {s[0], s[1]};
+  // across t = 0 with the continuation: the frame moves by O(t)
+  const double t = 1e-5;
+  sb_At(t, At, NULL);
+  ENSURE(nh_la_qrdiff(n, r, At, NULL, s, xref, Qp, NULL, 0, work) == 0);
+  sb_At(-t, At, NULL);
+  ENSURE(nh_la_qrdiff(n, r, At, NULL, s, xref, Qm, NULL, 0, work) == 0);
+  ENSURE(s[0] == s0[0] && s[1] == s0[1]); /* the given signs are not written */
+  const double smooth = frame_dist(Qp, Qm);
+  // with the signs fixed and no reference, the reflection turns: a jump of O(1)
+  sb_At(-t, At, NULL);
+  ENSURE(nh_la_qrdiff(n, r, At, NULL, s, NULL, Qm, NULL, 0, work) == 0);
+  const double jump = frame_dist(Qp, Qm);
+  // the derivative through the reversal against central differences over it
+  const double tc = 2e-6, hd = 1e-5;
+  double dmax = 0.0;
+  sb_At(tc, At, dAt);
+  ENSURE(nh_la_qrdiff(n, r, At, dAt, s, xref, Q, dQ, 0, work) == 0);
+  sb_At(tc + hd, At, NULL);
+  ENSURE(nh_la_qrdiff(n, r, At, NULL, s, xref, Qp, NULL, 0, work) == 0);
+  sb_At(tc - hd, At, NULL);
+  ENSURE(nh_la_qrdiff(n, r, At, NULL, s, xref, Qm, NULL, 0, work) == 0);
+  for (int e = 0; e < 25; e++) dmax = fmax(dmax, fabs((Qp[e] - Qm[e]) / (2 * hd) - dQ[25 + e]));
+  printf("  through the rank change: |X(t) - X(-t)| = %.2e (2t = %.0e), fixed sign %.2f; dQ/dphi vs differences %.1e\n",
+         smooth, 2 * t, jump, dmax);
+  ENSURE(smooth < QR_CROSS_LIPSCHITZ * 2 * t);
+  ENSURE(jump > QR_CROSS_JUMP);
+  ENSURE(dmax < QR_CROSS_DQ_TOL);
   free(work);
   return 0;
 }
@@ -816,9 +889,34 @@ static int test_newton_nan(void) {
   return 0;
 }
 
+/* Newton gives up on a diverging iteration (NH_ERR_NO_CONVERGENCE: the caller takes a shorter
+ * step) instead of running on to overflow: the chord iteration on z^3 = 1 from z = 0.1, whose
+ * difference Jacobian 0.03 throws the first update to 33 and the next ones past 1e6, 1e19,
+ * ... (before the guard: inf - inf, NH_ERR_NONFINITE after 6 updates) */
+static int cube_residual(const double *z, double *R, double *J, void *user) {
+  (void)user;
+  R[0] = z[0] * z[0] * z[0] - 1.0;
+  if (J) J[0] = 3.0 * z[0] * z[0];
+  return 0;
+}
+
+static int test_newton_diverges(void) {
+  double z[1] = {0.1}, work[64];
+  ENSURE(nh_newton_work_size(1) <= 64);
+  nh_dg_newton st = {0};
+  ENSURE(nh_newton(1, cube_residual, NULL, 0, 0.0, z, &st, work, NULL) == NH_ERR_NO_CONVERGENCE);
+  ENSURE(isfinite(z[0]) && st.iters <= 3);
+  // full Newton with the exact Jacobian converges from there (its factors change every update)
+  z[0] = 0.1;
+  ENSURE(nh_newton(1, cube_residual, NULL, 1, 0.0, z, &st, work, NULL) == 0);
+  ENSURE_NEAR(z[0], 1.0, 1e-14);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_qrdiff);
+  RUN_TEST(test_qrdiff_rank_change);
   RUN_TEST(test_dg_identities);
   RUN_TEST(test_dg_jacobians);
   RUN_TEST(test_poisson_api);
@@ -836,6 +934,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_poisson_patterns);
   RUN_TEST(test_sparse_fill_steps);
   RUN_TEST(test_newton_nan);
+  RUN_TEST(test_newton_diverges);
   RUN_TEST(test_quartic_drift);
   RUN_TEST(test_dla_variance);
   return TEST_SUMMARY();

@@ -194,6 +194,16 @@ static int test_whipple_bicycle(void) {
     ENSURE(rc == NH_OK && fabs(l - ref) <= BIKE_LEAN_TOL && dE <= BIKE_ENERGY_TOL && fabs(l) <= BIKE_DECAY * mx);
     nh_sim_destroy(s);
   }
+  // the paper's rattle turns the bicycle over and takes 72 % of its energy: the energy witness
+  // ends the run NH_DRIFT (before, NH_OK with exit 0)
+  s = make(m, "rattle", NH_VARIANT_PAPER, 1e-3);
+  ENSURE(s);
+  const int rc = nh_sim_run(s, 10.0, 0, NULL, NULL);
+  const nh_sim_stats *st = nh_sim_get_stats(s);
+  printf("  bicycle rattle (paper) %s (%s): energy error %.3f, drift %.3f of its scale\n", nh_status_name(rc),
+         nh_drift_name(st->drift), st->max_energy_rel_error, st->max_energy_drift);
+  ENSURE(rc == NH_DRIFT && st->drift == NH_DRIFT_WITNESS && st->max_energy_drift > NH_WITNESS_TOL);
+  nh_sim_destroy(s);
   nh_model_destroy(m);
   return 0;
 }

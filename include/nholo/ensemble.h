@@ -88,7 +88,9 @@ NH_API double nh_ensemble_q_level(int i);
 typedef struct nh_ensemble_def {
   const nh_model *model; /* shared read-only by every member (the state's layout and the CSV's
                             header); a member with build set runs its own model instead */
-  nh_sim_def sim;        /* every member's options */
+  nh_sim_def sim;        /* every member's options; its cancel flag (Nullable), when set, stops
+                            the members running at their next step (NH_INTERRUPTED, on every
+                            thread), starts no other and ends the ensemble (nh_ensemble_run) */
   double t_end;          /* each member runs to t_end or max_impacts impacts (0: no limit) */
   long max_impacts;
   int nvar;
@@ -120,12 +122,14 @@ typedef struct nh_ensemble_def {
 /* Streaming statistics of the final state over the members that completed, accumulated in
  * member order (Welford), so independent of the threads. A member completed when it ended
  * with NH_OK, NH_EVENT_STOP or NH_DRIFT: NH_DRIFT is a run that reached its end with a valid
- * state while its method left its regime (its conserved quantity drifted), a warning about
- * the method that `nholo run` reports with exit status 4 keeping its outputs, not a failed
- * computation. */
+ * state while its method left its regime (its conserved quantity or the energy drifted), a
+ * warning about the method that `nholo run` reports with exit status 4 keeping its outputs,
+ * not a failed computation. */
 typedef struct nh_ensemble_stats {
   long members, ok, failed; /* ok: the members that completed; failed: any other status */
   long drifted;             /* of the ok members, those that ended with NH_DRIFT */
+  long interrupted;         /* of the failed members, those the cancellation flag stopped
+                               (NH_INTERRUPTED) */
   int nx;
   double *mean, *var, *min, *max; /* (nx) var: the sample variance (n - 1), 0 for one member;
                                      all NaN when no member completed (ok = 0) */
@@ -150,7 +154,14 @@ NH_API int nh_ensemble_parallel(void);
  * (columns final_NAME, NAME of nh_model.state_names), written through an nh_outfile (nothing is left at the path on
  * failure). stats (Nullable) is filled (free it with nh_ensemble_stats_free). A member that
  * fails records its status and the others go on; the return is NH_OK then, or an error that
- * stopped the whole ensemble (bad definition, out of memory, the CSV) with a message. */
+ * stopped the whole ensemble (bad definition, out of memory, the CSV) with a message.
+ * NH_INTERRUPTED (def->sim.cancel set): the members that started, the first M in member order
+ * (the threads take them in order), are kept as a whole ensemble's would be (the rows, the
+ * statistics, an HDF5 file cut to them with its attribute "interrupted" 1), those the flag
+ * stopped with status NH_INTERRUPTED, their state where they stopped; with the message
+ * "ensemble: interrupted after M of N members ...". Under MPI
+ * with more than one rank an interrupted ensemble writes nothing (the ranks stop inside their
+ * own ranges: the members run are not the first ones). */
 NH_API int nh_ensemble_run(const nh_ensemble_def *def, const char *csv_path, nh_ensemble_stats *stats,
                            char *msg, size_t msg_size);
 

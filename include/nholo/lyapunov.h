@@ -27,6 +27,8 @@
 #ifndef NHOLO_LYAPUNOV_H
 #define NHOLO_LYAPUNOV_H
 
+#include <signal.h> /* sig_atomic_t (nh_lyap_def.cancel) */
+
 #include "nholo/method.h"
 #include "nholo/model.h"
 
@@ -65,6 +67,9 @@ typedef struct nh_lyap_def {
   int contact;             /* 1 (default): persistent contacts as nh_sim_def.contact (close at an
                               accumulation or at rest, held, opened where their force would pull;
                               docs/contact.md); 0: impacts only */
+  const volatile sig_atomic_t *cancel; /* Nullable: the caller's flag (a signal handler's): when
+                              it is set the run stops at its next step and the estimate ends
+                              with NH_INTERRUPTED over the windows counted before (nh_sim_def.cancel) */
   int internal_cookie;     /* set by nh_lyap_def_default; do not touch */
 } nh_lyap_def;
 
@@ -85,7 +90,7 @@ typedef struct nh_lyap_point {
 typedef int (*nh_lyap_observer_fn)(const nh_lyap_point *p, void *user);
 
 typedef struct nh_lyap_result {
-  int status;           /* NH_OK, NH_ZENO, NH_STALL, NH_STOPPED, NH_CONTACT (the tangent collapsed:
+  int status;           /* NH_OK, NH_ZENO, NH_STALL, NH_STOPPED, NH_INTERRUPTED, NH_CONTACT (the tangent collapsed:
                            held contacts leave no free direction; the estimate covers the
                            windows before) or a negative status */
   nh_lyap_point last;   /* the estimate over every counted window */

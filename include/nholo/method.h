@@ -24,9 +24,10 @@ enum {
                                    (nh_model_def.angvel), keeps |q| = 1 without projection */
   /* claims to conserve energy (its conserved quantity: nholo/sim.h, nh_sim_stats) on a model
    * without forces or controls whose impacts, if any, are elastic; the driver checks the claim
-   * against NH_DRIFT_TOL */
+   * against NH_DRIFT_TOL (what a method conserves on a model is decided in one place,
+   * nh_sim_stats.conserved_quantity) */
   NH_METHOD_ENERGY = 1 << 5,
-  NH_METHOD_ENERGY_NO_V = 1 << 6, /* with NH_METHOD_ENERGY: the claim needs V = 0 as well */
+  NH_METHOD_ENERGY_NO_V = 1 << 6, /* with NH_METHOD_ENERGY: the claim needs V = 0 and a constant M */
   NH_METHOD_HALF_STEP = 1 << 7    /* its conserved quantity is the half-step energy (gni, shake) */
 };
 

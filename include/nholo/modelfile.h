@@ -20,6 +20,7 @@
 #ifndef NHOLO_MODELFILE_H
 #define NHOLO_MODELFILE_H
 
+#include <signal.h> /* sig_atomic_t (nh_load_opts.cancel) */
 #include <stddef.h>
 
 #include "nholo/export.h"
@@ -36,6 +37,13 @@ typedef enum nh_backend {
   NH_BACKEND_CODEGEN = 2  /* generated C; fail when it cannot be compiled or loaded */
 } nh_backend;
 
+/* The C compiler's budget for one model (nh_load_opts.cc_time_limit, cc_memory_limit): wall
+ * time in seconds and address space in MiB. A model of a few hundred terms compiles in well
+ * under a second in ~100 MiB; one whose generated C runs to megabytes (64 coordinates and a
+ * dense trigonometric mass matrix: 2 MB) can keep the compiler busy for many minutes. */
+#define NH_CODEGEN_TIME_LIMIT 60.0
+#define NH_CODEGEN_MEMORY_LIMIT 2048.0
+
 /* Options of loading. Start from nh_load_opts_default(). */
 typedef struct nh_load_opts {
   nh_backend backend;
@@ -44,6 +52,17 @@ typedef struct nh_load_opts {
   const char *cache_dir;
   /* C compiler. NULL: $CC, else "cc". */
   const char *cc;
+  /* The compiler's budget: cc_time_limit seconds of wall time (default
+   * NH_CODEGEN_TIME_LIMIT) and cc_memory_limit MiB of address space (default
+   * NH_CODEGEN_MEMORY_LIMIT); 0: no limit. Past either the compiler and its children are
+   * killed and their files removed; NH_BACKEND_AUTO then evaluates on the tape
+   * (nh_model_backend_note says why) and NH_BACKEND_CODEGEN fails. The cache directory
+   * remembers it (nholo-HASH.budget): a later load of the model with no larger a limit goes
+   * to the tape at once (a larger limit, or 0, compiles again). */
+  double cc_time_limit, cc_memory_limit;
+  /* Nullable: a flag the caller sets (a signal handler): while the compiler runs, a nonzero
+   * value kills it (its files removed) and the load fails, "interrupted" in the message */
+  const volatile sig_atomic_t *cancel;
   /* Overrides, applied as the file is read: a parameter (its dependants follow), a
    * coordinate's initial value (NAME) or an initial velocity (NAME'). An override that names
    * nothing in the file is an error. */
@@ -98,6 +117,11 @@ NH_API char *nh_model_file_read(const char *path, char *msg, size_t msg_size);
 
 /* How a model's evaluators run: "codegen", "tape", or "c" (a hand-written model). */
 NH_API const char *nh_model_backend(const nh_model *model);
+/* Why a model file loaded with NH_BACKEND_AUTO runs on the tape although a compiler was
+ * tried: "the C compiler exceeded its time limit (60 s) on 'FILE'" or its memory limit
+ * (nh_load_opts.cc_time_limit), or "" (compiled, the tape asked for, a compiler that cannot
+ * run, any other model). Borrowed from the model. */
+NH_API const char *nh_model_backend_note(const nh_model *model);
 
 /* Release memory the library returned (nh_model_describe). */
 NH_API void nh_free(void *p);

@@ -18,6 +18,8 @@
 #ifndef NHOLO_SIM_H
 #define NHOLO_SIM_H
 
+#include <signal.h> /* sig_atomic_t (nh_sim_def.cancel) */
+
 #include "nholo/impact.h"
 #include "nholo/method.h"
 #include "nholo/model.h"
@@ -85,6 +87,11 @@ typedef struct nh_sim_def {
                             (docs/simultaneous-impacts.md, "Impacts inside the variational step") */
   double horizon;        /* the run's length (s), for the automatic method: default 0 (not
                             given: a short run) */
+  /* Nullable (default): a flag the caller sets to stop the run (a signal handler, another
+   * thread): read before every step of a run with events or an observer and every
+   * NH_CANCEL_STEPS steps of a plain one; when nonzero nh_sim_run returns NH_INTERRUPTED,
+   * the state, statistics and logs those of the last step taken. Never written. */
+  const volatile sig_atomic_t *cancel;
   int internal_cookie;   /* set by nh_sim_def_default; do not touch */
 } nh_sim_def;
 
@@ -156,18 +163,26 @@ typedef int (*nh_observer_fn)(const nh_sim *sim, nh_sample_kind kind, double t, 
                               const double *v, void *user);
 
 /* Run until t_end or until max_impacts impacts (0: no limit), whichever comes first.
- * Returns NH_OK, NH_ZENO, NH_STALL, NH_STOPPED, NH_EVENT_STOP, NH_DRIFT or a negative status; the state,
+ * Returns NH_OK, NH_ZENO, NH_STALL, NH_STOPPED, NH_EVENT_STOP, NH_DRIFT, NH_INTERRUPTED (the
+ * caller's nh_sim_def.cancel was set) or a negative status; the state,
  * statistics and impact log hold everything computed up to the stop. A negative status comes
  * with nh_sim_message naming the evaluator or operation that failed and the time; the state
  * left is one the run reached (an accepted step, a located event; its configuration, the
  * velocity possibly that of an impact law the failure interrupted), the impact and event logs
- * hold the records the observer was shown. NH_DRIFT: a run that
- * reached its end, of a method that claims to conserve energy on this model
- * (nh_sim_stats.conserves), whose conserved quantity or nodal energy moved further than
- * NH_DRIFT_TOL from its value after the start or the last impact (in its regime the nodal
- * energy of such a method stays within O(h^2) of the conserved quantity; gni's parasitic
- * period-2 mode keeps the half-step energy while the nodal energy goes astray), or whose
- * energy is not finite (velocities whose squares overflow double precision). */
+ * hold the records the observer was shown. NH_DRIFT: a run that reached its end whose energy
+ * left its bound (nh_sim_stats.drift says which fired):
+ *   NH_DRIFT_CONSERVED  a method that conserves a quantity on this model (conserved_quantity)
+ *                       let it, or the nodal energy, move further than NH_DRIFT_TOL from its
+ *                       value after the start or the last impact (in its regime the nodal
+ *                       energy of such a method stays within O(h^2) of the conserved quantity;
+ *                       gni's parasitic period-2 mode keeps the half-step energy while the
+ *                       nodal energy goes astray);
+ *   NH_DRIFT_WITNESS    any method on a model whose energy is a first integral
+ *                       (energy_witness): the energy its steps made, max_energy_drift, left
+ *                       NH_WITNESS_TOL (the energy as a witness of the run, below);
+ *   NH_DRIFT_OVERFLOW   either, with an energy that is not finite (velocities whose squares
+ *                       overflow double precision).
+ * The state, statistics and logs are those of the completed run. */
 NH_API int nh_sim_run(nh_sim *sim, double t_end, long max_impacts, nh_observer_fn observer,
                       void *user);
 
@@ -205,8 +220,46 @@ typedef struct nh_sim_stats {
   double conserved_initial;       /* C after the start (of the first step for the half-step energy) */
   double conserved;               /* C of the last step */
   double max_conserved_rel_error; /* max |C - C_seg| / |C_seg|, C_seg its first value after the last impact */
-  int conserves;                  /* 1: the method claims to conserve energy on this model (NH_METHOD_ENERGY) */
+  int conserves;                  /* 1: the method conserves a quantity on this model (conserved_quantity
+                                     is not NH_CONSERVED_NONE): judged against NH_DRIFT_TOL */
+  int conserved_quantity;         /* nh_conserved: what the method conserves on this model (the
+                                     half-step energy, the energy, or nothing; conserved* above
+                                     mirror the nodal energy when nothing) */
+  /* The energy as a witness (NH_WITNESS_TOL): on a model whose energy is a first integral, the
+   * energy the method's steps made, D = E - E_0 less the jumps of the impact laws and contact
+   * closings (which conserve it, or dissipate it by design), over the energy scale S. */
+  int energy_witness;             /* 1: the model's energy is a first integral between impacts and
+                                     the run is judged (NH_WITNESS_TOL) */
+  double energy_scale;            /* S = max(|E_0|, the largest kinetic energy of the run) for a
+                                     mechanical model with a potential (its zero level is arbitrary),
+                                     |E_0| without one (E is kinetic) and |H_0| for an almost-Poisson
+                                     model; 0 when not judged */
+  double max_energy_drift;        /* max |D| / S over the run (0 when not judged) */
+  int drift;                      /* nh_drift: the bound that ended the run with NH_DRIFT, else
+                                     NH_DRIFT_NONE */
 } nh_sim_stats;
+
+/* What a method conserves on a model (nh_sim_stats.conserved_quantity; one decision for the
+ * driver and the summary, src/sim/sim.c). The nodal energy is then the conserved quantity
+ * C itself (ENERGY), or the half-step energy 1/2 v_k+1/2 . p_k+1/2 of each step is
+ * (HALF_STEP_ENERGY, gni and shake for V = 0 and a constant M). */
+typedef enum nh_conserved {
+  NH_CONSERVED_NONE = 0,
+  NH_CONSERVED_ENERGY = 1,
+  NH_CONSERVED_HALF_STEP_ENERGY = 2
+} nh_conserved;
+/* "none", "energy", "half-step energy" */
+NH_API const char *nh_conserved_name(int conserved);
+
+/* The bound that ended a run with NH_DRIFT (nh_sim_stats.drift). */
+typedef enum nh_drift {
+  NH_DRIFT_NONE = 0,
+  NH_DRIFT_CONSERVED = 1, /* the conserved quantity or the nodal energy beyond NH_DRIFT_TOL */
+  NH_DRIFT_WITNESS = 2,   /* the energy the steps made beyond NH_WITNESS_TOL */
+  NH_DRIFT_OVERFLOW = 3   /* an energy (or conserved quantity) that is not finite */
+} nh_drift;
+/* "none", "conserved", "witness", "overflow" */
+NH_API const char *nh_drift_name(int drift);
 
 /* The Zeno guard's interval is max(zeno_interval, NH_ZENO_T_REL |t|, NH_ZENO_H_REL h) (h the
  * nominal step): impacts closer than a few thousand rounding units of t always count. A run
@@ -216,6 +269,9 @@ typedef struct nh_sim_stats {
 #define NH_ZENO_H_REL 1e-9
 #define NH_STALL_REL 1e-14
 #define NH_STALL_STEPS 1000
+/* A plain run (a fixed-step method on a model without gaps, monitors or projection, and no
+ * observer) reads nh_sim_def.cancel every this many steps (microseconds apart) */
+#define NH_CANCEL_STEPS 1024
 
 /* The last line of defence against a missed crossing: after every accepted step and every
  * impact each open gap satisfies g >= -NH_PENETRATION_REL max(1, |q|) |dg| (relative to what
@@ -229,6 +285,18 @@ typedef struct nh_sim_stats {
 /* A run of a method that conserves energy on its model (nh_sim_stats.conserves) whose
  * conserved quantity or nodal energy drifts by more than this, relative, ends with NH_DRIFT. */
 #define NH_DRIFT_TOL 1e-2
+
+/* The energy as a witness, for every method: a run of a model whose energy is a first integral
+ * of its flow between impacts (nh_sim_stats.energy_witness: a mechanical model without forces or
+ * controls, or an almost-Poisson model) whose steps made more energy than this, relative to the
+ * energy scale (max_energy_drift > NH_WITNESS_TOL), ends with NH_DRIFT: it completed, but its
+ * trajectory is not one of the model. The jumps of the impact laws and of contact closings are
+ * not the steps' doing and are left out (an elastic law keeps the energy; a plastic one, or a
+ * restitution, takes what it takes), so that a model with any impact law is judged. A generic
+ * ODE-form model (x' = F(t, x)) is not: its energy is a monitor, not known to be conserved.
+ * Generous: the correct runs of every method in the test suite, the examples and the paper's
+ * figures stay below 0.07 (docs/integrators.md, "Drift monitor"). */
+#define NH_WITNESS_TOL 0.2
 
 NH_API const nh_sim_stats *nh_sim_get_stats(const nh_sim *sim);
 

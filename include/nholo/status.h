@@ -24,9 +24,12 @@ extern "C" {
   X(NH_ZENO, 5, "Zeno guard: too many impacts in too short a time")                        \
   X(NH_STOPPED, 6, "stopped by an observer")                                               \
   X(NH_EVENT_STOP, 7, "stopped at a monitor event")                                        \
-  X(NH_DRIFT, 8, "left the method's regime: its conserved quantity drifted (NH_DRIFT_TOL)") \
+  X(NH_DRIFT, 8,                                                                           \
+    "left the method's regime: its conserved quantity or the energy drifted (NH_DRIFT_TOL, " \
+    "NH_WITNESS_TOL)")                                                                     \
   X(NH_CONTACT, 9, "impacts accumulated: resolved plastically, the contact kept closed")    \
   X(NH_STALL, 10, "no progress in time: the run stalled (NH_STALL_STEPS)")                 \
+  X(NH_INTERRUPTED, 11, "interrupted: the caller's cancellation flag was set")             \
   X(NH_ERR_ARG, -1, "invalid argument")                                                    \
   X(NH_ERR_NOMEM, -2, "out of memory")                                                     \
   X(NH_ERR_SINGULAR, -3, "singular matrix")                                                \
@@ -52,7 +55,10 @@ extern "C" {
   X(NH_ERR_DEGENERATE_GAP, -19,                                                            \
     "a gap's gradient vanishes where the gap is zero: its impact has no normal")           \
   X(NH_ERR_PENETRATION, -20,                                                               \
-    "an open gap is past its wall beyond NH_PENETRATION_REL: a crossing was not resolved")
+    "an open gap is past its wall beyond NH_PENETRATION_REL: a crossing was not resolved")   \
+  X(NH_ERR_CONSTRAINT_RANK, -21,                                                           \
+    "the constraint rows A(q) are dependent here (a singular configuration, where the "     \
+    "distribution changes rank): the method needs them independent and cannot continue")
 
 typedef enum nh_status {
 #define NH__STATUS_ENUM(name, value, msg) name = value,
@@ -69,7 +75,9 @@ NH_API const char *nh_status_name(int status);
 /* The exit status of the nholo command for a run (or check) that ended with `status`:
  * 0 for NH_OK and NH_EVENT_STOP; 2 (bad input: the CLI writes nothing) for a model whose
  * contacts cannot be resolved together, NH_ERR_DEPENDENT_CONTACTS and
- * NH_ERR_OPPOSING_CONTACTS; 3 for NH_ZENO; 4 for NH_DRIFT; 1 (the computation failed, the
+ * NH_ERR_OPPOSING_CONTACTS; 3 for NH_ZENO; 4 for NH_DRIFT; 130 for NH_INTERRUPTED (128 +
+ * SIGINT, the shells' convention; the CLI itself exits with 128 + the number of the signal
+ * it received, 130 or 143); 1 (the computation failed, the
  * outputs keep what was computed) for every other status, NH_ERR_PAST_BOUND,
  * NH_ERR_PULLING_IMPULSE and NH_ERR_DEGENERATE_GAP (a crossing located where a gap's gradient
  * vanishes: the run ends there) among them. */

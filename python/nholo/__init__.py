@@ -13,6 +13,7 @@ import csv as _csv
 import math as _math
 import os as _os
 import tempfile as _tempfile
+import warnings as _warnings
 import weakref as _weakref
 
 import numpy as _np
@@ -63,7 +64,8 @@ class Model:
 
     Attributes: name, form ("mechanical" or "ode"), nq, nc, ngap, nx, coords, constraints,
     gaps, state_names, params (dict), monitors, q0, v0, x0, impact_laws, backend,
-    default_method, has_flow."""
+    backend_note (why a model file runs on the tape although a compiler was tried: its budget
+    passed; "" otherwise), default_method, has_flow."""
 
     def __init__(self, cmodel):
         self._c = cmodel
@@ -108,16 +110,31 @@ class Model:
         return _nholo.method_check(method, self._c)
 
 
-def load_model_file(path, set=None, backend="auto", project_initial=False, impact=None):
+def _noted(model):
+    """the model, with a RuntimeWarning when the compiler passed its budget (the CLI's note)"""
+    if model.backend_note:
+        _warnings.warn("nholo: %s; using the tape back end (compile_limit= and compile_memory= change the budget)"
+                       % model.backend_note, RuntimeWarning, stacklevel=3)
+    return model
+
+
+def load_model_file(path, set=None, backend="auto", project_initial=False, impact=None, compile_limit=None,
+                    compile_memory=None):
     """A model file (docs/model-language.md). set: {name: value} overrides of parameters and
-    initial values (NAME' for a velocity); impact: a law for every gap. A faulty file raises
-    ModelError with the command line's diagnostic and .file, .line, .column, .error."""
-    return Model(_nholo.load_file(_os.fspath(path), None, set, backend, project_initial, impact))
+    initial values (NAME' for a velocity); impact: a law for every gap; compile_limit (s) and
+    compile_memory (MiB): the C compiler's budget (None: 60 s and 2048 MiB; 0: no limit), past
+    which backend "auto" runs the tape with a RuntimeWarning (Model.backend_note says why) and
+    "codegen" raises. A faulty file raises ModelError with the command line's diagnostic and
+    .file, .line, .column, .error."""
+    return _noted(Model(_nholo.load_file(_os.fspath(path), None, set, backend, project_initial, impact,
+                                         compile_limit, compile_memory)))
 
 
-def load_model_string(text, filename=None, set=None, backend="auto", project_initial=False, impact=None):
+def load_model_string(text, filename=None, set=None, backend="auto", project_initial=False, impact=None,
+                      compile_limit=None, compile_memory=None):
     """A model from its text; filename (optional) names it in diagnostics."""
-    return Model(_nholo.load_string(text, filename, set, backend, project_initial, impact))
+    return _noted(Model(_nholo.load_string(text, filename, set, backend, project_initial, impact,
+                                           compile_limit, compile_memory)))
 
 
 def builtin(name, set=None, impact=None, table=None):
@@ -134,10 +151,11 @@ def load_model(name, **kw):
     return builtin(name, **kw)
 
 
-def check(path, set=None, backend="auto", project_initial=False):
+def check(path, set=None, backend="auto", project_initial=False, compile_limit=None, compile_memory=None):
     """The report of `nholo check FILE` (derived quantities, symbolically and at the initial
-    state); a faulty file raises ModelError."""
-    return _nholo.describe(_os.fspath(path), set, backend, project_initial)
+    state; its evaluation line says why the tape when the compiler passed its budget); a
+    faulty file raises ModelError."""
+    return _nholo.describe(_os.fspath(path), set, backend, project_initial, compile_limit, compile_memory)
 
 
 # ---- results -------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 #include "nholo_py.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,28 @@ static const char *const *set_name_ptrs(const nhpy_recipe *r, const char **buf) 
   return buf;
 }
 
+/* the compiler's budget of a load: compile_limit (seconds) and compile_memory (MiB), None for
+ * the library's defaults, else a number >= 0 (0: no limit); 0 after raising ValueError */
+static int parse_budget(PyObject *limit, PyObject *memory, nhpy_recipe *r) {
+  PyObject *in[2] = {limit, memory};
+  double *out[2] = {&r->cc_time, &r->cc_memory};
+  static const char *const names[2] = {"compile_limit", "compile_memory"};
+  for (int i = 0; i < 2; i++) {
+    if (!in[i] || in[i] == Py_None) continue;
+    const double v = PyFloat_AsDouble(in[i]);
+    if (v == -1.0 && PyErr_Occurred()) return 0;
+    if (!(v >= 0.0) || !isfinite(v))
+      return PyErr_Format(PyExc_ValueError, "%s: %R must be a finite number >= 0 (0: no limit)", names[i], in[i]), 0;
+    *out[i] = v, r->cc_given |= 1 << i;
+  }
+  return 1;
+}
+
+static void apply_budget(const nhpy_recipe *r, nh_load_opts *lo) {
+  if (r->cc_given & 1) lo->cc_time_limit = r->cc_time;
+  if (r->cc_given & 2) lo->cc_memory_limit = r->cc_memory;
+}
+
 /* build the model of a recipe with extra overrides (names, values); NULL with msg */
 nh_model *nhpy_recipe_build(const nhpy_recipe *r, int nextra, const char *const *xn, const double *xv,
                             nh_backend backend, char *msg, size_t size);
@@ -191,6 +214,7 @@ nh_model *nhpy_recipe_build(const nhpy_recipe *r, int nextra, const char *const 
       lo.nset = n, lo.set_names = names, lo.set_values = values;
       lo.project_initial = r->project_initial;
       lo.impact_override = r->law_set, lo.impact = r->law;
+      apply_budget(r, &lo);
       m = nh_model_parse(r->text, r->name, &lo, msg, size);
     } else {
       nh_builtin_opts bo = {n, names, values, r->law_set, r->law, r->table};
@@ -223,20 +247,22 @@ static PyObject *recipe_wrap(nh_model *m, nhpy_recipe *r, const char *msg, int m
   return (PyObject *)self;
 }
 
-/* load_file(path, set=None, backend="auto", project_initial=False, impact=None) and
- * load_string(text, filename=None, ...): a model file */
+/* load_file(path, set=None, backend="auto", project_initial=False, impact=None,
+ * compile_limit=None, compile_memory=None) and load_string(text, filename=None, ...): a model file */
 static PyObject *load_common(int from_file, PyObject *args, PyObject *kw) {
-  static char *kwl[] = {"source", "filename", "set", "backend", "project_initial", "impact", NULL};
+  static char *kwl[] = {"source", "filename", "set", "backend", "project_initial", "impact", "compile_limit",
+                        "compile_memory", NULL};
   const char *src, *filename = NULL, *backend = NULL;
-  PyObject *sets = NULL, *impact = Py_None;
+  PyObject *sets = NULL, *impact = Py_None, *limit = Py_None, *memory = Py_None;
   int proj = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|zOzpO", kwl, &src, &filename, &sets, &backend, &proj, &impact))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|zOzpOOO", kwl, &src, &filename, &sets, &backend, &proj, &impact,
+                                   &limit, &memory))
     return NULL;
   nhpy_recipe r;
   memset(&r, 0, sizeof r);
   r.kind = 1;
   r.project_initial = proj;
-  if (!parse_backend(backend, &r.backend) || !parse_sets(sets, &r)) goto fail;
+  if (!parse_backend(backend, &r.backend) || !parse_sets(sets, &r) || !parse_budget(limit, memory, &r)) goto fail;
   if (impact != Py_None && !(r.law_set = nhpy_parse_law(impact, &r.law))) goto fail;
   if (from_file) {
     struct stat st;
@@ -308,20 +334,21 @@ fail:
   return NULL;
 }
 
-/* check(path, set=None, backend="auto", project_initial=False): the report of `nholo check`
- * (its first part, nh_model_describe) */
+/* check(path, set=None, backend="auto", project_initial=False, compile_limit=None,
+ * compile_memory=None): the report of `nholo check` (its first part, nh_model_describe) */
 static PyObject *py_describe(PyObject *mod, PyObject *args, PyObject *kw) {
   (void)mod;
-  static char *kwl[] = {"path", "set", "backend", "project_initial", NULL};
+  static char *kwl[] = {"path", "set", "backend", "project_initial", "compile_limit", "compile_memory", NULL};
   const char *path, *backend = NULL;
-  PyObject *sets = NULL;
+  PyObject *sets = NULL, *limit = Py_None, *memory = Py_None;
   int proj = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|Ozp", kwl, &path, &sets, &backend, &proj)) return NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|OzpOO", kwl, &path, &sets, &backend, &proj, &limit, &memory))
+    return NULL;
   nhpy_recipe r;
   memset(&r, 0, sizeof r);
   PyObject *out = NULL;
   const char *names[256];
-  if (!parse_backend(backend, &r.backend) || !parse_sets(sets, &r)) goto done;
+  if (!parse_backend(backend, &r.backend) || !parse_sets(sets, &r) || !parse_budget(limit, memory, &r)) goto done;
   if (r.nset > 256) {
     PyErr_SetString(PyExc_ValueError, "--set: more than 256 overrides");
     goto done;
@@ -329,6 +356,7 @@ static PyObject *py_describe(PyObject *mod, PyObject *args, PyObject *kw) {
   nh_load_opts lo = nh_load_opts_default();
   lo.backend = r.backend, lo.project_initial = proj;
   lo.nset = r.nset, lo.set_names = set_name_ptrs(&r, names), lo.set_values = r.set_values;
+  apply_budget(&r, &lo);
   char msg[NHPY_MSG];
   struct stat st;
   if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -519,12 +547,12 @@ static PyObject *model_info(PyModel *self, PyObject *unused) {
   }
   const nh_method *dm = nh_method_default_for(m);
   return Py_BuildValue(
-      "{s:s,s:s,s:i,s:i,s:i,s:i,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:s,s:s,s:O,s:O,s:N,s:N}", "name", m->name,
+      "{s:s,s:s,s:i,s:i,s:i,s:i,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:s,s:s,s:s,s:O,s:O,s:N,s:N}", "name", m->name,
       "form", mech ? "mechanical" : "ode", "nq", m->nq, "nc", m->nc, "ngap", m->ngap, "nx", m->nx, "coords",
       nhpy_strings(m->nq, m->coord_names), "constraints", nhpy_strings(m->nc, m->constraint_names), "gaps",
       nhpy_strings(m->ngap, m->gap_names), "state_names", nhpy_strings(m->nx, m->state_names), "params", params,
       "monitors", mons, "q0", nhpy_array1(m->nq, m->q0), "v0", mech ? nhpy_array1(m->nq, m->v0) : nhpy_array1(0, NULL),
-      "x0", nhpy_array1(m->nx, m->x0), "impact_laws", laws, "backend", nh_model_backend(m), "default_method",
+      "x0", nhpy_array1(m->nx, m->x0), "impact_laws", laws, "backend", nh_model_backend(m), "backend_note", nh_model_backend_note(m), "default_method",
       dm ? nh_method_name(dm) : "", "has_flow", m->flow ? Py_True : Py_False, "python_force",
       self->force ? Py_True : Py_False, "mass_constant", PyBool_FromLong(m->mass_constant), "gram_constant", PyBool_FromLong(m->gram_constant));
 fail:

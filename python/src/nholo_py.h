@@ -30,6 +30,8 @@ typedef struct nhpy_recipe {
   int law_set;
   nh_impact_law law;
   char *table;        /* kind 2: the penny's table (Nullable) */
+  int cc_given;       /* kind 1: bit 1 cc_time, bit 2 cc_memory given (else the library's defaults) */
+  double cc_time, cc_memory; /* the compiler's budget (compile_limit=, compile_memory=) */
 } nhpy_recipe;
 
 /* A model: owned nh_model, and a Python force over it when one is given. */

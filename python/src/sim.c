@@ -561,7 +561,7 @@ static PyObject *sim_stats(PySim *self, PyObject *unused) {
   (void)unused;
   if (!sim_ready(self)) return NULL;
   const nh_sim_stats *s = nh_sim_get_stats(self->sim);
-  return Py_BuildValue("{s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:d,s:d,s:d,s:l,s:l,s:i,s:i,s:d,s:d,s:d,s:d,s:d,s:O}", "steps",
+  return Py_BuildValue("{s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:d,s:d,s:d,s:d,s:d,s:l,s:l,s:i,s:i,s:d,s:d,s:d,s:d,s:d,s:O,s:s,s:O,s:d,s:d,s:s}", "steps",
                        s->steps, "rejected", s->rejected, "evals", s->evals, "impacts", s->impacts, "grazing",
                        s->grazing, "events_located", s->events_located, "simul_fallbacks", s->simul_fallbacks,
                        "simul_truncated", s->simul_truncated, "energy_initial", s->energy_initial, "energy",
@@ -571,7 +571,10 @@ static PyObject *sim_stats(PySim *self, PyObject *unused) {
                        s->solver_max_iterations, "solver_last_iterations", s->solver_last_iterations,
                        "solver_last_residual", s->solver_last_residual, "solver_max_residual", s->solver_max_residual, "conserved_initial",
                        s->conserved_initial, "conserved", s->conserved, "max_conserved_rel_error",
-                       s->max_conserved_rel_error, "conserves", s->conserves ? Py_True : Py_False);
+                       s->max_conserved_rel_error, "conserves", s->conserves ? Py_True : Py_False, "conserved_quantity",
+                       nh_conserved_name(s->conserved_quantity), "energy_witness", s->energy_witness ? Py_True : Py_False,
+                       "energy_scale", s->energy_scale, "max_energy_drift", s->max_energy_drift, "drift",
+                       nh_drift_name(s->drift));
 }
 
 /* _summary(status, wall) -> the dict `nholo run --json` writes for the same run (summary.c) */

@@ -143,6 +143,7 @@ static int run_open(lyap_run *r, const nh_model *m, const nh_lyap_def *d, char *
   sd.zeno_count = d->zeno_count;
   sd.zeno_interval = d->zeno_interval;
   sd.contact = d->contact;
+  sd.cancel = d->cancel;
   sd.log_limit = 2;
   char sub[256];
   if (!(r->sim = nh_sim_create(r->aug, &sd, sub, sizeof sub))) {
@@ -268,6 +269,10 @@ static int run_to(lyap_run *r, double t_target, const nh_lyap_def *d, char *msg,
   for (;;) {
     const long imp0 = nh_sim_get_stats(r->sim)->impacts;
     int rc = nh_sim_run(r->sim, t_target, r->mech ? imp0 + 1 : 0, r->mech ? stop_at_contact : NULL, r);
+    if (rc == NH_INTERRUPTED) {
+      nh_set_msg(msg, msg_size, "interrupted at t = %.17g: the estimate covers the windows before", nh_sim_time(r->sim));
+      return rc;
+    }
     if (rc != NH_OK && rc != NH_STOPPED) {
       nh_set_msg(msg, msg_size, "the tangent run stopped at t = %.17g: %s (%s)", nh_sim_time(r->sim),
                  nh_status_string(rc), nh_sim_message(r->sim));

@@ -44,6 +44,8 @@ int nh_status_exit_code(int status) {
     return 3;
   case NH_DRIFT:
     return 4;
+  case NH_INTERRUPTED:
+    return 130;
   default:
     return 1;
   }

@@ -221,7 +221,7 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
   if (jac_kept) *jac_kept = 0;
   if ((rc = F(z, R, exact && need ? J : NULL, user))) return rc;
   int have_exact = exact && need; /* J holds the exact Jacobian at z, not yet factored */
-  double dx_prev = INFINITY, dx_prev_keep = INFINITY;
+  double dx_prev = INFINITY, dx_prev_keep = INFINITY, dx_min = INFINITY; /* dx_min: with these factors */
   for (;;) {
     if (nh_la_norm_inf(n, R) == 0.0) break;
     if (st->iters >= NH_DG_MAXIT) {
@@ -241,7 +241,7 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
         for (int i = 0; i < n; i++) J[(size_t)i * n + j] = (Rs[i] - R[i]) / dj;
       }
       if (nh_la_lu_recip(n, J, piv, 0.0, rinv)) return NH_ERR_SINGULAR;
-      need = 0, fresh = 1, same = 0;
+      need = 0, fresh = 1, same = 0, dx_min = INFINITY;
     }
     have_exact = 0;
     for (int i = 0; i < n; i++) dx[i] = -R[i];
@@ -260,6 +260,13 @@ int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio
       st->residual = NAN;
       return NH_ERR_NONFINITE; /* the solve produced NaN: no iterate to continue from */
     }
+    // growing updates with factors of this solve: the iteration diverges (reused factors are
+    // formed again below instead)
+    if (!small && fresh && dxn > NH_NEWTON_DIVERGE * dx_min && dxn > NH_DG_STALL_TOL * (1.0 + zn)) {
+      st->residual = nh_la_norm_inf(n, R);
+      return NH_ERR_NO_CONVERGENCE;
+    }
+    if (dxn < dx_min) dx_min = dxn;
     // contraction estimate over two updates with the same factors (Hairer-Wanner IV.8)
     double theta = same ? dxn / dx_prev : INFINITY;
     if (!small && theta < NH_NEWTON_THETA_MAX) {

@@ -69,6 +69,13 @@ typedef enum nh_dg_kind {
 /* Chord iteration with reused difference factors: new differences when an update shrinks by
  * less than this factor. */
 #define NH_NEWTON_CHORD_RATIO 0.1
+/* Divergence: with factors formed in this solve, an update above the round-off floor
+ * (NH_DG_STALL_TOL) larger than NH_NEWTON_DIVERGE times the smallest update made with them
+ * ends the solve with NH_ERR_NO_CONVERGENCE (the caller takes a shorter step) instead of
+ * iterating on to overflow and a NaN. A converging iteration's updates shrink; the chord
+ * iteration of itoh-abe on the snakeboard next to its singular configuration grew by 1.7 per
+ * update from 6e-7 to 1e252 and ended NH_ERR_NONFINITE before this. */
+#define NH_NEWTON_DIVERGE 10.0
 /* AVF for a non-polynomial H: Gauss-Legendre with 8, 16, 32 nodes until two successive
  * rules agree to NH_DG_AVF_TOL relative (max norm). */
 #define NH_DG_AVF_TOL 2e-16
@@ -101,7 +108,7 @@ size_t nh_newton_work_size(int n);
  * Jacobian (chord iteration). jac_kept (Nullable, chord only): on entry nonzero when work
  * still holds the factors of an earlier solve of a nearby system, to be reused until an
  * update shrinks by less than NH_NEWTON_CHORD_RATIO; on return nonzero when it holds factors. Stops as described at
- * NH_DG_NEWTON_TOL and NH_NEWTON_EST_TOL; st->residual is max |F| at the returned z. Returns 0, a positive value
+ * NH_DG_NEWTON_TOL and NH_NEWTON_EST_TOL, gives up at NH_NEWTON_DIVERGE; st->residual is max |F| at the returned z. Returns 0, a positive value
  * from F, NH_ERR_NO_CONVERGENCE or NH_ERR_SINGULAR. */
 int nh_newton(int n, nh_newton_fn F, void *user, int exact, double refresh_ratio, double *z,
               nh_dg_newton *st, double *work, int *jac_kept);

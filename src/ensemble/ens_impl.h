@@ -79,9 +79,14 @@ typedef struct ens_chunk_rows {
   const double *samples; /* (n x nt x nx) Nullable */
 } ens_chunk_rows;
 
-ens_h5 *ens_h5_open(const nh_ensemble_def *d, const nh_ensemble_out *out, long total, int nt, int ncols,
+/* chunk: the members of a chunk of the run (the datasets' rows are stored in chunks of as
+ * many, so that a run's chunk is written whole) */
+ens_h5 *ens_h5_open(const nh_ensemble_def *d, const nh_ensemble_out *out, long total, long chunk, int nt, int ncols,
                     char *msg, size_t msg_size);
 int ens_h5_chunk(ens_h5 *h, const ens_chunk_rows *rows, char *msg, size_t msg_size);
+/* an interrupted ensemble of one process: the members' datasets cut to the first `members`
+ * (those run), the root's "members" set to it and "interrupted" to 1 */
+int ens_h5_truncate(ens_h5 *h, long members, char *msg, size_t msg_size);
 /* this rank's impact rows (member order) from the scratch files, and the offsets */
 int ens_h5_impacts(ens_h5 *h, FILE *rows, FILE *counts, long m_lo, long m_hi, char *msg, size_t msg_size);
 int ens_h5_stats(ens_h5 *h, const nh_ensemble_stats *st, char *msg, size_t msg_size);

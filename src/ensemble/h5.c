@@ -20,11 +20,15 @@
 
 /* impact rows moved from the scratch file to the table at once */
 #define ENS_H5_BLOCK 4096
+/* largest storage chunk of a member dataset: a run's chunk of members is written as whole
+ * storage chunks (a divisor of it under this size), and the last one, partly used, wastes
+ * less than this */
+#define ENS_H5_CHUNK_BYTES (1L << 20)
 
 struct ens_h5 {
   hid_t file;
   int rank, size, nvar, nx, nt, ncols;
-  long total;
+  long total, chunk; /* members; members per run chunk */
   const nh_ensemble_def *def;
   const nh_model *model;
   hid_t d_vals, d_status, d_impacts, d_t, d_final, d_traj;
@@ -40,6 +44,29 @@ static hid_t mk(hid_t loc, const char *name, hid_t type, int rank, const hsize_t
   hid_t sp = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
   if (dcpl >= 0) H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
   hid_t ds = sp < 0 || dcpl < 0 ? -1 : H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (sp >= 0) H5Sclose(sp);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  return ds;
+}
+
+/* a dataset indexed by member (its first dimension): stored in chunks whose rows divide the
+ * run's chunk of members (and are at most the members), extendible, so that an interrupted
+ * ensemble's file can be cut to the members run (ens_h5_truncate); no fill values written
+ * first either */
+static hid_t mk_rows(const ens_h5 *h, hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims) {
+  hsize_t maxd[3], chunk[3], row = (hsize_t)H5Tget_size(type);
+  for (int i = 1; i < rank; i++) {
+    maxd[i] = dims[i] > 0 ? dims[i] : H5S_UNLIMITED; /* (a chunk is never empty) */
+    chunk[i] = dims[i] > 0 ? dims[i] : 1;
+    row *= chunk[i];
+  }
+  maxd[0] = H5S_UNLIMITED;
+  long k = 1; /* the run's chunk in k storage chunks */
+  while (k < h->chunk && (h->chunk % k != 0 || (hsize_t)(h->chunk / k) * row > (hsize_t)ENS_H5_CHUNK_BYTES)) k++;
+  chunk[0] = (hsize_t)(h->chunk / k < h->total ? h->chunk / k : h->total > 0 ? h->total : 1);
+  hid_t sp = H5Screate_simple(rank, dims, maxd), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  int rc = dcpl < 0 || H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0;
+  hid_t ds = sp < 0 || rc ? -1 : H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (sp >= 0) H5Sclose(sp);
   if (dcpl >= 0) H5Pclose(dcpl);
   return ds;
@@ -127,10 +154,11 @@ static int root_attrs(ens_h5 *h, const nh_ensemble_def *d, const nh_ensemble_out
   rc |= attr_l(h->file, "members", h->total) | attr_l(h->file, "seed", (long)d->seed);
   rc |= attr_d(h->file, "t_end", d->t_end) | attr_l(h->file, "max_impacts", d->max_impacts);
   rc |= attr_d(h->file, "sample_dt", d->sample_dt) | attr_l(h->file, "impact_log", !out->no_impact_log);
+  rc |= attr_l(h->file, "interrupted", 0); /* 1: cut to the members run (ens_h5_truncate) */
   rc |= attr_str(h->file, "variables", join(buf, sizeof buf, d->nvar, var_name, d));
   rc |= attr_str(h->file, "state", join(buf, sizeof buf, d->model->nx, state_name, d));
   size_t len = 0; /* the status codes' names */
-  for (int c = NH_ERR_PARSE; c <= NH_STALL && len + 1 < sizeof buf; c++)
+  for (int c = NH_ERR_PARSE; c <= NH_INTERRUPTED && len + 1 < sizeof buf; c++)
     len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%d=%s", c > NH_ERR_PARSE ? "," : "", c, nh_status_name(c));
   rc |= attr_str(h->file, "status_codes", buf);
   return rc;
@@ -142,12 +170,12 @@ static int members_datasets(ens_h5 *h, const nh_ensemble_def *d, int trajectorie
   hid_t g = H5Gcreate2(h->file, "members", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g < 0) return 1;
   hsize_t dv[2] = {n, (hsize_t)d->nvar}, dx[2] = {n, (hsize_t)h->nx}, dt[3] = {n, (hsize_t)h->nt, (hsize_t)h->nx};
-  h->d_vals = mk(g, "values", H5T_IEEE_F64LE, 2, dv);
-  h->d_status = mk(g, "status", H5T_STD_I32LE, 1, &n);
-  h->d_impacts = mk(g, "impacts", H5T_STD_I64LE, 1, &n);
-  h->d_t = mk(g, "t_end", H5T_IEEE_F64LE, 1, &n);
-  h->d_final = mk(g, "final", H5T_IEEE_F64LE, 2, dx);
-  h->d_traj = trajectories ? mk(g, "trajectory", H5T_IEEE_F64LE, 3, dt) : 0;
+  h->d_vals = mk_rows(h, g, "values", H5T_IEEE_F64LE, 2, dv);
+  h->d_status = mk_rows(h, g, "status", H5T_STD_I32LE, 1, &n);
+  h->d_impacts = mk_rows(h, g, "impacts", H5T_STD_I64LE, 1, &n);
+  h->d_t = mk_rows(h, g, "t_end", H5T_IEEE_F64LE, 1, &n);
+  h->d_final = mk_rows(h, g, "final", H5T_IEEE_F64LE, 2, dx);
+  h->d_traj = trajectories ? mk_rows(h, g, "trajectory", H5T_IEEE_F64LE, 3, dt) : 0;
   int rc = h->d_vals < 0 || h->d_status < 0 || h->d_impacts < 0 || h->d_t < 0 || h->d_final < 0 || h->d_traj < 0;
   if (!rc) {
     rc |= attr_str(h->d_vals, "columns", join(buf, sizeof buf, d->nvar, var_name, d));
@@ -176,13 +204,14 @@ static void close_sets(ens_h5 *h) {
   }
 }
 
-ens_h5 *ens_h5_open(const nh_ensemble_def *d, const nh_ensemble_out *out, long total, int nt, int ncols, char *msg,
-                    size_t msg_size) {
+ens_h5 *ens_h5_open(const nh_ensemble_def *d, const nh_ensemble_out *out, long total, long chunk, int nt, int ncols,
+                    char *msg, size_t msg_size) {
   ens_h5 *h = calloc(1, sizeof *h);
   if (!h) return nh_set_msg(msg, msg_size, "ensemble: out of memory"), NULL;
   ens_mpi_rank(&h->rank, &h->size);
   h->def = d, h->model = d->model;
   h->nvar = d->nvar, h->nx = d->model->nx, h->nt = nt, h->ncols = ncols, h->total = total;
+  h->chunk = chunk > 0 ? chunk : 1;
   long pid = (long)getpid(); /* rank 0's: every rank writes the same temporary */
   ens_mpi_bcast_long(&pid);
   snprintf(h->path, sizeof h->path, "%s", out->path);
@@ -205,6 +234,34 @@ int ens_h5_chunk(ens_h5 *h, const ens_chunk_rows *r, char *msg, size_t msg_size)
            put(h->d_t, H5T_NATIVE_DOUBLE, m0, n, r->t) || put(h->d_final, H5T_NATIVE_DOUBLE, m0, n, r->xf) ||
            (h->d_traj > 0 && put(h->d_traj, H5T_NATIVE_DOUBLE, m0, n, r->samples));
   if (rc) nh_set_msg(msg, msg_size, "ensemble: writing members %ld.. of '%s' failed", r->m0, h->path);
+  return rc ? NH_ERR_IO : NH_OK;
+}
+
+/* ---- an interrupted ensemble: the file cut to the members run ------------------------------ */
+
+/* the root's long attribute name set to v (it exists: root_attrs) */
+static int attr_l_set(hid_t obj, const char *name, long v) {
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  int rc = a < 0 || H5Awrite(a, H5T_NATIVE_LONG, &v) < 0;
+  if (a >= 0) H5Aclose(a);
+  return rc;
+}
+
+int ens_h5_truncate(ens_h5 *h, long members, char *msg, size_t msg_size) {
+  hid_t ds[6] = {h->d_vals, h->d_status, h->d_impacts, h->d_t, h->d_final, h->d_traj};
+  int rc = 0;
+  for (int i = 0; i < 6 && !rc; i++) {
+    if (ds[i] <= 0) continue;
+    hsize_t dims[3];
+    hid_t sp = H5Dget_space(ds[i]);
+    rc = sp < 0 || H5Sget_simple_extent_dims(sp, dims, NULL) < 0;
+    if (sp >= 0) H5Sclose(sp);
+    dims[0] = (hsize_t)members;
+    rc = rc || H5Dset_extent(ds[i], dims) < 0;
+  }
+  rc = rc || attr_l_set(h->file, "members", members) || attr_l_set(h->file, "interrupted", 1);
+  h->total = members;
+  if (rc) nh_set_msg(msg, msg_size, "ensemble: cutting '%s' to the %ld members run failed", h->path, members);
   return rc ? NH_ERR_IO : NH_OK;
 }
 
@@ -427,14 +484,18 @@ int nh_ensemble_read_members_h5(const char *path, char (*names)[NH_MAX_NAME], in
 }
 
 int nh_ensemble_hdf5(void) { return 0; }
-ens_h5 *ens_h5_open(const nh_ensemble_def *d, const nh_ensemble_out *out, long total, int nt, int ncols, char *msg,
-                    size_t msg_size) {
-  (void)d, (void)total, (void)nt, (void)ncols;
+ens_h5 *ens_h5_open(const nh_ensemble_def *d, const nh_ensemble_out *out, long total, long chunk, int nt, int ncols,
+                    char *msg, size_t msg_size) {
+  (void)d, (void)total, (void)chunk, (void)nt, (void)ncols;
   nh_set_msg(msg, msg_size, "ensemble: '%s': this build has no HDF5 output (write a .csv)", out->path);
   return NULL;
 }
 int ens_h5_chunk(ens_h5 *h, const ens_chunk_rows *rows, char *msg, size_t msg_size) {
   (void)h, (void)rows, (void)msg, (void)msg_size;
+  return NH_ERR_UNSUPPORTED;
+}
+int ens_h5_truncate(ens_h5 *h, long members, char *msg, size_t msg_size) {
+  (void)h, (void)members, (void)msg, (void)msg_size;
   return NH_ERR_UNSUPPORTED;
 }
 int ens_h5_impacts(ens_h5 *h, FILE *rows, FILE *counts, long m_lo, long m_hi, char *msg, size_t msg_size) {

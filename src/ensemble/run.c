@@ -60,11 +60,14 @@ typedef struct ens_ctx {
   int *status;
   long *nimp, *ioff, *icnt; /* impacts; the slot's logged rows: first in its thread's buffer, count */
   int *ith;         /* the slot's thread */
+  unsigned char *ran; /* the slot's member started (else the cancellation flag came first) */
   double *t;
   ens_thread *th;   /* (threads) */
   nh_sim **sims;    /* (threads) on the shared model, NULL with build */
   int nth;
   long drifted;     /* members of this rank that ended with NH_DRIFT */
+  long interrupted; /* members of this rank the cancellation flag stopped (NH_INTERRUPTED) */
+  const volatile sig_atomic_t *cancel; /* the members' nh_sim_def.cancel (Nullable) */
 } ens_ctx;
 
 /* a member that completed: it reached its end with a valid state, NH_DRIFT (a warning about
@@ -138,6 +141,8 @@ static void run_member(ens_ctx *c, long m, long i, int th) {
   nh_sim *sim = c->sims[th];
   char msg[256];
   c->nimp[i] = 0, c->t[i] = 0.0, c->ioff[i] = t->nrows, c->icnt[i] = 0, c->ith[i] = th;
+  c->ran[i] = !(c->cancel && *c->cancel); /* interrupted before it started: not run, not kept */
+  if (!c->ran[i]) return;
   if (d->build) {
     int rc = d->build(vals, &own, msg, sizeof msg, d->build_user);
     sim = rc == 0 && own ? nh_sim_create(own, &c->sim, msg, sizeof msg) : NULL;
@@ -202,6 +207,7 @@ static int consume(ens_ctx *c, long m0, long n, ens_sinks *o, ens_acc *acc, long
     }
     (*members)++;
     c->drifted += c->status[i] == NH_DRIFT;
+    c->interrupted += c->status[i] == NH_INTERRUPTED;
     if (completed(c->status[i]))
       ens_acc_add(acc, x, c->nt > 0 ? c->samples + (size_t)i * (size_t)c->nt * (size_t)c->nx : NULL);
   }
@@ -323,7 +329,7 @@ static void ctx_free(ens_ctx *c) {
     for (int t = 0; t < c->nth; t++) free(c->th[t].x0), free(c->th[t].rows);
   free(c->sims), free(c->th);
   free(c->vals), free(c->xs), free(c->samples), free(c->status), free(c->nimp), free(c->t);
-  free(c->ioff), free(c->icnt), free(c->ith);
+  free(c->ioff), free(c->icnt), free(c->ith), free(c->ran);
 }
 
 /* the layout (chunks, this rank's range) and the workspaces: the chunk's rows and one
@@ -335,6 +341,7 @@ static int ctx_init(ens_ctx *c, const nh_ensemble_def *d, int impacts, char *msg
   c->ncols = ENS_IMPACT_FIXED + 3 * c->nq, c->impacts = impacts;
   c->total = members_of(d), c->nt = (int)samples_of(d);
   c->sim = d->sim;
+  c->cancel = d->sim.cancel;
   c->sim.out_dt = c->nt > 0 ? d->sample_dt : d->sim.out_dt;
   if (c->sim.horizon == 0.0) c->sim.horizon = d->t_end; /* the automatic method's horizon */
   const long per = (long)sizeof(double) * c->nt * c->nx;
@@ -349,12 +356,12 @@ static int ctx_init(ens_ctx *c, const nh_ensemble_def *d, int impacts, char *msg
   c->vals = malloc(sizeof(double) * n * (size_t)(d->nvar > 0 ? d->nvar : 1));
   c->xs = malloc(sizeof(double) * n * (size_t)c->nx);
   c->samples = c->nt > 0 ? malloc((size_t)per * n) : NULL;
-  c->status = malloc(sizeof(int) * n), c->ith = malloc(sizeof(int) * n);
+  c->status = malloc(sizeof(int) * n), c->ith = malloc(sizeof(int) * n), c->ran = malloc(n);
   c->nimp = malloc(sizeof(long) * n), c->ioff = malloc(sizeof(long) * n), c->icnt = malloc(sizeof(long) * n);
   c->t = malloc(sizeof(double) * n);
   c->th = calloc((size_t)c->nth, sizeof(ens_thread));
   c->sims = calloc((size_t)c->nth, sizeof(nh_sim *));
-  int ok = c->vals && c->xs && (c->nt == 0 || c->samples) && c->status && c->ith && c->nimp && c->ioff && c->icnt &&
+  int ok = c->vals && c->xs && (c->nt == 0 || c->samples) && c->status && c->ith && c->ran && c->nimp && c->ioff && c->icnt &&
            c->t && c->th && c->sims;
   for (int t = 0; ok && t < c->nth; t++) ok = (c->th[t].x0 = malloc(sizeof(double) * (size_t)(c->nx + ENS_PAD))) != NULL;
   if (!ok) {
@@ -407,7 +414,7 @@ static int sinks_open(ens_sinks *o, nh_outfile *csv, const ens_ctx *c, const nh_
   int ok = ens_mpi_all(!c->impacts || (o->irows && o->icounts));
   if (!ok) {
     nh_set_msg(msg, msg_size, "ensemble: cannot create the impact log's scratch files");
-  } else if (!(o->h5 = ens_h5_open(d, out, c->total, c->nt, c->ncols, msg, msg_size))) {
+  } else if (!(o->h5 = ens_h5_open(d, out, c->total, c->chunk, c->nt, c->ncols, msg, msg_size))) {
     ok = 0;
   }
   if (!ok) {
@@ -419,17 +426,21 @@ static int sinks_open(ens_sinks *o, nh_outfile *csv, const ens_ctx *c, const nh_
   return NH_OK;
 }
 
-/* finish the outputs (ok) or remove them; the statistics go into the HDF5 file */
-static int sinks_close(ens_sinks *o, nh_outfile *csv, const ens_ctx *c, const nh_ensemble_stats *st, int ok, char *msg,
-                       size_t msg_size) {
+/* finish the outputs (ok) or remove them; the statistics go into the HDF5 file. An
+ * interrupted ensemble of one process (done >= 0: the members run, the first ones) keeps
+ * them: its HDF5 file is cut to them. */
+static int sinks_close(ens_sinks *o, nh_outfile *csv, const ens_ctx *c, const nh_ensemble_stats *st, int ok, long done,
+                       char *msg, size_t msg_size) {
   int rc = ok ? NH_OK : NH_ERR_IO;
   if (o->csv) {
     if (ok) rc = nh_outfile_commit(csv, msg, msg_size);
     else nh_outfile_abort(csv);
   }
   if (o->h5) {
-    const long m_lo = c->c_lo * c->chunk, m_hi = c->c_hi * c->chunk < c->total ? c->c_hi * c->chunk : c->total;
-    if (ok && o->irows) rc = ens_h5_impacts(o->h5, o->irows, o->icounts, m_lo, m_hi, msg, msg_size);
+    const long m_lo = c->c_lo * c->chunk;
+    long m_hi = c->c_hi * c->chunk < c->total ? c->c_hi * c->chunk : c->total;
+    if (ok && done >= 0) rc = ens_h5_truncate(o->h5, done, msg, msg_size), m_hi = done;
+    if (ok && o->irows && rc == NH_OK) rc = ens_h5_impacts(o->h5, o->irows, o->icounts, m_lo, m_hi, msg, msg_size);
     if (ok && ens_mpi_all(rc == NH_OK)) rc = ens_h5_stats(o->h5, st, msg, msg_size);
     const int all = ok && ens_mpi_all(rc == NH_OK);
     const int rc2 = ens_h5_close(o->h5, all, msg, msg_size);
@@ -460,11 +471,16 @@ static int run_chunks(ens_ctx *c, ens_sinks *o, ens_acc *acc, long *members, cha
 #endif
       run_member(c, m0 + i, i, th);
     }
+    // interrupted: the members up to the first that did not start (the threads take the members
+    // in increasing order), those stopped with NH_INTERRUPTED among them
+    long keep = 0;
+    while (keep < n && c->ran[keep]) keep++;
     ens_acc_leaf_reset(acc);
-    rc = consume(c, m0, n, o, acc, members, msg, msg_size);
+    rc = consume(c, m0, keep, o, acc, members, msg, msg_size);
     if (rc == NH_OK) rc = ens_acc_push(acc, 0, ch, acc->leaf);
     if (rc == NH_ERR_NOMEM && !msg[0]) nh_set_msg(msg, msg_size, "ensemble: out of memory");
     if (d->progress) d->progress(m0 + n - first, last - first, d->progress_user);
+    if (rc == NH_OK && (keep < n || (c->cancel && *c->cancel))) rc = NH_INTERRUPTED; /* the rows so far kept */
   }
   return rc;
 }
@@ -499,28 +515,39 @@ int nh_ensemble_run_to(const nh_ensemble_def *d, const nh_ensemble_out *out, nh_
   }
   long members = 0;
   rc = run_chunks(&c, &o, &acc, &members, msg, msg_size);
+  // interrupted (the cancellation flag): the members run so far are kept as a whole ensemble's
+  // would be; under MPI (more than one rank: each stopped inside its own range) nothing is
+  int intr = rc == NH_INTERRUPTED, rank, size;
+  ens_mpi_rank(&rank, &size);
+  if (intr) rc = NH_OK;
+  if (d->mpi) intr = !ens_mpi_all(!intr);
+  if (intr && d->mpi && size > 1) rc = NH_INTERRUPTED;
   int ok = d->mpi ? ens_mpi_all(rc == NH_OK) : rc == NH_OK;
   if (ok && d->mpi) ok = ens_mpi_gather(&acc, msg, msg_size) == NH_OK;
   if (ok) {
-    int rank, size;
-    ens_mpi_rank(&rank, &size);
     if (rank == 0 || !d->mpi) ok = ens_acc_finish(&acc, st) == NH_OK;
     if (d->mpi) ok = ens_mpi_all(ok) && ens_mpi_bcast_stats(st) == NH_OK;
-    long counts[2] = {members, c.drifted};
-    if (d->mpi) ens_mpi_sum_long(counts, 2), st->ranks = size;
-    st->members = counts[0], st->drifted = counts[1], st->failed = counts[0] - st->ok;
+    long counts[3] = {members, c.drifted, c.interrupted};
+    if (d->mpi) ens_mpi_sum_long(counts, 3), st->ranks = size;
+    st->members = counts[0], st->drifted = counts[1], st->interrupted = counts[2], st->failed = counts[0] - st->ok;
     if (!ok && !msg[0]) nh_set_msg(msg, msg_size, "ensemble: out of memory for the statistics");
   }
-  const int rc2 = sinks_close(&o, &csv, &c, st, ok, msg, msg_size);
+  const int rc2 = sinks_close(&o, &csv, &c, st, ok, intr ? members : -1, msg, msg_size);
+  const long total = c.total;
   ctx_free(&c), ens_acc_free(&acc);
   ens_mpi_use(0);
   if (!ok || rc2 != NH_OK) {
     nh_ensemble_stats_free(st);
     if (stats) memset(stats, 0, sizeof *stats);
+    if (rc == NH_INTERRUPTED)
+      nh_set_msg(msg, msg_size, "ensemble: interrupted; under MPI (%d ranks) an interrupted ensemble writes nothing", size);
     return rc != NH_OK ? rc : rc2 != NH_OK ? rc2 : NH_ERR_NOMEM;
   }
+  if (intr)
+    nh_set_msg(msg, msg_size, "ensemble: interrupted after %ld of %ld members (%ld of them stopped where they were)",
+               st->members, total, st->interrupted);
   if (!stats) nh_ensemble_stats_free(st);
-  return NH_OK;
+  return intr ? NH_INTERRUPTED : NH_OK;
 }
 
 int nh_ensemble_run(const nh_ensemble_def *def, const char *csv_path, nh_ensemble_stats *stats, char *msg,

@@ -179,6 +179,10 @@ static int gather(const nh_summary *s, totals *t) {
     t->st.simul_fallbacks += p->simul_fallbacks, t->st.simul_truncated += p->simul_truncated;
     t->st.solver_iterations += p->solver_iterations, t->st.solver_solves += p->solver_solves;
     t->st.max_energy_rel_error = fmax(t->st.max_energy_rel_error, p->max_energy_rel_error);
+    if (p->energy_witness && (!t->st.energy_witness || p->max_energy_drift > t->st.max_energy_drift)) {
+      t->st.energy_witness = 1; /* the witness of the phase that drifted most, with its scale */
+      t->st.max_energy_drift = p->max_energy_drift, t->st.energy_scale = p->energy_scale;
+    }
     t->st.max_constraint_residual = fmax(t->st.max_constraint_residual, p->max_constraint_residual);
     t->st.max_event_gap = fmax(t->st.max_event_gap, p->max_event_gap);
     t->st.solver_max_residual = fmax(t->st.solver_max_residual, p->solver_max_residual);
@@ -188,9 +192,26 @@ static int gather(const nh_summary *s, totals *t) {
   return 1;
 }
 
-/* what the last phase's method conserves (nh_sim_stats.conserved) */
-static const char *conserved_name(const nh_sim *sim) {
-  return (nh_sim_method_flags(sim) & NH_METHOD_HALF_STEP) ? "half-step energy" : "energy";
+/* What the method conserves on this model (the last phase's; nh_sim_stats.conserved_quantity,
+ * decided in one place, src/sim/sim.c) and the witness's fields: its initial and final values
+ * and drift only when there is one, the energy the steps made on a model whose energy is a
+ * first integral, and the bound that ended the run with NH_DRIFT */
+static void json_energy(jw *w, const nh_sim_stats *st, int status) {
+  jw_str(w, "conserved_quantity", nh_conserved_name(st->conserved_quantity));
+  if (st->conserved_quantity != NH_CONSERVED_NONE) {
+    jw_num(w, "conserved_initial", st->conserved_initial);
+    jw_num(w, "conserved_final", st->conserved);
+    jw_num(w, "max_conserved_rel_error", st->max_conserved_rel_error);
+    jw_num(w, "conserved_tol", NH_DRIFT_TOL);
+  }
+  jw_bool(w, "conserves_energy", st->conserves);
+  jw_bool(w, "energy_witness", st->energy_witness);
+  if (st->energy_witness) {
+    jw_num(w, "energy_scale", st->energy_scale);
+    jw_num(w, "max_energy_drift", st->max_energy_drift);
+    jw_num(w, "witness_tol", NH_WITNESS_TOL);
+  }
+  jw_str(w, "drift", nh_drift_name(status == NH_DRIFT ? st->drift : NH_DRIFT_NONE));
 }
 
 static const char *law_name(nh_impact_law law, char *buf, size_t size) {
@@ -413,13 +434,9 @@ static int json_summary(jw *w, const nh_summary *s, const totals *t) {
   // energies, invariant monitors, solver
   jw_num(w, "energy_initial", st->energy_initial);
   jw_num(w, "energy_final", st->energy);
+  if (mech) jw_num(w, "max_energy_rel_error", st->max_energy_rel_error);
+  json_energy(w, st, s->status);
   if (mech) {
-    jw_num(w, "max_energy_rel_error", st->max_energy_rel_error);
-    jw_str(w, "conserved_quantity", conserved_name(t->last));
-    jw_num(w, "conserved_initial", st->conserved_initial);
-    jw_num(w, "conserved_final", st->conserved);
-    jw_num(w, "max_conserved_rel_error", st->max_conserved_rel_error);
-    jw_bool(w, "conserves_energy", st->conserves);
     jw_num(w, "max_constraint_residual", st->max_constraint_residual);
     jw_num(w, "max_event_gap", st->max_event_gap);
     jw_int(w, "solver_iterations", st->solver_iterations);
@@ -501,19 +518,27 @@ static void text_simul(FILE *f, const nh_model *m, long n, const nh_impact_recor
   fprintf(f, "; energy %.9g -> %.9g\n", r->energy_before, r->energy_after);
 }
 
+/* what the method conserves on this model, and only that, with its drift (NH_DRIFT_TOL); the
+ * energy the steps made on a model whose energy is a first integral (NH_WITNESS_TOL) */
+static void text_energy(FILE *f, const nh_summary *s, const nh_sim_stats *st) {
+  if (st->conserved_quantity == NH_CONSERVED_HALF_STEP_ENERGY)
+    fprintf(f, "conserved by %s: half-step energy %.12g -> %.12g J, max relative drift %.3e (bound %g)\n", s->method,
+            st->conserved_initial, st->conserved, st->max_conserved_rel_error, NH_DRIFT_TOL);
+  else if (st->conserved_quantity == NH_CONSERVED_ENERGY)
+    fprintf(f, "conserved by %s: energy, max relative drift %.3e between impacts (bound %g)\n", s->method,
+            st->max_conserved_rel_error, NH_DRIFT_TOL);
+  if (st->energy_witness)
+    fprintf(f, "energy witness: the steps changed the energy by %.3e of its scale %.6g J (bound %g)\n", st->max_energy_drift,
+            st->energy_scale, NH_WITNESS_TOL);
+}
+
 /* mechanical: the energy and solver lines, the first impacts */
 #define TEXT_IMPACTS 5
 static void text_mechanical(FILE *f, const nh_summary *s, const totals *t) {
   const nh_sim_stats *st = &t->st;
   fprintf(f, "energy %.12g -> %.12g J; max relative energy error between impacts %.3e; max |A v| %.3e\n",
           st->energy_initial, st->energy, st->max_energy_rel_error, st->max_constraint_residual);
-  if (nh_sim_method_flags(t->last) & NH_METHOD_HALF_STEP) {
-    const int exact = st->conserves && nh_sim_model(t->last)->mass_constant; /* V = 0, constant M, ... */
-    fprintf(f, "%s %.12g -> %.12g J (%s %s%s); max relative drift %.3e\n", conserved_name(t->last),
-            st->conserved_initial, st->conserved, exact ? "conserved by" : "not conserved by", s->method,
-            exact ? "" : " on this model: that needs V = 0, a constant M, no forces and elastic impacts",
-            st->max_conserved_rel_error);
-  }
+  text_energy(f, s, st);
   if (st->solver_iterations > 0) /* per solve: partial and rejected steps solve too */
     fprintf(f, "solver: %.2f iterations per solve (max %d) in %ld solve%s, max residual %.3e\n",
             (double)st->solver_iterations / (double)(st->solver_solves > 0 ? st->solver_solves : 1),
@@ -574,6 +599,7 @@ int nh_summary_write_text(FILE *f, const nh_summary *s) {
   text_head(f, s, &t);
   if ((rc = hook(s, f, 0, NH_SUMMARY_COUNTS, NULL)) < 0) return rc;
   if (s->flags & NH_SUMMARY_MECHANICAL) text_mechanical(f, s, &t);
+  else text_energy(f, s, &t.st);
   if ((s->flags & NH_SUMMARY_EVENTS) && (rc = text_events(f, s)) < 0) return rc;
   if ((rc = hook(s, f, 0, NH_SUMMARY_RESULTS, NULL)) < 0) return rc;
   fprintf(f, "status: %s%s%s\n", nh_status_name(s->status), s->status ? ": " : "", t.message);

@@ -337,13 +337,24 @@ int nh_la_qr_solve(int m, int n, const double *QR, const double *tau, double *b,
 
 /* Doubles of work for nh_la_qrdiff (deriv: with derivatives). */
 size_t nh_la_qrdiff_work_size(int n, int r, int deriv);
+/* Column k's remainder x = R[k:n, k] of a factorization with a reference (xref) counts as
+ * reversed when its cosine with the reference direction is below this: x passed through 0
+ * (column k became dependent on the columns before it and independent again: a rank change
+ * of A) rather than turned, which needs a turn of more than 120 degrees within a time step. */
+#define NH_LA_QRDIFF_REVERSED_COS (-0.5)
+
 /* A (n x r, r <= n) = Q R by r explicit Householder reflections I - 2 w w^T with the sign
  * vector s (r): s_k = +-1 fixes reflection k; s_k = 0 picks sign(R_kk) and writes it back.
+ * xref (Nullable, r x n): with s_k = 0, receives the unit direction of column k's remainder
+ * x (zeros before k); with s_k = +-1, the reference: where x is reversed against it
+ * (NH_LA_QRDIFF_REVERSED_COS) reflection k takes -s_k. Then the reflection, Q and R go on
+ * smoothly through a point where x passes through 0 (R_kk = -s_k |x| changes sign there),
+ * where a fixed sign turns the reflection discontinuously (s is not written in that case).
  * Q (n x n) full. With dA (n slices of n x r, dA + i n r = dA/dq_i) and dQ (n slices of
  * n x n, Nullable together), also dQ/dq_i (Celledoni et al. Algorithm 1, corrected).
  * Returns 0, or NH_ERR_SINGULAR when a column is (numerically) dependent or the sign makes
  * the reflection degenerate. The last n - r columns of Q span ker A^T. */
-int nh_la_qrdiff(int n, int r, const double *A, const double *dA, double *s, double *Q, double *dQ,
-                 unsigned flags, double *work);
+int nh_la_qrdiff(int n, int r, const double *A, const double *dA, double *s, double *xref, double *Q,
+                 double *dQ, unsigned flags, double *work);
 
 #endif

@@ -14,7 +14,13 @@
  *   dQ <- dQ - 2 dQ w w^T - 2 Q (dw w^T + w dw^T)          (the paper prints "+ 2 Q (...)": E8)
  * The sign vector s (s_k = +-1) must be the same for every factorization inside one time
  * step so that the frame is a smooth function of q; a zero entry is replaced by the stable
- * choice sign(R_kk) (sign(0) = +1) and written back. */
+ * choice sign(R_kk) (sign(0) = +1) and written back. Where column k becomes dependent on the
+ * columns before it (A loses rank), x passes through 0: x = t x1 + O(t^2) with t changing
+ * sign. With a fixed s_k the reflection turns there discontinuously (its vector
+ * x + s_k |x| e_k = t (x1 + s_k sign(t) |x1| e_k) + O(t^2)), with the sign s_k sign(t) it
+ * stays smooth (R_kk = -s_k t |x1| changes sign): the reference direction xref of x at the
+ * step's base point tells the two sides apart. The derivative formulas hold on either side
+ * with the sign taken. */
 #include <math.h>
 
 #include "la/la.h"
@@ -25,7 +31,7 @@ size_t nh_la_qrdiff_work_size(int n, int r, int deriv) {
   return nn * (size_t)r * (deriv ? nn + 1 : 1) + 6 * nn + (size_t)r * 2;
 }
 
-int nh_la_qrdiff(int n, int r, const double *A, const double *dA, double *s, double *Q,
+int nh_la_qrdiff(int n, int r, const double *A, const double *dA, double *s, double *xref, double *Q,
                  double *dQ, unsigned flags, double *work) {
   if (n < 1 || r < 0 || r > n) return NH_ERR_ARG;
   const size_t nn = (size_t)n, nr = (size_t)n * (size_t)r;
@@ -47,12 +53,22 @@ int nh_la_qrdiff(int n, int r, const double *A, const double *dA, double *s, dou
     double sig2 = 0.0;
     for (int j = k; j < n; j++) sig2 += R[(size_t)j * r + k] * R[(size_t)j * r + k];
     double sigma = sqrt(sig2), rkk = R[(size_t)k * r + k];
-    if (s[k] == 0.0) s[k] = rkk < 0.0 ? -1.0 : 1.0;
-    double nw2 = 2.0 * (sig2 + s[k] * rkk * sigma);
+    double sk = s[k];
+    if (sk == 0.0) {
+      // the stable choice, and the reference direction of x for the factorizations after it
+      sk = s[k] = rkk < 0.0 ? -1.0 : 1.0;
+      for (int j = 0; xref && j < n; j++) xref[(size_t)k * nn + j] = j < k || !(sigma > 0.0) ? 0.0 : R[(size_t)j * r + k] / sigma;
+    } else if (xref && sigma > 0.0) {
+      // x reversed against the reference: it passed through 0, the sign follows it
+      double c = 0.0;
+      for (int j = k; j < n; j++) c += R[(size_t)j * r + k] * xref[(size_t)k * nn + j];
+      if (c < NH_LA_QRDIFF_REVERSED_COS * sigma) sk = -sk;
+    }
+    double nw2 = 2.0 * (sig2 + sk * rkk * sigma);
     if (!(sigma > 0.0) || !(nw2 > 0.0)) return NH_ERR_SINGULAR;
     double nw = sqrt(nw2);
     for (int j = 0; j < n; j++) wt[j] = j < k ? 0.0 : R[(size_t)j * r + k];
-    wt[k] = rkk + s[k] * sigma;
+    wt[k] = rkk + sk * sigma;
     for (int j = 0; j < n; j++) w[j] = wt[j] / nw;
     for (int c = 0; c < r; c++) {
       double a = 0.0;
@@ -67,7 +83,7 @@ int nh_la_qrdiff(int n, int r, const double *A, const double *dA, double *s, dou
       for (int j = k; j < n; j++) dsig += dRv[(size_t)j * r + k] * R[(size_t)j * r + k];
       dsig /= sigma;
       for (int j = 0; j < n; j++) dwt[j] = j < k ? 0.0 : dRv[(size_t)j * r + k];
-      dwt[k] = dRv[(size_t)k * r + k] + s[k] * dsig;
+      dwt[k] = dRv[(size_t)k * r + k] + sk * dsig;
       double dnw = nh_la_dot(n, dwt, wt) / nw;
       for (int j = 0; j < n; j++) dw[j] = (dwt[j] * nw - wt[j] * dnw) / nw2;
       for (int c = 0; c < r; c++) {

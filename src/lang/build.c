@@ -3,6 +3,7 @@
  * nh_model from the definition this makes. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,8 @@
 nh_load_opts nh_load_opts_default(void) {
   nh_load_opts o;
   memset(&o, 0, sizeof o);
+  o.cc_time_limit = NH_CODEGEN_TIME_LIMIT;
+  o.cc_memory_limit = NH_CODEGEN_MEMORY_LIMIT;
   o.internal_cookie = NH_LOAD_COOKIE;
   return o;
 }
@@ -59,6 +62,12 @@ int mf_prepare(mf *m, const char *text, const char *filename, const nh_load_opts
   defaults = nh_load_opts_default();
   if (opts && opts->internal_cookie != NH_LOAD_COOKIE) {
     nh_set_msg(msg, msg_size, "load options not initialised with nh_load_opts_default()");
+    return NH_ERR_ARG;
+  }
+  if (opts && (!(opts->cc_time_limit >= 0.0) || !(opts->cc_memory_limit >= 0.0) || !isfinite(opts->cc_time_limit) ||
+               !isfinite(opts->cc_memory_limit))) {
+    nh_set_msg(msg, msg_size, "the compiler's limits must be finite and >= 0 (cc_time_limit %g s, cc_memory_limit %g MiB)",
+               opts->cc_time_limit, opts->cc_memory_limit);
     return NH_ERR_ARG;
   }
   if (opts && opts->nset > 0 && (!opts->set_names || !opts->set_values)) {
@@ -140,18 +149,24 @@ nh_model *mf_build(mf *m, char *msg, size_t msg_size) {
     d.v0 = m->v0;
   }
   d.ngap = m->ngap, d.gap_names = gn, d.impact = law; /* on q, or on an almost-Poisson state */
-  char why[512] = "";
+  char why[1024] = "";
   int rc = NH_ERR_UNSUPPORTED;
   if (m->opts->backend != NH_BACKEND_TAPE) rc = mf_evaluators(m, &d, 1, why, sizeof why);
+  // the compiler past its budget: the tape, with a note (NH_BACKEND_AUTO); an interrupted
+  // compile fails the load whatever the back end
+  const int budget = rc == MF_CC_OVER_TIME || rc == MF_CC_OVER_MEMORY;
   nh_model *model = NULL;
-  if (rc != NH_OK && m->opts->backend == NH_BACKEND_CODEGEN) {
+  if (rc == NH_INTERRUPTED) {
+    nh_set_msg(msg, msg_size, "%s: %s", m->file, why);
+  } else if (rc != NH_OK && m->opts->backend == NH_BACKEND_CODEGEN) {
     nh_set_msg(msg, msg_size, "%s: compiled evaluation is not available: %s", m->file, why);
-  } else if (rc != NH_OK && (rc = mf_evaluators(m, &d, 0, why, sizeof why)) != NH_OK) {
+  } else if (rc != NH_OK && (rc = mf_evaluators(m, &d, 0, NULL, 0)) != NH_OK) {
     nh_set_msg(msg, msg_size, "%s: out of memory", m->file);
   } else if (!(model = nh_model_create(&d, msg, msg_size))) {
     d.user_free((void *)(uintptr_t)d.user);
   }
   if (model) {
+    if (budget) mf_eval_set_note(model->user, m->file, why);
     mf_eval_set_model(model->user, model);
     if (model->gram_constant) model->gni_kernel = mf_eval_gni_kernel(model->user, &model->gni_kernel_code, &model->gni_kernel_M);
   }
@@ -240,6 +255,10 @@ nh_model *nh_model_load(const char *path, const nh_load_opts *opts, char *msg, s
 }
 
 const char *nh_model_backend(const nh_model *model) { return model ? model->backend : ""; }
+
+const char *nh_model_backend_note(const nh_model *model) {
+  return model && model->user_free == mf_eval_free ? mf_eval_note(model->user) : "";
+}
 
 void nh_free(void *p) { free(p); }
 

@@ -11,20 +11,20 @@
  * The source is hashed (FNV-1a, 64 bits, with the compiler and its flags); the shared object
  * nholo-HASH.so in the cache directory is reused when present, else compiled to a temporary
  * name and renamed into place (atomic, so concurrent loads are safe). The compiler's output
- * goes to nholo-HASH.log beside it. Nothing here prints. */
+ * goes to nholo-HASH.log beside it. The compiler runs within a budget of time and memory
+ * (nh_load_opts.cc_time_limit, cc_memory_limit; codegen_cc.c); a model past it is recorded
+ * in nholo-HASH.budget. Nothing here prints. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lang/mf.h"
@@ -37,8 +37,6 @@
 static const char *const cc_flags[] = {"-std=c99", "-O2", "-fPIC", "-shared", "-ffp-contract=off",
                                        "-w"};
 #define N_CC_FLAGS (sizeof cc_flags / sizeof cc_flags[0])
-
-extern char **environ;
 
 /* ---- emission ------------------------------------------------------------------------------- */
 
@@ -338,41 +336,92 @@ static void cache_dir(const nh_load_opts *o, char *out, size_t size) {
   else snprintf(out, size, "/tmp/nholo-cache");
 }
 
-/* run cc on src into so; its output goes to log. 0, or a reason in why */
-static int compile(const char *cc, const char *src, const char *so, const char *log, char *why,
-                   size_t why_size) {
-  const char *argv[N_CC_FLAGS + 8];
-  size_t n = 0;
-  argv[n++] = cc;
-  for (size_t i = 0; i < N_CC_FLAGS; i++) argv[n++] = cc_flags[i];
-  argv[n++] = "-o";
-  argv[n++] = so;
-  argv[n++] = src;
-  argv[n++] = "-lm";
-  argv[n] = NULL;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, cc, &fa, NULL, (char *const *)argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    nh_set_msg(why, why_size, "cannot run the C compiler '%s' (%s)", cc, strerror(rc));
-    return -1;
+/* the record of a model whose compiler passed its budget ("time SECONDS PID" or "memory MIB
+ * PID": the limit passed, the process that saw it): MF_CC_OVER_TIME or MF_CC_OVER_MEMORY with
+ * the reason when the limits of o are no larger (said as remembered unless this process wrote
+ * it: `check` loads twice), else 0 (compile) */
+static int budget_recorded(const char *path, const nh_load_opts *o, char *why, size_t why_size) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char kind[16], where[4200] = "";
+  double lim;
+  long pid = 0;
+  const int n = fscanf(f, "%15s %lf %ld", kind, &lim, &pid);
+  fclose(f);
+  if (n < 2) return 0;
+  if (pid != (long)getpid()) snprintf(where, sizeof where, " on this model (remembered in %s)", path);
+  if (strcmp(kind, "time") == 0 && o->cc_time_limit > 0.0 && o->cc_time_limit <= lim) {
+    nh_set_msg(why, why_size, "the C compiler exceeded its time limit (%g s)%s", lim, where);
+    return MF_CC_OVER_TIME;
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) {
-      nh_set_msg(why, why_size, "waiting for the C compiler failed (%s)", strerror(errno));
-      return -1;
-    }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    nh_set_msg(why, why_size, "the C compiler '%s' failed (see %s)", cc, log);
-    return -1;
+  if (strcmp(kind, "memory") == 0 && o->cc_memory_limit > 0.0 && o->cc_memory_limit <= lim) {
+    nh_set_msg(why, why_size, "the C compiler exceeded its memory limit (%g MiB)%s", lim, where);
+    return MF_CC_OVER_MEMORY;
   }
   return 0;
+}
+
+/* remember that the compiler passed a limit (written in work, renamed into place) */
+static void budget_record(const char *path, const char *work, int over, const nh_load_opts *o) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s/budget", work);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return;
+  const int ok = fprintf(f, "%s %.17g %ld\n", over == MF_CC_OVER_TIME ? "time" : "memory",
+                         over == MF_CC_OVER_TIME ? o->cc_time_limit : o->cc_memory_limit, (long)getpid()) > 0;
+  if (fclose(f) == 0 && ok) rename(tmp, path);
+}
+
+/* remove the work directory of a compile and whatever is in it (the source, the object, the
+ * compiler's temporaries after it was killed) */
+static void remove_work(const char *work) {
+  DIR *d = opendir(work);
+  struct dirent *e;
+  char path[4400];
+  while (d && (e = readdir(d)))
+    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+      snprintf(path, sizeof path, "%s/%s", work, e->d_name);
+      remove(path);
+    }
+  if (d) closedir(d);
+  rmdir(work);
+}
+
+/* Compile src with cc into so (renamed into place), in a private work directory of dir that is
+ * the compiler's TMPDIR and is removed afterwards, within o's budget (codegen_cc.c); the
+ * compiler's output goes to the log nholo-HASH.log (removed when the compile was cut short).
+ * NH_OK, or mf_cc_run's outcome with the reason in why; a budget passed is recorded. */
+static int compile_model(const char *cc, const char *src, const char *dir, unsigned long long h, const char *so,
+                         const nh_load_opts *o, char *why, size_t why_size) {
+  char work[4096], csrc[4200], tmp_so[4200], log[4096], budget[4096];
+  snprintf(work, sizeof work, "%s/nholo-%016llx.XXXXXX", dir, h);
+  snprintf(log, sizeof log, "%s/nholo-%016llx.log", dir, h);
+  snprintf(budget, sizeof budget, "%s/nholo-%016llx.budget", dir, h);
+  if (!mkdtemp(work)) {
+    nh_set_msg(why, why_size, "cannot create a work directory in %s (%s)", dir, strerror(errno));
+    return NH_ERR_UNSUPPORTED;
+  }
+  snprintf(csrc, sizeof csrc, "%s/model.c", work);
+  snprintf(tmp_so, sizeof tmp_so, "%s/model.so", work);
+  FILE *f = fopen(csrc, "w");
+  int written = f && fputs(src, f) >= 0;
+  if (f && fclose(f) != 0) written = 0;
+  int rc = NH_ERR_UNSUPPORTED;
+  if (!written) {
+    nh_set_msg(why, why_size, "cannot write %s", csrc);
+  } else {
+    const mf_cc_job job = {cc, cc_flags, (int)N_CC_FLAGS, csrc, tmp_so, log, work, o->cc_time_limit, o->cc_memory_limit,
+                           o->cancel};
+    rc = mf_cc_run(&job, why, why_size);
+    if (rc == NH_OK && rename(tmp_so, so) != 0) {
+      nh_set_msg(why, why_size, "cannot move the compiled model into %s", so);
+      rc = NH_ERR_UNSUPPORTED;
+    }
+    if (rc == MF_CC_OVER_TIME || rc == MF_CC_OVER_MEMORY) budget_record(budget, work, rc, o);
+    if (rc == MF_CC_OVER_TIME || rc == MF_CC_OVER_MEMORY || rc == NH_INTERRUPTED) remove(log);
+  }
+  remove_work(work);
+  return rc;
 }
 
 /* *slot = the function named name in handle; -1 with a reason when it is missing */
@@ -400,33 +449,21 @@ int mf_codegen_load(const mf *m, mf_fns *fns, void **dl, char *why, size_t why_s
   uint64_t h = fnv1a(0xcbf29ce484222325ULL, src);
   h = fnv1a(h, cc);
   for (size_t i = 0; i < N_CC_FLAGS; i++) h = fnv1a(h, cc_flags[i]);
-  char dir[3072], so[4096], tmp_so[4096], csrc[4096], log[4096];
+  char dir[3072], so[4096];
   cache_dir(m->opts, dir, sizeof dir);
   snprintf(so, sizeof so, "%s/nholo-%016llx.so", dir, (unsigned long long)h);
   int rc = NH_ERR_UNSUPPORTED;
   if (access(so, R_OK) != 0) {
+    char budget[4096];
+    snprintf(budget, sizeof budget, "%s/nholo-%016llx.budget", dir, (unsigned long long)h);
     if (make_dirs(dir) != 0) {
       nh_set_msg(why, why_size, "cannot create the cache directory %s (%s)", dir, strerror(errno));
       goto done;
     }
-    long pid = (long)getpid();
-    snprintf(csrc, sizeof csrc, "%s/nholo-%016llx.%ld.c", dir, (unsigned long long)h, pid);
-    snprintf(tmp_so, sizeof tmp_so, "%s/nholo-%016llx.%ld.so", dir, (unsigned long long)h, pid);
-    snprintf(log, sizeof log, "%s/nholo-%016llx.log", dir, (unsigned long long)h);
-    FILE *f = fopen(csrc, "w");
-    if (!f || fputs(src, f) < 0 || fclose(f) != 0) {
-      if (f) fclose(f);
-      nh_set_msg(why, why_size, "cannot write %s", csrc);
-      remove(csrc);
+    if ((rc = budget_recorded(budget, m->opts, why, why_size)) != 0 ||
+        (rc = compile_model(cc, src, dir, (unsigned long long)h, so, m->opts, why, why_size)) != NH_OK)
       goto done;
-    }
-    int ok = compile(cc, csrc, tmp_so, log, why, why_size) == 0;
-    remove(csrc);
-    if (!ok || rename(tmp_so, so) != 0) {
-      if (ok) nh_set_msg(why, why_size, "cannot move the compiled model into %s", so);
-      remove(tmp_so);
-      goto done;
-    }
+    rc = NH_ERR_UNSUPPORTED;
   }
   void *handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {

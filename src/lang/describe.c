@@ -223,7 +223,11 @@ char *nh_model_describe(const char *path, const nh_load_opts *opts, char *msg, s
   else
     describe_mechanical(&b, m, model, names);
   describe_monitors(&b, m, model, names);
-  nh_text_printf(&b, "evaluation: %s\n", model->backend);
+  // the back end, and why the tape when the compiler passed its budget (the note without "FILE: ")
+  const char *note = nh_model_backend_note(model);
+  const size_t nf = strlen(m->file);
+  if (strncmp(note, m->file, nf) == 0 && note[nf] == ':') note += nf + 2;
+  nh_text_printf(&b, "evaluation: %s%s%s%s\n", model->backend, note[0] ? " (" : "", note, note[0] ? ")" : "");
   if (b.nomem) {
     nh_set_msg(msg, msg_size, "out of memory");
     goto fail;

@@ -5,6 +5,7 @@
  * slots in a per-thread buffer that grows once (the model stays shareable between threads).
  * Generated C brings its own evaluators (codegen.c), which the model calls directly. */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@ typedef struct mf_eval {
    * the monitors run compiled (mon, lambda passed as its user pointer) or on the tape */
   const nh_model *model;
   nh_monitor_fn mon;
+  char note[1200]; /* why the tape although the compiler was tried (nh_model_backend_note) */
 } mf_eval;
 
 /* per-thread scratch: tape slots and the split outputs of pair groups, grown once. Two
@@ -277,6 +279,16 @@ int mf_eval_compiled(const mf *m, mf_fns *fns, void **user, char *why, size_t wh
   if (k && code && M) memcpy(&u->gni, &k, sizeof k), u->gni_code = *code, u->gni_M = M;
   *user = u;
   return NH_OK;
+}
+
+void mf_eval_set_note(void *user, const char *file, const char *why) {
+  mf_eval *u = user;
+  if (u) snprintf(u->note, sizeof u->note, "%s: %s", file, why);
+}
+
+const char *mf_eval_note(const void *user) {
+  const mf_eval *u = user;
+  return u ? u->note : "";
 }
 
 nh_gni_kernel_fn mf_eval_gni_kernel(void *user, int *code, const double **M) {

@@ -271,6 +271,10 @@ int mf_eval_tapes(const mf *m, mf_fns *fns, void **user);
 int mf_eval_compiled(const mf *m, mf_fns *fns, void **user, char *why, size_t why_size);
 /* Release the user data of either (NULL allowed). */
 void mf_eval_free(void *user);
+/* The note of a model that runs on the tape because the compiler passed its budget: "FILE:
+ * WHY" into the user data of the tapes; the note, or "" */
+void mf_eval_set_note(void *user, const char *file, const char *why);
+const char *mf_eval_note(const void *user);
 /* Give the user data of either its model, once built (monitors that read the multipliers
  * compute them with nh_model_accel). */
 void mf_eval_set_model(void *user, const nh_model *model);
@@ -281,6 +285,25 @@ void mf_eval_set_model(void *user, const nh_model *model);
  * the handle. Returns NH_OK, or NH_ERR_UNSUPPORTED with the reason in why (the caller may
  * fall back to tapes). */
 int mf_codegen_load(const mf *m, mf_fns *fns, void **dl, char *why, size_t why_size);
+/* mf_codegen_load's outcomes besides NH_OK, NH_ERR_UNSUPPORTED and NH_INTERRUPTED (the
+ * load's cancellation flag): the compiler passed its time or memory limit (why says which) */
+#define MF_CC_OVER_TIME 101
+#define MF_CC_OVER_MEMORY 102
+/* The C compiler's run (codegen_cc.c): cc flags... -o so src -lm, its output to log, its
+ * temporaries in tmpdir, within seconds of wall time and mib MiB of address space (0: no
+ * limit), stopped when *cancel (Nullable) is set. NH_OK; NH_ERR_UNSUPPORTED (it could not run
+ * or failed), MF_CC_OVER_TIME, MF_CC_OVER_MEMORY or NH_INTERRUPTED, the compiler and its
+ * children killed, with the reason in why. */
+#define MF_CC_MAX_ARGS 16
+typedef struct mf_cc_job {
+  const char *cc;
+  const char *const *flags;
+  int nflags;
+  const char *src, *so, *log, *tmpdir;
+  double seconds, mib;
+  const volatile sig_atomic_t *cancel;
+} mf_cc_job;
+int mf_cc_run(const mf_cc_job *job, char *why, size_t why_size);
 /* Unload a handle of mf_codegen_load (NULL allowed). */
 void mf_codegen_unload(void *dl);
 /* The C source of m's evaluators (malloc'd), or NULL when out of memory. */

@@ -174,6 +174,23 @@ static int gf_residual(const double *Z, double *R, double *J, void *user) {
   return 0;
 }
 
+/* whether the rows of A(q) are dependent (NH_CONSTRAINT_RANK_TOL): modified Gram-Schmidt on
+ * the rows, in c->a (nc x n) */
+static int rows_dependent(gf_ctx *c, const double *q) {
+  const int n = c->n, nc = c->nc;
+  if (nh_cb(c->model->constraint(q, c->zero, c->A, NULL, c->model->user))) return 0;
+  for (int k = 0; k < nc; k++) {
+    double *u = c->a + (size_t)k * n;
+    nh_la_copy(n, c->A + (size_t)k * n, u);
+    const double norm = sqrt(nh_la_dot(n, u, u));
+    for (int j = 0; j < k; j++) nh_la_axpy(n, -nh_la_dot(n, c->a + (size_t)j * n, u), c->a + (size_t)j * n, u);
+    const double rest = sqrt(nh_la_dot(n, u, u));
+    if (!(rest > NH_CONSTRAINT_RANK_TOL * norm)) return 1;
+    nh_la_scale(n, 1.0 / rest, u);
+  }
+  return 0;
+}
+
 static int gf_step(nh_stepper *st, double t, const double *x0, double h, double *x1, double *err) {
   (void)t;
   const nh_model *mod = st->model;
@@ -218,6 +235,9 @@ static int gf_step(nh_stepper *st, double t, const double *x0, double h, double 
   rc = nh_newton(c->K, gf_residual, c, 1, 0.0, Z, &ns, nwork, NULL);
   nh_stepper_solved(st, ns.iters, ns.residual);
   st->evals += ns.iters + 1;
+  // a singular Newton matrix from rows of A that are dependent at the base point (the
+  // multipliers are not determined there): say so
+  if (rc == NH_ERR_SINGULAR && rows_dependent(c, x0)) return NH_ERR_CONSTRAINT_RANK;
   if (rc) return rc;
   // v' = M(q')^-1 p'
   if ((rc = chol_u(c, Z, Z + n))) return rc;

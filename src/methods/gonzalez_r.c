@@ -4,7 +4,9 @@
  * Nonholonomic Systems", sec. 3.3, Algorithm 1, Remark 3.5; spec 002 M4, M5).
  *
  * Frame: the Householder QR of A(q)^T = Q R (src/la/qrdiff.c); X(q) = the last m = nq - nc
- * columns of Q (A X = 0, Euclidean-orthonormal), with the sign vector s fixed in a step.
+ * columns of Q (A X = 0, Euclidean-orthonormal), with the sign vector s fixed in a step
+ * (each sign following its column where A changes rank inside the step: qrdiff's sign
+ * continuation; a base point where A has dependent rows: NH_ERR_CONSTRAINT_RANK).
  * Reduced state zeta = (q, rho), rho = X^T p, p = M v. With gD = X^T M X, y = gD^-1 rho,
  * u = X y (the velocity), p = M u:
  *   (16a) p = M X gD^-1 rho            (16b) rho = X^T p
@@ -33,12 +35,18 @@
 
 /* smallest increment of the GONZALEZ-R-FD frame differences (partial steps near h = 0) */
 #define NH_GR_FD_MIN 1e-6
+/* Rank: where the rows of A are dependent at the step's base point (NH_CONSTRAINT_RANK_TOL,
+ * method_impl.h) the frame X, which must span the limit of ker A from the points of full
+ * rank, is not determined by A(q): the step ends with NH_ERR_CONSTRAINT_RANK. Inside a step
+ * the frame goes on through such points (qrdiff's sign continuation); one where a column is
+ * exactly dependent (the QR fails) is a positive status: the caller takes a shorter step. */
 
 typedef struct gr_ctx {
   const nh_model *model;
   int n, r, m, fd;
+  int follow; /* the QR signs follow column reversals (xref): in a step, not in a fixed chart */
   double delta;
-  double *s, *A, *At, *dA, *dAt, *Q, *dQ, *qrw, *X, *dX, *Xp, *qp;
+  double *s, *xref, *A, *At, *dA, *dAt, *Q, *dQ, *qrw, *X, *dX, *Xp, *qp;
   double *M, *MX, *gD, *dM, *dV, *y, *u, *p, *Dp, *Mm, *zero, *dw;
   double *zeta, *zeta1, *dgw;
   nh_dg_sys sys;
@@ -51,7 +59,7 @@ typedef struct gr_ctx {
 
 static size_t gr_work_size(const nh_model *mod) {
   size_t n = (size_t)mod->nq, r = (size_t)mod->nc, m = n - r, N = n + m;
-  return GR_CTX_DOUBLES + r + 4 * n * r + n * n * r * 2 + n * n + n * n * n +
+  return GR_CTX_DOUBLES + r + r * n + 4 * n * r + n * n * r * 2 + n * n + n * n * n +
          nh_la_qrdiff_work_size((int)n, (int)r, 1) + n * m * 2 + n * n * m + n + n * n + n * m + m * m +
          n * n * n + n + m + 2 * n + n * m + m * m + n + nh_model_deriv_work_size(mod) + 2 * N +
          nh_dg_work_size((int)N) + 16;
@@ -72,8 +80,9 @@ static gr_ctx *carve(nh_stepper *st, int fd) {
   size_t n = (size_t)mod->nq, r = (size_t)mod->nc, m = n - r, N = n + m;
   double *w = st->work + GR_CTX_DOUBLES;
   c->model = mod;
-  c->n = (int)n, c->r = (int)r, c->m = (int)m, c->fd = fd;
+  c->n = (int)n, c->r = (int)r, c->m = (int)m, c->fd = fd, c->follow = 0;
   c->s = w, w += r;
+  c->xref = w, w += r * n;
   c->A = w, w += n * r;
   c->At = w, w += n * r;
   c->dA = w, w += n * n * r;
@@ -119,7 +128,7 @@ static int frame_plain(gr_ctx *c, const double *q, double *X) {
   if (r == 0) return frame_identity(c, X), 0;
   if ((rc = nh_cb(c->model->constraint(q, c->zero, c->A, NULL, c->model->user)))) return rc;
   nh_la_transpose(r, n, c->A, c->At);
-  if ((rc = nh_la_qrdiff(n, r, c->At, NULL, c->s, c->Q, NULL, 0, c->qrw))) return rc;
+  if ((rc = nh_la_qrdiff(n, r, c->At, NULL, c->s, c->follow ? c->xref : NULL, c->Q, NULL, 0, c->qrw))) return rc;
   for (int j = 0; j < n; j++)
     for (int a = 0; a < m; a++) X[(size_t)j * m + a] = c->Q[(size_t)j * n + r + a];
   return 0;
@@ -154,7 +163,7 @@ static int frame_deriv(gr_ctx *c, const double *q) {
   nh_la_transpose(r, n, c->A, c->At);
   if ((rc = nh_model_constraint_deriv(c->model, q, c->dA, c->dw))) return rc;
   for (int i = 0; i < n; i++) nh_la_transpose(r, n, c->dA + (size_t)i * r * n, c->dAt + (size_t)i * n * r);
-  if ((rc = nh_la_qrdiff(n, r, c->At, c->dAt, c->s, c->Q, c->dQ, 0, c->qrw))) return rc;
+  if ((rc = nh_la_qrdiff(n, r, c->At, c->dAt, c->s, c->follow ? c->xref : NULL, c->Q, c->dQ, 0, c->qrw))) return rc;
   for (int j = 0; j < n; j++)
     for (int a = 0; a < m; a++) c->X[(size_t)j * m + a] = c->Q[(size_t)j * n + r + a];
   for (int i = 0; i < n; i++)
@@ -190,8 +199,8 @@ static int gr_eval(const double *zeta, double *H, double *dH, double *Pi, void *
   const double *q = zeta, *rho = zeta + n;
   const int deriv = dH || Pi;
   int rc;
-  // frame, metric, y = dH/drho
-  if ((rc = deriv ? frame_deriv(c, q) : frame_plain(c, q, c->X))) return rc;
+  // frame, metric, y = dH/drho (in a step, a point where the QR breaks: a shorter step)
+  if ((rc = deriv ? frame_deriv(c, q) : frame_plain(c, q, c->X))) return c->follow && rc == NH_ERR_SINGULAR ? 1 : rc;
   if ((rc = metric(c, q, rho))) return rc;
   double V = 0.0;
   if (mod->potential && (rc = nh_cb(mod->potential(q, H ? &V : NULL, deriv ? c->dV : NULL, mod->user)))) return rc;
@@ -236,14 +245,31 @@ static int gr_eval(const double *zeta, double *H, double *dH, double *Pi, void *
   return 0;
 }
 
+/* the frame at a base point q with new signs (and their reference directions when c->follow):
+ * NH_ERR_CONSTRAINT_RANK where the rows of A(q) are dependent (NH_CONSTRAINT_RANK_TOL) */
+static int frame_base(gr_ctx *c, const double *q) {
+  const int n = c->n, r = c->r;
+  for (int k = 0; k < r; k++) c->s[k] = 0.0;
+  int rc = frame_plain(c, q, c->X);
+  if (rc) return rc == NH_ERR_SINGULAR ? NH_ERR_CONSTRAINT_RANK : rc;
+  // |R_kk| = |Q_k . A_k| against |A_k| (A and Q of that factorization)
+  for (int k = 0; k < r; k++) {
+    const double *Ak = c->A + (size_t)k * n;
+    double rkk = 0.0;
+    for (int j = 0; j < n; j++) rkk += c->Q[(size_t)j * n + k] * Ak[j];
+    if (!(fabs(rkk) > NH_CONSTRAINT_RANK_TOL * sqrt(nh_la_dot(n, Ak, Ak)))) return NH_ERR_CONSTRAINT_RANK;
+  }
+  return 0;
+}
+
 static int gr_step_impl(nh_stepper *st, const double *x0, double h, double *x1, int fd, nh_dg_kind kind) {
   gr_ctx *c = carve(st, fd);
   const int n = c->n, m = c->m;
   int rc;
   c->delta = fmax(fabs(h), NH_GR_FD_MIN);
-  // signs and frame at the base point, rho = X^T M v
-  for (int k = 0; k < c->r; k++) c->s[k] = 0.0;
-  if ((rc = frame_plain(c, x0, c->X))) return rc;
+  // signs, their reference directions and the frame at the base point, rho = X^T M v
+  c->follow = 1;
+  if ((rc = frame_base(c, x0))) return rc;
   if ((rc = nh_cb(c->model->mass(x0, c->M, c->model->user)))) return rc;
   nh_la_gemv(n, n, c->M, x0 + n, c->p);
   memcpy(c->zeta, x0, sizeof(double) * (size_t)n);
@@ -258,7 +284,8 @@ static int gr_step_impl(nh_stepper *st, const double *x0, double h, double *x1, 
   st->evals += ns.iters;
   if (rc) return rc;
   // back to (q', v'), v' = X' gD'^-1 rho'  (16a)
-  if ((rc = frame_plain(c, c->zeta1, c->X)) || (rc = metric(c, c->zeta1, c->zeta1 + n))) return rc;
+  if ((rc = frame_plain(c, c->zeta1, c->X))) return rc == NH_ERR_SINGULAR ? 1 : rc;
+  if ((rc = metric(c, c->zeta1, c->zeta1 + n))) return rc;
   memcpy(x1, c->zeta1, sizeof(double) * (size_t)n);
   nh_la_gemv(n, m, c->X, c->y, x1 + n);
   return 0;
@@ -292,11 +319,7 @@ int nh_dstar_step(nh_stepper *st, const double *x0, double h, double *x1, int ki
 /* the D* model of nh_model_dstar_create (src/methods/dstar.c): st holds the Lagrangian model
  * and gr_work_size doubles; the chart's signs are fixed once at q */
 size_t nh_dstar_ctx_size(const nh_model *mod) { return gr_work_size(mod); }
-int nh_dstar_chart(nh_stepper *st, const double *q) {
-  gr_ctx *c = carve(st, 0);
-  for (int k = 0; k < c->r; k++) c->s[k] = 0.0;
-  return frame_plain(c, q, c->X);
-}
+int nh_dstar_chart(nh_stepper *st, const double *q) { return frame_base(carve(st, 0), q); }
 int nh_dstar_eval(nh_stepper *st, const double *x, double *H, double *dH, double *Pi) {
   return gr_eval(x, H, dH, Pi, carve(st, 0));
 }

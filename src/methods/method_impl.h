@@ -165,6 +165,15 @@ extern const nh_method nh_method_si_dla;
 extern const nh_method nh_method_i_dla;
 extern const nh_method nh_method_spark;
 
+/* The constraint rows count as dependent at a step's base point q when one keeps less than
+ * this fraction of its norm after the rows before it (Gram-Schmidt, or |R_kk| <= tol |A_k| in
+ * the QR of A^T): A has lost rank there, a singular configuration of the model. The methods
+ * that need the rows independent (the D* frame of avf, gonzalez, itoh-abe, gonzalez-r and
+ * gonzalez-r-fd; gonzalez-f's multiplier system) end with NH_ERR_CONSTRAINT_RANK there. For
+ * the frame: its direction errs by about eps / (|R_kk| / |A_k|) next to such a point, and
+ * mapping v onto it loses that error squared of the energy, 5e-12 at this bound. */
+#define NH_CONSTRAINT_RANK_TOL 1e-10
+
 /* The D* form of a mechanical model with 1 <= nc < nq constraints and no force (src/methods/
  * gonzalez_r.c): the discrete-gradient step of kind (nh_dg_kind) on (q, rho), rho the momentum
  * in the differentiated-QR frame of D fixed at x0, from and back to (q, v); its workspace

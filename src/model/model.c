@@ -505,14 +505,28 @@ static double quad_rows(int n, const int *rows, const int *cols, const double *M
   return T;
 }
 
-int nh_model_energy_given_M(const nh_model *m, const double *q, const double *v, const double *M, double *E) {
+/* E = 1/2 v^T M v + V(q) and its kinetic part (inlined in each exported form: the driver calls
+ * them at every step) */
+static inline int energy_parts(const nh_model *m, const double *q, const double *v, const double *M, double *E,
+                               double *Tk) {
   int rc;
   double T = m->mass_rows && m->nq >= NH_MODEL_SPARSE_MIN ? quad_rows(m->nq, m->mass_rows, m->mass_cols, M, v)
                                                           : quad(m->nq, M, v);
   double V = 0.0;
   if (m->potential && (rc = nh_cb(m->potential(q, &V, NULL, m->user)))) return rc;
   *E = 0.5 * T + V;
+  *Tk = 0.5 * T;
   return 0;
+}
+
+int nh_model_energy_kin_given_M(const nh_model *m, const double *q, const double *v, const double *M, double *E,
+                                double *T) {
+  return energy_parts(m, q, v, M, E, T);
+}
+
+int nh_model_energy_given_M(const nh_model *m, const double *q, const double *v, const double *M, double *E) {
+  double T;
+  return energy_parts(m, q, v, M, E, &T);
 }
 
 int nh_model_energy_ws(const nh_model *m, const double *q, const double *v, double *M, double *E) {
@@ -561,11 +575,19 @@ int nh_model_residual_ws(const nh_model *m, const double *q, const double *v, do
   return 0;
 }
 
-int nh_model_energy_clean_ws(const nh_model *m, const double *q, const double *v, double *M, double *E) {
+int nh_model_energy_clean_kin_ws(const nh_model *m, const double *q, const double *v, double *M, double *E, double *T) {
   const int sparse = m->mass_sparse && m->nq >= NH_MODEL_SPARSE_MIN;
   int rc = nh_cb(sparse ? m->mass_sparse(q, M, m->user) : m->mass(q, M, m->user));
   if (rc) return rc;
-  return nh_model_energy_given_M(m, q, v, M, E);
+  return energy_parts(m, q, v, M, E, T);
+}
+
+int nh_model_energy_clean_ws(const nh_model *m, const double *q, const double *v, double *M, double *E) {
+  const int sparse = m->mass_sparse && m->nq >= NH_MODEL_SPARSE_MIN;
+  int rc = nh_cb(sparse ? m->mass_sparse(q, M, m->user) : m->mass(q, M, m->user));
+  double T;
+  if (rc) return rc;
+  return energy_parts(m, q, v, M, E, &T);
 }
 
 int nh_model_residual_clean_ws(const nh_model *m, const double *q, const double *v, double *A, double *res) {

@@ -15,6 +15,9 @@ static inline int nh_cb(int rc) { return rc < 0 ? NH_ERR_CALLBACK : rc; }
 int nh_model_energy_ws(const nh_model *m, const double *q, const double *v, double *M, double *E);
 /* the same with M = M(q) given (not evaluated) */
 int nh_model_energy_given_M(const nh_model *m, const double *q, const double *v, const double *M, double *E);
+/* the same, with the kinetic part T = 1/2 v^T M v as well (E the same bits) */
+int nh_model_energy_kin_given_M(const nh_model *m, const double *q, const double *v, const double *M, double *E,
+                                double *T);
 
 /* max_k |A_k(q) v| (0 when nc = 0); A: (nc x nq) scratch, left holding A(q). */
 int nh_model_residual_ws(const nh_model *m, const double *q, const double *v, double *A, double *res);
@@ -48,6 +51,7 @@ void nh_gram_free(struct nh_gram *g);
 /* The _ws forms above for a buffer that is +0 outside the pattern on entry (zeroed once, then
  * only written by the model's evaluators): they may call the sparse-fill evaluator. */
 int nh_model_energy_clean_ws(const nh_model *m, const double *q, const double *v, double *M, double *E);
+int nh_model_energy_clean_kin_ws(const nh_model *m, const double *q, const double *v, double *M, double *E, double *T);
 int nh_model_residual_clean_ws(const nh_model *m, const double *q, const double *v, double *A, double *res);
 
 #endif

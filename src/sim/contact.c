@@ -374,9 +374,7 @@ static int contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
   memcpy(s->vtmp, s->x + (ode ? 0 : nq), sizeof(double) * (size_t)gd); /* the velocity (state) before, for the log */
   memcpy(s->x, s->xc, sizeof(double) * (size_t)nx);
   memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
-  s->stats.energy = Ea;
-  s->E_seg = Ea;
-  s->C_seg = Ea, s->C_unset = s->half;
+  new_segment(s, Ea);
   s->st.restart = 1;
   if ((rc = contact_log(s, gi, NH_CONTACT_CLOSE, reason, t_limit, ratio, lam, Eb, Ea))) return rc;
   *closed = 1;

@@ -112,46 +112,49 @@ SIM_INLINE int step_retry(nh_sim *s, const double *x0, double *x1, double *hp, i
   return 0;
 }
 
-/* energy E and constraint residual of the accepted state x (at s->t), which the method wrote
- * to xend (x itself, or a copy of it); then the monitor functions at x (plain: known to have
- * no projection, gaps or monitors) */
-SIM_INLINE int step_invariants(nh_sim *s, const double *xend, const double *x, double *Ep, double *resp,
-                               const int plain) {
+/* energy E (and its kinetic part T for the witness's scale, s->kin; else T = E) and constraint
+ * residual of the accepted state x (at s->t), which the method wrote to xend (x itself, or a
+ * copy of it); then the monitor functions at x (plain: known to have no projection, gaps or
+ * monitors) */
+SIM_INLINE int step_invariants(nh_sim *s, const double *xend, const double *x, double *Ep, double *Tp,
+                               double *resp, const int plain) {
   int rc;
-  double E, res;
+  double E, T, res;
   const nh_stepper *st = &s->st;
   if (st->end_x == xend && (plain || !s->model->project)) {
     if (!plain && s->ng > 0) {
       memcpy(s->M, st->end_M, sizeof(double) * (size_t)s->nq * (size_t)s->nq);
       memcpy(s->dyn.A, st->end_A, sizeof(double) * (size_t)s->nc * (size_t)s->nq);
     }
-    if (st->end_EA) {
-      E = st->end_E, res = st->end_res, rc = 0;
+    if (st->end_EA && !s->kin) { /* (a method's E: of a model without a potential, T = E) */
+      E = st->end_E, T = E, res = st->end_res, rc = 0;
     } else {
       nh_model_residual_given_A(s->model, x + s->nq, st->end_A, &res);
-      rc = nh_model_energy_given_M(s->model, x, x + s->nq, st->end_M, &E);
+      rc = nh_model_energy_kin_given_M(s->model, x, x + s->nq, st->end_M, &E, &T);
     }
   } else {
-    rc = energy(s, s->t, x, &E);
+    rc = energy_kin(s, s->t, x, &E, &T);
     if (!rc) rc = residual(s, x, &res);
   }
   if (rc || (!plain && (rc = monitors(s, s->t, x, s->m0)))) {
     sim_msg(s, "model evaluation failed at t = %.17g", s->t);
     return rc < 0 ? rc : NH_ERR_CALLBACK;
   }
-  *Ep = E, *resp = res;
+  *Ep = E, *Tp = T, *resp = res;
   return 0;
 }
 
 /* The loop's state: where the current state is (xa: s->x, or in a fast loop either of s->x
  * and s->x1, xb the other), the invariants of the steps not yet in the statistics (the last
- * energy E, the largest |E - E_seg| and residual, over n steps), and the fixed step h0 with
- * the remaining time `far` beyond which a step cannot be the last. */
+ * energy E, the extremes of E - E_seg and the largest residual, over n steps; the largest
+ * kinetic energy for the witness's scale), and the fixed step h0 with the remaining time
+ * `far` beyond which a step cannot be the last. */
 typedef struct run_acc {
   double *xa, *xb;
-  double E, dE, rmax;
+  double E, dmax, dmin, rmax;
   int half;     /* s->half */
   double C, Cmax, Cmin; /* the half-step energy: the last one and its extremes (of max |C - C_seg|) */
+  double Tmax;  /* the largest kinetic energy (s->kin) */
   long n;
   double h0, far;
 } run_acc;
@@ -159,19 +162,28 @@ typedef struct run_acc {
 static run_acc run_acc_init(nh_sim *s) {
   double h0 = s->def.h;
   if (s->def.h_max > 0.0 && h0 > s->def.h_max) h0 = s->def.h_max;
-  run_acc a = {s->x, s->x1, s->stats.energy, 0.0, 0.0, s->half, s->stats.conserved, -INFINITY, INFINITY, 0, h0, 2.0 * h0};
+  run_acc a = {s->x, s->x1, s->stats.energy, 0.0, 0.0, 0.0, s->half, s->stats.conserved, -INFINITY, INFINITY, 0.0, 0,
+               h0, 2.0 * h0};
   return a;
 }
 
 /* the accumulated invariants into the statistics (the largest relative energy error is the
  * largest |E - E_seg| divided by |E_seg|: rounding is monotone, so this is the largest of the
- * quotients) */
+ * quotients). The witness: the energy the steps made is W_acc + E - E_seg, largest at one of
+ * the extremes of E - E_seg (W_acc is constant between events), over the scale. */
 SIM_INLINE void flush_stats(nh_sim *s, run_acc *a) {
   if (a->n == 0) return;
   s->stats.energy = a->E;
   const double Es = fabs(s->E_seg) > 1e-300 ? fabs(s->E_seg) : 1e-300; /* fmax(|E_seg|, 1e-300) */
-  const double rel = a->dE / Es;
+  const double dE = a->dmax > -a->dmin ? a->dmax : -a->dmin, rel = dE / Es;
   if (rel > s->stats.max_energy_rel_error) s->stats.max_energy_rel_error = rel;
+  if (s->witness) {
+    const double w1 = fabs(s->W_acc + a->dmax), w2 = fabs(s->W_acc + a->dmin), w = w1 > w2 ? w1 : w2;
+    if (w > s->W_max || isnan(w)) s->W_max = w; /* (a NaN is kept: not finite, NH_DRIFT_OVERFLOW) */
+    if (s->kin && a->Tmax > s->stats.energy_scale) s->stats.energy_scale = a->Tmax;
+    const double S = s->stats.energy_scale; /* 0: no scale, not judged (nholo/sim.h) */
+    s->stats.max_energy_drift = S > 0.0 ? s->W_max / S : 0.0;
+  }
   if (a->rmax > s->stats.max_constraint_residual) s->stats.max_constraint_residual = a->rmax;
   if (a->half) {
     // the largest |C - C_seg| is at one of the extremes (rounding is monotone)
@@ -183,7 +195,7 @@ SIM_INLINE void flush_stats(nh_sim *s, run_acc *a) {
     s->stats.conserved = s->stats.energy;
     s->stats.max_conserved_rel_error = s->stats.max_energy_rel_error;
   }
-  a->n = 0, a->dE = 0.0, a->rmax = 0.0, a->Cmax = -INFINITY, a->Cmin = INFINITY;
+  a->n = 0, a->dmax = 0.0, a->dmin = 0.0, a->rmax = 0.0, a->Cmax = -INFINITY, a->Cmin = INFINITY, a->Tmax = 0.0;
 }
 
 /* the method's half-step energy of the step just accepted, a full step of the run (the first
@@ -214,11 +226,13 @@ SIM_INLINE int accept_step(nh_sim *s, run_acc *a, double h, double *xnew, int la
   s->stats.steps++;
   a->n++;
   if (!fast) solver_stats(s);
-  double E, res;
-  if ((rc = step_invariants(s, xnew, fast ? a->xa : s->x, &E, &res, plain))) return rc;
-  const double d = fabs(E - s->E_seg);
+  double E, T, res;
+  if ((rc = step_invariants(s, xnew, fast ? a->xa : s->x, &E, &T, &res, plain))) return rc;
+  const double d = E - s->E_seg;
   a->E = E;
-  if (d > a->dE) a->dE = d;
+  if (d > a->dmax) a->dmax = d;
+  if (d < a->dmin) a->dmin = d;
+  if (T > a->Tmax) a->Tmax = T; /* (T = E without s->kin: read only with it) */
   if (res > a->rmax) a->rmax = res;
   if (a->half && (mid || h == a->h0)) half_step_energy(s, a, mid); /* defined for the run's equal steps */
   if (!fast) flush_stats(s, a);
@@ -492,12 +506,15 @@ static int step_general(nh_sim *s, run_acc *a, double t_max, nh_observer_fn obs,
 }
 
 /* The plain steps that cannot be the last, taken inside the method (nh_method.advance; a fast
- * loop): the steps, states and statistics of drive_step's, in one call */
-static int advance_steps(nh_sim *s, run_acc *a, double t_end, long nmax, long *steps) {
-  nh_advance ad = {.t = s->t, .t_end = t_end, .far = a->far, .h = a->h0, .max = nmax - 1 - *steps,
-                   .E_seg = s->E_seg, .E = a->E, .dE = a->dE, .rmax = a->rmax, .C = a->C, .Cmax = a->Cmax,
-                   .Cmin = a->Cmin};
-  if (!(t_end - s->t > a->far) || ad.max <= 0) return 0;
+ * loop): the steps, states and statistics of drive_step's, in one call, up to step lim. It
+ * gives the largest |E - E_seg| (not its sign: taken as both extremes, which bounds the
+ * witness's drift) and no kinetic energy (a model whose witness needs it, s->kin, takes
+ * drive_step's steps) */
+static int advance_steps(nh_sim *s, run_acc *a, double t_end, long lim, long *steps) {
+  nh_advance ad = {.t = s->t, .t_end = t_end, .far = a->far, .h = a->h0, .max = lim - *steps,
+                   .E_seg = s->E_seg, .E = a->E, .dE = a->dmax > -a->dmin ? a->dmax : -a->dmin, .rmax = a->rmax,
+                   .C = a->C, .Cmax = a->Cmax, .Cmin = a->Cmin};
+  if (!(t_end - s->t > a->far) || ad.max <= 0 || s->kin) return 0;
   int rc = s->def.method->advance(&s->st, a->xa, a->xb, &ad);
   if (rc || ad.done == 0) return rc < 0 ? rc : 0;
   double *x = a->xb; /* the state is now in xb */
@@ -508,26 +525,42 @@ static int advance_steps(nh_sim *s, run_acc *a, double t_end, long nmax, long *s
   s->stats.steps += ad.done;
   a->n += ad.done;
   *steps += ad.done;
-  a->E = ad.E, a->dE = ad.dE, a->rmax = ad.rmax;
+  a->E = ad.E, a->rmax = ad.rmax;
+  if (ad.dE > a->dmax) a->dmax = ad.dE;
+  if (-ad.dE < a->dmin) a->dmin = -ad.dE;
   if (a->half) a->C = ad.C, a->Cmax = ad.Cmax, a->Cmin = ad.Cmin;
   return 0;
+}
+
+/* the caller's cancellation flag (nh_sim_def.cancel) is set: the run ends where it is */
+static int interrupted(nh_sim *s) {
+  sim_msg(s, "interrupted at t = %.17g", s->t);
+  return NH_INTERRUPTED;
 }
 
 /* The loop: steps until t_end, max_impacts impacts (0: no limit) or max_steps steps; the
  * state is in s->x and the statistics are complete on return. A plain loop takes the steps
  * that cannot be the last (more than 2 h left, one below max_steps) without those tests, and
- * once the half-step energy has its reference (the first step's) without that test. */
+ * once the half-step energy has its reference (the first step's) without that test, in
+ * batches of NH_CANCEL_STEPS when there is a cancellation flag to read between them. */
 SIM_INLINE int drive(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, void *user, const int plain,
                      const int fast, const int nx) {
   run_acc a = run_acc_init(s);
   const long nmax = s->def.max_steps > 0 ? s->def.max_steps : LONG_MAX;
+  const volatile sig_atomic_t *cancel = s->def.cancel;
+  const long batch = cancel ? NH_CANCEL_STEPS : LONG_MAX;
   long steps = 0;
   int rc = 0, imp = 0;
   while (!rc && s->t < t_end) {
+    if (cancel && *cancel) {
+      rc = interrupted(s);
+      break;
+    }
     // the steps that cannot be the last (once a half-step energy has its reference)
     if (plain && !s->C_unset) {
-      if (fast && s->def.method->advance) rc = advance_steps(s, &a, t_end, nmax, &steps);
-      while (!rc && t_end - s->t > a.far && steps < nmax - 1) {
+      const long lim = nmax - 1 - steps > batch ? steps + batch : nmax - 1;
+      if (fast && s->def.method->advance) rc = advance_steps(s, &a, t_end, lim, &steps);
+      while (!rc && t_end - s->t > a.far && steps < lim) {
         rc = drive_step(s, &a, t_end, obs, user, &imp, 1, fast, 1, nx);
         steps++;
       }
@@ -574,6 +607,44 @@ static int run_plain(nh_sim *s, double t_end) {
   }
 }
 
+/* The energy's bounds at the end of a completed run (NH_DRIFT, nholo/sim.h): a method that
+ * conserves a quantity on this model, against NH_DRIFT_TOL, that quantity (a half-step energy
+ * only with a constant M, which sim_conservation makes sure of) and the nodal energy between
+ * impacts; then, whatever the method, the energy its steps made on a model whose energy is a
+ * first integral (the witness), against NH_WITNESS_TOL over the energy scale. A drift that is
+ * not a number, or an energy that overflowed (velocities near 1e154), counts as one; NH_OK
+ * when within every bound */
+static int drift_check(nh_sim *s) {
+  nh_sim_stats *st = &s->stats;
+  const char *name = s->def.method->name;
+  const int judged = s->conserves || (s->witness && st->energy_scale > 0.0);
+  if (judged && (!isfinite(st->energy) || (s->conserves && !isfinite(st->conserved)) ||
+                 (s->witness && !isfinite(st->max_energy_drift)))) {
+    if (s->conserves)
+      sim_msg(s, "method '%s' left its regime: the energy is %g and its conserved quantity %g (not finite: the "
+                 "velocities are too large for double precision)",
+              name, st->energy, st->conserved);
+    else
+      sim_msg(s, "method '%s' left its regime: the energy is %g, its drift %g (not finite: the velocities are too "
+                 "large for double precision)",
+              name, st->energy, st->max_energy_drift);
+    st->drift = NH_DRIFT_OVERFLOW;
+  } else if (s->conserves && (!(st->max_conserved_rel_error <= NH_DRIFT_TOL) || !(st->max_energy_rel_error <= NH_DRIFT_TOL))) {
+    sim_msg(s, "method '%s' left its regime: relative drift of its conserved quantity (%s) %.3g, of the energy %.3g "
+               "(> NH_DRIFT_TOL = %g)",
+            name, nh_conserved_name(s->conserved), st->max_conserved_rel_error, st->max_energy_rel_error, NH_DRIFT_TOL);
+    st->drift = NH_DRIFT_CONSERVED;
+  } else if (s->witness && st->energy_scale > 0.0 && !(st->max_energy_drift <= NH_WITNESS_TOL)) {
+    sim_msg(s, "method '%s' left its regime: its steps changed the energy by %.3g of its scale %.6g J (> "
+               "NH_WITNESS_TOL = %g) on a model that conserves it; energy %.9g -> %.9g J",
+            name, st->max_energy_drift, st->energy_scale, NH_WITNESS_TOL, st->energy_initial, st->energy);
+    st->drift = NH_DRIFT_WITNESS;
+  } else {
+    return NH_OK;
+  }
+  return NH_DRIFT;
+}
+
 int nh_sim_step(nh_sim *s, double t_max, int *impacted) {
   int imp = 0;
   if (!s || !isfinite(t_max)) return NH_ERR_ARG;
@@ -588,30 +659,14 @@ int nh_sim_step(nh_sim *s, double t_max, int *impacted) {
 int nh_sim_run(nh_sim *s, double t_end, long max_impacts, nh_observer_fn obs, void *user) {
   if (!s || !(t_end >= s->t) || max_impacts < 0) return NH_ERR_ARG;
   s->msg[0] = 0;
+  s->stats.drift = NH_DRIFT_NONE; /* (drift_check: this run's verdict) */
   int rc;
   if (obs && obs(s, NH_SAMPLE_START, s->t, s->x, vel(s, s->x), user)) return NH_STOPPED;
   if (!s->plain) rc = run_general(s, t_end, max_impacts, obs, user);
   else if (obs) rc = run_plain_observed(s, t_end, obs, user);
   else rc = run_plain(s, t_end);
   if (rc < 0 && !s->msg[0]) sim_msg(s, "%s at t = %.17g", nh_status_string(rc), s->t); /* (every exit says where) */
-  // a method out of its regime: what it claims to conserve has drifted (a half-step energy is
-  // exact only with a constant M: with M(q) the nodal energy alone is judged); a drift that is
-  // not a number, or an energy that overflowed (velocities near 1e154), counts as one
-  const nh_sim_stats *st = &s->stats;
-  const int judge_half = !s->half || s->model->mass_constant;
-  const int overflow = !isfinite(st->energy) || (judge_half && !isfinite(st->conserved));
-  if (rc == NH_OK && s->conserves && overflow) {
-    sim_msg(s, "method '%s' left its regime: the energy is %g and its conserved quantity %g (not finite: the "
-               "velocities are too large for double precision)",
-            s->def.method->name, st->energy, st->conserved);
-    rc = NH_DRIFT;
-  } else if (rc == NH_OK && s->conserves &&
-             ((judge_half && !(st->max_conserved_rel_error <= NH_DRIFT_TOL)) ||
-              !(st->max_energy_rel_error <= NH_DRIFT_TOL))) {
-    sim_msg(s, "method '%s' left its regime: relative drift of its conserved quantity %.3g, of the energy %.3g (> %g)",
-            s->def.method->name, st->max_conserved_rel_error, st->max_energy_rel_error, NH_DRIFT_TOL);
-    rc = NH_DRIFT;
-  }
+  if (rc == NH_OK) rc = drift_check(s);
   if (obs && rc != NH_STOPPED) obs(s, NH_SAMPLE_END, s->t, s->x, vel(s, s->x), user);
   return rc;
 }

@@ -194,9 +194,7 @@ int nh_sim_impact_done(nh_sim *s, int gi, int st, const nh_impact_info *info, do
   if (s->nact > 0 && (rc = nh_sim_contact_after_impact(s))) return rc; /* the closed contacts */
   if ((rc = energy(s, s->t, s->x, &Ea))) return rc;
   nh_sim_log_impact(s, gi, st, info->alpha, Eb, Ea, info->vn_before, info->vn_after);
-  s->E_seg = Ea;
-  s->C_seg = Ea, s->C_unset = s->half; /* the half-step energy: of the next step */
-  s->stats.energy = Ea;
+  new_segment(s, Ea); /* the half-step energy: of the next step */
   *applied = 1;
   if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, v, user)) return NH_STOPPED;
   if ((rc = nh_sim_contact_after_bounce(s, gi, Eb, info->vn_before, info->vn_after))) return rc;

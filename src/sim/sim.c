@@ -95,19 +95,49 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
   return 1;
 }
 
-/* Does the method claim to conserve energy on this model: NH_METHOD_ENERGY, no forces or
- * controls, V = 0 when the claim needs it, and elastic impacts only? (gni's and shake's
- * half-step energy is exact only with a constant M as well: with M(q) the drift check judges
- * the nodal energy alone, driver.c) */
-static int claims_energy(const nh_method *meth, const nh_method_opts *o, const nh_model *m) {
-  const unsigned f = nh_method_flags_given(meth, o, m);
-  if (!(f & NH_METHOD_ENERGY) || m->force) return 0;
-  if ((f & NH_METHOD_ENERGY_NO_V) && m->potential) return 0;
+/* What the method conserves on this model, and whether the model's energy witnesses the run:
+ * the one place that decides both (the driver checks them, nh_sim_stats and the summary
+ * report them; a method's variants, d->opts, may decide differently).
+ *   *conserved (nh_conserved): the method's flags on a model without forces or controls whose
+ *     impacts, if any, are elastic: NH_METHOD_ENERGY the nodal energy; with
+ *     NH_METHOD_ENERGY_NO_V only for V = 0 and a constant M (gni, rattle, shake: Theorem 1 of
+ *     spec 001 needs both), and with NH_METHOD_HALF_STEP the half-step energy instead;
+ *   *witness: the model's energy is a first integral of its flow between impacts (the impact
+ *     laws' jumps are not counted, whatever the laws): the mechanical form without forces or
+ *     controls (a force is also what a control is), the almost-Poisson form (H, with a
+ *     skew Pi); not a generic ODE form, whose energy is a monitor only.
+ * A constant M is declared (mass_constant) or implied by a model without Coriolis terms
+ * (nholo/model.h). gni, rattle and shake in their symmetric variant conserve the nodal energy
+ * (no NH_METHOD_HALF_STEP), and only with a constant M (nh_method_flags_given). */
+static void sim_conservation(const nh_sim_def *d, const nh_model *m, int *conserved, int *witness) {
+  const unsigned f = nh_method_flags_given(d->method, &d->opts, m); /* the variant's (gni, rattle, shake) */
+  const int mech = m->form == NH_FORM_MECHANICAL;
+  *witness = mech ? !m->force : m->hamiltonian != NULL;
+  *conserved = NH_CONSERVED_NONE;
+  if (!(f & NH_METHOD_ENERGY) || !*witness) return;
+  if ((f & NH_METHOD_ENERGY_NO_V) && (!mech || m->potential || !(m->mass_constant || !m->coriolis))) return;
   for (int i = 0; m->impact && i < m->ngap; i++) {
     const nh_impact_law *law = &m->impact[i];
-    if (!(law->kind == NH_IMPACT_ELASTIC || (law->kind == NH_IMPACT_RESTITUTION && law->e == 1.0))) return 0;
+    if (!(law->kind == NH_IMPACT_ELASTIC || (law->kind == NH_IMPACT_RESTITUTION && law->e == 1.0))) return;
   }
-  return 1;
+  *conserved = (f & NH_METHOD_HALF_STEP) ? NH_CONSERVED_HALF_STEP_ENERGY : NH_CONSERVED_ENERGY;
+}
+
+const char *nh_conserved_name(int conserved) {
+  switch (conserved) {
+  case NH_CONSERVED_ENERGY: return "energy";
+  case NH_CONSERVED_HALF_STEP_ENERGY: return "half-step energy";
+  default: return "none";
+  }
+}
+
+const char *nh_drift_name(int drift) {
+  switch (drift) {
+  case NH_DRIFT_CONSERVED: return "conserved";
+  case NH_DRIFT_WITNESS: return "witness";
+  case NH_DRIFT_OVERFLOW: return "overflow";
+  default: return "none";
+  }
 }
 
 nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, size_t msg_size) {
@@ -210,8 +240,12 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->st.work = p;
   s->st.dyn = &s->dyn;
   s->plain = !(d.method->flags & (NH_METHOD_ADAPTIVE | NH_METHOD_EXACT)) && ng == 0 && nmon == 0 && !model->project;
-  s->conserves = claims_energy(d.method, &d.opts, model);
-  s->half = (nh_method_flags_given(d.method, &d.opts, model) & NH_METHOD_HALF_STEP) != 0;
+  int conserved;
+  sim_conservation(&d, model, &conserved, &s->witness);
+  s->conserved = conserved;
+  s->conserves = conserved != NH_CONSERVED_NONE;
+  s->half = conserved == NH_CONSERVED_HALF_STEP_ENERGY;
+  s->kin = s->witness && model->form == NH_FORM_MECHANICAL && model->potential;
   s->hold = ng > 0 ? nh_sim_contact_method_ok(d.method, model, &d.opts) : NH_HOLD_NONE;
   s->contact_ok = ng > 0 && d.contact && s->hold != NH_HOLD_NONE;
   if (nh_sim_vi_setup(s, msg, msg_size) || nh_sim_simul_create(s, msg, msg_size)) { /* vi_impact.c, simul.c */
@@ -370,7 +404,8 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
     sim_msg(s, "monitor evaluator failed at the initial state");
     return NH_ERR_CALLBACK;
   }
-  if ((rc = energy(s, t, xn, &E))) {
+  double T;
+  if ((rc = energy_kin(s, t, xn, &E, &T))) {
     sim_msg(s, "energy evaluation failed at the initial state");
     return NH_ERR_CALLBACK;
   }
@@ -390,7 +425,11 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
   s->stats.energy = s->stats.energy_initial;
   s->E_seg = s->stats.energy_initial;
   s->C_seg = s->stats.energy_initial, s->C_unset = s->half;
+  s->W_acc = 0.0, s->W_max = 0.0;
   s->stats.conserves = s->conserves;
+  s->stats.conserved_quantity = s->conserved;
+  s->stats.energy_witness = s->witness;
+  s->stats.energy_scale = s->witness ? fmax(fabs(E), T) : 0.0; /* (T = E without s->kin) */
   s->stats.conserved = s->stats.conserved_initial = s->half ? 0.0 : s->stats.energy_initial;
   s->st.restart = 1;
   s->st.iters = 0, s->st.solves = 0, s->st.max_iters = 0, s->st.last_iters = 0;
@@ -428,8 +467,6 @@ int nh_sim_replace_x(nh_sim *s, const double *x) {
   }
   memmove(s->x, x, sizeof(double) * (size_t)s->nx);
   s->st.restart = 1;
-  s->stats.energy = E;
-  s->E_seg = s->stats.energy;
-  s->C_seg = s->stats.energy, s->C_unset = s->half;
+  new_segment(s, E);
   return NH_OK;
 }

@@ -52,8 +52,12 @@ struct nh_sim {
   int nq, nc, ng, nx, nmon;
   int gd;      /* length of a gap gradient: nq, or nx for the almost-Poisson form (gaps on x) */
   int plain; /* fixed-step method, no gaps, monitors or projection (driver.c) */
-  int conserves; /* the method claims to conserve energy on this model (NH_METHOD_ENERGY) */
-  int half;      /* its conserved quantity is the half-step energy (NH_METHOD_HALF_STEP) */
+  int conserved; /* what the method conserves on this model (nh_conserved; sim.c, sim_conservation) */
+  int conserves; /* conserved != NH_CONSERVED_NONE */
+  int half;      /* it is the half-step energy (NH_CONSERVED_HALF_STEP_ENERGY) */
+  int witness;   /* the model's energy is a first integral between impacts (NH_WITNESS_TOL) */
+  int kin;       /* the witness's scale follows the kinetic energy (a mechanical model with a
+                    potential: its zero level is arbitrary) */
 
   double t;
   double *x;   /* (nx) current state (q, v) */
@@ -96,6 +100,9 @@ struct nh_sim {
 
   nh_sim_stats stats;
   double E_seg;  /* the energy after the start or the last impact */
+  double W_acc;  /* the energy the steps made before it: the sum over the earlier segments of
+                    (the energy at their end - their E_seg) (the witness, NH_WITNESS_TOL) */
+  double W_max;  /* the largest |W_acc + E - E_seg| so far (max_energy_drift = W_max / scale) */
   double C_seg;  /* the half-step energy of the first step after it (C_unset: none yet) */
   int C_unset;
   double last_impact_t;
@@ -172,6 +179,29 @@ static inline int energy(nh_sim *s, double t, const double *x, double *E) {
     rc = nh_model_energy_clean_ws(m, x, x + s->nq, s->M, E); /* s->M: zeroed, then only M(q) */
   }
   return rc ? state_eval_failed(s, rc, m->form == NH_FORM_ODE ? "energy" : "mass or potential") : 0;
+}
+
+/* the energy E at x and, for the witness's scale (s->kin), its kinetic part T (else T = E) */
+SIM_INLINE int energy_kin(nh_sim *s, double t, const double *x, double *E, double *T) {
+  if (!s->kin) {
+    int rc = energy(s, t, x, E);
+    *T = *E;
+    return rc;
+  }
+  const nh_model *m = s->model;
+  int rc = nh_model_energy_clean_kin_ws(m, x, x + s->nq, s->M, E, T);
+  return rc ? state_eval_failed(s, rc, "mass or potential") : 0;
+}
+
+/* A new segment of the energy statistics at an event that moved the state (an impact, a
+ * contact closing, a replaced state), Ea the energy after it: the energy the steps made up to
+ * here (the last energy recorded, s->stats.energy, less the segment's reference) is kept for
+ * the witness, and the jump itself, the event's doing, is not counted */
+static inline void new_segment(nh_sim *s, double Ea) {
+  s->W_acc += s->stats.energy - s->E_seg;
+  s->E_seg = Ea;
+  s->C_seg = Ea, s->C_unset = s->half;
+  s->stats.energy = Ea;
 }
 
 static inline int residual(nh_sim *s, const double *x, double *res) {

@@ -320,9 +320,7 @@ int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *a
   }
   nh_sim_log_impact(s, w->idx[0], st, -res.impulse[0], Eb, Ea, w->vnb[0], w->vna[0]);
   log_simul(s, k, &res, fb, fb0, fb1);
-  s->E_seg = Ea;
-  s->C_seg = Ea, s->C_unset = s->half;
-  s->stats.energy = Ea;
+  new_segment(s, Ea);
   *applied = 1;
   if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, v, user)) return NH_STOPPED;
   if ((rc = close_at_rest(s, k, Eb, res.impulse))) return rc;

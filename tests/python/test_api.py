@@ -136,6 +136,28 @@ def test_almost_poisson_impacts():
     assert imp["energy_after"][0] == pytest.approx(imp["energy_before"][0], rel=1e-14)
 
 
+def test_energy_witness():
+    """The energy as a witness of every method (NH_WITNESS_TOL): rk2 at h = 0.5 multiplies the
+    oscillator's energy by 1 + h^4/4 a step, 22 in 200 steps: the run completes with NH_DRIFT,
+    the witness named in the statistics and the summary (what `nholo run --json` prints); rk4 at
+    h = 0.01 stays within the bound; with a force the energy is not judged."""
+    text = "model osc\ncoordinates x\nkinetic 1/2*x'^2\npotential 1/2*x^2\ninitial x = 1\n"
+    m = nholo.load_model_string(text, backend="tape")
+    r = nholo.run(m, 100.0, method="rk2", h=0.5)
+    st, s = r.stats, r.summary
+    assert r.status_name == "NH_DRIFT" and r.t[-1] == 100.0 and st["steps"] == 200
+    assert st["drift"] == "witness" and st["energy_witness"] and st["conserved_quantity"] == "none"
+    assert st["energy"] / st["energy_initial"] == pytest.approx((1 + 0.5 ** 4 / 4) ** 200, rel=1e-12)
+    assert st["max_energy_drift"] * st["energy_scale"] == pytest.approx(st["energy"] - st["energy_initial"], rel=1e-12)
+    assert st["max_energy_drift"] > s["witness_tol"] and s["drift"] == "witness" and s["status"] == "NH_DRIFT"
+    assert s["max_energy_drift"] == st["max_energy_drift"] and "conserved_initial" not in s
+    r = nholo.run(m, 100.0, method="rk4", h=0.01)
+    assert r.status_name == "NH_OK" and r.stats["drift"] == "none" and r.stats["max_energy_drift"] < 1e-9
+    f = nholo.load_model_string(text.replace("initial", "force x: 0.1*x'\ninitial"), backend="tape")
+    r = nholo.run(f, 100.0, method="rk2", h=0.5)
+    assert r.status_name == "NH_OK" and not r.stats["energy_witness"] and not r.summary["energy_witness"]
+
+
 def test_no_copy_input_and_vector_checks():
     p = nholo.builtin("penny")
     q = np.ascontiguousarray(p.q0)
