@@ -2,9 +2,10 @@
 # The pip installs of docs/python.md ("With pip, on Debian 12"), run as the page gives them:
 # the three sh blocks after its "pip_install.sh" markers (a user's virtual environment, root's
 # in /opt, a wheel built offline and installed into the first), in a copy of the source tree's
-# files under git (a clean clone's files, with the work tree's edits), with HOME and /opt
-# under a temporary directory and any network access failing at once (a dead proxy: the
-# commands must not need it). Each environment's package must import from that environment
+# files under git (a clean clone's files, with the work tree's edits), in a plain user's
+# environment (only PATH=/usr/bin:/bin, no pip configuration: no index or wheel directory of
+# this machine's), with HOME and /opt under a temporary directory and any network access
+# failing at once (a dead proxy: the commands must not need it). Each environment's package must import from that environment
 # and run the penny to the command-line tool's final state, bit for bit.
 #
 # One compile: pip builds in the source tree (setup.py's build-python/), so the second
@@ -59,9 +60,10 @@ run_block() {
   name=$1 tag=$2 sed=$3
   cmds=$(block "$tag" | sed "$sed")
   [ -n "$cmds" ] || { echo "FAIL docs/python.md has no sh block after '$tag'"; exit 1; }
-  if ! (cd "$T/src" && env -u PYTHONPATH HOME="$T/home" XDG_CACHE_HOME="$T/cache" \
-          http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 PIP_DISABLE_PIP_VERSION_CHECK=1 \
-          CFLAGS=-O0 sh -ex -c "$cmds") >"$T/$name.log" 2>&1; then
+  if ! (cd "$T/src" && env -i PATH=/usr/bin:/bin HOME="$T/home" TMPDIR="${TMPDIR:-/tmp}" LANG=C.UTF-8 \
+          XDG_CACHE_HOME="$T/cache" PIP_CONFIG_FILE=/dev/null \
+          http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 CFLAGS=-O0 sh -ex -c "$cmds") \
+          >"$T/$name.log" 2>&1; then
     echo "FAIL the $name commands of docs/python.md:"; tail -30 "$T/$name.log"; exit 1
   fi
 }
