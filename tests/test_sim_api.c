@@ -3,7 +3,8 @@
  * by nh_sim_create with a message naming it; a state the model cannot evaluate is refused by
  * nh_sim_set_state_x (and by creation) with the evaluator named; the accessors answer NULL and
  * out-of-range queries; the event log keeps its first log_limit - 1 records and the latest;
- * run_breaks and chains refuse a bad shape or a bad reset map. */
+ * run_breaks and chains refuse a bad shape or a bad reset map; the bounds of a run
+ * (nh_sim_check_span) at their edges. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,57 @@
 #include "sim/sim_impl.h" /* nh_sim_replace_x */
 
 #define G 9.81
+
+/* ---- the bounds of a run (nh_sim_check_span, nh_sim_check_run) ---------------------------- */
+
+/* NH_MAX_STEPS and NH_MAX_SAMPLES at their edges: a count a part in RUN_EDGE inside passes,
+ * as far outside is refused with a message naming the bound; t_end not finite or before the
+ * start is refused; an adaptive method's steps are not bounded, a positive max_steps bounds a
+ * fixed-step run; samples only count for an observed run. */
+#define RUN_EDGE 1e-3
+static int span_ok(const nh_method *me, const nh_sim_def *d, double t0, double t1, int obs, const char *what) {
+  char msg[512] = "";
+  const int rc = nh_sim_check_span(me, d, t0, t1, obs, msg, sizeof msg);
+  if (what ? rc != NH_ERR_ARG || !strstr(msg, what) : rc != NH_OK || msg[0])
+    printf("  span %g..%g: rc %d \"%s\" (expected %s)\n", t0, t1, rc, msg, what ? what : "NH_OK");
+  return what ? rc == NH_ERR_ARG && strstr(msg, what) : rc == NH_OK && !msg[0];
+}
+
+static int test_run_bounds(void) {
+  const nh_method *rk4 = nh_method_find("rk4"), *dp = nh_method_find("dopri5");
+  nh_sim_def d = nh_sim_def_default();
+  const double T = 3.0;
+  d.h = T / NH_MAX_STEPS * (1 + RUN_EDGE);
+  ENSURE(span_ok(rk4, &d, 1.0, 1.0 + T, 0, NULL));
+  d.h = T / NH_MAX_STEPS * (1 - RUN_EDGE);
+  ENSURE(span_ok(rk4, &d, 1.0, 1.0 + T, 0, "(NH_MAX_STEPS)") && span_ok(dp, &d, 0.0, T, 0, NULL));
+  ENSURE(span_ok(NULL, &d, 0.0, T, 0, NULL)); /* the method not known: no step bound */
+  d.max_steps = 1000;
+  ENSURE(span_ok(rk4, &d, 0.0, T, 0, NULL) && span_ok(rk4, &d, 0.0, T, 1, NULL)); /* 1000 steps, a sample each */
+  d.max_steps = 0, d.h = 1e-3;
+  ENSURE(span_ok(rk4, &d, 0.0, INFINITY, 0, "t_end = inf must be finite") && span_ok(rk4, &d, 0.0, NAN, 0, "t_end = nan"));
+  ENSURE(span_ok(rk4, &d, 2.0, 1.0, 0, "is before the start of the run"));
+  // samples: out_dt, or a fixed step's steps with out_dt 0, only when observed
+  d.out_dt = T / NH_MAX_SAMPLES * (1 - RUN_EDGE);
+  ENSURE(span_ok(dp, &d, 0.0, T, 1, "(NH_MAX_SAMPLES)") && span_ok(dp, &d, 0.0, T, 0, NULL));
+  d.out_dt = T / NH_MAX_SAMPLES * (1 + RUN_EDGE);
+  ENSURE(span_ok(dp, &d, 0.0, T, 1, NULL));
+  d.out_dt = 0.0, d.h = T / NH_MAX_SAMPLES * (1 - RUN_EDGE);
+  ENSURE(span_ok(rk4, &d, 0.0, T, 1, "a sample each") && span_ok(dp, &d, 0.0, T, 1, NULL));
+  ENSURE(nh_sim_check_span(rk4, NULL, 0.0, 1.0, 0, NULL, 0) == NH_ERR_ARG);
+  // a simulation's next run: from its time, with its method and step
+  fault f = {.g = G, .wall = 2.0};
+  nh_model *m = fault_ball(&f, 0.8, 0, 0, 0);
+  nh_sim_def r = nh_sim_def_default();
+  r.method = rk4, r.h = 1e-300;
+  nh_sim *s = m ? nh_sim_create(m, &r, NULL, 0) : NULL;
+  char msg[512];
+  ENSURE(s && nh_sim_check_run(s, 1.0, 0, msg, sizeof msg) == NH_ERR_ARG && strstr(msg, "h = 1e-300"));
+  ENSURE(nh_sim_check_run(s, 0.0, 0, msg, sizeof msg) == NH_OK && nh_sim_check_run(NULL, 1.0, 0, NULL, 0) == NH_ERR_ARG);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
 
 /* ---- nh_sim_def ---------------------------------------------------------------------------- */
 
@@ -445,6 +497,7 @@ static int test_chain_refused(void) {
 
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
+  RUN_TEST(test_run_bounds);
   RUN_TEST(test_def_refused);
   RUN_TEST(test_state_refused);
   RUN_TEST(test_create_refused);
