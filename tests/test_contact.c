@@ -200,8 +200,8 @@ static int test_vi_ball(void) {
   o.backend = NH_BACKEND_TAPE;
   nh_model *m = nh_model_load(path, &o, msg, sizeof msg);
   ENSURE(m);
-  const char *methods[] = {"gni", "rattle", "shake"};
-  for (int im = 0; im < 3; im++) {
+  const char *methods[] = {"gni", "rattle", "shake", "gni:paper", "rattle:paper", "shake:paper"};
+  for (int im = 0; im < 6; im++) {
     nh_sim *s = make_sim(m, methods[im], h);
     ENSURE(s);
     slide_watch w = {0.0, 0.0, 0.045, 0};

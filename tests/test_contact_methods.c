@@ -147,8 +147,9 @@ static int test_curved_floors(void) {
   const double c_off = 2.0 / 3.0 + v0 * v0 / (3.0 * G);
   nh_model *mb = bowl_model(th0), *md = dome_model(v0);
   ENSURE(mb && md);
-  const char *methods[] = {"del", "gni", "rattle", "shake"};
-  for (int im = 0; im < 4; im++) {
+  /* gni, rattle and shake in both variants (the paper's: "gni:paper", contact_models.h) */
+  const char *methods[] = {"del", "gni", "rattle", "shake", "gni:paper", "rattle:paper", "shake:paper"};
+  for (int im = 0; im < 7; im++) {
     nh_sim *s = make_sim(mb, methods[im], h);
     ENSURE(s);
     ENSURE(nh_sim_run(s, 0.5 * T, 0, NULL, NULL) == NH_OK);
@@ -265,8 +266,9 @@ static int test_spring_cradle(void) {
   const struct {
     const char *method;
     double dE;
-  } cases[] = {{"dopri5", 1e-8}, {"dop853", 1e-9}, {"rk4", 1e-9}, {"rk2", 1e-5}, {"gni", 3e-5},
-               {"rattle", 3e-5}, {"shake", 3e-5}, {"del", 3e-5}};
+  } cases[] = {{"dopri5", 1e-8},      {"dop853", 1e-9},       {"rk4", 1e-9},         {"rk2", 1e-5},
+               {"gni", 3e-5},         {"rattle", 3e-5},       {"shake", 3e-5},       {"del", 3e-5},
+               {"gni:paper", 3e-5},   {"rattle:paper", 3e-5}, {"shake:paper", 3e-5}};
   nh_model *m = parse(text);
   ENSURE(m);
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
@@ -436,7 +438,7 @@ static int stack_observe(const nh_sim *s, nh_sample_kind kind, double t, const d
 static int test_stack(void) {
   static const double starts[][3] = {{0.5, 1.5, 2.5}, {0.51, 1.53, 2.56}, {0.6, 1.8, 3.2}};
   static const double es[] = {0.0, 0.5, 1.0}, hs[] = {1e-2, 1e-3};
-  static const char *const methods[] = {"gni", "rattle", "shake"};
+  static const char *const methods[] = {"gni", "rattle", "shake", "gni:paper", "rattle:paper", "shake:paper"};
   for (size_t is = 0; is < 3; is++)
     for (size_t ie = 0; ie < 3; ie++) {
       char text[512];
@@ -449,7 +451,7 @@ static int test_stack(void) {
       ENSURE(m);
       const double E0 = G * (starts[is][0] + starts[is][1] + starts[is][2]);
       const int rests = is == 0 || es[ie] < 1.0; /* ends at rest on the floor */
-      for (size_t im = 0; im < 3; im++)
+      for (size_t im = 0; im < 6; im++)
         for (size_t ih = 0; ih < 2; ih++) {
           nh_sim *s = make_sim(m, methods[im], hs[ih]);
           ENSURE(s);

@@ -339,6 +339,20 @@ static int test_no_convergence(void) {
   return 0;
 }
 
+/* at rest (r = 0): the energy rescale's floor keeps the factors at 1, the sleigh stays put */
+static int test_at_rest(void) {
+  nh_sleigh_params sp = nh_sleigh_params_default();
+  sp.omega0 = 0.0, sp.v0 = 0.0;
+  nh_model *m = nh_sleigh_create(&sp, NULL, 0);
+  ENSURE(m);
+  nh_sim *s = make(m, "gni", NH_VARIANT_SYMMETRIC, 0.01);
+  ENSURE(s && nh_sim_run(s, 1.0, 0, NULL, NULL) == NH_OK);
+  for (int i = 0; i < 6; i++) ENSURE(nh_sim_x(s)[i] == 0.0);
+  nh_sim_destroy(s);
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* the variant's name and the options check */
 static int test_variant_option(void) {
   ENSURE(nh_variant_find("symmetric") == NH_VARIANT_SYMMETRIC && nh_variant_find("paper") == NH_VARIANT_PAPER);
@@ -406,5 +420,6 @@ int main(int argc, char **argv) {
   RUN_TEST(test_force_is_dla);
   RUN_TEST(test_no_convergence);
   RUN_TEST(test_auto_method);
+  RUN_TEST(test_at_rest);
   return TEST_SUMMARY();
 }
