@@ -16,6 +16,7 @@
 #include "model/dynamics.h"
 #include "models.h"
 #include "nholo/nholo.h"
+#include "paper_variant.h"
 
 #define PI 3.14159265358979323846
 #define REF_TOL 0.05 /* relative agreement with the spec's prototype numbers */
@@ -23,18 +24,8 @@
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
-/* This file validates the paper's forms: gni, rattle and shake in NH_VARIANT_PAPER (the other
- * methods ignore the variant). The symmetric default has its own tests (test_symmetric.c). */
-static nh_method_opts paper_opts(void) {
-  nh_method_opts o = nh_method_opts_default();
-  o.variant = NH_VARIANT_PAPER;
-  return o;
-}
-static nh_sim_def paper_def(void) {
-  nh_sim_def d = nh_sim_def_default();
-  d.opts.variant = NH_VARIANT_PAPER;
-  return d;
-}
+/* This file validates the paper's forms: gni, rattle and shake in NH_VARIANT_PAPER
+ * (paper_variant.h). The symmetric default has its own tests (test_symmetric.c). */
 
 /* run to T with N fixed steps; final state into q, v; returns the status */
 static int run_n(const nh_model *m, const char *method, nh_method_opts o, int N, double T, double *q,

@@ -14,19 +14,9 @@
 #include "harness.h"
 #include "la/la.h"
 #include "tstep.h"
+#include "paper_variant.h"
 
-/* the paper's variant of gni, rattle and shake: this file covers its paths (the symmetric
- * default's: test_symmetric.c) */
-static nh_method_opts paper_opts(void) {
-  nh_method_opts o = nh_method_opts_default();
-  o.variant = NH_VARIANT_PAPER;
-  return o;
-}
-static inline nh_sim_def paper_def(void) {
-  nh_sim_def d = nh_sim_def_default();
-  d.opts.variant = NH_VARIANT_PAPER;
-  return d;
-}
+/* the paper's variant of gni, rattle and shake: this file covers its paths (paper_variant.h) */
 
 /* ---- a model for every kernel: n coordinates, m rows, a constant M, no force or potential */
 
