@@ -470,6 +470,7 @@ static int parse_ball_opts(int argc, char **argv, ball_opts *o) {
       const char *dot = strrchr(v, '.');
       if (!dot || (strcmp(dot, ".png") && strcmp(dot, ".svg") && strcmp(dot, ".pdf")))
         return cli_usage_error("--plot: '%s' must end in .png, .svg or .pdf", v);
+      if (cli_need_component("plot", "--plot") != CLI_OK) return CLI_USAGE;
       o->plot = v;
     } else
       return cli_usage_error("unknown option '%s' for a ball (see 'nholo run rolling-ball --help')", a);

@@ -52,6 +52,10 @@ int cli_model_error(const char *msg);
 /* Print "nholo: <message>" on stderr and return CLI_USAGE. */
 int cli_usage_error(const char *fmt, ...);
 
+/* Whether component `name` ("plot", "hdf5") loads; if not, print "nholo: OPT: why" and
+ * return CLI_USAGE (before anything runs), else CLI_OK. */
+int cli_need_component(const char *name, const char *opt);
+
 /* Parse a finite number; on failure print an error naming the option and return 0. */
 int cli_parse_double(const char *opt, const char *text, double *out);
 /* Parse a whole number in [lo, hi]. */

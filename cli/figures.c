@@ -146,6 +146,7 @@ int cmd_figure(int argc, char **argv) {
   if (!all && !papers_figure_find(name))
     return cli_usage_error("unknown figure '%s' (see 'nholo figure --help')", name);
 
+  if (cli_need_component("plot", "figure") != CLI_OK) return CLI_USAGE;
   // the output location must be writable before anything runs
   char probe[1100], msg[1024];
   if (out) {

@@ -44,6 +44,12 @@ int cli_usage_error(const char *fmt, ...) {
   return CLI_USAGE;
 }
 
+int cli_need_component(const char *name, const char *opt) {
+  char why[1024];
+  if (nh_component_load(name, why, sizeof why) == 1) return CLI_OK;
+  return cli_usage_error("%s: %s", opt, why);
+}
+
 const char *cli_opt_name(const char *arg, char *buf, size_t size, const char **inline_val) {
   const char *eq = arg[0] == '-' && arg[1] == '-' ? strchr(arg, '=') : NULL;
   *inline_val = NULL;

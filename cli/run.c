@@ -208,7 +208,7 @@ static int check_outputs(const run_opts *o) {
         return cli_usage_error("the same file '%s' is given for two outputs", paths[i]);
     if (nh_check_writable(paths[i], msg, sizeof msg) != NH_OK) return cli_usage_error("%s", msg);
   }
-  return CLI_OK;
+  return o->plot ? cli_need_component("plot", "--plot") : CLI_OK;
 }
 
 /* The model: a model file, or a built-in with the command line's parameters; NULL with the

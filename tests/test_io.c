@@ -15,7 +15,7 @@
 
 #include "harness.h"
 #include "nholo/io.h"
-#include "io/plotkit.h"
+#include "io/run_energy.h"
 #include "nholo/model.h"
 #include "nholo/systems.h"
 
@@ -518,8 +518,8 @@ static int test_run_energy_error(void) {
   double *E = malloc(sizeof(double) * (size_t)tr->n);
   ENSURE(E != NULL);
   double e_ref, e_dev, e_ref0, e_dev0;
-  nh_pk_run_energy(m, tr, sim, E, &e_ref, &e_dev);
-  nh_pk_run_energy(m, tr, NULL, E, &e_ref0, &e_dev0);
+  nh_io_run_energy(m, tr, sim, E, &e_ref, &e_dev);
+  nh_io_run_energy(m, tr, NULL, E, &e_ref0, &e_dev0);
   const nh_sim_stats *st = nh_sim_get_stats(sim);
   ENSURE(e_ref == st->energy_initial);
   ENSURE(e_dev0 > 0.5 * e_ref);             /* the impacts' loss, counted without the log */

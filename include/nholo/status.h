@@ -58,7 +58,10 @@ extern "C" {
     "an open gap is past its wall beyond NH_PENETRATION_REL: a crossing was not resolved")   \
   X(NH_ERR_CONSTRAINT_RANK, -21,                                                           \
     "the constraint rows A(q) are dependent here (a singular configuration, where the "     \
-    "distribution changes rank): the method needs them independent and cannot continue")
+    "distribution changes rank): the method needs them independent and cannot continue")  \
+  X(NH_ERR_COMPONENT, -22,                                                                 \
+    "a component of nholo is unavailable (plot, hdf5 or cholmod: its module or library is "  \
+    "not installed)")
 
 typedef enum nh_status {
 #define NH__STATUS_ENUM(name, value, msg) name = value,

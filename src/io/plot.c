@@ -14,6 +14,7 @@
 
 #include "base/msg.h"
 #include "io/plotkit.h"
+#include "io/run_energy.h"
 #include "nholo/io.h"
 
 
@@ -61,36 +62,6 @@ static void coord_label(char *dst, size_t size, const char *name, int i) {
 }
 
 /* ---- time series ---------------------------------------------------------------------- */
-
-void nh_pk_run_energy(const nh_model *model, const nh_traj *traj, const nh_sim *sim, double *E,
-                      double *e_ref, double *e_dev) {
-  /* the change of E less what the impacts of the log changed (energy_after - energy_before
-   * of each impact the sample comes after: at its time, the samples before it do not) */
-  const int nq = model->nq;
-  long nimp = sim ? nh_sim_impact_count(sim) : 0, next = 0;
-  double removed = 0.0;
-  *e_ref = NAN, *e_dev = 0.0;
-  for (long k = 0; k < traj->n; k++) {
-    double e;
-    if (nh_model_energy(model, traj->q + k * nq, traj->v + k * nq, &e) != NH_OK || !isfinite(e))
-      e = NAN;
-    E[k] = e;
-    nh_impact_record rec;
-    int before = traj->kind && (traj->kind[k] == NH_SAMPLE_IMPACT_BEFORE ||
-                                traj->kind[k] == NH_SAMPLE_START);
-    while (next < nimp && nh_sim_impact_get(sim, next, &rec) == NH_OK &&
-           (rec.t < traj->t[k] || (rec.t == traj->t[k] && !before))) {
-      if (isfinite(rec.energy_after - rec.energy_before))
-        removed += rec.energy_after - rec.energy_before;
-      next++;
-    }
-    if (isfinite(e)) {
-      if (!isfinite(*e_ref)) *e_ref = e;
-      double d = fabs(e - *e_ref - removed);
-      if (d > *e_dev) *e_dev = d;
-    }
-  }
-}
 
 /* Range of the nh_pk_plottable values v[k*stride], padded; a flat series gets a span of at least
  * rel_min_span times its magnitude, so that round-off does not fill the panel. */
@@ -176,7 +147,7 @@ static void draw_ts_captions(const nh_model *model, const char *title, int heigh
   plschr(0.0, 1.0);
 }
 
-int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *traj,
+int nhm_plot_timeseries(const char *path, const nh_model *model, const nh_traj *traj,
                        const nh_sim *sim, const char *title, char *msg, size_t msg_size) {
   if (!nh_pk_device_for(path, msg, msg_size)) return NH_ERR_ARG;
   if (!model || !traj) {
@@ -206,7 +177,7 @@ int nh_plot_timeseries(const char *path, const nh_model *model, const nh_traj *t
   }
   long nimp = sim ? nh_sim_impact_count(sim) : 0;
   double e_ref, e_dev;
-  nh_pk_run_energy(model, traj, sim, E, &e_ref, &e_dev);
+  nh_io_run_energy(model, traj, sim, E, &e_ref, &e_dev);
 
   double t0, t1;
   time_range(traj, &t0, &t1);
@@ -436,7 +407,7 @@ static void draw_curve(const nh_plot_curve *cv, int c, int nc) {
   }
 }
 
-int nh_plot_panels(const char *path, int nrows, int ncols, int npanels, const nh_plot_panel *panels,
+int nhm_plot_panels(const char *path, int nrows, int ncols, int npanels, const nh_plot_panel *panels,
                    const char *title, char *msg, size_t msg_size) {
   if (!path || !panels || nrows < 1 || ncols < 1 || npanels < 1 || npanels > nrows * ncols) {
     nh_set_msg(msg, msg_size, "plot: bad panel layout");

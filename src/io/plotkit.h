@@ -128,11 +128,4 @@ double nh_pk_fit_intervals(double lo, double hi, double want, double avail_px, d
 /* Number of glyphs of a PLplot string ("#gh" and "##" are one glyph, "#d"/"#u" none). */
 int nh_pk_visible_len(const char *s);
 
-/* The energy E[k] of every sample of a run (NaN where it cannot be evaluated; E holds
- * traj->n values), its first finite value *e_ref, and the integrator's energy error
- * *e_dev = max |E - E0 - dE_impacts|, where dE_impacts sums energy_after - energy_before of
- * the impacts of sim's log (Nullable) that each sample comes after. */
-void nh_pk_run_energy(const nh_model *model, const nh_traj *traj, const nh_sim *sim, double *E,
-                      double *e_ref, double *e_dev);
-
 #endif

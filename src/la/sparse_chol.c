@@ -1,7 +1,7 @@
 /* sparse_chol.c - Cholesky factorization of a sparse SPD matrix in a fill-reducing order.
  *
  * The analysis (once, allocating): CHOLMOD's approximate minimum degree order P when the
- * library is built with CHOLMOD (cholmod_analyze, simplicial), the upper triangle of P A P^T by
+ * cholmod component loads (la/cholmod_module.c: cholmod_analyze, simplicial), the upper triangle of P A P^T by
  * columns, its elimination tree and the pattern of L by columns (the diagonal first). The
  * numeric factorization is the up-looking one (row k of L by a sparse triangular solve over
  * the tree's reach of column k, as in Davis, "Direct Methods for Sparse Linear Systems",
@@ -11,10 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef NHOLO_WITH_CHOLMOD
-#include <cholmod.h>
-#endif
-
+#include "base/module.h"
 #include "la/la.h"
 
 struct nh_la_spchol {
@@ -27,44 +24,12 @@ struct nh_la_spchol {
   int *Lp, *Li;       /* (n + 1, lnz) pattern of L by columns, the diagonal first */
 };
 
-int nh_la_spchol_have_amd(void) {
-#ifdef NHOLO_WITH_CHOLMOD
-  return 1;
-#else
-  return 0;
-#endif
+/* the AMD order comes from the cholmod component (base/module.h), opened on first use */
+static const nh_module_cholmod *cholmod_module(void) {
+  return (const nh_module_cholmod *)nh_module_get(NH_MODULE_CHOLMOD, NULL, 0);
 }
 
-#ifdef NHOLO_WITH_CHOLMOD
-/* perm <- CHOLMOD's AMD order of the pattern (read as the upper triangle by columns) */
-static int amd_order(int n, const int *rows, const int *cols, int *perm) {
-  cholmod_common c;
-  if (!cholmod_start(&c)) return NH_ERR_NOMEM;
-  c.print = 0; /* the library prints nothing */
-  c.error_handler = NULL;
-  c.nmethods = 1;
-  c.method[0].ordering = CHOLMOD_AMD;
-  c.supernodal = CHOLMOD_SIMPLICIAL;
-  cholmod_sparse A;
-  memset(&A, 0, sizeof A);
-  A.nrow = A.ncol = (size_t)n;
-  A.nzmax = (size_t)rows[n];
-  A.p = (void *)(size_t)rows; /* read only (CHOLMOD's struct has no const) */
-  A.i = (void *)(size_t)cols;
-  A.stype = 1;
-  A.itype = CHOLMOD_INT;
-  A.xtype = CHOLMOD_PATTERN;
-  A.dtype = CHOLMOD_DOUBLE;
-  A.sorted = 1;
-  A.packed = 1;
-  cholmod_factor *L = cholmod_analyze(&A, &c);
-  int rc = L ? NH_OK : c.status == CHOLMOD_OUT_OF_MEMORY ? NH_ERR_NOMEM : NH_ERR_ARG;
-  if (L) memcpy(perm, L->Perm, sizeof(int) * (size_t)n);
-  cholmod_free_factor(&L, &c);
-  cholmod_finish(&c);
-  return rc;
-}
-#endif
+int nh_la_spchol_have_amd(void) { return cholmod_module() != NULL; }
 
 /* the pattern: rows ascending within a row, inside [0, i], the diagonal present */
 static int pattern_ok(int n, const int *rows, const int *cols) {
@@ -120,9 +85,8 @@ static void symbolic(nh_la_spchol *S, const int *rows, const int *cols, int *iw)
 int nh_la_spchol_analyze(int n, const int *rows, const int *cols, int order, nh_la_spchol **out) {
   *out = NULL;
   if (n < 1 || !rows || !cols || !pattern_ok(n, rows, cols)) return NH_ERR_ARG;
-#ifndef NHOLO_WITH_CHOLMOD
-  if (order == NH_LA_ORDER_AMD) return NH_ERR_UNSUPPORTED;
-#endif
+  const nh_module_cholmod *amd = order == NH_LA_ORDER_AMD ? cholmod_module() : NULL;
+  if (order == NH_LA_ORDER_AMD && !amd) return NH_ERR_UNSUPPORTED;
   const long nnz = rows[n];
   nh_la_spchol *S = calloc(1, sizeof *S);
   int *iw = malloc(sizeof(int) * 4 * (size_t)n);
@@ -135,11 +99,7 @@ int nh_la_spchol_analyze(int n, const int *rows, const int *cols, int order, nh_
     if (!S->perm || !S->parent || !S->Cp || !S->Lp || !S->Ci || !S->Cv) rc = NH_ERR_NOMEM;
   }
   for (int i = 0; rc == NH_OK && i < n; i++) S->perm[i] = i, S->env += i - cols[rows[i]] + 1;
-#ifdef NHOLO_WITH_CHOLMOD
-  if (rc == NH_OK && order == NH_LA_ORDER_AMD) rc = amd_order(n, rows, cols, S->perm);
-#else
-  (void)order;
-#endif
+  if (rc == NH_OK && amd) rc = amd->amd_order(n, rows, cols, S->perm);
   if (rc == NH_OK) { /* the column counts of L by one symbolic pass of the rows */
     symbolic(S, rows, cols, iw);
     int *cnt = iw + 2 * n, *w = iw + 3 * n, *s = iw;

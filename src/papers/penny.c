@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/module.h"
 #include "papers.h"
 
 /* semi-axis a of the elliptical table (m) of Figs. 3-5 */
@@ -170,4 +171,19 @@ int papers_penny_ensemble(const char *name, const char *path, const papers_opts 
   }
   free(x), free(y);
   return rc;
+}
+
+/* the penny's drawings are in the plot component (src/papers/penny_plot.c, base/module.h) */
+int papers_plot_penny(const char *path, double a, double b, double R, const nh_traj *traj, const nh_sim *sim,
+                      const char *title, char *msg, size_t msg_size) {
+  const nh_module_plot *p = (const nh_module_plot *)nh_module_get(NH_MODULE_PLOT, msg, msg_size);
+  return p ? p->penny(path, a, b, R, traj, sim, title, msg, msg_size) : NH_ERR_COMPONENT;
+}
+
+int papers_plot_penny_ensemble(const char *path, double a, double b, int npanels, int n, const double *x,
+                               const double *y, const char *const *panel_titles, const char *title, char *msg,
+                               size_t msg_size) {
+  const nh_module_plot *p = (const nh_module_plot *)nh_module_get(NH_MODULE_PLOT, msg, msg_size);
+  return p ? p->penny_ensemble(path, a, b, npanels, n, x, y, panel_titles, title, msg, msg_size)
+           : NH_ERR_COMPONENT;
 }

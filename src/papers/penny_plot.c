@@ -68,7 +68,7 @@ static void number_impacts(const nh_sim *sim, long nimp, double a, double b, dou
   plschr(0.0, 1.0);
 }
 
-int papers_plot_penny(const char *path, double a, double b, double R, const nh_traj *traj,
+int nhm_plot_penny(const char *path, double a, double b, double R, const nh_traj *traj,
                   const nh_sim *sim, const char *title, char *msg, size_t msg_size) {
   if (!nh_pk_device_for(path, msg, msg_size)) return NH_ERR_ARG;
   if (!valid_axes(a, b) || !nh_pk_plottable(R) || R < 0.0) {
@@ -190,7 +190,7 @@ int papers_plot_penny(const char *path, double a, double b, double R, const nh_t
 
 /* ---- ensembles of pennies ------------------------------------------------------------ */
 
-int papers_plot_penny_ensemble(const char *path, double a, double b, int npanels, int n,
+int nhm_plot_penny_ensemble(const char *path, double a, double b, int npanels, int n,
                            const double *x, const double *y, const char *const *panel_titles,
                            const char *title, char *msg, size_t msg_size) {
   if (!nh_pk_device_for(path, msg, msg_size)) return NH_ERR_ARG;
