@@ -2,6 +2,8 @@
 # after the targets are defined.
 #
 #   <libdir>/libnholo.so*, <libdir>/libnholo.a      the shared and the static library
+#   <libdir>/nholo-modules/nholo-*.so               the components (install components plot,
+#                                                   hdf5, cholmod; CMakeLists.txt)
 #   <includedir>/nholo/*.h                          the public headers
 #   <bindir>/nholo                                  the command-line tool
 #   <libdir>/cmake/nholo/                           CMake package: nholo::nholo (shared),
@@ -94,7 +96,7 @@ configure_package_config_file(
   ${PROJECT_SOURCE_DIR}/cmake/nholoConfig.cmake.in
   ${PROJECT_BINARY_DIR}/nholoConfig.cmake
   INSTALL_DESTINATION ${NHOLO_INSTALL_CMAKEDIR}
-  PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR NHOLO_INSTALL_MODULEDIR)
 write_basic_package_version_file(
   ${PROJECT_BINARY_DIR}/nholoConfigVersion.cmake
   VERSION ${PROJECT_VERSION}
@@ -114,31 +116,29 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
 else()
   set(_nholo_pc_libdir "\${exec_prefix}/${CMAKE_INSTALL_LIBDIR}")
 endif()
+if(IS_ABSOLUTE "${NHOLO_INSTALL_MODULEDIR}")
+  set(_nholo_pc_moduledir "${NHOLO_INSTALL_MODULEDIR}")
+else()
+  set(_nholo_pc_moduledir "\${exec_prefix}/${NHOLO_INSTALL_MODULEDIR}")
+endif()
 if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
   set(_nholo_pc_includedir "${CMAKE_INSTALL_INCLUDEDIR}")
 else()
   set(_nholo_pc_includedir "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
 set(_nholo_pc_file "${PROJECT_BINARY_DIR}/pkgconfig/nholo.pc")
-# the ensembles' HDF5 (parallel under NHOLO_MPI, which brings MPI) for static linking
-set(_nholo_pc_requires "plplot")
-if(NHOLO_MPI)
-  string(APPEND _nholo_pc_requires " ${HDF5_MPI_MODULE_NAME}")
-elseif(HDF5_SERIAL_FOUND)
-  string(APPEND _nholo_pc_requires " ${HDF5_SERIAL_MODULE_NAME}")
-endif()
-# CHOLMOD has no pkg-config file in every SuiteSparse release: a static link names it
-set(_nholo_pc_libs_private "-lm -ldl")
-if(NHOLO_CHOLMOD_FOUND)
-  set(_nholo_pc_libs_private "-lcholmod -lm -ldl")
-endif()
+# the core needs libm (libc implied); the components are modules opened at run time, never
+# linked by a consumer: the .pc file names their directory and the ones built
+set(_nholo_pc_libs_private "-lm")
+string(REPLACE ";" " " _nholo_pc_components "${NHOLO_MODULES}")
 install(CODE "
 set(NHOLO_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
 string(REGEX REPLACE \"(.)/+\$\" \"\\\\1\" NHOLO_PC_PREFIX \"\${NHOLO_PC_PREFIX}\")
 set(NHOLO_PC_LIBDIR [==[${_nholo_pc_libdir}]==])
 set(NHOLO_PC_INCLUDEDIR [==[${_nholo_pc_includedir}]==])
 set(NHOLO_PC_VERSION [==[${PROJECT_VERSION}]==])
-set(NHOLO_PC_REQUIRES [==[${_nholo_pc_requires}]==])
+set(NHOLO_PC_MODULEDIR [==[${_nholo_pc_moduledir}]==])
+set(NHOLO_PC_COMPONENTS [==[${_nholo_pc_components}]==])
 set(NHOLO_PC_LIBS_PRIVATE [==[${_nholo_pc_libs_private}]==])
 configure_file([==[${PROJECT_SOURCE_DIR}/cmake/nholo.pc.in]==] [==[${_nholo_pc_file}]==] @ONLY)
 " COMPONENT Development)
@@ -147,7 +147,8 @@ install(FILES ${_nholo_pc_file}
   COMPONENT Development)
 
 unset(_nholo_pc_libdir)
-unset(_nholo_pc_requires)
+unset(_nholo_pc_moduledir)
+unset(_nholo_pc_components)
 unset(_nholo_pc_libs_private)
 unset(_nholo_pc_includedir)
 unset(_nholo_pc_file)

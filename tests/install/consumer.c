@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-int main(void) {
+/* argv[1] (optional): the install prefix, under which each component the build made
+ * (argv[2...]) must be found and load */
+int main(int argc, char **argv) {
   int failures = 0;
   char expected[32];
   const char *version = nh_version();
@@ -33,6 +35,15 @@ int main(void) {
   if (nh_method_count() < 3) {
     fprintf(stderr, "consumer: nh_method_count() is %d, expected at least 3\n", nh_method_count());
     failures++;
+  }
+  for (int i = 2; i < argc; i++) {
+    char info[1200];
+    int ok = nh_component_load(argv[i], info, sizeof info);
+    printf("component %s: %s\n", argv[i], info);
+    if (ok != 1 || !strstr(info, argv[1])) {
+      fprintf(stderr, "consumer: component %s is not loaded from under %s\n", argv[i], argv[1]);
+      failures++;
+    }
   }
   return failures == 0 ? 0 : 1;
 }

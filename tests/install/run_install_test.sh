@@ -135,7 +135,19 @@ case " $pc_static " in
   *" -lm "*) ;;
   *) fail "pkg-config --static --libs nholo lacks -lm: $pc_static" ;;
 esac
-say "pkg-config: nholo $pc_version, cflags: $pc_cflags, libs: $pc_libs"
+pc_components=$(pkg-config --variable=components nholo)
+pc_moduledir=$(pkg-config --variable=moduledir nholo)
+for c in $pc_components; do
+  [ -f "$pc_moduledir/nholo-$c.so" ] || fail "component $c named by nholo.pc is not in $pc_moduledir"
+done
+say "pkg-config: nholo $pc_version, cflags: $pc_cflags, libs: $pc_libs, components: $pc_components"
+# the library itself needs libc and libm alone (the components are opened at run time)
+if command -v readelf >/dev/null 2>&1; then
+  for f in "$libdir"/libnholo.so.*.*; do
+    extra=$(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v -E '^(libc|libm|ld-linux[^.]*)\.so' || true)
+    [ -z "$extra" ] || fail "$(basename "$f") needs more than libc and libm: $extra"
+  done
+fi
 
 # $pc_cflags, $pc_libs and $xflags are word-split on purpose.
 # shellcheck disable=SC2086
@@ -144,7 +156,7 @@ run "building consumer.c with pkg-config" \
 say "running the pkg-config consumer"
 LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
   DYLD_LIBRARY_PATH=$libdir${DYLD_LIBRARY_PATH:+:$DYLD_LIBRARY_PATH} \
-  "$tmp/consumer_pc" || fail "the pkg-config consumer failed (exit $?)"
+  "$tmp/consumer_pc" "$prefix" $pc_components || fail "the pkg-config consumer failed (exit $?)"
 
 # ---- 3. CMake package consumer ---------------------------------------------------------
 build=$tmp/consumer-build
