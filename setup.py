@@ -1,7 +1,10 @@
 """Build of the Python package nholo for pip: the C extension (the list of python/CMakeLists.txt)
-compiled with the library's sources (the list NHOLO_SOURCES of CMakeLists.txt; both read from
-there), linked with PLplot (pkg-config) and OpenMP when the compiler has it. CMake builds the
-same extension against its static library (python/CMakeLists.txt)."""
+compiled with the core library's sources (the list NHOLO_SOURCES of CMakeLists.txt; both read
+from there), and OpenMP when the compiler has it. CMake builds the same extension against its
+static library (python/CMakeLists.txt). The components (nholo_add_module in CMakeLists.txt:
+plot, hdf5, cholmod) are built beside it, in nholo/nholo-modules/, each linked with a private
+copy of the core objects, when their libraries are found; the package opens them on first use
+and says which one is missing when it is needed."""
 import os
 import re
 import shlex
@@ -32,11 +35,47 @@ def extension_sources():
     return cmake_list("python/CMakeLists.txt", "_nholo_py_sources", "python/")
 
 
-def pkg_config(*args):
-    try:
-        return shlex.split(subprocess.check_output(["pkg-config", *args, "plplot"], text=True))
-    except (OSError, subprocess.CalledProcessError):
-        sys.exit("nholo: PLplot's development files are needed (pkg-config plplot failed)")
+def modules():
+    """(name, sources, include dirs) of each nholo_add_module(NAME SOURCES ... [LIBS ...]
+    [INCLUDES ...]) call of CMakeLists.txt"""
+    text = open(os.path.join(HERE, "CMakeLists.txt")).read()
+    out = []
+    for m in re.finditer(r"^\s*nholo_add_module\((\w+)(.*?)\)\s*$", text, re.S | re.M):
+        words, key, parts = m.group(2).split(), None, {"SOURCES": [], "INCLUDES": [], "LIBS": []}
+        for w in words:
+            if w in parts:
+                key = w
+            elif key:
+                parts[key].append(w)
+        incs = [i.replace("${PROJECT_SOURCE_DIR}/", "") for i in parts["INCLUDES"] if i.startswith("${PROJECT_SOURCE_DIR}/")]
+        out.append((m.group(1), parts["SOURCES"], incs))
+    return out
+
+
+def pkg_config(pkgs, *args):
+    """the flags of the first of pkgs pkg-config knows, or None"""
+    for pkg in pkgs:
+        try:
+            return shlex.split(subprocess.check_output(["pkg-config", *args, pkg], text=True,
+                                                       stderr=subprocess.DEVNULL))
+        except (OSError, subprocess.CalledProcessError):
+            continue
+    return None
+
+
+def module_flags(name):
+    """(compile flags, link flags) of a component's library, or None when it is not found"""
+    if name == "plot":
+        c, l = pkg_config(["plplot"], "--cflags"), pkg_config(["plplot"], "--libs")
+    elif name == "hdf5":  # serial HDF5 (MPI is for CMake builds)
+        c, l = pkg_config(["hdf5-serial", "hdf5"], "--cflags"), pkg_config(["hdf5-serial", "hdf5"], "--libs")
+    elif name == "cholmod":
+        inc = next((d for d in ("/usr/include/suitesparse", "/usr/include")
+                    if os.path.exists(os.path.join(d, "cholmod.h"))), None)
+        c, l = (["-I" + inc], ["-lcholmod"]) if inc else (None, None)
+    else:
+        c = l = None
+    return (c, l) if c is not None and l is not None else None
 
 
 def parallel_compile(compiler, jobs):
@@ -78,6 +117,27 @@ class BuildExt(build_ext):
                 ext.extra_compile_args.append("-fopenmp")
                 ext.extra_link_args.append("-fopenmp")
         super().build_extensions()
+        self.build_modules()
+
+    def build_modules(self):
+        """the components, from the core objects just compiled for the extension (as an archive
+        whose symbols stay local to each module)"""
+        core = self.compiler.object_filenames(library_sources(), output_dir=self.build_temp)
+        self.compiler.create_static_lib(core, "nholo_core", output_dir=self.build_temp)
+        where = os.path.join(os.path.dirname(self.get_ext_fullpath("nholo._nholo")), "nholo-modules")
+        os.makedirs(where, exist_ok=True)
+        cargs = [a for a in ext.extra_compile_args if a != "-fopenmp"]
+        for name, sources, incs in modules():
+            flags = module_flags(name)
+            if flags is None:
+                print("nholo: component %s not built (its library's development files are not found)" % name)
+                continue
+            objs = self.compiler.compile(sources, output_dir=self.build_temp, macros=ext.define_macros,
+                                         include_dirs=["include", "src"] + incs, extra_postargs=cargs + flags[0])
+            self.compiler.link_shared_object(
+                objs, os.path.join(where, "nholo-%s.so" % name), libraries=["nholo_core"],
+                library_dirs=[self.build_temp],
+                extra_postargs=["-Wl,--exclude-libs,ALL", "-Wl,--no-undefined"] + flags[1] + ["-lm"])
 
 
 ext = Extension(
@@ -85,10 +145,8 @@ ext = Extension(
     sources=extension_sources() + library_sources(),
     include_dirs=["include", "src", numpy.get_include()],
     define_macros=[("NHOLO_STATIC", None), ("NHOLO_BUILDING", None)],
-    extra_compile_args=["-std=c17", "-ffp-contract=off", "-fvisibility=hidden"]
-    + [a for a in pkg_config("--cflags")],
-    extra_link_args=pkg_config("--libs"),
-    libraries=["m", "dl"],
+    extra_compile_args=["-std=c17", "-ffp-contract=off", "-fvisibility=hidden"],
+    libraries=["m"],
 )
 
 setup(package_dir={"": "python"}, packages=["nholo"], ext_modules=[ext], cmdclass={"build_ext": BuildExt},

@@ -23,7 +23,7 @@ from ._nholo import ModelError, SimulationError
 
 __all__ = ["ModelError", "SimulationError", "Model", "Simulation", "Result", "EnsembleResult",
            "load_model", "load_model_file", "load_model_string", "builtin", "check", "run", "ensemble", "lyapunov",
-           "methods", "builtins", "impact_laws", "status_name"]
+           "methods", "builtins", "impact_laws", "status_name", "components"]
 
 __version__ = _nholo.version
 
@@ -40,6 +40,13 @@ for _k in dir(_nholo):
 def status_name(status):
     """(identifier, description) of a status code: (\"NH_ZENO\", \"Zeno guard: ...\")."""
     return _nholo.status_name(status)
+
+
+def components():
+    """{name: (available, info)} of nholo's components, each opened now if it can be: "plot"
+    (PLplot), "hdf5" (HDF5 ensemble files), "cholmod" (the sparse solve's order); info is the
+    library and the module's file, or why it is unavailable. The core needs none of them."""
+    return {name: _nholo.component(name) for name in _nholo.component_names()}
 
 
 def methods():

@@ -630,6 +630,32 @@ static PyObject *py_status_name(PyObject *mod, PyObject *args) {
   return Py_BuildValue("(ss)", nh_status_name(s), nh_status_string(s));
 }
 
+/* component(name) -> (loaded, info): nh_component_load (opens the component now) */
+static PyObject *py_component(PyObject *mod, PyObject *args) {
+  (void)mod;
+  const char *name;
+  if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+  char info[1200];
+  int ok = nh_component_load(name, info, sizeof info);
+  if (ok < 0) return PyErr_Format(PyExc_ValueError, "%s", info), NULL;
+  return Py_BuildValue("(Os)", ok ? Py_True : Py_False, info);
+}
+
+static PyObject *py_component_names(PyObject *mod, PyObject *unused) {
+  (void)mod, (void)unused;
+  PyObject *l = PyList_New(0);
+  for (int i = 0; l && nh_component_name(i); i++) {
+    PyObject *s = PyUnicode_FromString(nh_component_name(i));
+    if (!s || PyList_Append(l, s) < 0) {
+      Py_XDECREF(s);
+      Py_DECREF(l);
+      return NULL;
+    }
+    Py_DECREF(s);
+  }
+  return l;
+}
+
 static PyMethodDef module_methods[] = {
     {"load_file", (PyCFunction)(void (*)(void))py_load_file, METH_VARARGS | METH_KEYWORDS, NULL},
     {"load_string", (PyCFunction)(void (*)(void))py_load_string, METH_VARARGS | METH_KEYWORDS, NULL},
@@ -642,6 +668,8 @@ static PyMethodDef module_methods[] = {
     {"builtins", py_builtins, METH_NOARGS, NULL},
     {"method_check", py_supports, METH_VARARGS, NULL},
     {"status_name", py_status_name, METH_VARARGS, NULL},
+    {"component", py_component, METH_VARARGS, NULL},
+    {"component_names", py_component_names, METH_NOARGS, NULL},
     {"_c_cycle", nhpy_c_cycle, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 

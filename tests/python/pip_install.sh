@@ -6,7 +6,8 @@
 # environment (only PATH=/usr/bin:/bin, no pip configuration: no index or wheel directory of
 # this machine's), with HOME and /opt under a temporary directory and any network access
 # failing at once (a dead proxy: the commands must not need it). Each environment's package must import from that environment
-# and run the penny to the command-line tool's final state, bit for bit.
+# and run the penny to the command-line tool's final state, bit for bit, with the components
+# it finds inside the package.
 #
 # One compile: pip builds in the source tree (setup.py's build-python/), so the second
 # install and the wheel reuse the first one's objects; setup.py compiles on all cores. The
@@ -46,6 +47,11 @@ penny() {
   env -u PYTHONPATH "$1" -c '
 import sys, nholo
 assert nholo.__file__.startswith(sys.prefix + "/"), (nholo.__file__, sys.prefix)
+# the components come with the package (plot at least: PLplot is installed by setup.sh)
+pkg = nholo.__file__.rsplit("/", 1)[0] + "/nholo-modules/"
+comps = nholo.components()
+assert comps["plot"][0], comps
+assert all(pkg in info for ok, info in comps.values() if ok), (pkg, comps)
 r = nholo.Simulation(nholo.builtin("penny"), method="exact").run(t_end=100, max_impacts=5)
 print(" ".join("%.17g" % x for x in r.x[-1]))
 '
