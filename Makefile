@@ -41,6 +41,7 @@ bench: build
 	./$(BUILD)/bench/bench_ensemble
 	./$(BUILD)/bench/bench_simul
 	./$(BUILD)/bench/bench_scale
+	./$(BUILD)/bench/bench_startup
 
 figures: build
 	./$(BUILD)/nholo figure all --out-dir out/figures
