@@ -32,7 +32,7 @@ rank() {
 # the layer of a public header
 header_layer() {
   case $1 in
-    export.h | status.h) echo base ;;
+    export.h | status.h | version.h) echo base ;;
     model.h | evaluators.h) echo model ;;
     modelfile.h) echo lang ;;
     impact.h) echo impact ;;

@@ -3,6 +3,7 @@
  * nholo simulates nonholonomic mechanical systems (rolling and sliding bodies whose
  * velocities are constrained) with structure-preserving integrators, through impacts.
  *
+ *   nholo/version.h  the version, and the components loaded on first use
  *   nholo/status.h   status codes and their messages
  *   nholo/model.h    the constant model: M(q), V, forces, constraints A(q), gaps, impact laws
  *   nholo/impact.h   impact maps (holonomic with restitution, elastic and plastic nonholonomic)
@@ -19,6 +20,7 @@
 #define NHOLO_NHOLO_H
 
 #include "nholo/export.h"
+#include "nholo/version.h"
 #include "nholo/status.h"
 #include "nholo/model.h"
 #include "nholo/impact.h"
@@ -30,22 +32,5 @@
 #include "nholo/modelfile.h"
 #include "nholo/lyapunov.h"
 #include "nholo/ensemble.h"
-
-#define NHOLO_VERSION_MAJOR 0
-#define NHOLO_VERSION_MINOR 1
-#define NHOLO_VERSION_PATCH 0
-
-/* ---- components ----------------------------------------------------------------------
- * The core library needs libc and libm alone; what needs a third-party library is a
- * component loaded on first use (docs/architecture.md, "Components"): "plot" (PLplot: the
- * nh_plot_* figures), "hdf5" (HDF5, and MPI in an MPI build: ensemble files and ranks),
- * "cholmod" (SuiteSparse CHOLMOD: the order of the sparse multiplier solve). */
-
-/* The name of component i (0, 1, ...), NULL past the last. */
-NH_API const char *nh_component_name(int i);
-
-/* Load component `name` now: 1 when it is available (info: the library it brings and its
- * file), 0 when it is not (info: why), -1 for an unknown name. */
-NH_API int nh_component_load(const char *name, char *info, size_t info_size);
 
 #endif

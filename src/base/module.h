@@ -25,7 +25,8 @@
 
 #include <stddef.h>
 
-#include "nholo/nholo.h"
+#include "nholo/status.h"
+#include "nholo/version.h"
 
 #define NH_MODULE_ABI 1 /* raise on any change of a table below */
 #define NH_MODULE_SYMBOL "nholo_module_table"

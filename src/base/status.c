@@ -7,6 +7,7 @@
 
 #include "base/msg.h"
 #include "nholo/status.h"
+#include "nholo/version.h"
 
 const char *nh_status_string(int status) {
   switch (status) {
@@ -51,7 +52,11 @@ int nh_status_exit_code(int status) {
   }
 }
 
-const char *nh_version(void) { return "0.1.0"; }
+#define NH_STR_(x) #x
+#define NH_STR(x) NH_STR_(x)
+const char *nh_version(void) {
+  return NH_STR(NHOLO_VERSION_MAJOR) "." NH_STR(NHOLO_VERSION_MINOR) "." NH_STR(NHOLO_VERSION_PATCH);
+}
 
 void nh_set_msg(char *msg, size_t size, const char *fmt, ...) {
   if (!msg || size == 0) return;
