@@ -1213,4 +1213,15 @@ EOF
 expect_usage "--newton-tol -1" run penny --method gonzalez --newton-tol -1 --out "$T/o/x.csv"
 expect_usage "--newton-max-iter 0" run penny --method gonzalez --newton-max-iter 0 --out "$T/o/x.csv"
 
+# a component that is not there (NHOLO_MODULE_PATH names an empty place): said before the run,
+# exit 2, nothing written; a run without a plot does not need it
+export NHOLO_MODULE_PATH="$T/no-modules"
+expect_usage "--plot without the plot component" run penny --impacts 3 --out "$T/o/x.csv" --plot "$T/o/x.png"
+grep -q "nholo-plot.so was not found" "$T/stderr" && ok "the missing plot component is named" \
+  || bad "missing plot component: $(cat "$T/stderr")"
+expect_usage "figure without the plot component" figure penny-fig1 --out "$T/o/f.png"
+"$NHOLO" run penny --impacts 3 --out "$T/o/x.csv" >/dev/null 2>&1 && [ -s "$T/o/x.csv" ] \
+  && ok "a run without a plot needs no component" || bad "a run without a plot failed without the components"
+unset NHOLO_MODULE_PATH
+
 finish

@@ -253,7 +253,7 @@ void nh_la_chol_env_solve(int n, const double *L, const int *first, const int *l
  * factorization and the solves then allocate nothing: they work in caller scratch. */
 typedef struct nh_la_spchol nh_la_spchol;
 #define NH_LA_ORDER_NATURAL 0
-#define NH_LA_ORDER_AMD 1 /* CHOLMOD's AMD (NH_ERR_UNSUPPORTED when built without CHOLMOD) */
+#define NH_LA_ORDER_AMD 1 /* CHOLMOD's AMD (NH_ERR_UNSUPPORTED when the cholmod component does not load) */
 /* 1 when the library was built with CHOLMOD */
 int nh_la_spchol_have_amd(void);
 /* Analyse the pattern of the lower triangle of a symmetric n x n matrix given by rows: row i
