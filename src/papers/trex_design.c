@@ -4,7 +4,9 @@
  * outcome does not depend on the order of the reflections (Lemma 7). The paper used "a
  * classic root finding algorithm for underconstrained systems"; we minimise the distance
  * under the three equality constraints with NLopt's SLSQP (gradients by central
- * differences). Built only with NLopt (NHOLO_HAVE_NLOPT); without it the function says so. */
+ * differences). Built only with NLopt's header (NHOLO_HAVE_NLOPT); the library is opened
+ * when the design runs (dlopen, so no other command loads it); without it the function says
+ * so. */
 #include <math.h>
 #include <string.h>
 
@@ -13,7 +15,43 @@
 #include "trex.h"
 
 #ifdef NHOLO_HAVE_NLOPT
+#include <dlfcn.h>
 #include <nlopt.h>
+
+/* NLopt's shared library (its soname on Debian, NLopt 2.x) and the functions used */
+#define TREX_NLOPT_SONAME "libnlopt.so.0"
+static struct {
+  nlopt_opt (*create)(nlopt_algorithm, unsigned);
+  nlopt_result (*set_min_objective)(nlopt_opt, nlopt_func, void *);
+  nlopt_result (*add_equality_mconstraint)(nlopt_opt, unsigned, nlopt_mfunc, void *, const double *);
+  nlopt_result (*set_lower_bounds)(nlopt_opt, const double *);
+  nlopt_result (*set_upper_bounds)(nlopt_opt, const double *);
+  nlopt_result (*set_xtol_rel)(nlopt_opt, double);
+  nlopt_result (*set_maxeval)(nlopt_opt, int);
+  nlopt_result (*optimize)(nlopt_opt, double *, double *);
+  void (*destroy)(nlopt_opt);
+} nl;
+static int nl_state;     /* 0: not tried, 1: loaded, -1: unavailable */
+static char nl_why[256]; /* why not */
+
+static int nlopt_open(void) {
+  if (nl_state) return nl_state > 0;
+  void *h = dlopen(TREX_NLOPT_SONAME, RTLD_NOW | RTLD_LOCAL);
+  static const char *const names[9] = {"nlopt_create", "nlopt_set_min_objective", "nlopt_add_equality_mconstraint",
+                                       "nlopt_set_lower_bounds", "nlopt_set_upper_bounds", "nlopt_set_xtol_rel",
+                                       "nlopt_set_maxeval", "nlopt_optimize", "nlopt_destroy"};
+  void **slots[9] = {(void **)&nl.create, (void **)&nl.set_min_objective, (void **)&nl.add_equality_mconstraint,
+                     (void **)&nl.set_lower_bounds, (void **)&nl.set_upper_bounds, (void **)&nl.set_xtol_rel,
+                     (void **)&nl.set_maxeval, (void **)&nl.optimize, (void **)&nl.destroy};
+  nl_state = h ? 1 : -1;
+  for (int i = 0; h && i < 9; i++)
+    if (!(*slots[i] = dlsym(h, names[i]))) nl_state = -1;
+  if (nl_state < 0) {
+    const char *e = dlerror();
+    nh_set_msg(nl_why, sizeof nl_why, "%s", e ? e : TREX_NLOPT_SONAME " lacks a function");
+  }
+  return nl_state > 0;
+}
 
 /* the variables: y, th, pL, gL, pR, gR, pT (q[1..7]) and r1, r2, lu, ll */
 #define NZ 11
@@ -81,9 +119,14 @@ static void equalities(unsigned m, double *h, unsigned n, const double *w, doubl
   }
 }
 
-int trex_have_nlopt(void) { return 1; }
+int trex_have_nlopt(void) { return nlopt_open(); }
 
 int trex_optimise(const trex_row *start, trex_row *out, int *evals, char *msg, size_t msg_size) {
+  if (evals) *evals = 0;
+  if (!nlopt_open()) {
+    nh_set_msg(msg, msg_size, "trex-design needs NLopt's library, which could not be opened: %s", nl_why);
+    return NH_ERR_UNSUPPORTED;
+  }
   design_ctx cx;
   memset(&cx, 0, sizeof cx);
   cx.base = *start;
@@ -97,21 +140,21 @@ int trex_optimise(const trex_row *start, trex_row *out, int *evals, char *msg, s
   double lo[NZ], hi[NZ], w[NZ] = {0};
   for (int i = 0; i < NZ; i++) lo[i] = -HUGE_VAL, hi[i] = HUGE_VAL;
   for (int i = 7; i < NZ; i++) lo[i] = -0.5 * cx.z0[i], hi[i] = cx.z0[i];
-  nlopt_opt opt = nlopt_create(NLOPT_LD_SLSQP, NZ);
+  nlopt_opt opt = nl.create(NLOPT_LD_SLSQP, NZ);
   if (!opt) {
     nh_set_msg(msg, msg_size, "trex-design: NLopt could not create its optimiser");
     return NH_ERR_NOMEM;
   }
   const double tol[3] = {TREX_OPT_GAP_TOL, TREX_OPT_GAP_TOL, TREX_OPT_C_TOL};
-  nlopt_set_min_objective(opt, objective, &cx);
-  nlopt_add_equality_mconstraint(opt, 3, equalities, &cx, tol);
-  nlopt_set_lower_bounds(opt, lo);
-  nlopt_set_upper_bounds(opt, hi);
-  nlopt_set_xtol_rel(opt, TREX_OPT_XTOL);
-  nlopt_set_maxeval(opt, TREX_OPT_MAXEVAL);
+  nl.set_min_objective(opt, objective, &cx);
+  nl.add_equality_mconstraint(opt, 3, equalities, &cx, tol);
+  nl.set_lower_bounds(opt, lo);
+  nl.set_upper_bounds(opt, hi);
+  nl.set_xtol_rel(opt, TREX_OPT_XTOL);
+  nl.set_maxeval(opt, TREX_OPT_MAXEVAL);
   double f;
-  nlopt_result r = nlopt_optimize(opt, w, &f);
-  nlopt_destroy(opt);
+  nlopt_result r = nl.optimize(opt, w, &f);
+  nl.destroy(opt);
   double h[3];
   constraints(&cx, w, h);
   if (evals) *evals = cx.evals;
