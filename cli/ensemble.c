@@ -526,8 +526,7 @@ static int agree(const ens_opts *o, int rc) {
 /* the outputs' options together, and the output itself */
 static int check_outputs(const ens_opts *o) {
   if (o->members_file && o->members_set) return cli_usage_error("--members: give a count or a file, not both");
-  if (o->out && is_h5(o->out) && !nh_ensemble_hdf5())
-    return cli_usage_error("--out: '%s': this build has no HDF5 output (write a .csv)", o->out);
+  if (o->out && is_h5(o->out) && cli_need_component("hdf5", "--out") != CLI_OK) return CLI_USAGE;
   if (o->trajectories && !(o->sample > 0.0 && is_h5(o->out)))
     return cli_usage_error("--trajectories: needs --sample DT and an HDF5 output (--out FILE.h5)");
   if (o->no_impact_log && !is_h5(o->out))

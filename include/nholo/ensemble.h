@@ -114,8 +114,9 @@ typedef struct nh_ensemble_def {
   long chunk; /* members per chunk, the unit of the statistics' reduction and of the split over
                  ranks (0: 4096, fewer when sampled trajectories would pass 32 MB); the
                  statistics' last bits depend on it, never on threads or ranks */
-  int mpi; /* 1: split the members over the MPI ranks (nh_ensemble_mpi_init); needs a build
-              with MPI (nh_ensemble_mpi) */
+  int mpi; /* 1: split the members over the MPI ranks (nh_ensemble_mpi_init); needs the hdf5
+              component built with MPI (nh_ensemble_mpi; else NH_ERR_COMPONENT or
+              NH_ERR_UNSUPPORTED) */
 } nh_ensemble_def;
 #define NH_ENSEMBLE_MAX_SAMPLES 10000000L
 
@@ -186,7 +187,9 @@ typedef struct nh_ensemble_out {
  * Written to a temporary beside the path and renamed into place (nothing is left on
  * failure). With def->mpi the members are split over the ranks, every rank calls this with
  * the same definition and output, and the file is written through parallel HDF5: its data
- * are the same bit for bit as with one process; stats are filled on every rank. */
+ * are the same bit for bit as with one process; stats are filled on every rank.
+ * HDF5 and MPI come from the hdf5 component (nholo.h), opened here only for an HDF5 output or
+ * def->mpi: NH_ERR_COMPONENT with why when it cannot be, before any member runs. */
 NH_API int nh_ensemble_run_to(const nh_ensemble_def *def, const nh_ensemble_out *out, nh_ensemble_stats *stats,
                               char *msg, size_t msg_size);
 
@@ -195,17 +198,19 @@ NH_API int nh_ensemble_run_to(const nh_ensemble_def *def, const nh_ensemble_out 
  * writes (an ensemble's file replays its members). names: max_cols buffers of NH_MAX_NAME;
  * *table (rows x ncols, row-major) is the caller's to free. NH_ERR_IO (no such file, not
  * HDF5, no such dataset), NH_ERR_ARG (no names, a count that does not match, more than
- * max_cols columns, no rows, a value that is not finite) or NH_ERR_UNSUPPORTED (a build
- * without HDF5), with a message. */
+ * max_cols columns, no rows, a value that is not finite) or NH_ERR_COMPONENT (the hdf5
+ * component cannot be opened: the message says why), with a message. */
 NH_API int nh_ensemble_read_members_h5(const char *path, char (*names)[NH_MAX_NAME], int max_cols, int *ncols,
                                        double **table, long *rows, char *msg, size_t msg_size);
 
-/* 1 when built with HDF5 output / with MPI */
+/* 1 when the hdf5 component opens (HDF5 output) / opens and has MPI; either call opens it
+ * (loading HDF5, and MPI in an MPI build): not for a process that needs neither */
 NH_API int nh_ensemble_hdf5(void);
 NH_API int nh_ensemble_mpi(void);
-/* Under an MPI launcher (mpirun, srun; seen from its environment) and built with MPI:
- * MPI_Init, and rank and size set; returns 1. Otherwise rank 0 of 1 and returns 0 (a build
- * without MPI, or a plain process start). */
+/* Under an MPI launcher (mpirun, srun; seen from its environment, before anything is opened)
+ * and with the hdf5 component built with MPI: MPI_Init, and rank and size set; returns 1.
+ * Otherwise rank 0 of 1 and returns 0 (a plain process start, which loads no MPI; no
+ * component or one without MPI). */
 NH_API int nh_ensemble_mpi_init(int *argc, char ***argv, int *rank, int *size);
 /* MPI_Finalize after nh_ensemble_mpi_init returned 1; nothing otherwise */
 NH_API void nh_ensemble_mpi_finalize(void);

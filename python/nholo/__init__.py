@@ -46,7 +46,8 @@ def components():
     """{name: (available, info)} of nholo's components, each opened now if it can be: "plot"
     (PLplot), "hdf5" (HDF5 ensemble files), "cholmod" (the sparse solve's order); info is the
     library and the module's file, or why it is unavailable. The core needs none of them."""
-    return {name: _nholo.component(name) for name in _nholo.component_names()}
+    return {name: tuple((rc == 1, info)) for name in _nholo.component_names()
+            for rc, info in [_nholo.component_load(name)]}
 
 
 def methods():
@@ -508,7 +509,7 @@ def ensemble(model, t_end, vary=(), replicas=1, seed=0, threads=0, max_impacts=0
     independent of the number of threads. Every option of Simulation (method, h, retraction,
     variant, start, midpoint_ld, alpha, dexp_order, newton_tol, newton_max_iter, impact_step, ...)
     applies to every member. out: a path, FILE.csv (one row per member) or FILE.h5 (the HDF5
-    file of the command line; HDF5 builds only), replaced when it exists. sample: the time
+    file of the command line; needs the hdf5 component), replaced when it exists. sample: the time
     grid k sample of the time statistics (stats: the state components followed, as --stat;
     default all) and, in an HDF5 file, of trajectories. Returns an EnsembleResult."""
     h5 = out is not None and _is_h5(out)
@@ -517,8 +518,10 @@ def ensemble(model, t_end, vary=(), replicas=1, seed=0, threads=0, max_impacts=0
                          % _os.fspath(out))
     if members is not None and len(vary):
         raise ValueError("--members: a member file and --vary cannot be combined")
-    if h5 and not _nholo.hdf5:
-        raise ValueError("--out: '%s': this build has no HDF5 output (write a .csv)" % _os.fspath(out))
+    if h5:  # the hdf5 component (nholo-hdf5.so), opened now: why it is unavailable, as the CLI says
+        loaded, why = _nholo.component_load("hdf5")
+        if loaded != 1:
+            raise ValueError("--out: '%s': %s" % (_os.fspath(out), why))
     if trajectories and not (sample > 0 and h5):
         raise ValueError("--trajectories: needs --sample DT and an HDF5 output (--out FILE.h5)")
     if no_impact_log and not h5:

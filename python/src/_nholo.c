@@ -630,15 +630,29 @@ static PyObject *py_status_name(PyObject *mod, PyObject *args) {
   return Py_BuildValue("(ss)", nh_status_name(s), nh_status_string(s));
 }
 
-/* component(name) -> (loaded, info): nh_component_load (opens the component now) */
-static PyObject *py_component(PyObject *mod, PyObject *args) {
+/* component_load(name) -> (1, what) when the component (plot, hdf5, cholmod) loads, (0, why)
+ * when it does not, (-1, message) for an unknown name: nh_component_load */
+static PyObject *py_component_load(PyObject *mod, PyObject *args) {
   (void)mod;
   const char *name;
+  char info[1024];
   if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
-  char info[1200];
-  int ok = nh_component_load(name, info, sizeof info);
-  if (ok < 0) return PyErr_Format(PyExc_ValueError, "%s", info), NULL;
-  return Py_BuildValue("(Os)", ok ? Py_True : Py_False, info);
+  int rc;
+  Py_BEGIN_ALLOW_THREADS
+  rc = nh_component_load(name, info, sizeof info);
+  Py_END_ALLOW_THREADS
+  return Py_BuildValue("(is)", rc, info);
+}
+
+/* the module's attributes computed when first read (PEP 562): hdf5, 1 when the hdf5 component
+ * loads (reading it opens HDF5; importing nholo does not) */
+static PyObject *py_module_getattr(PyObject *mod, PyObject *name) {
+  if (PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "hdf5") == 0) {
+    PyObject *v = PyLong_FromLong(nh_ensemble_hdf5());
+    if (v && PyObject_SetAttr(mod, name, v) < 0) Py_CLEAR(v); /* (the next read finds it) */
+    return v;
+  }
+  return PyErr_Format(PyExc_AttributeError, "module 'nholo._nholo' has no attribute '%U'", name);
 }
 
 static PyObject *py_component_names(PyObject *mod, PyObject *unused) {
@@ -668,8 +682,9 @@ static PyMethodDef module_methods[] = {
     {"builtins", py_builtins, METH_NOARGS, NULL},
     {"method_check", py_supports, METH_VARARGS, NULL},
     {"status_name", py_status_name, METH_VARARGS, NULL},
-    {"component", py_component, METH_VARARGS, NULL},
     {"component_names", py_component_names, METH_NOARGS, NULL},
+    {"component_load", py_component_load, METH_VARARGS, NULL},
+    {"__getattr__", py_module_getattr, METH_O, NULL},
     {"_c_cycle", nhpy_c_cycle, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
@@ -696,7 +711,7 @@ PyMODINIT_FUNC PyInit__nholo(void) {
   PyModule_AddObject(m, "Simulation", (PyObject *)&PySim_Type);
   PyModule_AddStringConstant(m, "version", nh_version());
   PyModule_AddIntConstant(m, "parallel", nh_ensemble_parallel());
-  PyModule_AddIntConstant(m, "hdf5", nh_ensemble_hdf5());
+  /* (hdf5: read when first used, py_module_getattr) */
 #define ADD_STATUS(name, value, text) PyModule_AddIntConstant(m, #name, value);
   NH_STATUS_LIST(ADD_STATUS)
 #undef ADD_STATUS

@@ -65,6 +65,10 @@ static void own_dir(char *dir) {
 /* the table in file path, or NULL with why (an absent file leaves why untouched) */
 static const void *try_open(nh_module_id id, const char *path, char *why, size_t why_size) {
   if (access(path, F_OK) != 0) return NULL;
+  // RTLD_LOCAL for every module, hdf5 too: its libmpi stays out of the global scope, and Open
+  // MPI 4.1's components (mca_pml_ob1.so, ... which name no libmpi of their own) still resolve
+  // under mpirun (tests/test_ensemble_mpi.sh; LD_DEBUG shows no failed lookup). An MPI whose
+  // plugins did not would need RTLD_GLOBAL for the hdf5 module alone.
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *e = dlerror();
@@ -74,9 +78,10 @@ static const void *try_open(nh_module_id id, const char *path, char *why, size_t
   const void *(*entry)(void) = NULL;
   *(void **)&entry = dlsym(h, NH_MODULE_SYMBOL);
   const nh_module_head *head = entry ? (const nh_module_head *)entry() : NULL;
-  static const size_t sizes[NH_MODULE_COUNT] = {sizeof(nh_module_plot), 0, sizeof(nh_module_cholmod)};
+  static const size_t sizes[NH_MODULE_COUNT] = {sizeof(nh_module_plot), sizeof(nh_module_hdf5),
+                                                 sizeof(nh_module_cholmod)};
   if (!head || head->abi != NH_MODULE_ABI || !head->version || strcmp(head->version, NH_MODULE_VERSION) != 0 ||
-      !head->name || strcmp(head->name, module_names[id]) != 0 || (sizes[id] && head->size != sizes[id])) {
+      !head->name || strcmp(head->name, module_names[id]) != 0 || head->size != sizes[id]) {
     nh_set_msg(why, why_size, "%s is not a module of this nholo (%s %s, ABI %d)", path, NH_MODULE_VERSION,
                module_names[id], NH_MODULE_ABI);
     dlclose(h);

@@ -24,10 +24,13 @@
 #define NH_BASE_MODULE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "nholo/status.h"
 #include "nholo/version.h"
 
+/* NH_MAX_NAME of nholo/model.h (a layer above; h5_module.c checks they agree) */
+#define NH_MODULE_MAX_NAME 64
 #define NH_MODULE_ABI 1 /* raise on any change of a table below */
 #define NH_MODULE_SYMBOL "nholo_module_table"
 
@@ -65,6 +68,12 @@ struct nh_model;
 struct nh_traj;
 struct nh_sim;
 struct nh_plot_panel;
+struct nh_ensemble_def;
+struct nh_ensemble_out;
+struct nh_ensemble_stats;
+struct ens_acc;
+struct ens_h5;
+struct ens_chunk_rows;
 
 typedef struct nh_module_plot {
   nh_module_head head;
@@ -80,6 +89,35 @@ typedef struct nh_module_plot {
                         const double *x, const double *y, const char *const *panel_titles,
                         const char *title, char *msg, size_t msg_size);
 } nh_module_plot;
+
+/* hdf5: the ensemble's HDF5 file and, in an MPI build, its ranks (src/ensemble/ens_impl.h has
+ * what each does; the core's entries, ensemble/h5_entry.c, call these only for an HDF5 file or
+ * an ensemble under MPI) */
+typedef struct nh_module_hdf5 {
+  nh_module_head head;
+  int mpi; /* 1: built with MPI and parallel HDF5 */
+  /* MPI: the public calls (nholo/ensemble.h) */
+  int (*mpi_init)(int *argc, char ***argv, int *rank, int *size);
+  void (*mpi_finalize)(void);
+  int (*mpi_all_public)(int ok);
+  /* MPI: the running ensemble's (ens_mpi_*) */
+  void (*mpi_use)(int on);
+  void (*mpi_rank)(int *rank, int *size);
+  int (*mpi_all)(int ok);
+  int (*mpi_gather)(struct ens_acc *a, char *msg, size_t msg_size);
+  int (*mpi_bcast_stats)(struct nh_ensemble_stats *st);
+  void (*mpi_sum_long)(long *v, int n);
+  /* HDF5: the ensemble's file (ens_h5_*) and a member file */
+  struct ens_h5 *(*h5_open)(const struct nh_ensemble_def *d, const struct nh_ensemble_out *out, long total,
+                            long chunk, int nt, int ncols, char *msg, size_t msg_size);
+  int (*h5_chunk)(struct ens_h5 *h, const struct ens_chunk_rows *rows, char *msg, size_t msg_size);
+  int (*h5_truncate)(struct ens_h5 *h, long members, char *msg, size_t msg_size);
+  int (*h5_impacts)(struct ens_h5 *h, FILE *rows, FILE *counts, long m_lo, long m_hi, char *msg, size_t msg_size);
+  int (*h5_stats)(struct ens_h5 *h, const struct nh_ensemble_stats *st, char *msg, size_t msg_size);
+  int (*h5_close)(struct ens_h5 *h, int ok, char *msg, size_t msg_size);
+  int (*read_members)(const char *path, char (*names)[NH_MODULE_MAX_NAME], int max_cols, int *ncols, double **table,
+                      long *rows, char *msg, size_t msg_size);
+} nh_module_hdf5;
 
 typedef struct nh_module_cholmod {
   nh_module_head head;

@@ -49,6 +49,11 @@ int ens_acc_push(ens_acc *a, int level, long index, const double *p);
 /* fold the stack (all ranks' blocks, in chunk order) and fill st (nt, nstat, counts set by caller) */
 int ens_acc_finish(ens_acc *a, nh_ensemble_stats *st);
 
+/* ---- MPI and HDF5: the hdf5 component --------------------------------------------------
+ * ens_mpi_* and ens_h5_* are the core's entries (h5_entry.c): without MPI in use they are the
+ * single-process ones and open nothing; otherwise they call the hdf5 component (base/module.h;
+ * mpi.c and h5.c, built into nholo-hdf5.so alone, as the nhm_ names of ens_module.h). */
+
 /* ---- MPI (mpi.c; single-process stand-ins without MPI) ----------------------------------- */
 /* the ensemble being run uses MPI (set at its start: the functions below act on MPI_COMM_WORLD
  * only then; one ensemble at a time per process) */
@@ -62,11 +67,14 @@ int ens_mpi_gather(ens_acc *a, char *msg, size_t msg_size);
  * over the ranks */
 int ens_mpi_bcast_stats(nh_ensemble_stats *st);
 void ens_mpi_sum_long(long *v, int n);
-/* the exclusive prefix sum over the ranks of v, and the total */
-void ens_mpi_exscan(long v, long *before, long *total);
-void ens_mpi_bcast_long(long *v);
+/* 0 when MPI can be used (the hdf5 component loads and was built with MPI), else
+ * NH_ERR_COMPONENT or NH_ERR_UNSUPPORTED with a message */
+int ens_mpi_check(char *msg, size_t msg_size);
 
-/* ---- HDF5 (h5.c; refusals without HDF5) ------------------------------------------------ */
+/* ---- HDF5 (h5.c) ------------------------------------------------------------------------ */
+/* 0 when out (Nullable) writes no HDF5 file or the hdf5 component loads, else
+ * NH_ERR_COMPONENT with a message */
+int ens_h5_check(const nh_ensemble_out *out, char *msg, size_t msg_size);
 typedef struct ens_h5 ens_h5;
 /* the values of one chunk, in member order, as the writer takes them */
 typedef struct ens_chunk_rows {

@@ -1,7 +1,8 @@
 /* h5.c - the ensemble's HDF5 file (layout in docs/ensembles.md): datasets created by every
  * rank alike (collectively under MPI, through parallel HDF5), each rank writing the rows of its
- * own members; a temporary beside the path renamed into place at the end. Built with HDF5
- * (NHOLO_HAVE_HDF5); without it the output is refused. */
+ * own members; a temporary beside the path renamed into place at the end. Part of the hdf5
+ * component (nholo-hdf5.so, ens_module.h), built only with HDF5 (parallel HDF5 with
+ * NHOLO_HAVE_MPI); without the component the core refuses the output (h5_entry.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -10,9 +11,8 @@
 #include <unistd.h>
 
 #include "base/msg.h"
-#include "ensemble/ens_impl.h"
+#include "ensemble/ens_module.h"
 
-#ifdef NHOLO_HAVE_HDF5
 #include <hdf5.h>
 #ifdef NHOLO_HAVE_MPI
 #include <mpi.h>
@@ -35,8 +35,6 @@ struct ens_h5 {
   char path[1024], tmp[1100];
 };
 
-int nh_ensemble_hdf5(void) { return 1; }
-
 /* ---- small helpers -------------------------------------------------------------------- */
 
 /* a dataset every element of which will be written: no fill values written first */
@@ -51,7 +49,7 @@ static hid_t mk(hid_t loc, const char *name, hid_t type, int rank, const hsize_t
 
 /* a dataset indexed by member (its first dimension): stored in chunks whose rows divide the
  * run's chunk of members (and are at most the members), extendible, so that an interrupted
- * ensemble's file can be cut to the members run (ens_h5_truncate); no fill values written
+ * ensemble's file can be cut to the members run (nhm_ens_h5_truncate); no fill values written
  * first either */
 static hid_t mk_rows(const ens_h5 *h, hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims) {
   hsize_t maxd[3], chunk[3], row = (hsize_t)H5Tget_size(type);
@@ -154,7 +152,7 @@ static int root_attrs(ens_h5 *h, const nh_ensemble_def *d, const nh_ensemble_out
   rc |= attr_l(h->file, "members", h->total) | attr_l(h->file, "seed", (long)d->seed);
   rc |= attr_d(h->file, "t_end", d->t_end) | attr_l(h->file, "max_impacts", d->max_impacts);
   rc |= attr_d(h->file, "sample_dt", d->sample_dt) | attr_l(h->file, "impact_log", !out->no_impact_log);
-  rc |= attr_l(h->file, "interrupted", 0); /* 1: cut to the members run (ens_h5_truncate) */
+  rc |= attr_l(h->file, "interrupted", 0); /* 1: cut to the members run (nhm_ens_h5_truncate) */
   rc |= attr_str(h->file, "variables", join(buf, sizeof buf, d->nvar, var_name, d));
   rc |= attr_str(h->file, "state", join(buf, sizeof buf, d->model->nx, state_name, d));
   size_t len = 0; /* the status codes' names */
@@ -204,30 +202,30 @@ static void close_sets(ens_h5 *h) {
   }
 }
 
-ens_h5 *ens_h5_open(const nh_ensemble_def *d, const nh_ensemble_out *out, long total, long chunk, int nt, int ncols,
+ens_h5 *nhm_ens_h5_open(const nh_ensemble_def *d, const nh_ensemble_out *out, long total, long chunk, int nt, int ncols,
                     char *msg, size_t msg_size) {
   ens_h5 *h = calloc(1, sizeof *h);
   if (!h) return nh_set_msg(msg, msg_size, "ensemble: out of memory"), NULL;
-  ens_mpi_rank(&h->rank, &h->size);
+  nhm_ens_mpi_rank(&h->rank, &h->size);
   h->def = d, h->model = d->model;
   h->nvar = d->nvar, h->nx = d->model->nx, h->nt = nt, h->ncols = ncols, h->total = total;
   h->chunk = chunk > 0 ? chunk : 1;
   long pid = (long)getpid(); /* rank 0's: every rank writes the same temporary */
-  ens_mpi_bcast_long(&pid);
+  nhm_ens_mpi_bcast_long(&pid);
   snprintf(h->path, sizeof h->path, "%s", out->path);
   snprintf(h->tmp, sizeof h->tmp, "%s.tmp%ld", out->path, pid);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the library prints nothing: errors are returned */
   h->file = create_file(h);
   int ok = h->file >= 0 && root_attrs(h, d, out) == 0 && members_datasets(h, d, out->trajectories) == 0;
-  if (!ens_mpi_all(ok)) {
+  if (!nhm_ens_mpi_all(ok)) {
     nh_set_msg(msg, msg_size, "ensemble: cannot create the HDF5 file '%s'", h->tmp);
-    ens_h5_close(h, 0, NULL, 0);
+    nhm_ens_h5_close(h, 0, NULL, 0);
     return NULL;
   }
   return h;
 }
 
-int ens_h5_chunk(ens_h5 *h, const ens_chunk_rows *r, char *msg, size_t msg_size) {
+int nhm_ens_h5_chunk(ens_h5 *h, const ens_chunk_rows *r, char *msg, size_t msg_size) {
   const hsize_t m0 = (hsize_t)r->m0, n = (hsize_t)r->n;
   int rc = (h->nvar > 0 && put(h->d_vals, H5T_NATIVE_DOUBLE, m0, n, r->vals)) ||
            put(h->d_status, H5T_NATIVE_INT, m0, n, r->status) || put(h->d_impacts, H5T_NATIVE_LONG, m0, n, r->impacts) ||
@@ -247,7 +245,7 @@ static int attr_l_set(hid_t obj, const char *name, long v) {
   return rc;
 }
 
-int ens_h5_truncate(ens_h5 *h, long members, char *msg, size_t msg_size) {
+int nhm_ens_h5_truncate(ens_h5 *h, long members, char *msg, size_t msg_size) {
   hid_t ds[6] = {h->d_vals, h->d_status, h->d_impacts, h->d_t, h->d_final, h->d_traj};
   int rc = 0;
   for (int i = 0; i < 6 && !rc; i++) {
@@ -296,11 +294,11 @@ static int write_offsets(hid_t ds, FILE *counts, long base, long m_lo, long m_hi
   return rc;
 }
 
-int ens_h5_impacts(ens_h5 *h, FILE *rows, FILE *counts, long m_lo, long m_hi, char *msg, size_t msg_size) {
+int nhm_ens_h5_impacts(ens_h5 *h, FILE *rows, FILE *counts, long m_lo, long m_hi, char *msg, size_t msg_size) {
   int rc = fseek(rows, 0, SEEK_END) != 0;
   const long mine = rc ? 0 : ftell(rows) / (long)(sizeof(double) * (size_t)h->ncols);
   long base, total;
-  ens_mpi_exscan(mine, &base, &total);
+  nhm_ens_mpi_exscan(mine, &base, &total);
   hid_t g = H5Gcreate2(h->file, "impacts", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   hsize_t dt[2] = {(hsize_t)total, (hsize_t)h->ncols}, no = (hsize_t)h->total + 1;
   hid_t table = g < 0 ? -1 : mk(g, "table", H5T_IEEE_F64LE, 2, dt);
@@ -335,7 +333,7 @@ static int stat_set(hid_t g, const char *name, int rank, const hsize_t *dims, hi
   return rc;
 }
 
-int ens_h5_stats(ens_h5 *h, const nh_ensemble_stats *st, char *msg, size_t msg_size) {
+int nhm_ens_h5_stats(ens_h5 *h, const nh_ensemble_stats *st, char *msg, size_t msg_size) {
   char buf[1024];
   const nh_ensemble_def *d = h->def;
   const int w = h->rank == 0;
@@ -388,7 +386,7 @@ int ens_h5_stats(ens_h5 *h, const nh_ensemble_stats *st, char *msg, size_t msg_s
   return rc ? NH_ERR_IO : NH_OK;
 }
 
-int ens_h5_close(ens_h5 *h, int ok, char *msg, size_t msg_size) {
+int nhm_ens_h5_close(ens_h5 *h, int ok, char *msg, size_t msg_size) {
   if (!h) return NH_OK;
   close_sets(h);
   if (h->file >= 0 && H5Fclose(h->file) < 0) ok = 0;
@@ -397,7 +395,7 @@ int ens_h5_close(ens_h5 *h, int ok, char *msg, size_t msg_size) {
     if (ok) renamed = rename(h->tmp, h->path) == 0;
     if (!ok || !renamed) remove(h->tmp);
   }
-  const int all = ens_mpi_all(ok && renamed);
+  const int all = nhm_ens_mpi_all(ok && renamed);
   if (ok && !all) nh_set_msg(msg, msg_size, "ensemble: cannot write '%s'", h->path);
   free(h);
   return all ? NH_OK : NH_ERR_IO;
@@ -435,7 +433,7 @@ static int read_columns(hid_t ds, char (*names)[NH_MAX_NAME], int max_cols) {
   return rc == 0 ? count : -1;
 }
 
-int nh_ensemble_read_members_h5(const char *path, char (*names)[NH_MAX_NAME], int max_cols, int *ncols,
+int nhm_ensemble_read_members_h5(const char *path, char (*names)[NH_MAX_NAME], int max_cols, int *ncols,
                                 double **table, long *rows, char *msg, size_t msg_size) {
   *table = NULL, *rows = 0, *ncols = 0;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -472,43 +470,3 @@ int nh_ensemble_read_members_h5(const char *path, char (*names)[NH_MAX_NAME], in
   else *rows = (long)dims[0];
   return rc;
 }
-
-#else /* built without HDF5 */
-
-int nh_ensemble_read_members_h5(const char *path, char (*names)[NH_MAX_NAME], int max_cols, int *ncols,
-                                double **table, long *rows, char *msg, size_t msg_size) {
-  (void)names, (void)max_cols;
-  *table = NULL, *rows = 0, *ncols = 0;
-  nh_set_msg(msg, msg_size, "'%s': this build has no HDF5 (give a .csv)", path);
-  return NH_ERR_UNSUPPORTED;
-}
-
-int nh_ensemble_hdf5(void) { return 0; }
-ens_h5 *ens_h5_open(const nh_ensemble_def *d, const nh_ensemble_out *out, long total, long chunk, int nt, int ncols,
-                    char *msg, size_t msg_size) {
-  (void)d, (void)total, (void)chunk, (void)nt, (void)ncols;
-  nh_set_msg(msg, msg_size, "ensemble: '%s': this build has no HDF5 output (write a .csv)", out->path);
-  return NULL;
-}
-int ens_h5_chunk(ens_h5 *h, const ens_chunk_rows *rows, char *msg, size_t msg_size) {
-  (void)h, (void)rows, (void)msg, (void)msg_size;
-  return NH_ERR_UNSUPPORTED;
-}
-int ens_h5_truncate(ens_h5 *h, long members, char *msg, size_t msg_size) {
-  (void)h, (void)members, (void)msg, (void)msg_size;
-  return NH_ERR_UNSUPPORTED;
-}
-int ens_h5_impacts(ens_h5 *h, FILE *rows, FILE *counts, long m_lo, long m_hi, char *msg, size_t msg_size) {
-  (void)h, (void)rows, (void)counts, (void)m_lo, (void)m_hi, (void)msg, (void)msg_size;
-  return NH_ERR_UNSUPPORTED;
-}
-int ens_h5_stats(ens_h5 *h, const nh_ensemble_stats *st, char *msg, size_t msg_size) {
-  (void)h, (void)st, (void)msg, (void)msg_size;
-  return NH_ERR_UNSUPPORTED;
-}
-int ens_h5_close(ens_h5 *h, int ok, char *msg, size_t msg_size) {
-  (void)h, (void)ok, (void)msg, (void)msg_size;
-  return NH_OK;
-}
-
-#endif

@@ -1,32 +1,23 @@
 /* mpi.c - the ensemble across MPI ranks: start-up, the statistics' blocks gathered to rank 0,
- * sums and prefix sums; single-process stand-ins when built without MPI (NHOLO_HAVE_MPI). */
+ * sums and prefix sums; single-process stand-ins when built without MPI (NHOLO_HAVE_MPI).
+ * Part of the hdf5 component (nholo-hdf5.so, ens_module.h): the core's entries, h5_entry.c,
+ * call it only under MPI. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/msg.h"
-#include "ensemble/ens_impl.h"
+#include "ensemble/ens_module.h"
 
 #ifdef NHOLO_HAVE_MPI
 #include <mpi.h>
 
 static int mpi_started;
-static int mpi_use; /* the running ensemble asked for MPI (ens_mpi_use) */
+static int mpi_use; /* the running ensemble asked for MPI (nhm_ens_mpi_use) */
 
-void ens_mpi_use(int on) { mpi_use = on; }
+void nhm_ens_mpi_use(int on) { mpi_use = on; }
 
-int nh_ensemble_mpi(void) { return 1; }
-
-/* launched by mpirun/mpiexec (Open MPI, MPICH/Hydra) or srun (PMI, PMIx) */
-static int under_launcher(void) {
-  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_STEP_NUM_TASKS"};
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-    if (getenv(vars[i])) return 1;
-  return 0;
-}
-
-int nh_ensemble_mpi_init(int *argc, char ***argv, int *rank, int *size) {
-  *rank = 0, *size = 1;
-  if (!under_launcher()) return 0;
+int nhm_ensemble_mpi_init(int *argc, char ***argv, int *rank, int *size) {
+  *rank = 0, *size = 1; /* (the core has seen a launcher: nh_ensemble_mpi_init) */
   int provided;
   if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return 0;
   mpi_started = 1;
@@ -35,7 +26,7 @@ int nh_ensemble_mpi_init(int *argc, char ***argv, int *rank, int *size) {
   return 1;
 }
 
-void nh_ensemble_mpi_finalize(void) {
+void nhm_ensemble_mpi_finalize(void) {
   if (mpi_started) MPI_Finalize();
   mpi_started = 0;
 }
@@ -45,28 +36,28 @@ static int active(void) {
   return mpi_use && MPI_Initialized(&on) == MPI_SUCCESS && on;
 }
 
-int nh_ensemble_mpi_all(int ok) {
+int nhm_ensemble_mpi_all(int ok) {
   int all = ok ? 1 : 0, on = 0;
   if (MPI_Initialized(&on) == MPI_SUCCESS && on) MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   return all;
 }
 
-int ens_mpi_all(int ok) {
+int nhm_ens_mpi_all(int ok) {
   int all = ok ? 1 : 0;
   if (active()) MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   return all;
 }
 
-void ens_mpi_rank(int *rank, int *size) {
+void nhm_ens_mpi_rank(int *rank, int *size) {
   *rank = 0, *size = 1;
   if (!active()) return;
   MPI_Comm_rank(MPI_COMM_WORLD, rank);
   MPI_Comm_size(MPI_COMM_WORLD, size);
 }
 
-int ens_mpi_gather(ens_acc *a, char *msg, size_t msg_size) {
+int nhm_ens_mpi_gather(ens_acc *a, char *msg, size_t msg_size) {
   int rank, size;
-  ens_mpi_rank(&rank, &size);
+  nhm_ens_mpi_rank(&rank, &size);
   if (size == 1) return NH_OK;
   // every block as (level, index, partial) doubles; counts first
   const size_t per = a->size + 2;
@@ -98,16 +89,16 @@ int ens_mpi_gather(ens_acc *a, char *msg, size_t msg_size) {
   }
   free(send), free(recv), free(counts), free(displs);
   if (!send) rc = NH_ERR_NOMEM;
-  if (!ens_mpi_all(rc == NH_OK)) {
+  if (!nhm_ens_mpi_all(rc == NH_OK)) {
     nh_set_msg(msg, msg_size, "ensemble: out of memory gathering the statistics");
     return NH_ERR_NOMEM;
   }
   return NH_OK;
 }
 
-int ens_mpi_bcast_stats(nh_ensemble_stats *st) {
+int nhm_ens_mpi_bcast_stats(nh_ensemble_stats *st) {
   int rank, size;
-  ens_mpi_rank(&rank, &size);
+  nhm_ens_mpi_rank(&rank, &size);
   if (size == 1) return NH_OK;
   MPI_Bcast(&st->ok, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   MPI_Bcast(st->mean, 4 * st->nx, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -122,19 +113,19 @@ int ens_mpi_bcast_stats(nh_ensemble_stats *st) {
     if (st->t_mean)
       st->t_var = st->t_mean + tk, st->t_min = st->t_var + tk, st->t_max = st->t_min + tk, st->t_q = st->t_max + tk;
   }
-  if (!ens_mpi_all(st->t_n && st->t_mean)) return NH_ERR_NOMEM; /* every rank, or none, goes on */
+  if (!nhm_ens_mpi_all(st->t_n && st->t_mean)) return NH_ERR_NOMEM; /* every rank, or none, goes on */
   MPI_Bcast(st->t_n, nt[0], MPI_LONG, 0, MPI_COMM_WORLD);
   MPI_Bcast(st->t_mean, (int)(tk * (4 + NH_ENSEMBLE_NQ)), MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return NH_OK;
 }
 
-void ens_mpi_sum_long(long *v, int n) {
+void nhm_ens_mpi_sum_long(long *v, int n) {
   if (active()) MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
 }
 
-void ens_mpi_exscan(long v, long *before, long *total) {
+void nhm_ens_mpi_exscan(long v, long *before, long *total) {
   int rank, size;
-  ens_mpi_rank(&rank, &size);
+  nhm_ens_mpi_rank(&rank, &size);
   *before = 0, *total = v;
   if (size == 1) return;
   MPI_Exscan(&v, before, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -142,33 +133,32 @@ void ens_mpi_exscan(long v, long *before, long *total) {
   MPI_Allreduce(&v, total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
 }
 
-void ens_mpi_bcast_long(long *v) {
+void nhm_ens_mpi_bcast_long(long *v) {
   if (active()) MPI_Bcast(v, 1, MPI_LONG, 0, MPI_COMM_WORLD);
 }
 
 #else /* one process */
 
-int nh_ensemble_mpi(void) { return 0; }
-int nh_ensemble_mpi_init(int *argc, char ***argv, int *rank, int *size) {
+int nhm_ensemble_mpi_init(int *argc, char ***argv, int *rank, int *size) {
   (void)argc, (void)argv;
   *rank = 0, *size = 1;
   return 0;
 }
-void nh_ensemble_mpi_finalize(void) {}
-void ens_mpi_use(int on) { (void)on; }
-int nh_ensemble_mpi_all(int ok) { return ok ? 1 : 0; }
-int ens_mpi_all(int ok) { return ok ? 1 : 0; }
-void ens_mpi_rank(int *rank, int *size) { *rank = 0, *size = 1; }
-int ens_mpi_gather(ens_acc *a, char *msg, size_t msg_size) {
+void nhm_ensemble_mpi_finalize(void) {}
+void nhm_ens_mpi_use(int on) { (void)on; }
+int nhm_ensemble_mpi_all(int ok) { return ok ? 1 : 0; }
+int nhm_ens_mpi_all(int ok) { return ok ? 1 : 0; }
+void nhm_ens_mpi_rank(int *rank, int *size) { *rank = 0, *size = 1; }
+int nhm_ens_mpi_gather(ens_acc *a, char *msg, size_t msg_size) {
   (void)a, (void)msg, (void)msg_size;
   return NH_OK;
 }
-int ens_mpi_bcast_stats(nh_ensemble_stats *st) {
+int nhm_ens_mpi_bcast_stats(nh_ensemble_stats *st) {
   (void)st;
   return NH_OK;
 }
-void ens_mpi_sum_long(long *v, int n) { (void)v, (void)n; }
-void ens_mpi_exscan(long v, long *before, long *total) { *before = 0, *total = v; }
-void ens_mpi_bcast_long(long *v) { (void)v; }
+void nhm_ens_mpi_sum_long(long *v, int n) { (void)v, (void)n; }
+void nhm_ens_mpi_exscan(long v, long *before, long *total) { *before = 0, *total = v; }
+void nhm_ens_mpi_bcast_long(long *v) { (void)v; }
 
 #endif

@@ -304,10 +304,7 @@ static int check_def(const nh_ensemble_def *d, char *msg, size_t msg_size) {
     nh_set_msg(msg, msg_size, "ensemble: chunk %ld outside 0..%ld", d->chunk, NH_ENSEMBLE_MAX_MEMBERS);
     return NH_ERR_ARG;
   }
-  if (d->mpi && !nh_ensemble_mpi()) {
-    nh_set_msg(msg, msg_size, "ensemble: this build has no MPI");
-    return NH_ERR_UNSUPPORTED;
-  }
+  if (d->mpi && (rc = ens_mpi_check(msg, msg_size)) != NH_OK) return rc;
   for (int j = 0; j < d->nvar; j++) {
     const nh_ensemble_var *v = &d->vars[j];
     if (v->target == NH_VARY_PARAM && !d->build) {
@@ -489,6 +486,7 @@ int nh_ensemble_run_to(const nh_ensemble_def *d, const nh_ensemble_out *out, nh_
                        size_t msg_size) {
   if (msg && msg_size) msg[0] = '\0';
   int rc = check_def(d, msg, msg_size);
+  if (rc == NH_OK) rc = ens_h5_check(out, msg, msg_size); /* the hdf5 component for a file */
   if (rc != NH_OK) return rc;
   ens_mpi_use(d->mpi);
   ens_ctx c;
