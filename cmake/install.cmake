@@ -10,6 +10,7 @@
 #                                                   nholo::nholo_static (static)
 #   <libdir>/pkgconfig/nholo.pc                     pkg-config file
 #   <docdir>/README.md, <docdir>/docs/*.md          the documentation (docdir: share/doc/nholo)
+#   <docdir>/docs/img/*.png                         its pictures
 #   <docdir>/examples/*                             the example model files
 #   <mandir>/man1/nholo.1                           the manual page, made by help2man from
 #                                                   `nholo --help` when help2man is found
@@ -54,7 +55,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/
   DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
   COMPONENT Runtime
-  FILES_MATCHING PATTERN "*.md")
+  FILES_MATCHING PATTERN "*.md" PATTERN "*.png")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/
   DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples
   COMPONENT Runtime)

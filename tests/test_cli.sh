@@ -190,18 +190,18 @@ expect_usage "same file twice" run penny --out "$T/o/x.csv" --events "$T/o/x.csv
 expect_usage "extra argument" run penny penny
 expect_usage "list with arguments" list extra
 expect_usage "list --markdown with arguments" list --markdown extra
-# the matrix: the README carries `nholo list --markdown` between its markers, verbatim
-R=$(dirname "$0")/../README.md
+# the matrix: docs/methods.md carries `nholo list --markdown` between its markers, verbatim
+R=$(dirname "$0")/../docs/methods.md
 "$NHOLO" list --markdown >"$T/mx" 2>"$T/err" \
   && sed -n '/^<!-- matrix: nholo list --markdown -->$/,/^<!-- end matrix -->$/p' "$R" | sed '1d;$d' >"$T/rmx" \
   && [ -s "$T/mx" ] && cmp -s "$T/mx" "$T/rmx" \
-  && ok "README's matrix is nholo list --markdown" \
-  || bad "README's matrix differs from 'nholo list --markdown' (regenerate it: scripts/readme-matrix.sh NHOLO): $(diff "$T/mx" "$T/rmx" | head -5)"
-# the jobs table: the README carries `nholo list --jobs` between its markers, verbatim
+  && ok "docs/methods.md's matrix is nholo list --markdown" \
+  || bad "docs/methods.md's matrix differs from 'nholo list --markdown' (regenerate it: scripts/readme-matrix.sh NHOLO): $(diff "$T/mx" "$T/rmx" | head -5)"
+# the jobs table: docs/methods.md carries `nholo list --jobs` between its markers, verbatim
 "$NHOLO" list --jobs >"$T/jb" 2>"$T/err" \
   && sed -n '/^<!-- jobs: nholo list --jobs -->$/,/^<!-- end jobs -->$/p' "$R" | sed '1d;$d' >"$T/rjb" \
-  && [ -s "$T/jb" ] && cmp -s "$T/jb" "$T/rjb" && ok "README's jobs table is nholo list --jobs" \
-  || bad "README's jobs table differs from 'nholo list --jobs': $(diff "$T/jb" "$T/rjb" | head -5)"
+  && [ -s "$T/jb" ] && cmp -s "$T/jb" "$T/rjb" && ok "docs/methods.md's jobs table is nholo list --jobs" \
+  || bad "docs/methods.md's jobs table differs from 'nholo list --jobs': $(diff "$T/jb" "$T/rjb" | head -5)"
 # every method of the list has one row in each matrix, with one cell per kind
 "$NHOLO" list >"$T/l" 2>&1
 nm=$(sed -n '/^methods (--method):$/,/^$/p' "$T/l" | grep -c '^  [a-z]')
@@ -742,7 +742,7 @@ rc=$?
 "$NHOLO" run "$SRC/examples/bouncing_ball.nh" --t-end 3 >"$T/bb" 2>"$T/err" && grep -q "contact close: t = 1.35457" "$T/bb" \
   && ok "text summary lists the contact" || bad "text summary contact: $(cat "$T/bb")"
 expect_usage "a fixed-step run of 1e300 steps, no outputs" run penny --method rk4 --dt 1e-300 --t-end 1
-# the README's sleigh example: the default (symmetric) variant conserves the nodal energy to T = 100
+# docs/cli.md's sleigh example: the default (symmetric) variant conserves the nodal energy to T = 100
 # (the paper's variant drifts by 1.0 there); the paper's variant with the paper's start seeds the
 # period-2 mode, the nodal energy drifts while the half-step energy holds: NH_DRIFT, exit 4
 "$NHOLO" run sleigh --method gni --dt 0.05 --t-end 100 --json >"$T/s1" 2>"$T/err"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_signals.sh NHOLO - SIGINT and SIGTERM end `run`, `ensemble` (CSV and HDF5) and
-# `lyapunov` cleanly, and the model compiler runs within its budget (README, "Exit status";
-# docs/cli.md, "Signals"; docs/model-language.md, "The compiler's budget").
+# `lyapunov` cleanly, and the model compiler runs within its budget (docs/cli.md, "Exit status";
+# docs/signals.md; docs/model-language.md, "The compiler's budget").
 #
 # Each long command starts in the background; once it is under way (its output's temporary
 # exists, or its compiler runs) it gets the signal. Checked: the exit status (130 for SIGINT,

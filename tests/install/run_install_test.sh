@@ -101,7 +101,7 @@ done
 
 # the documentation, the examples and (when help2man was found) the manual page
 docdir=$prefix/share/doc/nholo
-for f in "$srcdir"/README.md "$srcdir"/docs/*.md; do
+for f in "$srcdir"/README.md "$srcdir"/docs/*.md "$srcdir"/docs/img/*.png; do
   rel=${f#"$srcdir"/}
   cmp -s "$f" "$docdir/$rel" || fail "documentation not installed: $docdir/$rel"
 done
