@@ -1,13 +1,12 @@
 """Build of the Python package nholo for pip: the C extension (the list of python/CMakeLists.txt)
 compiled with the library's sources (the list NHOLO_SOURCES of CMakeLists.txt; both read from
-there), linked with PLplot (pkg-config) and OpenMP when the compiler has it. CMake builds the
+there), linked with PLplot (pkg-config); ensembles run on POSIX threads (libc). CMake builds the
 same extension against its static library (python/CMakeLists.txt)."""
 import os
 import re
 import shlex
 import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy
@@ -60,23 +59,12 @@ def parallel_compile(compiler, jobs):
 
 
 class BuildExt(build_ext):
-    """OpenMP when the compiler takes -fopenmp (ensemble members in parallel); the sources
-    compiled on all cores (NHOLO_BUILD_JOBS=N for N at once)."""
+    """The sources compiled on all cores (NHOLO_BUILD_JOBS=N for N at once)."""
 
     def build_extensions(self):
         jobs = int(os.environ.get("NHOLO_BUILD_JOBS") or os.cpu_count() or 1)
         if jobs > 1:
             parallel_compile(self.compiler, jobs)
-        cc = self.compiler.compiler_so[0] if hasattr(self.compiler, "compiler_so") else "cc"
-        with tempfile.TemporaryDirectory() as d:
-            src = os.path.join(d, "t.c")
-            open(src, "w").write("#include <omp.h>\nint main(void) { return omp_get_max_threads() < 1; }\n")
-            omp = subprocess.call([cc, "-fopenmp", src, "-o", os.path.join(d, "t")],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0
-        for ext in self.extensions:
-            if omp:
-                ext.extra_compile_args.append("-fopenmp")
-                ext.extra_link_args.append("-fopenmp")
         super().build_extensions()
 
 
