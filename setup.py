@@ -1,7 +1,7 @@
 """Build of the Python package nholo for pip: the C extension (the list of python/CMakeLists.txt)
 compiled with the core library's sources (the list NHOLO_SOURCES of CMakeLists.txt; both read
-from there), and OpenMP when the compiler has it. CMake builds the same extension against its
-static library (python/CMakeLists.txt). The components (nholo_add_module in CMakeLists.txt:
+from there); ensembles run on POSIX threads (libc). CMake builds the same extension against
+its static library (python/CMakeLists.txt). The components (nholo_add_module in CMakeLists.txt:
 plot, hdf5, cholmod) are built beside it, in nholo/nholo-modules/, each linked with a private
 copy of the core objects, when their libraries are found; the package opens them on first use
 and says which one is missing when it is needed."""
@@ -10,7 +10,6 @@ import re
 import shlex
 import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy
@@ -99,23 +98,12 @@ def parallel_compile(compiler, jobs):
 
 
 class BuildExt(build_ext):
-    """OpenMP when the compiler takes -fopenmp (ensemble members in parallel); the sources
-    compiled on all cores (NHOLO_BUILD_JOBS=N for N at once)."""
+    """The sources compiled on all cores (NHOLO_BUILD_JOBS=N for N at once)."""
 
     def build_extensions(self):
         jobs = int(os.environ.get("NHOLO_BUILD_JOBS") or os.cpu_count() or 1)
         if jobs > 1:
             parallel_compile(self.compiler, jobs)
-        cc = self.compiler.compiler_so[0] if hasattr(self.compiler, "compiler_so") else "cc"
-        with tempfile.TemporaryDirectory() as d:
-            src = os.path.join(d, "t.c")
-            open(src, "w").write("#include <omp.h>\nint main(void) { return omp_get_max_threads() < 1; }\n")
-            omp = subprocess.call([cc, "-fopenmp", src, "-o", os.path.join(d, "t")],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0
-        for ext in self.extensions:
-            if omp:
-                ext.extra_compile_args.append("-fopenmp")
-                ext.extra_link_args.append("-fopenmp")
         super().build_extensions()
         self.build_modules()
 

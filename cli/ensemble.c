@@ -56,7 +56,7 @@ static const ens_opt ens_options[] = {
     {"--members", "FILE.csv", "explicit members: a header of names (as for --vary), a row of numbers each"},
     {"--members", "FILE.h5", "explicit members: /members/values and its names (an ensemble's HDF5 file)"},
     {"--seed", "S", "seed of the counter-based random stream (default 1)"},
-    {"--threads", "N", "threads (default: all cores)"},
+    {"--threads", "N", "threads (default: $OMP_NUM_THREADS, else all cores)"},
     {"--out", "FILE", "FILE.csv: one row per member; FILE.h5: HDF5 (members, impact logs, statistics); must not exist"},
     {"--sample", "DT", "the time grid k DT for the time statistics (and --trajectories)"},
     {"--stat", "NAME[=LO:HI[:BINS]]", "a state component followed over the grid (default: all); with a range its quantiles from a histogram of BINS bins (default 100); repeatable"},
@@ -588,8 +588,6 @@ static int ensemble_main(ens_opts *o) {
     nh_model_destroy(model);
     return rc;
   }
-  if (!nh_ensemble_parallel() && o->threads > 1)
-    fprintf(stderr, "nholo: built without OpenMP: the members run one after another\n");
   if (!o->c.method && o->rank == 0) fprintf(stderr, "nholo: method %s (auto): %s\n", nh_method_name(method), why);
   d.table = o->table, d.table_rows = o->table_rows;
   d.sample_dt = o->sample, d.nstat = o->nstat, d.stats = o->stats;

@@ -1,5 +1,5 @@
 /* test_ensemble.c - ensembles (nholo/ensemble.h): the counter-based stream, the variables'
- * parsing and grids, determinism over threads, statistics of a penny ensemble, and no
+ * parsing and grids, determinism over 1, 2 and 3 threads, statistics of a penny ensemble, and no
  * allocation per member (hence none per step). */
 #include <math.h>
 #include <stdio.h>
@@ -170,6 +170,75 @@ static int test_penny_threads(void) {
   return 0;
 }
 
+/* a pendulum against a wall, evaluated on the tape (per-thread scratch in the evaluators) */
+static const char *const PENDULUM = "model pendulum_wall\ncoordinates theta\nparameter g = 9.81\n"
+                                    "parameter e = 0.8\nkinetic 1/2*theta'^2\npotential -g*cos(theta)\n"
+                                    "gap wall: sin(theta) + 0.3   impact restitution e\n"
+                                    "initial theta = 1, theta' = 0\n";
+
+/* the member's pendulum of its restitution e (values[1]), parsed on the thread that runs it */
+static int build_pendulum(const double *values, nh_model **model, char *msg, size_t size, void *user) {
+  (void)user;
+  nh_load_opts o = nh_load_opts_default();
+  const char *const names[1] = {"e"};
+  o.backend = NH_BACKEND_TAPE, o.nset = 1, o.set_names = names, o.set_values = &values[1];
+  *model = nh_model_parse(PENDULUM, "pendulum", &o, msg, size);
+  return *model ? 0 : NH_ERR_ARG;
+}
+
+/* the arrays of two runs' statistics hold the same bits */
+static int same_stats(const nh_ensemble_stats *a, const nh_ensemble_stats *b) {
+  const size_t nx = sizeof(double) * (size_t)a->nx, nk = (size_t)a->nt * (size_t)a->nstat;
+  return a->members == b->members && a->ok == b->ok && a->nx == b->nx && a->nt == b->nt && a->nstat == b->nstat &&
+         !memcmp(a->mean, b->mean, nx) && !memcmp(a->var, b->var, nx) && !memcmp(a->min, b->min, nx) &&
+         !memcmp(a->max, b->max, nx) && !memcmp(a->t_n, b->t_n, sizeof(long) * (size_t)a->nt) &&
+         !memcmp(a->t_mean, b->t_mean, sizeof(double) * nk) && !memcmp(a->t_var, b->t_var, sizeof(double) * nk) &&
+         !memcmp(a->t_min, b->t_min, sizeof(double) * nk) && !memcmp(a->t_max, b->t_max, sizeof(double) * nk) &&
+         !memcmp(a->t_q, b->t_q, sizeof(double) * nk * NH_ENSEMBLE_NQ);
+}
+
+/* 1, 2 and 3 threads give the same CSV byte for byte and the same statistics bit for bit: a
+ * tape model shared by the threads (its state varied) and one parsed per member (its
+ * restitution varied), sampled on a grid with histograms, in chunks of 50 members (not a
+ * multiple of the threads' grain: new threads for each chunk) */
+static int test_threads_identical(void) {
+  char msg[2048];
+  nh_load_opts o = nh_load_opts_default();
+  o.backend = NH_BACKEND_TAPE;
+  nh_model *m = nh_model_parse(PENDULUM, "pendulum", &o, msg, sizeof msg);
+  ENSURE(m);
+  nh_ensemble_var v[2];
+  ENSURE(nh_ensemble_parse_var("theta=uniform:0.5:1.5", &v[0], msg, sizeof msg) == NH_OK);
+  ENSURE(nh_ensemble_parse_var("e=uniform:0.5:0.95", &v[1], msg, sizeof msg) == NH_OK);
+  v[0].target = NH_VARY_STATE, v[0].index = nh_model_coord_index(m, "theta");
+  v[1].target = NH_VARY_PARAM;
+  const nh_ensemble_stat spec[2] = {{0, -2.0, 2.0, 40}, {1, 0.0, 0.0, 0}}; /* theta (histogram), theta' */
+  for (int with_build = 0; with_build < 2; with_build++) {
+    nh_ensemble_def d = {0};
+    d.model = m, d.sim = nh_sim_def_default();
+    d.t_end = 6.0, d.nvar = 1 + with_build, d.vars = v, d.replicas = 300, d.seed = 11;
+    d.build = with_build ? build_pendulum : NULL;
+    d.sample_dt = 0.5, d.nstat = 2, d.stats = spec, d.chunk = 50;
+    const char *const files[3] = {"test_ensemble_t1.csv", "test_ensemble_t2.csv", "test_ensemble_t3.csv"};
+    nh_ensemble_stats s[3];
+    char *text[3];
+    for (int k = 0; k < 3; k++) {
+      d.threads = k + 1;
+      ENSURE(nh_ensemble_run(&d, files[k], &s[k], msg, sizeof msg) == NH_OK);
+      ENSURE(s[k].threads == k + 1 && s[k].members == 300 && s[k].ok == 300 && s[k].nt == 13);
+      ENSURE((text[k] = slurp(files[k])) != NULL);
+      remove(files[k]);
+    }
+    ENSURE(strlen(text[0]) > 300 * 40);
+    for (int k = 1; k < 3; k++) ENSURE(strcmp(text[0], text[k]) == 0 && same_stats(&s[0], &s[k]));
+    /* the members differ (the draws reached them) and every one reached t_end */
+    ENSURE(s[0].var[0] > 0.0 && s[0].t_n[12] == 300);
+    for (int k = 0; k < 3; k++) free(text[k]), nh_ensemble_stats_free(&s[k]);
+  }
+  nh_model_destroy(m);
+  return 0;
+}
+
 /* a member that fails records its status; the others go on */
 static int test_member_failure(void) {
   nh_penny_params p = nh_penny_params_default();
@@ -323,6 +392,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_parse);
   RUN_TEST(test_grid);
   RUN_TEST(test_penny_threads);
+  RUN_TEST(test_threads_identical);
   RUN_TEST(test_member_failure);
   RUN_TEST(test_drifted_members);
   RUN_TEST(test_no_allocation_per_member);

@@ -1,5 +1,5 @@
 /* nholo/ensemble.h - ensembles: many runs of one model that differ in initial values and
- * parameters drawn from distributions, run in parallel (OpenMP) with results that do not
+ * parameters drawn from distributions, run in parallel (POSIX threads) with results that do not
  * depend on the number of threads (docs/ensembles.md).
  *
  * A variable is NAME=uniform:A:B (uniform on [A, B)), NAME=normal:MU:SIGMA or
@@ -97,7 +97,7 @@ typedef struct nh_ensemble_def {
   const nh_ensemble_var *vars;
   long replicas;         /* members per grid point (all members without grids), >= 1 */
   uint64_t seed;
-  int threads;           /* 0: all cores (omp_get_max_threads); 1 without OpenMP */
+  int threads;           /* 0..4096; 0: OMP_NUM_THREADS when set, else the cores this process may use */
   nh_ensemble_build_fn build; /* Nullable: required when a variable is a parameter */
   void *build_user;
   nh_ensemble_progress_fn progress; /* Nullable */
@@ -147,7 +147,8 @@ typedef struct nh_ensemble_stats {
 
 NH_API void nh_ensemble_stats_free(nh_ensemble_stats *st);
 
-/* 1 when the library was built with OpenMP (members run in parallel) */
+/* 1: the members run in parallel (POSIX threads, part of every build; kept for callers that
+ * asked when threads were optional) */
 NH_API int nh_ensemble_parallel(void);
 
 /* Run the ensemble. With csv_path (Nullable) write one row per member, in member order:

@@ -14,7 +14,7 @@
  *   nholo/io.h       trajectories, CSV, plots
  *   nholo/modelfile.h  model files (.nh): read, check, build
  *   nholo/lyapunov.h   the largest Lyapunov exponent of a hybrid flow
- *   nholo/ensemble.h   ensembles of runs on every core (OpenMP) and across machines (MPI)
+ *   nholo/ensemble.h   ensembles of runs on every core (threads) and across machines (MPI)
  */
 #ifndef NHOLO_NHOLO_H
 #define NHOLO_NHOLO_H

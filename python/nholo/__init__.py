@@ -505,8 +505,8 @@ def ensemble(model, t_end, vary=(), replicas=1, seed=0, threads=0, max_impacts=0
     """Many runs of a model that differ in initial values and parameters, as `nholo ensemble`
     (docs/ensembles.md): vary is a list of "NAME=uniform:A:B", "NAME=normal:MU:SIGMA" or
     "NAME=grid:A:B:K"; or members gives them explicitly (a dict of columns, a structured
-    array, or a member file FILE.csv / FILE.h5). Members run in parallel (OpenMP) with results
-    independent of the number of threads. Every option of Simulation (method, h, retraction,
+    array, or a member file FILE.csv / FILE.h5). Members run in parallel on `threads` threads (0:
+    OMP_NUM_THREADS when set, else all cores) with results independent of their number. Every option of Simulation (method, h, retraction,
     variant, start, midpoint_ld, alpha, dexp_order, newton_tol, newton_max_iter, impact_step, ...)
     applies to every member. out: a path, FILE.csv (one row per member) or FILE.h5 (the HDF5
     file of the command line; needs the hdf5 component), replaced when it exists. sample: the time

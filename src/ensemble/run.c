@@ -1,15 +1,13 @@
-/* run.c - nh_ensemble_run: the members in chunks, each chunk in parallel (OpenMP when built
- * with it), then its rows written and its statistics accumulated in member order; under MPI
+/* run.c - nh_ensemble_run: the members in chunks, each chunk in parallel (POSIX threads,
+ * nh_par_for), then its rows written and its statistics accumulated in member order; under MPI
  * each rank runs its own range of chunks. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "base/msg.h"
+#include "base/parfor.h"
 #include "ensemble/ens_impl.h"
 #include "nholo/io.h"
 
@@ -22,13 +20,7 @@
 /* most outputs followed over time */
 #define ENS_MAX_STATS 64
 
-int nh_ensemble_parallel(void) {
-#ifdef _OPENMP
-  return 1;
-#else
-  return 0;
-#endif
-}
+int nh_ensemble_parallel(void) { return 1; }
 
 void nh_ensemble_stats_free(nh_ensemble_stats *st) {
   if (!st) return;
@@ -41,6 +33,7 @@ void nh_ensemble_stats_free(nh_ensemble_stats *st) {
 
 /* a thread's sampling observer and impact rows */
 typedef struct ens_thread {
+  const struct ens_ctx *ctx; /* the run (the sampling observer's user pointer is the thread) */
   double *x0;       /* (nx) a member's initial state */
   double *samples;  /* the slot being run (nt x nx) */
   double *rows;     /* impact rows of this chunk's members run by this thread */
@@ -80,16 +73,13 @@ static double value_of(const nh_ensemble_def *d, int j, long m) {
 
 /* the trajectory on the sample grid: a START/OUTPUT/END sample at (about) a multiple of dt */
 static int sample_obs(const nh_sim *sim, nh_sample_kind kind, double t, const double *q, const double *v, void *user) {
-  const ens_ctx *c = user;
+  const ens_thread *th = user;
+  const ens_ctx *c = th->ctx;
   (void)sim;
   if (kind != NH_SAMPLE_START && kind != NH_SAMPLE_OUTPUT && kind != NH_SAMPLE_END) return 0;
   const double f = t / c->sim.out_dt, k = nearbyint(f);
   if (k < 0.0 || k >= (double)c->nt || fabs(f - k) > ENS_GRID_TOL) return 0;
-#ifdef _OPENMP
-  double *x = c->th[omp_get_thread_num()].samples + (size_t)k * (size_t)c->nx;
-#else
-  double *x = c->th[0].samples + (size_t)k * (size_t)c->nx;
-#endif
+  double *x = th->samples + (size_t)k * (size_t)c->nx;
   if (!v) {
     memcpy(x, q, sizeof(double) * (size_t)c->nx);
   } else {
@@ -158,7 +148,7 @@ static void run_member(ens_ctx *c, long m, long i, int th) {
   for (int j = 0; j < d->nvar; j++)
     if (d->vars[j].target == NH_VARY_STATE) x[d->vars[j].index] = vals[j];
   int st = nh_sim_set_state_x(sim, 0.0, x);
-  if (st >= 0) st = nh_sim_run(sim, d->t_end, d->max_impacts, c->nt > 0 ? sample_obs : NULL, c);
+  if (st >= 0) st = nh_sim_run(sim, d->t_end, d->max_impacts, c->nt > 0 ? sample_obs : NULL, t);
   c->status[i] = st;
   c->nimp[i] = nh_sim_get_stats(sim)->impacts;
   c->t[i] = nh_sim_time(sim);
@@ -220,15 +210,8 @@ static int consume(ens_ctx *c, long m0, long n, ens_sinks *o, ens_acc *acc, long
   return ens_h5_chunk(o->h5, &r, msg, msg_size);
 }
 
-static int threads_of(const nh_ensemble_def *d) {
-#ifdef _OPENMP
-  int n = d->threads > 0 ? d->threads : omp_get_max_threads();
-  return n > 0 ? n : 1;
-#else
-  (void)d;
-  return 1;
-#endif
-}
+/* the threads asked for, else the default (OMP_NUM_THREADS, else the cores this process may use) */
+static int threads_of(const nh_ensemble_def *d) { return d->threads > 0 ? d->threads : nh_par_default_threads(); }
 
 static long members_of(const nh_ensemble_def *d) {
   if (d->table) return d->table_rows >= 1 && d->table_rows <= NH_ENSEMBLE_MAX_MEMBERS ? d->table_rows : -1;
@@ -268,8 +251,10 @@ static int check_run(const nh_ensemble_def *d, char *msg, size_t msg_size) {
   if (!(d->t_end > 0.0)) return nh_set_msg(msg, msg_size, "ensemble: t_end = %g must be positive", d->t_end), NH_ERR_ARG;
   if (d->max_impacts < 0)
     return nh_set_msg(msg, msg_size, "ensemble: max_impacts = %ld must be >= 0 (0: no limit)", d->max_impacts), NH_ERR_ARG;
-  if (d->threads < 0)
-    return nh_set_msg(msg, msg_size, "ensemble: threads = %d must be >= 0 (0: all cores)", d->threads), NH_ERR_ARG;
+  if (d->threads < 0 || d->threads > NH_PAR_MAX_THREADS)
+    return nh_set_msg(msg, msg_size, "ensemble: threads = %d must be in 0..%d (0: all cores)", d->threads,
+                      NH_PAR_MAX_THREADS),
+           NH_ERR_ARG;
   nh_sim_def sim = d->sim;
   if (sim.horizon == 0.0) sim.horizon = d->t_end;
   const nh_method *me = sim.method ? sim.method : nh_sim_choose_method(d->model, &sim, NULL, 0);
@@ -360,7 +345,8 @@ static int ctx_init(ens_ctx *c, const nh_ensemble_def *d, int impacts, char *msg
   c->sims = calloc((size_t)c->nth, sizeof(nh_sim *));
   int ok = c->vals && c->xs && (c->nt == 0 || c->samples) && c->status && c->ith && c->ran && c->nimp && c->ioff && c->icnt &&
            c->t && c->th && c->sims;
-  for (int t = 0; ok && t < c->nth; t++) ok = (c->th[t].x0 = malloc(sizeof(double) * (size_t)(c->nx + ENS_PAD))) != NULL;
+  for (int t = 0; ok && t < c->nth; t++)
+    c->th[t].ctx = c, ok = (c->th[t].x0 = malloc(sizeof(double) * (size_t)(c->nx + ENS_PAD))) != NULL;
   if (!ok) {
     nh_set_msg(msg, msg_size, "ensemble: out of memory");
     return NH_ERR_NOMEM;
@@ -449,6 +435,18 @@ static int sinks_close(ens_sinks *o, nh_outfile *csv, const ens_ctx *c, const nh
   return rc;
 }
 
+/* one chunk's parallel loop: member m0 + i into slot i on a thread */
+typedef struct ens_chunk {
+  ens_ctx *c;
+  long m0;
+} ens_chunk;
+
+static int member_body(long i, int thread, void *user) {
+  const ens_chunk *k = user;
+  run_member(k->c, k->m0 + i, i, thread);
+  return 0; /* every member visited: one the cancellation flag came before is marked not run */
+}
+
 /* the chunks of this rank: the members in parallel, then rows and statistics in member order */
 static int run_chunks(ens_ctx *c, ens_sinks *o, ens_acc *acc, long *members, char *msg, size_t msg_size) {
   const nh_ensemble_def *d = c->def;
@@ -457,17 +455,8 @@ static int run_chunks(ens_ctx *c, ens_sinks *o, ens_acc *acc, long *members, cha
   for (long ch = c->c_lo; ch < c->c_hi && rc == NH_OK; ch++) {
     const long m0 = ch * c->chunk, n = c->total - m0 < c->chunk ? c->total - m0 : c->chunk;
     for (int t = 0; t < c->nth; t++) c->th[t].nrows = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(c->nth) schedule(dynamic, ENS_GRAIN)
-#endif
-    for (long i = 0; i < n; i++) {
-#ifdef _OPENMP
-      const int th = omp_get_thread_num();
-#else
-      const int th = 0;
-#endif
-      run_member(c, m0 + i, i, th);
-    }
+    ens_chunk job = {c, m0};
+    nh_par_for(n, c->nth, ENS_GRAIN, member_body, &job);
     // interrupted: the members up to the first that did not start (the threads take the members
     // in increasing order), those stopped with NH_INTERRUPTED among them
     long keep = 0;

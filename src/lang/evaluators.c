@@ -5,6 +5,7 @@
  * slots in a per-thread buffer that grows once (the model stays shareable between threads).
  * Generated C brings its own evaluators (codegen.c), which the model calls directly. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +45,35 @@ static MF_TLS size_t tls_size, tls_xsize;
 static MF_TLS double *tls_accel; /* nh_model_accel's work (monitors that read lambda) */
 static MF_TLS size_t tls_accel_size;
 
+/* the scratch freed when its thread exits (the ensembles' threads live for one chunk): a key
+ * whose value, set on the thread's first growth, only marks it; its destructor runs on the
+ * exiting thread, whose thread-local variables are still there. The main thread's scratch
+ * lives to the end of the process, reachable. */
+static pthread_key_t tls_key;
+static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+static int tls_key_made;
+
+static void tls_free(void *mark) {
+  (void)mark;
+  free(tls_buf), free(tls_x), free(tls_accel);
+  tls_buf = tls_x = tls_accel = NULL;
+  tls_size = tls_xsize = tls_accel_size = 0;
+}
+static void tls_key_make(void) { tls_key_made = pthread_key_create(&tls_key, tls_free) == 0; }
+static void tls_mark(void) {
+  pthread_once(&tls_once, tls_key_make);
+  if (tls_key_made && !pthread_getspecific(tls_key)) pthread_setspecific(tls_key, &tls_key);
+}
+#if defined(__GNUC__)
+/* no destructor left in a library that is unloaded while threads that used it live on */
+__attribute__((destructor)) static void tls_key_drop(void) {
+  if (tls_key_made) pthread_key_delete(tls_key);
+}
+#endif
+
 static double *grow(double **buf, size_t *size, size_t n) {
   if (n > *size) {
+    if (!*buf) tls_mark();
     double *b = realloc(*buf, sizeof(double) * n);
     if (!b) return NULL;
     *buf = b, *size = n;
@@ -176,11 +204,7 @@ static int ev_monitor(double t, const double *x, double *mon, void *user) {
 static int ev_monitor_lambda(double t, const double *x, double *mon, void *user) {
   const mf_eval *u = user;
   size_t need = nh_model_accel_work_size(u->model);
-  if (need > tls_accel_size) {
-    double *b = realloc(tls_accel, sizeof(double) * need);
-    if (!b) return -1;
-    tls_accel = b, tls_accel_size = need;
-  }
+  if (need > tls_accel_size && !grow(&tls_accel, &tls_accel_size, need)) return -1;
   double lam[NH_MF_MAX_ITEMS], xt[2 * NH_MF_MAX_Q + 1 + NH_MF_MAX_ITEMS];
   int rc = nh_model_accel(u->model, t, x, x + u->nq, NULL, lam, tls_accel);
   if (rc != NH_OK) return rc == NH_ERR_NOMEM || rc == NH_ERR_CALLBACK ? -1 : 1;
