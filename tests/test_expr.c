@@ -13,6 +13,7 @@
 #include "expr/expr.h"
 #include "expr/parse.h"
 #include "expr/tape.h"
+#include "expr/text.h"
 #include "harness.h"
 #include "nholo/status.h"
 
@@ -742,8 +743,34 @@ static int test_limits(void) {
   return 0;
 }
 
+/* nh_text_printf: its own %d, %ld, %s and %% agree with snprintf, other conversions go to
+ * vsnprintf, and the text grows past its first buffer */
+static int test_text_printf(void) {
+  nh_text b = {0};
+  char want[256];
+  const long big = -9223372036854775807L - 1;
+  nh_text_printf(&b, "s%d = s%d * %s;%% %ld|%d|%d\n", 12, -7, "x[3]", big, 0, 2147483647);
+  snprintf(want, sizeof want, "s%d = s%d * %s;%% %ld|%d|%d\n", 12, -7, "x[3]", big, 0, 2147483647);
+  ENSURE(b.s && strcmp(b.s, want) == 0 && b.n == strlen(want));
+  size_t n0 = b.n;
+  nh_text_printf(&b, "%a, %g", 0.1, 2.5);
+  snprintf(want, sizeof want, "%a, %g", 0.1, 2.5);
+  ENSURE(strcmp(b.s + n0, want) == 0);
+  nh_text_printf(&b, "plain");
+  ENSURE(strcmp(b.s + n0 + strlen(want), "plain") == 0);
+  for (int i = 0; i < 20000; i++) nh_text_printf(&b, "o[%d] = s%d;\n", i, i);
+  ENSURE(!b.nomem && b.n == strlen(b.s) && strstr(b.s, "o[19999] = s19999;\n"));
+  free(b.s);
+  nh_text e = {0};
+  nh_text_printf(&e, "%s", "");
+  ENSURE(e.s && e.s[0] == '\0' && e.n == 0);
+  free(e.s);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
+  RUN_TEST(test_text_printf);
   RUN_TEST(test_hash_consing);
   RUN_TEST(test_simplify);
   RUN_TEST(test_parse_precedence);

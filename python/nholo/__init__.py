@@ -9,10 +9,8 @@
 
 A thin layer over the C extension nholo._nholo, itself a client of the public C API.
 """
-import csv as _csv
 import math as _math
 import os as _os
-import tempfile as _tempfile
 import warnings as _warnings
 import weakref as _weakref
 
@@ -418,6 +416,7 @@ class EnsembleResult:
 
 def _read_members(path):
     with open(path, newline="") as f:
+        import csv as _csv  # (on first use: importing nholo stays cheap)
         rows = list(_csv.reader(f))
     head, body = rows[0], rows[1:]
     fields = []
@@ -444,6 +443,7 @@ def _member_table(members):
         if _is_h5(path):
             return _nholo.read_members_h5(path)
         with open(path, newline="") as f:
+            import csv as _csv
             rows = [[c.strip() for c in r] for r in _csv.reader(f) if any(c.strip() for c in r)]
         if not rows or not rows[0] or not rows[0][0]:
             raise ValueError("--members: '%s' has no header line of names" % path)
@@ -545,6 +545,7 @@ def ensemble(model, t_end, vary=(), replicas=1, seed=0, threads=0, max_impacts=0
     path = _os.fspath(out) if out is not None else None
     tmp = None
     if path is None:
+        import tempfile as _tempfile
         fd, tmp = _tempfile.mkstemp(suffix=".csv", prefix="nholo-ensemble-")
         _os.close(fd)
     try:
