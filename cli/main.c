@@ -229,7 +229,8 @@ static int cmd_list(int argc, char **argv) {
   if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
     printf("usage: nholo list [--markdown | --jobs]\n\n"
            "List the built-in models, the integrators (--method) with their order and what they\n"
-           "preserve, which method runs which kind of model, and the impact laws (--impact).\n"
+           "preserve, which method runs which kind of model, the impact laws (--impact) and the\n"
+           "components (plot, hdf5, cholmod: where each was found, or why it is unavailable).\n"
            "--markdown prints only the method-by-kind table, in Markdown (the README's copy);\n"
            "--jobs only the table of which method for which job, in Markdown.\n");
     return CLI_OK;
@@ -266,6 +267,13 @@ static int cmd_list(int argc, char **argv) {
          "  elastic          energy conserved, constraints kept, normal velocity reversed (Clark & Bloch eqs. 15-17)\n"
          "  plastic          unconstrained elastic reflection, then projection onto the constraints (eqs. 18-21)\n"
          "  restitution=E    normal velocity scaled by -E; eq. 6 without constraints, an extension with them\n");
+  // the components: opened here to say where each is, or why it is not
+  printf("\ncomponents (opened on first use; docs/architecture.md, \"Components\"):\n");
+  for (int i = 0; nh_component_name(i); i++) {
+    char info[1200];
+    (void)nh_component_load(nh_component_name(i), info, sizeof info);
+    printf("  %-9s%s\n", nh_component_name(i), info); /* (what it brings, or why it is unavailable) */
+  }
   return CLI_OK;
 }
 

@@ -17,6 +17,8 @@ expect_usage "ball --sample below the grid with --out" run rolling-ball --t-end 
 "$NHOLO" --help >"$T/h" 2>&1 && grep -q "usage: nholo" "$T/h" && ok "--help" || bad "--help"
 "$NHOLO" run --help >"$T/h" 2>&1 && grep -q -- "--impact" "$T/h" && ok "run --help" || bad "run --help"
 "$NHOLO" list >"$T/l" 2>&1 && grep -q "penny" "$T/l" && grep -q "dopri5" "$T/l" && grep -q "exact" "$T/l" && ok "list" || bad "list"
+grep -Eq "^  plot     PLplot [0-9.]+ \(.*/nholo-plot\.so\)$" "$T/l" && ok "nholo list names the plot component's file" \
+  || bad "nholo list components: $(tail -4 "$T/l")"
 
 "$NHOLO" run penny --impacts 20 --out "$T/p.csv" --events "$T/e.csv" --json >"$T/j" 2>"$T/err"
 rc=$?
@@ -1220,6 +1222,8 @@ expect_usage "--plot without the plot component" run penny --impacts 3 --out "$T
 grep -q "nholo-plot.so was not found" "$T/stderr" && ok "the missing plot component is named" \
   || bad "missing plot component: $(cat "$T/stderr")"
 expect_usage "figure without the plot component" figure penny-fig1 --out "$T/o/f.png"
+"$NHOLO" list >"$T/l" 2>&1 && grep -q "^  plot     PLplot is unavailable: the plot module nholo-plot.so was not found" "$T/l" \
+  && ok "nholo list says why the plot component is unavailable" || bad "nholo list components: $(tail -4 "$T/l")"
 "$NHOLO" run penny --impacts 3 --out "$T/o/x.csv" >/dev/null 2>&1 && [ -s "$T/o/x.csv" ] \
   && ok "a run without a plot needs no component" || bad "a run without a plot failed without the components"
 unset NHOLO_MODULE_PATH
