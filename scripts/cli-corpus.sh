@@ -15,6 +15,8 @@ run() {
   echo "$*" > "$d/cmd"
   (cd "$d" && "$NHOLO" "$@" > stdout 2> stderr; echo $? > status)
   sed -i -e 's/"wall_seconds": *[0-9.e+-]*/"wall_seconds": X/' -e 's/wall [0-9.]* s/wall X s/' "$d/stdout"
+  # the source tree's path, so corpora of two checkouts compare
+  sed -i -e "s|$SRC|SRC|g" "$d/cmd" "$d/stdout" "$d/stderr"
   rm -f "$d"/*.png "$d"/*.svg
 }
 E=$SRC/examples
@@ -72,3 +74,15 @@ run run nosuch
 run run penny --dt -1
 run check "$SRC/tests/modelfiles/bad/06-duplicate-coordinate.nh"
 run run "$SRC/tests/modelfiles/bad/06-duplicate-coordinate.nh"
+run ensemble penny --vary "theta'=uniform:4:6" --members 40 --impacts 10 --threads 2 --out ens.csv --json
+run ensemble "$E/penny.nh" --vary a=uniform:0.15:0.25 --members 8 --impacts 5 --threads 1 --json
+run ensemble sleigh --vary "omega=grid:0.5:1.5:5" --t-end 5 --json
+run lyapunov penny --t-end 20 --window 2
+run lyapunov "$E/sinai.nh" --t-end 10 --window 1
+run run "$E/cradle5.nh" --t-end 5 --json --events cr.csv
+run run "$E/billiards.nh" --t-end 5 --json --events bi.csv
+run run "$E/cradle3_gaps.nh" --t-end 5 --json --out c3.csv
+run run "$E/trex.nh" --t-end 3 --json --events tr.csv
+run run "$E/car.nh" --method rattle --dt 0.01 --t-end 50 --json
+run run "$E/whipple_bicycle.nh" --t-end 3 --json
+run run "$E/sleigh_ap_wall.nh" --t-end 10 --json --events sw.csv
