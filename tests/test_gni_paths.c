@@ -367,7 +367,7 @@ static int test_work_reused(void) {
   double x1[6], y1[6], err;
   ENSURE(nh_method_gni.step(&t.st, 0.0, a->x0, 0.05, x1, &err) == 0);
   t.st.model = b, t.st.restart = 1;
-  nh_dyn_init(&t.dyn, b, t.dyn.M); /* (the dynamics' block is the same size too) */
+  nh_dyn_init(&t.dyn, b, t.dyn.mt.L); /* (the dynamics' block is the same size too) */
   ENSURE(nh_method_gni.step(&t.st, 0.0, b->x0, 0.05, x1, &err) == 0);
   ENSURE(nh_method_gni.step(&u.st, 0.0, b->x0, 0.05, y1, &err) == 0);
   ENSURE(memcmp(x1, y1, sizeof x1) == 0);

@@ -82,7 +82,7 @@ static int test_dyn_factor_count(void) {
   ENSURE(same); /* the kept factor is the factor: results to the bit */
   ENSURE(cc.calls == 1);
   ENSURE(cv.calls == N_RHS);
-  ENSURE(dc.mdiag == 1);
+  ENSURE(dc.mt.diag == 1);
   /* a new workspace factors again */
   nh_dyn_init(&dc, mc, wc);
   double x[6] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, f[6];
@@ -108,7 +108,7 @@ static int test_dyn_full_constant(void) {
     ENSURE(memcmp(fc, fv, sizeof fc) == 0);
     x[3] += 0.25, x[4] -= 0.125;
   }
-  ENSURE(dc.mdiag == 0);
+  ENSURE(dc.mt.diag == 0);
   ENSURE(cc.calls == 1 && cv.calls == 5);
   nh_model_destroy(mc);
   nh_model_destroy(mv);

@@ -301,7 +301,7 @@ static int accel_paths_agree(const nh_model *m, const double *q, const double *v
     d2.dense = 1;
     for (int rep = 0; rep < 2 && ok; rep++) /* the first call factors M, the second reuses it */
       ok = nh_dyn_accel(&d1, 0.0, q, v, a1, l1) == NH_OK && nh_dyn_accel(&d2, 0.0, q, v, a2, l2) == NH_OK &&
-           d1.mdiag == 1 && !memcmp(a1, a2, sizeof(double) * (size_t)m->nq) &&
+           d1.mt.diag == 1 && !memcmp(a1, a2, sizeof(double) * (size_t)m->nq) &&
            !memcmp(l1, l2, sizeof(double) * (size_t)m->nc);
   }
   free(w1), free(w2);

@@ -168,7 +168,7 @@ static int test_tree_accel_agrees(void) {
   for (int trial = 0; trial < 4; trial++) {
     for (int i = 0; i < nq; i++) q[i] = m->q0[i] + (trial ? 0.5 * sin(1.3 * i + trial) : 0.0), v[i] = trial ? cos(0.7 * i - trial) : 0.0;
     for (int k = 0; k < 3; k++) ENSURE(nh_dyn_accel(&d[k], 0.0, q, v, a[k], l[k]) == NH_OK);
-    ENSURE(d[0].mdiag == 1);
+    ENSURE(d[0].mt.diag == 1);
     for (int k = 1; k < 3; k++) ENSURE(close_rel(nq, a[0], a[k], 1e-12) && close_rel(nc, l[0], l[k], 1e-12));
   }
   free(w);

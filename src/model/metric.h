@@ -1,0 +1,136 @@
+/* metric.h - the constrained kinetic metric (private): the one home of the factor of M, the
+ * solves with M, the Gram matrix of a set of constraint rows, the projector onto their kernel
+ * and the constrained normal of a wall. Every other layer (the dynamics, the methods, the
+ * impact maps, the contact projection, the tangent flow) calls these; none factors M or forms
+ * G itself.
+ *
+ *   M = L L^T                    dense Cholesky; a diagonal factor detected once (diag), and
+ *                                kept across calls when M does not depend on q (constant)
+ *   W = M^-1 A^T,  G = A W = A M^-1 A^T = L_G L_G^T        (rows A: nr x nq; W by rows)
+ *   Pi x = x - W G^-1 A x        the kinetic-metric projector onto ker A
+ *   z = M^-1 n^T, u = Pi z, c = n z, D = n u               a wall's normal n = dH: the
+ *                                reflection is x+ = x - (1 + e) (n x) / D u (impact/impact.c)
+ *
+ * The small kernels are inline so that a caller of a fixed size (the impact map's copies for
+ * nq <= 4) gets them unrolled; every path takes the roundings of nh_la_chol and
+ * nh_la_chol_solve. The structured Gram solve of a large model (the rows' extents, or the
+ * sparse factor chosen by model/gram.c) is nh_metric_gram below. */
+#ifndef NH_MODEL_METRIC_H
+#define NH_MODEL_METRIC_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "la/la.h"
+#include "nholo/model.h"
+
+typedef struct nh_metric {
+  int nq;
+  double *L;    /* (nq x nq) the Cholesky factor of M in its lower triangle */
+  int diag;     /* L is diagonal: a solve divides by its diagonal twice */
+  int constant; /* M does not depend on q: evaluated and factored once (ready) */
+  int ready;    /* L holds the factor of the constant M */
+} nh_metric;
+
+/* Doubles of the factor (nq x nq). */
+static inline size_t nh_metric_size(int nq) { return (size_t)nq * (size_t)nq; }
+
+/* The metric of nq coordinates with its factor in L (nh_metric_size doubles); constant: M is
+ * evaluated once (nh_metric_eval keeps its factor). */
+static inline void nh_metric_init(nh_metric *mt, int nq, int constant, double *L) {
+  mt->nq = nq, mt->L = L, mt->diag = 0, mt->constant = constant, mt->ready = 0;
+}
+
+/* Factor a given M (nq x nq; M may be mt->L itself). NH_OK or NH_ERR_NOT_SPD. */
+NH_LA_INLINE int nh_metric_factor(nh_metric *mt, const double *M) {
+  const int nq = mt->nq;
+  if (M != mt->L) memcpy(mt->L, M, sizeof(double) * (size_t)nq * (size_t)nq);
+  if (nh_la_chol_inline(nq, mt->L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
+  mt->diag = nh_la_lower_zero_inline(nq, mt->L);
+  return NH_OK;
+}
+
+/* Evaluate M(q) with the model and factor it (once for a constant M: a failed evaluation or
+ * factorisation is not kept). The evaluator's status (nh_cb), or NH_ERR_NOT_SPD. */
+int nh_metric_eval(nh_metric *mt, const nh_model *m, const double *q);
+
+/* b <- M^-1 b with the factor. */
+NH_LA_INLINE void nh_metric_solve(const nh_metric *mt, double *b) {
+  if (mt->diag)
+    nh_la_diag_solve(mt->nq, mt->L, b);
+  else
+    nh_la_chol_solve_inline(mt->nq, mt->L, b);
+}
+
+/* Rows A (nr x nq): W = M^-1 A^T by rows (nr x nq) and G = A W (nr x nr, its lower triangle,
+ * mirrored) factored in place. NH_OK, or NH_ERR_SINGULAR (dependent rows, or nr > nq). */
+NH_LA_INLINE int nh_metric_rows(const nh_metric *mt, int nr, const double *A, double *W, double *G) {
+  const int nq = mt->nq;
+  if (nr == 0) return NH_OK;
+  if (nr > nq) return NH_ERR_SINGULAR; /* more rows than coordinates */
+  memcpy(W, A, sizeof(double) * (size_t)nr * (size_t)nq);
+  for (int k = 0; k < nr; k++) nh_metric_solve(mt, W + (size_t)k * nq);
+  for (int k = 0; k < nr; k++) /* symmetric up to round-off: the lower triangle, mirrored */
+    for (int l = 0; l <= k; l++) {
+      const double g = nh_la_dot(nq, A + (size_t)k * nq, W + (size_t)l * nq);
+      G[(size_t)k * nr + l] = g, G[(size_t)l * nr + k] = g;
+    }
+  return nh_la_chol_inline(nr, G, 0.0, NULL) != NH_OK ? NH_ERR_SINGULAR : NH_OK;
+}
+
+/* x <- Pi x = x - W G^-1 A x (rows and factors of nh_metric_rows); coef (nr) <- G^-1 A x. */
+NH_LA_INLINE void nh_metric_project(int nq, int nr, const double *A, const double *W, const double *G, double *x,
+                                    double *coef) {
+  for (int k = 0; k < nr; k++) coef[k] = nh_la_dot(nq, A + (size_t)k * nq, x);
+  nh_la_chol_solve_inline(nr, G, coef);
+  for (int k = 0; k < nr; k++) nh_la_axpy(nq, -coef[k], W + (size_t)k * nq, x);
+}
+
+/* A wall's constrained normal: z = M^-1 n^T, u = Pi z, y = G^-1 A z; returns c = n z and
+ * *De = n u (the reflection's denominators: u is z's part the constraints allow). */
+NH_LA_INLINE double nh_metric_normal(const nh_metric *mt, int nr, const double *A, const double *W, const double *G,
+                                     const double *n, double *z, double *u, double *y, double *De) {
+  const int nq = mt->nq;
+  nh_la_copy(nq, n, z);
+  nh_metric_solve(mt, z);
+  const double c = nh_la_dot(nq, n, z);
+  nh_la_copy(nq, z, u);
+  nh_metric_project(nq, nr, A, W, G, u, y);
+  *De = nh_la_dot(nq, n, u);
+  return c;
+}
+
+/* ---- the Gram solve of the dynamics: dense, on the rows' extents, or sparse -------------- */
+
+/* The multiplier solve of the dynamics for the model's nc constraint rows,
+ *   G lam = rhs - A a,   a += W lam,
+ * by the way chosen once from the model's structure: dense loops; for a diagonal constant M
+ * and NH_METRIC_ENV_MIN coordinates or more, on the extents of the rows (G on its envelope,
+ * the dense bits: every skipped term is a product with +0), or with the sparse factor in a
+ * fill-reducing order (model->gram->chol, model/gram.c: the dense values to rounding). */
+#define NH_METRIC_ENV_MIN 16
+
+typedef enum { NH_GRAM_DENSE, NH_GRAM_ENVELOPE, NH_GRAM_SPARSE } nh_gram_kind;
+
+typedef struct nh_metric_gram {
+  const nh_model *model;
+  int nq, nc;
+  double *W;     /* (nc x nq) row k = M^-1 A_k^T */
+  double *G;     /* (nc x nc) the factor of A M^-1 A^T (dense, or on its envelope) */
+  int *elo, *ehi, *efirst, *elast; /* per row the extent [elo, ehi) of its non-zeros; G's envelope */
+  double *gv, *gwork;              /* the sparse solve: G's values in its pattern's order, scratch */
+} nh_metric_gram;
+
+/* Doubles of nh_metric_gram_init's block for the model. */
+size_t nh_metric_gram_size(const nh_model *m);
+/* Carve the block. */
+void nh_metric_gram_init(nh_metric_gram *g, const nh_model *m, double *work);
+/* The kind this model takes with the metric mt (dense: 1 forces the dense loops, nosparse: 1
+ * the envelope instead of the sparse factor; both for tests comparing the paths). */
+nh_gram_kind nh_metric_gram_kind(const nh_metric_gram *g, const nh_metric *mt, int dense, int nosparse);
+/* With A (nc x nq) evaluated and lam = rhs on entry: lam <- G^-1 (rhs - A a), a += W lam, by
+ * the given kind. NH_OK or NH_ERR_SINGULAR. */
+int nh_metric_gram_solve(nh_metric_gram *g, const nh_metric *mt, nh_gram_kind kind, const double *A, double *lam,
+                         double *a);
+
+#endif
