@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "la/la.h"
+#include "model/metric.h"
 #include "nholo/impact.h"
 
 /* helpers forced inline so that the fixed-size copies of the map unroll */
@@ -63,7 +64,7 @@ typedef struct impact_work {
   double *dH; /* (nq) -dg */
   double *y;  /* (nc) G^-1 A z */
   double *r;  /* (nc) G^-1 A v (projection coefficients) */
-  int diag;   /* L (so M) is diagonal */
+  nh_metric mt; /* M's factor in L (model/metric.h) */
 } impact_work;
 
 size_t nh_impact_work_size(int nq, int nc) {
@@ -86,48 +87,16 @@ IMPACT_INLINE impact_work carve(int nq, int nc, double *work) {
   iw.dH = iw.x + n;
   iw.y = iw.dH + n;
   iw.r = iw.y + m;
-  iw.diag = 0;
+  nh_metric_init(&iw.mt, nq, 0, iw.L);
   return iw;
 }
 
 IMPACT_INLINE int all_finite(int n, const double *x) { return nh_la_all_finite(n, x); }
 
-/* b <- M^-1 b with the factor of M (a diagonal one tested once, in factor_metric) */
-IMPACT_INLINE void solve_M(int nq, const impact_work *iw, double *b) {
-  if (iw->diag)
-    nh_la_diag_solve(nq, iw->L, b);
-  else
-    nh_la_chol_solve_inline(nq, iw->L, b);
-}
-
-/* Factor M and G = A M^-1 A^T, forming W = M^-1 A^T on the way. */
-IMPACT_INLINE int factor_metric(int nq, int nc, const double *M, const double *A, impact_work *iw) {
-  memcpy(iw->L, M, sizeof(double) * (size_t)nq * (size_t)nq);
-  if (nh_la_chol_inline(nq, iw->L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
-  iw->diag = nh_la_lower_zero_inline(nq, iw->L);
-  if (nc == 0) return NH_OK;
-  if (nc > nq) return NH_ERR_SINGULAR; /* more one-forms than coordinates */
-  /* W^k = M^-1 A_k^T (rows of W) */
-  memcpy(iw->W, A, sizeof(double) * (size_t)nc * (size_t)nq);
-  for (int k = 0; k < nc; k++) solve_M(nq, iw, iw->W + (size_t)k * nq);
-  /* G_kl = A_k . W^l, symmetric by construction up to round-off: use the lower triangle */
-  for (int k = 0; k < nc; k++)
-    for (int l = 0; l <= k; l++) {
-      double g = nh_la_dot(nq, A + (size_t)k * nq, iw->W + (size_t)l * nq);
-      iw->G[(size_t)k * nc + l] = g;
-      iw->G[(size_t)l * nc + k] = g;
-    }
-  if (nh_la_chol_inline(nc, iw->G, 0.0, NULL) != NH_OK) return NH_ERR_SINGULAR;
-  return NH_OK;
-}
-
-/* x <- x - W^T G^-1 (A x) for a vector x (nq): the projection Pi x. coef (nc) receives
- * G^-1 A x. */
-IMPACT_INLINE void project(int nq, int nc, const double *A, const impact_work *iw, double *x,
-                    double *coef) {
-  for (int k = 0; k < nc; k++) coef[k] = nh_la_dot(nq, A + (size_t)k * nq, x);
-  nh_la_chol_solve_inline(nc, iw->G, coef);
-  for (int k = 0; k < nc; k++) nh_la_axpy(nq, -coef[k], iw->W + (size_t)k * nq, x);
+/* Factor M and G = A M^-1 A^T, forming W = M^-1 A^T on the way (the metric's). */
+IMPACT_INLINE int factor_metric(int nc, const double *M, const double *A, impact_work *iw) {
+  if (nh_metric_factor(&iw->mt, M) != NH_OK) return NH_ERR_NOT_SPD;
+  return nh_metric_rows(&iw->mt, nc, A, iw->W, iw->G);
 }
 
 /* |A v|_inf and |A|_inf (row-sum norm) */
@@ -178,7 +147,7 @@ IMPACT_INLINE int impact_map_n(int nq, int nc, const double *M, const double *A,
   int status = NH_ERR_ARG;
   if (!(e >= 0.0 && e <= 1.0) || !valid_tol(&tl) || !all_finite(nq, v) || !all_finite(nq, dg))
     goto fail;
-  status = factor_metric(nq, nc, M, A, &iw);
+  status = factor_metric(nc, M, A, &iw);
   if (status != NH_OK) goto fail;
 
   /* drifted pre-impact velocity: project onto ker A (decision D4) or reject */
@@ -190,18 +159,13 @@ IMPACT_INLINE int impact_map_n(int nq, int nc, const double *M, const double *A,
       status = NH_ERR_CONSTRAINT;
       goto fail;
     }
-    project(nq, nc, A, &iw, iw.w, iw.r);
+    nh_metric_project(nq, nc, A, iw.W, iw.G, iw.w, iw.r);
     inf.projected = 1;
   }
 
   /* z = M^-1 dH^T, c = dH z; u = Pi z, y = G^-1 A z, D_e = dH u */
   for (int i = 0; i < nq; i++) iw.dH[i] = -dg[i];
-  nh_la_copy(nq, iw.dH, iw.z);
-  solve_M(nq, &iw, iw.z);
-  c = nh_la_dot(nq, iw.dH, iw.z);
-  nh_la_copy(nq, iw.z, iw.u);
-  project(nq, nc, A, &iw, iw.u, iw.y);
-  De = nh_la_dot(nq, iw.dH, iw.u);
+  c = nh_metric_normal(&iw.mt, nc, A, iw.W, iw.G, iw.dH, iw.z, iw.u, iw.y, &De);
   sig = nh_la_dot(nq, iw.dH, iw.w);
   D = law.kind == NH_IMPACT_PLASTIC ? c : De;
   inf.sig = sig;
@@ -272,13 +236,13 @@ int nh_project_velocity(int nq, int nc, const double *M, const double *A, const 
                         double *v_out, double *work) {
   if (nq < 1 || nc < 0 || !M || (nc > 0 && !A) || !v || !v_out || !work) return NH_ERR_ARG;
   impact_work iw = carve(nq, nc, work);
-  int status = factor_metric(nq, nc, M, A, &iw);
+  int status = factor_metric(nc, M, A, &iw);
   if (status != NH_OK) {
     nh_la_copy(nq, v, v_out);
     return status;
   }
   nh_la_copy(nq, v, v_out);
-  project(nq, nc, A, &iw, v_out, iw.r);
+  nh_metric_project(nq, nc, A, iw.W, iw.G, v_out, iw.r);
   return NH_OK;
 }
 

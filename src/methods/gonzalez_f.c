@@ -19,6 +19,7 @@
 #include "dg/dg.h"
 #include "la/la.h"
 #include "methods/method_impl.h"
+#include "model/metric.h"
 #include "model/model_impl.h"
 
 typedef struct gf_ctx {
@@ -26,6 +27,7 @@ typedef struct gf_ctx {
   int n, nc, K;
   double h;
   const double *z;
+  nh_metric mt; /* M's factor in L (chol_u) */
   double *L, *u, *dV, *dM, *d2M, *Vh, *a, *b, *A, *dA, *qb, *zero, *dw;
   double *G, *dG, *gw, *zk, *nw;
   nh_dg_sys sys;
@@ -48,10 +50,10 @@ static int gf_supports(const nh_model *mod) {
 /* M(q) factored into L, u = M^-1 p */
 static int chol_u(gf_ctx *c, const double *q, const double *p) {
   int rc;
-  if ((rc = nh_cb(c->model->mass(q, c->L, c->model->user)))) return rc;
-  if (nh_la_chol(c->n, c->L, 0.0, NULL)) return NH_ERR_NOT_SPD;
+  nh_metric_init(&c->mt, c->n, 0, c->L); /* (c->L is also M's buffer in the step: afresh) */
+  if ((rc = nh_metric_eval(&c->mt, c->model, q))) return rc;
   nh_la_copy(c->n, p, c->u);
-  nh_la_chol_solve(c->n, c->L, c->u);
+  nh_metric_solve(&c->mt, c->u);
   return 0;
 }
 
@@ -98,7 +100,7 @@ static int gf_hess(const double *z, double *Hs, void *user) {
   // H_pp = M^-1 (columns of the identity solved)
   for (int j = 0; j < n; j++) {
     for (int i = 0; i < n; i++) c->b[i] = i == j ? 1.0 : 0.0;
-    nh_la_chol_solve(n, c->L, c->b);
+    nh_metric_solve(&c->mt, c->b);
     for (int i = 0; i < n; i++) Hs[(size_t)(n + i) * N + n + j] = c->b[i];
   }
   for (int k = 0; k < n; k++)
@@ -110,7 +112,7 @@ static int gf_hess(const double *z, double *Hs, void *user) {
   for (int k = 0; k < n; k++) {
     nh_la_gemv(n, n, c->dM + (size_t)k * n * n, c->u, c->a + (size_t)k * n);
     nh_la_copy(n, c->a + (size_t)k * n, c->b + (size_t)k * n);
-    nh_la_chol_solve(n, c->L, c->b + (size_t)k * n);
+    nh_metric_solve(&c->mt, c->b + (size_t)k * n);
   }
   for (int k = 0; k < n; k++) {
     for (int i = 0; i < n; i++) {

@@ -36,6 +36,7 @@
 #include "dg/dg.h"
 #include "la/la.h"
 #include "methods/method_impl.h"
+#include "model/metric.h"
 #include "model/model_impl.h"
 
 /* the coefficients of one member of the family (s stages) */
@@ -142,10 +143,11 @@ static int sp_residual(const double *Z, double *R, double *J, void *user) {
     Rc[a] = s;
   }
   const double *q1 = c->Q + (size_t)(SP_S - 1) * n, *A1 = c->A + (size_t)(SP_S - 1) * nc * n;
-  if ((rc = nh_cb(mod->mass(q1, c->L, mod->user)))) return rc;
-  if (nh_la_chol(n, c->L, 0.0, NULL)) return NH_ERR_NOT_SPD;
+  nh_metric mt;
+  nh_metric_init(&mt, n, 0, c->L);
+  if ((rc = nh_metric_eval(&mt, mod, q1))) return rc;
   nh_la_copy(n, c->p1, c->v1);
-  nh_la_chol_solve(n, c->L, c->v1);
+  nh_metric_solve(&mt, c->v1);
   for (int a = 0; a < nc; a++) Rc[nc + a] = nh_la_dot(n, A1 + (size_t)a * n, c->v1);
   // the remaining SP_S - 2 constraint blocks (none for s = 2)
   for (int r = 2 * nc; r < SP_S * nc; r++) Rc[r] = 0.0;

@@ -14,6 +14,7 @@
 
 #include "la/la.h"
 #include "methods/method_impl.h"
+#include "model/metric.h"
 #include "model/model_impl.h"
 
 /* the symmetric systems of these methods are well conditioned; singular below this pivot */
@@ -321,19 +322,12 @@ static inline int mass_factor(const nh_model *mo, const double *q, double *M, do
   if (constant && flag && *flag == 1.0) return 0;
   int rc = nh_cb(mo->mass(q, M, mo->user));
   if (rc) return rc;
-  memcpy(L, M, sizeof(double) * (size_t)n * n);
-  if (nh_la_chol(n, L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
+  nh_metric mt;
+  nh_metric_init(&mt, n, 0, L);
+  if (nh_metric_factor(&mt, M) != NH_OK) return NH_ERR_NOT_SPD;
   if (constant && flag) {
-    // M^-1 once: a step then needs no triangular solves (their divisions dominated the cost);
-    // a diagonal factor known once (nh_la_chol_solve's own test, then its diagonal path)
-    const int ldiag = nh_la_lower_zero(n, L);
-    for (int j = 0; j < n; j++) {
-      double *col = Minv + (size_t)j * n; /* M^-1 is symmetric: column j = row j */
-      vzero(n, col);
-      col[j] = 1.0;
-      if (ldiag) nh_la_diag_solve(n, L, col);
-      else nh_la_chol_solve(n, L, col);
-    }
+    // M^-1 once: a step then needs no triangular solves (their divisions dominated the cost)
+    nh_metric_inverse(&mt, Minv);
     *diag = 1.0;
     for (int i = 0; i < n * n; i++)
       if (i % (n + 1) != 0 && (Minv[i] != 0.0 || M[i] != 0.0)) *diag = 0.0;

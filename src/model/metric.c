@@ -19,6 +19,15 @@ int nh_metric_eval(nh_metric *mt, const nh_model *m, const double *q) {
   return NH_OK;
 }
 
+void nh_metric_inverse(const nh_metric *mt, double *Minv) {
+  const int n = mt->nq;
+  for (int j = 0; j < n; j++) {
+    double *col = Minv + (size_t)j * n;
+    for (int i = 0; i < n; i++) col[i] = i == j ? 1.0 : 0.0;
+    nh_metric_solve(mt, col);
+  }
+}
+
 /* doubles of the sparse solve: G's values and the factor (0 without it) */
 static size_t sparse_size(const nh_model *m) {
   const struct nh_gram *g = m->gram;

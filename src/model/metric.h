@@ -62,6 +62,11 @@ NH_LA_INLINE void nh_metric_solve(const nh_metric *mt, double *b) {
     nh_la_chol_solve_inline(mt->nq, mt->L, b);
 }
 
+/* M^-1 (nq x nq, symmetric: column j = row j) from the factor, by solves of the unit vectors
+ * (the roundings of nh_metric_solve: a method that keeps M^-1 for a constant M multiplies
+ * instead of solving). */
+void nh_metric_inverse(const nh_metric *mt, double *Minv);
+
 /* Rows A (nr x nq): W = M^-1 A^T by rows (nr x nq) and G = A W (nr x nr, its lower triangle,
  * mirrored) factored in place. NH_OK, or NH_ERR_SINGULAR (dependent rows, or nr > nq). */
 NH_LA_INLINE int nh_metric_rows(const nh_metric *mt, int nr, const double *A, double *W, double *G) {

@@ -199,10 +199,11 @@ int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1, double 
     const double *d1 = s->Astk + (size_t)(nc + k) * nq;
     for (int j = 0; j < nq; j++) d[j] = 0.5 * (d[j] + d1[j]);
   }
-  memcpy(s->Lm, s->M, sizeof(double) * (size_t)nq * (size_t)nq);
-  if ((rc = nh_la_chol(nq, s->Lm, 0.0, NULL))) return rc;
+  nh_metric mt;
+  nh_metric_init(&mt, nq, 0, s->Lm);
+  if ((rc = nh_metric_factor(&mt, s->M))) return rc;
   memcpy(s->Wstk, s->Dstk, sizeof(double) * (size_t)nr * (size_t)nq);
-  for (int r = 0; r < nr; r++) nh_la_chol_solve(nq, s->Lm, s->Wstk + (size_t)r * nq);
+  for (int r = 0; r < nr; r++) nh_metric_solve(&mt, s->Wstk + (size_t)r * nq);
   // (R W) mu = -R v, least squares by QR (full rank: the rows independent)
   for (int r = 0; r < nr; r++) {
     s->bc[r] = -nh_la_dot(nq, s->Astk + (size_t)r * nq, v);
