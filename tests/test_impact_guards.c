@@ -3,7 +3,7 @@
  * copies of nh_impact_map against the identities of the map.
  *
  *   nh_impact_map, nh_project_velocity, nh_model_impact     (impact.c)
- *   nh_model_impact_ap, nh_model_impact_ap_hold             (impact_ap.c): the almost-Poisson
+ *   nh_model_impact_ap, nh_model_impact_ap_hold             (impact.c): the almost-Poisson
  *     law's own check, H quadratic along d, both halves (the rate and the energy identity)
  *
  * Every refusal is checked for its status and for the state it leaves (v_out = v, x_out = x,
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "impact/impact_ap_hold.h"
+#include "impact/hold.h"
 #include "la/la.h"
 #include "nholo/nholo.h"
 

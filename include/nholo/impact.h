@@ -340,7 +340,7 @@ NH_API int nh_simul_verdict_of(const nh_simul_problem *pb, const double *v,
                                char *msg, size_t msg_size);
 
 
-/* ==== almost-Poisson models: impacts on gaps of the state (src/impact/impact_ap.c) ========
+/* ==== almost-Poisson models: impacts on gaps of the state (src/impact/impact.c) ========
  *
  * An almost-Poisson model (nholo/model.h: x' = Pi(x) grad H(x)) may have gaps g(x) >= 0 on its
  * state. The gap's rate is g' = dg Pi grad H = -d . grad H with d = Pi(x) dg(x)^T. For a gap of

@@ -16,7 +16,7 @@
  * driver's projection of each free step, or not at all (exact: a closed-form flow) */
 int nh_sim_contact_method_ok(const nh_method *m, const nh_model *model, const nh_method_opts *opts) {
   // an almost-Poisson model has no constraint rows: every method holds by projection
-  if (model->form == NH_FORM_ODE) return m->contact == NH_HOLD_NONE ? NH_HOLD_NONE : NH_HOLD_PROJECT;
+  if (!nh_sim_form_of(model)->metric) return m->contact == NH_HOLD_NONE ? NH_HOLD_NONE : NH_HOLD_PROJECT;
   return m->hold ? m->hold(model, opts) : m->contact;
 }
 
@@ -90,10 +90,7 @@ static void set_active(nh_sim *s) {
 /* the multipliers of the closed contacts (act order) at (t, x) into lam (a failure says so) */
 static int contact_lambda(nh_sim *s, double t, const double *x, double *lam) {
   int rc;
-  if (s->model->form == NH_FORM_ODE) rc = nh_sim_ap_contact_lambda(s, x, lam); /* impacts_ap.c */
-  else if (!(rc = nh_dyn_accel(&s->dyn, t, x, x + s->nq, s->acc, NULL)))
-    for (int k = 0; k < s->nact; k++) lam[k] = s->dyn.lamc[s->nc + k];
-  if (!rc) return 0;
+  if (!(rc = s->form->contact_lambda(s, t, x, lam))) return 0; /* (form.c) */
   if (rc > 0) rc = NH_ERR_CALLBACK;
   sim_msg(s, "the forces of the closed contacts failed at t = %.17g: %s", t, nh_status_string(rc));
   return rc;
@@ -158,38 +155,43 @@ static int project_q(nh_sim *s, double *x) {
   }
 }
 
-/* q: onto the closed gaps (project_q); v: onto ker [A; dg] in the kinetic metric */
-int nh_sim_contact_project(nh_sim *s, double *x) {
-  const int nq = s->nq;
-  double *q = x, *v = x + nq;
-  int rc, nr;
-  if ((rc = gaps(s, q, s->gs, s->dg)) || (rc = project_q(s, q))) return rc;
-  if (s->model->form == NH_FORM_ODE) return nh_sim_ap_hold(s, NULL, x, NULL); /* the e = 0 jump, impacts_ap.c */
-  if ((rc = stacked_rows(s, q, v, &nr))) return rc;
-  if ((rc = s->model->mass(q, s->M, s->model->user))) return state_eval_failed(s, rc, "mass");
-  return nh_project_velocity(nq, nr, s->M, s->Astk, v, v, s->proj_work);
+/* The closed gaps held at x: q (the state of an almost-Poisson model) onto them by project_q,
+ * then the velocity by the form (s->form->hold: the kinetic-metric projection below, or the
+ * e = 0 jump of form.c) */
+int nh_sim_contact_project(nh_sim *s, double *x) { return s->form->hold(s, NULL, x, NULL); }
+int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1, double *err) {
+  return s->form->hold(s, x0, x1, err);
 }
 
-/* The free step x0 -> x1 of a method that does not hold the contacts (NH_HOLD_PROJECT),
- * brought onto them: q1 by project_q's Gauss-Newton steps; v1 by the impulse of the
- * constraint forces over the step, v1 += M^-1 D^T mu with [A; dg](q1) v1 = 0, where D holds
- * A(q1) and, for each closed gap, the mean of its gradients at q0 and q1 (the trapezoidal
- * rule for the integral of the force direction: the kinetic-metric projection, along dg(q1)
- * alone, leaves an O(h^2) tangential error per step on a curved gap, this one O(h^3)). */
-int nh_sim_contact_project_step(nh_sim *s, const double *x0, double *x1, double *err) {
+/* gaps at x and x onto the closed ones (the configuration part; s->gs, s->dg at x after) */
+int nh_sim_contact_project_q(nh_sim *s, double *x) {
+  int rc = gaps(s, x, s->gs, s->dg);
+  return rc ? rc : project_q(s, x);
+}
+
+/* Mechanical form. x0 = NULL: q onto the closed gaps, v onto ker [A; dg] in the kinetic
+ * metric. Else the free step x0 -> x1 of a method that does not hold the contacts
+ * (NH_HOLD_PROJECT), brought onto them: q1 by project_q's Gauss-Newton steps; v1 by the
+ * impulse of the constraint forces over the step, v1 += M^-1 D^T mu with [A; dg](q1) v1 = 0,
+ * where D holds A(q1) and, for each closed gap, the mean of its gradients at q0 and q1 (the
+ * trapezoidal rule for the integral of the force direction: the kinetic-metric projection,
+ * along dg(q1) alone, leaves an O(h^2) tangential error per step on a curved gap, this one
+ * O(h^3)). */
+int nh_sim_contact_hold_rows(nh_sim *s, const double *x0, double *x1, double *err) {
   const int nq = s->nq, nc = s->nc, na = s->nact;
   double *q = x1, *v = x1 + nq;
   int rc, nr;
-  // almost-Poisson: the state onto g = 0, then the e = 0 jump along the mean directions
-  if (s->model->form == NH_FORM_ODE) {
-    if ((rc = gaps(s, x1, s->gs, s->dg)) || (rc = project_q(s, x1))) return rc;
-    return nh_sim_ap_hold(s, x0, x1, err);
+  (void)err;
+  if (!x0) {
+    if ((rc = nh_sim_contact_project_q(s, q)) || (rc = stacked_rows(s, q, v, &nr))) return rc;
+    if ((rc = s->model->mass(q, s->M, s->model->user))) return state_eval_failed(s, rc, "mass");
+    return nh_project_velocity(nq, nr, s->M, s->Astk, v, v, s->proj_work);
   }
   // the closed gaps' gradients at q0, then q1 onto g = 0
   if ((rc = gaps(s, x0, s->gs, s->dg))) return rc;
   for (int k = 0; k < na; k++)
     memcpy(s->Dstk + (size_t)(nc + k) * nq, s->dg + (size_t)s->act[k] * nq, sizeof(double) * (size_t)nq);
-  if ((rc = gaps(s, q, s->gs, s->dg)) || (rc = project_q(s, q))) return rc;
+  if ((rc = nh_sim_contact_project_q(s, q))) return rc;
   // R = [A; dg](q1) in Astk; D: A(q1) and the mean gradients; W = M^-1 D^T (by rows)
   if ((rc = stacked_rows(s, q, v, &nr))) return rc;
   if ((rc = s->model->mass(q, s->M, s->model->user))) return state_eval_failed(s, rc, "mass");
@@ -247,14 +249,6 @@ static int open_pulling(nh_sim *s) {
   }
 }
 
-/* the normal acceleration lambda D of gap gi of the trial contact k away from its wall, from
- * its force lambda: the free normal acceleration is -lambda D, D = dg M^-1 dg^T (the column
- * of W for the contact row); in first-order form lambda = -g'' itself */
-static double normal_accel(const nh_sim *s, int gi, int k, double lambda) {
-  if (s->model->form == NH_FORM_ODE) return lambda;
-  return lambda * nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->dyn.Wc + (size_t)(s->nc + k) * s->nq);
-}
-
 /* the apex test of a trial closing (vn >= 0 the normal speed of the bounce left): the
  * rounding rule (APEX_ROUND: below NH_CONTACT_APEX_REL max(1, |q|) |dg|, what g resolves)
  * and/or the chatter rule (APEX_METHOD: below what the method resolves, the 2-norm of
@@ -264,7 +258,7 @@ static double normal_accel(const nh_sim *s, int gi, int k, double lambda) {
 enum { APEX_ROUND = 1, APEX_METHOD = 2 };
 static int apex_test(const nh_sim *s, int gi, int k, double vn, int rules) {
   const int gd = s->gd;
-  const double an = normal_accel(s, gi, k, s->lamt[k]), ap = vn * vn / (2.0 * an); /* the apex */
+  const double an = s->form->normal_accel(s, gi, k, s->lamt[k]), ap = vn * vn / (2.0 * an); /* the apex */
   const double *dg = s->dg + (size_t)gi * gd;
   if ((rules & APEX_ROUND) && ap <= gap_rounding(NH_CONTACT_APEX_REL, gd, s->xc, dg)) return NH_CONTACT_REST;
   if (!(rules & APEX_METHOD)) return 0;
@@ -322,7 +316,7 @@ static int trial_consistent(nh_sim *s, const double *xc, int *ok) {
 
 static int contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limit, double ratio, double vn_check,
                          int rules, int *closed) {
-  const int nq = s->nq, nx = s->nx, gd = s->gd, ode = s->model->form == NH_FORM_ODE;
+  const int nq = s->nq, nx = s->nx, gd = s->gd, whole = s->form->whole_state;
   int rc;
   *closed = 0;
   if (s->closed[gi] || !s->def.contact) return 0;
@@ -369,10 +363,10 @@ static int contact_close(nh_sim *s, int gi, int reason, double Eb, double t_limi
     s->closed[gi] = 0;
     set_active(s);
     sim_msg(s, "closing the contact '%s' at t = %.17g: the %s evaluator failed", s->model->gap_names[gi], s->t,
-            erc ? (ode ? "energy" : "mass or potential") : "gap");
+            erc ? s->form->energy_what : "gap");
     return rc;
   }
-  memcpy(s->vtmp, s->x + (ode ? 0 : nq), sizeof(double) * (size_t)gd); /* the velocity (state) before, for the log */
+  memcpy(s->vtmp, s->x + (whole ? 0 : nq), sizeof(double) * (size_t)gd); /* the velocity (state) before, for the log */
   memcpy(s->x, s->xc, sizeof(double) * (size_t)nx);
   memcpy(s->g0, s->g1, sizeof(double) * (size_t)s->ng);
   new_segment(s, Ea);
@@ -432,9 +426,7 @@ int nh_sim_contact_open(nh_sim *s, int ri, int reason) {
 /* the rate dg_i v of gap i at the current state into *r (s->dg the gradients there;
  * almost-Poisson: dg_i x', whose evaluation can fail) */
 static int normal_rate(nh_sim *s, int i, double *r) {
-  if (s->model->form == NH_FORM_ODE) return nh_sim_ap_rate(s, s->x, i, r);
-  *r = nh_la_dot(s->nq, s->dg + (size_t)i * s->nq, s->x + s->nq);
-  return 0;
+  return s->form->rate(s, s->x, i, r);
 }
 
 /* after an impact on another gap: the closed contacts it sends away open, the others keep

@@ -145,7 +145,7 @@ static int slopes(nh_sim *s, const double *x, double *sl) {
   int rc = gaps(s, x, NULL, s->dg);
   if (rc) return rc;
   const double *v = x + s->nq;
-  if (s->model->form == NH_FORM_ODE) {
+  if (s->form->whole_state) { /* the gaps' rates along x' */
     if ((rc = nh_dyn_rhs(&s->dyn, s->t, x, s->fx))) { /* (a state inside the step: nothing to retry) */
       sim_msg(s, "the vector field failed near t = %.17g (the gaps' rates): %s", s->t,
               rc < 0 ? nh_status_string(rc) : "a positive return: infeasible state");

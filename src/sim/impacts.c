@@ -1,5 +1,6 @@
-/* impacts.c - applying a gap's impact law at a located contact (nholo/impact.h), the impact
- * log (energies, normal velocities, multipliers) and the Zeno guard. */
+/* impacts.c - applying a gap's impact law at a located contact, either form (the map and the
+ * rates are the form's, form.c), the impact log (energies, normal velocities, multipliers)
+ * and the Zeno guard. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,7 @@ int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
   r->energy_after = e->Ea;
   r->vn_before = e->vnb;
   r->vn_after = e->vna;
-  r->q = s->model->form == NH_FORM_ODE ? NULL : s->log_q + (size_t)k * nq; /* ODE form: v_before, v_after are the states */
+  r->q = s->form->whole_state ? NULL : s->log_q + (size_t)k * nq; /* v_before, v_after: the states */
   r->v_before = s->log_vb + (size_t)k * nq;
   r->v_after = s->log_va + (size_t)k * nq;
   r->lambda = s->log_lam + (size_t)k * nc;
@@ -57,7 +58,7 @@ int nh_sim_impact_get(const nh_sim *s, long k, nh_impact_record *r) {
 
 /* the impact log entry of the current state (s->vtmp the velocity before) */
 void nh_sim_log_impact(nh_sim *s, int gi, int st, double alpha, double Eb, double Ea, double vnb, double vna) {
-  const int nq = s->gd, nc = s->nc, ode = s->model->form == NH_FORM_ODE;
+  const int nq = s->gd, nc = s->nc, whole = s->form->whole_state;
   // a full log (log_limit): the latest record replaces the previous latest
   if (s->def.log_limit > 0 && s->nlog >= s->def.log_limit) s->nlog = s->def.log_limit - 1;
   impact_entry *e = &s->log[s->nlog];
@@ -75,24 +76,27 @@ void nh_sim_log_impact(nh_sim *s, int gi, int st, double alpha, double Eb, doubl
   e->pi = p ? p->pi + p->ni : 0, e->pd = p ? p->pd + p->nd : 0;
   memcpy(s->log_q + (size_t)s->nlog * nq, s->x, sizeof(double) * (size_t)nq);
   memcpy(s->log_vb + (size_t)s->nlog * nq, s->vtmp, sizeof(double) * (size_t)nq);
-  memcpy(s->log_va + (size_t)s->nlog * nq, s->x + (ode ? 0 : nq), sizeof(double) * (size_t)nq);
+  memcpy(s->log_va + (size_t)s->nlog * nq, s->x + (whole ? 0 : nq), sizeof(double) * (size_t)nq);
   if (nc > 0) memcpy(s->log_lam + (size_t)s->nlog * nc, s->lam, sizeof(double) * (size_t)nc);
   s->nlog++;
   s->stats.impacts++;
   if (fabs(s->g1[gi]) > s->stats.max_event_gap) s->stats.max_event_gap = fabs(s->g1[gi]);
 }
 
-/* the impacts of gap gi accumulate: resolved by closing the contact (the plastic map over the
- * active set), logged as an impact of status NH_CONTACT; *applied = 0 when it did not close */
+/* the impacts of gap gi accumulate: resolved by closing the contact (the plastic map, or the
+ * e = 0 jump, over the active set), logged as an impact of status NH_CONTACT; *applied = 0
+ * when it did not close */
 static int accumulation(nh_sim *s, int gi, double t_limit, double ratio, double vn, nh_observer_fn obs, void *user,
                         int *applied) {
   const double Eb = s->stats.energy;
+  double vna;
   int rc;
-  if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, s->x + s->nq, user)) return NH_STOPPED;
+  if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, vel(s, s->x), user)) return NH_STOPPED;
   if ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_ACCUMULATION, Eb, t_limit, ratio, -1.0, applied)) || !*applied) return rc;
   if (s->nc > 0) memset(s->lam, 0, sizeof(double) * (size_t)s->nc);
-  nh_sim_log_impact(s, gi, NH_CONTACT, 0.0, Eb, s->stats.energy, vn, nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->x + s->nq));
-  if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, s->x + s->nq, user)) return NH_STOPPED;
+  if ((rc = s->form->rate(s, s->x, gi, &vna))) return rc;
+  nh_sim_log_impact(s, gi, NH_CONTACT, 0.0, Eb, s->stats.energy, vn, vna);
+  if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, vel(s, s->x), user)) return NH_STOPPED;
   return 0;
 }
 
@@ -112,47 +116,42 @@ int nh_sim_impact_degenerate(nh_sim *s, int gi) {
   return NH_ERR_DEGENERATE_GAP;
 }
 
-/* apply gap gi's impact law at the current state and log it; s->dg must hold the gap
- * gradients at this state. A contact reached at rest, or whose impacts accumulate, closes
- * (contact.c). */
+/* apply gap gi's impact law at the current state and log it, either form; s->dg must hold the
+ * gap gradients at this state. A contact reached at rest, or whose impacts accumulate, closes
+ * (contact.c); other gaps closing at this instant are resolved together (simul.c), or refused
+ * by a form without the kinetic metric. */
 int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied) {
-  const nh_model *m = s->model;
-  const int nq = s->nq, nc = s->nc;
-  double *q = s->x, *v = s->x + nq;
+  const nh_sim_form *f = s->form;
+  double vn, t_limit, ratio;
   int rc;
-  if (m->form == NH_FORM_ODE) return nh_sim_impact_ap(s, gi, obs, user, applied); /* impacts_ap.c */
   *applied = 0;
   if ((rc = nh_sim_impact_degenerate(s, gi))) return rc; /* no normal: never a graze */
-  // approaching? (s->dg holds the gap gradients at q, evaluated with g1 by advance)
-  double vn = nh_la_dot(nq, s->dg + (size_t)gi * nq, v);
-  if (!(vn < -s->def.vn_tol)) return nh_sim_impact_graze(s, gi, nh_sim_stop_creep(s, gi));
+  // approaching?
+  if ((rc = f->rate(s, s->x, gi, &vn))) return rc;
+  if (!(vn < -s->def.vn_tol)) return nh_sim_impact_graze(s, gi, f->creep(s, gi, vn));
   if ((rc = nh_sim_log_reserve(s))) return rc;
-  // other gaps closing at this instant: resolved together (simul.c)
-  int k = nh_sim_simul_collect(s, gi);
-  if (k >= 2) return nh_sim_simul_impact(s, k, obs, user, applied);
-  // a Zeno sequence: resolved by closing the contact
-  double t_limit, ratio;
+  // other gaps closing at this instant
+  if (f->metric) {
+    const int k = nh_sim_simul_collect(s, gi);
+    if (k >= 2) return nh_sim_simul_impact(s, k, obs, user, applied);
+  } else if ((rc = nh_sim_simul_refuse(s, gi))) return rc;
+  // a Zeno sequence: resolved by closing the contact (a trial that did not close moved s->dg)
   if (s->def.contact && nh_sim_contact_accumulates(s, gi, &t_limit, &ratio)) {
     if ((rc = accumulation(s, gi, t_limit, ratio, vn, obs, user, applied)) || *applied) return rc;
-  } else if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, q, v, user)) return NH_STOPPED;
+    if (!f->metric && (rc = gaps(s, s->x, NULL, s->dg))) return rc;
+  } else if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, vel(s, s->x), user)) return NH_STOPPED;
 
-  double Eb = s->stats.energy; /* the monitor evaluated it at this state */
+  // the law (the monitor evaluated the energy at this state)
+  const double Eb = s->stats.energy;
   nh_impact_info info;
-  memcpy(s->vtmp, v, sizeof(double) * (size_t)nq);
-  // M(q) and A(q) are still in scratch from the monitors at this state (energy, residual);
-  // a chattering contact in del's variational step: the plastic map (vi_impact.c)
-  const nh_impact_law law = nh_sim_vi_chatters(s, gi) ? (nh_impact_law){NH_IMPACT_RESTITUTION, 0.0} : m->impact[gi];
-  int st = nh_impact_map(nq, nc, s->M, s->dyn.A, s->dg + (size_t)gi * nq, s->vtmp, law,
-                         &s->def.impact_tol, v, s->lam, &info, s->imp_work);
-  if (st < 0) {
-    sim_msg(s, "impact on '%s' at t = %.17g failed: %s", m->gap_names[gi], s->t, nh_status_string(st));
-    return st;
-  }
-  return nh_sim_impact_done(s, gi, st, &info, Eb, v, obs, user, applied);
+  const int st = f->apply(s, gi, &info);
+  if (st < 0) return st;
+  return nh_sim_impact_done(s, gi, st, &info, Eb, vel(s, s->x), obs, user, applied);
 }
 
-double nh_sim_stop_creep(nh_sim *s, int gi) {
+double nh_sim_stop_creep(nh_sim *s, int gi, double vn0) {
   const int nq = s->nq;
+  (void)vn0; /* (the form's creep: the rate is computed here) */
   double *v = s->x + nq;
   const double *dg = s->dg + (size_t)gi * nq;
   const double vn = nh_la_dot(nq, dg, v);

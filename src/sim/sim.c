@@ -172,6 +172,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
     return NULL;
   }
   s->model = model;
+  s->form = nh_sim_form_of(model); /* the one place the form is decided */
   s->def = d;
   snprintf(s->method_reason, sizeof s->method_reason, "%s", why);
   s->nq = (int)nq;
@@ -303,7 +304,7 @@ void nh_sim_destroy(nh_sim *s) {
 
 double nh_sim_time(const nh_sim *s) { return s->t; }
 const double *nh_sim_q(const nh_sim *s) { return s->x; }
-const double *nh_sim_v(const nh_sim *s) { return s->model->form == NH_FORM_ODE ? NULL : s->x + s->nq; }
+const double *nh_sim_v(const nh_sim *s) { return s->form->vel(s, s->x); }
 const double *nh_sim_x(const nh_sim *s) { return s->x; }
 const nh_model *nh_sim_model(const nh_sim *s) { return s->model; }
 const nh_method *nh_sim_method(const nh_sim *s) { return s->def.method; }
@@ -316,7 +317,7 @@ const nh_sim_stats *nh_sim_get_stats(const nh_sim *s) { return &s->stats; }
 
 int nh_sim_set_state(nh_sim *s, double t, const double *q, const double *v) {
   if (!s) return NH_ERR_ARG;
-  if (s->model->form == NH_FORM_ODE) return nh_sim_set_state_x(s, t, q);
+  if (s->form->whole_state) return nh_sim_set_state_x(s, t, q);
   s->msg[0] = 0;
   if (!q || !v) {
     sim_msg(s, "initial state is missing or not finite");

@@ -36,6 +36,33 @@ typedef struct impact_entry {
 
 typedef struct nh_sim_simul nh_sim_simul; /* simul.c: the simultaneous-impact workspace */
 
+/* form.c: a model's form as the driver meets it, decided once at creation (nh_sim_form_of):
+ * the mechanical x = (q, v), or the almost-Poisson x' = Pi grad H with gaps on the state */
+typedef struct nh_sim_form {
+  const char *name;
+  int metric;              /* the form carries the kinetic metric: constraint rows, simultaneous impacts */
+  int whole_state;         /* an impact moves the whole state (the log's before and after are states) */
+  const char *energy_what; /* the evaluators behind the energy, for messages */
+  /* the velocity part of x shown to observers (NULL: the state is all there is) */
+  const double *(*vel)(const nh_sim *s, const double *x);
+  /* the rate of gap gi at x (mechanical: s->dg the gradients there; almost-Poisson: evaluated) */
+  int (*rate)(nh_sim *s, const double *x, int gi, double *r);
+  /* gap gi's law at the current state: s->x moved, s->vtmp what it moved from, the message
+   * set on failure; the map's status */
+  int (*apply)(nh_sim *s, int gi, nh_impact_info *info);
+  /* gap gi still approaching at a rate vn below vn_tol: the rate after taking it away */
+  double (*creep)(nh_sim *s, int gi, double vn);
+  /* the closed contacts held at x (x0: the free step's start, or NULL); err raised (Nullable) */
+  int (*hold)(nh_sim *s, const double *x0, double *x, double *err);
+  /* the closed contacts' forces at (t, x), act order (positive: pushing) */
+  int (*contact_lambda)(nh_sim *s, double t, const double *x, double *lam);
+  /* trial contact k on gap gi: its free normal acceleration away from the wall from its force */
+  double (*normal_accel)(const nh_sim *s, int gi, int k, double lambda);
+} nh_sim_form;
+
+extern const nh_sim_form nh_sim_form_mechanical, nh_sim_form_poisson;
+const nh_sim_form *nh_sim_form_of(const nh_model *m);
+
 typedef struct contact_entry {
   double t, t_limit, ratio, lambda, Eb, Ea;
   int gap, kind, reason;
@@ -48,6 +75,7 @@ typedef struct event_entry {
 
 struct nh_sim {
   const nh_model *model;
+  const nh_sim_form *form; /* the model's form (form.c) */
   nh_sim_def def;
   int nq, nc, ng, nx, nmon;
   int gd;      /* length of a gap gradient: nq, or nx for the almost-Poisson form (gaps on x) */
@@ -153,7 +181,7 @@ void nh_sim_msg(nh_sim *s, const char *fmt, ...)
 
 /* the velocity part of x shown to observers (NULL for the ODE form) */
 static inline const double *vel(const nh_sim *s, const double *x) {
-  return s->model->form == NH_FORM_ODE ? NULL : x + s->nq;
+  return s->form->vel(s, x);
 }
 
 /* The model's evaluators at a state the run has reached (energy, residual, gaps, monitors):
@@ -171,14 +199,14 @@ static inline int state_eval_failed(nh_sim *s, int rc, const char *what) {
 static inline int energy(nh_sim *s, double t, const double *x, double *E) {
   const nh_model *m = s->model;
   int rc;
-  if (m->form == NH_FORM_ODE) {
+  if (s->form->whole_state) { /* almost-Poisson: H(x), or the model's energy */
     *E = 0.0;
     if (m->hamiltonian) rc = m->hamiltonian(x, E, NULL, m->user);
     else rc = m->energy ? m->energy(t, x, E, m->user) : 0;
   } else {
     rc = nh_model_energy_clean_ws(m, x, x + s->nq, s->M, E); /* s->M: zeroed, then only M(q) */
   }
-  return rc ? state_eval_failed(s, rc, m->form == NH_FORM_ODE ? "energy" : "mass or potential") : 0;
+  return rc ? state_eval_failed(s, rc, s->form->energy_what) : 0;
 }
 
 /* the energy E at x and, for the witness's scale (s->kin), its kinetic part T (else T = E) */
@@ -320,9 +348,7 @@ int nh_sim_simul_collect(nh_sim *s, int gi);
 int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *applied);
 /* simul.c: the simultaneous part of record k of the impact log (zeros for a single impact) */
 void nh_sim_simul_record(const nh_sim *s, long k, nh_impact_record *r);
-/* impacts_ap.c: the same for a model in almost-Poisson form (gaps on the state x) */
-int nh_sim_impact_ap(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied);
-/* impacts_ap.c: the held contacts of an almost-Poisson model (contact.c, docs/contact.md) */
+/* form.c: the almost-Poisson form's held contacts (docs/contact.md) */
 /* g''_i along the free flow at x (central difference of the rate; s->dg left at x) */
 int nh_sim_ap_gap_accel(nh_sim *s, const double *x, int gi, double *acc);
 /* the rate g'_i at x (s->dg left at x) */
@@ -332,6 +358,12 @@ int nh_sim_ap_rate(nh_sim *s, const double *x, int gi, double *rate);
 int nh_sim_ap_hold(nh_sim *s, const double *x0, double *x, double *err);
 /* the closed contacts' forces at x (act order): -g''_free for one, positive pressing */
 int nh_sim_ap_contact_lambda(nh_sim *s, const double *x, double *lam);
+/* form.c: a form without the kinetic metric refuses another gap closing at this instant */
+int nh_sim_simul_refuse(nh_sim *s, int gi);
+/* contact.c: gaps at x and x onto the closed ones (s->gs, s->dg at x after) */
+int nh_sim_contact_project_q(nh_sim *s, double *x);
+/* contact.c, mechanical form: the closed contacts held by the kinetic metric (form's hold) */
+int nh_sim_contact_hold_rows(nh_sim *s, const double *x0, double *x1, double *err);
 /* impacts.c: room in the impact log for one more record */
 int nh_sim_log_reserve(nh_sim *s);
 /* impacts.c: log an impact at the current state (s->vtmp the velocity before) */
@@ -343,7 +375,7 @@ int nh_sim_zeno_guard(nh_sim *s);
  * its wall, located and grazed at every step (an inelastic cradle collapsing into a cluster:
  * 7775 located grazes in 0.25 s); returns the rate after (s->dg at the current state); contacts
  * off (nh_sim_def.contact = 0): nothing */
-double nh_sim_stop_creep(nh_sim *s, int gi);
+double nh_sim_stop_creep(nh_sim *s, int gi, double vn);
 /* impacts.c, either form: gap gi reached at rate vn >= -vn_tol, a graze (the contact closes
  * if at rest and pushed, else the gap rests at its level) */
 int nh_sim_impact_graze(nh_sim *s, int gi, double vn);

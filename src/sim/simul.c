@@ -42,7 +42,7 @@ int nh_sim_simul_create(nh_sim *s, char *msg, size_t msg_size) {
                SIM_SIMUL_MAX_OUTCOMES);
     return NH_ERR_ARG;
   }
-  if (!(s->def.simul_tol >= 0.0) || s->ng < 2 || s->model->form != NH_FORM_MECHANICAL) return 0;
+  if (!(s->def.simul_tol >= 0.0) || s->ng < 2 || !s->form->metric) return 0;
   nh_simul_opts o = nh_simul_opts_default();
   o.policy = (nh_simul_policy)ord;
   o.project = 1;
@@ -290,7 +290,7 @@ int nh_sim_simul_impact(nh_sim *s, int k, nh_observer_fn obs, void *user, int *a
     s->stats.grazing++;
     // the open contacts still approaching at such a rate: stopped, and resting at their level
     for (int j = 0; j < k; j++)
-      if (!w->was_closed[j]) nh_sim_stop_creep(s, w->idx[j]), nh_sim_graze_level(s, w->idx[j]);
+      if (!w->was_closed[j]) nh_sim_stop_creep(s, w->idx[j], 0.0), nh_sim_graze_level(s, w->idx[j]);
     return 0;
   }
   if (st != NH_OK) {

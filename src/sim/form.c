@@ -1,18 +1,63 @@
-/* impacts_ap.c - impacts of a model in almost-Poisson form (gaps g(x) >= 0 on the state): the
- * map nh_model_impact_ap (nholo/impact.h) at a located contact, logged like a mechanical
- * impact (the record's v_before and v_after are the states x- and x+, q is NULL). A contact
- * that persists (its impacts accumulate, or it is reached at rest while the flow presses it
- * into the wall) closes as for a mechanical model (contact.c) and is held by projection: the
- * state onto g = 0, then the e = 0 jump along d = Pi dg (nh_sim_ap_hold); its force is -g'' of
- * the free flow (nh_sim_ap_contact_lambda; docs/contact.md, "Almost-Poisson models"). Another
- * gap closing at the same instant (within simul_tol, approaching) is refused: the
+/* form.c - the two forms of a model as the driver meets them: a mechanical model, state
+ * x = (q, v), gaps on q, impacts through the kinetic metric (nh_impact_map), contacts held as
+ * constraint rows or by the metric's projection; and an almost-Poisson model x' = Pi grad H,
+ * gaps on the state x, impacts by the jump along d = Pi dg (nh_model_impact_ap), contacts held
+ * by the e = 0 jump (docs/contact.md, "Almost-Poisson models"). The form is decided once, at
+ * creation (nh_sim_form_of); every file of the driver calls s->form and never tests the form.
+ * An almost-Poisson model refuses another gap closing at the same instant: the
  * simultaneous-impact model works on the kinetic metric of the mechanical form
  * (NH_ERR_UNSUPPORTED). */
 #include <math.h>
 #include <string.h>
 
-#include "impact/impact_ap_hold.h"
+#include "impact/hold.h"
 #include "sim/sim_impl.h"
+
+/* ---- mechanical form ------------------------------------------------------------------------ */
+
+static const double *mech_vel(const nh_sim *s, const double *x) { return x + s->nq; }
+
+/* the rate dg_i v of gap gi at the current state (s->dg the gradients there) */
+static int mech_rate(nh_sim *s, const double *x, int gi, double *r) {
+  *r = nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, x + s->nq);
+  return 0;
+}
+
+/* gap gi's law at the current state: v mapped by nh_impact_map (M(q) and A(q) are still in
+ * scratch from the monitors at this state: energy, residual); a chattering contact in del's
+ * variational step takes the plastic map (vi_impact.c); s->vtmp keeps v- */
+static int mech_apply(nh_sim *s, int gi, nh_impact_info *info) {
+  const nh_model *m = s->model;
+  const int nq = s->nq;
+  double *v = s->x + nq;
+  memcpy(s->vtmp, v, sizeof(double) * (size_t)nq);
+  const nh_impact_law law = nh_sim_vi_chatters(s, gi) ? (nh_impact_law){NH_IMPACT_RESTITUTION, 0.0} : m->impact[gi];
+  int st = nh_impact_map(nq, s->nc, s->M, s->dyn.A, s->dg + (size_t)gi * nq, s->vtmp, law, &s->def.impact_tol, v,
+                         s->lam, info, s->imp_work);
+  if (st < 0) sim_msg(s, "impact on '%s' at t = %.17g failed: %s", m->gap_names[gi], s->t, nh_status_string(st));
+  return st;
+}
+
+/* the closed contacts' forces at (t, x): the stacked multiplier solve's contact rows */
+static int mech_contact_lambda(nh_sim *s, double t, const double *x, double *lam) {
+  int rc = nh_dyn_accel(&s->dyn, t, x, x + s->nq, s->acc, NULL);
+  if (!rc)
+    for (int k = 0; k < s->nact; k++) lam[k] = s->dyn.lamc[s->nc + k];
+  return rc;
+}
+
+/* the free normal acceleration of trial contact k on gap gi from its force lambda: lambda D,
+ * D = dg M^-1 dg^T (the column of W for the contact row) */
+static double mech_normal_accel(const nh_sim *s, int gi, int k, double lambda) {
+  return lambda * nh_la_dot(s->nq, s->dg + (size_t)gi * s->nq, s->dyn.Wc + (size_t)(s->nc + k) * s->nq);
+}
+
+const nh_sim_form nh_sim_form_mechanical = {
+    "mechanical", 1, 0, "mass or potential", mech_vel, mech_rate, mech_apply, nh_sim_stop_creep,
+    nh_sim_contact_hold_rows, mech_contact_lambda, mech_normal_accel,
+};
+
+/* ---- almost-Poisson form -------------------------------------------------------------------- */
 
 /* relative step of the central difference of the gap's rate along the flow (its g'') */
 #define NH_AP_ACCEL_REL 1e-6
@@ -52,7 +97,7 @@ int nh_sim_ap_gap_accel(nh_sim *s, const double *x, int gi, double *acc) {
 }
 
 /* the closed contacts' e = 0 jump at x (x0: the step's start, for the mean directions, or
- * NULL): x += sum_l mu_l D_l with K mu = g' (impact_ap_hold.h), so that every closed gap's rate
+ * NULL): x += sum_l mu_l D_l with K mu = g' (impact/hold.h), so that every closed gap's rate
  * is 0 after it. An adaptive step's error err is raised to the jump's, which the free step's
  * own estimate does not see (the ball's parabola is exact): the difference delta =
  * sum_l mu_l (D_l - d_l(x)) from the jump along the end directions alone is that first-order
@@ -112,25 +157,9 @@ int nh_sim_ap_rate(nh_sim *s, const double *x, int gi, double *rate) {
   return rc ? rc : rate_of(s, x, gi, rate);
 }
 
-/* the impacts of gap gi accumulate: resolved by closing the contact (the e = 0 jump over the
- * active set), logged as an impact of status NH_CONTACT; *applied = 0 when it did not close */
-static int accumulation(nh_sim *s, int gi, double t_limit, double ratio, double vn, nh_observer_fn obs, void *user,
-                        int *applied) {
-  const double Eb = s->stats.energy;
-  double vna;
-  int rc;
-  if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, NULL, user)) return NH_STOPPED;
-  if ((rc = nh_sim_contact_close(s, gi, NH_CONTACT_ACCUMULATION, Eb, t_limit, ratio, -1.0, applied)) || !*applied)
-    return rc;
-  if ((rc = nh_sim_ap_rate(s, s->x, gi, &vna))) return rc;
-  nh_sim_log_impact(s, gi, NH_CONTACT, 0.0, Eb, s->stats.energy, vn, vna);
-  if (obs && obs(s, NH_SAMPLE_IMPACT_AFTER, s->t, s->x, NULL, user)) return NH_STOPPED;
-  return 0;
-}
-
 /* another open gap closing at this instant: refused (a closed contact is held, not reached:
  * the impact opens it if it sends it away and keeps it otherwise, nh_sim_impact_done) */
-static int refuse_simultaneous(nh_sim *s, int gi) {
+int nh_sim_simul_refuse(nh_sim *s, int gi) {
   if (!(s->def.simul_tol >= 0.0)) return 0;
   for (int j = 0; j < s->ng; j++) {
     double rate;
@@ -147,44 +176,58 @@ static int refuse_simultaneous(nh_sim *s, int gi) {
   return 0;
 }
 
-int nh_sim_impact_ap(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied) {
+/* the jump x+ = x- + lambda d at the current state, checked against its law (s->vtmp keeps x-) */
+static int ap_apply(nh_sim *s, int gi, nh_impact_info *info) {
   const nh_model *m = s->model;
   const int nx = s->nx;
-  double vn, t_limit, ratio;
-  int rc;
-  *applied = 0;
-  if ((rc = nh_sim_impact_degenerate(s, gi))) return rc; /* no normal (impacts.c) */
-  // approaching? (s->dg holds the gap gradients at x); a graze as in impacts.c (contacts off:
-  // no graze level, which would let the ball sink)
-  if ((rc = rate_of(s, s->x, gi, &vn))) return rc;
-  if (!(vn < -s->def.vn_tol)) return nh_sim_impact_graze(s, gi, vn);
-  if ((rc = nh_sim_log_reserve(s))) return rc;
-  if ((rc = refuse_simultaneous(s, gi))) return rc;
-  // a Zeno sequence: resolved by closing the contact
-  if (s->def.contact && nh_sim_contact_accumulates(s, gi, &t_limit, &ratio)) {
-    if ((rc = accumulation(s, gi, t_limit, ratio, vn, obs, user, applied)) || *applied) return rc;
-    if ((rc = gaps(s, s->x, NULL, s->dg))) return rc;
-  } else if (obs && obs(s, NH_SAMPLE_IMPACT_BEFORE, s->t, s->x, NULL, user)) return NH_STOPPED;
-
   // the jump x+ = x- + lambda d, checked against its law
-  const double Eb = s->stats.energy;
-  nh_impact_info info;
   memcpy(s->vtmp, s->x, sizeof(double) * (size_t)nx);
-  int st = nh_model_impact_ap(m, gi, s->vtmp, NULL, &s->def.impact_tol, s->x, &info, s->imp_work);
+  int st = nh_model_impact_ap(m, gi, s->vtmp, NULL, &s->def.impact_tol, s->x, info, s->imp_work);
   // the map's check failed: the rate's identity, or (the rate as its law asks) the energy's
   const double e = m->impact[gi].kind == NH_IMPACT_ELASTIC ? 1.0 : m->impact[gi].e;
-  if (st == NH_ERR_UNSUPPORTED && fabs(info.vn_after + e * info.vn_before) <= NH_AP_QUADRATIC_TOL * fabs(info.vn_before))
+  if (st == NH_ERR_UNSUPPORTED && fabs(info->vn_after + e * info->vn_before) <= NH_AP_QUADRATIC_TOL * fabs(info->vn_before))
     sim_msg(s, "impact on '%s' at t = %.17g: the jump along d = Pi dg gives the rate its law asks (%.6g -> %.6g) "
                "but not the change of H, %.6g: H is not quadratic along d, or d changes with the jump",
-            m->gap_names[gi], s->t, info.vn_before, info.vn_after,
-            (e * e - 1.0) * info.vn_before * info.vn_before / (2.0 * info.D));
+            m->gap_names[gi], s->t, info->vn_before, info->vn_after,
+            (e * e - 1.0) * info->vn_before * info->vn_before / (2.0 * info->D));
   else if (st == NH_ERR_UNSUPPORTED)
     sim_msg(s, "impact on '%s' at t = %.17g: the jump along d = Pi dg misses its law (rate %.17g -> %.17g, wanted "
                "%.17g): H is not quadratic along d, or d changes with the jump (NH_AP_QUADRATIC_TOL = %g)",
-            m->gap_names[gi], s->t, info.vn_before, info.vn_after, -e * info.vn_before, NH_AP_QUADRATIC_TOL);
+            m->gap_names[gi], s->t, info->vn_before, info->vn_after, -e * info->vn_before, NH_AP_QUADRATIC_TOL);
   else if (st < 0)
     sim_msg(s, "impact on '%s' at t = %.17g failed: %s", m->gap_names[gi], s->t, nh_status_string(st));
-  if (st < 0) return st;
-  // logged, observed, the contact closed if the flow presses it at rest (impacts.c)
-  return nh_sim_impact_done(s, gi, st, &info, Eb, NULL, obs, user, applied);
+  return st;
+}
+
+static const double *ap_vel(const nh_sim *s, const double *x) { (void)s, (void)x; return NULL; }
+
+/* the rate of gap gi at x, the gradients evaluated there */
+static int ap_rate(nh_sim *s, const double *x, int gi, double *r) { return nh_sim_ap_rate(s, x, gi, r); }
+
+/* no creep stop: the rate as it is */
+static double ap_creep(nh_sim *s, int gi, double vn) { (void)s, (void)gi; return vn; }
+
+/* the closed gaps held at x: the state onto them, then the e = 0 jump (x0: the step's start) */
+static int ap_hold(nh_sim *s, const double *x0, double *x, double *err) {
+  int rc = nh_sim_contact_project_q(s, x);
+  return rc ? rc : nh_sim_ap_hold(s, x0, x, err);
+}
+
+static int ap_contact_lambda(nh_sim *s, double t, const double *x, double *lam) {
+  (void)t;
+  return nh_sim_ap_contact_lambda(s, x, lam);
+}
+
+/* in first-order form lambda = -g'' itself */
+static double ap_normal_accel(const nh_sim *s, int gi, int k, double lambda) {
+  (void)s, (void)gi, (void)k;
+  return lambda;
+}
+
+const nh_sim_form nh_sim_form_poisson = {
+    "almost-Poisson", 0, 1, "energy", ap_vel, ap_rate, ap_apply, ap_creep, ap_hold, ap_contact_lambda, ap_normal_accel,
+};
+
+const nh_sim_form *nh_sim_form_of(const nh_model *m) {
+  return m->form == NH_FORM_ODE ? &nh_sim_form_poisson : &nh_sim_form_mechanical;
 }

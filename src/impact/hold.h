@@ -1,8 +1,8 @@
-/* impact_ap_hold.h - the held (persistent) contacts of an almost-Poisson model, for the
+/* hold.h - the held (persistent) contacts of an almost-Poisson model, for the
  * driver's projection (src/sim/contact.c, docs/contact.md). Private to the impact and sim
  * layers. */
-#ifndef NH_IMPACT_AP_HOLD_H
-#define NH_IMPACT_AP_HOLD_H
+#ifndef NH_IMPACT_HOLD_H
+#define NH_IMPACT_HOLD_H
 
 #include "nholo/impact.h"
 
