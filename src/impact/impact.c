@@ -89,7 +89,7 @@ IMPACT_INLINE impact_work carve(int nq, int nc, double *work) {
   iw.dH = iw.x + n;
   iw.y = iw.dH + n;
   iw.r = iw.y + m;
-  nh_metric_init(&iw.mt, nq, 0, iw.L);
+  nh_metric_init(&iw.mt, nq, 0, iw.L, NULL);
   return iw;
 }
 

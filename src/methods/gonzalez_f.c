@@ -50,7 +50,7 @@ static int gf_supports(const nh_model *mod) {
 /* M(q) factored into L, u = M^-1 p */
 static int chol_u(gf_ctx *c, const double *q, const double *p) {
   int rc;
-  nh_metric_init(&c->mt, c->n, 0, c->L); /* (c->L is also M's buffer in the step: afresh) */
+  nh_metric_init(&c->mt, c->n, 0, c->L, NULL); /* (c->L is also M's buffer in the step: afresh) */
   if ((rc = nh_metric_eval(&c->mt, c->model, q))) return rc;
   nh_la_copy(c->n, p, c->u);
   nh_metric_solve(&c->mt, c->u);

@@ -144,7 +144,7 @@ static int sp_residual(const double *Z, double *R, double *J, void *user) {
   }
   const double *q1 = c->Q + (size_t)(SP_S - 1) * n, *A1 = c->A + (size_t)(SP_S - 1) * nc * n;
   nh_metric mt;
-  nh_metric_init(&mt, n, 0, c->L);
+  nh_metric_init(&mt, n, 0, c->L, NULL);
   if ((rc = nh_metric_eval(&mt, mod, q1))) return rc;
   nh_la_copy(n, c->p1, c->v1);
   nh_metric_solve(&mt, c->v1);

@@ -323,7 +323,7 @@ static inline int mass_factor(const nh_model *mo, const double *q, double *M, do
   int rc = nh_cb(mo->mass(q, M, mo->user));
   if (rc) return rc;
   nh_metric mt;
-  nh_metric_init(&mt, n, 0, L);
+  nh_metric_init(&mt, n, 0, L, NULL);
   if (nh_metric_factor(&mt, M) != NH_OK) return NH_ERR_NOT_SPD;
   if (constant && flag) {
     // M^-1 once: a step then needs no triangular solves (their divisions dominated the cost)

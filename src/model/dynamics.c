@@ -27,7 +27,7 @@ void nh_dyn_init(nh_dyn *d, const nh_model *m, double *work) {
   d->model = m;
   d->nq = m->nq;
   d->nc = m->nc;
-  nh_metric_init(&d->mt, m->nq, m->mass_constant, work);
+  nh_metric_init(&d->mt, m->nq, m->mass_constant, work, work + (size_t)m->nq * (size_t)m->nq);
   d->A = work + nh_metric_size(m->nq);
   d->r = d->A + nc * nq;
   d->tmp = d->r + nq;

@@ -10,9 +10,8 @@
 #include "model/metric.h"
 #include "model/model_impl.h"
 
-int nh_metric_eval(nh_metric *mt, const nh_model *m, const double *q) {
+int nh_metric_eval_at(nh_metric *mt, const nh_model *m, const double *q) {
   int rc;
-  if (mt->ready) return NH_OK;
   if ((rc = nh_cb(m->mass(q, mt->L, m->user)))) return rc;
   if ((rc = nh_metric_factor(mt, mt->L))) return rc;
   if (mt->constant) mt->ready = 1;
@@ -50,27 +49,58 @@ void nh_metric_gram_init(nh_metric_gram *g, const nh_model *m, double *work) {
   g->ehi = g->elo + nc, g->efirst = g->ehi + nc, g->elast = g->efirst + nc;
   g->gv = sparse_size(m) ? (double *)(void *)g->elo + ints : NULL;
   g->gwork = g->gv ? g->gv + m->gram->rows[m->nc] : NULL;
-}
-
-nh_gram_kind nh_metric_gram_kind(const nh_metric_gram *g, const nh_metric *mt, int dense, int nosparse) {
-  if (!mt->diag || !mt->constant || g->nq < NH_METRIC_ENV_MIN || dense) return NH_GRAM_DENSE;
-  return g->gv && !nosparse ? NH_GRAM_SPARSE : NH_GRAM_ENVELOPE;
+  g->ginv = 0.0, g->gready = 0;
 }
 
 /* ---- dense ---- */
 
-/* the dense loops; one row with a diagonal factor (the sleigh, the knife edge) the same
- * operations with its 1 x 1 factor and solve inline */
+/* w_j = (M^-1)_jj A_j for a diagonal M: A_j dinv_j, or A_j / L_jj / L_jj without dinv */
+static inline double diag_inv(const nh_metric *mt, const double *A, int j) {
+  const double *L = mt->L;
+  const size_t jj = (size_t)j * (size_t)mt->nq + (size_t)j;
+  return mt->dinv ? A[j] * mt->dinv[j] : A[j] / L[jj] / L[jj];
+}
+
+/* One row A with a diagonal M and its reciprocal diagonal (the sleigh, the knife edge): G is a
+ * number and lam = (-b - A a) / G one division (no factor: the path from A to a has no square
+ * root), or a product with 1 / G kept from the first solve when the model declares G constant
+ * (ginv, Nullable: *ready set once it holds it); inlined for the small nq below, where the
+ * loops unroll */
+static inline __attribute__((always_inline)) int one_row(int nq, const double *dinv, const double *A, double *W,
+                                                         double *lam, double *a, double *ginv, int *ready) {
+  for (int j = 0; j < nq; j++) W[j] = A[j] * dinv[j];
+  double l = -lam[0] - nh_la_dot(nq, A, a);
+  if (ginv && *ready) {
+    l *= *ginv;
+  } else {
+    const double G = nh_la_dot(nq, A, W);
+    if (!(G > 0.0)) return NH_ERR_SINGULAR;
+    if (ginv) *ginv = 1.0 / G, *ready = 1, l *= *ginv;
+    else l /= G;
+  }
+  nh_la_axpy(nq, l, W, a);
+  lam[0] = l;
+  return NH_OK;
+}
+
+/* the dense loops (one row with a diagonal M: one_row) */
 static int gram_dense(nh_metric_gram *g, const nh_metric *mt, const double *A, double *lam, double *a) {
   const int nq = g->nq, nc = g->nc;
   double *W = g->W;
-  if (nc == 1 && mt->diag) {
-    const double *L = mt->L;
-    for (int j = 0; j < nq; j++) W[j] = A[j] / L[(size_t)j * nq + j] / L[(size_t)j * nq + j]; /* diag solve */
-    g->G[0] = nh_la_dot(nq, A, W);
-    if (nh_la_chol_inline(1, g->G, 0.0, NULL) != 0) return NH_ERR_SINGULAR;
-    double l = -lam[0] - nh_la_dot(nq, A, a);
-    nh_la_chol_solve_inline(1, g->G, &l);
+  if (nc == 1 && mt->diag && mt->dinv) {
+    double *gi = g->model->gram_constant && mt->ready ? &g->ginv : NULL;
+    switch (nq) {
+    case 2: return one_row(2, mt->dinv, A, W, lam, a, gi, &g->gready);
+    case 3: return one_row(3, mt->dinv, A, W, lam, a, gi, &g->gready);
+    case 4: return one_row(4, mt->dinv, A, W, lam, a, gi, &g->gready);
+    default: return one_row(nq, mt->dinv, A, W, lam, a, gi, &g->gready);
+    }
+  }
+  if (nc == 1 && mt->diag) { /* (a metric without dinv) */
+    for (int j = 0; j < nq; j++) W[j] = diag_inv(mt, A, j);
+    const double G = nh_la_dot(nq, A, W);
+    if (!(G > 0.0)) return NH_ERR_SINGULAR;
+    const double l = (-lam[0] - nh_la_dot(nq, A, a)) / G;
     nh_la_axpy(nq, l, W, a);
     lam[0] = l;
     return NH_OK;
@@ -97,7 +127,6 @@ static void row_extents(nh_metric_gram *g, const nh_metric *mt, const double *A)
   const int nq = g->nq, nc = g->nc;
   int *lo = g->elo, *hi = g->ehi;
   const int *rows = g->model->constraint_rows, *cols = g->model->constraint_cols;
-  const double *L = mt->L;
   for (int k = 0; k < nc; k++) {
     const double *Ak = A + (size_t)k * nq;
     double *w = g->W + (size_t)k * nq;
@@ -108,7 +137,7 @@ static void row_extents(nh_metric_gram *g, const nh_metric *mt, const double *A)
     while (h > l && Ak[h - 1] == 0.0) h--;
     if (l == h) l = h = nq; /* an all-zero row: the empty extent at the end (as the full scan) */
     lo[k] = l, hi[k] = h;
-    for (int j = l; j < h; j++) w[j] = Ak[j] / L[(size_t)j * nq + j] / L[(size_t)j * nq + j];
+    for (int j = l; j < h; j++) w[j] = diag_inv(mt, Ak, j);
   }
 }
 
@@ -177,13 +206,12 @@ static double gram_entry_pattern(const nh_metric_gram *g, const double *A, const
 static int gram_sparse(nh_metric_gram *g, const nh_metric *mt, const double *A, double *lam, double *a) {
   const struct nh_gram *gr = g->model->gram;
   const int nq = g->nq, nc = g->nc, *rows = g->model->constraint_rows, *cols = g->model->constraint_cols;
-  const double *L = mt->L;
   for (int k = 0; k < nc; k++) { /* W_k = M^-1 A_k on the pattern */
     const double *Ak = A + (size_t)k * nq;
     double *w = g->W + (size_t)k * nq;
     for (int e = rows[k]; e < rows[k + 1]; e++) {
       const int j = cols[e];
-      w[j] = Ak[j] / L[(size_t)j * nq + j] / L[(size_t)j * nq + j];
+      w[j] = diag_inv(mt, Ak, j);
     }
   }
   for (int i = 0; i < nc; i++)

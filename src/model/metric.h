@@ -27,36 +27,47 @@
 typedef struct nh_metric {
   int nq;
   double *L;    /* (nq x nq) the Cholesky factor of M in its lower triangle */
-  int diag;     /* L is diagonal: a solve divides by its diagonal twice */
+  double *dinv; /* (nq, Nullable) 1 / M_jj when M is diagonal: a solve multiplies by it; without
+                 * it a diagonal factor is solved by b_j / L_jj / L_jj (two divisions) */
+  int diag;     /* L is diagonal */
   int constant; /* M does not depend on q: evaluated and factored once (ready) */
   int ready;    /* L holds the factor of the constant M */
 } nh_metric;
 
-/* Doubles of the factor (nq x nq). */
-static inline size_t nh_metric_size(int nq) { return (size_t)nq * (size_t)nq; }
+/* Doubles of the factor (nq x nq) and the reciprocal diagonal (nq). */
+static inline size_t nh_metric_size(int nq) { return (size_t)nq * (size_t)nq + (size_t)nq; }
 
-/* The metric of nq coordinates with its factor in L (nh_metric_size doubles); constant: M is
+/* The metric of nq coordinates with its factor in L (nq x nq) and the reciprocal diagonal in
+ * dinv (nq, Nullable: nh_metric_size doubles hold both, dinv = L + nq nq); constant: M is
  * evaluated once (nh_metric_eval keeps its factor). */
-static inline void nh_metric_init(nh_metric *mt, int nq, int constant, double *L) {
-  mt->nq = nq, mt->L = L, mt->diag = 0, mt->constant = constant, mt->ready = 0;
+static inline void nh_metric_init(nh_metric *mt, int nq, int constant, double *L, double *dinv) {
+  mt->nq = nq, mt->L = L, mt->dinv = dinv, mt->diag = 0, mt->constant = constant, mt->ready = 0;
 }
 
-/* Factor a given M (nq x nq; M may be mt->L itself). NH_OK or NH_ERR_NOT_SPD. */
+/* Factor a given M (nq x nq; M may be mt->L itself); for a diagonal M, dinv_j = 1 / M_jj.
+ * NH_OK or NH_ERR_NOT_SPD. */
 NH_LA_INLINE int nh_metric_factor(nh_metric *mt, const double *M) {
   const int nq = mt->nq;
   if (M != mt->L) memcpy(mt->L, M, sizeof(double) * (size_t)nq * (size_t)nq);
-  if (nh_la_chol_inline(nq, mt->L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
   mt->diag = nh_la_lower_zero_inline(nq, mt->L);
+  if (mt->diag && mt->dinv)
+    for (int j = 0; j < nq; j++) mt->dinv[j] = 1.0 / mt->L[(size_t)j * nq + j];
+  if (nh_la_chol_inline(nq, mt->L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
   return NH_OK;
 }
 
 /* Evaluate M(q) with the model and factor it (once for a constant M: a failed evaluation or
  * factorisation is not kept). The evaluator's status (nh_cb), or NH_ERR_NOT_SPD. */
-int nh_metric_eval(nh_metric *mt, const nh_model *m, const double *q);
+int nh_metric_eval_at(nh_metric *mt, const nh_model *m, const double *q);
+static inline int nh_metric_eval(nh_metric *mt, const nh_model *m, const double *q) {
+  return mt->ready ? NH_OK : nh_metric_eval_at(mt, m, q);
+}
 
-/* b <- M^-1 b with the factor. */
+/* b <- M^-1 b with the factor (a diagonal M: b_j dinv_j, or b_j / L_jj / L_jj without dinv). */
 NH_LA_INLINE void nh_metric_solve(const nh_metric *mt, double *b) {
-  if (mt->diag)
+  if (mt->diag && mt->dinv)
+    for (int j = 0; j < mt->nq; j++) b[j] *= mt->dinv[j];
+  else if (mt->diag)
     nh_la_diag_solve(mt->nq, mt->L, b);
   else
     nh_la_chol_solve_inline(mt->nq, mt->L, b);
@@ -124,6 +135,10 @@ typedef struct nh_metric_gram {
   double *G;     /* (nc x nc) the factor of A M^-1 A^T (dense, or on its envelope) */
   int *elo, *ehi, *efirst, *elast; /* per row the extent [elo, ehi) of its non-zeros; G's envelope */
   double *gv, *gwork;              /* the sparse solve: G's values in its pattern's order, scratch */
+  /* a model that declares G constant (nh_model.gram_constant) with one row: 1 / G from the
+   * first solve (gready), kept: no division on the path from A to a */
+  double ginv;
+  int gready;
 } nh_metric_gram;
 
 /* Doubles of nh_metric_gram_init's block for the model. */
@@ -132,7 +147,10 @@ size_t nh_metric_gram_size(const nh_model *m);
 void nh_metric_gram_init(nh_metric_gram *g, const nh_model *m, double *work);
 /* The kind this model takes with the metric mt (dense: 1 forces the dense loops, nosparse: 1
  * the envelope instead of the sparse factor; both for tests comparing the paths). */
-nh_gram_kind nh_metric_gram_kind(const nh_metric_gram *g, const nh_metric *mt, int dense, int nosparse);
+static inline nh_gram_kind nh_metric_gram_kind(const nh_metric_gram *g, const nh_metric *mt, int dense, int nosparse) {
+  if (!mt->diag || !mt->constant || g->nq < NH_METRIC_ENV_MIN || dense) return NH_GRAM_DENSE;
+  return g->gv && !nosparse ? NH_GRAM_SPARSE : NH_GRAM_ENVELOPE;
+}
 /* With A (nc x nq) evaluated and lam = rhs on entry: lam <- G^-1 (rhs - A a), a += W lam, by
  * the given kind. NH_OK or NH_ERR_SINGULAR. */
 int nh_metric_gram_solve(nh_metric_gram *g, const nh_metric *mt, nh_gram_kind kind, const double *A, double *lam,

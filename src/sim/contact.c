@@ -202,7 +202,7 @@ int nh_sim_contact_hold_rows(nh_sim *s, const double *x0, double *x1, double *er
     for (int j = 0; j < nq; j++) d[j] = 0.5 * (d[j] + d1[j]);
   }
   nh_metric mt;
-  nh_metric_init(&mt, nq, 0, s->Lm);
+  nh_metric_init(&mt, nq, 0, s->Lm, NULL);
   if ((rc = nh_metric_factor(&mt, s->M))) return rc;
   memcpy(s->Wstk, s->Dstk, sizeof(double) * (size_t)nr * (size_t)nq);
   for (int r = 0; r < nr; r++) nh_metric_solve(&mt, s->Wstk + (size_t)r * nq);
