@@ -174,6 +174,47 @@ static void report(const char *name, nh_model *hand, nh_model *tape, nh_model *c
   }
 }
 
+/* CPU seconds of one run of method to T (best of INTEG_REPS timings of INTEG_BATCH runs) and
+ * its evaluations */
+#define INTEG_REPS 7
+#define INTEG_BATCH 20
+static double integ_time(const nh_model *m, const char *method, double T, double h, long *evals) {
+  double best = 1e300;
+  for (int r = 0; r < INTEG_REPS; r++) {
+    double t0 = bench_now();
+    for (int b = 0; b < INTEG_BATCH; b++) {
+      nh_sim_def d = nh_sim_def_default();
+      d.method = nh_method_find(method);
+      d.rtol = 1e-10, d.atol = 1e-12, d.h = h;
+      nh_sim *s = nh_sim_create(m, &d, NULL, 0);
+      if (!s || nh_sim_run(s, T, 0, NULL, NULL) != NH_OK) return -1.0;
+      *evals = nh_sim_get_stats(s)->evals;
+      nh_sim_destroy(s);
+    }
+    double dt = (bench_now() - t0) / INTEG_BATCH;
+    if (dt < best) best = dt;
+  }
+  return best;
+}
+
+/* whole integrations of the sleigh: the model file (generated C) against the built-in, the
+ * same method and steps (issue 30: within 1.1x for dopri5 and rk4) */
+static void report_integrations(void) {
+  nh_sleigh_params p = nh_sleigh_params_default();
+  nh_model *b = nh_sleigh_create(&p, NULL, 0);
+  nh_model *f = bench_load_example("chaplygin_sleigh.nh", NH_BACKEND_CODEGEN, NULL, NULL, 0);
+  const char *meth[3] = {"dopri5", "rk4", "dop853"};
+  const double hs[3] = {0.0, 1e-3, 0.0};
+  printf("\nsleigh to T = 10, built-in against examples/chaplygin_sleigh.nh (generated C); target <= 1.1x\n");
+  printf("%-7s %12s %12s %8s %8s %9s\n", "method", "built-in us", "file us", "evals", "evals", "file/b-in");
+  for (int k = 0; b && f && k < 3; k++) {
+    long eb = 0, ef = 0;
+    double tb = integ_time(b, meth[k], 10.0, hs[k], &eb), tf = integ_time(f, meth[k], 10.0, hs[k], &ef);
+    printf("%-7s %12.1f %12.1f %8ld %8ld %9.2f\n", meth[k], 1e6 * tb, 1e6 * tf, eb, ef, tf / tb);
+  }
+  nh_model_destroy(b), nh_model_destroy(f);
+}
+
 int main(int argc, char **argv) {
   long calls = argc > 1 ? atol(argv[1]) : 5000000;
   if (calls < 1) calls = 5000000;
@@ -226,6 +267,7 @@ int main(int argc, char **argv) {
   report("penny", ph, pt, pc, calls);
   report("chaplygin sleigh", sh, st, sc, calls);
   report("quartic system, nc = 2", qh, qt, qc, calls);
+  report_integrations();
   nh_model_destroy(penny_builtin);
   nh_model_destroy(ph), nh_model_destroy(pt), nh_model_destroy(pc);
   nh_model_destroy(sh), nh_model_destroy(st), nh_model_destroy(sc);

@@ -189,7 +189,12 @@ static int emit_group(nh_text *b, const mf *m, int ev, int split, int sparse_fil
  * tape evaluators of evaluators.c do; each named MF_SYMBOL(its field of nh_model_def) */
 static void emit_evaluators(nh_text *b, const mf *m) {
   const int nq = m->nq;
+  /* pack copies element by element: a vector load of q or v, written by the caller's scalar
+   * stores just before, would wait for them (no store forwarding: a 1.16x stall on the sleigh) */
   nh_text_printf(b, "\n#define NQ %d\n"
+             "#if defined(__GNUC__) && !defined(__clang__)\n"
+             "__attribute__((optimize(\"no-tree-vectorize\", \"no-tree-slp-vectorize\")))\n"
+             "#endif\n"
              "static void pack(const double *q, const double *v, double t, double *x) {\n"
              "  for (int i = 0; i < NQ; i++) x[i] = q[i], x[NQ + i] = v ? v[i] : 0.0;\n"
              "  x[2 * NQ] = t;\n}\n", nq);
