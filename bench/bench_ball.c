@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 
 static volatile double sink;

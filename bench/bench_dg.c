@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 
 typedef struct meas {

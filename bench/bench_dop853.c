@@ -16,6 +16,7 @@
 #include "bench.h"
 #include "dop853_hand.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 #define SLEIGH_T 10.0
 #define TARGET_ERR 1e-10 /* the accuracy both methods must reach */

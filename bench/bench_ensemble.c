@@ -23,6 +23,7 @@
 #include "nholo/ensemble.h"
 #include "nholo/modelfile.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 #define BENCH_REPS 7        /* repetitions per figure; the best (shortest time) is reported */
 #define SLEIGH_REPS 3       /* the sleigh's runs are longer: fewer repetitions */

@@ -27,6 +27,7 @@
 #include "model/dynamics.h"
 #include "bench.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 
 static volatile double sink;

@@ -16,6 +16,7 @@
 #include "model/dynamics.h"
 #include "bench.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 #define BENCH_REPS 5 /* repetitions per figure; the best (shortest time) is reported */
 

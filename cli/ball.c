@@ -1,6 +1,6 @@
 /* ball.c - the rolling ball and disk of Putkaradze & Rogers in the command-line tool:
  * `nholo run rolling-disk|rolling-ball|rolling-ball-detach|FILE.nh|FILE.ball` and the paper's figures
- * (`nholo figure ball-fig5.1` ... `ball-fig6.4`). A thin client of nholo/ball.h. */
+ * (`nholo figure ball-fig5.1` ... `ball-fig6.4`). A thin client of nholo/systems/ball.h. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>

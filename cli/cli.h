@@ -7,6 +7,7 @@
 #define NH_CLI_H
 
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 /* exit statuses: 4 is a run that completed but left its method's regime (NH_DRIFT) */
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2, CLI_ZENO = 3, CLI_DRIFT = 4 };

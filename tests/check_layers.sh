@@ -38,7 +38,7 @@ header_layer() {
     impact.h) echo impact ;;
     method.h) echo methods ;;
     sim.h) echo sim ;;
-    systems.h | ball.h) echo systems ;;
+    systems.h) echo systems ;;
     lyapunov.h) echo analysis ;;
     io.h) echo io ;;
     ensemble.h | nholo.h) echo ensemble ;;
@@ -51,6 +51,7 @@ file_layer() {
   case $1 in
     src/*) echo "$1" | cut -d/ -f2 ;;
     cli/*) echo cli ;;
+    include/nholo/systems/*) echo systems ;;
     include/nholo/*) header_layer "$(basename "$1")" ;;
     *) echo "" ;;
   esac
@@ -76,6 +77,7 @@ for f in $(find src cli include/nholo -name '*.[ch]' | sort); do
   fi
   for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
     case $inc in
+      nholo/systems/*) lb=systems ;;
       nholo/*) lb=$(header_layer "$(basename "$inc")") ;;
       */*) lb=$(echo "$inc" | cut -d/ -f1) ;;
       *) lb=$la ;; # a header of the same folder

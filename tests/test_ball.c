@@ -7,6 +7,7 @@
 
 #include "harness.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 #define PI 3.14159265358979323846
 /* tolerance of the "exact" static checks (formulas evaluated in double precision) */

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "nholo/ball.h"
+#include "nholo/systems/ball.h"
 
 #define PAPER_T_DET 3.7358
 /* a variant reproduces the paper if it rounds to 3.7358 (printed to 4 decimals) */

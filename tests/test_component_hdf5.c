@@ -15,6 +15,7 @@
 
 #include "harness.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 /* 1 when a mapping of this process names needle, 0 when none does, -1 without /proc */
 static int mapped(const char *needle) {

@@ -6,6 +6,7 @@
 #include "harness.h"
 #include "models.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 /* tolerances: central differences with step NH_FD_STEP (first derivatives) and the nested
  * differences of d2M */

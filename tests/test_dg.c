@@ -10,6 +10,7 @@
 #include "la/la.h"
 #include "methods/method_impl.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 #include "runs.h"
 #include "quartic_variance.h"
 

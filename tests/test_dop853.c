@@ -11,6 +11,7 @@
 #include "model/dynamics.h"
 #include "models.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 static const double polar_q0[2] = {1.3, 0.4}, polar_v0[2] = {0.2, 0.9};
 static const double polar_k = 2.0;

@@ -9,6 +9,7 @@
 #include "harness.h"
 #include "nholo/ensemble.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 /* the same (seed, member, draw) gives the same bits in any order; neighbours differ */
 static int test_stream(void) {

@@ -11,6 +11,7 @@
 #include "ensemble/ens_impl.h"
 #include "harness.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 /* chunk c's members: 1 + c % 4 of them, state and samples from the stream (NaN after a member's
  * end for some) */

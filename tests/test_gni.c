@@ -16,6 +16,7 @@
 #include "model/dynamics.h"
 #include "models.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 #include "paper_variant.h"
 
 #define PI 3.14159265358979323846

@@ -18,6 +18,7 @@
 #include "io/run_energy.h"
 #include "nholo/model.h"
 #include "nholo/systems.h"
+#include "nholo/systems/all.h"
 
 #include "files.h"
 

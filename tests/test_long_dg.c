@@ -28,6 +28,7 @@
 
 #include "harness.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 #define PI 3.14159265358979323846
 

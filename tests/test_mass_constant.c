@@ -11,6 +11,7 @@
 #include "model/dynamics.h"
 #include "nholo/modelfile.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 /* ---- a Chaplygin sleigh whose evaluators count the mass calls ---------------------------- */
 

@@ -7,6 +7,7 @@
 
 #include "harness.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 /* the runs: step, end time (every mechanical example meets its wall before it) */
 #define RUN_H 0.01

@@ -8,6 +8,7 @@
 #include "model/dynamics.h"
 #include "models.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 #define PI 3.14159265358979323846
 /* |observed order - stated order| of a fixed-step method in its asymptotic regime (measured:

@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 #ifndef NHOLO_SOURCE_DIR
 #define NHOLO_SOURCE_DIR "."

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "nholo/ball.h"
+#include "nholo/systems/ball.h"
 #include "nholo/modelfile.h"
 
 /* the corpus must cover the error classes of issue 3 and more */

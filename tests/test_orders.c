@@ -26,6 +26,7 @@
 
 #include "harness.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 /* the reference: dop853 at this rtol = atol; dopri5 at the same tolerance must agree with it
  * to REF_AGREE (the reference's own error, measured 2e-13 to 5e-13) */

@@ -10,6 +10,7 @@
 #include "harness.h"
 #include "nholo/impact.h"
 #include "nholo/systems.h"
+#include "nholo/systems/all.h"
 
 #define PI 3.14159265358979323846
 #define NIMP 20

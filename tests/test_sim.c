@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "models.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 static nh_sim *make_sim(const nh_model *m, const char *method, double h) {
   nh_sim_def d = nh_sim_def_default();

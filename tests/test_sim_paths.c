@@ -19,6 +19,7 @@
 #include "fault_models.h"
 #include "harness.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 #define G 9.81
 #define STATE_TOL 1e-12 /* a state left against the clean run's at the same time (relative): a

@@ -9,6 +9,7 @@
 #include "harness.h"
 #include "methods/method_impl.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 #include "runs.h"
 #include "quartic_variance.h"
 

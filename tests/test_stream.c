@@ -14,6 +14,7 @@
 #include "nholo/io.h"
 #include "nholo/modelfile.h"
 #include "nholo/systems.h"
+#include "nholo/systems/all.h"
 
 /* a run of 10x the steps (and rows) may raise the peak resident memory by at most this much
  * (kB): the FILE buffer and allocator noise, far below the 36 MB that the 9e5 more samples

@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 /* T = 1000 at h = 0.01: relative nodal energy error (measured 4.7e-13 sleigh, 7.0e-12 car,
  * 6.7e-11 snakeboard, 9.2e-12 disk: round-off accumulated over 1e5 steps) */

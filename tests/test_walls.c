@@ -25,6 +25,7 @@
 #include "nholo/modelfile.h"
 #include "nholo/sim.h"
 #include "nholo/systems.h"
+#include "nholo/systems/all.h"
 
 #ifndef NHOLO_SOURCE_DIR
 #define NHOLO_SOURCE_DIR "."

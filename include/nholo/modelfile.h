@@ -106,7 +106,7 @@ NH_API char *nh_model_describe(const char *path, const nh_load_opts *opts, char 
 
 /* 1 when the file at path is a body file (`body ball` or `body disk`, or the former .ball
  * format's `ball NAME` / `disk NAME`): a rigid body with internal masses on rails, which
- * the rolling-ball reader builds (nholo/ball.h: nh_ball_file_load), not nh_model_load; 0
+ * the rolling-ball reader builds (nholo/systems/ball.h: nh_ball_file_load), not nh_model_load; 0
  * otherwise, also when the file cannot be read. */
 NH_API int nh_model_file_is_body(const char *path);
 

@@ -9,8 +9,7 @@
  *   nholo/impact.h   impact maps (holonomic with restitution, elastic and plastic nonholonomic)
  *   nholo/method.h   the table of integrators
  *   nholo/sim.h      a simulation: state, hybrid driver, impact log, statistics
- *   nholo/systems.h  built-in models (the penny)
- *   nholo/ball.h     the rolling ball and disk actuated by internal point masses
+ *   nholo/systems.h  the built-in models by name (each system's own header: nholo/systems/)
  *   nholo/io.h       trajectories, CSV, plots
  *   nholo/modelfile.h  model files (.nh): read, check, build
  *   nholo/lyapunov.h   the largest Lyapunov exponent of a hybrid flow
@@ -27,7 +26,6 @@
 #include "nholo/method.h"
 #include "nholo/sim.h"
 #include "nholo/systems.h"
-#include "nholo/ball.h"
 #include "nholo/io.h"
 #include "nholo/modelfile.h"
 #include "nholo/lyapunov.h"

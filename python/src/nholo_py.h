@@ -13,6 +13,7 @@
 
 #include "nholo/ensemble.h"
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 /* a message buffer large enough for every diagnostic (a located one has three lines) */
 #define NHPY_MSG 4096

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "nholo/nholo.h"
+#include "nholo/systems/all.h"
 
 /* most panel times of the penny's sensitivity figure */
 #define PAPERS_MAX_TIMES 8

@@ -32,7 +32,7 @@
 
 #include "la/la.h"
 #include "base/msg.h"
-#include "nholo/ball.h"
+#include "nholo/systems/ball.h"
 #include "nholo/sim.h"
 #include "systems/ball_impl.h"
 

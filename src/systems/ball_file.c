@@ -14,7 +14,7 @@
 #include "expr/tape.h"
 #include "lang/body.h"
 #include "base/msg.h"
-#include "nholo/ball.h"
+#include "nholo/systems/ball.h"
 
 _Static_assert(NH_BODY_MAX_MASSES == NH_BALL_MAX_MASSES, "a body file holds as many masses as a ball");
 _Static_assert(NH_BODY_MAX_NAME == NH_MAX_NAME, "a body's name fits a model's");

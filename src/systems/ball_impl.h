@@ -3,7 +3,7 @@
 #ifndef NH_BALL_IMPL_H
 #define NH_BALL_IMPL_H
 
-#include "nholo/ball.h"
+#include "nholo/systems/ball.h"
 
 #define BALL_NMAX (NH_BALL_MAX_MASSES + 1)
 /* | |q0| - 1 | above this is not a unit quaternion */

@@ -7,7 +7,7 @@
 
 #include "base/msg.h"
 #include "la/la.h"
-#include "nholo/ball.h"
+#include "nholo/systems/ball.h"
 #include "systems/ball_impl.h"
 
 /* ---- parameters ------------------------------------------------------------------------ */

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "nholo/ball.h"
+#include "nholo/systems/ball.h"
 
 /* was the last event of the rolling phase a detachment that stopped it? */
 static int stopped_at_detachment(const nh_sim *roll) {

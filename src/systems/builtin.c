@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "base/msg.h"
-#include "nholo/systems.h"
+#include "nholo/systems/all.h"
 
 static nh_model *gearbox_default(char *msg, size_t msg_size) { return nh_gearbox_create(1, msg, msg_size); }
 static nh_model *sleigh_dg_q_default(char *msg, size_t msg_size) {

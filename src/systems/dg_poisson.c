@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "base/msg.h"
-#include "nholo/systems.h"
+#include "nholo/systems/dg_examples.h"
 
 /* ---- quartic-ap ---------------------------------------------------------------------- */
 

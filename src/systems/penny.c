@@ -60,7 +60,7 @@
 #include <string.h>
 
 #include "base/msg.h"
-#include "nholo/systems.h"
+#include "nholo/systems/penny.h"
 
 #define PENNY_TWO_PI 6.28318530717958647692528676655900577
 /* |g| below this at the start of a flight: the end is on the wall (the contact just handled) */

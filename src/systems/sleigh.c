@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/msg.h"
-#include "nholo/systems.h"
+#include "nholo/systems/sleigh.h"
 
 /* sub-intervals of the quadrature per unit of k t (and of omega t) in nh_sleigh_exact */
 #define SLEIGH_PANELS_PER_UNIT 8.0

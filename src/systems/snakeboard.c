@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "base/msg.h"
-#include "nholo/systems.h"
+#include "nholo/systems/snakeboard.h"
 
 #define SB_TWO_PI 6.28318530717958647692528676655900577
 

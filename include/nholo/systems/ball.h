@@ -1,4 +1,4 @@
-/* nholo/ball.h - a rolling ball (and disk) actuated by internal point masses.
+/* nholo/systems/ball.h - a rolling ball (and disk) actuated by internal point masses.
  *
  * After V. Putkaradze, S. Rogers, "On the Normal Force and Static Friction Acting on a
  * Rolling Ball Actuated by Internal Point Masses" (spec 004). A rigid ball of radius r and
