@@ -128,9 +128,10 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
 
   // factor M = L L^T (once for a constant M), a = M^-1 r
   if ((rc = nh_metric_eval(&d->mt, m, q))) return rc;
-  if (unforced) {
+  const int azero = unforced && nc > 0 && d->nact == 0; /* a = +0: the multiplier solve writes it */
+  if (unforced && !azero) {
     memset(a, 0, sizeof(double) * (size_t)nq);
-  } else {
+  } else if (!unforced) {
     memcpy(a, d->r, sizeof(double) * (size_t)nq);
     nh_metric_solve(&d->mt, a);
   }
@@ -147,7 +148,7 @@ int nh_dyn_accel(nh_dyn *d, double t, const double *q, const double *v, double *
   if (fill) rc = nh_cb(m->constraint_sparse(q, v, d->A, d->tmpc, m->user));
   else rc = nh_cb(m->constraint(q, v, d->A, d->tmpc, m->user));
   if (rc) return rc;
-  if ((rc = nh_metric_gram_solve(&d->gram, &d->mt, kind, d->A, d->tmpc, a))) return rc;
+  if ((rc = nh_metric_gram_solve(&d->gram, &d->mt, kind, d->A, d->tmpc, a, azero))) return rc;
   if (lambda) memcpy(lambda, d->tmpc, sizeof(double) * (size_t)nc);
   return NH_OK;
 }

@@ -67,9 +67,9 @@ static inline double diag_inv(const nh_metric *mt, const double *A, int j) {
  * (ginv, Nullable: *ready set once it holds it); inlined for the small nq below, where the
  * loops unroll */
 static inline __attribute__((always_inline)) int one_row(int nq, const double *dinv, const double *A, double *W,
-                                                         double *lam, double *a, double *ginv, int *ready) {
+                                                         double *lam, double *a, int azero, double *ginv, int *ready) {
   for (int j = 0; j < nq; j++) W[j] = A[j] * dinv[j];
-  double l = -lam[0] - nh_la_dot(nq, A, a);
+  double l = -lam[0] - (azero ? 0.0 : nh_la_dot(nq, A, a)); /* (A a is +0 for a = +0) */
   if (ginv && *ready) {
     l *= *ginv;
   } else {
@@ -78,24 +78,28 @@ static inline __attribute__((always_inline)) int one_row(int nq, const double *d
     if (ginv) *ginv = 1.0 / G, *ready = 1, l *= *ginv;
     else l /= G;
   }
-  nh_la_axpy(nq, l, W, a);
+  if (azero) /* 0.0 + l W_j: the bits of the update of a = +0 */
+    for (int j = 0; j < nq; j++) a[j] = 0.0 + l * W[j];
+  else
+    nh_la_axpy(nq, l, W, a);
   lam[0] = l;
   return NH_OK;
 }
 
 /* the dense loops (one row with a diagonal M: one_row) */
-static int gram_dense(nh_metric_gram *g, const nh_metric *mt, const double *A, double *lam, double *a) {
+static int gram_dense(nh_metric_gram *g, const nh_metric *mt, const double *A, double *lam, double *a, int azero) {
   const int nq = g->nq, nc = g->nc;
   double *W = g->W;
   if (nc == 1 && mt->diag && mt->dinv) {
     double *gi = g->model->gram_constant && mt->ready ? &g->ginv : NULL;
     switch (nq) {
-    case 2: return one_row(2, mt->dinv, A, W, lam, a, gi, &g->gready);
-    case 3: return one_row(3, mt->dinv, A, W, lam, a, gi, &g->gready);
-    case 4: return one_row(4, mt->dinv, A, W, lam, a, gi, &g->gready);
-    default: return one_row(nq, mt->dinv, A, W, lam, a, gi, &g->gready);
+    case 2: return one_row(2, mt->dinv, A, W, lam, a, azero, gi, &g->gready);
+    case 3: return one_row(3, mt->dinv, A, W, lam, a, azero, gi, &g->gready);
+    case 4: return one_row(4, mt->dinv, A, W, lam, a, azero, gi, &g->gready);
+    default: return one_row(nq, mt->dinv, A, W, lam, a, azero, gi, &g->gready);
     }
   }
+  if (azero) memset(a, 0, sizeof(double) * (size_t)nq);
   if (nc == 1 && mt->diag) { /* (a metric without dinv) */
     for (int j = 0; j < nq; j++) W[j] = diag_inv(mt, A, j);
     const double G = nh_la_dot(nq, A, W);
@@ -232,10 +236,11 @@ static int gram_sparse(nh_metric_gram *g, const nh_metric *mt, const double *A, 
 }
 
 int nh_metric_gram_solve(nh_metric_gram *g, const nh_metric *mt, nh_gram_kind kind, const double *A, double *lam,
-                         double *a) {
+                         double *a, int azero) {
+  if (azero && kind != NH_GRAM_DENSE) memset(a, 0, sizeof(double) * (size_t)g->nq);
   switch (kind) {
   case NH_GRAM_SPARSE: return gram_sparse(g, mt, A, lam, a);
   case NH_GRAM_ENVELOPE: return gram_envelope(g, mt, A, lam, a);
-  default: return gram_dense(g, mt, A, lam, a);
+  default: return gram_dense(g, mt, A, lam, a, azero);
   }
 }

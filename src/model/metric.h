@@ -151,9 +151,10 @@ static inline nh_gram_kind nh_metric_gram_kind(const nh_metric_gram *g, const nh
   if (!mt->diag || !mt->constant || g->nq < NH_METRIC_ENV_MIN || dense) return NH_GRAM_DENSE;
   return g->gv && !nosparse ? NH_GRAM_SPARSE : NH_GRAM_ENVELOPE;
 }
-/* With A (nc x nq) evaluated and lam = rhs on entry: lam <- G^-1 (rhs - A a), a += W lam, by
- * the given kind. NH_OK or NH_ERR_SINGULAR. */
+/* With A (nc x nq) evaluated and lam = b = Adot v on entry: lam <- G^-1 (-b - A a), a += W lam,
+ * by the given kind; azero = 1: a = +0 (its contents on entry are not read). NH_OK or
+ * NH_ERR_SINGULAR. */
 int nh_metric_gram_solve(nh_metric_gram *g, const nh_metric *mt, nh_gram_kind kind, const double *A, double *lam,
-                         double *a);
+                         double *a, int azero);
 
 #endif
