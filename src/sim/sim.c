@@ -1,6 +1,6 @@
 /* sim.c - a simulation: its definition (defaults, checks), creation with one block for
  * everything a step needs, destruction, the state and the accessors. The driver's loop is in
- * driver.c, crossings and monitors in events.c, impacts and their log in impacts.c. */
+ * driver.c, crossings and monitors in events.c, impacts through resolve.c, apply.c and log.c. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

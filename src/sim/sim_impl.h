@@ -1,6 +1,6 @@
 /* sim_impl.h - the simulation state shared by the files of the driver (sim.c: creation, state,
  * accessors; driver.c: the stepping loop; events.c: crossing detection and location, monitors;
- * impacts.c: impact maps and their log), and the small evaluations they all use. */
+ * the impact pipeline: resolve.c -> apply.c -> log.c, form.c), and the small evaluations they all use. */
 #ifndef NH_SIM_IMPL_H
 #define NH_SIM_IMPL_H
 
@@ -331,10 +331,10 @@ double nh_sim_hermite_dip(double g0, double g1, double m0, double m1);
 void nh_sim_graze_level(nh_sim *s, int gi);
 /* events.c: log monitor mi's event at the current state */
 int nh_sim_log_event(nh_sim *s, int mi, int dir, int stopped);
-/* impacts.c, either form: NH_ERR_DEGENERATE_GAP (and the message) when gap gi's gradient at the
+/* resolve.c, either form: NH_ERR_DEGENERATE_GAP (and the message) when gap gi's gradient at the
  * current state (s->dg) vanishes (nholo/model.h, NH_GAP_DEGEN_REL), else 0 */
 int nh_sim_impact_degenerate(nh_sim *s, int gi);
-/* impacts.c: apply gap gi's impact law at the current state and log it (s->dg holds the gap
+/* resolve.c: apply gap gi's impact law at the current state and log it (s->dg holds the gap
  * gradients there) */
 int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applied);
 /* simul.c: the workspace of simultaneous impacts, made at creation and freed with the sim */
@@ -364,22 +364,22 @@ int nh_sim_simul_refuse(nh_sim *s, int gi);
 int nh_sim_contact_project_q(nh_sim *s, double *x);
 /* contact.c, mechanical form: the closed contacts held by the kinetic metric (form's hold) */
 int nh_sim_contact_hold_rows(nh_sim *s, const double *x0, double *x1, double *err);
-/* impacts.c: room in the impact log for one more record */
+/* log.c: room in the impact log for one more record */
 int nh_sim_log_reserve(nh_sim *s);
-/* impacts.c: log an impact at the current state (s->vtmp the velocity before) */
+/* log.c: log an impact at the current state (s->vtmp the velocity before) */
 void nh_sim_log_impact(nh_sim *s, int gi, int st, double alpha, double Eb, double Ea, double vnb, double vna);
-/* impacts.c: the Zeno guard after an impact (NH_ZENO on a burst) */
+/* apply.c: the Zeno guard after an impact (NH_ZENO on a burst) */
 int nh_sim_zeno_guard(nh_sim *s);
-/* impacts.c, mechanical form: gap gi reached still approaching at a rate below vn_tol (an
+/* resolve.c, mechanical form: gap gi reached still approaching at a rate below vn_tol (an
  * impact the law would not see): the plastic map takes that rate away, else it creeps through
  * its wall, located and grazed at every step (an inelastic cradle collapsing into a cluster:
  * 7775 located grazes in 0.25 s); returns the rate after (s->dg at the current state); contacts
  * off (nh_sim_def.contact = 0): nothing */
 double nh_sim_stop_creep(nh_sim *s, int gi, double vn);
-/* impacts.c, either form: gap gi reached at rate vn >= -vn_tol, a graze (the contact closes
+/* resolve.c, either form: gap gi reached at rate vn >= -vn_tol, a graze (the contact closes
  * if at rest and pushed, else the gap rests at its level) */
 int nh_sim_impact_graze(nh_sim *s, int gi, double vn);
-/* impacts.c, either form: after gap gi's impact law (status st >= 0, info, energy before Eb)
+/* apply.c, either form: after gap gi's impact law (status st >= 0, info, energy before Eb)
  * moved s->x (v its velocity part, NULL in first-order form): logged, observed, the contact
  * closed when at rest or accumulating, the Zeno guard */
 int nh_sim_impact_done(nh_sim *s, int gi, int st, const nh_impact_info *info, double Eb, const double *v,
