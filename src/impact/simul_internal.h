@@ -23,6 +23,7 @@ typedef struct simul_ws {
   int *arow, *acon; /* (k + 1), (k x k) per contact, the others sharing a coordinate, ascending */
   int *mark;        /* (k) scratch of the pairs */
   int *efirst, *elast; /* (k) the envelope of Gf: first column of each row, last row of each column */
+  int *sfirst, *slast; /* (k) the envelope of Gs (the plastic map's block) */
   int nopp;        /* contacts that belong to an opposing pair (opposing_plastic) */
   long seq_room;   /* ints of out_seq */
   double *L;       /* (nq x nq) Cholesky factor of M */
@@ -121,6 +122,8 @@ int nh_simul_cosines_sparse(simul_ws *w);
  * nh_la_chol */
 int nh_simul_cosines_factor_env(simul_ws *w, const int *idx, int r, double *F, int *first, int *last,
                                 double tol, int *rank);
+/* s + sum_j C_ij x_j in the order of j; with pairs (w->env, x finite) over the pairs of i */
+double nh_simul_cos_row(const simul_ws *w, int i, const double *x, double s, int pairs);
 /* b <- C^-1 b with Gf, the factor of all k cosines (no opposing pair) */
 void nh_simul_cos_solve(const simul_ws *w, double *b);
 

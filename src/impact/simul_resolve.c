@@ -193,12 +193,17 @@ static int plastic_solve(simul_ws *w) {
     return NH_OK;
   }
   if (ns == 0) return NH_OK;
-  for (int a = 0; a < ns; a++) {
-    for (int b = 0; b < ns; b++) w->Gs[(size_t)a * ns + b] = w->C[(size_t)w->lidx[a] * k + w->lidx[b]];
-    w->lr[a] = -w->s[w->lidx[a]] / w->gn[w->lidx[a]];
+  for (int a = 0; a < ns; a++) w->lr[a] = -w->s[w->lidx[a]] / w->gn[w->lidx[a]];
+  if (w->env) { /* the block on its envelope (simul_struct.c) */
+    if (nh_simul_cosines_factor_env(w, w->lidx, ns, w->Gs, w->sfirst, w->slast, 0.0, NULL) != NH_OK)
+      return NH_ERR_NOT_SPD;
+    nh_la_chol_env_solve(ns, w->Gs, w->sfirst, w->slast, w->lr);
+  } else {
+    for (int a = 0; a < ns; a++)
+      for (int b = 0; b < ns; b++) w->Gs[(size_t)a * ns + b] = w->C[(size_t)w->lidx[a] * k + w->lidx[b]];
+    if (nh_la_chol(ns, w->Gs, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
+    nh_la_chol_solve(ns, w->Gs, w->lr);
   }
-  if (nh_la_chol(ns, w->Gs, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
-  nh_la_chol_solve(ns, w->Gs, w->lr);
   for (int a = 0; a < ns; a++) w->lamp[w->lidx[a]] = w->lr[a];
   return NH_OK;
 }
@@ -297,19 +302,20 @@ static int plastic(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opts 
   for (int i = 0; i < k; i++) w->in[i] = o->paper_plastic || w->s[i] / w->gn[i] < low0;
   for (;;) {
     if (plastic_solve(w)) return -3;
-    int flip = -1;
+    int flip = -1, pairs = w->env;
     double low = low0;
+    for (int i = 0; i < k && pairs; i++) pairs = isfinite(w->lamp[i]) != 0;
     for (int i = 0; i < k; i++) {
       double viol;
       if (w->in[i]) {
         viol = w->lamp[i];
-      } else { /* the rate after: r_i + sum_j C_ij x_j */
-        viol = w->s[i] / w->gn[i];
-        for (int j = 0; j < k; j++) viol += w->C[(size_t)i * k + j] * w->lamp[j];
+      } else { /* the rate after: r_i + sum_j C_ij x_j (over i's pairs when structured) */
+        viol = nh_simul_cos_row(w, i, w->lamp, w->s[i] / w->gn[i], pairs);
       }
       if (!(viol < low0)) continue;
       if (flip < 0) flip = i;
       if (o->paper_plastic && w->in[i] && viol < low) low = viol, worst = i;
+      if (!o->paper_plastic) break; /* (the lowest-indexed violation is the pivot) */
     }
     if (o->paper_plastic) break;
     if (flip < 0) break;

@@ -236,6 +236,22 @@ int nh_simul_cosines_factor_env(simul_ws *w, const int *idx, int r, double *F, i
   return nh_la_chol_env(r, F, first, last, tol, rank);
 }
 
+double nh_simul_cos_row(const simul_ws *w, int i, const double *x, double s, int pairs) {
+  const int k = w->k;
+  const double *Ci = w->C + (size_t)i * k;
+  if (!pairs) {
+    for (int j = 0; j < k; j++) s += Ci[j] * x[j];
+    return s;
+  }
+  // the pairs of i ascending, its diagonal in its place
+  int q = w->arow[i];
+  const int end = w->arow[i + 1];
+  for (; q < end && w->acon[q] < i; q++) s += Ci[w->acon[q]] * x[w->acon[q]];
+  s += Ci[i] * x[i];
+  for (; q < end; q++) s += Ci[w->acon[q]] * x[w->acon[q]];
+  return s;
+}
+
 void nh_simul_cos_solve(const simul_ws *w, double *b) {
   if (w->env)
     nh_la_chol_env_solve(w->k, w->Gf, w->efirst, w->elast, b);

@@ -62,7 +62,7 @@ static void work_counts(int nq, int nc, int k, const nh_simul_opts *o, size_t *n
   *ni = cap + (cap + 1) + seq_room(cap, oc) + 2 * oc + 3 * K;
   /* the structure: M's pattern, the gradients' by rows and by coordinates, the pairs, the
    * marks and the envelope */
-  *ni += (n + 1) + n * n + (K + 1) + K * n + (n + 1) + K * n + (K + 1) + K * K + K + 2 * K;
+  *ni += (n + 1) + n * n + (K + 1) + K * n + (n + 1) + K * n + (K + 1) + K * K + K + 4 * K;
 }
 
 static int opts_ok(const nh_simul_opts *o) {
@@ -140,7 +140,9 @@ static void carve(int nq, int nc, int k, const nh_simul_opts *o, void *work, sim
   w->acon = p, p += K * K;
   w->mark = p, p += K;
   w->efirst = p, p += K;
-  w->elast = p;
+  w->elast = p, p += K;
+  w->sfirst = p, p += K;
+  w->slast = p;
   w->diag = 0;
   w->nopp = 0;
   w->structured = w->mlower = w->sparse_gram = w->env = 0;
