@@ -6,6 +6,10 @@
  *      (most-infeasible) and with enumerate as far as it is affordable; the reflections per
  *      resolution (enumerate: distinct outcomes and complete sequences visited), and the
  *      time of a resolution in units of one single-contact nh_impact_map (two equal balls);
+ *      then the growth: ns per reflection (elastic) and per solve of the active set (plastic)
+ *      on equal-mass chains of n = 10, 30, 100, 300 balls with the default (structured) solve
+ *      against dense_reference (the dense products of before, the same results bit for bit:
+ *      checked here), and the exponent p of a least-squares fit ns/step ~ n^p for each;
  *   2. ns per step of the driver (nh_sim_run) with dopri5, gni and del (its impacts inside the
  *      variational step, del/vi, the default; and restarting at them, del/rst) on a spring cradle (three
  *      equal balls on springs about touching rest positions, the outer ones moving in with
@@ -121,6 +125,62 @@ static double chain_row(int n, int alt, nh_simul_policy policy, double base_ns) 
            c.res.reflections, "-", "-", ns / base_ns);
   chain_free(&c);
   return ns;
+}
+
+/* ---- the growth of the cost per reflection ------------------------------------------------ */
+
+#define GROWTH_SIZES 4
+
+/* ns per step (elastic: a reflection; plastic: a solve of the active set, its pivots + 1) of
+ * the dense reference and of the structured solve on equal-mass chains, and the fitted
+ * exponents; 1 when the two disagree or fail */
+static int growth_table(double base_ns, nh_simul_law law) {
+  const int ns[GROWTH_SIZES] = {10, 30, 100, 300};
+  const int elastic = law == NH_SIMUL_ELASTIC;
+  const char *step = elastic ? "reflection" : "active-set solve";
+  double lx[GROWTH_SIZES], ly[2][GROWTH_SIZES];
+  int bad = 0;
+  printf("\ncost per %s (%s law, equal masses%s): dense_reference, the dense\n"
+         "products of before, against the default structured solve; the same results bit for bit\n",
+         step, elastic ? "elastic" : "plastic", elastic ? ", most-infeasible" : "");
+  printf("  %5s %9s %12s %10s %10s %12s %10s %10s %8s\n", "balls", elastic ? "reflect." : "solves",
+         "dense res/s", "ns/step", "maps/step", "struct res/s", "ns/step", "maps/step", "speed-up");
+  for (int r = 0; r < GROWTH_SIZES; r++) {
+    const int n = ns[r];
+    chain_ctx c[2];
+    double t[2];
+    for (int d = 0; d < 2; d++) {
+      if (chain_init(&c[d], n, 0, NH_SIMUL_MOST_INFEASIBLE)) return 1;
+      c[d].o.law = law;
+      c[d].o.dense_reference = d == 0;
+      t[d] = ns_per_call(op_chain, &c[d]);
+    }
+    const int m = elastic ? c[1].res.reflections : c[1].res.plastic_pivots + 1;
+    const int same = c[0].res.reflections == c[1].res.reflections &&
+                     c[0].res.plastic_pivots == c[1].res.plastic_pivots &&
+                     memcmp(c[0].vout, c[1].vout, sizeof(double) * (size_t)n) == 0 &&
+                     memcmp(c[0].res.impulse, c[1].res.impulse, sizeof(double) * (size_t)(n - 1)) == 0 &&
+                     memcmp(c[0].res.seq, c[1].res.seq, sizeof(int) * (size_t)c[1].res.reflections) == 0;
+    if (!same || !(t[0] > 0.0) || !(t[1] > 0.0) || m < 1) bad = 1;
+    printf("  %5d %9d %12.4g %10.1f %10.1f %12.4g %10.1f %10.1f %8.1f%s\n", n, m, 1e9 / t[0], t[0] / m,
+           t[0] / m / base_ns, 1e9 / t[1], t[1] / m, t[1] / m / base_ns, t[0] / t[1],
+           same ? "" : "  DIFFERENT RESULTS");
+    lx[r] = log((double)n), ly[0][r] = log(t[0] / m), ly[1][r] = log(t[1] / m);
+    chain_free(&c[0]), chain_free(&c[1]);
+  }
+  // the least-squares slope of log(ns / step) on log(n), and the slope of the last interval
+  double p[2], q[2];
+  for (int d = 0; d < 2; d++) {
+    double mx = 0.0, my = 0.0, sxy = 0.0, sxx = 0.0;
+    for (int r = 0; r < GROWTH_SIZES; r++) mx += lx[r] / GROWTH_SIZES, my += ly[d][r] / GROWTH_SIZES;
+    for (int r = 0; r < GROWTH_SIZES; r++) sxy += (lx[r] - mx) * (ly[d][r] - my), sxx += (lx[r] - mx) * (lx[r] - mx);
+    p[d] = sxy / sxx;
+    q[d] = (ly[d][GROWTH_SIZES - 1] - ly[d][GROWTH_SIZES - 2]) / (lx[GROWTH_SIZES - 1] - lx[GROWTH_SIZES - 2]);
+  }
+  printf("  ns per %s ~ n^p, least squares over n = %d..%d: dense p = %.2f, structured p = %.2f\n"
+         "  (from n = %d to %d alone: dense %.2f, structured %.2f)\n", step, ns[0],
+         ns[GROWTH_SIZES - 1], p[0], p[1], ns[GROWTH_SIZES - 2], ns[GROWTH_SIZES - 1], q[0], q[1]);
+  return bad;
 }
 
 /* ---- the driver: a spring cradle with and without impacts --------------------------------- */
@@ -248,6 +308,8 @@ int main(void) {
            c.res.outcomes, nh_simul_opts_default().max_branches);
     chain_free(&c);
   }
+  if (growth_table(base, NH_SIMUL_ELASTIC) || growth_table(base, NH_SIMUL_PLASTIC))
+    fprintf(stderr, "bench: the structured and dense resolutions differ\n");
   return driver_table(spring_cradle, "spring cradle of 3 equal balls", 1) ||
          driver_table(walls, "a particle between two walls 0.1 apart", 0);
 }

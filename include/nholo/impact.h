@@ -231,6 +231,10 @@ typedef struct nh_simul_opts {
   int opposing_plastic;   /* opposing contacts: 1 (default) resolved, an elastic propagation
                              that would reflect across one of them falling back to the plastic
                              map (nh_simul_result.fallback); 0 refused (NH_SIMUL_OPPOSING) */
+  int dense_reference;    /* 1: dense linear algebra throughout, every product with a zero of M
+                             or of a gradient formed: the reference that the default 0, which
+                             skips them (docs/simultaneous-impacts.md, "Cost"), reproduces bit
+                             for bit; for checks and benchmarks */
   const char *const *names; /* (k) the contacts' names in messages; NULL (default): indices */
 } nh_simul_opts;
 

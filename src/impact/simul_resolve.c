@@ -19,9 +19,12 @@ int nh_simul_reflection_bound(int k, const double *C, double tol, int *observed)
   int b = 0, orth = 1;
   if (observed) *observed = 0;
   if (k < 1 || !C || !(tol >= 0.0)) return 0;
-  for (int i = 0; i < k; i++)
+  for (int i = 0; i < k && orth; i++) /* (to the first pair that is not orthogonal) */
     for (int j = i + 1; j < k; j++)
-      if (!(fabs(C[(size_t)i * k + j]) <= tol)) orth = 0;
+      if (!(fabs(C[(size_t)i * k + j]) <= tol)) {
+        orth = 0;
+        break;
+      }
   if (k == 1 || orth) {
     b = k;
     if (observed) *observed = b;
@@ -40,8 +43,7 @@ int nh_simul_reflection_bound(int k, const double *C, double tol, int *observed)
 static double dist_M(const nh_simul_problem *pb, const simul_ws *w, const double *a,
                      const double *b) {
   for (int i = 0; i < pb->nq; i++) w->x[i] = a[i] - b[i];
-  nh_la_gemv(pb->nq, pb->nq, pb->M, w->x, w->tmp);
-  double e = nh_la_dot(pb->nq, w->x, w->tmp);
+  double e = nh_simul_dist2_M(pb, w, w->x, w->tmp);
   return e > 0.0 ? sqrt(e) : 0.0;
 }
 
@@ -59,14 +61,15 @@ enum {
 static int propagate(const nh_simul_problem *pb, const simul_ws *w, const nh_simul_opts *o,
                      double *v, double *lam, int bound, int *n, int *cyc) {
   *n = 0;
+  double vn = nh_simul_rates(pb, w, v);
   for (;;) {
-    double vn = nh_simul_rates(pb, w, v);
     int i = nh_simul_pick(w, o->policy, vn, o->feas_tol);
     if (i < 0) return 0;
     if (w->opp[i]) return *cyc = i, SIMUL_CYCLE;
     if (*n >= bound) return SIMUL_PAST_BOUND;
     nh_simul_reflect_ws(w, i, v, lam);
     w->seq[(*n)++] = i;
+    vn = nh_simul_rates_after(pb, w, v, i); /* (the rates the reflection changed) */
   }
 }
 
@@ -97,12 +100,12 @@ static int ranked(const simul_ws *w, double thr, int rank, int *nin) {
   int pick = -1;
   *nin = 0;
   for (int i = 0; i < w->k; i++) {
-    const double ri = w->s[i] / w->gn[i];
+    const double ri = w->rn[i];
     if (!(ri < thr)) continue;
     ++*nin;
     int before = 0;
     for (int j = 0; j < w->k; j++) {
-      const double rj = w->s[j] / w->gn[j];
+      const double rj = w->rn[j];
       if (j != i && rj < thr && (rj < ri || (rj == ri && j < i))) before++;
     }
     if (before == rank) pick = i;
@@ -186,16 +189,21 @@ static int plastic_solve(simul_ws *w) {
   }
   if (ns == k) { /* eq. (11) with the cosine factor */
     for (int i = 0; i < k; i++) w->lamp[i] = -w->s[i] / w->gn[i];
-    nh_la_chol_solve(k, w->Gf, w->lamp);
+    nh_simul_cos_solve(w, w->lamp);
     return NH_OK;
   }
   if (ns == 0) return NH_OK;
-  for (int a = 0; a < ns; a++) {
-    for (int b = 0; b < ns; b++) w->Gs[(size_t)a * ns + b] = w->C[(size_t)w->lidx[a] * k + w->lidx[b]];
-    w->lr[a] = -w->s[w->lidx[a]] / w->gn[w->lidx[a]];
+  for (int a = 0; a < ns; a++) w->lr[a] = -w->s[w->lidx[a]] / w->gn[w->lidx[a]];
+  if (w->env) { /* the block on its envelope (simul_struct.c) */
+    if (nh_simul_cosines_factor_env(w, w->lidx, ns, w->Gs, w->sfirst, w->slast, 0.0, NULL) != NH_OK)
+      return NH_ERR_NOT_SPD;
+    nh_la_chol_env_solve(ns, w->Gs, w->sfirst, w->slast, w->lr);
+  } else {
+    for (int a = 0; a < ns; a++)
+      for (int b = 0; b < ns; b++) w->Gs[(size_t)a * ns + b] = w->C[(size_t)w->lidx[a] * k + w->lidx[b]];
+    if (nh_la_chol(ns, w->Gs, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
+    nh_la_chol_solve(ns, w->Gs, w->lr);
   }
-  if (nh_la_chol(ns, w->Gs, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
-  nh_la_chol_solve(ns, w->Gs, w->lr);
   for (int a = 0; a < ns; a++) w->lamp[w->lidx[a]] = w->lr[a];
   return NH_OK;
 }
@@ -294,19 +302,20 @@ static int plastic(const nh_simul_problem *pb, simul_ws *w, const nh_simul_opts 
   for (int i = 0; i < k; i++) w->in[i] = o->paper_plastic || w->s[i] / w->gn[i] < low0;
   for (;;) {
     if (plastic_solve(w)) return -3;
-    int flip = -1;
+    int flip = -1, pairs = w->env;
     double low = low0;
+    for (int i = 0; i < k && pairs; i++) pairs = isfinite(w->lamp[i]) != 0;
     for (int i = 0; i < k; i++) {
       double viol;
       if (w->in[i]) {
         viol = w->lamp[i];
-      } else { /* the rate after: r_i + sum_j C_ij x_j */
-        viol = w->s[i] / w->gn[i];
-        for (int j = 0; j < k; j++) viol += w->C[(size_t)i * k + j] * w->lamp[j];
+      } else { /* the rate after: r_i + sum_j C_ij x_j (over i's pairs when structured) */
+        viol = nh_simul_cos_row(w, i, w->lamp, w->s[i] / w->gn[i], pairs);
       }
       if (!(viol < low0)) continue;
       if (flip < 0) flip = i;
       if (o->paper_plastic && w->in[i] && viol < low) low = viol, worst = i;
+      if (!o->paper_plastic) break; /* (the lowest-indexed violation is the pivot) */
     }
     if (o->paper_plastic) break;
     if (flip < 0) break;

@@ -34,6 +34,7 @@ nh_simul_opts nh_simul_opts_default(void) {
   o.max_branches = 65536;
   o.truncate_outcomes = 0;
   o.opposing_plastic = 1;
+  o.dense_reference = 0;
   o.names = NULL;
   return o;
 }
@@ -56,9 +57,12 @@ static size_t seq_room(size_t cap, size_t oc) {
 static void work_counts(int nq, int nc, int k, const nh_simul_opts *o, size_t *nd, size_t *ni) {
   size_t n = (size_t)nq, m = (size_t)nc, K = (size_t)k;
   size_t cap = (size_t)o->max_reflections, oc = (size_t)o->max_outcomes;
-  *nd = n * n + m * n + m * m + K * n + K * m + 3 * K * K + 3 * K + 4 * n + 2 * K + m +
+  *nd = n * n + m * n + m * m + K * n + K * m + 3 * K * K + 4 * K + 4 * n + 2 * K + m +
         K * K + K + 2 * K + (cap + 1) * (n + K) + oc * (n + K);
   *ni = cap + (cap + 1) + seq_room(cap, oc) + 2 * oc + 3 * K;
+  /* the structure: M's pattern, the gradients' by rows and by coordinates, the pairs, the
+   * marks and the envelope */
+  *ni += (n + 1) + n * n + (K + 1) + K * n + (n + 1) + K * n + (K + 1) + K * K + K + 4 * K;
 }
 
 static int opts_ok(const nh_simul_opts *o) {
@@ -67,7 +71,8 @@ static int opts_ok(const nh_simul_opts *o) {
          o->col_tol >= 0.0 && o->col_tol < 1.0 && o->dep_tol >= 0.0 &&
          o->degenerate_tol >= 0.0 && o->constraint_tol >= 0.0 && o->outcome_tol >= 0.0 &&
          o->unique_tol >= 0.0 && (o->truncate_outcomes == 0 || o->truncate_outcomes == 1) &&
-         (o->opposing_plastic == 0 || o->opposing_plastic == 1) && isfinite(o->feas_tol + o->col_tol + o->dep_tol +
+         (o->opposing_plastic == 0 || o->opposing_plastic == 1) &&
+         (o->dense_reference == 0 || o->dense_reference == 1) && isfinite(o->feas_tol + o->col_tol + o->dep_tol +
                                           o->degenerate_tol + o->constraint_tol +
                                           o->outcome_tol + o->unique_tol) &&
          (unsigned)o->law <= NH_SIMUL_INELASTIC && (unsigned)o->policy <= NH_SIMUL_ENUMERATE &&
@@ -98,6 +103,7 @@ static void carve(int nq, int nc, int k, const nh_simul_opts *o, void *work, sim
   w->C = d, d += K * K;
   w->gn = d, d += K;
   w->s = d, d += K;
+  w->rn = d, d += K;
   w->dgn = d, d += K;
   w->v = d, d += n;
   w->vp = d, d += n;
@@ -123,9 +129,23 @@ static void carve(int nq, int nc, int k, const nh_simul_opts *o, void *work, sim
   w->out_len = p, p += oc;
   w->in = p, p += K;
   w->lidx = p, p += K;
-  w->opp = p;
+  w->opp = p, p += K;
+  w->mrow = p, p += n + 1;
+  w->mcol = p, p += n * n;
+  w->grow = p, p += K + 1;
+  w->gcol = p, p += K * n;
+  w->crow = p, p += n + 1;
+  w->ccon = p, p += K * n;
+  w->arow = p, p += K + 1;
+  w->acon = p, p += K * K;
+  w->mark = p, p += K;
+  w->efirst = p, p += K;
+  w->elast = p, p += K;
+  w->sfirst = p, p += K;
+  w->slast = p;
   w->diag = 0;
   w->nopp = 0;
+  w->structured = w->mlower = w->sparse_gram = w->env = 0;
 }
 
 /* b <- M^-1 b */
@@ -147,9 +167,14 @@ static void project(const simul_ws *w, const double *A, double *x, double *coef)
 /* factor M and A M^-1 A^T; W = M^-1 A^T (rows) */
 static int factor_metric(const nh_simul_problem *pb, simul_ws *w) {
   int nq = pb->nq, nc = pb->nc;
-  memcpy(w->L, pb->M, sizeof(double) * (size_t)nq * (size_t)nq);
-  if (nh_la_chol(nq, w->L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
-  w->diag = nh_la_lower_zero(nq, w->L);
+  if (w->structured && !w->mlower) { /* M's pattern: nh_la_chol's diagonal path */
+    if (nh_simul_factor_diag(pb, w) != NH_OK) return NH_ERR_NOT_SPD;
+    w->diag = 1;
+  } else {
+    memcpy(w->L, pb->M, sizeof(double) * (size_t)nq * (size_t)nq);
+    if (nh_la_chol(nq, w->L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
+    w->diag = nh_la_lower_zero(nq, w->L);
+  }
   if (nc == 0) return NH_OK;
   memcpy(w->W, pb->A, sizeof(double) * (size_t)nc * (size_t)nq);
   for (int j = 0; j < nc; j++) solve_M(w, w->W + (size_t)j * nq);
@@ -197,16 +222,24 @@ static int setup_normals(const nh_simul_problem *pb, const nh_simul_opts *o, sim
   for (int i = 0; i < k; i++) {
     double *u = w->U + (size_t)i * nq;
     nh_la_copy(nq, pb->dg + (size_t)i * nq, u);
-    solve_M(w, u);
-    w->dgn[i] = nh_la_dot(nq, pb->dg + (size_t)i * nq, u); /* |dg_i|^2_{M^-1} */
+    if (w->structured && w->diag)
+      nh_simul_solve_row(pb, w, i, u);
+    else
+      solve_M(w, u);
+    /* |dg_i|^2_{M^-1} */
+    w->dgn[i] = w->structured ? nh_simul_row_dot(pb, w, i, u) : nh_la_dot(nq, pb->dg + (size_t)i * nq, u);
     if (nc > 0) project(w, pb->A, u, w->Y + (size_t)i * nc);
   }
-  for (int i = 0; i < k; i++)
-    for (int j = 0; j <= i; j++) {
-      double g = nh_la_dot(nq, pb->dg + (size_t)i * nq, w->U + (size_t)j * nq);
-      w->G[(size_t)i * k + j] = g;
-      w->G[(size_t)j * k + i] = g;
-    }
+  /* G: over the pairs of contacts sharing a coordinate (simul_struct.c), or dense */
+  w->sparse_gram = w->structured && w->diag && nc == 0 && nh_simul_gram_sparse(pb, w);
+  if (!w->sparse_gram) {
+    for (int i = 0; i < k; i++)
+      for (int j = 0; j <= i; j++) {
+        double g = nh_la_dot(nq, pb->dg + (size_t)i * nq, w->U + (size_t)j * nq);
+        w->G[(size_t)i * k + j] = g;
+        w->G[(size_t)j * k + i] = g;
+      }
+  }
   /* a gradient in the span of the one-forms: no normal direction is left */
   for (int i = 0; i < k; i++) {
     double gii = w->G[(size_t)i * k + i];
@@ -219,16 +252,27 @@ static int setup_normals(const nh_simul_problem *pb, const nh_simul_opts *o, sim
     }
     w->gn[i] = sqrt(gii);
   }
-  for (int i = 0; i < k; i++)
-    for (int j = 0; j < k; j++)
-      w->C[(size_t)i * k + j] =
-          i == j ? 1.0 : w->G[(size_t)i * k + j] / (w->gn[i] * w->gn[j]);
+  /* the cosines over the pairs too (elsewhere 0 / (gn_i gn_j) = +0: G_ii > 0 is at least the
+   * smallest subnormal, so gn_i gn_j does not underflow to 0); their factor on its envelope
+   * when they are finite */
+  const int sparse = w->sparse_gram;
+  int env = 0;
+  if (sparse) {
+    env = nh_simul_cosines_sparse(w);
+  } else {
+    for (int i = 0; i < k; i++)
+      for (int j = 0; j < k; j++)
+        w->C[(size_t)i * k + j] =
+            i == j ? 1.0 : w->G[(size_t)i * k + j] / (w->gn[i] * w->gn[j]);
+  }
   /* opposing and duplicate pairs; with opposing_plastic an opposing pair is kept (w->opp) */
   const int keep_opposing = o->opposing_plastic && !o->paper_plastic;
   for (int i = 0; i < k; i++) w->opp[i] = 0;
   w->nopp = 0;
   for (int i = 0; i < k; i++)
-    for (int j = i + 1; j < k; j++) {
+    for (int q = sparse ? w->arow[i] : i + 1; q < (sparse ? w->arow[i + 1] : k); q++) {
+      const int j = sparse ? w->acon[q] : q; /* (sparse: the other cosines are 0) */
+      if (j <= i) continue;
       double c = w->C[(size_t)i * k + j];
       if (!(c <= -1.0 + o->col_tol) && !(c >= 1.0 - o->col_tol)) continue;
       if (c < 0.0 && keep_opposing) {
@@ -275,11 +319,17 @@ static int setup_normals(const nh_simul_problem *pb, const nh_simul_opts *o, sim
   int r = 0;
   for (int i = 0; i < k; i++)
     if (!(w->opp[i] && w->opp[i] - 1 < i)) w->lidx[r++] = i;
-  for (int a2 = 0; a2 < r; a2++)
-    for (int b2 = 0; b2 < r; b2++)
-      w->Gf[(size_t)a2 * r + b2] = w->C[(size_t)w->lidx[a2] * k + w->lidx[b2]];
-  int rank = 0;
-  if (nh_la_chol(r, w->Gf, o->dep_tol, &rank) != NH_OK) {
+  int rank = 0, fst;
+  w->env = env;
+  if (env) {
+    fst = nh_simul_cosines_factor_env(w, w->lidx, r, w->Gf, w->efirst, w->elast, o->dep_tol, &rank);
+  } else {
+    for (int a2 = 0; a2 < r; a2++)
+      for (int b2 = 0; b2 < r; b2++)
+        w->Gf[(size_t)a2 * r + b2] = w->C[(size_t)w->lidx[a2] * k + w->lidx[b2]];
+    fst = nh_la_chol(r, w->Gf, o->dep_tol, &rank);
+  }
+  if (fst != NH_OK) {
     /* the first rejected pivot (its column zeroed): a normal in the span of those before */
     int first = 0;
     while (first < r - 1 && w->Gf[(size_t)first * r + first] != 0.0) first++;
@@ -311,7 +361,9 @@ int nh_simul_prepare(const nh_simul_problem *pb, const double *v, const nh_simul
                          "simultaneous impact: invalid sizes, NULL matrices or options");
   int nq = pb->nq, nc = pb->nc;
   carve(nq, nc, pb->k, o, work, w);
-  if (!finite_all((size_t)nq * nq, pb->M) || !finite_all((size_t)pb->k * nq, pb->dg) ||
+  const int fin = nh_simul_structure_scan(pb, o, w); /* (the scan checks M and the gradients) */
+  if (fin == 0 ||
+      (fin < 0 && (!finite_all((size_t)nq * nq, pb->M) || !finite_all((size_t)pb->k * nq, pb->dg))) ||
       (nc > 0 && !finite_all((size_t)nc * nq, pb->A)) || (v && !finite_all((size_t)nq, v)))
     return nh_simul_fail(res, NH_SIMUL_BAD_INPUT, -1, -1, NH_ERR_ARG, msg, ms,
                          "simultaneous impact: non-finite value in M, A, the gradients or v");
@@ -349,20 +401,12 @@ int nh_simul_prepare(const nh_simul_problem *pb, const double *v, const nh_simul
   return setup_normals(pb, o, w, res, msg, ms);
 }
 
-/* s_i = dg_i v; returns |v|_M */
-double nh_simul_rates(const nh_simul_problem *pb, const simul_ws *w, const double *v) {
-  for (int i = 0; i < pb->k; i++) w->s[i] = nh_la_dot(pb->nq, pb->dg + (size_t)i * pb->nq, v);
-  nh_la_gemv(pb->nq, pb->nq, pb->M, v, w->tmp);
-  double e = nh_la_dot(pb->nq, v, w->tmp);
-  return e > 0.0 ? sqrt(e) : 0.0;
-}
-
 /* the next contact by policy (after nh_simul_rates), -1 when feasible */
 int nh_simul_pick(const simul_ws *w, nh_simul_policy policy, double vnorm, double feas_tol) {
   int best = -1;
   double bs = 0.0, thr = -feas_tol * vnorm;
   for (int i = 0; i < w->k; i++) {
-    double r = w->s[i] / w->gn[i];
+    double r = w->rn[i];
     if (!(r < thr)) continue;
     if (best < 0 || (policy == NH_SIMUL_MOST_INFEASIBLE && r < bs) ||
         (policy == NH_SIMUL_LEAST_INFEASIBLE && r >= bs)) {
