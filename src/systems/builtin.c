@@ -4,6 +4,7 @@
 
 #include "base/msg.h"
 #include "nholo/systems.h"
+#include "systems/system_impl.h"
 
 static nh_model *gearbox_default(char *msg, size_t msg_size) { return nh_gearbox_create(1, msg, msg_size); }
 static nh_model *sleigh_dg_q_default(char *msg, size_t msg_size) {
@@ -22,19 +23,20 @@ static nh_model *suslov_default(char *msg, size_t msg_size) {
 }
 
 static const nh_builtin builtins[] = {
-    {"penny", "vertical rolling disk bouncing inside an elliptical table (Clark & Bloch)", NULL},
-    {"rolling-disk", "disk rolled by 4 internal masses on circles (Putkaradze & Rogers sec. 5)", NULL},
-    {"rolling-ball", "ball rolled by 3 internal masses on tilted circles (Putkaradze & Rogers sec. 6)", NULL},
-    {"rolling-ball-detach", "that ball with m3 = 60: the normal force vanishes (Fig. 6.4)", NULL},
-    {"sleigh", "Chaplygin sleigh on SE(2) (Kobilarov, Martin de Diego, Ferraro, sec. 6.1)", NULL},
-    {"snakeboard", "snakeboard with rotor and steering torques (Kobilarov et al., sec. 6.2)", NULL},
-    {"quartic", "chaotic quartic nonholonomic system on R^7, H = 3.06 (Celledoni et al. 4.1)", nh_quartic_create},
-    {"gearbox", "continuous gearbox driven by an asymmetric pendulum (Celledoni et al. 4.4)", gearbox_default},
-    {"quartic-ap", "the quartic system in almost-Poisson form (x, w, z, xi, eta), eq. (21)", nh_quartic_ap_create},
-    {"sleigh-dg", "Chaplygin sleigh in almost-Poisson form (x1, x2, theta, rho1, rho2), eq. (22)", sleigh_dg_default},
-    {"suslov", "Euler-Poincare-Suslov problem on so(3), almost-Poisson form (rho1, rho2)", suslov_default},
-    {"gearbox-ap", "the gearbox in almost-Poisson form (q1, q2, q3, rho1, rho2), frame of spec 002 S4", gearbox_ap_default},
-    {"sleigh-dg-q", "Chaplygin sleigh in (x1, x2, theta), Fig. 3 data (Celledoni et al. 4.2)", sleigh_dg_q_default},
+    {"penny", "vertical rolling disk bouncing inside an elliptical table (Clark & Bloch)", NULL, &nh_system_penny},
+    {"rolling-disk", "disk rolled by 4 internal masses on circles (Putkaradze & Rogers sec. 5)", NULL, &nh_system_ball},
+    {"rolling-ball", "ball rolled by 3 internal masses on tilted circles (Putkaradze & Rogers sec. 6)", NULL,
+     &nh_system_ball},
+    {"rolling-ball-detach", "that ball with m3 = 60: the normal force vanishes (Fig. 6.4)", NULL, &nh_system_ball},
+    {"sleigh", "Chaplygin sleigh on SE(2) (Kobilarov, Martin de Diego, Ferraro, sec. 6.1)", NULL, NULL},
+    {"snakeboard", "snakeboard with rotor and steering torques (Kobilarov et al., sec. 6.2)", NULL, NULL},
+    {"quartic", "chaotic quartic nonholonomic system on R^7, H = 3.06 (Celledoni et al. 4.1)", nh_quartic_create, NULL},
+    {"gearbox", "continuous gearbox driven by an asymmetric pendulum (Celledoni et al. 4.4)", gearbox_default, NULL},
+    {"quartic-ap", "the quartic system in almost-Poisson form (x, w, z, xi, eta), eq. (21)", nh_quartic_ap_create, NULL},
+    {"sleigh-dg", "Chaplygin sleigh in almost-Poisson form (x1, x2, theta, rho1, rho2), eq. (22)", sleigh_dg_default, NULL},
+    {"suslov", "Euler-Poincare-Suslov problem on so(3), almost-Poisson form (rho1, rho2)", suslov_default, NULL},
+    {"gearbox-ap", "the gearbox in almost-Poisson form (q1, q2, q3, rho1, rho2), frame of spec 002 S4", gearbox_ap_default, NULL},
+    {"sleigh-dg-q", "Chaplygin sleigh in (x1, x2, theta), Fig. 3 data (Celledoni et al. 4.2)", sleigh_dg_q_default, NULL},
 };
 
 int nh_builtin_count(void) { return (int)(sizeof builtins / sizeof builtins[0]); }
