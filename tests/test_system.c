@@ -1,7 +1,8 @@
 /* test_system.c - the systems interface (nholo/systems.h) and what a system records of its run
  * (nholo/io.h): which class a MODEL argument opens as, the options a class takes, the errors of
  * a build, and the rolling ball's run as a chain of the common driver: built by its system and
- * run with nh_chain_run, it is the run of nh_ball_run and nh_ball_run_flight to the bit. */
+ * run with nh_chain_run, it is the run of nh_ball_run and nh_ball_run_flight to the bit; the
+ * built-ins' parameters by name (nh_builtin_params), as nh_builtin_load and an ensemble use them. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -170,11 +171,61 @@ static int test_ball_flight(void) {
   return 0;
 }
 
+/* ---- built-ins' parameters by name ----------------------------------------------------------- */
+
+/* the same model (parameters, initial state) to the bit */
+static int same_model(const nh_model *a, const nh_model *b) {
+  return a && b && a->npar == b->npar && a->nx == b->nx &&
+         memcmp(a->param_values, b->param_values, sizeof(double) * (size_t)a->npar) == 0 &&
+         memcmp(a->x0, b->x0, sizeof(double) * (size_t)a->nx) == 0;
+}
+
+/* a parameter block with the options applied builds nh_builtin_load's model, and one more value
+ * set in the block (an ensemble member's) moves the model's parameter to it */
+static int test_builtin_params(void) {
+  const char *const names[3] = {"penny", "sleigh", "snakeboard"}, *const key[3] = {"a", "I", "J"};
+  char msg[512];
+  for (int i = 0; i < 3; i++) {
+    const nh_builtin *b = nh_builtin_find(names[i]);
+    ENSURE(b && b->params && b->params->size > 0 && b->params->set && b->params->create);
+    const char *set[1] = {key[i]};
+    const double val[1] = {i == 0 ? 0.17 : 2.5};
+    nh_builtin_opts o = {1, set, val, 0, {NH_IMPACT_ELASTIC, 1.0}, i == 0 ? "ellipse" : NULL};
+    double block[128]; /* aligned for the parameter structs */
+    ENSURE(b->params->size <= sizeof block);
+    b->params->defaults(block);
+    ENSURE(nh_builtin_params_apply(b, block, &o, msg, sizeof msg) == NH_OK);
+    nh_model *m = b->params->create(block, msg, sizeof msg), *ref = nh_builtin_load(names[i], &o, msg, sizeof msg);
+    ENSURE(same_model(m, ref));
+    int k = -1;
+    for (int j = 0; j < m->npar; j++)
+      if (strcmp(m->param_names[j], key[i]) == 0) k = j;
+    ENSURE(k >= 0 && m->param_values[k] == val[0]);
+    ENSURE(b->params->set(block, key[i], 3.0) == 1 && b->params->set(block, "no-such-name", 1.0) == 0);
+    nh_model *varied = b->params->create(block, msg, sizeof msg);
+    ENSURE(varied && varied->param_values[k] == 3.0);
+    nh_model_destroy(varied), nh_model_destroy(ref), nh_model_destroy(m);
+  }
+  // the penny alone has a table and impacts; a built-in without parameters takes no overrides
+  const nh_builtin *penny = nh_builtin_find("penny"), *sleigh = nh_builtin_find("sleigh");
+  ENSURE(penny->params->table && penny->params->law && !sleigh->params->table && !sleigh->params->law);
+  ENSURE(!nh_builtin_find("quartic")->params && !nh_builtin_find("no-such-model"));
+  double block[128];
+  sleigh->params->defaults(block);
+  nh_builtin_opts law = {0, NULL, NULL, 1, {NH_IMPACT_PLASTIC, 0.0}, NULL};
+  ENSURE(nh_builtin_params_apply(sleigh, block, &law, msg, sizeof msg) == NH_ERR_ARG && strstr(msg, "no impacts"));
+  penny->params->defaults(block);
+  nh_builtin_opts square = {0, NULL, NULL, 0, {NH_IMPACT_ELASTIC, 1.0}, "square"};
+  ENSURE(nh_builtin_params_apply(penny, block, &square, msg, sizeof msg) == NH_ERR_ARG && strstr(msg, "'square'"));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_classes);
   RUN_TEST(test_build_errors);
   RUN_TEST(test_ball_rolling);
   RUN_TEST(test_ball_flight);
+  RUN_TEST(test_builtin_params);
   return TEST_SUMMARY();
 }

@@ -166,6 +166,18 @@ NH_API nh_model *nh_suslov_create(const nh_suslov_params *p, char *msg, size_t m
 
 struct nh_system_class;
 
+/* A built-in's parameters by name (its nh_*_params struct behind void *): overridden, varied
+ * member by member in an ensemble, and built into its model. */
+typedef struct nh_builtin_params {
+  size_t size;                                       /* bytes of the block */
+  void (*defaults)(void *p);                         /* the block at its defaults */
+  int (*set)(void *p, const char *name, double value); /* 1, or 0 for a name it has not */
+  /* the penny's table by name (Nullable: no table): NH_OK, or NH_ERR_ARG with the message */
+  int (*table)(void *p, const char *table, char *msg, size_t msg_size);
+  void (*law)(void *p, nh_impact_law law);           /* every gap's law (Nullable: no impacts) */
+  nh_model *(*create)(const void *p, char *msg, size_t msg_size);
+} nh_builtin_params;
+
 /* Built-in models by name, for command-line front ends. */
 typedef struct nh_builtin {
   const char *name;
@@ -174,10 +186,14 @@ typedef struct nh_builtin {
   nh_model *(*create)(char *msg, size_t msg_size);
   /* the system that runs it (nh_system_open); NULL: a built-in model (nh_builtin_load) */
   const struct nh_system_class *system;
+  /* its parameters by name (NULL: it takes no overrides) */
+  const nh_builtin_params *params;
 } nh_builtin;
 
 NH_API int nh_builtin_count(void);
 NH_API const nh_builtin *nh_builtin_at(int i);
+/* The built-in named name, or NULL. */
+NH_API const nh_builtin *nh_builtin_find(const char *name);
 /* The built-in model with this name at its defaults; NULL with a reason in msg when the name
  * is unknown or has no default constructor. */
 NH_API nh_model *nh_builtin_create(const char *name, char *msg, size_t msg_size);
@@ -197,6 +213,11 @@ typedef struct nh_builtin_opts {
  * a one-line reason in msg: an unknown name, an override the model does not take, an impact
  * law or table for a model without them, or parameters its create function refuses. */
 NH_API nh_model *nh_builtin_load(const char *name, const nh_builtin_opts *opts, char *msg, size_t msg_size);
+/* The options applied to p, a parameter block of b (b->params: its defaults, or more): the
+ * table, the overrides, the impact law, in nh_builtin_load's order and with its messages.
+ * NH_OK, or NH_ERR_ARG with the reason in msg. */
+NH_API int nh_builtin_params_apply(const nh_builtin *b, void *p, const nh_builtin_opts *opts, char *msg,
+                                   size_t msg_size);
 
 /* ---- systems: what a run needs beyond its model (src/systems/system.c) ---------------------
  * A front end (`nholo run`) opens its MODEL argument, a built-in's name or a model file, as a

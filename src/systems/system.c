@@ -47,9 +47,8 @@ static const nh_system_class *class_of(const char *model) {
   if (!model) return &nh_system_builtin;
   // a body file of the model language (`body ball`), or the former .ball format
   if (ends_with(model, ".ball") || (ends_with(model, ".nh") && nh_model_file_is_body(model))) return &nh_system_ball;
-  for (int i = 0; i < nh_builtin_count(); i++)
-    if (strcmp(nh_builtin_at(i)->name, model) == 0)
-      return nh_builtin_at(i)->system ? nh_builtin_at(i)->system : &nh_system_builtin;
+  const nh_builtin *b = nh_builtin_find(model);
+  if (b) return b->system ? b->system : &nh_system_builtin;
   if (strchr(model, '/') || ends_with(model, ".nh")) return &nh_system_file;
   return &nh_system_builtin; /* an unknown name: its build says so */
 }
