@@ -1,14 +1,9 @@
 /* check.c - `nholo check FILE.nh`: the diagnostics of a model file, or its derived quantities. */
-#define _POSIX_C_SOURCE 200809L /* open, O_NONBLOCK */
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -53,22 +48,10 @@ int cli_is_model_file(const char *model) {
 }
 
 int cli_model_file_ok(const char *path) {
-  struct stat st;
-  if (stat(path, &st) != 0) {
-    cli_usage_error("cannot read '%s': %s", path, strerror(errno));
-    return 0;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    cli_usage_error("cannot read '%s': %s", path, S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
-    return 0;
-  }
-  int fd = open(path, O_RDONLY | O_NONBLOCK);
-  if (fd < 0) {
-    cli_usage_error("cannot read '%s': %s", path, strerror(errno));
-    return 0;
-  }
-  close(fd);
-  return 1;
+  char msg[1200];
+  if (nh_model_file_check(path, msg, sizeof msg) == NH_OK) return 1;
+  cli_usage_error("%s", msg);
+  return 0;
 }
 
 /* 1 when msg starts "FILE:LINE:COL: error: " */

@@ -167,9 +167,7 @@ void cli_contacts_summary(FILE *f, int json, const cli_contacts *cs);
 int cli_contacts_commit(cli_contacts *cs, char *msg, size_t msg_size);
 void cli_contacts_abort(cli_contacts *cs);
 
-/* The rolling ball and disk (cli/ball.c): is NAME a built-in ball or a FILE.ball; its run. */
-int cli_ball_is_model(const char *name);
-int cmd_run_ball(int argc, char **argv);
+/* `nholo figure` (cli/figures.c) */
 int cmd_figure(int argc, char **argv);
 
 /* Bounds of a run's outputs (the CSVs are streamed, so memory does not grow with a run): a

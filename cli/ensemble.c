@@ -21,10 +21,9 @@
 
 /* a built-in and its parameters */
 typedef struct ens_builtin {
-  int kind; /* 0 model file, 1 penny, 2 sleigh, 3 snakeboard, 4 another built-in */
-  nh_penny_params penny;
-  nh_sleigh_params sleigh;
-  nh_snakeboard_params snake;
+  int file;                        /* the model is a model file */
+  const nh_builtin_params *params; /* a built-in's by name (NULL: a file, or a built-in without) */
+  void *p;                         /* its block, the table and the fixed --set applied */
 } ens_builtin;
 
 typedef struct ens_opts {
@@ -170,16 +169,11 @@ static int parse_ensemble(int argc, char **argv, ens_opts *o) {
 
 /* ---- the model and the variables' targets ------------------------------------------- */
 
-/* a built-in's parameter struct with one more override; 0 when it has no such name */
-static int builtin_set(ens_builtin *b, const char *name, double v) {
-  return b->kind == 1 ? nh_penny_set(&b->penny, name, v)
-         : b->kind == 2 ? nh_sleigh_set(&b->sleigh, name, v)
-         : b->kind == 3 ? nh_snakeboard_set(&b->snake, name, v) : 0;
-}
-
-static nh_model *builtin_create(const ens_builtin *b, char *msg, size_t size) {
-  return b->kind == 1 ? nh_penny_create(&b->penny, msg, size)
-         : b->kind == 2 ? nh_sleigh_create(&b->sleigh, msg, size) : nh_snakeboard_create(&b->snake, msg, size);
+/* a copy of the built-in's parameter block (NULL when out of memory) */
+static void *builtin_copy(const ens_builtin *b) {
+  void *p = malloc(b->params->size);
+  if (p) memcpy(p, b->p, b->params->size);
+  return p;
 }
 
 /* a model file's load options: the fixed overrides, then extra (names, values) */
@@ -200,7 +194,7 @@ static nh_model *file_model(const ens_opts *o, nh_backend backend, int nextra, c
 static nh_model *load_model(ens_opts *o, int *rc) {
   char msg[2048];
   nh_model *model = NULL;
-  if (cli_is_model_file(o->model)) {
+  if ((o->bp.file = cli_is_model_file(o->model))) {
     if (o->c.table) return *rc = cli_usage_error("--table: only for the built-in penny (use --set a=... --set b=...)"), NULL;
     if (!cli_model_file_ok(o->model)) return *rc = CLI_USAGE, NULL;
     // the text kept to build members that vary a parameter
@@ -211,26 +205,20 @@ static nh_model *load_model(ens_opts *o, int *rc) {
     cli_backend_note(model);
     return model;
   }
-  o->bp.kind = strcmp(o->model, "penny") == 0 ? 1 : strcmp(o->model, "sleigh") == 0 ? 2
-            : strcmp(o->model, "snakeboard") == 0 ? 3 : 4;
-  if (o->c.law_set && o->bp.kind != 1) return *rc = cli_usage_error("--impact: model '%s' has no impacts", o->model), NULL;
-  if (o->c.table && o->bp.kind != 1) return *rc = cli_usage_error("--table: only for the built-in penny"), NULL;
-  if (o->bp.kind == 4) {
-    if (o->c.sets.n > 0) return *rc = cli_usage_error("--set: model '%s' takes no overrides (a model file does)", o->model), NULL;
-    if (!(model = nh_builtin_create(o->model, msg, sizeof msg)))
-      return *rc = cli_usage_error("unknown model '%s' (see 'nholo list'; a model file ends in .nh)", o->model), NULL;
+  // a built-in: its parameter block with the table, overrides and law (as nh_builtin_load), kept
+  // to build the members that vary a parameter; one without parameters as built
+  const nh_builtin *b = nh_builtin_find(o->model);
+  nh_builtin_opts bo = {o->c.sets.n, o->c.sets.names, o->c.sets.values, o->c.law_set, o->c.law, o->c.table};
+  if (!b || !b->params) {
+    if (!(model = nh_builtin_load(o->model, &bo, msg, sizeof msg))) return *rc = cli_usage_error("%s", msg), NULL;
     return model;
   }
-  // the penny's table (as nh_builtin_load), then the overrides
-  if (o->c.table && strcmp(o->c.table, "circle") == 0) o->bp.penny.a = 0.2, o->bp.penny.b = 0.2;
-  else if (o->c.table && strcmp(o->c.table, "ellipse") == 0) o->bp.penny.a = 0.15, o->bp.penny.b = 0.2;
-  else if (o->c.table)
-    return *rc = cli_usage_error("--table: unknown table '%s' (expected circle or ellipse)", o->c.table), NULL;
-  for (int i = 0; i < o->c.sets.n; i++)
-    if (!builtin_set(&o->bp, o->c.sets.names[i], o->c.sets.values[i]))
-      return *rc = cli_usage_error("--set: model '%s' has no parameter or initial value '%s'", o->model, o->c.sets.names[i]), NULL;
-  if (o->c.law_set) o->bp.penny.law = o->c.law;
-  if (!(model = builtin_create(&o->bp, msg, sizeof msg))) return *rc = cli_usage_error("%s", msg), NULL;
+  o->bp.params = b->params;
+  if (!(o->bp.p = malloc(b->params->size))) return *rc = cli_usage_error("out of memory"), NULL;
+  b->params->defaults(o->bp.p);
+  if (nh_builtin_params_apply(b, o->bp.p, &bo, msg, sizeof msg) != NH_OK ||
+      !(model = b->params->create(o->bp.p, msg, sizeof msg)))
+    return *rc = cli_usage_error("%s", msg), NULL;
   return model;
 }
 
@@ -249,8 +237,9 @@ static int state_index(const nh_model *m, const char *name) {
   return -1;
 }
 
-/* each variable's target: a built-in's (penny, sleigh, snakeboard) values all go through its
- * parameter struct, so the member's model is built with consistent initial velocities; a
+/* each variable's target: the values of a built-in with parameters by name (nh_builtin_params:
+ * the penny, sleigh, snakeboard) all go through its parameter block, so the member's model is
+ * built with consistent initial velocities; a
  * model file's coordinates and velocities (and another built-in's) are set in the state of the
  * shared model, a model file's parameters build the member's model */
 static int resolve(ens_opts *o, const nh_model *m) {
@@ -259,17 +248,18 @@ static int resolve(ens_opts *o, const nh_model *m) {
   else snprintf(where, sizeof where, "--vary:");
   for (int j = 0; j < o->nvar; j++) {
     nh_ensemble_var *v = &o->vars[j];
-    const int kind = o->bp.kind;
-    int param = 0, si = kind == 0 || kind == 4 ? state_index(m, v->name) : -1;
+    int param = 0, si = !o->bp.params ? state_index(m, v->name) : -1;
     if (si >= 0) {
       v->target = NH_VARY_STATE, v->index = si;
       continue;
     }
-    if (kind == 0) {
+    if (o->bp.file) {
       for (int i = 0; i < m->npar && !param; i++) param = strcmp(m->param_names[i], v->name) == 0;
-    } else if (kind != 4) {
-      ens_builtin probe = o->bp;
-      param = builtin_set(&probe, v->name, 0.0);
+    } else if (o->bp.params) {
+      void *probe = builtin_copy(&o->bp);
+      if (!probe) return cli_usage_error("out of memory");
+      param = o->bp.params->set(probe, v->name, 0.0);
+      free(probe);
     }
     if (!param) return cli_usage_error("%s model '%s' has no parameter, coordinate or velocity '%s'", where, o->model, v->name);
     v->target = NH_VARY_PARAM, v->index = -1;
@@ -413,7 +403,7 @@ static int resolve_stats(ens_opts *o, const nh_model *m) {
 /* a member's model from its values (the parameters; the state is set by the ensemble) */
 static int build_member(const double *values, nh_model **model, char *msg, size_t size, void *user) {
   const ens_opts *o = user;
-  if (o->bp.kind == 0) {
+  if (o->bp.file) {
     const char *names[ENS_MAX_VARY];
     double vals[ENS_MAX_VARY];
     int n = 0;
@@ -421,10 +411,12 @@ static int build_member(const double *values, nh_model **model, char *msg, size_
       if (o->vars[j].target == NH_VARY_PARAM) names[n] = o->vars[j].name, vals[n++] = values[j];
     *model = file_model(o, NH_BACKEND_TAPE, n, names, vals, msg, size);
   } else {
-    ens_builtin local = o->bp;
+    void *local = builtin_copy(&o->bp);
+    if (!local) return snprintf(msg, size, "out of memory"), NH_ERR_NOMEM;
     for (int j = 0; j < o->nvar; j++)
-      if (o->vars[j].target == NH_VARY_PARAM) builtin_set(&local, o->vars[j].name, values[j]);
-    *model = builtin_create(&local, msg, size);
+      if (o->vars[j].target == NH_VARY_PARAM) o->bp.params->set(local, o->vars[j].name, values[j]);
+    *model = o->bp.params->create(local, msg, size);
+    free(local);
   }
   return *model ? 0 : NH_ERR_ARG;
 }
@@ -645,14 +637,12 @@ int cmd_ensemble(int argc, char **argv) {
   }
   o->seed = 1;
   cli_sim_opts_init(&o->c); /* the defaults of nholo run */
-  o->bp.penny = nh_penny_params_default();
-  o->bp.sleigh = nh_sleigh_params_default();
-  o->bp.snake = nh_snakeboard_params_default();
   int rc = parse_ensemble(argc, argv, o);
   cli_signals_install(); /* SIGINT, SIGTERM: the members stop at their next step, the output kept */
   rc = rc ? agree(o, rc) : ensemble_main(o);
   if (o->mpi) nh_ensemble_mpi_finalize();
   free(o->table);
+  free(o->bp.p);
   nh_free(o->text);
   free(o);
   return rc;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "nholo/sim.h"
+#include "nholo/systems.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -263,6 +264,49 @@ NH_API void nh_json_str(FILE *f, const char *s);
 NH_API void nh_json_field_num(FILE *f, const char *key, double x);
 NH_API void nh_json_field_str(FILE *f, const char *key, const char *s);
 NH_API void nh_json_field_bool(FILE *f, const char *key, int b);
+
+/* ---- what a system records of its run (src/io/outputs.c, ball_out.c) ----------------------
+ * A system (nholo/systems.h) may record its run its own way: the rolling ball tracks its normal
+ * force and friction on a fine grid, writes them with the state to --out (rows thinned to
+ * --sample) and its events to --events, draws them (--plot) and adds its statistics and phases
+ * to the summary; the penny draws its plan view. A front end records the rest the common way
+ * (nh_csv_stream, nh_plot_timeseries, the common summary's fields). */
+
+/* the outputs a run was asked for */
+typedef struct nh_run_files {
+  const char *out, *events, *plot; /* Nullable */
+  double sample;                   /* the interval of the --out rows */
+  long plot_max;                   /* a plot's samples at most (more are thinned evenly) */
+} nh_run_files;
+
+/* what a plot sees of the run */
+typedef struct nh_run_view {
+  const nh_model *model; /* the first phase's */
+  const nh_traj *traj;   /* the common record of the samples (NULL with records of its own) */
+  const nh_sim *sim;     /* the phase that ended the run */
+  const char *method;
+} nh_run_view;
+
+typedef struct nh_system_outputs {
+  double grid; /* > 0: the run samples on this grid (nh_sim_def.out_dt) whatever --sample */
+  int flags;   /* with summary: the summary's nh_summary.flags */
+  size_t size; /* bytes of its record (zeroed before open); 0: it keeps none (the common ones) */
+  /* With a record: open it (headers written) before the run of sims (one per phase of run),
+   * observe every sample (user: the record), commit after the run (last: the phase that ended
+   * it; NH_OK or the first failure, its message in msg), close (what is not committed is
+   * removed; the record freed by the caller). */
+  int (*open)(void *rec, const nh_system_run *run, nh_sim *const *sims, const nh_run_files *f, char *msg,
+              size_t msg_size);
+  nh_observer_fn observe;
+  int (*commit)(void *rec, int last, char *msg, size_t msg_size);
+  void (*close)(void *rec);
+  nh_summary_fn summary; /* Nullable: the common fields; user: the record */
+  /* Nullable: nh_plot_timeseries; rec NULL without a record */
+  int (*plot)(void *rec, const char *path, const nh_run_view *v, char *msg, size_t msg_size);
+} nh_system_outputs;
+
+/* What system s records its own way, or NULL (every record the common one). */
+NH_API const nh_system_outputs *nh_system_outputs_find(const nh_system *s);
 
 #ifdef __cplusplus
 }

@@ -110,6 +110,11 @@ NH_API char *nh_model_describe(const char *path, const nh_load_opts *opts, char 
  * otherwise, also when the file cannot be read. */
 NH_API int nh_model_file_is_body(const char *path);
 
+/* Whether path can be read as a model file: a regular file that opens (a FIFO or a device is
+ * refused without waiting on it). NH_OK, or NH_ERR_ARG with "cannot read 'FILE': <the
+ * system's reason>" in msg. */
+NH_API int nh_model_file_check(const char *path, char *msg, size_t msg_size);
+
 /* A model file's whole text as a NUL-terminated string (release with nh_free), checked as
  * nh_model_load reads it (size limit, no NUL byte inside); NULL with the reason in msg. For
  * callers that build many models from one text (nh_model_parse with different overrides). */

@@ -3,11 +3,14 @@
  * nh_model from the definition this makes. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "lang/mf.h"
 #include "base/msg.h"
@@ -194,6 +197,22 @@ nh_model *nh_model_parse(const char *text, const char *filename, const nh_load_o
 }
 
 /* the whole file as a NUL-terminated string, or NULL with a reason */
+int nh_model_file_check(const char *path, char *msg, size_t msg_size) {
+  struct stat st;
+  const char *why = NULL;
+  if (!path) why = "no path given";
+  else if (stat(path, &st) != 0) why = strerror(errno);
+  else if (!S_ISREG(st.st_mode)) why = S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file";
+  else {
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) why = strerror(errno);
+    else close(fd);
+  }
+  if (!why) return NH_OK;
+  nh_set_msg(msg, msg_size, "cannot read '%s': %s", path ? path : "", why);
+  return NH_ERR_ARG;
+}
+
 char *mf_read_file(const char *path, char *msg, size_t msg_size) {
   errno = 0;
   FILE *f = path ? fopen(path, "rb") : NULL;

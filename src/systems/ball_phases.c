@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "nholo/systems/ball.h"
+#include "systems/ball_impl.h"
 
 /* was the last event of the rolling phase a detachment that stopped it? */
 static int stopped_at_detachment(const nh_sim *roll) {
@@ -23,8 +24,7 @@ static int stopped_at_detachment(const nh_sim *roll) {
   return e.stopped && strcmp(m->monitors[e.monitor].name, "normal_force") == 0;
 }
 
-/* the reset map rolling -> flight: a detachment with lift-off switches, any other stop ends */
-static int liftoff(int from, const nh_sim *roll, int *to, double *t, double *x, void *user) {
+int ball_liftoff(int from, const nh_sim *roll, int *to, double *t, double *x, void *user) {
   nh_ball_flight_info *inf = user;
   if (from != 0 || !stopped_at_detachment(roll)) return 1;
   inf->detached = 1, inf->t_detach = *t;
@@ -35,6 +35,15 @@ static int liftoff(int from, const nh_sim *roll, int *to, double *t, double *x, 
   memcpy(x, xf, sizeof(double) * (size_t)(nh_sim_model(roll)->nx + 4));
   *to = 1;
   return 0;
+}
+
+void ball_flight_finish(nh_ball_flight_info *inf, const nh_sim *fly, int last) {
+  nh_event_record e;
+  long k = nh_sim_event_count(fly);
+  if ((inf->flew = last == 1) && k > 0 && nh_sim_event_get(fly, k - 1, &e) == NH_OK && e.stopped) {
+    const int n = nh_ball_model_params(nh_sim_model(fly))->n;
+    inf->touchdown = 1, inf->t_touchdown = e.t, inf->vz_touchdown = e.x[2 * n + 12];
+  }
 }
 
 int nh_ball_run_flight(nh_sim *roll, nh_sim *fly, double t_end, nh_observer_fn obs, void *user,
@@ -51,15 +60,10 @@ int nh_ball_run_flight(nh_sim *roll, nh_sim *fly, double t_end, nh_observer_fn o
   nh_sim *const phases[2] = {roll, fly};
   double breaks[2];
   const int nbreaks = nh_ball_breakpoints(rm, breaks);
-  nh_chain c = {phases, 2, breaks, nbreaks, 0, 1, liftoff, &inf};
+  nh_chain c = {phases, 2, breaks, nbreaks, 0, 1, ball_liftoff, &inf};
   int last;
   int rc = nh_chain_run(&c, 0, t_end, obs, user, &last);
-  nh_event_record e;
-  long k = nh_sim_event_count(fly);
-  if ((inf.flew = last == 1) && k > 0 && nh_sim_event_get(fly, k - 1, &e) == NH_OK && e.stopped) {
-    const int n = nh_ball_model_params(fm)->n;
-    inf.touchdown = 1, inf.t_touchdown = e.t, inf.vz_touchdown = e.x[2 * n + 12];
-  }
+  ball_flight_finish(&inf, fly, last);
   if (info) *info = inf;
   return rc;
 }
