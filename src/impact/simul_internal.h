@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "model/metric.h"
 #include "nholo/impact.h"
 
 typedef struct simul_ws {
@@ -27,6 +28,7 @@ typedef struct simul_ws {
   int nopp;        /* contacts that belong to an opposing pair (opposing_plastic) */
   long seq_room;   /* ints of out_seq */
   double *L;       /* (nq x nq) Cholesky factor of M */
+  nh_metric mt;    /* M's factor in L (model/metric.h) */
   double *W;       /* (nc x nq) rows M^-1 A_j^T */
   double *GA;      /* (nc x nc) factor of A M^-1 A^T */
   double *U;       /* (k x nq) rows u_i = Pi M^-1 dg_i^T */

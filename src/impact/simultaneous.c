@@ -11,6 +11,7 @@
 
 #include "base/msg.h"
 #include "la/la.h"
+#include "model/metric.h"
 #include "nholo/impact.h"
 #include "simul_internal.h"
 
@@ -148,44 +149,26 @@ static void carve(int nq, int nc, int k, const nh_simul_opts *o, void *work, sim
   w->structured = w->mlower = w->sparse_gram = w->env = 0;
 }
 
-/* b <- M^-1 b */
-static void solve_M(const simul_ws *w, double *b) {
-  if (w->diag)
-    nh_la_diag_solve(w->nq, w->L, b);
-  else
-    nh_la_chol_solve(w->nq, w->L, b);
-}
+/* b <- M^-1 b (the metric's solve) */
+static void solve_M(const simul_ws *w, double *b) { nh_metric_solve(&w->mt, b); }
 
 /* x <- Pi x; coef (nc) = (A M^-1 A^T)^-1 A x */
 static void project(const simul_ws *w, const double *A, double *x, double *coef) {
-  int nq = w->nq, nc = w->nc;
-  for (int j = 0; j < nc; j++) coef[j] = nh_la_dot(nq, A + (size_t)j * nq, x);
-  nh_la_chol_solve(nc, w->GA, coef);
-  for (int j = 0; j < nc; j++) nh_la_axpy(nq, -coef[j], w->W + (size_t)j * nq, x);
+  nh_metric_project(w->nq, w->nc, A, w->W, w->GA, x, coef);
 }
 
-/* factor M and A M^-1 A^T; W = M^-1 A^T (rows) */
+/* factor M (the metric's, or on M's pattern for a structured problem: nh_la_chol's diagonal
+ * path) and A M^-1 A^T with W = M^-1 A^T (rows; nh_metric_rows) */
 static int factor_metric(const nh_simul_problem *pb, simul_ws *w) {
-  int nq = pb->nq, nc = pb->nc;
-  if (w->structured && !w->mlower) { /* M's pattern: nh_la_chol's diagonal path */
+  nh_metric_init(&w->mt, pb->nq, 0, w->L, NULL);
+  if (w->structured && !w->mlower) {
     if (nh_simul_factor_diag(pb, w) != NH_OK) return NH_ERR_NOT_SPD;
-    w->diag = 1;
-  } else {
-    memcpy(w->L, pb->M, sizeof(double) * (size_t)nq * (size_t)nq);
-    if (nh_la_chol(nq, w->L, 0.0, NULL) != NH_OK) return NH_ERR_NOT_SPD;
-    w->diag = nh_la_lower_zero(nq, w->L);
+    w->mt.diag = 1;
+  } else if (nh_metric_factor(&w->mt, pb->M) != NH_OK) {
+    return NH_ERR_NOT_SPD;
   }
-  if (nc == 0) return NH_OK;
-  memcpy(w->W, pb->A, sizeof(double) * (size_t)nc * (size_t)nq);
-  for (int j = 0; j < nc; j++) solve_M(w, w->W + (size_t)j * nq);
-  for (int a = 0; a < nc; a++)
-    for (int b = 0; b <= a; b++) {
-      double g = nh_la_dot(nq, pb->A + (size_t)a * nq, w->W + (size_t)b * nq);
-      w->GA[(size_t)a * nc + b] = g;
-      w->GA[(size_t)b * nc + a] = g;
-    }
-  if (nh_la_chol(nc, w->GA, 0.0, NULL) != NH_OK) return NH_ERR_SINGULAR;
-  return NH_OK;
+  w->diag = w->mt.diag;
+  return nh_metric_rows(&w->mt, pb->nc, pb->A, w->W, w->GA);
 }
 
 static int finite_all(size_t n, const double *x) {
