@@ -47,8 +47,9 @@ typedef struct gni_proj {
   double A[12], W[12], G[4], Gi[4];
 } gni_proj;
 
-/* the same from the general step's carried momentum p+ (cin) when it left no velocity form:
- * v = M^-1 (p+ + a Q^T p+), Q^T p+ from the projector at q_k in the workspace */
+/* the next half-step velocity (gk_vhalf's v = u + a W c) from the general step's carried
+ * momentum p+ (cin) when it left no velocity form: v = M^-1 (p+ + a Q^T p+), Q^T p+ from the
+ * projector at q_k in the workspace */
 VI_INLINE void gni_vmom(const vi_ws *w, const int n, const int m, const int diag, double a, const double *p,
                         double *v) {
   double z[6], pm[6];
