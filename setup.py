@@ -51,6 +51,23 @@ def modules():
     return out
 
 
+def kernel_text():
+    """build-python/generated/gni_kernel_text.h: the bytes of src/lang/gni_kernel.h (gni's kernel,
+    whose text src/lang/codegen_gni.c writes into a model file's C) as the array
+    gni_kernel_text[], as CMakeLists.txt writes it into its build tree (rewritten only when it
+    changes); returns its directory, for the include path"""
+    data = open(os.path.join(HERE, "src", "lang", "gni_kernel.h"), "rb").read()
+    text = ("/* src/lang/gni_kernel.h as text (setup.py): do not edit */\nstatic const char gni_kernel_text[] = {\n"
+            + "".join("0x%02x,%s" % (b, "\n" if b == 10 else "") for b in data) + "0x00};\n")
+    where = os.path.join(HERE, "build-python", "generated")
+    path = os.path.join(where, "gni_kernel_text.h")
+    os.makedirs(where, exist_ok=True)
+    if not os.path.exists(path) or open(path).read() != text:
+        with open(path, "w") as f:
+            f.write(text)
+    return where
+
+
 def pkg_config(pkgs, *args):
     """the flags of the first of pkgs pkg-config knows, or None"""
     for pkg in pkgs:
@@ -131,7 +148,7 @@ class BuildExt(build_ext):
 ext = Extension(
     "nholo._nholo",
     sources=extension_sources() + library_sources(),
-    include_dirs=["include", "src", numpy.get_include()],
+    include_dirs=["include", "src", kernel_text(), numpy.get_include()],
     define_macros=[("NHOLO_STATIC", None), ("NHOLO_BUILDING", None)],
     extra_compile_args=["-std=c17", "-ffp-contract=off", "-fvisibility=hidden"],
     libraries=["m"],

@@ -263,14 +263,18 @@ static int test_gram_gni(void) {
 }
 
 /* ---- gni's kernel compiled with a model file (src/lang/codegen_gni.c) ------------------ */
+/* The kernel has one source (src/lang/gni_kernel.h), compiled into the library and written
+ * into a model file's C; what is checked here is what the runs give. */
 
-/* the compiled kernel, counted: it is called, and forwards */
+/* the compiled kernel, counted: its calls and the steps it took */
 static nh_gni_kernel_fn kernel_orig;
-static long kernel_calls;
+static long kernel_calls, kernel_steps;
 static long counted_kernel(const double *Gi, const double *run, long kmax, double *q, double *v, double *c,
                            double *A, double *acc, int *fail) {
   kernel_calls++;
-  return kernel_orig(Gi, run, kmax, q, v, c, A, acc, fail);
+  const long k = kernel_orig(Gi, run, kmax, q, v, c, A, acc, fail);
+  kernel_steps += k;
+  return k;
 }
 
 typedef struct run_out {
@@ -288,16 +292,21 @@ static const char *const two_skates =
     "constraint lift: z' - theta' = 0\n"
     "initial theta' = 1, x' = 0.5, z' = 1\n";
 
-/* gni on a model (an example file, or model text) with backend (the compiled kernel:
- * counted, or removed when strip) from its initial state with v scaled, to t_end */
-static int kernel_run(const char *model, nh_backend be, int strip, double v_scale, double t_end, run_out *o) {
+/* gni on a model (model text, an example file "*.nh", or else the built-in sleigh) with backend
+ * (the compiled kernel: counted, or removed when strip) from its initial state with v
+ * scaled, to t_end; *has_kernel: the model brought a compiled kernel */
+static int kernel_run(const char *model, nh_backend be, int strip, double v_scale, double t_end, run_out *o,
+                      int *has_kernel) {
   char msg[512], path[512];
   snprintf(path, sizeof path, NHOLO_SOURCE_DIR "/examples/%s", model);
   nh_load_opts lo = nh_load_opts_default();
   lo.backend = be;
-  nh_model *m = strstr(model, "\n") ? nh_model_parse(model, "two_skates.nh", &lo, msg, sizeof msg)
-                                    : nh_model_load(path, &lo, msg, sizeof msg);
+  const nh_sleigh_params sp = nh_sleigh_params_default();
+  nh_model *m = strstr(model, "\n")     ? nh_model_parse(model, "two_skates.nh", &lo, msg, sizeof msg)
+                : strstr(model, ".nh") ? nh_model_load(path, &lo, msg, sizeof msg)
+                                       : nh_sleigh_create(&sp, msg, sizeof msg);
   if (!m || m->nq > 6) return -1;
+  if (has_kernel) *has_kernel = m->gni_kernel != NULL;
   if (m->gni_kernel) kernel_orig = m->gni_kernel, m->gni_kernel = strip ? NULL : counted_kernel;
   nh_sim_def d = nh_sim_def_default();
   d.method = nh_method_find("gni");
@@ -325,31 +334,54 @@ static int same_run(const run_out *a, const run_out *b) {
          a->st.max_conserved_rel_error == b->st.max_conserved_rel_error && a->st.energy == b->st.energy;
 }
 
-/* the compiled kernel runs (the sleigh: one constraint; two skates: two) and gives the bits
- * of the library's loop on the same compiled evaluators and on tapes, also when a run
- * overflows (then the kernel's untested run is redone tested, as the library's); a model
- * with a potential (the knife edge on a slope) has no kernel */
-static int test_gni_compiled_kernel(void) {
+/* the sleigh read from its model file runs gni's kernel compiled with its C (called), and
+ * gives the bits of the built-in sleigh (hand-written C, the library's kernel) at the same
+ * parameters and start, and of the same file on tapes: the state at t = 5, the steps, the
+ * evaluations and the invariants the run reports */
+static int test_gni_kernel_sleigh(void) {
+  run_out file, builtin, tape;
+  int has;
+  kernel_calls = 0;
+  ENSURE(kernel_run("chaplygin_sleigh.nh", NH_BACKEND_CODEGEN, 0, 1.0, 5.0, &file, &has) == 0);
+  ENSURE(has && kernel_calls >= 1);
+  ENSURE(kernel_run("built-in", NH_BACKEND_CODEGEN, 0, 1.0, 5.0, &builtin, &has) == 0);
+  ENSURE(!has);
+  ENSURE(kernel_run("chaplygin_sleigh.nh", NH_BACKEND_TAPE, 0, 1.0, 5.0, &tape, &has) == 0);
+  ENSURE(!has);
+  if (!same_run(&file, &builtin) || !same_run(&file, &tape))
+    printf("  x0 %.17g (file) %.17g (built-in) %.17g (tape)\n", file.x[0], builtin.x[0], tape.x[0]);
+  ENSURE((file.rc == NH_OK || file.rc == NH_DRIFT) && file.st.steps == 5000);
+  ENSURE(same_run(&file, &builtin) && same_run(&file, &tape));
+  return 0;
+}
+
+/* two constraints (two skates) and runs that overflow: the compiled kernel gives the run of
+ * the library's on the same file's tapes. At v x 1e160 the energy overflows at every step:
+ * the compiled kernel takes none of them (its untested run ends non-finite and is redone
+ * tested, which stops at the first step), the driver takes them, and the run says it left
+ * the regime (NH_DRIFT, a non-finite energy: no silent NH_OK); the sleigh's overflowing start
+ * fails before any run. A model with a potential (the knife edge on a slope) has no compiled
+ * kernel. */
+static int test_gni_kernel_models(void) {
   static const char *const files[] = {"chaplygin_sleigh.nh", NULL, "knife_edge.nh"};
-  static const int has_kernel[] = {1, 1, 0};
+  static const int kernel[] = {1, 1, 0};
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
     const char *model = files[i] ? files[i] : two_skates;
     for (int big = 0; big < 2; big++) {
-      const double scale = big ? 1e160 : 1.0; /* 1e160: E overflows at the first step */
-      run_out k, lib, tape;
-      kernel_calls = 0;
-      ENSURE(kernel_run(model, NH_BACKEND_CODEGEN, 0, scale, 5.0, &k) == 0);
-      /* (the sleigh's overflowing start fails before any run; the two skates' reaches the
-       * kernel, whose untested run ends non-finite and is redone tested: no step taken) */
-      if (!big || i == 1) ENSURE((kernel_calls >= 1) == has_kernel[i]);
-      ENSURE(kernel_run(model, NH_BACKEND_CODEGEN, 1, scale, 5.0, &lib) == 0);
-      ENSURE(kernel_run(model, NH_BACKEND_TAPE, 0, scale, 5.0, &tape) == 0);
-      if (!same_run(&k, &lib) || !same_run(&k, &tape))
-        printf("  %s (v x %g): rc %d %d %d, x0 %.17g %.17g %.17g, kernel calls %ld\n", files[i] ? files[i] : "two skates",
-               scale, k.rc, lib.rc, tape.rc, k.x[0], lib.x[0], tape.x[0], kernel_calls);
-      ENSURE(same_run(&k, &lib) && same_run(&k, &tape));
+      const double scale = big ? 1e160 : 1.0;
+      run_out k, tape;
+      int has;
+      kernel_calls = kernel_steps = 0;
+      ENSURE(kernel_run(model, NH_BACKEND_CODEGEN, 0, scale, 5.0, &k, &has) == 0);
+      ENSURE(has == kernel[i]);
+      if (!big || i == 1) ENSURE((kernel_calls >= 1) == kernel[i]);
+      if (big && i == 1) ENSURE(kernel_steps == 0); /* each call's first step overflows: not taken */
+      ENSURE(kernel_run(model, NH_BACKEND_TAPE, 0, scale, 5.0, &tape, NULL) == 0);
+      if (!same_run(&k, &tape))
+        printf("  %s (v x %g): rc %d %d, x0 %.17g %.17g, kernel calls %ld\n", files[i] ? files[i] : "two skates",
+               scale, k.rc, tape.rc, k.x[0], tape.x[0], kernel_calls);
+      ENSURE(same_run(&k, &tape));
       if (!big) ENSURE((k.rc == NH_OK || k.rc == NH_DRIFT) && k.st.steps == 5000);
-      /* an energy that overflowed is no silent NH_OK: the run says it left the regime */
       if (big && i == 1) ENSURE(k.rc == NH_DRIFT && !isfinite(k.st.energy));
     }
   }
@@ -388,7 +420,8 @@ int main(int argc, char **argv) {
   RUN_TEST(test_flag_set);
   RUN_TEST(test_gram_flag);
   RUN_TEST(test_gram_gni);
-  RUN_TEST(test_gni_compiled_kernel);
+  RUN_TEST(test_gni_kernel_sleigh);
+  RUN_TEST(test_gni_kernel_models);
   RUN_TEST(test_ode_refused);
   return TEST_SUMMARY();
 }

@@ -308,8 +308,9 @@ int mf_cc_run(const mf_cc_job *job, char *why, size_t why_size);
 void mf_codegen_unload(void *dl);
 /* The C source of m's evaluators (malloc'd), or NULL when out of memory. */
 char *mf_codegen_source(const mf *m);
-/* gni's free-motion kernel in m's generated C (codegen_gni.c): its code (the key of gni.c's
- * free_code: sizes and a diagonal M), 0 when m has none; the C appended to b. */
+/* gni's free-motion kernel in m's generated C (codegen_gni.c, the text of gni_kernel.h): its
+ * code (the key of gni.c's free_code: sizes and a diagonal M), 0 when m has none; the C
+ * appended to b. */
 struct nh_text;
 int mf_gni_kernel_code(const mf *m);
 void mf_codegen_gni(struct nh_text *b, const mf *m);

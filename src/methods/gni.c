@@ -45,9 +45,10 @@
  * location: step(x0, tau), tau < h) reuse the carried value with the shorter step, which is
  * the variable-step form above, so a located impact state is a genuine step of the method.
  * Constant M, no forces or potential, one or two constraints and n <= 6: the free-motion
- * kernel (gni_free.h), eq. 14 in velocity form v_k+1/2 = v_k-1/2 - 2 M^-1 A^T G^-1 A v_k-1/2, on
- * local vectors, step by step or over a run (nh_method.advance); G^-1 kept for a constant G;
- * a model file's C may bring the run compiled with its constraint (src/lang/codegen_gni.c). */
+ * kernel, eq. 14 in velocity form v_k+1/2 = v_k-1/2 - 2 M^-1 A^T G^-1 A v_k-1/2, on local
+ * vectors, step by step or over a run (nh_method.advance); G^-1 kept for a constant G. Its
+ * statements have one source, src/lang/gni_kernel.h: compiled here (gni_free.h) and written
+ * into a model file's C, whose run then has the constraint inlined (src/lang/codegen_gni.c). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -196,7 +197,7 @@ static int dl_solve(nh_stepper *s, vi_ws *w, int midpoint, const double *q0, dou
 
 /* The second half of a gni/del step, from the outgoing momentum p-_k on (vi_body has the
  * carried p+_k, the forces and the projector at q_k in place); constM, midpoint as in vi_body.
- * (gni's free-motion kernel, gni_kstep above, is the same map in velocity form.) */
+ * (gni's free-motion kernel, gk_step of gni_kernel.h, is the same map in velocity form.) */
 VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, double h, double *x1, int constM,
                         int midpoint, const int n, const int m) {
   const nh_model *mo = s->model;
@@ -276,12 +277,17 @@ VI_INLINE int vi_tail_k(nh_stepper *s, vi_ws *w, double t, const double *x0, dou
   return 0;
 }
 
-/* the gni free-motion kernel for this model (gni_kstep with its n, m, diag), 0 for none */
+/* the shapes the free-motion kernel is compiled for, X(n, m, diag): n = 2..6 coordinates,
+ * m = 1, 2 constraints, M full or diagonal (keyed by GK_SHAPE, as a model file's kernel) */
+#define GNI_FREE_N(X, n) X(n, 1, 0) X(n, 1, 1) X(n, 2, 0) X(n, 2, 1)
+#define GNI_FREE_SHAPES(X) GNI_FREE_N(X, 2) GNI_FREE_N(X, 3) GNI_FREE_N(X, 4) GNI_FREE_N(X, 5) GNI_FREE_N(X, 6)
+
+/* the gni free-motion kernel for this model (gk_step with its n, m, diag), 0 for none */
 static int free_code(const nh_model *mo, const vi_ws *w) {
   if (mo->coriolis || mo->force || mo->potential || *w->mfact != 1.0 || w->m != w->mc || w->m < 1 || w->m > 2 ||
       w->n < 2 || w->n > 6)
     return 0; /* (with a contact closed: the general step) */
-  return 1 + (((w->n - 2) * 2 + (w->m - 1)) * 2 + (*w->mdiag == 1.0));
+  return GK_SHAPE(w->n, w->m, *w->mdiag == 1.0);
 }
 
 /* a step of gni or del once vi_resolve has decided where the carried vector comes from */
@@ -381,12 +387,10 @@ static int gni_step(nh_stepper *s, double t, const double *x0, double h, double 
   if (err) *err = 0.0;
   if (s->opts.variant == NH_VARIANT_SYMMETRIC) return nh_vi_sym_step(s, t, x0, h, x1); /* vi_sym.c */
   vi_ws *w = vi_get(s);
-  switch (w->free) { /* free_code: 1 + ((n - 2) * 2 + m - 1) * 2 + diag */
+  switch (w->free) { /* the models with a free-motion kernel (free_code) */
 #define VI_FREE(n, m, diag) \
-  case 1 + (((n) - 2) * 2 + (m) - 1) * 2 + (diag): return gni_free_step_n(s, w, t, x0, h, x1, n, m, diag);
-#define VI_FREE_N(n) VI_FREE(n, 1, 0) VI_FREE(n, 1, 1) VI_FREE(n, 2, 0) VI_FREE(n, 2, 1)
-    VI_FREE_N(2) VI_FREE_N(3) VI_FREE_N(4) VI_FREE_N(5) VI_FREE_N(6)
-#undef VI_FREE_N
+  case GK_SHAPE(n, m, diag): return gni_free_step_n(s, w, t, x0, h, x1, n, m, diag);
+    GNI_FREE_SHAPES(VI_FREE)
 #undef VI_FREE
   default: return vi_step(s, t, x0, h, x1, VI_GNI);
   }
@@ -398,10 +402,8 @@ static int gni_advance(nh_stepper *s, const double *x0, double *x1, nh_advance *
   vi_ws *w = vi_get(s);
   switch (w->free) { /* the models with a free-motion kernel (free_code) */
 #define VI_FREE(n, m, diag) \
-  case 1 + (((n) - 2) * 2 + (m) - 1) * 2 + (diag): return gni_advance_k(s, w, x0, x1, ad, n, m, diag);
-#define VI_FREE_N(n) VI_FREE(n, 1, 0) VI_FREE(n, 1, 1) VI_FREE(n, 2, 0) VI_FREE(n, 2, 1)
-    VI_FREE_N(2) VI_FREE_N(3) VI_FREE_N(4) VI_FREE_N(5) VI_FREE_N(6)
-#undef VI_FREE_N
+  case GK_SHAPE(n, m, diag): return gni_advance_k(s, w, x0, x1, ad, n, m, diag);
+    GNI_FREE_SHAPES(VI_FREE)
 #undef VI_FREE
   default: return 0;
   }

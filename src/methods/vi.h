@@ -497,7 +497,7 @@ static inline int vi_on_sparse(const vi_ws *w, int m) { return m > 0 && *w->gsp 
 
 /* A(q), W = M^-1 A^T (column k at W + k n), G = chol(A W) and Gi = (A W)^-1 (applied two or
  * three times per step). Nothing when m = 0. (The free-motion kernel forms its own, on local
- * vectors: gni_kstep, gni_free.h.) */
+ * vectors: gk_step, src/lang/gni_kernel.h.) */
 VI_INLINE int proj_setup_k(const nh_model *mo, vi_ws *w, int n, int m, const double *q, const double *L) {
   if (m == 0) return 0;
   int rc;
