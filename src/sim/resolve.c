@@ -1,7 +1,7 @@
 /* resolve.c - the impact pipeline from a located crossing to its resolution:
  *
  *   locate    events.c    the crossing gap gi and its time, the state there (s->dg, s->g1)
- *   collect   simul.c     the gaps closing at the same instant (the active set)
+ *   collect   collect.c   the gaps closing at the same instant (the active set)
  *   resolve   here        one gap: its law through the form (form.c: the metric's map, or the
  *                         almost-Poisson jump); several: simultaneous (simul.c); impacts that
  *                         accumulate, or a contact reached at rest: closed and held

@@ -340,7 +340,7 @@ int nh_sim_impact(nh_sim *s, int gi, nh_observer_fn obs, void *user, int *applie
 /* simul.c: the workspace of simultaneous impacts, made at creation and freed with the sim */
 int nh_sim_simul_create(nh_sim *s, char *msg, size_t msg_size);
 void nh_sim_simul_destroy(nh_sim *s);
-/* simul.c: the contacts that join gap gi's impact at the current state (s->g1 the gaps, s->dg
+/* collect.c: the contacts that join gap gi's impact at the current state (s->g1 the gaps, s->dg
  * their gradients there); their number (1: gi alone, resolved by nh_sim_impact as before) */
 int nh_sim_simul_collect(nh_sim *s, int gi);
 /* simul.c: resolve the contacts collected (at least two) together and log the impact; *applied

@@ -11,25 +11,11 @@
 #include <string.h>
 
 #include "base/msg.h"
-#include "sim/sim_impl.h"
+#include "sim/simul_impl.h"
 
 /* the largest simul_max_outcomes (nh_simul_opts.max_outcomes's) */
 #define SIM_SIMUL_MAX_OUTCOMES 1000000
 
-struct nh_sim_simul {
-  nh_simul_opts opts;
-  void *work;          /* nh_simul_work_size(nq, nc, ng, opts) bytes */
-  int *idx;            /* (ng) the gaps of the current set, increasing */
-  int *was_closed;     /* (ng) 1 when member j of the set is a persistent contact */
-  const char **names;  /* (ng) their names, for the resolution's messages */
-  double *dgk;         /* (ng x nq) their gradients as rows */
-  double *vnb, *vna;   /* (ng) their rates before and after */
-  int fallback, fb_gap; /* the law's fallback for the current set (simul_law), the gap named */
-  /* the log's pools: per record its gaps (k) and sequence (nseq); impulses, rates (3 k) */
-  int *pi;
-  double *pd;
-  long capi, capd;
-};
 
 int nh_sim_simul_create(nh_sim *s, char *msg, size_t msg_size) {
   const int ord = s->def.simul_order;
@@ -83,34 +69,6 @@ void nh_sim_simul_destroy(nh_sim *s) {
   if (!w) return;
   free(w->work), free(w->idx), free(w->names), free(w->dgk), free(w->pi), free(w->pd), free(w);
   s->simul = NULL;
-}
-
-int nh_sim_simul_collect(nh_sim *s, int gi) {
-  nh_sim_simul *w = s->simul;
-  const int nq = s->nq;
-  const double *v = s->x + nq;
-  int k = 0, nclosed = 0;
-  if (!w) return 1;
-  // the triggering gap, every open gap touching (|g| <= simul_tol) that closes or rests, and
-  // every persistent contact (on its wall, rate ~0: it takes part in the propagation)
-  for (int i = 0; i < s->ng; i++) {
-    const double *dgi = s->dg + (size_t)i * nq, rate = nh_la_dot(nq, dgi, v);
-    const int cl = s->nact > 0 && s->closed[i];
-    if (i != gi && !cl && (!(fabs(s->g1[i]) <= s->def.simul_tol) || !(rate <= s->def.vn_tol))) continue;
-    w->idx[k] = i;
-    w->was_closed[k] = cl;
-    w->names[k] = s->model->gap_names ? s->model->gap_names[i] : NULL;
-    w->vnb[k] = rate;
-    memcpy(w->dgk + (size_t)k * nq, dgi, sizeof(double) * (size_t)nq);
-    nclosed += cl;
-    k++;
-  }
-  // gap gi alone against persistent contacts, its impacts accumulating: closing it (the
-  // plastic map over the active set, which holds them) resolves the accumulation instead
-  double t_limit, ratio;
-  if (nclosed > 0 && k - nclosed == 1 && s->def.contact && nh_sim_contact_accumulates(s, gi, &t_limit, &ratio))
-    return 1;
-  return k;
 }
 
 /* the simultaneous law of the k contacts: each law's coefficient (elastic 1, restitution e; the
