@@ -54,12 +54,9 @@ void nh_metric_gram_init(nh_metric_gram *g, const nh_model *m, double *work) {
 
 /* ---- dense ---- */
 
-/* w_j = (M^-1)_jj A_j for a diagonal M: A_j dinv_j, or A_j / L_jj / L_jj without dinv */
-static inline double diag_inv(const nh_metric *mt, const double *A, int j) {
-  const double *L = mt->L;
-  const size_t jj = (size_t)j * (size_t)mt->nq + (size_t)j;
-  return mt->dinv ? A[j] * mt->dinv[j] : A[j] / L[jj] / L[jj];
-}
+/* w_j = (M^-1)_jj A_j = A_j dinv_j for a diagonal M (the Gram solve's metric is the dynamics',
+ * which keeps dinv: nh_dyn_init) */
+static inline double diag_inv(const nh_metric *mt, const double *A, int j) { return A[j] * mt->dinv[j]; }
 
 /* One row A with a diagonal M and its reciprocal diagonal (the sleigh, the knife edge): G is a
  * number and lam = (-b - A a) / G one division (no factor: the path from A to a has no square
@@ -100,15 +97,6 @@ static int gram_dense(nh_metric_gram *g, const nh_metric *mt, const double *A, d
     }
   }
   if (azero) memset(a, 0, sizeof(double) * (size_t)nq);
-  if (nc == 1 && mt->diag) { /* (a metric without dinv) */
-    for (int j = 0; j < nq; j++) W[j] = diag_inv(mt, A, j);
-    const double G = nh_la_dot(nq, A, W);
-    if (!(G > 0.0)) return NH_ERR_SINGULAR;
-    const double l = (-lam[0] - nh_la_dot(nq, A, a)) / G;
-    nh_la_axpy(nq, l, W, a);
-    lam[0] = l;
-    return NH_OK;
-  }
   for (int k = 0; k < nc; k++) {
     double *w = W + (size_t)k * nq;
     memcpy(w, A + (size_t)k * nq, sizeof(double) * (size_t)nq);
