@@ -9,11 +9,17 @@
 
 #include "harness.h"
 #include "nholo/impact.h"
+#include "nholo/nholo.h"
 #include "nholo/systems.h"
 #include "nholo/systems/all.h"
+#include "systems/penny_impl.h"
 
 #define PI 3.14159265358979323846
 #define NIMP 20
+/* most flow evaluations per impact of a long elastic run with the exact method (issue 30) */
+#define EVALS_PER_IMPACT_MAX 25.0
+/* impacts of the runs that count them */
+#define COUNT_IMPACTS 2000
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
@@ -837,6 +843,40 @@ static int test_run_ellipse_plastic(void) {
   return 0;
 }
 
+/* the flow evaluations (nh_penny_flow_evals): one per call of the flow; at least the flight's
+ * start per prediction; per impact of a long elastic run with the exact method at least two
+ * (the prediction and the step to it) and at most EVALS_PER_IMPACT_MAX, on either table */
+static int test_flow_eval_count(void) {
+  for (int ellipse = 0; ellipse < 2; ellipse++) {
+    nh_penny_params p = run_params(ellipse, 0);
+    nh_model *m = nh_penny_create(&p, NULL, 0);
+    ENSURE(m != NULL);
+    double q[4], v[4], tau;
+    int k;
+    long e0 = nh_penny_flow_evals();
+    for (int i = 0; i < 3; i++) flow(m, m->q0, m->v0, 0.1 * i, q, v);
+    ENSURE(nh_penny_flow_evals() - e0 == 3);
+    e0 = nh_penny_flow_evals();
+    ENSURE(m->predict(m->q0, m->v0, 100.0, &tau, &k, m->user) == NH_OK);
+    ENSURE(nh_penny_flow_evals() - e0 >= 1);
+    nh_sim_def d = nh_sim_def_default();
+    d.method = nh_method_find("exact");
+    d.zeno_count = 1 << 30;
+    nh_sim *s = nh_sim_create(m, &d, NULL, 0);
+    ENSURE(s != NULL);
+    e0 = nh_penny_flow_evals();
+    ENSURE(nh_sim_run(s, 1e12, COUNT_IMPACTS, NULL, NULL) == NH_OK);
+    const long n = nh_sim_impact_count(s), evals = nh_penny_flow_evals() - e0;
+    const double per = (double)evals / (double)n;
+    printf("  %s: %ld impacts, %.2f flow evaluations per impact\n", ellipse ? "ellipse" : "circle", n, per);
+    ENSURE(n == COUNT_IMPACTS);
+    ENSURE(per >= 2.0 && per <= EVALS_PER_IMPACT_MAX);
+    nh_sim_destroy(s);
+    nh_model_destroy(m);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   TEST_INIT(argc, argv);
   RUN_TEST(test_flow_closed_form);
@@ -849,6 +889,7 @@ int main(int argc, char **argv) {
   RUN_TEST(test_predict_grazing);
   RUN_TEST(test_predict_random);
   RUN_TEST(test_predict_on_wall);
+  RUN_TEST(test_flow_eval_count);
   RUN_TEST(test_run_circle_elastic);
   RUN_TEST(test_run_circle_plastic);
   RUN_TEST(test_run_ellipse_elastic);

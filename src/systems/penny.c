@@ -61,6 +61,7 @@
 
 #include "base/msg.h"
 #include "nholo/systems/penny.h"
+#include "systems/penny_impl.h"
 
 #define PENNY_TWO_PI 6.28318530717958647692528676655900577
 /* |g| below this at the start of a flight: the end is on the wall (the contact just handled) */
@@ -77,6 +78,17 @@
 #define PENNY_UNDECIDED 1000
 /* relative distance of two closed-form crossings below which both are polished */
 #define PENNY_CLOSE 1e-9
+
+/* evaluations of the closed-form flow on this thread (nh_penny_flow_evals): the flow's and
+ * the predictor's, added once per call. Initial-exec TLS: no __tls_get_addr call in
+ * position-independent code. */
+#if defined(__GNUC__)
+static _Thread_local __attribute__((tls_model("initial-exec"))) long penny_evals;
+#else
+static _Thread_local long penny_evals;
+#endif
+
+long nh_penny_flow_evals(void) { return penny_evals; }
 
 /* the block the model owns (copied by nh_model_create) */
 typedef struct penny_data {
@@ -232,6 +244,7 @@ static int penny_gap(const double *q, double *g, double *dg, void *user) {
 static int penny_flow(const double *q0, const double *v0, double tau, double *q, double *v,
                       void *user) {
   const penny_data *p = user;
+  penny_evals++;
   double x0 = q0[0], y0 = q0[1], th0 = q0[2], phi0 = q0[3];
   double Om = v0[2], om = v0[3];
   double half = 0.5 * om * tau, sh = sin(half), ch = cos(half);
@@ -256,6 +269,7 @@ typedef struct flight {
   double x0, y0, c0, s0; /* start of the contact point, e(phi0) */
   double V, Rw, w, R;    /* R Omega, R omega, omega, R */
   double ia2, ib2;
+  long evals; /* flight_eval's calls */
 } flight;
 
 /* an end's gap and its first two time derivatives, and its position */
@@ -266,7 +280,8 @@ typedef struct endval {
 static inline double dmin(double a, double b) { return a < b ? a : b; }
 static inline double dmax(double a, double b) { return a > b ? a : b; }
 
-static inline void flight_eval(const flight *f, double t, endval e[2]) {
+static inline void flight_eval(flight *f, double t, endval e[2]) {
+  f->evals++;
   double sh = 0.0, ch = 1.0, S = t;
   if (t != 0.0) {
     double half = 0.5 * f->w * t;
@@ -340,7 +355,7 @@ static double taylor_step(double g, double g1, double g2, double L2, double L3) 
 /* The root of end k in (lo, hi], with g(lo) > 0 >= g(hi), by bracketed Newton from the end
  * with the smaller |g|, bisecting when |g| did not halve; it stops at |g| <= 2 eps or when
  * Newton stalls at the rounding level of g. */
-static double refine(const flight *f, int k, double lo, endval elo, double hi, endval ehi) {
+static double refine(flight *f, int k, double lo, endval elo, double hi, endval ehi) {
   double best = hi, gbest = fabs(ehi.g);
   int slow = 0;
   for (int it = 0; it < PENNY_MAX_REFINE && gbest > 2.0 * DBL_EPSILON; it++) {
@@ -408,7 +423,7 @@ static int predict_line(const endval e0[2], double tau_max, double *tau, int *ga
 /* Newton on g along the flow from a close estimate t of end k's crossing; the step whose
  * quadratic remainder |g''| dt^2/2 is below the rounding of g is the last one (taken without
  * a further evaluation). Returns the crossing, or -1 when Newton does not settle. */
-static double polish_crossing(const flight *f, int k, double t) {
+static double polish_crossing(flight *f, int k, double t) {
   endval e[2];
   for (int it = 0; it < PENNY_MAX_POLISH; it++) {
     flight_eval(f, t, e);
@@ -420,7 +435,7 @@ static double polish_crossing(const flight *f, int k, double t) {
   return -1.0;
 }
 
-static int predict_circle(const flight *f, const endval e0[2], double a2, double cx, double cy,
+static int predict_circle(flight *f, const endval e0[2], double a2, double cx, double cy,
                           double tau_max, double *tau, int *gap) {
   const double r = f->V / f->w, rho2 = r * r + f->R * f->R, c2 = cx * cx + cy * cy;
   const double den = 2.0 * sqrt(c2 * rho2);
@@ -460,44 +475,25 @@ static int predict_circle(const flight *f, const endval e0[2], double a2, double
 
 enum { END_ARMED, END_OUT, END_DONE };
 
-static int penny_predict(const double *q0, const double *v0, double tau_max, double *tau,
-                         int *gap, void *user) {
-  const penny_data *p = user;
-  if (!q0 || !v0 || !tau || !gap || !p || isnan(tau_max)) return NH_ERR_ARG;
-  for (int i = 0; i < 4; i++)
-    if (!isfinite(q0[i])) return NH_ERR_NONFINITE;
-  if (!isfinite(v0[2]) || !isfinite(v0[3])) return NH_ERR_NONFINITE;
-  if (!(tau_max > 0.0)) return NH_NO_IMPACT;
-
-  flight f;
-  f.x0 = q0[0];
-  f.y0 = q0[1];
-  f.c0 = cos(q0[3]);
-  f.s0 = sin(q0[3]);
-  f.V = p->R * v0[2];
-  f.Rw = p->R * v0[3];
-  f.w = v0[3];
-  f.R = p->R;
-  f.ia2 = p->ia2;
-  f.ib2 = p->ib2;
-
-  const double ve = sqrt(f.V * f.V + f.Rw * f.Rw);
+/* the first crossing of the flight f within tau_max (penny_predict's answer) */
+static int predict_flight(flight *f, const penny_data *p, double tau_max, double *tau, int *gap) {
+  const double ve = sqrt(f->V * f->V + f->Rw * f->Rw);
   if (ve == 0.0) return NH_NO_IMPACT; /* at rest */
   endval e[2];
-  flight_eval(&f, 0.0, e);
-  if (f.w == 0.0) return predict_line(e, tau_max, tau, gap);
+  flight_eval(f, 0.0, e);
+  if (f->w == 0.0) return predict_line(e, tau_max, tau, gap);
 
-  const double mn = dmin(p->a, p->b), hm = 1.0 / (mn * mn), aw = fabs(f.w);
+  const double mn = dmin(p->a, p->b), hm = 1.0 / (mn * mn), aw = fabs(f->w);
   // both ends circle c* at radius rho: nothing to find when that circle is well inside
-  const double r = f.V / f.w, cx = f.x0 - r * f.s0, cy = f.y0 + r * f.c0;
-  if (sqrt(cx * cx + cy * cy) + sqrt(r * r + f.R * f.R) < mn * (1.0 - 1e-9)) return NH_NO_IMPACT;
+  const double r = f->V / f->w, cx = f->x0 - r * f->s0, cy = f->y0 + r * f->c0;
+  if (sqrt(cx * cx + cy * cy) + sqrt(r * r + f->R * f->R) < mn * (1.0 - 1e-9)) return NH_NO_IMPACT;
   if (p->a == p->b) {
-    int rc = predict_circle(&f, e, p->a * p->a, cx, cy, tau_max, tau, gap);
+    int rc = predict_circle(f, e, p->a * p->a, cx, cy, tau_max, tau, gap);
     if (rc != PENNY_UNDECIDED) return rc;
   }
 
   const double L2 = 2.0 * hm * ve * ve + 2.0 * aw * ve / mn;
-  const double L3 = 6.0 * hm * aw * ve * ve + 2.0 * f.w * f.w * ve / mn;
+  const double L3 = 6.0 * hm * aw * ve * ve + 2.0 * f->w * f->w * ve / mn;
   const double t_end = dmin(tau_max, PENNY_TWO_PI / aw * (1.0 + 1e-9)); /* one period */
   const double tscale = mn / ve;
 
@@ -533,7 +529,7 @@ static int penny_predict(const double *q0, const double *v0, double tau_max, dou
         // outside: |H P| <= hm (|P| + ve s) <= hm Pb for s <= Pm / ve
         double Pm = dmax(sqrt(e[k].X * e[k].X + e[k].Y * e[k].Y), mn), Pb = 2.0 * Pm;
         double L2o = 2.0 * hm * ve * ve + 2.0 * aw * ve * hm * Pb;
-        double L3o = 6.0 * hm * aw * ve * ve + 2.0 * f.w * f.w * ve * hm * Pb;
+        double L3o = 6.0 * hm * aw * ve * ve + 2.0 * f->w * f->w * ve * hm * Pb;
         double G = dmax(-e[k].g, 0.0);
         prop[k] = safe_step(G, -e[k].g1, L2o);
         prop[k] = dmin(safe_step_cubic(prop[k], G, -e[k].g1, -e[k].g2, L3o), Pm / ve);
@@ -568,12 +564,12 @@ static int penny_predict(const double *q0, const double *v0, double tau_max, dou
       break;
     }
     endval en[2];
-    flight_eval(&f, tn, en);
+    flight_eval(f, tn, en);
     for (int k = 0; k < 2; k++) {
       if (st[k] == END_ARMED) {
         double root = HUGE_VAL;
         if (en[k].g <= 0.0 || (tn == t_end && en[k].g <= 4.0 * DBL_EPSILON && en[k].g1 < 0.0))
-          root = refine(&f, k, t, e[k], tn, en[k]); /* in (t, tn]; at t_end to round-off */
+          root = refine(f, k, t, e[k], tn, en[k]); /* in (t, tn]; at t_end to round-off */
         else if (taylor[k] && step == prop[k] && en[k].g1 < 0.0 &&
                  en[k].g <= -en[k].g1 * 4.0 * DBL_EPSILON * tn)
           root = tn; /* Taylor steps converged from inside to within an ulp of time */
@@ -599,6 +595,32 @@ static int penny_predict(const double *q0, const double *v0, double tau_max, dou
   *tau = best;
   *gap = best_k;
   return NH_OK;
+}
+
+static int penny_predict(const double *q0, const double *v0, double tau_max, double *tau,
+                         int *gap, void *user) {
+  const penny_data *p = user;
+  if (!q0 || !v0 || !tau || !gap || !p || isnan(tau_max)) return NH_ERR_ARG;
+  for (int i = 0; i < 4; i++)
+    if (!isfinite(q0[i])) return NH_ERR_NONFINITE;
+  if (!isfinite(v0[2]) || !isfinite(v0[3])) return NH_ERR_NONFINITE;
+  if (!(tau_max > 0.0)) return NH_NO_IMPACT;
+
+  flight f;
+  f.x0 = q0[0];
+  f.y0 = q0[1];
+  f.c0 = cos(q0[3]);
+  f.s0 = sin(q0[3]);
+  f.V = p->R * v0[2];
+  f.Rw = p->R * v0[3];
+  f.w = v0[3];
+  f.R = p->R;
+  f.ia2 = p->ia2;
+  f.ib2 = p->ib2;
+  f.evals = 0;
+  const int rc = predict_flight(&f, p, tau_max, tau, gap);
+  penny_evals += f.evals;
+  return rc;
 }
 
 /* ---- the model -------------------------------------------------------------------- */
