@@ -128,7 +128,7 @@ static int creep_gap(const double *q, double *g, double *dg, void *u) {
  * contact approaching). The driver takes it as a graze: no impact logged, one graze counted,
  * both rates stopped by the plastic map (exactly 0: M = I, unit normals), x' kept exactly,
  * and both gaps resting at their graze level, 64 eps max(1, |q|) |dg| below their value
- * (events.c: not detected again at their rounding); the particle then flies on at y = z ~ 0. */
+ * (locate.c: not detected again at their rounding); the particle then flies on at y = z ~ 0. */
 static int test_graze_in_simultaneous_impact(void) {
   static const char *const names[] = {"x", "y", "z"}, *const gaps[] = {"a", "b"};
   const double q0[3] = {0, 1e-12, 1e-12}, v0[3] = {CREEP_VX, -CREEP_VN, -CREEP_VN};

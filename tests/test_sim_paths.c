@@ -1,4 +1,4 @@
-/* test_sim_paths.c - the driver's failure exits (src/sim/driver.c, events.c, and the impact and
+/* test_sim_paths.c - the driver's failure exits (src/sim/driver.c, locate.c, and the impact and
  * contact code they call), run on purpose with models of the C API whose evaluators fail on
  * demand (fault_models.h):
  *   - every call of an evaluator around the impacts, monitor events and contact closings of a

@@ -463,7 +463,7 @@ static int test_polar(void) {
 }
 
 /* a particle between two elastic walls 0.1 apart on a weak spring, h = 0.01: an impact about
- * every 10 steps, each crossing found (events.c: a chord can put a crossing near a sample on
+ * every 10 steps, each crossing found (locate.c: a chord can put a crossing near a sample on
  * the sample's other side; the method's partial steps then locate it before the interval) —
  * no graze, consecutive impacts on alternate walls 0.1 apart within 1%, the energy kept across
  * each to 1e-12, the same count in both modes */

@@ -376,7 +376,7 @@ static int gap_guard(nh_sim *s, const double *x, const double *g, int dg_valid, 
       return 0;
     }
     // within it (a located state's rounding, a projection's): the gap rests there, and its
-    // crossings count from its rounding below that (as after a graze, events.c)
+    // crossings count from its rounding below that (as after a graze, locate.c)
     s->glev[i] = g[i] - NH_CONTACT_APEX_REL * sc;
   }
   return 0;

@@ -2,7 +2,7 @@
  * energies, normal velocities, the state before and after, multipliers; a simultaneous
  * impact's part is simul.c's), bounded by log_limit, read by nh_sim_impact_get.
  *
- *   locate (events.c) -> collect (collect.c) -> resolve (resolve.c) -> apply (apply.c) -> log */
+ *   locate (locate.c) -> collect (collect.c) -> resolve (resolve.c) -> apply (apply.c) -> log */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

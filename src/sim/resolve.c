@@ -1,6 +1,6 @@
 /* resolve.c - the impact pipeline from a located crossing to its resolution:
  *
- *   locate    events.c    the crossing gap gi and its time, the state there (s->dg, s->g1)
+ *   locate    locate.c    the crossing gap gi and its time, the state there (s->dg, s->g1)
  *   collect   collect.c   the gaps closing at the same instant (the active set)
  *   resolve   here        one gap: its law through the form (form.c: the metric's map, or the
  *                         almost-Poisson jump); several: simultaneous (simul.c); impacts that
@@ -101,7 +101,7 @@ double nh_sim_stop_creep(nh_sim *s, int gi, double vn0) {
 
 /* gap gi reached without approaching (rate vn >= -vn_tol), either form: a graze. At rest
  * (|vn| <= vn_tol) the contact closes if it pushes; else it rests there, pressed by nothing,
- * and is not detected again at the rounding of g (events.c). Contacts off: nothing. */
+ * and is not detected again at the rounding of g (locate.c). Contacts off: nothing. */
 int nh_sim_impact_graze(nh_sim *s, int gi, double vn) {
   int rc, closed;
   s->stats.grazing++;

@@ -1,6 +1,6 @@
 /* sim.c - a simulation: its definition (defaults, checks), creation with one block for
  * everything a step needs, destruction, the state and the accessors. The driver's loop is in
- * driver.c, crossings and monitors in events.c, impacts through resolve.c, apply.c and log.c. */
+ * driver.c, crossings in locate.c, monitors in monitors.c, impacts through resolve.c, apply.c and log.c. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -445,7 +445,7 @@ int nh_sim_set_state_x(nh_sim *s, double t, const double *x) {
   // contacts: all open, no impact history
   s->nact = 0, s->dyn.nact = 0, s->dyn.act = s->act, s->ncl = 0;
   // a gap touching from below (start_gaps) counts its crossings from its value here, as a gap
-  // at exactly 0 does from 0 (events.c: from this level until it is off its wall by as much)
+  // at exactly 0 does from 0 (locate.c: from this level until it is off its wall by as much)
   for (int i = 0; i < s->ng; i++)
     s->closed[i] = 0, s->t_imp[i] = -INFINITY, s->tau_imp[i] = INFINITY, s->glev[i] = fmin(s->g0[i], 0.0);
   s->out_t0 = t;

@@ -1,5 +1,5 @@
 /* sim_impl.h - the simulation state shared by the files of the driver (sim.c: creation, state,
- * accessors; driver.c: the stepping loop; events.c: crossing detection and location, monitors;
+ * accessors; driver.c: the stepping loop; locate.c: crossings of the gaps; monitors.c: monitor events;
  * the impact pipeline: resolve.c -> apply.c -> log.c, form.c), and the small evaluations they all use. */
 #ifndef NH_SIM_IMPL_H
 #define NH_SIM_IMPL_H
@@ -146,7 +146,7 @@ struct nh_sim {
   double *lamc;           /* (ng) the multiplier of each closed contact (act order) at x */
   double *lamt;           /* (ng) the same at a trial state */
   double *glev;           /* (ng) the level whose crossing is an event: 0, or below a graze that
-                             did not close (events.c: a gap resting on its wall, pressed by
+                             did not close (locate.c: a gap resting on its wall, pressed by
                              nothing, is not re-detected at the rounding of g) */
   double *xc;             /* (nx) contact trial state */
   double *acc;            /* (nq) accelerations (scratch) */
@@ -314,22 +314,22 @@ static inline int method_dense(nh_sim *s, double theta, const double *x1, double
   return rc;
 }
 
-/* events.c: the first gap crossing inside the step just taken (x -> s->x1 over h): *gi (-1 if
+/* locate.c: the first gap crossing inside the step just taken (x -> s->x1 over h): *gi (-1 if
  * none) and its located time *tau, the state left in s->xe */
 int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau);
-/* events.c: the first counted monitor crossing inside the step x -> xnew over h: *mi (-1 if
+/* monitors.c: the first counted monitor crossing inside the step x -> xnew over h: *mi (-1 if
  * none), its direction *dir, the time just past it *tau, that state in s->xm */
 int nh_sim_scan_monitors(nh_sim *s, double h, double *xnew, int *mi, int *dir, double *tau);
-/* events.c: the cubic Hermite interpolant of a gap over one sample interval, from its values
+/* locate.c: the cubic Hermite interpolant of a gap over one sample interval, from its values
  * g0, g1 >= 0 and its slopes times the interval m0, m1: the fraction u in (0, 1) of its lowest
  * interior minimum when that is below zero, else -1. It matches the gap to O(interval^4), so
  * a dip it shows is looked at on the dense output even where the sampled slopes do not turn
  * (a gap that turns three times between two samples; docs/contact.md "Grazes") */
 double nh_sim_hermite_dip(double g0, double g1, double m0, double m1);
-/* events.c: gap gi grazed its wall at the current state (s->g1, s->dg there) without an impact
+/* locate.c: gap gi grazed its wall at the current state (s->g1, s->dg there) without an impact
  * or a contact: its crossings count from below its rounding there (s->glev) */
 void nh_sim_graze_level(nh_sim *s, int gi);
-/* events.c: log monitor mi's event at the current state */
+/* monitors.c: log monitor mi's event at the current state */
 int nh_sim_log_event(nh_sim *s, int mi, int dir, int stopped);
 /* resolve.c, either form: NH_ERR_DEGENERATE_GAP (and the message) when gap gi's gradient at the
  * current state (s->dg) vanishes (nholo/model.h, NH_GAP_DEGEN_REL), else 0 */
@@ -395,10 +395,15 @@ double nh_sim_vi_step(nh_sim *s, double h);
  * impact is resolved by the plastic map and the contact becomes persistent) */
 int nh_sim_vi_chatters(const nh_sim *s, int gi);
 
-/* events.c: Illinois regula falsi on f_i(step(x, tau)) (see there); exported for contact.c */
+/* locate.c: Illinois regula falsi on f_i(step(x, tau)) (see there); for the monitors and contact.c */
 typedef int (*nh_sim_partial_fn)(nh_sim *s, int i, double tau, double *val);
 int nh_sim_locate_fn(nh_sim *s, nh_sim_partial_fn f, const char *name, int i, double sgn, int strict,
                      double lo, double glo, double hi, double ghi, double *tau_lo, double *tau_hi);
+/* locate.c: a quantity i along the dense output of the last step (x -> x1 over h) at the
+ * fraction th, and the graze search for the minimum of sgn f_i over [a, b] (see there) */
+typedef int (*nh_sim_dense_fn)(nh_sim *s, int i, double th, const double *x1, double h, double *val);
+int nh_sim_dense_min(nh_sim *s, nh_sim_dense_fn f, int i, double sgn, int strict, const double *x1, double h, double a,
+                     double b, double *th_min, double *v_min);
 
 /* contact.c: persistent contacts (docs/contact.md) */
 /* how the method holds contacts on this model (nh_contact_hold: rows, projection, or none) */

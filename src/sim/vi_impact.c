@@ -3,7 +3,7 @@
  *
  * With del (the discrete Euler-Lagrange integrator) a step [t_k, t_k + h] that an impact
  * crosses is split at the impact time t* = t_k + tau:
- *   1. the impact time: the driver's location (events.c) solves g_j(q*(tau)) = 0 where q*(tau)
+ *   1. the impact time: the driver's location (locate.c) solves g_j(q*(tau)) = 0 where q*(tau)
  *      is del's own partial step, p_k + D1 L_d(q_k, q*; tau) = 0 (the nested solve, spec 3.3
  *      (a)), by Illinois regula falsi to event_tol max(1, |t|), keeping the feasible end;
  *   2. the resolution: del's partial step hands back v*- = M(q*)^-1 p*- with the discrete

@@ -1,9 +1,9 @@
-/* events.c - crossings inside a step: gaps and monitors alike are detected by their sign at
- * dense-output samples and at the step end, and by grazes (a crossing in and out between two
- * samples: where the slope turns back towards zero, one golden-section search, dense_min,
- * for the minimum on the dense output; gap slopes are dg.v, monitor slopes differences along
- * the dense output), then located by regula falsi on genuine partial steps of the method;
- * then the event log of the monitors. */
+/* locate.c - the first stage of the impact pipeline (resolve.c lists them): the crossings of
+ * the gaps inside a step, detected by their sign at dense-output samples and at the step end,
+ * and by grazes (a crossing in and out between two samples: where the slope turns back towards
+ * zero, one golden-section search, nh_sim_dense_min, for the minimum on the dense output; gap
+ * slopes are dg.v, or dg.x' in first-order form), then located by regula falsi on genuine
+ * partial steps of the method (nh_sim_locate_fn, which the monitors use too, monitors.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,37 +12,7 @@
 
 #define NH_EVENT_MAX_ITER 200 /* regula falsi iterations before NH_ERR_EVENT */
 #define NH_GRAZE_ITER 40      /* golden-section iterations when looking for a graze */
-#define NH_MON_SLOPE_FRAC 1e-4 /* fraction of the step over which a monitor's slope is taken */
 #define NH_EVENT_RELOCATE_MAX 64 /* earlier crossings located in turn within one step (earliest_crossing) */
-
-/* room for one more event; at log_limit the latest replaces the previous latest */
-static int event_reserve(nh_sim *s) {
-  if (s->def.log_limit > 0 && s->nev >= s->def.log_limit) s->nev = s->def.log_limit - 1;
-  if (s->nev < s->capev) return 0;
-  long cap = s->capev ? 2 * s->capev : 16;
-  if (s->def.log_limit > 0 && cap > s->def.log_limit) cap = s->def.log_limit;
-  event_entry *e = realloc(s->ev, sizeof *e * (size_t)cap);
-  if (e) s->ev = e;
-  double *x = realloc(s->ev_x, sizeof(double) * (size_t)s->nx * (size_t)cap);
-  if (x) s->ev_x = x;
-  if (!e || !x) return NH_ERR_NOMEM;
-  s->capev = cap;
-  return 0;
-}
-
-long nh_sim_event_count(const nh_sim *s) { return s ? s->nev : 0; }
-
-int nh_sim_event_get(const nh_sim *s, long k, nh_event_record *r) {
-  if (!s || !r || k < 0 || k >= s->nev) return NH_ERR_ARG;
-  const event_entry *e = &s->ev[k];
-  r->t = e->t;
-  r->monitor = e->monitor;
-  r->direction = e->direction;
-  r->stopped = e->stopped;
-  r->value = e->value;
-  r->x = s->ev_x + (size_t)k * (size_t)s->nx;
-  return NH_OK;
-}
 
 /* gap i after a partial step of length tau (state in s->xe) */
 static int partial_gap(nh_sim *s, int i, double tau, double *g) {
@@ -56,15 +26,6 @@ static int partial_gap(nh_sim *s, int i, double tau, double *g) {
 void nh_sim_graze_level(nh_sim *s, int gi) {
   const int nq = s->gd; /* the gradient's length: nq, or nx (almost-Poisson form) */
   s->glev[gi] = fmin(s->g1[gi], 0.0) - gap_rounding(NH_CONTACT_APEX_REL, nq, s->x, s->dg + (size_t)gi * nq);
-}
-
-/* monitor i after a partial step of length tau (state in s->xm) */
-static int partial_monitor(nh_sim *s, int i, double tau, double *m) {
-  int rc = method_step(s, tau, s->xm, NULL);
-  if (rc) return rc > 0 ? NH_ERR_EVENT : rc;
-  if ((rc = monitors(s, s->t + tau, s->xm, s->mc))) return rc;
-  *m = s->mc[i];
-  return 0;
 }
 
 typedef nh_sim_partial_fn partial_fn;
@@ -157,9 +118,6 @@ static int slopes(nh_sim *s, const double *x, double *sl) {
   return 0;
 }
 
-/* a quantity i along the dense output of the last step (x -> x1 over h) at the fraction th */
-typedef int (*dense_fn)(nh_sim *s, int i, double th, const double *x1, double h, double *val);
-
 /* gap i on the dense output (state in s->xd) */
 static int dense_gap(nh_sim *s, int i, double th, const double *x1, double h, double *g) {
   (void)h;
@@ -169,19 +127,10 @@ static int dense_gap(nh_sim *s, int i, double th, const double *x1, double h, do
   return 0;
 }
 
-/* monitor i on the dense output (state in s->xd, every monitor in s->ms) */
-static int dense_monitor(nh_sim *s, int i, double th, const double *x1, double h, double *m) {
-  int rc = method_dense(s, th, x1, s->xd);
-  if (rc) return rc > 0 ? NH_ERR_EVENT : rc;
-  if ((rc = monitors(s, s->t + th * h, s->xd, s->ms))) return rc;
-  *m = s->ms[i];
-  return 0;
-}
-
 /* the graze search: minimum of sgn f_i on the dense output over [a, b] (fractions of the last
  * step), golden section to NH_GRAZE_ITER iterations; stops early once the value is past zero
  * (< 0; strict: <= 0) */
-static int dense_min(nh_sim *s, dense_fn f, int i, double sgn, int strict, const double *x1, double h, double a,
+int nh_sim_dense_min(nh_sim *s, nh_sim_dense_fn f, int i, double sgn, int strict, const double *x1, double h, double a,
                      double b, double *th_min, double *v_min) {
   const double r = 0.6180339887498949;
   double c = b - r * (b - a), d = a + r * (b - a), vc, vd;
@@ -281,7 +230,7 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
       // the Hermite minimum first (it may lie in one of several dips), then the golden section
       if (u >= 0.0 && (rc = dense_gap(s, i, th_prev + u * (th - th_prev), s->x1, h, &g_min))) return rc;
       if (g_min < 0.0) th_min = th_prev + u * (th - th_prev);
-      else if ((rc = dense_min(s, dense_gap, i, 1.0, 0, s->x1, h, th_prev, th, &th_min, &g_min))) return rc;
+      else if ((rc = nh_sim_dense_min(s, dense_gap, i, 1.0, 0, s->x1, h, th_prev, th, &th_min, &g_min))) return rc;
       if (g_min < 0.0) best = i, th_hi = th_min;
     }
     if (best >= 0) {
@@ -316,114 +265,5 @@ int nh_sim_detect(nh_sim *s, double h, int *gi, double *tau) {
     memcpy(s->sp, s->sc, sizeof(double) * (size_t)ng);
     th_prev = th;
   }
-  return 0;
-}
-
-/* a sign change of a monitor from a to b that its direction counts (a = 0: no sign yet) */
-static int mon_crossing(double a, double b, nh_monitor_dir dir) {
-  int fall = a > 0.0 && b <= 0.0, rise = a < 0.0 && b >= 0.0;
-  if (dir == NH_MONITOR_NONE) return 0; /* a value only */
-  return dir == NH_MONITOR_FALLING ? fall : dir == NH_MONITOR_RISING ? rise : (fall || rise);
-}
-
-/* slopes sl of the monitors along the dense output at the fraction th (values m there): a
- * difference over NH_MON_SLOPE_FRAC of the step, backward except at the step start */
-static int mon_slopes(nh_sim *s, double th, const double *x1, double h, const double *m, double *sl) {
-  const double dth = th > 0.0 ? -NH_MON_SLOPE_FRAC : NH_MON_SLOPE_FRAC;
-  double v;
-  int rc = dense_monitor(s, 0, th + dth, x1, h, &v);
-  if (rc) return rc;
-  for (int i = 0; i < s->nmon; i++) sl[i] = (s->ms[i] - m[i]) / dth;
-  return 0;
-}
-
-/* Find the first counted monitor crossing inside the step the method took last (x -> xnew
- * over h). On return *mi is the monitor (-1 if none), *dir its direction (+1 rising, -1
- * falling) and *tau the time just past the
- * crossing, with that state left in s->xm (and the method's last step being x -> s->xm). */
-int nh_sim_scan_monitors(nh_sim *s, double h, double *xnew, int *mi, int *dir, double *tau) {
-  const nh_model *m = s->model;
-  const int nm = s->nmon, ns = s->def.event_samples;
-  int rc, counted = 0;
-  *mi = -1;
-  if (nm == 0) return 0;
-  for (int i = 0; i < nm; i++) counted |= m->monitors[i].direction != NH_MONITOR_NONE;
-  double th_prev = 0.0;
-  memcpy(s->mp, s->m0, sizeof(double) * (size_t)nm);
-  // the slopes at the samples show where a counted monitor turns (for grazes)
-  if (counted && (rc = mon_slopes(s, 0.0, xnew, h, s->m0, s->msp))) return rc;
-  for (int j = 1; j <= ns + 1; j++) {
-    double th = (double)j / (ns + 1);
-    const double *xc = xnew;
-    if (j <= ns) {
-      if ((rc = method_dense(s, th, xnew, s->xd))) return rc > 0 ? NH_ERR_EVENT : rc;
-      xc = s->xd;
-    }
-    if ((rc = monitors(s, s->t + th * h, xc, s->mc))) return rc;
-    if (counted && (rc = mon_slopes(s, th, xnew, h, s->mc, s->msc))) return rc;
-    // earliest counted crossing in (th_prev, th] by its linear root
-    int best = -1;
-    double best_frac = 2.0;
-    for (int i = 0; i < nm; i++) {
-      double a = s->mp[i], b = s->mc[i];
-      if (mon_crossing(a, b, m->monitors[i].direction) && a / (a - b) < best_frac)
-        best_frac = a / (a - b), best = i;
-    }
-    // its bracket [th_lo, th_hi], phi = sgn m > 0 on the starting side
-    double th_lo = th_prev, th_hi = th, sgn = best >= 0 && s->mp[best] < 0.0 ? -1.0 : 1.0;
-    // no crossing: look for a graze (the first monitor whose slope turns back towards zero
-    // between samples on one side, and whose minimum of sgn m on the dense output is past it)
-    for (int i = 0; best < 0 && counted && i < nm; i++) {
-      const nh_monitor_dir md = m->monitors[i].direction;
-      const double a = s->mp[i], b = s->mc[i], sg = a > 0.0 ? 1.0 : -1.0;
-      if (md == NH_MONITOR_NONE || !((a > 0.0 && b > 0.0) || (a < 0.0 && b < 0.0))) continue;
-      if (!(sg * s->msp[i] < 0.0 && sg * s->msc[i] > 0.0)) continue;
-      double th_ext, v;
-      if ((rc = dense_min(s, dense_monitor, i, sg, 1, xnew, h, th_prev, th, &th_ext, &v))) return rc;
-      if (!(v <= 0.0)) continue;
-      best = i;
-      // the first of the two crossings if it is counted (a graze of a falling monitor from
-      // above: down, then up), else the second (from below: up, then down)
-      if (mon_crossing(a, -a, md)) th_hi = th_ext, sgn = sg;
-      else th_lo = th_ext, sgn = -sg;
-    }
-    memcpy(s->mp, s->mc, sizeof(double) * (size_t)nm);
-    if (best >= 0) {
-      // confirm on genuine partial steps, then locate
-      double lo = th_lo * h, hi = th_hi * h, mlo = s->m0[best], mhi, tlo;
-      if (lo > 0.0 && (rc = partial_monitor(s, best, lo, &mlo))) return rc;
-      if ((rc = partial_monitor(s, best, hi, &mhi))) return rc;
-      if (mon_crossing(mlo, mhi, m->monitors[best].direction) && sgn * mlo > 0.0) {
-        if ((rc = nh_sim_locate_fn(s, partial_monitor, m->monitors[best].name, best, sgn, 1, lo, sgn * mlo,
-                            hi, sgn * mhi, &tlo, tau)))
-          return rc;
-        if ((rc = method_step(s, *tau, s->xm, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
-        *mi = best;
-        *dir = sgn > 0.0 ? -1 : 1;
-        return 0;
-      }
-      // the interpolant crossed but the method's steps do not: restore the step
-      if ((rc = method_step(s, h, xnew, NULL))) return rc > 0 ? NH_ERR_EVENT : rc;
-    }
-    memcpy(s->msp, s->msc, sizeof(double) * (size_t)nm);
-    th_prev = th;
-  }
-  return 0;
-}
-
-/* log monitor mi's event at the current state */
-int nh_sim_log_event(nh_sim *s, int mi, int dir, int stopped) {
-  if (event_reserve(s)) {
-    sim_msg(s, "out of memory for the event log");
-    return NH_ERR_NOMEM;
-  }
-  event_entry *e = &s->ev[s->nev];
-  e->t = s->t;
-  e->monitor = mi;
-  e->value = s->m0[mi];
-  e->direction = dir;
-  e->stopped = stopped;
-  memcpy(s->ev_x + (size_t)s->nev * (size_t)s->nx, s->x, sizeof(double) * (size_t)s->nx);
-  s->nev++;
   return 0;
 }
