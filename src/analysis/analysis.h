@@ -37,8 +37,9 @@ typedef struct nh_tan {
   double *block; /* one allocation for everything below */
   double *dynwork, *dwork, *iwork;
   double *dM, *d2M, *H, *dA, *dfdq, *dfdv; /* the model's derivatives at q */
-  double *Mq, *A, *K, *kkt, *Eq;           /* M, A, the KKT matrix, its right-hand side, d2M dq */
-  int *piv;
+  double *Mq, *A, *K, *kkt, *Eq;           /* M (then its factor), A, the KKT rows B, W and G, its
+                                             right-hand side, d2M dq */
+  nh_metric mt;                            /* the metric of the KKT solve (kkt_factor) */
   double *a, *lam, *rho, *kap, *t1, *t2, *t3, *t4; /* nq or nc scratch */
   double *xa, *xb, *fa, *fb;                       /* nx scratch */
   double *qs, *ya, *yb, *d1, *vneg;                /* the directional differences' scratch */

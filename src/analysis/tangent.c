@@ -1,7 +1,8 @@
 /* tangent.c - the variational equation of a model's flow and the saltation of its impacts.
  *
  * Mechanical form: a and lambda solve  M a - A^T lambda = r,  A a = -Adot v  (r = -c - dV + f).
- * Differentiating along (dq, dv) gives the same KKT matrix with
+ * Differentiating along (dq, dv) gives the same KKT matrix, solved by the range space with
+ * the constrained metric's factors (kkt_factor, kkt_solve), with
  *
  *   rho   = -(dc/dq) dq - (dc/dv) dv - H dq + (df/dq) dq + (df/dv) dv - (dM.dq) a + (dA.dq)^T lambda
  *   kappa = -d(Adot v)/dq dq - d(Adot v)/dv dv - (dA.dq) a
@@ -103,9 +104,8 @@ int nh_tan_init(nh_tan *T, const nh_model *m, const nh_impact_law *law, char *ms
   size_t total = ndyn + ncon + nder + nimp + nq * nq * nq * 2 + nq * nq * nq * nq + nq * nq * 4 + nc * nq * nq + nc * nq +
                  nk * nk + (size_t)m->ngap * nq + 17 * n1 + 7 * ng * nq + 5 * ng + 3 * nq + 8;
   T->block = calloc(total, sizeof(double));
-  T->piv = calloc(nk + 1, sizeof(int));
   T->act = calloc(ng + 1, sizeof(int));
-  if (!T->block || !T->piv || !T->act) {
+  if (!T->block || !T->act) {
     nh_tan_free(T);
     nh_set_msg(msg, msg_size, "out of memory for the tangent workspace");
     return NH_ERR_NOMEM;
@@ -147,10 +147,8 @@ int nh_tan_init(nh_tan *T, const nh_model *m, const nh_impact_law *law, char *ms
 
 void nh_tan_free(nh_tan *T) {
   free(T->block);
-  free(T->piv);
   free(T->act);
   T->block = NULL;
-  T->piv = NULL;
   T->act = NULL;
 }
 
@@ -219,26 +217,34 @@ static int curvature_dir(nh_tan *T, const double *q, const double *v, const doub
   return 0;
 }
 
-/* M, A and the closed contacts' rows D at q, the KKT matrix [M -B^T; B 0], B = [A; D],
- * factored in K */
+/* M, A and the closed contacts' rows D at q, for the KKT system [M -B^T; B 0], B = [A; D]: the
+ * constrained metric's factor of M (in Mq) and, for the stacked rows B (in K), W = M^-1 B^T and
+ * the factor of G = B M^-1 B^T after them (model/metric.h) */
 static int kkt_factor(nh_tan *T, const double *q, const double *v) {
   const nh_model *m = T->m;
-  const int nq = T->nq, nc = T->nc, na = T->nact, nk = nq + nc + na;
+  const int nq = T->nq, nc = T->nc, na = T->nact, nr = nc + na;
+  double *B = T->K, *W = B + (size_t)nr * nq, *G = W + (size_t)nr * nq;
   int rc;
   if (m->mass(q, T->Mq, m->user)) return NH_ERR_CALLBACK;
   if (nc > 0 && m->constraint(q, v, T->A, NULL, m->user)) return NH_ERR_CALLBACK;
   if (na > 0 && (rc = closed_rows(T, q, T->D))) return rc;
-  memset(T->K, 0, sizeof(double) * (size_t)(nk * nk));
-  for (int i = 0; i < nq; i++)
-    for (int j = 0; j < nq; j++) T->K[i * nk + j] = T->Mq[i * nq + j];
-  for (int k = 0; k < nc + na; k++) {
-    const double *row = k < nc ? T->A + (size_t)k * nq : T->D + (size_t)(k - nc) * nq;
-    for (int j = 0; j < nq; j++) {
-      T->K[(nq + k) * nk + j] = row[j];
-      T->K[j * nk + nq + k] = -row[j];
-    }
-  }
-  return nh_la_lu(nk, T->K, T->piv, 0.0) ? NH_ERR_SINGULAR : NH_OK;
+  memcpy(B, T->A, sizeof(double) * (size_t)nc * (size_t)nq);
+  memcpy(B + (size_t)nc * nq, T->D, sizeof(double) * (size_t)na * (size_t)nq);
+  nh_metric_init(&T->mt, nq, 0, T->Mq, NULL);
+  if (nh_metric_factor(&T->mt, T->Mq) != NH_OK) return NH_ERR_SINGULAR;
+  return nh_metric_rows(&T->mt, nr, B, W, G) != NH_OK ? NH_ERR_SINGULAR : NH_OK;
+}
+
+/* The KKT solve after kkt_factor, by the range space: M y - B^T mu = r, B y = k give
+ * mu = G^-1 (k - B M^-1 r), y = M^-1 r + W mu; x = (r, k) on entry, (y, mu) on return */
+static void kkt_solve(nh_tan *T, double *x) {
+  const int nq = T->nq, nr = T->nc + T->nact;
+  const double *B = T->K, *W = B + (size_t)nr * nq, *G = W + (size_t)nr * nq;
+  double *y = x, *mu = x + nq;
+  nh_metric_solve(&T->mt, y);
+  for (int k = 0; k < nr; k++) mu[k] -= nh_la_dot(nq, B + (size_t)k * nq, y);
+  if (nr > 0) nh_la_chol_solve(nr, G, mu);
+  for (int k = 0; k < nr; k++) nh_la_axpy(nq, mu[k], W + (size_t)k * nq, y);
 }
 
 /* rho += the mass-derivative terms: -(dM.dq) a - (dc/dq) dq - (dc/dv) dv */
@@ -334,7 +340,7 @@ static int jvp_mech(nh_tan *T, double t, const double *x, const double *dx, doub
   if ((rc = kkt_factor(T, q, v))) return rc;
   memcpy(T->kkt, T->rho, sizeof(double) * (size_t)nq);
   memcpy(T->kkt + nq, T->kap, sizeof(double) * (size_t)(nc + na));
-  nh_la_lu_solve(nq + nc + na, T->K, T->piv, T->kkt);
+  kkt_solve(T, T->kkt);
   memcpy(jdx, dv, sizeof(double) * (size_t)nq);
   memcpy(jdx + nq, T->kkt, sizeof(double) * (size_t)nq);
   return 0;
@@ -474,7 +480,7 @@ int nh_tan_admissible(nh_tan *T, const double *x, double *dx) {
       for (int j = 0; j < nq; j++) r += T->dA[(l * nc + k) * nq + j] * dq[l] * v[j];
     T->kkt[nq + k] = r;
   }
-  nh_la_lu_solve(nq + nc, T->K, T->piv, T->kkt);
+  kkt_solve(T, T->kkt);
   for (int i = 0; i < nq; i++) dv[i] -= T->kkt[i];
   return NH_OK;
 }
