@@ -42,24 +42,24 @@ static int state_index(const nh_model *m, const char *name) {
   return i < 0 ? -1 : m->nq + i;
 }
 
-/* a variable's target: the built-ins with parameter structs (penny, sleigh, snakeboard) take
- * every value through their overrides (consistent initial velocities); a model file's state
- * variables go into the state, its parameters rebuild the member's model */
+/* a variable's target: a built-in with parameters by name (nh_builtin_params: the penny, the
+ * sleigh, the snakeboard) takes every value through its overrides (consistent initial
+ * velocities); a model file's state variables go into the state, its parameters rebuild the
+ * member's model */
 static int resolve(nh_ensemble_var *v, const PyModel *pm) {
   const nh_model *m = pm->model;
   const nhpy_recipe *r = &pm->recipe;
-  const int with_params = r->kind == 2 && (strcmp(r->name, "penny") == 0 || strcmp(r->name, "sleigh") == 0 ||
-                                           strcmp(r->name, "snakeboard") == 0);
-  int si = with_params ? -1 : state_index(m, v->name);
+  const nh_builtin *b = r->kind == 2 ? nh_builtin_find(r->name) : NULL;
+  const nh_builtin_params *bp = b ? b->params : NULL;
+  int si = bp ? -1 : state_index(m, v->name);
   if (si >= 0) return v->target = NH_VARY_STATE, v->index = si, 1;
   int param = 0;
-  if (with_params) { /* a name the built-in's parameter struct takes (as `nholo ensemble`) */
-    nh_penny_params pp = nh_penny_params_default();
-    nh_sleigh_params sp = nh_sleigh_params_default();
-    nh_snakeboard_params bp = nh_snakeboard_params_default();
-    param = strcmp(r->name, "penny") == 0    ? nh_penny_set(&pp, v->name, 0.0)
-            : strcmp(r->name, "sleigh") == 0 ? nh_sleigh_set(&sp, v->name, 0.0)
-                                             : nh_snakeboard_set(&bp, v->name, 0.0);
+  if (bp) { /* a name the built-in's parameter block takes (as `nholo ensemble`) */
+    void *probe = malloc(bp->size);
+    if (!probe) return PyErr_NoMemory(), 0;
+    bp->defaults(probe);
+    param = bp->set(probe, v->name, 0.0);
+    free(probe);
   }
   for (int i = 0; r->kind == 1 && i < m->npar && !param; i++) param = strcmp(m->param_names[i], v->name) == 0;
   if (!param) {
