@@ -357,44 +357,8 @@ VI_INLINE void msolve_n(const vi_ws *w, int n, const double *L, const double *x,
 }
 static inline void msolve_w(const vi_ws *w, const double *L, const double *x, double *y) { msolve_n(w, w->n, L, x, y); }
 
-/* G (m x m, SPD) <- its Cholesky factor and Gi <- G^-1: the operations of nh_la_chol (tol
- * VI_PIVOT_TOL) and of nh_la_chol_solve on the unit vectors, written out for the tiny m of a
- * constraint block (a call each cost more than the arithmetic) */
-VI_INLINE int chol_inverse(int m, double *G, double *Gi) {
-  if (m == 1) { /* one constraint: G^-1 = 1 / G (one rounding, and one division on the path from
-                   one step to the next), the factor L = sqrt(G) beside it for rattle's solves */
-    if (!(G[0] > VI_PIVOT_TOL * G[0]) || !(G[0] > 0.0)) return NH_ERR_SINGULAR;
-    Gi[0] = 1.0 / G[0];
-    G[0] = sqrt(G[0]);
-    return 0;
-  }
-  double dmax = 0.0;
-  for (int i = 0; i < m; i++)
-    if (G[i * m + i] > dmax) dmax = G[i * m + i];
-  const double thr = VI_PIVOT_TOL * dmax;
-  for (int j = 0; j < m; j++) {
-    double *Lj = G + (size_t)j * m;
-    double d = Lj[j] - nh_la_dot(j, Lj, Lj);
-    if (!(d > thr) || !(d > 0.0)) return NH_ERR_SINGULAR;
-    double ljj = sqrt(d);
-    Lj[j] = ljj;
-    for (int i = j + 1; i < m; i++) {
-      double *Li = G + (size_t)i * m;
-      Li[j] = (Li[j] - nh_la_dot(j, Li, Lj)) / ljj;
-    }
-  }
-  for (int j = 0; j < m; j++) {
-    double *b = Gi + (size_t)j * m; /* symmetric: column j = row j */
-    for (int i = 0; i < m; i++) b[i] = i == j ? 1.0 : 0.0;
-    for (int i = 0; i < m; i++) b[i] = (b[i] - nh_la_dot(i, G + (size_t)i * m, b)) / G[(size_t)i * m + i];
-    for (int i = m - 1; i >= 0; i--) {
-      double sum = b[i];
-      for (int k = i + 1; k < m; k++) sum -= G[(size_t)k * m + i] * b[k];
-      b[i] = sum / G[(size_t)i * m + i];
-    }
-  }
-  return 0;
-}
+/* G (m x m, SPD) <- its Cholesky factor and Gi <- G^-1 (the metric's, model/metric.h) */
+VI_INLINE int chol_inverse(int m, double *G, double *Gi) { return nh_metric_gram_inverse(m, G, Gi, VI_PIVOT_TOL); }
 
 /* Models with this many coordinates or more, a diagonal constant M and two or more rows whose
  * extents (first to last non-zero) do not overlap build the projector on those extents. */
@@ -513,8 +477,7 @@ VI_INLINE int proj_setup_k(const nh_model *mo, vi_ws *w, int n, int m, const dou
     for (int k = 0; k < m; k++) msolve_n(w, n, L, w->A + (size_t)k * n, w->W + (size_t)k * n);
   }
   *w->gdiag = 0.0; /* the dense G and Gi below */
-  for (int i = 0; i < m; i++)
-    for (int j = 0; j < m; j++) w->G[i * m + j] = nh_la_dot_fixed(n, w->A + (size_t)i * n, w->W + (size_t)j * n);
+  nh_metric_gram_form(n, m, w->A, w->W, w->G);
   return chol_inverse(m, w->G, w->Gi);
 }
 static inline int proj_setup(const nh_model *mo, vi_ws *w, const double *q, const double *L) {

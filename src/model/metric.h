@@ -18,6 +18,7 @@
 #ifndef NH_MODEL_METRIC_H
 #define NH_MODEL_METRIC_H
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -114,6 +115,53 @@ NH_LA_INLINE double nh_metric_normal(const nh_metric *mt, int nr, const double *
   nh_metric_project(nq, nr, A, W, G, u, y);
   *De = nh_la_dot(nq, n, u);
   return c;
+}
+
+/* G = A W (nr x nr, every entry) from rows A and W = M^-1 A^T (nr x nq, by rows), with the
+ * fixed-size dot products (unrolled for a compile-time nq) */
+NH_LA_INLINE void nh_metric_gram_form(int nq, int nr, const double *A, const double *W, double *G) {
+  for (int i = 0; i < nr; i++)
+    for (int j = 0; j < nr; j++) G[i * nr + j] = nh_la_dot_fixed(nq, A + (size_t)i * nq, W + (size_t)j * nq);
+}
+
+/* G (m x m, SPD) <- its Cholesky factor and Gi <- G^-1: the operations of nh_la_chol (pivot
+ * tolerance tol) and of nh_la_chol_solve on the unit vectors, written out for the tiny m of a
+ * constraint block (a call each cost more than the arithmetic; the variational methods keep G^-1
+ * and multiply by it) */
+NH_LA_INLINE int nh_metric_gram_inverse(int m, double *G, double *Gi, double tol) {
+  if (m == 1) { /* one constraint: G^-1 = 1 / G (one rounding, and one division on the path from
+                   one step to the next), the factor L = sqrt(G) beside it for rattle's solves */
+    if (!(G[0] > tol * G[0]) || !(G[0] > 0.0)) return NH_ERR_SINGULAR;
+    Gi[0] = 1.0 / G[0];
+    G[0] = sqrt(G[0]);
+    return 0;
+  }
+  double dmax = 0.0;
+  for (int i = 0; i < m; i++)
+    if (G[i * m + i] > dmax) dmax = G[i * m + i];
+  const double thr = tol * dmax;
+  for (int j = 0; j < m; j++) {
+    double *Lj = G + (size_t)j * m;
+    double d = Lj[j] - nh_la_dot(j, Lj, Lj);
+    if (!(d > thr) || !(d > 0.0)) return NH_ERR_SINGULAR;
+    double ljj = sqrt(d);
+    Lj[j] = ljj;
+    for (int i = j + 1; i < m; i++) {
+      double *Li = G + (size_t)i * m;
+      Li[j] = (Li[j] - nh_la_dot(j, Li, Lj)) / ljj;
+    }
+  }
+  for (int j = 0; j < m; j++) {
+    double *b = Gi + (size_t)j * m; /* symmetric: column j = row j */
+    for (int i = 0; i < m; i++) b[i] = i == j ? 1.0 : 0.0;
+    for (int i = 0; i < m; i++) b[i] = (b[i] - nh_la_dot(i, G + (size_t)i * m, b)) / G[(size_t)i * m + i];
+    for (int i = m - 1; i >= 0; i--) {
+      double sum = b[i];
+      for (int k = i + 1; k < m; k++) sum -= G[(size_t)k * m + i] * b[k];
+      b[i] = sum / G[(size_t)i * m + i];
+    }
+  }
+  return 0;
 }
 
 /* ---- the Gram solve of the dynamics: dense, on the rows' extents, or sparse -------------- */
