@@ -108,8 +108,6 @@ int nh_simul_structure_scan(const nh_simul_problem *pb, const nh_simul_opts *o, 
 int nh_simul_factor_diag(const nh_simul_problem *pb, simul_ws *w);
 /* u <- M^-1 u for u = dg_i with L diagonal: nh_la_diag_solve over dg_i's nonzeros */
 void nh_simul_solve_row(const nh_simul_problem *pb, const simul_ws *w, int i, double *u);
-/* y = M x (nh_la_gemv's sums) */
-void nh_simul_mul_M(const nh_simul_problem *pb, const simul_ws *w, const double *x, double *y);
 /* |x|_M^2, y (nq) scratch */
 double nh_simul_dist2_M(const nh_simul_problem *pb, const simul_ws *w, const double *x, double *y);
 /* nh_simul_rates after nh_simul_reflect_ws across i: the rates that changed, |v|_M */

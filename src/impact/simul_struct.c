@@ -14,7 +14,7 @@
  *
  * These are what a constrained-metric object would own for the impact layer: M's pattern,
  * its diagonal factor and products (nh_simul_structure_scan, nh_simul_factor_diag,
- * nh_simul_solve_row, nh_simul_mul_M, norm2_M), the Gram matrix over the pairs of contacts
+ * nh_simul_solve_row, norm2_M), the Gram matrix over the pairs of contacts
  * sharing a coordinate (gram_pairs, nh_simul_gram_sparse, nh_simul_cosines_sparse) and the
  * envelope factor of the cosines (nh_simul_cosines_factor_env, nh_simul_cos_solve). */
 #include <math.h>
@@ -90,20 +90,6 @@ void nh_simul_solve_row(const nh_simul_problem *pb, const simul_ws *w, int i, do
   for (int q = w->grow[i]; q < w->grow[i + 1]; q++) {
     const int l = w->gcol[q];
     u[l] = u[l] / w->L[(size_t)l * nq + l] / w->L[(size_t)l * nq + l];
-  }
-}
-
-void nh_simul_mul_M(const nh_simul_problem *pb, const simul_ws *w, const double *x, double *y) {
-  const int nq = pb->nq;
-  if (!w->structured) {
-    nh_la_gemv(nq, nq, pb->M, x, y);
-    return;
-  }
-  for (int i = 0; i < nq; i++) {
-    const double *Mi = pb->M + (size_t)i * nq;
-    double s = 0.0;
-    for (int p = w->mrow[i]; p < w->mrow[i + 1]; p++) s += Mi[w->mcol[p]] * x[w->mcol[p]];
-    y[i] = s;
   }
 }
 
