@@ -291,12 +291,13 @@ static int test_extremes(void) {
   double m[MAXQ], v[MAXQ];
   int ok = 0;
   const int n = 10;
-  for (int c = 0; c < 6; c++) {
-    for (int i = 0; i < n; i++) m[i] = 1.0;
+  for (int c = 0; c < 7; c++) {
+    for (int i = 0; i < n; i++) m[i] = c == 5 ? 1e-200 : 1.0;
     chain(n, m, M, dg);
     for (int i = 0; i < n; i++) v[i] = i == 0 ? 1.0 : 0.0;
-    if (c == 4) v[0] = 0.0;                                 /* at rest: |v|_M = 0, no impact */
-    if (c == 5) M[3 * n + 3] = 1e-300, dg[2 * n + 3] = 1e300; /* M^-1 dg overflows: the dense Gram */
+    if (c == 4) v[0] = 0.0;                         /* at rest: |v|_M = 0, no impact */
+    if (c == 5) dg[2 * n + 2] = -1e120, dg[2 * n + 3] = 1e120; /* M^-1 dg overflows: the dense Gram */
+    if (c == 6) v[0] = 1e-170;                      /* |v|_M^2 underflows to 0 */
     if (c < 2)
       for (int i = 0; i < (n - 1) * n; i++) dg[i] *= 1e-161; /* G_ii ~ 1e-322, subnormal */
     if (c == 1) dg[0] = -1.0, dg[1] = 1.0;                  /* one normal of normal size */
