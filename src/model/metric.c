@@ -97,14 +97,7 @@ static int gram_dense(nh_metric_gram *g, const nh_metric *mt, const double *A, d
     }
   }
   if (azero) memset(a, 0, sizeof(double) * (size_t)nq);
-  for (int k = 0; k < nc; k++) {
-    double *w = W + (size_t)k * nq;
-    memcpy(w, A + (size_t)k * nq, sizeof(double) * (size_t)nq);
-    nh_metric_solve(mt, w);
-  }
-  for (int i = 0; i < nc; i++) /* (the lower triangle is what the factorisation reads) */
-    for (int k = 0; k <= i; k++) g->G[i * nc + k] = nh_la_dot(nq, A + (size_t)i * nq, W + (size_t)k * nq);
-  if (nh_la_chol(nc, g->G, 0.0, NULL) != 0) return NH_ERR_SINGULAR;
+  if (nh_metric_rows(mt, nc, A, W, g->G) != NH_OK) return NH_ERR_SINGULAR;
   for (int k = 0; k < nc; k++) lam[k] = -lam[k] - nh_la_dot(nq, A + (size_t)k * nq, a);
   nh_la_chol_solve(nc, g->G, lam);
   for (int k = 0; k < nc; k++) nh_la_axpy(nq, lam[k], W + (size_t)k * nq, a);

@@ -41,7 +41,7 @@ const nh_method *nh_sim_choose_method(const nh_model *m, const nh_sim_def *def, 
     return &nh_method_exact;
   }
   const int long_run = horizon >= NH_AUTO_LONG_HORIZON;
-  if (long_run && m->form == NH_FORM_MECHANICAL && m->nc > 0 && m->mass_constant && !m->potential && !m->force &&
+  if (long_run && nh_sim_form_of(m)->metric && m->nc > 0 && m->mass_constant && !m->potential && !m->force &&
       elastic(m) && nh_method_supports(&nh_method_gni, m) == NH_OK) {
     nh_set_msg(why, size,
                "a long run (t_end %g >= %g) of a conservative model with constraints, V = 0 and a constant M: "

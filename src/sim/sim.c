@@ -111,7 +111,7 @@ static int check_sim_def(const nh_sim_def *d, const nh_model *m, char *msg, size
  * (no NH_METHOD_HALF_STEP), and only with a constant M (nh_method_flags_given). */
 static void sim_conservation(const nh_sim_def *d, const nh_model *m, int *conserved, int *witness) {
   const unsigned f = nh_method_flags_given(d->method, &d->opts, m); /* the variant's (gni, rattle, shake) */
-  const int mech = m->form == NH_FORM_MECHANICAL;
+  const int mech = nh_sim_form_of(m)->metric; /* the mechanical form */
   *witness = mech ? !m->force : m->hamiltonian != NULL;
   *conserved = NH_CONSERVED_NONE;
   if (!(f & NH_METHOD_ENERGY) || !*witness) return;
@@ -153,7 +153,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
 
   const size_t nq = (size_t)model->nq, nc = (size_t)model->nc, ng = (size_t)model->ngap;
   const size_t nx = (size_t)model->nx, nmon = (size_t)model->nmon;
-  const size_t gd = model->form == NH_FORM_ODE ? nx : nq; /* a gap gradient's length */
+  const size_t gd = nh_sim_form_of(model)->whole_state ? nx : nq; /* a gap gradient's length */
   size_t nd = 6 * nx + 8 * ng + ng * gd + nq * nq + nc + gd + 6 * nmon +
               nh_model_impact_work_size(model) + nh_dyn_work_size(model) +
               d.method->work_size(model) + 8;
@@ -172,7 +172,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
     return NULL;
   }
   s->model = model;
-  s->form = nh_sim_form_of(model); /* the one place the form is decided */
+  s->form = nh_sim_form_of(model); /* the form, decided by nh_sim_form_of (form.c) */
   s->def = d;
   snprintf(s->method_reason, sizeof s->method_reason, "%s", why);
   s->nq = (int)nq;
@@ -246,7 +246,7 @@ nh_sim *nh_sim_create(const nh_model *model, const nh_sim_def *def, char *msg, s
   s->conserved = conserved;
   s->conserves = conserved != NH_CONSERVED_NONE;
   s->half = conserved == NH_CONSERVED_HALF_STEP_ENERGY;
-  s->kin = s->witness && model->form == NH_FORM_MECHANICAL && model->potential;
+  s->kin = s->witness && s->form->metric && model->potential;
   s->hold = ng > 0 ? nh_sim_contact_method_ok(d.method, model, &d.opts) : NH_HOLD_NONE;
   s->contact_ok = ng > 0 && d.contact && s->hold != NH_HOLD_NONE;
   if (nh_sim_vi_setup(s, msg, msg_size) || nh_sim_simul_create(s, msg, msg_size)) { /* vi_impact.c, simul.c */
