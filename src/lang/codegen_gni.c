@@ -18,6 +18,7 @@
 #include "lang/mf.h"
 #include "expr/text.h"
 #include "la/la.h"
+#include "model/metric.h"
 #include "lang/gni_kernel.h" /* GK_SHAPE (the kernel itself goes in as text) */
 /* gni_kernel_text[]: the bytes of src/lang/gni_kernel.h, written into the build tree by
  * CMakeLists.txt (setup.py for the Python package) */
@@ -74,15 +75,10 @@ static int mass_and_inverse(const mf *m, double *M, double *Mi) {
   double L[36];
   for (int i = 0; i < n * n; i++)
     if (!nh_expr_is_const(m->pool, m->M[i], &M[i])) return -1;
-  for (int i = 0; i < n * n; i++) L[i] = M[i];
-  if (nh_la_chol(n, L, 0.0, NULL) != 0) return -1;
-  const int ldiag = nh_la_lower_zero(n, L);
-  for (int j = 0; j < n; j++) {
-    double *col = Mi + j * n;
-    for (int i = 0; i < n; i++) col[i] = i == j;
-    if (ldiag) nh_la_diag_solve(n, L, col);
-    else nh_la_chol_solve(n, L, col);
-  }
+  nh_metric mt;
+  nh_metric_init(&mt, n, 0, L, NULL);
+  if (nh_metric_factor(&mt, M) != NH_OK) return -1;
+  nh_metric_inverse(&mt, Mi);
   return 0;
 }
 

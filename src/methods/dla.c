@@ -32,6 +32,7 @@
 #include "la/la.h"
 #include "methods/method_impl.h"
 #include "methods/vi_qm.h"
+#include "model/metric.h"
 #include "model/model_impl.h"
 
 typedef struct dla_ctx {
@@ -145,25 +146,16 @@ static int dla_step_impl(nh_stepper *st, const double *x0, double h, double *x1,
   nh_la_gemv((int)n, (int)n, c->M, c->u, c->pk);
   nh_la_axpy((int)n, -0.5 * h, c->dV, c->pk);
   // v' = P M^-1 p^-: u = M^-1 p^-, v' = u - W (A W)^-1 A u, W = M^-1 A(q')^T
-  memcpy(c->L, c->M, sizeof(double) * n * n);
-  if (nh_la_chol((int)n, c->L, 0.0, NULL)) return NH_ERR_NOT_SPD;
+  nh_metric mt; /* the constrained metric's factor, rows and projector (model/metric.h) */
+  nh_metric_init(&mt, (int)n, 0, c->L, NULL);
+  if (nh_metric_factor(&mt, c->M)) return NH_ERR_NOT_SPD;
   nh_la_copy((int)n, c->pk, c->u);
-  nh_la_chol_solve((int)n, c->L, c->u);
+  nh_metric_solve(&mt, c->u);
   if ((rc = nh_cb(mod->constraint(q1, c->zero, c->A, NULL, mod->user)))) return rc;
-  for (size_t a = 0; a < nc; a++) {
-    double *Wa = c->W + a * n; /* column a of W, stored contiguously */
-    nh_la_copy((int)n, c->A + a * n, Wa);
-    nh_la_chol_solve((int)n, c->L, Wa);
-  }
-  for (size_t a = 0; a < nc; a++) {
-    for (size_t b = 0; b < nc; b++) c->G[a * nc + b] = nh_la_dot((int)n, c->A + a * n, c->W + b * n);
-    c->qb[a] = nh_la_dot((int)n, c->A + a * n, c->u); /* qb reused: A u */
-  }
-  if (nh_la_chol((int)nc, c->G, 0.0, NULL)) return NH_ERR_SINGULAR;
-  nh_la_chol_solve((int)nc, c->G, c->qb);
+  if (nh_metric_rows(&mt, (int)nc, c->A, c->W, c->G)) return NH_ERR_SINGULAR;
   memcpy(x1, q1, sizeof(double) * n);
   nh_la_copy((int)n, c->u, x1 + n);
-  for (size_t a = 0; a < nc; a++) nh_la_axpy((int)n, -c->qb[a], c->W + a * n, x1 + n);
+  nh_metric_project((int)n, (int)nc, c->A, c->W, c->G, x1 + n, c->qb); /* (qb: G^-1 A u) */
   return 0;
 }
 
